@@ -1,0 +1,1 @@
+//! BER, Q, margin, ranking, flags, verdicts and comparisons: pure functions over samples.

@@ -1,0 +1,86 @@
+//! FEC, link and driver counters: the raw shapes the kernel gives ([`FecStats`],
+//! [`LinkState`], [`DriverStats`]) and one normalised per-lane model ([`PortCounters`])
+//! that says where each figure came from.
+//!
+//! The raw types serialize exactly as the capture format's `fec`, `link` and
+//! `driver_stats` objects (docs/capture-format.md).
+
+pub mod normalize;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use normalize::{normalize, Counted, LaneCounts, Origin, PortCounters};
+
+/// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.
+/// An empty array means the driver does not report that counter (0-byte payload).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FecStats {
+    #[serde(default)]
+    pub corrected_blocks: Vec<u64>,
+    #[serde(default)]
+    pub uncorrectable_blocks: Vec<u64>,
+    #[serde(default)]
+    pub corrected_bits: Vec<u64>,
+    /// `ETHTOOL_A_FEC_STAT_HIST` bins (Linux 6.18+): codewords by symbol-error count.
+    #[serde(default)]
+    pub histogram: Vec<FecHistogramBin>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FecHistogramBin {
+    pub low: u32,
+    pub high: u32,
+    pub count: u64,
+    #[serde(default)]
+    pub per_lane: Vec<u64>,
+}
+
+/// `ETHTOOL_MSG_LINKSTATE_GET` with stats.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkState {
+    pub up: Option<bool>,
+    /// `enum ethtool_link_ext_state` value, raw.
+    #[serde(default)]
+    pub ext_state: Option<u8>,
+    #[serde(default)]
+    pub ext_substate: Option<u8>,
+    /// `ETHTOOL_A_LINKSTATE_EXT_DOWN_CNT` (Linux 6.2+).
+    #[serde(default)]
+    pub down_events: Option<u64>,
+}
+
+/// Negotiated link: `ETHTOOL_MSG_LINKMODES_GET` (or `ETHTOOL_GLINKSETTINGS`) and the active FEC.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkInfo {
+    pub speed_mbps: Option<u32>,
+    #[serde(default)]
+    pub lanes: Option<u32>,
+    /// Kernel link-mode name, e.g. `200000baseSR4/Full`.
+    #[serde(default)]
+    pub link_mode: Option<String>,
+    /// Active FEC: `None`, `RS`, `BASER`, `LLRS` (names of the kernel's FEC link-mode bits).
+    #[serde(default)]
+    pub fec_active: Option<String>,
+}
+
+/// Driver-private counters by `ethtool -S` name, kept raw for captures.
+pub type DriverStats = BTreeMap<String, u64>;
+
+/// `ethtool_link_ext_state` names (uapi `enum ethtool_link_ext_state`).
+pub fn ext_state_name(state: u8) -> String {
+    const NAMES: [&str; 11] = [
+        "autoneg",
+        "link training failure",
+        "link logical mismatch",
+        "bad signal integrity",
+        "no cable",
+        "cable issue",
+        "EEPROM issue",
+        "calibration failure",
+        "power budget exceeded",
+        "overheat",
+        "module",
+    ];
+    NAMES.get(state as usize).map(|s| s.to_string()).unwrap_or_else(|| format!("unknown ({state})"))
+}

@@ -1,0 +1,169 @@
+//! One per-lane counter model from whatever the kernel and the driver offer.
+//!
+//! Preference order: the standard netlink FEC/link statistics first (their meaning is
+//! fixed by the kernel uAPI), then driver-private `ethtool -S` counters whose meaning is
+//! known (mlx5 `*_phy` PPCNT counters, bnxt_en port_stats_ext). Every figure carries its
+//! origin so a report can say which one it used.
+
+use super::{DriverStats, FecStats, LinkState};
+use serde::Serialize;
+
+/// Where a normalised figure came from: `netlink` or `driver:<ethtool -S name>`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Origin(pub String);
+
+impl Origin {
+    pub fn netlink() -> Self {
+        Origin("netlink".into())
+    }
+    pub fn driver(name: &str) -> Self {
+        Origin(format!("driver:{name}"))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Counted {
+    pub value: u64,
+    pub origin: Origin,
+}
+
+/// Per-lane values, index 0 = lane 1.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaneCounts {
+    pub values: Vec<u64>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PortCounters {
+    pub corrected_bits: Option<Counted>,
+    pub corrected_bits_per_lane: Option<LaneCounts>,
+    pub corrected_blocks: Option<Counted>,
+    pub corrected_blocks_per_lane: Option<LaneCounts>,
+    pub uncorrectable_blocks: Option<Counted>,
+    pub uncorrectable_blocks_per_lane: Option<LaneCounts>,
+    /// Received bits (bnxt_en `rx_bits`, mlx5 `rx_bits_phy` where present): a measured BER denominator.
+    pub rx_bits: Option<Counted>,
+    /// PCS symbol errors (errors FEC did not correct, or FEC inactive).
+    pub pcs_symbol_errors: Option<Counted>,
+    pub link_down_events: Option<Counted>,
+}
+
+/// Driver counters with a known meaning, in preference order per figure.
+const DRIVER_CORRECTED_BITS: &[&str] = &["rx_corrected_bits_phy", "rx_corrected_bits"];
+const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"];
+const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
+const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
+const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err"];
+const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
+
+fn from_driver(stats: &DriverStats, names: &[&str]) -> Option<Counted> {
+    names
+        .iter()
+        .find_map(|n| stats.get(*n).map(|v| Counted { value: *v, origin: Origin::driver(n) }))
+}
+
+/// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN).
+fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
+    let mut lanes: Vec<(usize, u64)> = stats
+        .iter()
+        .filter_map(|(k, v)| {
+            let n = k.strip_prefix("rx_err_lane_")?.strip_suffix("_phy")?;
+            Some((n.parse::<usize>().ok()?, *v))
+        })
+        .collect();
+    if lanes.is_empty() {
+        return None;
+    }
+    lanes.sort();
+    // Lanes must be 0..n without gaps to be attributed by position.
+    if lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
+        return None;
+    }
+    Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin::driver("rx_err_lane_N_phy") })
+}
+
+/// Splits a netlink `[total, lane..]` array into a total and optional lanes.
+fn split(arr: &[u64]) -> (Option<Counted>, Option<LaneCounts>) {
+    let total = arr.first().map(|v| Counted { value: *v, origin: Origin::netlink() });
+    let lanes = (arr.len() > 1).then(|| LaneCounts { values: arr[1..].to_vec(), origin: Origin::netlink() });
+    (total, lanes)
+}
+
+pub fn normalize(fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) -> PortCounters {
+    let empty = FecStats::default();
+    let fec = fec.unwrap_or(&empty);
+    let (nl_bits, nl_bits_lanes) = split(&fec.corrected_bits);
+    let (nl_cb, nl_cb_lanes) = split(&fec.corrected_blocks);
+    let (nl_ub, nl_ub_lanes) = split(&fec.uncorrectable_blocks);
+    PortCounters {
+        corrected_bits: nl_bits.or_else(|| from_driver(driver, DRIVER_CORRECTED_BITS)),
+        corrected_bits_per_lane: nl_bits_lanes.or_else(|| mlx5_lane_errors(driver)),
+        corrected_blocks: nl_cb.or_else(|| from_driver(driver, DRIVER_CORRECTED_BLOCKS)),
+        corrected_blocks_per_lane: nl_cb_lanes,
+        uncorrectable_blocks: nl_ub.or_else(|| from_driver(driver, DRIVER_UNCORRECTABLE_BLOCKS)),
+        uncorrectable_blocks_per_lane: nl_ub_lanes,
+        rx_bits: from_driver(driver, DRIVER_RX_BITS),
+        pcs_symbol_errors: from_driver(driver, DRIVER_PCS_SYMBOL_ERRORS),
+        link_down_events: link
+            .and_then(|l| l.down_events)
+            .map(|v| Counted { value: v, origin: Origin::netlink() })
+            .or_else(|| from_driver(driver, DRIVER_LINK_DOWN)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(pairs: &[(&str, u64)]) -> DriverStats {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn mlx5_lane_counters_from_the_gx10_excerpt() {
+        // ../shared/real-dumps/ctr02: lanes 6, 2, 190, 0; total 198.
+        let d = stats(&[
+            ("rx_err_lane_0_phy", 6),
+            ("rx_err_lane_1_phy", 2),
+            ("rx_err_lane_2_phy", 190),
+            ("rx_err_lane_3_phy", 0),
+            ("rx_corrected_bits_phy", 198),
+        ]);
+        let p = normalize(None, None, &d);
+        assert_eq!(p.corrected_bits_per_lane.as_ref().unwrap().values, vec![6, 2, 190, 0]);
+        assert_eq!(p.corrected_bits.as_ref().unwrap().value, 198);
+        assert_eq!(p.corrected_bits.unwrap().origin, Origin::driver("rx_corrected_bits_phy"));
+    }
+
+    #[test]
+    fn netlink_wins_and_says_so() {
+        let fec = FecStats { corrected_bits: vec![10, 4, 6], corrected_blocks: vec![3], ..Default::default() };
+        let d = stats(&[("rx_corrected_bits_phy", 99), ("rx_err_lane_0_phy", 1)]);
+        let link = LinkState { up: Some(true), down_events: Some(2), ..Default::default() };
+        let p = normalize(Some(&fec), Some(&link), &d);
+        assert_eq!(p.corrected_bits.unwrap(), Counted { value: 10, origin: Origin::netlink() });
+        assert_eq!(p.corrected_bits_per_lane.unwrap().values, vec![4, 6]);
+        assert_eq!(p.corrected_blocks.unwrap().value, 3);
+        assert!(p.uncorrectable_blocks.is_none());
+        assert_eq!(p.link_down_events.unwrap().value, 2);
+    }
+
+    #[test]
+    fn bnxt_port_counters() {
+        // ../shared/real-dumps/ctr03 (bnxt_en 10G): rx_bits, link_down_events, no per-lane.
+        let d = stats(&[("rx_bits", 1722813173120), ("link_down_events", 4), ("rx_corrected_bits", 0), ("rx_pcs_symbol_err", 0)]);
+        let p = normalize(None, None, &d);
+        assert_eq!(p.rx_bits.unwrap().value, 1722813173120);
+        assert_eq!(p.link_down_events.unwrap().origin, Origin::driver("link_down_events"));
+        assert!(p.corrected_bits_per_lane.is_none());
+        assert_eq!(p.corrected_bits.unwrap().value, 0);
+    }
+
+    #[test]
+    fn gapped_lane_names_are_not_attributed() {
+        let d = stats(&[("rx_err_lane_0_phy", 1), ("rx_err_lane_2_phy", 1)]);
+        assert!(normalize(None, None, &d).corrected_bits_per_lane.is_none());
+    }
+}

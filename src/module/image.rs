@@ -1,0 +1,290 @@
+//! A module's memory as a set of 128-byte half pages keyed by (I2C address, page, bank).
+//!
+//! Offsets 0-127 are lower memory, common to every page (SFF-8636 6.1, CMIS 5.2 8.1);
+//! offsets 128-255 are the upper half of the selected page and bank. SFF-8472 A2h
+//! (I2C 0x51) is addressed the same way: 0-127 diagnostics, 128-255 user / paged area.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// SFF-8472 A0h, and every page of SFF-8636 / CMIS modules.
+pub const I2C_A0: u8 = 0x50;
+/// SFF-8472 A2h (diagnostics).
+pub const I2C_A2: u8 = 0x51;
+pub const HALF_PAGE_LEN: usize = 128;
+
+/// Identifies one half page. Lower memory is always stored as page 0, bank 0, `upper == false`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HalfPageKey {
+    pub i2c_address: u8,
+    pub page: u8,
+    pub bank: u8,
+    pub upper: bool,
+}
+
+impl HalfPageKey {
+    /// The half page that holds `offset` (0-255) when `page`/`bank` are selected.
+    pub fn for_offset(i2c_address: u8, page: u8, bank: u8, offset: u8) -> Self {
+        if offset < 128 {
+            HalfPageKey { i2c_address, page: 0, bank: 0, upper: false }
+        } else {
+            HalfPageKey { i2c_address, page, bank, upper: true }
+        }
+    }
+    /// First byte offset (0 or 128) of this half page.
+    pub fn base_offset(&self) -> u8 {
+        if self.upper {
+            128
+        } else {
+            0
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct HalfPage {
+    data: [u8; HALF_PAGE_LEN],
+    /// Bit i set: byte i of this half page was supplied.
+    present: u128,
+}
+
+impl HalfPage {
+    fn empty() -> Self {
+        HalfPage { data: [0; HALF_PAGE_LEN], present: 0 }
+    }
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ImageError {
+    #[error("offset {offset} + length {len} crosses a half-page boundary (entries must lie inside one 128-byte half page)")]
+    CrossesHalfPage { offset: u16, len: usize },
+    #[error("page {page} has no lower half: offsets 0-127 belong to page 0 only")]
+    LowerOfNonzeroPage { page: u8 },
+    #[error("offset {0} is outside 0-255")]
+    OffsetOutOfRange(u16),
+    #[error("I2C address {0:#04x} is outside 0x00-0x7f")]
+    BadI2cAddress(u16),
+}
+
+/// One contiguous run of bytes inside one half page: the entry of the module image JSON
+/// format (docs/module-image-format.md) and of capture records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageEntry {
+    pub i2c_address: u8,
+    pub page: u8,
+    #[serde(default)]
+    pub bank: u8,
+    pub offset: u16,
+    #[serde(with = "hex_bytes")]
+    pub data: Vec<u8>,
+}
+
+mod hex_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s = String::deserialize(d)?;
+        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        hex::decode(compact).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The bytes of a module that some source supplied, possibly incomplete.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModuleImage {
+    halves: BTreeMap<HalfPageKey, HalfPage>,
+}
+
+impl ModuleImage {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores `data` at `offset` (0-255) of `page`/`bank`; the run must stay in one half page.
+    pub fn insert(&mut self, i2c_address: u8, page: u8, bank: u8, offset: u16, data: &[u8]) -> Result<(), ImageError> {
+        if i2c_address > 0x7f {
+            return Err(ImageError::BadI2cAddress(i2c_address as u16));
+        }
+        if offset > 255 {
+            return Err(ImageError::OffsetOutOfRange(offset));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let half_end = if offset < 128 { 128 } else { 256 };
+        if offset as usize + data.len() > half_end {
+            return Err(ImageError::CrossesHalfPage { offset, len: data.len() });
+        }
+        if offset < 128 && (page != 0 || bank != 0) {
+            return Err(ImageError::LowerOfNonzeroPage { page });
+        }
+        let key = HalfPageKey::for_offset(i2c_address, page, bank, offset as u8);
+        let half = self.halves.entry(key).or_insert_with(HalfPage::empty);
+        let start = offset as usize % HALF_PAGE_LEN;
+        for (i, b) in data.iter().enumerate() {
+            half.data[start + i] = *b;
+            half.present |= 1u128 << (start + i);
+        }
+        Ok(())
+    }
+
+    /// Inserts a run that may span several half pages of the same page (e.g. 256 bytes
+    /// starting at offset 0 of page 0).
+    pub fn insert_span(&mut self, i2c_address: u8, page: u8, bank: u8, offset: u16, data: &[u8]) -> Result<(), ImageError> {
+        let mut off = offset;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let half_end: u16 = if off < 128 { 128 } else { 256 };
+            if off >= 256 {
+                return Err(ImageError::OffsetOutOfRange(off));
+            }
+            let n = ((half_end - off) as usize).min(rest.len());
+            let (pg, bk) = if off < 128 { (0, 0) } else { (page, bank) };
+            self.insert(i2c_address, pg, bk, off, &rest[..n])?;
+            off += n as u16;
+            rest = &rest[n..];
+        }
+        Ok(())
+    }
+
+    pub fn insert_entry(&mut self, e: &PageEntry) -> Result<(), ImageError> {
+        self.insert(e.i2c_address, e.page, e.bank, e.offset, &e.data)
+    }
+
+    /// Copies every byte of `other` into `self` (later values win).
+    pub fn merge(&mut self, other: &ModuleImage) {
+        for (key, half) in &other.halves {
+            let mine = self.halves.entry(*key).or_insert_with(HalfPage::empty);
+            for i in 0..HALF_PAGE_LEN {
+                if half.present & (1u128 << i) != 0 {
+                    mine.data[i] = half.data[i];
+                    mine.present |= 1u128 << i;
+                }
+            }
+        }
+    }
+
+    /// One byte at `offset` (0-255) with `page`/`bank` selected, if supplied.
+    pub fn byte(&self, i2c_address: u8, page: u8, bank: u8, offset: u8) -> Option<u8> {
+        let key = HalfPageKey::for_offset(i2c_address, page, bank, offset);
+        let half = self.halves.get(&key)?;
+        let i = offset as usize % HALF_PAGE_LEN;
+        (half.present & (1u128 << i) != 0).then_some(half.data[i])
+    }
+
+    /// `len` bytes from `offset`, only if every one was supplied and they lie in one half page.
+    pub fn bytes(&self, i2c_address: u8, page: u8, bank: u8, offset: u8, len: usize) -> Option<&[u8]> {
+        let start = offset as usize % HALF_PAGE_LEN;
+        if len == 0 || start + len > HALF_PAGE_LEN {
+            return None;
+        }
+        let key = HalfPageKey::for_offset(i2c_address, page, bank, offset);
+        let half = self.halves.get(&key)?;
+        let mask = if len == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << len) - 1) << start };
+        (half.present & mask == mask).then(|| &half.data[start..start + len])
+    }
+
+    /// True when any byte of the upper half of `page`/`bank` was supplied.
+    pub fn has_upper_page(&self, i2c_address: u8, page: u8, bank: u8) -> bool {
+        let key = HalfPageKey { i2c_address, page, bank, upper: true };
+        self.halves.get(&key).is_some_and(|h| h.present != 0)
+    }
+
+    /// True when the whole lower half of `i2c_address` was supplied.
+    pub fn has_lower(&self, i2c_address: u8) -> bool {
+        self.bytes(i2c_address, 0, 0, 0, HALF_PAGE_LEN).is_some()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.halves.values().all(|h| h.present == 0)
+    }
+
+    /// Number of bytes supplied.
+    pub fn len(&self) -> usize {
+        self.halves.values().map(|h| h.present.count_ones() as usize).sum()
+    }
+
+    /// The half pages held, in key order.
+    pub fn keys(&self) -> impl Iterator<Item = HalfPageKey> + '_ {
+        self.halves.iter().filter(|(_, h)| h.present != 0).map(|(k, _)| *k)
+    }
+
+    /// The image as contiguous runs, one entry per run, in key order.
+    pub fn entries(&self) -> Vec<PageEntry> {
+        let mut out = Vec::new();
+        for (key, half) in &self.halves {
+            let mut i = 0;
+            while i < HALF_PAGE_LEN {
+                if half.present & (1u128 << i) == 0 {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < HALF_PAGE_LEN && half.present & (1u128 << i) != 0 {
+                    i += 1;
+                }
+                out.push(PageEntry {
+                    i2c_address: key.i2c_address,
+                    page: key.page,
+                    bank: key.bank,
+                    offset: key.base_offset() as u16 + start as u16,
+                    data: half.data[start..i].to_vec(),
+                });
+            }
+        }
+        out
+    }
+
+    pub fn from_entries<'a>(entries: impl IntoIterator<Item = &'a PageEntry>) -> Result<Self, ImageError> {
+        let mut img = ModuleImage::new();
+        for e in entries {
+            img.insert_entry(e)?;
+        }
+        Ok(img)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lower_memory_is_shared_by_every_page() {
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 0, 0, 2, &[0xaa]).unwrap();
+        assert_eq!(img.byte(I2C_A0, 3, 1, 2), Some(0xaa));
+        assert_eq!(img.byte(I2C_A0, 3, 1, 130), None);
+    }
+
+    #[test]
+    fn bytes_require_every_byte_present() {
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 3, 0, 128, &[1, 2, 3]).unwrap();
+        assert_eq!(img.bytes(I2C_A0, 3, 0, 129, 2), Some(&[2u8, 3][..]));
+        assert_eq!(img.bytes(I2C_A0, 3, 0, 129, 3), None);
+        assert!(img.has_upper_page(I2C_A0, 3, 0));
+        assert!(!img.has_upper_page(I2C_A0, 3, 1));
+    }
+
+    #[test]
+    fn rejects_runs_across_half_pages_and_lower_of_other_pages() {
+        let mut img = ModuleImage::new();
+        assert!(matches!(img.insert(I2C_A0, 0, 0, 120, &[0; 16]), Err(ImageError::CrossesHalfPage { .. })));
+        assert_eq!(img.insert(I2C_A0, 2, 0, 0, &[0; 4]), Err(ImageError::LowerOfNonzeroPage { page: 2 }));
+        assert_eq!(img.insert(0x80, 0, 0, 0, &[0]), Err(ImageError::BadI2cAddress(0x80)));
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let mut img = ModuleImage::new();
+        img.insert_span(I2C_A0, 0, 0, 0, &[7u8; 256]).unwrap();
+        img.insert(I2C_A0, 0x11, 2, 200, &[1, 2]).unwrap();
+        let entries = img.entries();
+        assert_eq!(entries.len(), 3);
+        assert_eq!(ModuleImage::from_entries(&entries).unwrap(), img);
+        assert_eq!(img.len(), 258);
+    }
+}

@@ -1,0 +1,1 @@
+//! File formats a user may hand `optics decode` (TODO: being written).

@@ -1,0 +1,100 @@
+//! Module EEPROM decoding. No I/O here: decoders read a [`ModuleImage`] that any
+//! source (netlink, ioctl, I2C, a file, a capture) filled.
+//!
+//! - [`sff8024`]: identifier / connector / encoding code tables shared by all standards.
+//! - [`sff8472`]: SFP/SFP+ (A0h identity, A2h diagnostics with internal/external calibration).
+//! - [`sff8636`]: QSFP+/QSFP28 (SFF-8636, and SFF-8436 which it supersedes).
+//! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
+//! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
+
+pub mod cmis;
+pub mod image;
+pub mod input;
+pub mod map;
+pub mod report;
+pub mod sff8024;
+pub mod sff8472;
+pub mod sff8636;
+pub mod units;
+
+pub use image::{ModuleImage, PageEntry, I2C_A0, I2C_A2};
+pub use report::{ModuleReport, Standard};
+
+use thiserror::Error;
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum DecodeError {
+    #[error("module image is empty: no byte 0 (identifier) was read")]
+    NoIdentifier,
+    #[error("unknown module identifier {name}: not an SFF-8472, SFF-8636 or CMIS module")]
+    UnknownIdentifier { identifier: u8, name: String },
+}
+
+/// One module read: at most 128 bytes, inside one half page (the kernel's
+/// `ETHTOOL_MSG_MODULE_EEPROM_GET` rule, and what I2C paging allows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PageRequest {
+    pub i2c_address: u8,
+    pub page: u8,
+    pub bank: u8,
+    /// 0-255: 0-127 lower memory (page 0 only), 128-255 upper half of `page`.
+    pub offset: u8,
+    pub length: u8,
+}
+
+impl PageRequest {
+    pub const fn new(i2c_address: u8, page: u8, bank: u8, offset: u8, length: u8) -> Self {
+        PageRequest { i2c_address, page, bank, offset, length }
+    }
+    /// The whole lower half (offsets 0-127).
+    pub const fn lower(i2c_address: u8) -> Self {
+        PageRequest::new(i2c_address, 0, 0, 0, 128)
+    }
+    /// The whole upper half (offsets 128-255) of `page` in `bank`.
+    pub const fn upper(i2c_address: u8, page: u8, bank: u8) -> Self {
+        PageRequest::new(i2c_address, page, bank, 128, 128)
+    }
+    /// True when the request lies inside one half page and is 1-128 bytes long.
+    pub fn is_valid(&self) -> bool {
+        let start = self.offset as u16;
+        let end = start + self.length as u16;
+        self.length >= 1 && self.length <= 128 && (if start < 128 { end <= 128 && self.page == 0 && self.bank == 0 } else { end <= 256 })
+    }
+}
+
+/// Which standard an image follows, from its identifier byte (SFF-8024 Table 4-1).
+pub fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
+    let id = img.byte(I2C_A0, 0, 0, 0).ok_or(DecodeError::NoIdentifier)?;
+    sff8024::standard_for_identifier(id)
+        .ok_or_else(|| DecodeError::UnknownIdentifier { identifier: id, name: sff8024::identifier_name(id) })
+}
+
+/// Decodes whatever the image holds. Fails only when the identifier is missing or
+/// unknown; everything else missing becomes `None` plus a warning.
+pub fn decode(img: &ModuleImage) -> Result<ModuleReport, DecodeError> {
+    Ok(match standard_of(img)? {
+        Standard::Sff8472 => sff8472::decode(img),
+        Standard::Sff8636 => sff8636::decode(img),
+        Standard::Cmis => cmis::decode(img),
+    })
+}
+
+/// The static pages (identity, thresholds, advertisement) worth reading, given what has
+/// been read so far: call again after reading until it asks for nothing new. Only pages
+/// the module advertises are named (flat-memory bits, CMIS banks, SFF-8472 DDM bit).
+pub fn static_pages(img: &ModuleImage) -> Result<Vec<PageRequest>, DecodeError> {
+    Ok(match standard_of(img)? {
+        Standard::Sff8472 => sff8472::static_pages(img),
+        Standard::Sff8636 => sff8636::static_pages(img),
+        Standard::Cmis => cmis::static_pages(img),
+    })
+}
+
+/// The monitor and flag bytes to re-read on every sample (requests never cross a half page).
+pub fn monitor_requests(img: &ModuleImage) -> Result<Vec<PageRequest>, DecodeError> {
+    Ok(match standard_of(img)? {
+        Standard::Sff8472 => sff8472::monitor_requests(img),
+        Standard::Sff8636 => sff8636::monitor_requests(img),
+        Standard::Cmis => cmis::monitor_requests(img),
+    })
+}

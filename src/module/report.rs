@@ -1,0 +1,205 @@
+//! The decoded module: one model for all three standards. Its JSON form is a contract
+//! (`optics decode --json`, and `module` in scan output): keys may be added, never renamed.
+//! A value the module does not implement, or whose page is absent, is `None` (`null`), never 0.
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Standard {
+    #[serde(rename = "SFF-8472")]
+    Sff8472,
+    #[serde(rename = "SFF-8636")]
+    Sff8636,
+    #[serde(rename = "CMIS")]
+    Cmis,
+}
+
+impl Standard {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Standard::Sff8472 => "SFF-8472",
+            Standard::Sff8636 => "SFF-8636",
+            Standard::Cmis => "CMIS",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RxPowerType {
+    Average,
+    Oma,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Modulation {
+    #[serde(rename = "NRZ")]
+    Nrz,
+    #[serde(rename = "PAM4")]
+    Pam4,
+}
+
+/// Alarm and warning limits of one monitor, in the monitor's SI unit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ThresholdSet {
+    pub high_alarm: f64,
+    pub low_alarm: f64,
+    pub high_warning: f64,
+    pub low_warning: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Thresholds {
+    pub temperature_c: Option<ThresholdSet>,
+    pub supply_voltage_v: Option<ThresholdSet>,
+    pub rx_power_mw: Option<ThresholdSet>,
+    pub tx_power_mw: Option<ThresholdSet>,
+    pub tx_bias_ma: Option<ThresholdSet>,
+}
+
+/// Per-lane monitors and flags. `lane` is 1-based. dBm of 0 mW is -inf (`null` in JSON).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LaneReport {
+    pub lane: u8,
+    pub rx_power_mw: Option<f64>,
+    pub rx_power_dbm: Option<f64>,
+    pub tx_power_mw: Option<f64>,
+    pub tx_power_dbm: Option<f64>,
+    pub tx_bias_ma: Option<f64>,
+    /// Stable flag names: `rx_los`, `tx_los`, `rx_lol`, `tx_lol`, `tx_fault`,
+    /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
+    pub flags: Vec<String>,
+}
+
+impl LaneReport {
+    pub fn new(lane: u8) -> Self {
+        LaneReport { lane, ..Default::default() }
+    }
+    /// Sets rx power in mW and dBm together.
+    pub fn set_rx_power_mw(&mut self, mw: f64) {
+        self.rx_power_mw = Some(mw);
+        self.rx_power_dbm = Some(super::units::mw_to_dbm(mw));
+    }
+    pub fn set_tx_power_mw(&mut self, mw: f64) {
+        self.tx_power_mw = Some(mw);
+        self.tx_power_dbm = Some(super::units::mw_to_dbm(mw));
+    }
+}
+
+/// One advertised application (CMIS 5.2 8.2.11 / Table 8-23), or the one in use.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Application {
+    /// 1-based AppSel code.
+    pub app_sel: u8,
+    pub host_interface_id: u8,
+    pub host_interface: String,
+    pub media_interface_id: u8,
+    pub media_interface: String,
+    pub host_lane_count: u8,
+    pub media_lane_count: u8,
+    /// Bit i set: the application may start on host lane i+1.
+    pub host_lane_assignment: Option<u8>,
+    pub media_lane_assignment: Option<u8>,
+}
+
+/// A checksum the decoder verified. A mismatch is reported, never a refusal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChecksumCheck {
+    pub name: String,
+    pub stored: u8,
+    pub computed: u8,
+    pub ok: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModuleReport {
+    pub standard: Standard,
+    /// SFF-8024 identifier code (byte 0).
+    pub identifier: u8,
+    pub identifier_name: String,
+    /// Revision of the management spec the module claims, as text.
+    pub spec_revision: Option<String>,
+    pub vendor_name: Option<String>,
+    pub vendor_oui: Option<String>,
+    pub vendor_pn: Option<String>,
+    pub vendor_sn: Option<String>,
+    pub vendor_rev: Option<String>,
+    pub date_code: Option<String>,
+    pub connector: Option<u8>,
+    pub connector_name: Option<String>,
+    /// Human-readable media / compliance description.
+    pub media_type: Option<String>,
+    /// Nominal wavelength in nm (optical modules).
+    pub wavelength_nm: Option<f64>,
+    pub module_temperature_c: Option<f64>,
+    pub supply_voltage_v: Option<f64>,
+    /// CMIS module state (LowPwr, ModuleReady, ...).
+    pub module_state: Option<String>,
+    /// Module-level flags (temperature/voltage alarms and warnings, module fault, ...).
+    pub module_flags: Vec<String>,
+    pub flat_memory: Option<bool>,
+    pub rx_power_type: Option<RxPowerType>,
+    pub modulation: Option<Modulation>,
+    pub media_lane_count: Option<u8>,
+    pub host_lane_count: Option<u8>,
+    pub active_application: Option<Application>,
+    pub applications: Vec<Application>,
+    pub lanes: Vec<LaneReport>,
+    pub thresholds: Thresholds,
+    pub checksums: Vec<ChecksumCheck>,
+    pub warnings: Vec<String>,
+}
+
+impl ModuleReport {
+    /// An empty report for `standard`; decoders fill what the image holds.
+    pub fn new(standard: Standard, identifier: u8) -> Self {
+        ModuleReport {
+            standard,
+            identifier,
+            identifier_name: super::sff8024::identifier_name(identifier),
+            spec_revision: None,
+            vendor_name: None,
+            vendor_oui: None,
+            vendor_pn: None,
+            vendor_sn: None,
+            vendor_rev: None,
+            date_code: None,
+            connector: None,
+            connector_name: None,
+            media_type: None,
+            wavelength_nm: None,
+            module_temperature_c: None,
+            supply_voltage_v: None,
+            module_state: None,
+            module_flags: Vec::new(),
+            flat_memory: None,
+            rx_power_type: None,
+            modulation: None,
+            media_lane_count: None,
+            host_lane_count: None,
+            active_application: None,
+            applications: Vec::new(),
+            lanes: Vec::new(),
+            thresholds: Thresholds::default(),
+            checksums: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Records a checksum result, adding a warning on mismatch.
+    pub fn check_sum(&mut self, name: &str, stored: u8, computed: u8) {
+        let ok = stored == computed;
+        if !ok {
+            self.warnings.push(format!(
+                "{name} checksum mismatch: stored {stored:#04x}, computed {computed:#04x}"
+            ));
+        }
+        self.checksums.push(ChecksumCheck { name: name.to_string(), stored, computed, ok });
+    }
+}
+
+/// Low 8 bits of the byte sum: the checksum rule of SFF-8472 (CC_BASE/CC_EXT),
+/// SFF-8636 (CC_BASE/CC_EXT) and CMIS (page checksums).
+pub fn checksum8(bytes: &[u8]) -> u8 {
+    bytes.iter().fold(0u8, |acc, b| acc.wrapping_add(*b))
+}

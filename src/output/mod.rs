@@ -1,0 +1,1 @@
+//! Output writers (text, JSON, CSV) over the same analysed data.

@@ -1,0 +1,1 @@
+//! Sampling over time, counter deltas (resets, wraps), capture recording and replay.

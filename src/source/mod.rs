@@ -1,0 +1,111 @@
+//! Where bytes and counters come from. Live reading (netlink, ioctl, sysfs, I2C) and
+//! capture replay implement the same [`Source`] trait, so decoding and analysis never
+//! know which one they got.
+
+use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::module::PageRequest;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Errors from a source, typed so callers can tell "not supported" (a normal partial
+/// result) from real failures. Kernel extack text is kept where the kernel sent it.
+#[derive(Debug, Error)]
+pub enum SourceError {
+    #[error("{what}: not supported by driver {}{}", driver.as_deref().unwrap_or("(unknown)"), fmt_msg(message))]
+    NotSupported { what: String, driver: Option<String>, message: Option<String> },
+    #[error("{what}: no such device {iface}{}", fmt_msg(message))]
+    NoDevice { what: String, iface: String, message: Option<String> },
+    #[error("{what}: permission denied (needs CAP_NET_ADMIN; run as root){}", fmt_msg(message))]
+    Permission { what: String, message: Option<String> },
+    #[error("{what}: device busy{}", fmt_msg(message))]
+    Busy { what: String, message: Option<String> },
+    #[error("{what}: kernel error {errno} ({}){}", std::io::Error::from_raw_os_error(*errno), fmt_msg(message))]
+    Kernel { what: String, errno: i32, message: Option<String> },
+    #[error("{what}: malformed reply: {detail}")]
+    Malformed { what: String, detail: String },
+    #[error("{what}: {detail}")]
+    Unavailable { what: String, detail: String },
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+}
+
+fn fmt_msg(m: &Option<String>) -> String {
+    match m {
+        Some(m) if !m.is_empty() => format!(" (kernel: {m})"),
+        _ => String::new(),
+    }
+}
+
+impl SourceError {
+    /// True for answers that mean "this device cannot give that": a normal partial result.
+    pub fn is_not_supported(&self) -> bool {
+        matches!(self, SourceError::NotSupported { .. })
+    }
+    pub fn is_no_device(&self) -> bool {
+        matches!(self, SourceError::NoDevice { .. })
+    }
+}
+
+pub type Result<T> = std::result::Result<T, SourceError>;
+
+/// PCIe link of the NIC function (sysfs `current_link_*` / `max_link_*`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PciLink {
+    pub current_link_speed: Option<String>,
+    pub current_link_width: Option<u32>,
+    pub max_link_speed: Option<String>,
+    pub max_link_width: Option<u32>,
+    pub numa_node: Option<i32>,
+}
+
+/// Which physical port a netdev is (sysfs `phys_port_name`, `dev_port`, `phys_switch_id`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortIdentity {
+    pub phys_port_name: Option<String>,
+    pub dev_port: Option<u32>,
+    pub phys_switch_id: Option<String>,
+}
+
+/// What a netdev is: driver and bus address (GDRVINFO / sysfs), PCIe link, port identity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIdentity {
+    pub driver: Option<String>,
+    pub bus_info: Option<String>,
+    pub pci: Option<PciLink>,
+    pub port: Option<PortIdentity>,
+}
+
+/// Which path a layer was read through, for the report ("netlink", "ioctl", "sysfs", "i2c", "replay").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PathsUsed {
+    pub module: Option<String>,
+    pub link: Option<String>,
+    pub fec: Option<String>,
+    pub driver_stats: Option<String>,
+    /// What the kernel or driver could not give, one sentence each.
+    pub unavailable: Vec<String>,
+}
+
+/// Requests and bytes a source has made, for `--verbose` and benchmarks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IoCounts {
+    pub requests: u64,
+    pub bytes: u64,
+}
+
+/// One data source for one or more interfaces.
+pub trait Source {
+    /// Netdevs worth looking at (with a module or FEC), physical ones only.
+    fn interfaces(&mut self) -> Result<Vec<String>>;
+    fn identity(&mut self, iface: &str) -> Result<DeviceIdentity>;
+    fn link_info(&mut self, iface: &str) -> Result<LinkInfo>;
+    fn link_state(&mut self, iface: &str) -> Result<LinkState>;
+    /// FEC statistics; `NotSupported` when the driver has none.
+    fn fec(&mut self, iface: &str) -> Result<FecStats>;
+    fn driver_stats(&mut self, iface: &str) -> Result<DriverStats>;
+    /// One module read (`req.is_valid()`); may return fewer bytes than asked.
+    fn read_eeprom(&mut self, iface: &str, req: PageRequest) -> Result<Vec<u8>>;
+    /// Which path each layer used and what was unavailable.
+    fn paths(&self, iface: &str) -> PathsUsed;
+    fn io_counts(&self) -> IoCounts;
+}
