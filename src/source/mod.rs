@@ -7,6 +7,8 @@ use crate::module::PageRequest;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub mod sysfs;
+
 /// Errors from a source, typed so callers can tell "not supported" (a normal partial
 /// result) from real failures. Kernel extack text is kept where the kernel sent it.
 #[derive(Debug, Error)]
@@ -108,4 +110,13 @@ pub trait Source {
     /// Which path each layer used and what was unavailable.
     fn paths(&self, iface: &str) -> PathsUsed;
     fn io_counts(&self) -> IoCounts;
+}
+
+/// A path to module memory alone (direct I2C, or a file), usable in place of the
+/// netdev's own EEPROM path.
+pub trait EepromReader {
+    /// One read; `req.is_valid()`. May return fewer bytes than asked.
+    fn read(&mut self, req: PageRequest) -> Result<Vec<u8>>;
+    /// Short name for reports: "i2c /dev/i2c-3", "netlink", ...
+    fn describe(&self) -> String;
 }
