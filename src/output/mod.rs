@@ -1,1 +1,14 @@
-//! Output writers (text, JSON, CSV) over the same analysed data.
+//! Output writers over the same decoded and analysed data: readable text and JSON.
+//! Writers never reach back into sources.
+
+pub mod module_text;
+
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// Pretty JSON followed by a newline. Non-finite floats (e.g. -inf dBm of a dark lane)
+/// serialize as `null`, keeping the output strict RFC 8259 JSON.
+pub fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, value)?;
+    writeln!(w)
+}

@@ -1,0 +1,103 @@
+//! The readable form of a decoded module (`optics decode` without `--json`).
+
+use crate::module::report::{ModuleReport, ThresholdSet};
+use std::io::{self, Write};
+
+/// "-3.21 dBm", "-inf dBm" (no light), or "n/a".
+pub fn fmt_dbm(dbm: Option<f64>) -> String {
+    match dbm {
+        Some(v) if v == f64::NEG_INFINITY => "-inf dBm".into(),
+        Some(v) => format!("{v:.2} dBm"),
+        None => "n/a".into(),
+    }
+}
+
+fn fmt_opt(v: Option<f64>, unit: &str, decimals: usize) -> String {
+    v.map(|x| format!("{x:.decimals$} {unit}")).unwrap_or_else(|| "n/a".into())
+}
+
+fn text(v: &Option<String>) -> &str {
+    v.as_deref().unwrap_or("n/a")
+}
+
+pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()> {
+    writeln!(w, "Standard:          {}{}", r.standard.as_str(), r.spec_revision.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())?;
+    writeln!(w, "Identifier:        {:#04x} ({})", r.identifier, r.identifier_name)?;
+    writeln!(w, "Vendor:            {}", text(&r.vendor_name))?;
+    writeln!(w, "Part number:       {}", text(&r.vendor_pn))?;
+    writeln!(w, "Serial number:     {}", text(&r.vendor_sn))?;
+    writeln!(w, "Revision:          {}", text(&r.vendor_rev))?;
+    writeln!(w, "Date code:         {}", text(&r.date_code))?;
+    if let Some(oui) = &r.vendor_oui {
+        writeln!(w, "Vendor OUI:        {oui}")?;
+    }
+    writeln!(w, "Connector:         {}", text(&r.connector_name))?;
+    writeln!(w, "Media:             {}", text(&r.media_type))?;
+    if let Some(nm) = r.wavelength_nm {
+        writeln!(w, "Wavelength:        {nm:.2} nm")?;
+    }
+    if let Some(state) = &r.module_state {
+        writeln!(w, "Module state:      {state}")?;
+    }
+    let modulation = r.modulation.map(|m| match m {
+        crate::module::report::Modulation::Nrz => "NRZ",
+        crate::module::report::Modulation::Pam4 => "PAM4",
+    });
+    writeln!(w, "Modulation:        {}", modulation.unwrap_or("n/a"))?;
+    if let Some(app) = &r.active_application {
+        writeln!(
+            w,
+            "Application:       {} / {} ({} host, {} media lanes)",
+            app.host_interface, app.media_interface, app.host_lane_count, app.media_lane_count
+        )?;
+    }
+    writeln!(w, "Temperature:       {}", fmt_opt(r.module_temperature_c, "C", 2))?;
+    writeln!(w, "Supply voltage:    {}", fmt_opt(r.supply_voltage_v, "V", 4))?;
+    if let Some(t) = r.rx_power_type {
+        writeln!(w, "Rx power type:     {}", if t == crate::module::report::RxPowerType::Oma { "OMA" } else { "average" })?;
+    }
+    if !r.module_flags.is_empty() {
+        writeln!(w, "Module flags:      {}", r.module_flags.join(", "))?;
+    }
+    if !r.lanes.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "{:<5} {:>12} {:>12} {:>11} {:>12} {:>12}  flags", "lane", "rx mW", "rx dBm", "bias mA", "tx mW", "tx dBm")?;
+        for l in &r.lanes {
+            writeln!(
+                w,
+                "{:<5} {:>12} {:>12} {:>11} {:>12} {:>12}  {}",
+                l.lane,
+                l.rx_power_mw.map(|v| format!("{v:.4}")).unwrap_or_else(|| "n/a".into()),
+                fmt_dbm(l.rx_power_dbm).trim_end_matches(" dBm"),
+                l.tx_bias_ma.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into()),
+                l.tx_power_mw.map(|v| format!("{v:.4}")).unwrap_or_else(|| "n/a".into()),
+                fmt_dbm(l.tx_power_dbm).trim_end_matches(" dBm"),
+                l.flags.join(",")
+            )?;
+        }
+    }
+    let t = &r.thresholds;
+    let rows: [(&str, &Option<ThresholdSet>, &str); 5] = [
+        ("temperature", &t.temperature_c, "C"),
+        ("supply voltage", &t.supply_voltage_v, "V"),
+        ("rx power", &t.rx_power_mw, "mW"),
+        ("tx power", &t.tx_power_mw, "mW"),
+        ("tx bias", &t.tx_bias_ma, "mA"),
+    ];
+    if rows.iter().any(|(_, s, _)| s.is_some()) {
+        writeln!(w)?;
+        writeln!(w, "{:<16} {:>11} {:>11} {:>11} {:>11}", "thresholds", "low alarm", "low warn", "high warn", "high alarm")?;
+        for (name, set, unit) in rows {
+            if let Some(s) = set {
+                writeln!(w, "{:<16} {:>11.4} {:>11.4} {:>11.4} {:>11.4}  {unit}", name, s.low_alarm, s.low_warning, s.high_warning, s.high_alarm)?;
+            }
+        }
+    }
+    for c in &r.checksums {
+        writeln!(w, "Checksum {}: {}", c.name, if c.ok { "ok" } else { "MISMATCH" })?;
+    }
+    for warning in &r.warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
+    Ok(())
+}
