@@ -59,7 +59,11 @@ pub fn parse(input: &[u8]) -> Result<ParsedImage, InputError> {
             if text.trim_start().starts_with('{') {
                 parse_json(text)
             } else {
-                parse_hex_text(text)
+                match parse_hex_text(text) {
+                    // A binary image can be all printable bytes; at a dump size, try it as one.
+                    Err(InputError::Unrecognised) if matches!(input.len(), 256 | 512 | 640) => parse_binary(input),
+                    other => other,
+                }
             }
         }
         _ => parse_binary(input),

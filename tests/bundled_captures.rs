@@ -1,0 +1,155 @@
+//! The captures bundled in `captures/` are exactly what tests/support/captures.rs builds.
+//! Regenerate after changing the generator: `OPTICS_REGENERATE_CAPTURES=1 cargo test --test bundled_captures`.
+
+#[allow(dead_code)]
+mod support {
+    pub mod captures;
+}
+
+use serde_json::{json, Value};
+use support::captures::*;
+
+const MARGINAL_RX_DBM: [f64; 4] = [-1.0, -1.1, -1.5, -1.6];
+const HEALTHY_RX_DBM: [f64; 4] = [-1.0, -1.1, -1.05, -1.15];
+/// Lane 4 at 3.533e6 corrected bits/s absorbs 212 million over 60 s; lane 2 at 23,333/s, 1.4 million:
+/// the ~150x of the 200G SR4 case. BER = rate / 53.125e9: lane 4 6.65e-5, lane 2 4.39e-7.
+const MARGINAL_RATES: [f64; 4] = [15_000.0, 23_333.0, 500_000.0, 3_533_333.0];
+/// Healthy PAM4 lanes: BER 2.3e-7 .. 3.4e-7, within a factor 1.5 of each other.
+const HEALTHY_RATES: [f64; 4] = [12_000.0, 15_000.0, 14_000.0, 18_000.0];
+
+fn marginal_port() -> Port {
+    cx7_port("ens3np0", sr4_200g("MT2233FT01234", MARGINAL_RX_DBM), MARGINAL_RATES)
+}
+
+fn healthy_port() -> Port {
+    cx7_port("ens3np0", sr4_200g("MT2233FT01234", HEALTHY_RX_DBM), HEALTHY_RATES)
+}
+
+/// Samples of one port where `at(i, port, counters)` may change things before sample i.
+fn scripted(port: Port, n: usize, seed: u64, mut at: impl FnMut(usize, f64, &mut Port, &mut Counters, &mut Vec<Value>)) -> String {
+    let mut rng = Rng::new(seed);
+    let mut port = port;
+    let mut records = vec![header(), interface_record(0.0, &port)];
+    let mut c = Counters { lanes: [1_000_000, 1_400_000, 9_000_000, 70_000_000], ..Default::default() };
+    let times = tick_times(n, &mut rng);
+    for (i, t) in times.iter().enumerate() {
+        at(i, *t, &mut port, &mut c, &mut records);
+        if i > 0 {
+            c.advance(&port.lane_bits_per_s, t - times[i - 1], &mut rng);
+        }
+        records.push(sample_record(*t, &port, &c, &mut rng));
+    }
+    to_jsonl(&records)
+}
+
+fn gb10_ports() -> Vec<Port> {
+    // GB10 (DGX Spark class) ConnectX-7: two PCIe Gen5 x4 links (domains 0000 and 0002), each
+    // carrying both ports, so four netdevs; a 200GBASE-CR4 DAC per port (no optical monitors).
+    let dac = |sn: &'static str| Qsfp {
+        vendor: "NVIDIA",
+        pn: "MCP1650-V001E30",
+        sn,
+        ext_compliance: 0x40,
+        encoding: 0x08,
+        connector: 0x23,
+        optical: false,
+        rx_dbm: [0.0; 4],
+        tx_dbm: [0.0; 4],
+        bias_ma: [0.0; 4],
+        temperature_c: 38.0,
+    };
+    let mk = |name, bus, port_name: &str, dev_port: u32, sn| Port {
+        name,
+        bus_info: bus,
+        pci: pci("32.0 GT/s PCIe", 4, "32.0 GT/s PCIe", 4, 0),
+        port: json!({"phys_port_name": port_name, "dev_port": dev_port, "phys_switch_id": null}),
+        link: json!({"speed_mbps": 200000, "lanes": 4, "link_mode": "200000baseCR4/Full", "fec_active": "RS"}),
+        module: dac(sn),
+        // ../shared/real-dumps/ctr02: lanes 6, 2, 190, 0 corrected bits: tiny, lane 3 busiest.
+        lane_bits_per_s: [0.1, 0.03, 3.2, 0.0],
+        down_events: 0,
+    };
+    vec![
+        mk("enp1s0f0np0", "0000:01:00.0", "p0", 0, "MT2402VS00017"),
+        mk("enp1s0f1np1", "0000:01:00.1", "p1", 1, "MT2402VS00018"),
+        mk("enP2p1s0f0np0", "0002:01:00.0", "p0", 0, "MT2402VS00017"),
+        mk("enP2p1s0f1np1", "0002:01:00.1", "p1", 1, "MT2402VS00018"),
+    ]
+}
+
+fn all_captures() -> Vec<(&'static str, String)> {
+    let mut out = vec![
+        ("sr4-200g-lane4-marginal.jsonl", simple_capture(&[marginal_port()], 61, 1)),
+        ("sr4-200g-healthy.jsonl", simple_capture(&[healthy_port()], 61, 2)),
+    ];
+    // After cleaning the lane-4 connector: lanes 3-4 back within 0.1 dB, BER like lanes 1-2.
+    let cleaned = cx7_port("ens3np0", sr4_200g("MT2233FT01234", [-1.0, -1.1, -1.05, -1.1]), [15_000.0, 23_333.0, 20_000.0, 25_000.0]);
+    out.push(("sr4-200g-after-clean.jsonl", simple_capture(&[cleaned], 61, 3)));
+
+    // Driver reload at sample 30: every counter restarts from 0.
+    out.push((
+        "sr4-200g-counter-reset.jsonl",
+        scripted(healthy_port(), 61, 4, |i, t, p, c, recs| {
+            if i == 30 {
+                *c = Counters::default();
+                recs.push(json!({"record": "event", "t": t, "interface": p.name, "kind": "counter_reset",
+                                 "message": "rx_corrected_bits_phy went down (driver reload or counter clear)"}));
+            }
+        }),
+    ));
+    // Module swapped at sample 30: the marginal module is replaced by a healthy one.
+    out.push((
+        "sr4-200g-module-swap.jsonl",
+        scripted(marginal_port(), 61, 5, |i, t, p, _c, recs| {
+            if i == 30 {
+                *p = cx7_port("ens3np0", sr4_200g("MT2301FT05678", HEALTHY_RX_DBM), HEALTHY_RATES);
+                recs.push(json!({"record": "event", "t": t, "interface": p.name, "kind": "module_changed",
+                                 "message": "module serial changed from MT2233FT01234 to MT2301FT05678"}));
+                recs.push(interface_record(t, p));
+            }
+        }),
+    ));
+    // Link flapped twice and FEC gave up on some codewords: lanes 3-4 past the cliff.
+    out.push((
+        "sr4-200g-link-flaps.jsonl",
+        scripted(marginal_port(), 61, 6, |i, _t, p, c, _recs| {
+            if i == 20 || i == 40 {
+                p.down_events += 1;
+                c.uncorrectable_blocks += 37;
+            }
+        }),
+    ));
+    // Healthy optics, but the NIC trained at PCIe Gen4 x4 of x16: a ~58 Gb/s ceiling on a 200G port.
+    let mut degraded = healthy_port();
+    degraded.pci = pci("16.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 16, 0);
+    out.push(("pcie-gen4-x4-of-x16.jsonl", simple_capture(&[degraded], 31, 7)));
+    out.push(("multihost-gb10-cx7.jsonl", simple_capture(&gb10_ports(), 31, 8)));
+    out
+}
+
+#[test]
+fn bundled_captures_match_the_generator() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("captures");
+    let regenerate = std::env::var_os("OPTICS_REGENERATE_CAPTURES").is_some();
+    for (name, content) in all_captures() {
+        let path = dir.join(name);
+        if regenerate {
+            std::fs::write(&path, &content).unwrap();
+            continue;
+        }
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(on_disk == content, "{name} differs from the generator: regenerate with OPTICS_REGENERATE_CAPTURES=1");
+    }
+}
+
+#[test]
+fn generator_arithmetic() {
+    // -1.6 dBm = 10^(-0.16) mW = 0.69183 mW = 6918 x 0.1 uW.
+    assert_eq!(power_word(-1.6), 6918);
+    // 3,533,333 bits/s over 60 s = 212.0 million; 23,333 x 60 = 1.4 million: ratio 151.
+    assert!((MARGINAL_RATES[3] * 60.0 / 1e6 - 212.0).abs() < 0.01);
+    assert!((MARGINAL_RATES[3] / MARGINAL_RATES[1] - 151.4).abs() < 0.1);
+    let p = sr4_200g("X", HEALTHY_RX_DBM).page00();
+    // CC_BASE (page 00h byte 191) covers 128-190: p[63] is byte 191 of the page.
+    assert_eq!(p[63], p[..63].iter().fold(0u8, |a, b| a.wrapping_add(*b)));
+}

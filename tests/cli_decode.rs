@@ -1,0 +1,134 @@
+//! `optics decode` as a user runs it: every input format, the `--json` contract, error exits.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn optics() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
+}
+
+fn real_dump(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-dumps").join(name)
+}
+
+const QSFP03: &str = "qsfp03_finisar_FTLC9551REPM_qsfp28_100g_sr4_sffdb_lower_p00.txt";
+const SFP02: &str = "sfp02_oem_sfp10g_t8_10gbaset_i2cdump_A0A2.txt";
+
+fn decode_json(path: &std::path::Path) -> Value {
+    let out = optics().arg("decode").arg(path).arg("--json").assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).expect("decode --json prints JSON")
+}
+
+/// The rows of a `0xNNNN: hh ...` dump as a flat byte vector (independent of the tool's parser).
+fn rows_to_bytes(text: &str) -> Vec<u8> {
+    text.lines()
+        .filter(|l| l.starts_with("0x"))
+        .flat_map(|l| l.split_once(':').map(|(_, r)| r.to_string()))
+        .flat_map(|r| r.split_whitespace().map(|t| u8::from_str_radix(t, 16).unwrap()).collect::<Vec<_>>())
+        .collect()
+}
+
+#[test]
+fn json_contract_keys_from_a_real_qsfp28() {
+    let v = decode_json(&real_dump(QSFP03));
+    for key in [
+        "standard", "identifier", "identifier_name", "vendor_name", "vendor_pn", "vendor_sn", "vendor_rev",
+        "date_code", "module_temperature_c", "supply_voltage_v", "lanes", "rx_power_type", "modulation",
+        "media_lane_count", "host_lane_count", "thresholds", "warnings",
+    ] {
+        assert!(v.get(key).is_some(), "missing key {key}");
+    }
+    for key in ["temperature_c", "supply_voltage_v", "rx_power_mw", "tx_power_mw", "tx_bias_ma"] {
+        assert!(v["thresholds"].get(key).is_some(), "missing thresholds.{key}");
+        // No page 03h in this dump: thresholds are null, never 0.
+        assert!(v["thresholds"][key].is_null());
+    }
+    assert_eq!(v["standard"], "SFF-8636");
+    assert_eq!(v["identifier"], 0x11);
+    // Page 00h 148-163 "FINISAR CORP    " trimmed; 168-183 "FTLC9551REPM    "; 196-211 "XU90TRP ...".
+    assert_eq!(v["vendor_name"], "FINISAR CORP");
+    assert_eq!(v["vendor_pn"], "FTLC9551REPM");
+    assert_eq!(v["vendor_sn"], "XU90TRP");
+    let lanes = v["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 4);
+    // Lower bytes 36-37 (lane 2 rx power) = 0x1cf3 = 7411 x 0.1 uW = 0.7411 mW.
+    assert_eq!(lanes[1]["lane"], 2);
+    assert!((lanes[1]["rx_power_mw"].as_f64().unwrap() - 0.7411).abs() < 1e-9);
+    // 10*log10(0.7411) = -1.3015 dBm.
+    assert!((lanes[1]["rx_power_dbm"].as_f64().unwrap() - -1.3015).abs() < 1e-3);
+}
+
+#[test]
+fn every_input_format_decodes_to_the_same_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(real_dump(QSFP03)).unwrap();
+    let bytes = rows_to_bytes(&text);
+    assert_eq!(bytes.len(), 256);
+
+    let bin = dir.path().join("qsfp03.bin");
+    std::fs::write(&bin, &bytes).unwrap();
+    let json = dir.path().join("qsfp03.json");
+    let doc = serde_json::json!({"pages": [
+        {"i2c_address": 80, "page": 0, "bank": 0, "offset": 0, "data": hex::encode(&bytes[..128])},
+        {"i2c_address": 80, "page": 0, "bank": 0, "offset": 128, "data": hex::encode(&bytes[128..])},
+    ]});
+    std::fs::write(&json, doc.to_string()).unwrap();
+
+    let from_text = decode_json(&real_dump(QSFP03));
+    assert_eq!(decode_json(&bin), from_text);
+    assert_eq!(decode_json(&json), from_text);
+}
+
+#[test]
+fn sfp_i2cdump_pair_decodes_as_sff8472() {
+    let v = decode_json(&real_dump(SFP02));
+    assert_eq!(v["standard"], "SFF-8472");
+    assert_eq!(v["identifier"], 3);
+    assert_eq!(v["vendor_name"], "OEM");
+    assert_eq!(v["vendor_pn"], "SFP-10G-T8");
+    assert_eq!(v["lanes"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn readable_report_by_default() {
+    optics()
+        .arg("decode")
+        .arg(real_dump(QSFP03))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("FINISAR CORP").and(predicate::str::contains("SFF-8636")));
+}
+
+#[test]
+fn dark_lane_is_minus_infinity_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = rows_to_bytes(&std::fs::read_to_string(real_dump(QSFP03)).unwrap());
+    bytes[34] = 0; // lane 1 rx power MSB/LSB (SFF-8636 lower bytes 34-35) = 0 mW
+    bytes[35] = 0;
+    let bin = dir.path().join("dark.bin");
+    std::fs::write(&bin, &bytes).unwrap();
+    let v = decode_json(&bin);
+    assert_eq!(v["lanes"][0]["rx_power_mw"], 0.0);
+    assert!(v["lanes"][0]["rx_power_dbm"].is_null(), "-inf is carried as null in strict JSON");
+    optics().arg("decode").arg(&bin).assert().success().stdout(predicate::str::contains("-inf"));
+}
+
+#[test]
+fn bad_inputs_exit_non_zero_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &str); 5] = [
+        ("empty", b"", "empty"),
+        ("garbage.txt", b"hello, this is not a dump\n", "unrecognised input"),
+        ("unknown.bin", &[0x7e; 256], "Unknown (0x7e)"),
+        ("short.bin", &[0x11; 100], "256"),
+        ("bad.json", b"{\"pages\": [{\"i2c_address\": 80}]}", "module image JSON"),
+    ];
+    for (name, content, needle) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, content).unwrap();
+        optics().arg("decode").arg(&p).assert().failure().stderr(predicate::str::contains(needle));
+    }
+    optics().args(["decode", "/nonexistent/module.bin"]).assert().failure().stderr(predicate::str::contains("reading"));
+}
