@@ -376,4 +376,11 @@ mod tests {
         assert!(matches!(err, SourceError::Unavailable { .. }), "{text}");
         assert!(text.contains("/dev/i2c-optics-does-not-exist"), "{text}");
     }
+
+    #[test]
+    fn a_device_that_is_not_an_i2c_adapter_is_an_io_error() {
+        // /dev/null refuses the I2C_SLAVE ioctl (ENOTTY).
+        let err = I2cModule::open("/dev/null").unwrap_err();
+        assert!(matches!(err, SourceError::Io { .. }), "{err}");
+    }
 }
