@@ -7,6 +7,7 @@ use crate::module::PageRequest;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub mod i2c;
 pub mod sysfs;
 
 /// Errors from a source, typed so callers can tell "not supported" (a normal partial

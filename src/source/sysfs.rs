@@ -1,8 +1,13 @@
 //! sysfs: driver, bus address, PCIe link and port identity of a netdev.
-//! TODO(helper): implementation. The root is injectable so tests use fixture trees.
+//!
+//! Everything here is best effort: a missing file, an unreadable one (older kernels
+//! answer EOPNOTSUPP/EINVAL on read for attributes the driver lacks) or odd contents
+//! all give `None`, never an error or a panic. The root is injectable so tests use
+//! fixture trees laid out like `/sys`.
 
 use super::{PciLink, PortIdentity};
-use std::path::PathBuf;
+use std::fs;
+use std::path::{Path, PathBuf};
 
 /// A view of `/sys` (or a fixture tree laid out the same way under `root`).
 #[derive(Clone, Debug)]
@@ -20,36 +25,185 @@ impl Sysfs {
     }
     /// Every netdev in `sys/class/net`, sorted.
     pub fn interfaces(&self) -> Vec<String> {
-        let _ = &self.root;
-        Vec::new()
+        let Ok(dir) = fs::read_dir(self.class_net()) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = dir
+            .filter_map(|e| e.ok())
+            // Plain files live here too (`bonding_masters` when bonding is loaded);
+            // netdevs are (links to) directories.
+            .filter(|e| fs::metadata(e.path()).is_ok_and(|m| m.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        names
     }
-    pub fn exists(&self, _iface: &str) -> bool {
-        false
+    pub fn exists(&self, iface: &str) -> bool {
+        valid_name(iface) && self.netdev(iface).is_dir()
     }
     /// True for netdevs with no `device` link (veth, bridge, loopback, ...).
-    pub fn is_virtual(&self, _iface: &str) -> bool {
-        true
+    pub fn is_virtual(&self, iface: &str) -> bool {
+        !valid_name(iface) || fs::symlink_metadata(self.netdev(iface).join("device")).is_err()
     }
-    pub fn ifindex(&self, _iface: &str) -> Option<u32> {
-        None
+    pub fn ifindex(&self, iface: &str) -> Option<u32> {
+        self.read_attr(&self.netdev(iface).join("ifindex"))?.parse().ok()
     }
-    pub fn name_for_ifindex(&self, _ifindex: u32) -> Option<String> {
-        None
+    pub fn name_for_ifindex(&self, ifindex: u32) -> Option<String> {
+        self.interfaces().into_iter().find(|name| self.ifindex(name) == Some(ifindex))
     }
     /// Driver name from the `device/driver` link.
-    pub fn driver(&self, _iface: &str) -> Option<String> {
-        None
+    pub fn driver(&self, iface: &str) -> Option<String> {
+        link_basename(&self.device_link(iface)?.join("driver"))
     }
-    /// Bus address (PCI BDF) from the `device` link.
-    pub fn bus_info(&self, _iface: &str) -> Option<String> {
-        None
+    /// Bus address (PCI BDF) from the `device` link. virtio_net reports the PCI function
+    /// that carries the virtio device, as its GDRVINFO does (`virtio_bus_name()` is the
+    /// parent's name), so the same rule applies here.
+    pub fn bus_info(&self, iface: &str) -> Option<String> {
+        let device = self.device_link(iface)?;
+        match self.pci_function(&device) {
+            Some(pci) => basename(&pci),
+            None => link_basename(&device),
+        }
     }
     /// PCIe link attributes; `None` when the device is not a PCIe function.
-    pub fn pci_link(&self, _iface: &str) -> Option<PciLink> {
-        None
+    pub fn pci_link(&self, iface: &str) -> Option<PciLink> {
+        let pci = self.pci_function(&self.device_link(iface)?)?;
+        let link = PciLink {
+            current_link_speed: self.read_attr(&pci.join("current_link_speed")),
+            current_link_width: self.read_attr(&pci.join("current_link_width")).and_then(|s| s.parse().ok()),
+            max_link_speed: self.read_attr(&pci.join("max_link_speed")),
+            max_link_width: self.read_attr(&pci.join("max_link_width")).and_then(|s| s.parse().ok()),
+            // `-1` is the kernel's "no NUMA affinity known".
+            numa_node: self.read_attr(&pci.join("numa_node")).and_then(|s| s.parse().ok()).filter(|n: &i32| *n >= 0),
+        };
+        // The link attributes exist only for PCIe functions (pci-sysfs.c,
+        // pcie_dev_attrs_are_visible); numa_node alone does not make a PCIe link.
+        let any_link = link.current_link_speed.is_some()
+            || link.current_link_width.is_some()
+            || link.max_link_speed.is_some()
+            || link.max_link_width.is_some();
+        any_link.then_some(link)
     }
     /// Port identity; `None` when none of the attributes exist.
-    pub fn port_identity(&self, _iface: &str) -> Option<PortIdentity> {
-        None
+    pub fn port_identity(&self, iface: &str) -> Option<PortIdentity> {
+        if !valid_name(iface) {
+            return None;
+        }
+        let dir = self.netdev(iface);
+        // Since 6.16 phys_port_name/phys_switch_id are absent without driver support;
+        // before, they exist and reading them fails with EOPNOTSUPP. Both mean "none".
+        let port = PortIdentity {
+            phys_port_name: self.read_attr(&dir.join("phys_port_name")),
+            dev_port: self.read_attr(&dir.join("dev_port")).and_then(|s| s.parse().ok()),
+            phys_switch_id: self.read_attr(&dir.join("phys_switch_id")),
+        };
+        (port != PortIdentity::default()).then_some(port)
+    }
+
+    fn class_net(&self) -> PathBuf {
+        self.root.join("sys/class/net")
+    }
+    fn netdev(&self, iface: &str) -> PathBuf {
+        self.class_net().join(iface)
+    }
+    /// `sys/class/net/IF/device`, when the netdev has one (physical devices only).
+    fn device_link(&self, iface: &str) -> Option<PathBuf> {
+        (!self.is_virtual(iface)).then(|| self.netdev(iface).join("device"))
+    }
+    /// The PCI function directory behind a `device` link: the device itself when it sits
+    /// on the PCI bus, or its parent when it is a virtio device on a virtio-pci transport.
+    fn pci_function(&self, device: &Path) -> Option<PathBuf> {
+        let dev = fs::canonicalize(device).ok()?;
+        match link_basename(&dev.join("subsystem")).as_deref() {
+            Some("pci") => Some(dev),
+            Some("virtio") => {
+                let parent = dev.parent()?;
+                (link_basename(&parent.join("subsystem")).as_deref() == Some("pci")).then(|| parent.to_path_buf())
+            }
+            _ => None,
+        }
+    }
+    /// One attribute, trimmed; `None` when missing, unreadable, not UTF-8 or empty.
+    fn read_attr(&self, path: &Path) -> Option<String> {
+        let bytes = fs::read(path).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_string())
+    }
+}
+
+/// A netdev name can never contain `/` or be `.`/`..` (dev_valid_name); refusing them
+/// keeps a user-typed name from walking out of `sys/class/net`.
+fn valid_name(iface: &str) -> bool {
+    !iface.is_empty() && iface != "." && iface != ".." && !iface.contains('/')
+}
+
+fn basename(path: &Path) -> Option<String> {
+    path.file_name()?.to_str().map(str::to_string)
+}
+
+/// Last component of a symlink's target (`../../../bus/pci/drivers/mlx5_core` -> `mlx5_core`).
+fn link_basename(link: &Path) -> Option<String> {
+    basename(&fs::read_link(link).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A netdev whose attributes hold odd contents: none of them may panic or parse.
+    #[test]
+    fn odd_contents_are_none() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pci = tmp.path().join("sys/devices/pci0000:00/0000:05:00.0");
+        let net = pci.join("net/eth9");
+        fs::create_dir_all(&net).unwrap();
+        fs::create_dir_all(tmp.path().join("sys/class/net")).unwrap();
+        symlink("../../devices/pci0000:00/0000:05:00.0/net/eth9", tmp.path().join("sys/class/net/eth9")).unwrap();
+        symlink("../../../0000:05:00.0", net.join("device")).unwrap();
+        symlink("../../../bus/pci", pci.join("subsystem")).unwrap();
+        fs::write(net.join("ifindex"), "seven\n").unwrap();
+        fs::write(net.join("dev_port"), "-3\n").unwrap();
+        fs::write(net.join("phys_port_name"), "\n").unwrap();
+        fs::write(net.join("phys_switch_id"), [0xff, 0xfe, b'\n']).unwrap();
+        fs::write(pci.join("current_link_speed"), "Unknown\n").unwrap();
+        fs::write(pci.join("current_link_width"), "x16\n").unwrap();
+        fs::write(pci.join("max_link_width"), "99999999999\n").unwrap();
+        fs::write(pci.join("numa_node"), "\n").unwrap();
+
+        let s = Sysfs::new(tmp.path());
+        assert_eq!(s.interfaces(), vec!["eth9".to_string()]);
+        assert!(!s.is_virtual("eth9"));
+        assert_eq!(s.ifindex("eth9"), None);
+        assert_eq!(s.driver("eth9"), None, "no driver link: unbound device");
+        assert_eq!(s.bus_info("eth9").as_deref(), Some("0000:05:00.0"));
+        assert_eq!(s.port_identity("eth9"), None);
+        // "Unknown" is what pci_speed_string() prints for a link it cannot name: kept verbatim.
+        assert_eq!(
+            s.pci_link("eth9"),
+            Some(PciLink { current_link_speed: Some("Unknown".into()), ..PciLink::default() })
+        );
+    }
+
+    #[test]
+    fn names_that_escape_class_net_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::create_dir_all(tmp.path().join("sys/class/net")).unwrap();
+        let s = Sysfs::new(tmp.path());
+        for name in ["", ".", "..", "../net", "a/b"] {
+            assert!(!s.exists(name), "{name:?}");
+            assert!(s.is_virtual(name), "{name:?}");
+            assert_eq!(s.port_identity(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn missing_root_gives_nothing() {
+        let s = Sysfs::new("/nonexistent/optics-sysfs-root");
+        assert!(s.interfaces().is_empty());
+        assert!(!s.exists("eth0"));
+        assert_eq!(s.name_for_ifindex(1), None);
+        assert_eq!(s.pci_link("eth0"), None);
     }
 }
