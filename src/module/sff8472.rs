@@ -230,7 +230,7 @@ const A2_FIELDS: &[Field] = &[
 /// Bytes 96-119: monitors, status, flags and extended status, re-read on every sample.
 const MONITOR_REQUEST: PageRequest = PageRequest::new(I2C_A2, 0, 0, 96, 24);
 
-/// A checksum: the low 8 bits of the sum of `covered` must equal `stored` (8.8 / 9.4).
+/// A checksum: the low 8 bits of the sum of `covered` must equal `stored` (SFF-8472 CC_BASE, CC_EXT and CC_DMI definitions).
 struct ChecksumSpan {
     name: &'static str,
     covered: Field,
@@ -512,7 +512,7 @@ fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {
     }
     report.nominal_bit_rate_mbd = match a0.byte(BR_NOMINAL) {
         Some(0) | None => None,
-        // 8.4: FFh means the rate exceeds 25.4 GBd and byte 66 holds it in 250 MBd units.
+        // SFF-8472 byte 12 description: FFh means the rate exceeds 25.4 GBd and byte 66 holds it in 250 MBd units.
         Some(0xff) => a0.byte(BR_MAX).filter(|&b| b != 0).map(|b| b as u32 * 250),
         Some(b) => Some(b as u32 * 100),
     };
@@ -605,7 +605,8 @@ fn decode_diagnostics(img: &ModuleImage, report: &mut ModuleReport, lane: &mut L
         // calibration they go through the same constants (SFF-8472 9.3; ethtool sfpdiag.c
         // sff8472_calibration and Linux sfp.c hwmon calibrate thresholds the same way).
         let thresholds = a2.read(map.thresholds).and_then(|t| {
-            let mut w = t.chunks_exact(2).map(|c| units::word(c));
+            // chunks_exact(2) hands units::word exactly two bytes.
+            let mut w = t.chunks_exact(2).map(units::word);
             Some(ThresholdSet {
                 high_alarm: to_si(w.next()?)?,
                 low_alarm: to_si(w.next()?)?,
