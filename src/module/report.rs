@@ -140,6 +140,10 @@ pub struct ModuleReport {
     pub flat_memory: Option<bool>,
     pub rx_power_type: Option<RxPowerType>,
     pub modulation: Option<Modulation>,
+    /// Line encoding name (SFF-8024 Table 4-2).
+    pub encoding: Option<String>,
+    /// Nominal signalling rate in MBd, as the module advertises it.
+    pub nominal_bit_rate_mbd: Option<u32>,
     pub media_lane_count: Option<u8>,
     pub host_lane_count: Option<u8>,
     pub active_application: Option<Application>,
@@ -175,6 +179,8 @@ impl ModuleReport {
             flat_memory: None,
             rx_power_type: None,
             modulation: None,
+            encoding: None,
+            nominal_bit_rate_mbd: None,
             media_lane_count: None,
             host_lane_count: None,
             active_application: None,
