@@ -131,6 +131,8 @@ pub struct ModuleReport {
     pub media_type: Option<String>,
     /// Nominal wavelength in nm (optical modules).
     pub wavelength_nm: Option<f64>,
+    /// Nominal signalling rate per lane in MBd (SFF-8472 byte 12, SFF-8636 bytes 140/222).
+    pub nominal_signaling_rate_mbd: Option<u32>,
     pub module_temperature_c: Option<f64>,
     pub supply_voltage_v: Option<f64>,
     /// CMIS module state (LowPwr, ModuleReady, ...).
@@ -168,6 +170,7 @@ impl ModuleReport {
             connector_name: None,
             media_type: None,
             wavelength_nm: None,
+            nominal_signaling_rate_mbd: None,
             module_temperature_c: None,
             supply_voltage_v: None,
             module_state: None,

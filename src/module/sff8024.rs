@@ -1,7 +1,8 @@
 //! SFF-8024 code tables (Rev 4.11): identifiers (Table 4-1), connectors (Table 4-3),
-//! encodings (Table 4-2), and which management standard an identifier implies.
+//! encodings (Table 4-2), extended compliance codes (Table 4-4), and which management
+//! standard an identifier implies.
 
-use super::report::Standard;
+use super::report::{Modulation, Standard};
 
 /// SFF-8024 Table 4-1, Identifier Values.
 const IDENTIFIERS: &[(u8, &str)] = &[
@@ -63,6 +64,155 @@ pub fn standard_for_identifier(id: u8) -> Option<Standard> {
     }
 }
 
+/// SFF-8024 Table 4-3, Connector Types.
+const CONNECTORS: &[(u8, &str)] = &[
+    (0x00, "Unknown or unspecified"),
+    (0x01, "SC (Subscriber Connector)"),
+    (0x02, "Fibre Channel Style 1 copper connector"),
+    (0x03, "Fibre Channel Style 2 copper connector"),
+    (0x04, "BNC/TNC (Bayonet/Threaded Neill-Concelman)"),
+    (0x05, "Fibre Channel coax headers"),
+    (0x06, "Fiber Jack"),
+    (0x07, "LC (Lucent Connector)"),
+    (0x08, "MT-RJ (Mechanical Transfer - Registered Jack)"),
+    (0x09, "MU (Multiple Optical)"),
+    (0x0a, "SG"),
+    (0x0b, "Optical Pigtail"),
+    (0x0c, "MPO 1x12 (Multifiber Parallel Optic)"),
+    (0x0d, "MPO 2x16"),
+    (0x20, "HSSDC II (High Speed Serial Data Connector)"),
+    (0x21, "Copper pigtail"),
+    (0x22, "RJ45 (Registered Jack)"),
+    (0x23, "No separable connector"),
+    (0x24, "MXC 2x16"),
+    (0x25, "CS optical connector"),
+    (0x26, "SN (previously Mini CS) optical connector"),
+    (0x27, "MPO 2x12"),
+    (0x28, "MPO 1x16"),
+];
+
+/// Connector name; 80h-FFh are vendor specific (SFF-8024 Table 4-3).
+pub fn connector_name(code: u8) -> String {
+    if code >= 0x80 {
+        return format!("Vendor specific ({code:#04x})");
+    }
+    lookup(CONNECTORS, code)
+}
+
+/// SFF-8024 Table 4-2, Encoding Values, SFF-8436/8636 column (it differs from the
+/// SFF-8472 column from code 04h on).
+const ENCODINGS_SFF8636: &[(u8, &str)] = &[
+    (0x00, "Unspecified"),
+    (0x01, "8B/10B"),
+    (0x02, "4B/5B"),
+    (0x03, "NRZ"),
+    (0x04, "SONET Scrambled"),
+    (0x05, "64B/66B"),
+    (0x06, "Manchester"),
+    (0x07, "256B/257B (transcoded FEC-enabled data)"),
+    (0x08, "PAM4"),
+];
+
+/// Encoding name as SFF-8636 byte 139 uses the codes.
+pub fn encoding_name_sff8636(code: u8) -> String {
+    lookup(ENCODINGS_SFF8636, code)
+}
+
+/// The signalling an encoding code implies (SFF-8024 Table 4-2). Codes 01h-07h are
+/// line codes sent as two-level symbols in both the SFF-8472 and SFF-8636 columns;
+/// 08h is PAM4 in both. Unspecified and reserved codes say nothing.
+pub fn modulation_for_encoding(code: u8) -> Option<Modulation> {
+    match code {
+        0x01..=0x07 => Some(Modulation::Nrz),
+        0x08 => Some(Modulation::Pam4),
+        _ => None,
+    }
+}
+
+/// SFF-8024 Table 4-4, Extended Specification Compliance Codes (SFF-8472 byte 36,
+/// SFF-8636 byte 192).
+const EXT_COMPLIANCE: &[(u8, &str)] = &[
+    (0x00, "Unspecified"),
+    (0x01, "100G AOC (Active Optical Cable) or 25GAUI C2M AOC, BER 5e-5"),
+    (0x02, "100GBASE-SR4 or 25GBASE-SR"),
+    (0x03, "100GBASE-LR4 or 25GBASE-LR"),
+    (0x04, "100GBASE-ER4 or 25GBASE-ER"),
+    (0x05, "100GBASE-SR10"),
+    (0x06, "100G CWDM4"),
+    (0x07, "100G PSM4 Parallel SMF"),
+    (0x08, "100G ACC (Active Copper Cable) or 25GAUI C2M ACC, BER 5e-5"),
+    (0x09, "Obsolete (assigned before 100G CWDM4 MSA required FEC)"),
+    (0x0b, "100GBASE-CR4, 25GBASE-CR CA-25G-L or 50GBASE-CR2 with RS (Clause 91) FEC"),
+    (0x0c, "25GBASE-CR CA-25G-S or 50GBASE-CR2 with BASE-R (Clause 74) FEC"),
+    (0x0d, "25GBASE-CR CA-25G-N or 50GBASE-CR2 with no FEC"),
+    (0x0e, "10 Mb/s Single Pair Ethernet (802.3cg, Clause 146/147, 1000 m copper)"),
+    (0x10, "40GBASE-ER4"),
+    (0x11, "4 x 10GBASE-SR"),
+    (0x12, "40G PSM4 Parallel SMF"),
+    (0x13, "G959.1 profile P1I1-2D1 (10709 MBd, 2 km, 1310 nm SM)"),
+    (0x14, "G959.1 profile P1S1-2D2 (10709 MBd, 40 km, 1550 nm SM)"),
+    (0x15, "G959.1 profile P1L1-2D2 (10709 MBd, 80 km, 1550 nm SM)"),
+    (0x16, "10GBASE-T with SFI electrical interface"),
+    (0x17, "100G CLR4"),
+    (0x18, "100G AOC or 25GAUI C2M AOC, BER 1e-12 or below"),
+    (0x19, "100G ACC or 25GAUI C2M ACC, BER 1e-12 or below"),
+    (0x1a, "100GE-DWDM2"),
+    (0x1b, "100G 1550 nm WDM (4 wavelengths)"),
+    (0x1c, "10GBASE-T Short Reach (30 m)"),
+    (0x1d, "5GBASE-T"),
+    (0x1e, "2.5GBASE-T"),
+    (0x1f, "40G SWDM4"),
+    (0x20, "100G SWDM4"),
+    (0x21, "100G PAM4 BiDi"),
+    (0x22, "4WDM-10 MSA (10 km 100G CWDM4 with RS(528,514) FEC in host)"),
+    (0x23, "4WDM-20 MSA (20 km 100GBASE-LR4 with RS(528,514) FEC in host)"),
+    (0x24, "4WDM-40 MSA (40 km, APD receiver, RS(528,514) FEC in host)"),
+    (0x25, "100GBASE-DR (Clause 140), CAUI-4 (no FEC)"),
+    (0x26, "100G-FR or 100GBASE-FR1 (Clause 140), CAUI-4 (no FEC on host interface)"),
+    (0x27, "100G-LR or 100GBASE-LR1 (Clause 140), CAUI-4 (no FEC on host interface)"),
+    (0x28, "100GBASE-SR1 (Clause 167), CAUI-4 (no FEC on host interface)"),
+    (0x29, "100GBASE-SR1, 200GBASE-SR2 or 400GBASE-SR4 (Clause 167)"),
+    (0x2a, "100GBASE-FR1 (Clause 140) or 400GBASE-DR4-2 (Clause 124)"),
+    (0x2b, "100GBASE-LR1 (Clause 140)"),
+    (0x2c, "100G-LR1-20 MSA, CAUI-4 (no FEC on host interface)"),
+    (0x2d, "100G-ER1-30 MSA, CAUI-4 (no FEC on host interface)"),
+    (0x2e, "100G-ER1-40 MSA, CAUI-4 (no FEC on host interface)"),
+    (0x2f, "100G-LR1-20 MSA"),
+    (0x30, "Active Copper Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M, BER 1e-6 or below"),
+    (0x31, "Active Optical Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M, BER 1e-6 or below"),
+    (0x32, "Active Copper Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M, BER 2.6e-4 (ACC) / 1e-5 (AUI) or below"),
+    (0x33, "Active Optical Cable with 50GAUI, 100GAUI-2 or 200GAUI-4 C2M, BER 2.6e-4 (AOC) / 1e-5 (AUI) or below"),
+    (0x34, "100G-ER1-30 MSA"),
+    (0x35, "100G-ER1-40 MSA"),
+    (0x36, "100GBASE-VR1, 200GBASE-VR2 or 400GBASE-VR4 (Clause 167)"),
+    (0x37, "10GBASE-BR (Clause 158)"),
+    (0x38, "25GBASE-BR (Clause 159)"),
+    (0x39, "50GBASE-BR (Clause 160)"),
+    (0x3a, "100GBASE-VR1 (Clause 167), CAUI-4 (no FEC on host interface)"),
+    (0x3f, "100GBASE-CR1, 200GBASE-CR2 or 400GBASE-CR4 (Clause 162)"),
+    (0x40, "50GBASE-CR, 100GBASE-CR2 or 200GBASE-CR4"),
+    (0x41, "50GBASE-SR, 100GBASE-SR2 or 200GBASE-SR4"),
+    (0x42, "50GBASE-FR or 200GBASE-DR4"),
+    (0x43, "200GBASE-FR4"),
+    (0x44, "200G 1550 nm PSM4"),
+    (0x45, "50GBASE-LR"),
+    (0x46, "200GBASE-LR4"),
+    (0x47, "400GBASE-DR4 (Clause 124), 100GAUI-1 C2M (Annex 120G)"),
+    (0x48, "400GBASE-FR4 (Clause 151)"),
+    (0x49, "400GBASE-LR4-6 (Clause 151)"),
+    (0x4a, "50GBASE-ER (Clause 139)"),
+    (0x4b, "400G-LR4-10"),
+    (0x4c, "400GBASE-ZR (Clause 156)"),
+    (0x7f, "256GFC-SW4 (FC-PI-7P)"),
+    (0x80, "64GFC (FC-PI-7)"),
+    (0x81, "128GFC (FC-PI-8)"),
+];
+
+/// Extended specification compliance name; unlisted codes are reserved.
+pub fn ext_compliance_name(code: u8) -> String {
+    lookup(EXT_COMPLIANCE, code)
+}
+
 /// The name of `code` in `table`, or `Unknown (0xNN)` for codes the table does not list.
 pub(crate) fn lookup(table: &[(u8, &str)], code: u8) -> String {
     table
@@ -82,5 +232,19 @@ mod tests {
         assert_eq!(identifier_name(0x7e), "Unknown (0x7e)");
         assert_eq!(standard_for_identifier(0x7e), None);
         assert_eq!(standard_for_identifier(0x18), Some(Standard::Cmis));
+    }
+
+    #[test]
+    fn connector_encoding_and_compliance_codes() {
+        assert_eq!(connector_name(0x0c), "MPO 1x12 (Multifiber Parallel Optic)");
+        assert_eq!(connector_name(0x0e), "Unknown (0x0e)");
+        assert_eq!(connector_name(0x91), "Vendor specific (0x91)");
+        // SFF-8636 column: 05h is 64B/66B (it is SONET Scrambled in the SFF-8472 column).
+        assert_eq!(encoding_name_sff8636(0x05), "64B/66B");
+        assert_eq!(modulation_for_encoding(0x08), Some(Modulation::Pam4));
+        assert_eq!(modulation_for_encoding(0x07), Some(Modulation::Nrz));
+        assert_eq!(modulation_for_encoding(0x00), None);
+        assert_eq!(ext_compliance_name(0x06), "100G CWDM4");
+        assert_eq!(ext_compliance_name(0x0a), "Unknown (0x0a)");
     }
 }
