@@ -27,7 +27,7 @@ use super::report::{LaneReport, Modulation, RxPowerType, ThresholdSet};
 use super::{sff8024, units, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
 
 const A0: u8 = I2C_A0;
-/// QSFP modules have four electrical and four optical lanes (SFF-8636 1.1).
+/// QSFP modules have four electrical and four optical lanes.
 const LANES: u8 = 4;
 
 // ---- Lower page 00h (SFF-8636 Rev 2.11 6.2, Tables 6-2 to 6-8) ----
@@ -49,30 +49,11 @@ const RX_POWER: Field = Field::new("rx_power", A0, 0, 34, 8);
 const TX_BIAS: Field = Field::new("tx_bias", A0, 0, 42, 8);
 const TX_POWER: Field = Field::new("tx_power", A0, 0, 50, 8);
 
-const LOWER_MAP: &[Field] = &[
-    IDENTIFIER,
-    REV_COMPLIANCE,
-    STATUS,
-    LOS_FLAGS,
-    FAULT_FLAGS,
-    LOL_FLAGS,
-    TEMPERATURE_FLAGS,
-    VCC_FLAGS,
-    RX_POWER_FLAGS,
-    TX_BIAS_FLAGS,
-    TX_POWER_FLAGS,
-    TEMPERATURE,
-    SUPPLY_VOLTAGE,
-    RX_POWER,
-    TX_BIAS,
-    TX_POWER,
-];
-
 /// Flags (bytes 3-14) and monitors (22-57) in one read: fewer I2C transactions than
 /// two, and the bytes in between (reserved / vendor specific) cost nothing.
 const FLAGS_AND_MONITORS: Field = Field::new("flags_and_monitors", A0, 0, 3, 55);
 
-// ---- Upper page 00h (SFF-8636 Rev 2.11 6.3; Rev 2.10a Table 6-14) ----
+// ---- Upper page 00h (SFF-8636 Rev 2.10a Table 6-14) ----
 const IDENTIFIER_UPPER: Field = Field::new("identifier_upper", A0, 0, 128, 1);
 const CONNECTOR: Field = Field::new("connector", A0, 0, 130, 1);
 const ETHERNET_COMPLIANCE: Field = Field::new("ethernet_compliance", A0, 0, 131, 1);
@@ -83,7 +64,7 @@ const VENDOR_NAME: Field = Field::new("vendor_name", A0, 0, 148, 16);
 const VENDOR_OUI: Field = Field::new("vendor_oui", A0, 0, 165, 3);
 const VENDOR_PN: Field = Field::new("vendor_pn", A0, 0, 168, 16);
 const VENDOR_REV: Field = Field::new("vendor_rev", A0, 0, 184, 2);
-/// Wavelength x20 nm (optical), or copper attenuation at 2.5/5.0 GHz (6.3.14).
+/// Wavelength x20 nm (optical), or copper attenuation in dB at 2.5/5.0 GHz.
 const WAVELENGTH: Field = Field::new("wavelength", A0, 0, 186, 2);
 const CC_BASE: Field = Field::new("cc_base", A0, 0, 191, 1);
 const EXT_COMPLIANCE: Field = Field::new("ext_compliance", A0, 0, 192, 1);
@@ -99,45 +80,18 @@ const DIAG_MONITORING_TYPE: Field = Field::new("diag_monitoring_type", A0, 0, 22
 const BAUD_RATE_EXTENDED: Field = Field::new("baud_rate_extended", A0, 0, 222, 1);
 const CC_EXT: Field = Field::new("cc_ext", A0, 0, 223, 1);
 
-const PAGE00_MAP: &[Field] = &[
-    IDENTIFIER_UPPER,
-    CONNECTOR,
-    ETHERNET_COMPLIANCE,
-    ENCODING,
-    BR_NOMINAL,
-    DEVICE_TECHNOLOGY,
-    VENDOR_NAME,
-    VENDOR_OUI,
-    VENDOR_PN,
-    VENDOR_REV,
-    WAVELENGTH,
-    CC_BASE,
-    EXT_COMPLIANCE,
-    OPTIONS_193,
-    OPTIONS_194,
-    OPTIONS_195,
-    VENDOR_SN,
-    DATE_CODE,
-    DIAG_MONITORING_TYPE,
-    BAUD_RATE_EXTENDED,
-    CC_EXT,
-];
-
-/// Checksum coverage (6.3.17, 6.3.25): CC_BASE = low byte of the sum of 128-190,
-/// CC_EXT of 192-222. Spans over the fields above, so kept out of the map tables.
+/// Checksum coverage: CC_BASE = low byte of the sum of 128-190,
+/// CC_EXT of 192-222. They span the fields above, so the overlap test leaves them out.
 const CC_BASE_SPAN: Field = Field::new("cc_base_span", A0, 0, 128, 63);
 const CC_EXT_SPAN: Field = Field::new("cc_ext_span", A0, 0, 192, 31);
 
-// ---- Upper page 03h (SFF-8636 Rev 2.11 6.4.1): high alarm, low alarm, high warning,
+// ---- Upper page 03h, free side and channel thresholds: high alarm, low alarm, high warning,
 // low warning, one big-endian word each, same units as the monitors. ----
 const TEMPERATURE_THRESHOLDS: Field = Field::new("temperature_thresholds", A0, 3, 128, 8);
 const VCC_THRESHOLDS: Field = Field::new("supply_voltage_thresholds", A0, 3, 144, 8);
 const RX_POWER_THRESHOLDS: Field = Field::new("rx_power_thresholds", A0, 3, 176, 8);
 const TX_BIAS_THRESHOLDS: Field = Field::new("tx_bias_thresholds", A0, 3, 184, 8);
 const TX_POWER_THRESHOLDS: Field = Field::new("tx_power_thresholds", A0, 3, 192, 8);
-
-const PAGE03_MAP: &[Field] =
-    &[TEMPERATURE_THRESHOLDS, VCC_THRESHOLDS, RX_POWER_THRESHOLDS, TX_BIAS_THRESHOLDS, TX_POWER_THRESHOLDS];
 
 // ---- Bits ----
 /// Byte 2 (Table 6-2): upper memory flat (page 00h only), and data not ready.
@@ -307,7 +261,7 @@ fn decode_identity(img: &ModuleImage, r: &mut ModuleReport) {
     r.vendor_pn = text(VENDOR_PN);
     r.vendor_sn = text(VENDOR_SN);
     r.vendor_rev = text(VENDOR_REV);
-    // YYMMDDLL (6.3.22), kept as the vendor wrote it.
+    // YYMMDDLL, kept as the vendor wrote it.
     r.date_code = text(DATE_CODE);
     r.vendor_oui = VENDOR_OUI.read(img, 0).map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":"));
     r.connector = CONNECTOR.byte(img, 0);
@@ -471,6 +425,19 @@ pub fn monitor_requests(_img: &ModuleImage) -> Vec<PageRequest> {
 mod tests {
     use super::super::map::{first_overlap, first_straddling};
     use super::*;
+
+    // Every field the decoder reads, per half page: the map the overlap test checks.
+    const LOWER_MAP: &[Field] = &[
+        IDENTIFIER, REV_COMPLIANCE, STATUS, LOS_FLAGS, FAULT_FLAGS, LOL_FLAGS, TEMPERATURE_FLAGS, VCC_FLAGS,
+        RX_POWER_FLAGS, TX_BIAS_FLAGS, TX_POWER_FLAGS, TEMPERATURE, SUPPLY_VOLTAGE, RX_POWER, TX_BIAS, TX_POWER,
+    ];
+    const PAGE00_MAP: &[Field] = &[
+        IDENTIFIER_UPPER, CONNECTOR, ETHERNET_COMPLIANCE, ENCODING, BR_NOMINAL, DEVICE_TECHNOLOGY, VENDOR_NAME,
+        VENDOR_OUI, VENDOR_PN, VENDOR_REV, WAVELENGTH, CC_BASE, EXT_COMPLIANCE, OPTIONS_193, OPTIONS_194,
+        OPTIONS_195, VENDOR_SN, DATE_CODE, DIAG_MONITORING_TYPE, BAUD_RATE_EXTENDED, CC_EXT,
+    ];
+    const PAGE03_MAP: &[Field] =
+        &[TEMPERATURE_THRESHOLDS, VCC_THRESHOLDS, RX_POWER_THRESHOLDS, TX_BIAS_THRESHOLDS, TX_POWER_THRESHOLDS];
 
     #[test]
     fn field_tables_do_not_overlap_or_straddle() {
