@@ -74,7 +74,7 @@ fn sfp02_real_dump() {
     assert_eq!(r.encoding.as_deref(), Some("64B/66B"));
     assert_eq!(r.modulation, Some(Modulation::Nrz));
     // Byte 12 = 67h = 103 x 100 MBd.
-    assert_eq!(r.nominal_bit_rate_mbd, Some(10300));
+    assert_eq!(r.nominal_signaling_rate_mbd, Some(10300));
     // Bytes 60-61 = 00 00 and byte 8 = 0 (not a cable): wavelength unspecified.
     assert_eq!(r.wavelength_nm, None);
     // Byte 94 = 03h: SFF-8472 Rev 10.2 (Table 8-8).
@@ -200,7 +200,7 @@ fn byte_built_identity() {
     s.a0[36] = 0x02;
     s.a0[11] = 0x08; // PAM4
     let r = s.decode(true);
-    assert_eq!(r.nominal_bit_rate_mbd, Some(25000));
+    assert_eq!(r.nominal_signaling_rate_mbd, Some(25000));
     assert_eq!(r.media_type.as_deref(), Some("100GBASE-SR4 or 25GBASE-SR, 10GBASE-SR"));
     assert_eq!(r.modulation, Some(Modulation::Pam4));
 

@@ -131,6 +131,8 @@ pub struct ModuleReport {
     pub media_type: Option<String>,
     /// Nominal wavelength in nm (optical modules).
     pub wavelength_nm: Option<f64>,
+    /// Nominal signalling rate per lane in MBd (SFF-8472 byte 12, SFF-8636 bytes 140/222).
+    pub nominal_signaling_rate_mbd: Option<u32>,
     pub module_temperature_c: Option<f64>,
     pub supply_voltage_v: Option<f64>,
     /// CMIS module state (LowPwr, ModuleReady, ...).
@@ -142,8 +144,6 @@ pub struct ModuleReport {
     pub modulation: Option<Modulation>,
     /// Line encoding name (SFF-8024 Table 4-2).
     pub encoding: Option<String>,
-    /// Nominal signalling rate in MBd, as the module advertises it.
-    pub nominal_bit_rate_mbd: Option<u32>,
     pub media_lane_count: Option<u8>,
     pub host_lane_count: Option<u8>,
     pub active_application: Option<Application>,
@@ -172,6 +172,7 @@ impl ModuleReport {
             connector_name: None,
             media_type: None,
             wavelength_nm: None,
+            nominal_signaling_rate_mbd: None,
             module_temperature_c: None,
             supply_voltage_v: None,
             module_state: None,
@@ -180,7 +181,6 @@ impl ModuleReport {
             rx_power_type: None,
             modulation: None,
             encoding: None,
-            nominal_bit_rate_mbd: None,
             media_lane_count: None,
             host_lane_count: None,
             active_application: None,

@@ -510,7 +510,7 @@ fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {
         report.encoding = Some(sff8024::encoding_name_sff8472(code));
         report.modulation = sff8024::modulation_for_encoding(code);
     }
-    report.nominal_bit_rate_mbd = match a0.byte(BR_NOMINAL) {
+    report.nominal_signaling_rate_mbd = match a0.byte(BR_NOMINAL) {
         Some(0) | None => None,
         // SFF-8472 byte 12 description: FFh means the rate exceeds 25.4 GBd and byte 66 holds it in 250 MBd units.
         Some(0xff) => a0.byte(BR_MAX).filter(|&b| b != 0).map(|b| b as u32 * 250),
