@@ -50,6 +50,38 @@ pub fn identifier_name(id: u8) -> String {
     lookup(IDENTIFIERS, id)
 }
 
+/// SFF-8024 Table 4-3, Connector Types.
+const CONNECTORS: &[(u8, &str)] = &[
+    (0x00, "Unknown or unspecified"),
+    (0x01, "SC (Subscriber Connector)"),
+    (0x02, "Fibre Channel Style 1 copper connector"),
+    (0x03, "Fibre Channel Style 2 copper connector"),
+    (0x04, "BNC/TNC (Bayonet/Threaded Neill-Concelman)"),
+    (0x05, "Fibre Channel coax headers"),
+    (0x06, "Fiber Jack"),
+    (0x07, "LC (Lucent Connector)"),
+    (0x08, "MT-RJ (Mechanical Transfer - Registered Jack)"),
+    (0x09, "MU (Multiple Optical)"),
+    (0x0a, "SG"),
+    (0x0b, "Optical Pigtail"),
+    (0x0c, "MPO 1x12 (Multifiber Parallel Optic)"),
+    (0x0d, "MPO 2x16"),
+    (0x20, "HSSDC II (High Speed Serial Data Connector)"),
+    (0x21, "Copper pigtail"),
+    (0x22, "RJ45 (Registered Jack)"),
+    (0x23, "No separable connector"),
+    (0x24, "MXC 2x16"),
+    (0x25, "CS optical connector"),
+    (0x26, "SN (previously Mini CS) optical connector"),
+    (0x27, "MPO 2x12"),
+    (0x28, "MPO 1x16"),
+];
+
+/// Connector name, or `Unknown (0xNN)` for codes the table does not list.
+pub fn connector_name(code: u8) -> String {
+    lookup(CONNECTORS, code)
+}
+
 /// The management interface an identifier implies (SFF-8024 Table 4-1 "Reference" column).
 pub fn standard_for_identifier(id: u8) -> Option<Standard> {
     match id {
