@@ -170,11 +170,8 @@ pub(super) const MEDIA_SMF: &[Code] = &[
 ];
 
 /// SFF-8024 Table 4-8, Passive Copper Cable Media Interface Codes.
-pub(super) const MEDIA_PASSIVE_COPPER: &[Code] = &[
-    plain("Undefined", 0x00),
-    plain("Copper cable", 0x01),
-    plain("Passive Loopback module", 0x02),
-];
+pub(super) const MEDIA_PASSIVE_COPPER: &[Code] =
+    &[plain("Undefined", 0x00), plain("Copper cable", 0x01), plain("Passive Loopback module", 0x02)];
 
 /// SFF-8024 Table 4-9, Active Cable Assembly Media Interface Codes.
 pub(super) const MEDIA_ACTIVE_CABLE: &[Code] = &[
@@ -195,7 +192,7 @@ pub(super) const MEDIA_BASE_T: &[Code] = &[
     plain("10GBASE-T (Clause 55)", 0x04),
 ];
 
-/// The media code table selected by the MediaType byte (CMIS 5.2 8.2.10, lower byte 85).
+/// The media code table selected by the MediaType byte (CMIS 5.2 8.2, lower byte 85).
 pub(super) fn media_table(media_type: u8) -> Option<&'static [Code]> {
     match media_type {
         0x01 => Some(MEDIA_MMF),

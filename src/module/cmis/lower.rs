@@ -10,14 +10,14 @@ const fn lower(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0, offset, len)
 }
 
-/// SFF-8024 identifier (CMIS 5.2 8.2.1, byte 0).
+/// SFF-8024 identifier (CMIS 5.2 8.2, byte 0).
 pub(super) const IDENTIFIER: Field = lower("identifier", 0, 1);
-/// Revision compliance: major in bits 7-4, minor in bits 3-0 (8.2.1, byte 1).
+/// Revision compliance: major in bits 7-4, minor in bits 3-0 (CMIS 5.2 8.2, byte 1).
 pub(super) const REVISION: Field = lower("revision", 1, 1);
-/// Bit 7 MemoryModel: 1 = flat memory, 0 = paged (8.2.1, byte 2; named Flat_mem in
+/// Bit 7 MemoryModel: 1 = flat memory, 0 = paged (CMIS 5.2 8.2, byte 2; named Flat_mem in
 /// CMIS 4.0, same bit).
 pub(super) const MEMORY_MODEL: Field = lower("memory_model", 2, 1);
-/// Bits 3-1 ModuleState (CMIS 5.2 8.2.2, encodings Table 8-7).
+/// Bits 3-1 ModuleState (CMIS 5.2 8.2, encodings Table 8-7).
 pub(super) const MODULE_STATE: Field = lower("module_state", 3, 1);
 /// Module flags, CMIS 5.2 Table 8-9 (latched, clear on read).
 pub(super) const FLAGS_STATE: Field = lower("flags_module_state", 8, 1);
@@ -27,7 +27,7 @@ pub(super) const FLAGS_AUX3_CUSTOM: Field = lower("flags_aux3_custom", 11, 1);
 /// Module monitors (CMIS 5.2 Table 8-10): 1/256 degC signed, 100 uV unsigned.
 pub(super) const TEMPERATURE: Field = lower("temperature", 14, 2);
 pub(super) const VCC: Field = lower("vcc", 16, 2);
-/// MediaType: selects the media interface code table (CMIS 5.2 8.2.10).
+/// MediaType: selects the media interface code table (CMIS 5.2 8.2).
 pub(super) const MEDIA_TYPE: Field = lower("media_type", 85, 1);
 /// Application Descriptors 1-8, 4 bytes each (CMIS 5.2 Table 8-23).
 pub(super) const APP_DESCRIPTORS: Field = lower("application_descriptors", 86, 32);
@@ -83,15 +83,10 @@ const MODULE_FLAGS: &[(Field, u8, &str)] = &[
 ];
 
 /// CMIS 5.2 Table 8-7, Module State encodings (ModuleState field value).
-const MODULE_STATES: &[(u8, &str)] = &[
-    (1, "ModuleLowPwr"),
-    (2, "ModulePwrUp"),
-    (3, "ModuleReady"),
-    (4, "ModulePwrDn"),
-    (5, "ModuleFault"),
-];
+const MODULE_STATES: &[(u8, &str)] =
+    &[(1, "ModuleLowPwr"), (2, "ModulePwrUp"), (3, "ModuleReady"), (4, "ModulePwrDn"), (5, "ModuleFault")];
 
-/// MediaType encodings (CMIS 5.2 8.2.10).
+/// MediaType encodings (CMIS 5.2 8.2).
 const MEDIA_TYPES: &[(u8, &str)] = &[
     (0x00, "Undefined"),
     (0x01, "Optical Interfaces: MMF"),
@@ -143,28 +138,40 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
     r.media_type = media_type(img).map(|m| super::super::sff8024::lookup(MEDIA_TYPES, m));
 }
 
-/// Application Descriptors 1-8 as raw descriptors, and whether the list ended here
-/// (a HostInterfaceID of 0xFF marks the end, CMIS 5.2 8.2.11).
-pub(super) fn descriptors(img: &ModuleImage) -> (Vec<Descriptor>, bool) {
+/// Descriptors read from one table, and whether the list ended inside it.
+pub(super) struct DescriptorList {
+    pub descriptors: Vec<Descriptor>,
+    pub ended: bool,
+    /// A used descriptor after the end of the list (ignored, worth a warning).
+    pub stray_after_end: Option<u8>,
+}
+
+/// Application Descriptors 1-8 (an absent table counts as an ended, empty list).
+pub(super) fn descriptors(img: &ModuleImage) -> DescriptorList {
     match APP_DESCRIPTORS.read(img, 0) {
         Some(bytes) => parse_descriptors(bytes, 1),
-        None => (Vec::new(), true),
+        None => DescriptorList { descriptors: Vec::new(), ended: true, stray_after_end: None },
     }
 }
 
-/// Splits 4-byte descriptors numbered from `first_app_sel`; stops at host ID 0xFF and
-/// skips unused (host ID 0x00, "Undefined") entries such as an all-zero table.
-pub(super) fn parse_descriptors(bytes: &[u8], first_app_sel: u8) -> (Vec<Descriptor>, bool) {
-    let mut out = Vec::new();
+/// Splits 4-byte descriptors numbered from `first_app_sel`. Descriptors are contiguous
+/// from AppSel 1 and a HostInterfaceID of 0xFF ends the list (CMIS 5.2 8.2); an
+/// unused entry (0x00, "Undefined") ends it too, as in an all-zero table. SONiC's
+/// sonic_xcvr stops at "Undefined" the same way.
+pub(super) fn parse_descriptors(bytes: &[u8], first_app_sel: u8) -> DescriptorList {
+    let mut list = DescriptorList { descriptors: Vec::new(), ended: false, stray_after_end: None };
     for (i, d) in bytes.chunks_exact(4).enumerate() {
-        if d[0] == 0xff {
-            return (out, true);
-        }
-        if d[0] == 0x00 {
+        let app_sel = first_app_sel + i as u8;
+        let unused = d[0] == 0xff || d[0] == 0x00;
+        if list.ended || unused {
+            if list.ended && !unused && list.stray_after_end.is_none() {
+                list.stray_after_end = Some(app_sel);
+            }
+            list.ended = true;
             continue;
         }
-        out.push(Descriptor {
-            app_sel: first_app_sel + i as u8,
+        list.descriptors.push(Descriptor {
+            app_sel,
             host_id: d[0],
             media_id: d[1],
             lane_counts: d[2],
@@ -172,5 +179,5 @@ pub(super) fn parse_descriptors(bytes: &[u8], first_app_sel: u8) -> (Vec<Descrip
             media_lane_assignment: None,
         });
     }
-    (out, false)
+    list
 }

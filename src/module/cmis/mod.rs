@@ -72,8 +72,11 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
         for bank in 0..banks {
             match page11::lanes(img, bank, adv.as_ref()) {
                 Some(lanes) => r.lanes.extend(lanes),
-                None => r.warnings.push(format!("page 11h bank {bank} absent: lanes {}-{} not decoded", 
-                    u16::from(bank) * 8 + 1, u16::from(bank) * 8 + 8)),
+                None => r.warnings.push(format!(
+                    "page 11h bank {bank} absent: lanes {}-{} not decoded",
+                    u16::from(bank) * 8 + 1,
+                    u16::from(bank) * 8 + 8
+                )),
             }
         }
     }
@@ -83,12 +86,16 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
 /// Application Descriptors 1-8 (lower memory) then 9-15 (page 01h) up to the 0xFF end
 /// marker, with media lane assignments from page 01h.
 fn applications(img: &ModuleImage, media_type: Option<u8>, warnings: &mut Vec<String>) -> Vec<Application> {
-    let (mut descriptors, ended) = lower::descriptors(img);
-    if !ended {
-        descriptors.extend(page01::descriptors(img));
+    let mut lists = vec![lower::descriptors(img)];
+    if lists.iter().all(|l| !l.ended) {
+        lists.extend(page01::descriptors(img));
     }
-    descriptors
+    for sel in lists.iter().filter_map(|l| l.stray_after_end) {
+        warnings.push(format!("application descriptor {sel} follows the end of the list: ignored"));
+    }
+    lists
         .iter()
+        .flat_map(|l| &l.descriptors)
         .map(|d| Descriptor { media_lane_assignment: page01::media_lane_assignment(img, d.app_sel), ..*d })
         .map(|d| appcodes::describe(&d, media_type, warnings))
         .collect()

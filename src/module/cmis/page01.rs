@@ -5,29 +5,29 @@
 use super::super::map::Field;
 use super::super::report::{checksum8, ModuleReport, RxPowerType};
 use super::super::{ModuleImage, I2C_A0};
-use super::appcodes::Descriptor;
+use super::lower::DescriptorList;
 
 const fn p01(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0x01, offset, len)
 }
 
-/// Nominal wavelength, U16 in units of 0.05 nm (CMIS 5.2 8.4.2).
+/// Nominal wavelength, U16 in units of 0.05 nm (CMIS 5.2 8.4).
 pub(super) const WAVELENGTH: Field = p01("nominal_wavelength", 138, 2);
-/// Bits 1-0 BanksSupported: 0 = bank 0, 1 = banks 0-1, 2 = banks 0-3 (CMIS 5.2 8.4.3).
+/// Bits 1-0 BanksSupported: 0 = bank 0, 1 = banks 0-1, 2 = banks 0-3 (CMIS 5.2 8.4).
 pub(super) const PAGES_BANKS: Field = p01("supported_pages_banks", 142, 1);
 /// Bit 4: Rx power measured as average (1) or OMA (0) (ethtool cmis.h CMIS_DIAG_TYPE_OFFSET).
 pub(super) const RX_POWER_TYPE: Field = p01("rx_power_measurement_type", 151, 1);
-/// Supported Tx / Rx flags (CMIS 5.2 8.4.6; advertisement of Tables 8-80 and 8-81).
+/// Supported Tx / Rx flags (CMIS 5.2 8.4; advertisement of Tables 8-80 and 8-81).
 pub(super) const TX_FLAGS_ADV: Field = p01("tx_flags_supported", 157, 1);
 pub(super) const RX_FLAGS_ADV: Field = p01("rx_flags_supported", 158, 1);
-/// Bit 0 temperature, bit 1 Vcc monitor implemented (CMIS 5.2 8.4.7).
+/// Bit 0 temperature, bit 1 Vcc monitor implemented (CMIS 5.2 8.4).
 pub(super) const MODULE_MON_ADV: Field = p01("module_monitors_supported", 159, 1);
 /// Bit 0 Tx bias, bit 1 Tx power, bit 2 Rx power monitors; bits 4-3 Tx bias current
-/// multiplier 1/2/4 (CMIS 5.2 8.4.7).
+/// multiplier 1/2/4 (CMIS 5.2 8.4).
 pub(super) const LANE_MON_ADV: Field = p01("lane_monitors_supported", 160, 1);
 /// Media lane assignment options of applications 1-15 (CMIS 5.2 Table 8-52).
 pub(super) const MEDIA_LANE_ASSIGNMENT: Field = p01("media_lane_assignment", 176, 15);
-/// Application Descriptors 9-15 (CMIS 5.2 8.4.10; also CMIS 4.0).
+/// Application Descriptors 9-15 (CMIS 5.2 8.4; also CMIS 4.0).
 pub(super) const APP_DESCRIPTORS_9_15: Field = p01("application_descriptors_9_15", 223, 28);
 /// Low 8 bits of the sum of bytes 130-254 (CMIS 5.2 8.4, PageChecksum).
 pub(super) const CHECKSUM: Field = p01("checksum", 255, 1);
@@ -76,14 +76,17 @@ pub(super) fn bank_count(img: &ModuleImage) -> Option<u8> {
 /// Decodes the advertisement; `None` (plus a warning) when page 01h was not read.
 pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) -> Option<Advertisement> {
     if !img.has_upper_page(I2C_A0, 0x01, 0) {
-        r.warnings.push("page 01h absent: implemented monitors unknown, lane monitors and thresholds not decoded".into());
+        r.warnings
+            .push("page 01h absent: implemented monitors unknown, lane monitors and thresholds not decoded".into());
         return None;
     }
     if PAGES_BANKS.byte(img, 0).is_some() && bank_count(img).is_none() {
         r.warnings.push("page 01h byte 142: reserved bank count code 3, assuming bank 0 only".into());
     }
     r.wavelength_nm = WAVELENGTH.word(img, 0).map(u16::from_be_bytes).filter(|&w| w != 0).map(|w| w as f64 * 0.05);
-    if let (Some(bytes), Some(stored)) = (img.bytes(I2C_A0, 0x01, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0)) {
+    if let (Some(bytes), Some(stored)) =
+        (img.bytes(I2C_A0, 0x01, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0))
+    {
         r.check_sum("page 01h", stored, checksum8(bytes));
     }
     let (Some(module_mon), Some(lane_mon)) = (MODULE_MON_ADV.byte(img, 0), LANE_MON_ADV.byte(img, 0)) else {
@@ -116,8 +119,8 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) -> Option<Advertis
 }
 
 /// Application Descriptors 9-15, when page 01h holds them.
-pub(super) fn descriptors(img: &ModuleImage) -> Vec<Descriptor> {
-    APP_DESCRIPTORS_9_15.read(img, 0).map(|b| super::lower::parse_descriptors(b, 9).0).unwrap_or_default()
+pub(super) fn descriptors(img: &ModuleImage) -> Option<DescriptorList> {
+    APP_DESCRIPTORS_9_15.read(img, 0).map(|b| super::lower::parse_descriptors(b, 9))
 }
 
 /// Media lane assignment byte of `app_sel` (1-15), if page 01h holds it.

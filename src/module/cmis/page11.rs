@@ -1,5 +1,5 @@
-//! Upper page 11h (CMIS 5.2 8.10), one per bank: data path state, lane flags, lane
-//! monitors and the Active Control Set. Bank `b` covers lanes 8b+1..8b+8; bit / nibble /
+//! Upper page 11h (CMIS 5.2, Tables 8-79 to 8-89), one per bank: data path state, lane
+//! flags, lane monitors and the Active Control Set. Bank `b` covers lanes 8b+1..8b+8; bit / nibble /
 //! word `i` of each field is lane i+1 of the bank.
 
 use super::super::map::Field;
@@ -13,7 +13,8 @@ const fn p11(name: &'static str, offset: u8, len: u8) -> Field {
 
 pub(super) const LANES_PER_BANK: u8 = 8;
 
-/// DPStateHostLane, a nibble per lane, lane 1 in bits 3-0 of byte 128 (CMIS 5.2 8.10.1).
+/// DPStateHostLane, a nibble per lane, lane 1 in bits 3-0 of byte 128 (CMIS 5.2 page 11h
+/// bytes 128-131).
 pub(super) const DP_STATE: Field = p11("data_path_state", 128, 4);
 /// Lane-specific Tx flags (CMIS 5.2 Table 8-80).
 pub(super) const TX_FAULT: Field = p11("tx_fault", 135, 1);
@@ -107,7 +108,7 @@ const LANE_FLAGS: &[LaneFlag] = &[
     flag(RX_POWER_LW, "rx_power_low_warning", page01::LANE_MON_ADV, 2),
 ];
 
-/// Data path state encodings (CMIS 5.2 8.10.1, DPStateHostLane).
+/// Data path state encodings (CMIS 5.2 page 11h, DPStateHostLane).
 const DP_STATES: &[(u8, &str)] = &[
     (1, "DPDeactivated"),
     (2, "DPInit"),
