@@ -72,11 +72,11 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
         for bank in 0..banks {
             match page11::lanes(img, bank, adv.as_ref()) {
                 Some(lanes) => r.lanes.extend(lanes),
-                None => r.warnings.push(format!(
-                    "page 11h bank {bank} absent: lanes {}-{} not decoded",
-                    u16::from(bank) * 8 + 1,
-                    u16::from(bank) * 8 + 8
-                )),
+                None => {
+                    let first = u16::from(bank) * u16::from(page11::LANES_PER_BANK) + 1;
+                    let last = first + u16::from(page11::LANES_PER_BANK) - 1;
+                    r.warnings.push(format!("page 11h bank {bank} absent: lanes {first}-{last} not decoded"));
+                }
             }
         }
     }
