@@ -69,6 +69,8 @@ pub struct LaneReport {
     /// Stable flag names: `rx_los`, `tx_los`, `rx_lol`, `tx_lol`, `tx_fault`,
     /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
     pub flags: Vec<String>,
+    /// CMIS data path state of the host lane (`DPActivated`, `DPInit`, ...), if read.
+    pub data_path_state: Option<String>,
 }
 
 impl LaneReport {
@@ -100,6 +102,11 @@ pub struct Application {
     /// Bit i set: the application may start on host lane i+1.
     pub host_lane_assignment: Option<u8>,
     pub media_lane_assignment: Option<u8>,
+    /// Lane signalling of the application (media side when its code defines it, else host).
+    pub modulation: Option<Modulation>,
+    /// Nominal per-lane bit rates (SFF-8024 code tables); `None` when the code fixes none.
+    pub host_lane_bit_rate_gbps: Option<f64>,
+    pub media_lane_bit_rate_gbps: Option<f64>,
 }
 
 /// A checksum the decoder verified. A mismatch is reported, never a refusal.

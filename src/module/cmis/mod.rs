@@ -1,0 +1,159 @@
+//! CMIS 4.0 / 5.x decoder (QSFP-DD, OSFP, QSFP112, ...), CMIS 5.2 chapter 8 memory map.
+//!
+//! One file per page, as SONiC's sonic_xcvr lays out its CMIS map: [`lower`] (bytes
+//! 0-127), [`page00`], [`page01`], [`page02`], [`page11`] (one per bank), and
+//! [`appcodes`] (the SFF-8024 interface code tables the Application Descriptors use).
+//!
+//! CMIS 4.0 vs 5.x: every field decoded here sits at the same offset with the same
+//! encoding in CMIS 4.0 and 5.0-5.2 (flat-memory bit 2.7, module state 3.3-1, page 01h
+//! advertisement bytes 142-160, Application Descriptors 9-15 at page 01h 223-250, page 11h
+//! flags, monitors and Active Control Set at 206-213); ethtool's cmis.c and SONiC's CMIS
+//! map do not branch on the revision either. Other revisions are decoded with the same
+//! map and a warning.
+//!
+//! Lanes: one [`LaneReport`](super::report::LaneReport) per media lane of each bank whose
+//! page 11h was read, 8 per bank, even when the active application uses fewer (a 4-lane
+//! application on an 8-lane module still reports lanes 1-8: the unused lanes' flags and
+//! data path states are real data).
+
+mod appcodes;
+mod lower;
+mod page00;
+mod page01;
+mod page02;
+mod page11;
+
+use super::report::Application;
+use super::{ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
+use appcodes::Descriptor;
+
+/// Decodes whatever the image holds; missing pages leave fields `None` with a warning.
+pub fn decode(img: &ModuleImage) -> ModuleReport {
+    let mut r = ModuleReport::new(Standard::Cmis, lower::IDENTIFIER.byte(img, 0).unwrap_or(0));
+    lower::decode(img, &mut r);
+    let media_type = lower::media_type(img);
+    page00::decode(img, &mut r, media_type);
+
+    let paged = lower::flat_memory(img) == Some(false);
+    let adv = if paged { page01::decode(img, &mut r) } else { None };
+    if let Some(adv) = &adv {
+        // A module-level monitor the module does not implement is None, not 0.
+        if !adv.temperature_mon {
+            r.module_temperature_c = None;
+        }
+        if !adv.vcc_mon {
+            r.supply_voltage_v = None;
+        }
+    }
+
+    r.applications = applications(img, media_type, &mut r.warnings);
+    let active_sel = if paged { page11::active_app_sel(img) } else { None };
+    let active = match active_sel {
+        Some(sel) => {
+            let app = r.applications.iter().find(|a| a.app_sel == sel).cloned();
+            if app.is_none() {
+                r.warnings.push(format!("active AppSel {sel} (page 11h byte 206) is not an advertised application"));
+            }
+            app
+        }
+        // No Active Control Set: the module runs its default, application 1.
+        None => r.applications.iter().find(|a| a.app_sel == 1).cloned(),
+    };
+    if let Some(app) = &active {
+        r.host_lane_count = Some(app.host_lane_count);
+        r.media_lane_count = Some(app.media_lane_count);
+        r.modulation = app.modulation;
+    }
+    r.active_application = active;
+
+    if paged {
+        page02::decode(img, adv.as_ref(), &mut r);
+        let banks = page01::bank_count(img).unwrap_or(1);
+        for bank in 0..banks {
+            match page11::lanes(img, bank, adv.as_ref()) {
+                Some(lanes) => r.lanes.extend(lanes),
+                None => {
+                    let first = u16::from(bank) * u16::from(page11::LANES_PER_BANK) + 1;
+                    let last = first + u16::from(page11::LANES_PER_BANK) - 1;
+                    r.warnings.push(format!("page 11h bank {bank} absent: lanes {first}-{last} not decoded"));
+                }
+            }
+        }
+    }
+    r
+}
+
+/// Application Descriptors 1-8 (lower memory) then 9-15 (page 01h) up to the 0xFF end
+/// marker, with media lane assignments from page 01h.
+fn applications(img: &ModuleImage, media_type: Option<u8>, warnings: &mut Vec<String>) -> Vec<Application> {
+    let mut lists = vec![lower::descriptors(img)];
+    if lists.iter().all(|l| !l.ended) {
+        lists.extend(page01::descriptors(img));
+    }
+    for sel in lists.iter().filter_map(|l| l.stray_after_end) {
+        warnings.push(format!("application descriptor {sel} follows the end of the list: ignored"));
+    }
+    lists
+        .iter()
+        .flat_map(|l| &l.descriptors)
+        .map(|d| Descriptor { media_lane_assignment: page01::media_lane_assignment(img, d.app_sel), ..*d })
+        .map(|d| appcodes::describe(&d, media_type, warnings))
+        .collect()
+}
+
+/// Static pages worth reading: lower memory and page 00h, and on paged modules pages
+/// 01h, 02h, and 10h + 11h of each bank page 01h advertises (bank 0 until it is read).
+/// The list depends only on what the image holds, so callers repeat until it stops growing.
+pub fn static_pages(img: &ModuleImage) -> Vec<PageRequest> {
+    let mut out = vec![PageRequest::lower(I2C_A0), PageRequest::upper(I2C_A0, 0x00, 0)];
+    if lower::flat_memory(img) == Some(false) {
+        out.push(PageRequest::upper(I2C_A0, 0x01, 0));
+        out.push(PageRequest::upper(I2C_A0, 0x02, 0));
+        for bank in 0..page01::bank_count(img).unwrap_or(1) {
+            out.push(PageRequest::upper(I2C_A0, 0x10, bank));
+            out.push(PageRequest::upper(I2C_A0, 0x11, bank));
+        }
+    }
+    out
+}
+
+/// Per-sample reads: lower bytes 0-25 (state, flags, temperature, Vcc) and, on paged
+/// modules, page 11h bytes 128-213 (data path state, flags, monitors, Active Control Set)
+/// of each bank.
+pub fn monitor_requests(img: &ModuleImage) -> Vec<PageRequest> {
+    let mut out = vec![PageRequest::new(I2C_A0, 0, 0, 0, lower::MONITOR_SPAN_LEN)];
+    if lower::flat_memory(img) == Some(false) {
+        let len = page11::MONITOR_SPAN_END - 128 + 1;
+        for bank in 0..page01::bank_count(img).unwrap_or(1) {
+            out.push(PageRequest::new(I2C_A0, 0x11, bank, 128, len));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::map::{first_overlap, first_straddling, Field};
+    use super::*;
+
+    #[test]
+    fn field_tables_do_not_overlap() {
+        let all: Vec<Field> = [lower::FIELDS, page00::FIELDS, page01::FIELDS, page02::FIELDS, page11::FIELDS].concat();
+        assert_eq!(first_overlap(&all), None);
+        assert_eq!(first_straddling(&all), None);
+    }
+
+    #[test]
+    fn requests_are_valid_half_page_reads() {
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0x00]).unwrap();
+        img.insert(I2C_A0, 0x01, 0, 142, &[0x02]).unwrap(); // banks 0-3
+        let st = static_pages(&img);
+        assert_eq!(st.len(), 2 + 2 + 4 * 2);
+        let mon = monitor_requests(&img);
+        assert_eq!(mon[0], PageRequest::new(I2C_A0, 0, 0, 0, 26));
+        assert_eq!(mon[1], PageRequest::new(I2C_A0, 0x11, 0, 128, 86));
+        assert_eq!(mon.len(), 5);
+        assert!(st.iter().chain(&mon).all(PageRequest::is_valid));
+    }
+}

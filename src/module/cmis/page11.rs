@@ -1,0 +1,179 @@
+//! Upper page 11h (CMIS 5.2, Tables 8-79 to 8-89), one per bank: data path state, lane
+//! flags, lane monitors and the Active Control Set. Bank `b` covers lanes 8b+1..8b+8; bit / nibble /
+//! word `i` of each field is lane i+1 of the bank.
+
+use super::super::map::Field;
+use super::super::report::LaneReport;
+use super::super::{units, ModuleImage, I2C_A0};
+use super::page01::{self, Advertisement};
+
+const fn p11(name: &'static str, offset: u8, len: u8) -> Field {
+    Field::new(name, I2C_A0, 0x11, offset, len)
+}
+
+pub(super) const LANES_PER_BANK: u8 = 8;
+
+/// DPStateHostLane, a nibble per lane, lane 1 in bits 3-0 of byte 128 (CMIS 5.2 page 11h
+/// bytes 128-131).
+pub(super) const DP_STATE: Field = p11("data_path_state", 128, 4);
+/// Lane-specific Tx flags (CMIS 5.2 Table 8-80).
+pub(super) const TX_FAULT: Field = p11("tx_fault", 135, 1);
+pub(super) const TX_LOS: Field = p11("tx_los", 136, 1);
+pub(super) const TX_LOL: Field = p11("tx_cdr_lol", 137, 1);
+pub(super) const TX_EQ_FAULT: Field = p11("tx_adaptive_eq_fault", 138, 1);
+pub(super) const TX_POWER_HA: Field = p11("tx_power_high_alarm", 139, 1);
+pub(super) const TX_POWER_LA: Field = p11("tx_power_low_alarm", 140, 1);
+pub(super) const TX_POWER_HW: Field = p11("tx_power_high_warning", 141, 1);
+pub(super) const TX_POWER_LW: Field = p11("tx_power_low_warning", 142, 1);
+pub(super) const TX_BIAS_HA: Field = p11("tx_bias_high_alarm", 143, 1);
+pub(super) const TX_BIAS_LA: Field = p11("tx_bias_low_alarm", 144, 1);
+pub(super) const TX_BIAS_HW: Field = p11("tx_bias_high_warning", 145, 1);
+pub(super) const TX_BIAS_LW: Field = p11("tx_bias_low_warning", 146, 1);
+/// Lane-specific Rx flags (CMIS 5.2 Table 8-81).
+pub(super) const RX_LOS: Field = p11("rx_los", 147, 1);
+pub(super) const RX_LOL: Field = p11("rx_cdr_lol", 148, 1);
+pub(super) const RX_POWER_HA: Field = p11("rx_power_high_alarm", 149, 1);
+pub(super) const RX_POWER_LA: Field = p11("rx_power_low_alarm", 150, 1);
+pub(super) const RX_POWER_HW: Field = p11("rx_power_high_warning", 151, 1);
+pub(super) const RX_POWER_LW: Field = p11("rx_power_low_warning", 152, 1);
+/// Media lane monitors, 8 big-endian words each (CMIS 5.2 Table 8-82).
+pub(super) const TX_POWER: Field = p11("tx_power", 154, 16);
+pub(super) const TX_BIAS: Field = p11("tx_bias", 170, 16);
+pub(super) const RX_POWER: Field = p11("rx_power", 186, 16);
+/// Active Control Set DPConfigLane: AppSel in bits 7-4, DataPathID in bits 3-1
+/// (CMIS 5.2 Table 8-86).
+pub(super) const DP_CONFIG: Field = p11("active_dp_config", 206, 8);
+
+/// Every field this page decodes, for the overlap test.
+#[cfg(test)]
+pub(super) const FIELDS: &[Field] = &[
+    DP_STATE,
+    TX_FAULT,
+    TX_LOS,
+    TX_LOL,
+    TX_EQ_FAULT,
+    TX_POWER_HA,
+    TX_POWER_LA,
+    TX_POWER_HW,
+    TX_POWER_LW,
+    TX_BIAS_HA,
+    TX_BIAS_LA,
+    TX_BIAS_HW,
+    TX_BIAS_LW,
+    RX_LOS,
+    RX_LOL,
+    RX_POWER_HA,
+    RX_POWER_LA,
+    RX_POWER_HW,
+    RX_POWER_LW,
+    TX_POWER,
+    TX_BIAS,
+    RX_POWER,
+    DP_CONFIG,
+];
+
+/// Last byte monitor reads need: flags, monitors and the Active Control Set (128-213).
+pub(super) const MONITOR_SPAN_END: u8 = 213;
+
+/// A lane flag: the page 11h byte, its report name, and the page 01h byte and bit that
+/// advertise it (CMIS 5.2 Tables 8-80/8-81 "Advertisement" column).
+struct LaneFlag {
+    field: Field,
+    name: &'static str,
+    advertised_by: (Field, u8),
+}
+
+const fn flag(field: Field, name: &'static str, adv: Field, bit: u8) -> LaneFlag {
+    LaneFlag { field, name, advertised_by: (adv, bit) }
+}
+
+const LANE_FLAGS: &[LaneFlag] = &[
+    flag(TX_FAULT, "tx_fault", page01::TX_FLAGS_ADV, 0),
+    flag(TX_LOS, "tx_los", page01::TX_FLAGS_ADV, 1),
+    flag(TX_LOL, "tx_lol", page01::TX_FLAGS_ADV, 2),
+    flag(TX_EQ_FAULT, "tx_adaptive_eq_fault", page01::TX_FLAGS_ADV, 3),
+    flag(TX_POWER_HA, "tx_power_high_alarm", page01::LANE_MON_ADV, 1),
+    flag(TX_POWER_LA, "tx_power_low_alarm", page01::LANE_MON_ADV, 1),
+    flag(TX_POWER_HW, "tx_power_high_warning", page01::LANE_MON_ADV, 1),
+    flag(TX_POWER_LW, "tx_power_low_warning", page01::LANE_MON_ADV, 1),
+    flag(TX_BIAS_HA, "tx_bias_high_alarm", page01::LANE_MON_ADV, 0),
+    flag(TX_BIAS_LA, "tx_bias_low_alarm", page01::LANE_MON_ADV, 0),
+    flag(TX_BIAS_HW, "tx_bias_high_warning", page01::LANE_MON_ADV, 0),
+    flag(TX_BIAS_LW, "tx_bias_low_warning", page01::LANE_MON_ADV, 0),
+    flag(RX_LOS, "rx_los", page01::RX_FLAGS_ADV, 1),
+    flag(RX_LOL, "rx_lol", page01::RX_FLAGS_ADV, 2),
+    flag(RX_POWER_HA, "rx_power_high_alarm", page01::LANE_MON_ADV, 2),
+    flag(RX_POWER_LA, "rx_power_low_alarm", page01::LANE_MON_ADV, 2),
+    flag(RX_POWER_HW, "rx_power_high_warning", page01::LANE_MON_ADV, 2),
+    flag(RX_POWER_LW, "rx_power_low_warning", page01::LANE_MON_ADV, 2),
+];
+
+/// Data path state encodings (CMIS 5.2 page 11h, DPStateHostLane).
+const DP_STATES: &[(u8, &str)] = &[
+    (1, "DPDeactivated"),
+    (2, "DPInit"),
+    (3, "DPDeinit"),
+    (4, "DPActivated"),
+    (5, "DPTxTurnOn"),
+    (6, "DPTxTurnOff"),
+    (7, "DPInitialized"),
+];
+
+fn dp_state_name(code: u8) -> String {
+    DP_STATES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| n.to_string())
+        .unwrap_or_else(|| format!("Reserved ({code})"))
+}
+
+/// Word `lane` (0-7) of a 16-byte monitor field.
+fn lane_word(img: &ModuleImage, field: Field, bank: u8, lane: usize) -> Option<[u8; 2]> {
+    field.read(img, bank)?.get(2 * lane..2 * lane + 2).map(units::word)
+}
+
+/// The 8 lanes of `bank`, or `None` when page 11h of that bank was not read.
+/// Monitors are decoded only when page 01h advertises them (`adv`); flags are reported
+/// unless page 01h says they are not implemented.
+pub(super) fn lanes(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) -> Option<Vec<LaneReport>> {
+    if !img.has_upper_page(I2C_A0, 0x11, bank) {
+        return None;
+    }
+    let first = u16::from(bank) * u16::from(LANES_PER_BANK);
+    let mut out = Vec::with_capacity(LANES_PER_BANK.into());
+    for i in 0..usize::from(LANES_PER_BANK) {
+        // Banks are at most 4 (page 01h byte 142), so lane numbers stay below 33.
+        let mut lane = LaneReport::new(u8::try_from(first + i as u16 + 1).unwrap_or(u8::MAX));
+        lane.data_path_state = DP_STATE.read(img, bank).map(|b| dp_state_name((b[i / 2] >> (4 * (i % 2))) & 0x0f));
+        for f in LANE_FLAGS {
+            let (adv_field, adv_bit) = f.advertised_by;
+            let advertised = adv_field.byte(img, 0).is_none_or(|b| b & (1 << adv_bit) != 0);
+            if advertised && f.field.byte(img, bank).is_some_and(|b| b & (1 << i) != 0) {
+                lane.flags.push(f.name.to_string());
+            }
+        }
+        if let Some(adv) = adv {
+            if adv.tx_power_mon {
+                if let Some(w) = lane_word(img, TX_POWER, bank, i) {
+                    lane.set_tx_power_mw(units::power_mw(w));
+                }
+            }
+            if adv.rx_power_mon {
+                if let Some(w) = lane_word(img, RX_POWER, bank, i) {
+                    lane.set_rx_power_mw(units::power_mw(w));
+                }
+            }
+            if let (true, Some(mult)) = (adv.tx_bias_mon, adv.tx_bias_multiplier) {
+                lane.tx_bias_ma = lane_word(img, TX_BIAS, bank, i).map(|w| units::bias_ma(w) * f64::from(mult));
+            }
+        }
+        out.push(lane);
+    }
+    Some(out)
+}
+
+/// AppSel code (1-15) of host lane 1 in bank 0's Active Control Set; `None` when the
+/// page was not read or the lane belongs to no data path (AppSel 0).
+pub(super) fn active_app_sel(img: &ModuleImage) -> Option<u8> {
+    DP_CONFIG.byte(img, 0).map(|b| b >> 4).filter(|&s| s != 0)
+}
