@@ -34,8 +34,9 @@ impl Field {
     }
 
     /// ASCII field with trailing spaces (and NULs) trimmed; non-printable bytes become '?'.
+    /// An all-blank field is `None`: the module does not say.
     pub fn ascii(&self, img: &ModuleImage, bank: u8) -> Option<String> {
-        self.read(img, bank).map(ascii_trimmed)
+        self.read(img, bank).map(ascii_trimmed).filter(|s| !s.is_empty())
     }
 
     /// Lower memory is shared by every page, so (address, offset < 128) collide across pages.
