@@ -8,23 +8,17 @@
 use crate::module::report::Modulation;
 use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FecKind {
     /// RS(544,514) "KP4": PAM4 lanes.
-    #[serde(rename = "RS(544,514)")]
     Rs544,
     /// RS(528,514) "KR4": 25G NRZ lanes.
-    #[serde(rename = "RS(528,514)")]
     Rs528,
     /// BASE-R FireCode (Clause 74).
-    #[serde(rename = "BASE-R")]
     BaseR,
     /// Low-latency RS(272,257+1).
-    #[serde(rename = "LL-RS")]
     Llrs,
-    #[serde(rename = "none")]
     Off,
-    #[serde(rename = "unknown")]
     Unknown,
 }
 
@@ -39,6 +33,12 @@ impl FecKind {
             FecKind::Off => "none",
             FecKind::Unknown => "unknown",
         }
+    }
+}
+
+impl Serialize for FecKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

@@ -8,8 +8,9 @@
 //! at least `outlier_min_limit_fraction` of the FEC limit, so a lane at 1e-11 beside
 //! 1e-13 siblings is not called marginal. `low_margin` uses the optimistic margin
 //! (from the BER lower bound), so a short window with few counts cannot trigger it.
-//! FEC is "hiding" the lane when the link is up with no new uncorrectable blocks and no
-//! link drops, and the lane is an outlier or below the margin floor.
+//! FEC is "hiding" the lane when the link is not down, with no new uncorrectable blocks
+//! and no link drops (a counter the driver lacks counts as zero, with a note), and the
+//! lane is an outlier or below the margin floor.
 
 use super::config::Config;
 use super::stats::{line_fit, median, LineFit};
@@ -26,6 +27,9 @@ pub struct Evidence {
     pub ber_ratio: Option<f64>,
     /// Outlier by the confidence-interval rule above.
     pub outlier: bool,
+    /// The interface's [`RxBerFit`] slope, copied onto flagged lanes.
+    pub slope_decades_per_db: Option<f64>,
+    pub pam4_signature: Option<bool>,
 }
 
 /// log10(BER) against rx dBm across the lanes of one interface.
@@ -39,7 +43,7 @@ pub struct RxBerFit {
     pub pam4_signature: bool,
 }
 
-fn siblings<'a>(lanes: &'a [LaneAnalysis], lane: u8) -> impl Iterator<Item = &'a LaneAnalysis> {
+fn siblings(lanes: &[LaneAnalysis], lane: u8) -> impl Iterator<Item = &LaneAnalysis> {
     lanes.iter().filter(move |l| l.lane != lane)
 }
 
@@ -59,7 +63,7 @@ pub fn evidence(lanes: &[LaneAnalysis], i: usize, cfg: &Config, ber_limit: Optio
         }
         _ => false,
     };
-    Evidence { rx_delta_db, ber_ratio, outlier }
+    Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
 }
 
 /// The fit over lanes with both a finite rx power and at least one corrected bit.
