@@ -846,6 +846,26 @@ mod tests {
     }
 
     #[test]
+    fn gx10_dac_lane_errors_are_not_marginal() {
+        // ../shared/real-dumps/ctr02: 200GBASE-CR4 DAC, RS, lanes 6, 2, 190, 0 (no time base).
+        // Even over only 1 s: lane 3 = 190 / 53.125e9 = 3.6e-9, under 1e-3 x 2.4e-4 = 2.4e-7,
+        // although its lower bound (~167) is over 10x the siblings' median upper bound (6.3)
+        // and its BER is 190 / median(6, 2, 0) = 95x its siblings'.
+        let mut w = sr4(&[], &[6, 2, 190, 0]);
+        w.link.link_mode = Some("200000baseCR4/Full".into());
+        w.module = None;
+        w.module_error = Some("not read".into());
+        w.duration_s = 1.0;
+        w.samples = 2;
+        let a = one(w);
+        assert_eq!(codes(&a), vec![MODULE_UNREADABLE]);
+        assert_eq!(a.lanes[0].lane, 3);
+        assert!(!a.lanes[0].evidence.outlier && a.lanes[0].flags.is_empty());
+        assert!((a.lanes[0].evidence.ber_ratio.unwrap() - 95.0).abs() < 1e-9);
+        assert!((a.lanes[0].pre_fec_ber.unwrap() - 3.576e-9).abs() < 1e-12);
+    }
+
+    #[test]
     fn copper_advice() {
         let mut w = sr4(&CASE_RX, &CASE_BITS);
         w.link.link_mode = Some("200000baseCR4/Full".into());
