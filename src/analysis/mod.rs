@@ -208,10 +208,8 @@ impl Context<'_> {
 fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     let w = cx.w;
     let d = &w.deltas;
-    let fec = fec::fec_kind(w.link.fec_active.as_deref(), cx.modulation, &mut cx.notes);
+    let fec = cx.fec;
     let lim = fec::limit(fec);
-    cx.fec = fec;
-    cx.limit = lim.ber_limit;
     let mut l = LinkAnalysis {
         up: w.link_up,
         ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
@@ -337,13 +335,36 @@ fn fmt_opt_db(v: Option<f64>) -> String {
     v.map_or("unknown".into(), |v| format!("{v:.2} dB"))
 }
 
+/// The `fec_hiding_marginal_optics` sentence with its evidence.
+fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, pam4: bool) -> String {
+    let n = la.lane;
+    let mut msg = format!(
+        "lane {n}: pre-FEC BER {:.1e}{} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {} to {limit_text}",
+        la.pre_fec_ber.unwrap_or(f64::NAN),
+        ev.ber_ratio.map(|r| format!(" ({r:.0}x its siblings' median)")).unwrap_or_default(),
+        fmt_opt_db(la.margin_db),
+    );
+    if let Some(d) = ev.rx_delta_db {
+        msg.push_str(&format!("; rx {:.2} dBm, {:+.2} dB vs its siblings", la.rx_power_dbm.unwrap_or(f64::NAN), d));
+    }
+    if let Some(f) = fit {
+        msg.push_str(&format!("; BER vs light across lanes {:.1} decades/dB", f.slope_decades_per_db));
+        if f.pam4_signature {
+            msg.push_str(" (the PAM4 signature: a few tenths of a dB move the BER by a decade)");
+        }
+    } else if pam4 {
+        msg.push_str(" (PAM4: a few tenths of a dB move the BER by a decade)");
+    }
+    msg
+}
+
 /// Flags, reasons and advice for the lanes.
 fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fit: Option<&RxBerFit>, peer: Option<&InterfaceWindow>, reasons: &mut Vec<Reason>) {
     let w = cx.w;
     let cfg = &cx.cfg;
     let link_clean = w.link_up != Some(false)
-        && link.uncorrectable_blocks.unwrap_or(0) == 0
-        && link.link_down_events.unwrap_or(0) == 0;
+        && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
+        && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
     let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
     let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
@@ -373,23 +394,7 @@ fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fi
         let hiding = link_clean && la.corrected_bits.is_some_and(|k| k > 0) && (ev.outlier || ber_low_margin);
         if hiding {
             la.flags.push(FEC_HIDING);
-            let mut msg = format!(
-                "lane {n}: pre-FEC BER {:.1e}{} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {} to {limit_text}",
-                la.pre_fec_ber.unwrap_or(f64::NAN),
-                ev.ber_ratio.map(|r| format!(" ({r:.0}x its siblings' median)")).unwrap_or_default(),
-                fmt_opt_db(la.margin_db),
-            );
-            if let Some(d) = ev.rx_delta_db {
-                msg.push_str(&format!("; rx {:.2} dBm, {:+.2} dB vs its siblings", la.rx_power_dbm.unwrap_or(f64::NAN), d));
-            }
-            if let Some(f) = fit {
-                msg.push_str(&format!("; BER vs light across lanes {:.1} decades/dB", f.slope_decades_per_db));
-                if f.pam4_signature {
-                    msg.push_str(" (the PAM4 signature: a few tenths of a dB move the BER by a decade)");
-                }
-            } else if pam4 {
-                msg.push_str(" (PAM4: a few tenths of a dB move the BER by a decade)");
-            }
+            let msg = hiding_message(la, &ev, &limit_text, fit, pam4);
             reasons.push(Reason::new(FEC_HIDING, Severity::Investigate, Some(n), msg));
         }
         if ber_low_margin || optical_low {
@@ -487,7 +492,9 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
-    let mut cx = Context { w, cfg, rate, modulation, fec: FecKind::Unknown, limit: None, notes };
+    let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
+    let limit = fec::limit(fec).ber_limit;
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
