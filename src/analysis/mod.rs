@@ -144,7 +144,11 @@ pub struct InterfaceAnalysis {
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
-pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
+pub fn analyze(
+    windows: &[InterfaceWindow],
+    cfg: &Config,
+    peers: &[InterfaceWindow],
+) -> Vec<InterfaceAnalysis> {
     let groups = pcie::groups(windows, cfg);
     windows
         .iter()
@@ -168,8 +172,13 @@ fn is_copper(w: &InterfaceWindow) -> bool {
         .is_some_and(|(_, media)| media.starts_with("CR"));
     let Some(m) = &w.module else { return mode_cr };
     let media = m.media_type.as_deref().unwrap_or("").to_ascii_lowercase();
-    let named = ["copper", "dac", "aec", "twinax"].iter().any(|k| media.contains(k));
-    let no_monitors = !m.lanes.is_empty() && m.lanes.iter().all(|l| l.rx_power_mw.is_none() && l.tx_power_mw.is_none());
+    let named = ["copper", "dac", "aec", "twinax"]
+        .iter()
+        .any(|k| media.contains(k));
+    let no_monitors = !m.lanes.is_empty()
+        && m.lanes
+            .iter()
+            .all(|l| l.rx_power_mw.is_none() && l.tx_power_mw.is_none());
     mode_cr || named || no_monitors
 }
 
@@ -212,7 +221,10 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     let lim = fec::limit(fec);
     let mut l = LinkAnalysis {
         up: w.link_up,
-        ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
+        ext_state: w
+            .link_ext_state
+            .filter(|_| w.link_up == Some(false))
+            .map(ext_state_name),
         speed_mbps: w.link.speed_mbps,
         link_mode: w.link.link_mode.clone(),
         lanes: cx.rate.as_ref().map(|r| r.lanes),
@@ -228,17 +240,26 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         uncorrectable_blocks: count(&d.uncorrectable_blocks),
         corrected_blocks: count(&d.corrected_blocks),
         corrected_bits: count(&d.corrected_bits),
-        ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { "rx_bits" } else { "lane_rate" }),
+        ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) {
+            "rx_bits"
+        } else {
+            "lane_rate"
+        }),
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
-        cx.notes.push("uncorrectable FEC blocks are not counted: frame loss cannot be ruled out".into());
+        cx.notes.push(
+            "uncorrectable FEC blocks are not counted: frame loss cannot be ruled out".into(),
+        );
     }
     if !cx.ber_possible() {
         if fec == FecKind::Off {
-            cx.notes.push("FEC is off: corrected-bit counters, if any, do not measure the line BER".into());
+            cx.notes.push(
+                "FEC is off: corrected-bit counters, if any, do not measure the line BER".into(),
+            );
         } else {
-            cx.notes.push("window has fewer than two samples: no BER".into());
+            cx.notes
+                .push("window has fewer than two samples: no BER".into());
         }
         return l;
     }
@@ -252,7 +273,9 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
                 l.margin_is_lower_bound = k == 0;
             }
         }
-        (Some(_), None) => cx.notes.push("corrected bits counted but the lane rate is unknown: no BER".into()),
+        (Some(_), None) => cx
+            .notes
+            .push("corrected bits counted but the lane rate is unknown: no BER".into()),
         (None, _) if l.corrected_blocks.is_some() => cx
             .notes
             .push("only FEC block counts (codewords, not bits) are available: no BER".into()),
@@ -265,9 +288,17 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
 fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
     let w = cx.w;
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
-    let per_lane = w.deltas.corrected_bits_per_lane.as_ref().map(|l| &l.values[..]);
+    let per_lane = w
+        .deltas
+        .corrected_bits_per_lane
+        .as_ref()
+        .map(|l| &l.values[..]);
     let n = [
-        module_lanes.iter().map(|l| usize::from(l.lane)).max().unwrap_or(0),
+        module_lanes
+            .iter()
+            .map(|l| usize::from(l.lane))
+            .max()
+            .unwrap_or(0),
         per_lane.map_or(0, |v| v.len()),
         w.rx_power_dbm_mean.len(),
     ]
@@ -281,7 +312,12 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
             // n <= 255, so the lane number fits a u8.
             let lane = u8::try_from(i).unwrap_or(u8::MAX);
             let m = module_lanes.iter().find(|l| l.lane == lane);
-            let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
+            let rx = w
+                .rx_power_dbm_mean
+                .get(idx)
+                .copied()
+                .flatten()
+                .or(m.and_then(|m| m.rx_power_dbm));
             let rx = rx.filter(|v| v.is_finite());
             let mut la = LaneAnalysis {
                 lane,
@@ -319,7 +355,13 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
 /// without the figure go last, ties by lane number.
 fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
-    let key = |l: &LaneAnalysis| if by_ber { l.margin_db } else { l.optical_margin_db };
+    let key = |l: &LaneAnalysis| {
+        if by_ber {
+            l.margin_db
+        } else {
+            l.optical_margin_db
+        }
+    };
     lanes.sort_by(|a, b| match (key(a), key(b)) {
         (Some(x), Some(y)) => x.total_cmp(&y).then(a.lane.cmp(&b.lane)),
         (Some(_), None) => std::cmp::Ordering::Less,
@@ -336,7 +378,13 @@ fn fmt_opt_db(v: Option<f64>) -> String {
 }
 
 /// The `fec_hiding_marginal_optics` sentence with its evidence.
-fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, pam4: bool) -> String {
+fn hiding_message(
+    la: &LaneAnalysis,
+    ev: &Evidence,
+    limit_text: &str,
+    fit: Option<&RxBerFit>,
+    pam4: bool,
+) -> String {
     let n = la.lane;
     let mut msg = format!(
         "lane {n}: pre-FEC BER {:.1e}{} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {} to {limit_text}",
@@ -345,10 +393,17 @@ fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Optio
         fmt_opt_db(la.margin_db),
     );
     if let Some(d) = ev.rx_delta_db {
-        msg.push_str(&format!("; rx {:.2} dBm, {:+.2} dB vs its siblings", la.rx_power_dbm.unwrap_or(f64::NAN), d));
+        msg.push_str(&format!(
+            "; rx {:.2} dBm, {:+.2} dB vs its siblings",
+            la.rx_power_dbm.unwrap_or(f64::NAN),
+            d
+        ));
     }
     if let Some(f) = fit {
-        msg.push_str(&format!("; BER vs light across lanes {:.1} decades/dB", f.slope_decades_per_db));
+        msg.push_str(&format!(
+            "; BER vs light across lanes {:.1} decades/dB",
+            f.slope_decades_per_db
+        ));
         if f.pam4_signature {
             msg.push_str(" (the PAM4 signature: a few tenths of a dB move the BER by a decade)");
         }
@@ -359,39 +414,66 @@ fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Optio
 }
 
 /// Flags, reasons and advice for the lanes.
-fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fit: Option<&RxBerFit>, peer: Option<&InterfaceWindow>, reasons: &mut Vec<Reason>) {
+fn judge_lanes(
+    cx: &Context,
+    link: &LinkAnalysis,
+    lanes: &mut [LaneAnalysis],
+    fit: Option<&RxBerFit>,
+    peer: Option<&InterfaceWindow>,
+    reasons: &mut Vec<Reason>,
+) {
     let w = cx.w;
     let cfg = &cx.cfg;
     let link_clean = w.link_up != Some(false)
         && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
         && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
-    let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
+    let evidence: Vec<Evidence> = (0..lanes.len())
+        .map(|i| outlier::evidence(lanes, i, cfg, cx.limit))
+        .collect();
     let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
-    let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
+    let peer_lanes = peer
+        .and_then(|p| p.module.as_ref())
+        .map_or(&[][..], |m| &m.lanes[..]);
     for (la, ev) in lanes.iter_mut().zip(evidence) {
         let n = la.lane;
-        let flags: &[String] = module_lanes.iter().find(|l| l.lane == n).map_or(&[], |l| &l.flags[..]);
+        let flags: &[String] = module_lanes
+            .iter()
+            .find(|l| l.lane == n)
+            .map_or(&[], |l| &l.flags[..]);
         // Module flags on this lane.
         for f in flags {
             if let Some(code) = flag_code(f) {
                 if !la.flags.contains(&code) {
                     la.flags.push(code);
                 }
-                reasons.push(Reason::new(code, severity_of_flag_code(code), Some(n), format!("lane {n}: module reports {f}")));
+                reasons.push(Reason::new(
+                    code,
+                    severity_of_flag_code(code),
+                    Some(n),
+                    format!("lane {n}: module reports {f}"),
+                ));
             }
         }
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
-        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
+        let margin_hi = la
+            .pre_fec_ber_lower
+            .filter(|b| *b > 0.0)
+            .and_then(|b| cx.margin(b));
         let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
-        let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
+        let optical_low = !rx_flagged
+            && la
+                .optical_margin_db
+                .is_some_and(|m| m < cfg.optical_margin_floor_db);
         let pam4 = cx.modulation == Some(Modulation::Pam4);
         let limit_text = match (cx.limit, link.fec.map(|f| f.name())) {
             (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
             _ => "the FEC limit".into(),
         };
-        let hiding = link_clean && la.corrected_bits.is_some_and(|k| k > 0) && (ev.outlier || ber_low_margin);
+        let hiding = link_clean
+            && la.corrected_bits.is_some_and(|k| k > 0)
+            && (ev.outlier || ber_low_margin);
         if hiding {
             la.flags.push(FEC_HIDING);
             let msg = hiding_message(la, &ev, &limit_text, fit, pam4);
@@ -400,7 +482,11 @@ fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fi
         if ber_low_margin || optical_low {
             la.flags.push(LOW_MARGIN);
             let msg = if ber_low_margin {
-                format!("lane {n}: margin {} to {limit_text} is below the {:.1} dB floor", fmt_opt_db(la.margin_db), cfg.margin_floor_db)
+                format!(
+                    "lane {n}: margin {} to {limit_text} is below the {:.1} dB floor",
+                    fmt_opt_db(la.margin_db),
+                    cfg.margin_floor_db
+                )
             } else {
                 format!(
                     "lane {n}: rx {:.2} dBm is {} over the module's {} threshold (floor {:.1} dB)",
@@ -414,7 +500,11 @@ fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fi
         }
         if !la.flags.is_empty() {
             let peer_lane = |lane: u8| peer_lanes.iter().find(|l| l.lane == lane);
-            let peer_sib: Vec<f64> = peer_lanes.iter().filter(|l| l.lane != n).filter_map(|l| l.tx_power_dbm).collect();
+            let peer_sib: Vec<f64> = peer_lanes
+                .iter()
+                .filter(|l| l.lane != n)
+                .filter_map(|l| l.tx_power_dbm)
+                .collect();
             let peer_tx_delta_db = peer_lane(n)
                 .and_then(|l| l.tx_power_dbm)
                 .zip(stats::median(&peer_sib))
@@ -427,7 +517,11 @@ fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fi
                 flags,
                 copper,
                 peer_tx_delta_db,
-                peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
+                peer_tx_flagged: peer_lane(n).is_some_and(|l| {
+                    l.flags
+                        .iter()
+                        .any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))
+                }),
                 have_peer: peer.is_some(),
             };
             la.advice = Some(lane_advice(&facts, cfg));
@@ -440,22 +534,50 @@ fn judge_lanes(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], fi
     }
 }
 
-fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnalysis], reasons: &mut Vec<Reason>) {
+fn link_reasons(
+    cx: &Context,
+    link: &LinkAnalysis,
+    lanes: &[LaneAnalysis],
+    reasons: &mut Vec<Reason>,
+) {
     let w = cx.w;
     let cfg = &cx.cfg;
     if w.link_up == Some(false) {
-        let why = link.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
-        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("link is down at the end of the window{why}")));
+        let why = link
+            .ext_state
+            .as_deref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        reasons.push(Reason::new(
+            LINK_FLAPS,
+            Severity::Reject,
+            None,
+            format!("link is down at the end of the window{why}"),
+        ));
     }
-    if let Some(k) = link.link_down_events.filter(|k| *k > cfg.max_link_down_events) {
-        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("{k} link-down events in {:.0} s", w.duration_s)));
+    if let Some(k) = link
+        .link_down_events
+        .filter(|k| *k > cfg.max_link_down_events)
+    {
+        reasons.push(Reason::new(
+            LINK_FLAPS,
+            Severity::Reject,
+            None,
+            format!("{k} link-down events in {:.0} s", w.duration_s),
+        ));
     }
-    if let Some(k) = link.uncorrectable_blocks.filter(|k| *k > cfg.max_uncorrectable_blocks) {
+    if let Some(k) = link
+        .uncorrectable_blocks
+        .filter(|k| *k > cfg.max_uncorrectable_blocks)
+    {
         reasons.push(Reason::new(
             UNCORRECTABLE_ERRORS,
             Severity::Reject,
             None,
-            format!("{k} uncorrectable FEC blocks in {:.0} s: frames were lost", w.duration_s),
+            format!(
+                "{k} uncorrectable FEC blocks in {:.0} s: frames were lost",
+                w.duration_s
+            ),
         ));
     }
     if let Some(c) = w.deltas.pcs_symbol_errors.as_ref().filter(|c| c.value > 0) {
@@ -463,20 +585,34 @@ fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnalysis], reaso
             UNCORRECTABLE_ERRORS,
             Severity::Reject,
             None,
-            format!("{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS", c.value, c.origin.0, w.duration_s),
+            format!(
+                "{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS",
+                c.value, c.origin.0, w.duration_s
+            ),
         ));
     }
     if let Some(m) = &w.module {
         for f in &m.module_flags {
             if let Some(code) = flag_code(f) {
-                reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));
+                reasons.push(Reason::new(
+                    code,
+                    severity_of_flag_code(code),
+                    None,
+                    format!("module reports {f}"),
+                ));
             }
         }
     } else {
         let why = w.module_error.as_deref().unwrap_or("no module data");
-        reasons.push(Reason::new(MODULE_UNREADABLE, Severity::Investigate, None, format!("module unreadable: {why}")));
+        reasons.push(Reason::new(
+            MODULE_UNREADABLE,
+            Severity::Investigate,
+            None,
+            format!("module unreadable: {why}"),
+        ));
     }
-    let has_bits = link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
+    let has_bits =
+        link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
     if !has_bits || cx.fec == FecKind::Off {
         let (severity, msg) = if cx.fec == FecKind::Off {
             (Severity::Info, "FEC is off: no corrected-bit counters, so no pre-FEC BER; DOM and PCS errors are the only margin signals")
@@ -487,14 +623,30 @@ fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnalysis], reaso
     }
 }
 
-fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow>, group: Option<PcieGroup>) -> InterfaceAnalysis {
+fn analyze_one(
+    w: &InterfaceWindow,
+    base: &Config,
+    peer: Option<&InterfaceWindow>,
+    group: Option<PcieGroup>,
+) -> InterfaceAnalysis {
     let mut notes = Vec::new();
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
-    let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
+    let modulation = rate
+        .as_ref()
+        .map(|r| r.modulation)
+        .or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
-    let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
+    let mut cx = Context {
+        w,
+        cfg,
+        rate,
+        modulation,
+        fec,
+        limit,
+        notes,
+    };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
@@ -507,14 +659,23 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
         }
     }
     if lanes.iter().all(|l| l.corrected_bits.is_none()) && link.corrected_bits.is_some() {
-        cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
+        cx.notes
+            .push("corrected bits are counted for the port only: no per-lane BER".into());
     }
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);
     if pcie.degraded {
-        let severity = if pcie.trained_down { Severity::Reject } else { Severity::Investigate };
-        let msg = format!("{}: {}", pcie.message.as_deref().unwrap_or("PCIe degraded"), pcie.advice.as_deref().unwrap_or(""));
+        let severity = if pcie.trained_down {
+            Severity::Reject
+        } else {
+            Severity::Investigate
+        };
+        let msg = format!(
+            "{}: {}",
+            pcie.message.as_deref().unwrap_or("PCIe degraded"),
+            pcie.advice.as_deref().unwrap_or("")
+        );
         reasons.push(Reason::new(PCIE_DEGRADED, severity, None, msg));
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
@@ -555,7 +716,12 @@ mod tests {
         m.rx_power_type = Some(RxPowerType::Average);
         // Low warning 0.1 mW = -10 dBm, low alarm 0.05 mW.
         m.thresholds = Thresholds {
-            rx_power_mw: Some(ThresholdSet { high_alarm: 3.0, low_alarm: 0.05, high_warning: 2.0, low_warning: 0.1 }),
+            rx_power_mw: Some(ThresholdSet {
+                high_alarm: 3.0,
+                low_alarm: 0.05,
+                high_warning: 2.0,
+                low_warning: 0.1,
+            }),
             ..Default::default()
         };
         for (i, dbm) in rx_dbm.iter().enumerate() {
@@ -569,7 +735,10 @@ mod tests {
     }
 
     fn counted(v: u64) -> Option<Counted> {
-        Some(Counted { value: v, origin: Origin::netlink() })
+        Some(Counted {
+            value: v,
+            origin: Origin::netlink(),
+        })
     }
 
     /// 200GBASE-SR4 over 60 s, Gen4 x16 (16 x 16 x 128/130 x 0.92 = 231.9 Gb/s >= 200).
@@ -601,7 +770,10 @@ mod tests {
             link_up: Some(true),
             deltas: PortCounters {
                 corrected_bits: counted(bits.iter().sum()),
-                corrected_bits_per_lane: Some(LaneCounts { values: bits.to_vec(), origin: Origin::netlink() }),
+                corrected_bits_per_lane: Some(LaneCounts {
+                    values: bits.to_vec(),
+                    origin: Origin::netlink(),
+                }),
                 uncorrectable_blocks: counted(0),
                 link_down_events: counted(0),
                 ..Default::default()
@@ -620,7 +792,11 @@ mod tests {
     }
 
     fn codes(a: &InterfaceAnalysis) -> Vec<&'static str> {
-        a.reasons.iter().filter(|r| r.severity != Severity::Info).map(|r| r.code).collect()
+        a.reasons
+            .iter()
+            .filter(|r| r.severity != Severity::Info)
+            .map(|r| r.code)
+            .collect()
     }
 
     #[test]
@@ -633,20 +809,36 @@ mod tests {
         assert!((l4.pre_fec_ber.unwrap() - 6.651e-5).abs() < 1e-8);
         assert!((l4.margin_db.unwrap() - 0.407).abs() < 2e-3);
         assert!(!l4.margin_is_lower_bound);
-        assert!(l4.flags.contains(&FEC_HIDING) && l4.flags.contains(&LOW_MARGIN), "{:?}", l4.flags);
+        assert!(
+            l4.flags.contains(&FEC_HIDING) && l4.flags.contains(&LOW_MARGIN),
+            "{:?}",
+            l4.flags
+        );
         // Evidence: -0.5 dB vs siblings' median, 151x the siblings' median BER.
         assert!((l4.evidence.rx_delta_db.unwrap() + 0.5).abs() < 1e-9);
         assert!((l4.evidence.ber_ratio.unwrap() - 151.4).abs() < 0.1);
         let advice = l4.advice.as_deref().unwrap();
-        assert!(advice.starts_with("lane 4:") && advice.contains("clean the fiber"), "{advice}");
+        assert!(
+            advice.starts_with("lane 4:") && advice.contains("clean the fiber"),
+            "{advice}"
+        );
         // Optical margin over the -10 dBm low warning: -1.6 + 10 = 8.4 dB.
         assert!((l4.optical_margin_db.unwrap() - 8.4).abs() < 1e-9);
         // Ranking by BER margin: lane 3 (1.297 dB), 2 (1.534), 1 (1.593).
-        assert_eq!(a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(), vec![4, 3, 2, 1]);
-        assert!(a.lanes[1..].iter().all(|l| l.flags.is_empty() && l.advice.is_none()));
+        assert_eq!(
+            a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(),
+            vec![4, 3, 2, 1]
+        );
+        assert!(a.lanes[1..]
+            .iter()
+            .all(|l| l.flags.is_empty() && l.advice.is_none()));
         let hiding = a.reasons.iter().find(|r| r.code == FEC_HIDING).unwrap();
         assert_eq!(hiding.lane, Some(4));
-        assert!(hiding.message.contains("0.41 dB") && hiding.message.contains("RS(544,514)"), "{}", hiding.message);
+        assert!(
+            hiding.message.contains("0.41 dB") && hiding.message.contains("RS(544,514)"),
+            "{}",
+            hiding.message
+        );
         assert!(a.rx_ber_fit.as_ref().unwrap().pam4_signature);
         assert_eq!(l4.evidence.pam4_signature, Some(true));
         assert!((l4.evidence.slope_decades_per_db.unwrap() + 3.110).abs() < 2e-3);
@@ -661,7 +853,15 @@ mod tests {
     fn json_contract_keys() {
         let a = one(sr4(&CASE_RX, &CASE_BITS));
         let v = serde_json::to_value(&a).unwrap();
-        for k in ["interface", "verdict", "reasons", "pcie", "link", "module", "lanes"] {
+        for k in [
+            "interface",
+            "verdict",
+            "reasons",
+            "pcie",
+            "link",
+            "module",
+            "lanes",
+        ] {
             assert!(v.get(k).is_some(), "{k}");
         }
         assert_eq!(v["verdict"], "investigate");
@@ -670,8 +870,17 @@ mod tests {
         assert_eq!(v["link"]["fec"], "RS(544,514)");
         let lane = &v["lanes"][0];
         for k in [
-            "lane", "rank", "rx_power_dbm", "tx_power_dbm", "tx_bias_ma", "pre_fec_ber", "pre_fec_ber_upper", "margin_db",
-            "optical_margin_db", "flags", "advice",
+            "lane",
+            "rank",
+            "rx_power_dbm",
+            "tx_power_dbm",
+            "tx_bias_ma",
+            "pre_fec_ber",
+            "pre_fec_ber_upper",
+            "margin_db",
+            "optical_margin_db",
+            "flags",
+            "advice",
         ] {
             assert!(lane.get(k).is_some(), "{k}");
         }
@@ -686,7 +895,10 @@ mod tests {
         let a = one(sr4(&HEALTHY_RX, &HEALTHY_BITS));
         assert_eq!(a.verdict, Verdict::Accept);
         assert!(a.reasons.is_empty(), "{:#?}", a.reasons);
-        assert!(a.lanes.iter().all(|l| l.flags.is_empty() && l.advice.is_none()));
+        assert!(a
+            .lanes
+            .iter()
+            .all(|l| l.flags.is_empty() && l.advice.is_none()));
         // Weakest is lane 2: 1.4e6 -> margin 1.534 dB.
         assert_eq!(a.lanes[0].lane, 2);
         assert!((a.lanes[0].margin_db.unwrap() - 1.534).abs() < 2e-3);
@@ -702,7 +914,10 @@ mod tests {
         assert!((l.pre_fec_ber_upper.unwrap() - 9.398e-13).abs() < 1e-15);
         assert!((l.margin_db.unwrap() - 3.120).abs() < 2e-3);
         // No BER to rank by apart from equal bounds: lane order.
-        assert_eq!(a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+        assert_eq!(
+            a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4]
+        );
     }
 
     #[test]
@@ -747,7 +962,11 @@ mod tests {
         w.link_up = Some(false);
         w.link_ext_state = Some(4);
         let a = one(w);
-        assert!(a.reasons[0].message.contains("no cable"), "{}", a.reasons[0].message);
+        assert!(
+            a.reasons[0].message.contains("no cable"),
+            "{}",
+            a.reasons[0].message
+        );
     }
 
     #[test]
@@ -757,7 +976,10 @@ mod tests {
             m.lanes[2].flags = vec!["rx_power_low_warning".into()];
         }
         let a = one(w.clone());
-        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![DOM_WARNING]));
+        assert_eq!(
+            (a.verdict, codes(&a)),
+            (Verdict::Investigate, vec![DOM_WARNING])
+        );
         let l3 = a.lanes.iter().find(|l| l.lane == 3).unwrap();
         assert_eq!(l3.flags, vec![DOM_WARNING]);
         assert!(l3.advice.as_deref().unwrap().contains("clean the fiber"));
@@ -773,8 +995,19 @@ mod tests {
             m.module_flags.clear();
         }
         let a = one(w);
-        assert_eq!((a.verdict, codes(&a)), (Verdict::Reject, vec![MODULE_FAULT]));
-        assert!(a.lanes.iter().find(|l| l.lane == 3).unwrap().advice.as_deref().unwrap().contains("swap the module"));
+        assert_eq!(
+            (a.verdict, codes(&a)),
+            (Verdict::Reject, vec![MODULE_FAULT])
+        );
+        assert!(a
+            .lanes
+            .iter()
+            .find(|l| l.lane == 3)
+            .unwrap()
+            .advice
+            .as_deref()
+            .unwrap()
+            .contains("swap the module"));
     }
 
     #[test]
@@ -784,17 +1017,28 @@ mod tests {
         w.deltas.corrected_bits_per_lane = None;
         w.deltas.corrected_blocks = counted(10);
         let a = one(w.clone());
-        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![NO_FEC_DATA]));
+        assert_eq!(
+            (a.verdict, codes(&a)),
+            (Verdict::Investigate, vec![NO_FEC_DATA])
+        );
         assert!(a.notes.iter().any(|n| n.contains("only FEC block counts")));
         // Ranked by optical margin instead: lane 4 (-1.15 dBm) is weakest.
         assert_eq!(a.lanes[0].lane, 4);
         // A 10G link without FEC: a note, not a verdict change.
-        w.link = LinkInfo { speed_mbps: Some(10_000), lanes: Some(1), link_mode: Some("10000baseSR/Full".into()), fec_active: Some("None".into()) };
+        w.link = LinkInfo {
+            speed_mbps: Some(10_000),
+            lanes: Some(1),
+            link_mode: Some("10000baseSR/Full".into()),
+            fec_active: Some("None".into()),
+        };
         w.identity.pci = None;
         let a = one(w.clone());
         assert_eq!(a.verdict, Verdict::Accept);
         assert_eq!(a.reasons.len(), 1);
-        assert_eq!((a.reasons[0].code, a.reasons[0].severity), (NO_FEC_DATA, Severity::Info));
+        assert_eq!(
+            (a.reasons[0].code, a.reasons[0].severity),
+            (NO_FEC_DATA, Severity::Info)
+        );
         // bnxt_en reports rx_corrected_bits = 0 with FEC off: still no BER from it.
         w.deltas.corrected_bits = counted(0);
         let a = one(w);
@@ -810,11 +1054,17 @@ mod tests {
         w.rx_power_dbm_mean.clear();
         w.module_error = Some("EEPROM read: kernel error 121".into());
         let a = one(w);
-        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![MODULE_UNREADABLE]));
+        assert_eq!(
+            (a.verdict, codes(&a)),
+            (Verdict::Investigate, vec![MODULE_UNREADABLE])
+        );
         assert!(a.reasons[0].message.contains("kernel error 121"));
         // BER still works from the counters alone.
         assert_eq!(a.lanes.len(), 4);
-        assert!(a.lanes.iter().all(|l| l.margin_db.is_some() && l.rx_power_dbm.is_none()));
+        assert!(a
+            .lanes
+            .iter()
+            .all(|l| l.margin_db.is_some() && l.rx_power_dbm.is_none()));
     }
 
     #[test]
@@ -841,15 +1091,27 @@ mod tests {
         if let Some(m) = peer.module.as_mut() {
             m.lanes[3].set_tx_power_mw(mw(-1.5));
         }
-        let a = analyze(std::slice::from_ref(&w), &Config::default(), std::slice::from_ref(&peer)).remove(0);
+        let a = analyze(
+            std::slice::from_ref(&w),
+            &Config::default(),
+            std::slice::from_ref(&peer),
+        )
+        .remove(0);
         let advice = a.lanes[0].advice.as_deref().unwrap();
-        assert!(advice.contains("far end's transmitter on lane 4") && advice.contains("2.0 dB"), "{advice}");
+        assert!(
+            advice.contains("far end's transmitter on lane 4") && advice.contains("2.0 dB"),
+            "{advice}"
+        );
         // Far-end tx normal: the fiber between.
         if let Some(m) = peer.module.as_mut() {
             m.lanes[3].set_tx_power_mw(mw(0.5));
         }
         let a = analyze(&[w], &Config::default(), &[peer]).remove(0);
-        assert!(a.lanes[0].advice.as_deref().unwrap().contains("far-end transmitter normal"));
+        assert!(a.lanes[0]
+            .advice
+            .as_deref()
+            .unwrap()
+            .contains("far-end transmitter normal"));
     }
 
     #[test]
@@ -877,7 +1139,11 @@ mod tests {
         let mut w = sr4(&CASE_RX, &CASE_BITS);
         w.link.link_mode = Some("200000baseCR4/Full".into());
         let a = one(w);
-        assert!(a.lanes[0].advice.as_deref().unwrap().contains("replace the cable"));
+        assert!(a.lanes[0]
+            .advice
+            .as_deref()
+            .unwrap()
+            .contains("replace the cable"));
     }
 
     #[test]
@@ -895,7 +1161,10 @@ mod tests {
             });
             w
         };
-        let ws = [g5("0000:01:00.0", "enp1s0f0np0"), g5("0002:01:00.0", "enP2p1s0f0np0")];
+        let ws = [
+            g5("0000:01:00.0", "enp1s0f0np0"),
+            g5("0002:01:00.0", "enP2p1s0f0np0"),
+        ];
         let out = analyze(&ws, &Config::default(), &[]);
         for a in &out {
             assert_eq!(a.verdict, Verdict::Accept, "{:#?}", a.reasons);
@@ -919,13 +1188,23 @@ mod tests {
         let l4 = c.lanes.iter().find(|l| l.lane == 4).unwrap();
         assert_eq!(l4.change, compare::Change::Improved);
         // Margin 0.407 -> 10·log10(x(1.2e6/3.1875e12 = 3.765e-7)/3.41407) = 1.562: +1.2 dB (1.155).
-        assert!((l4.margin_delta_db.unwrap() - 1.155).abs() < 5e-3, "{:?}", l4.margin_delta_db);
-        assert_eq!(l4.summary, "lane 4: +1.2 dB margin, BER 6.7e-5 -> 3.8e-7, rx +0.5 dB: improved");
+        assert!(
+            (l4.margin_delta_db.unwrap() - 1.155).abs() < 5e-3,
+            "{:?}",
+            l4.margin_delta_db
+        );
+        assert_eq!(
+            l4.summary,
+            "lane 4: +1.2 dB margin, BER 6.7e-5 -> 3.8e-7, rx +0.5 dB: improved"
+        );
         // Lane 1 unchanged: identical counts, overlapping intervals.
         let l1 = c.lanes.iter().find(|l| l.lane == 1).unwrap();
         assert_eq!(l1.change, compare::Change::NoSignificantChange);
         assert!(l1.summary.ends_with("no significant change"));
         // Worse the other way round.
-        assert_eq!(compare(&after, &before).lanes[3].change, compare::Change::Worse);
+        assert_eq!(
+            compare(&after, &before).lanes[3].change,
+            compare::Change::Worse
+        );
     }
 }

@@ -8,8 +8,8 @@
 //! RIN-limited receivers and equalizer penalties make real margins smaller than this.
 
 use crate::module::report::Modulation;
-use std::f64::consts::SQRT_2;
 use statrs::function::erf::erfc_inv;
+use std::f64::consts::SQRT_2;
 
 /// BER per unit Q(x) for the modulation.
 fn ber_per_q(m: Modulation) -> f64 {
