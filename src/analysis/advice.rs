@@ -1,0 +1,121 @@
+//! What to swap or clean for a weak lane, from which side of the link the evidence points at.
+//!
+//! Order of the rules (first that applies): copper cable (no optics to blame) -> our
+//! own transmitter faulty (tx fault, bias or tx power out of range) -> far-end
+//! transmitter weak on this lane (needs the peer's window) -> low light on this lane
+//! with a normal or unknown far-end transmitter (fiber / connector loss) -> light
+//! normal but errors high (this module's receiver).
+
+use super::config::Config;
+
+/// Facts about one weak lane, gathered by the caller.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaneFacts<'a> {
+    pub lane: u8,
+    /// rx dBm minus the siblings' median (negative = less light).
+    pub rx_delta_db: Option<f64>,
+    /// rx below the module's own low warning, or the module flagged low rx.
+    pub rx_low_flagged: bool,
+    /// This module's flags on the lane.
+    pub flags: &'a [String],
+    pub copper: bool,
+    /// Far-end tx dBm on this lane minus the far end's sibling median; `None`: no peer.
+    pub peer_tx_delta_db: Option<f64>,
+    /// The far end flagged its transmitter on this lane (tx fault, low tx power).
+    pub peer_tx_flagged: bool,
+    /// A peer window was given at all.
+    pub have_peer: bool,
+}
+
+fn has(flags: &[String], names: &[&str]) -> bool {
+    flags.iter().any(|f| names.contains(&f.as_str()))
+}
+
+const OWN_TX_BAD: &[&str] = &[
+    "tx_fault",
+    "tx_bias_high_alarm",
+    "tx_bias_high_warning",
+    "tx_bias_low_alarm",
+    "tx_power_low_alarm",
+    "tx_power_low_warning",
+];
+
+pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
+    let n = f.lane;
+    if f.copper {
+        return format!("lane {n}: copper cable (no optical monitors to blame): reseat both ends, then replace the cable");
+    }
+    if has(f.flags, OWN_TX_BAD) {
+        return format!("lane {n}: this module's laser on lane {n} is out of range (tx fault, bias or power): swap the module");
+    }
+    let peer_weak = f.peer_tx_flagged
+        || f.peer_tx_delta_db
+            .is_some_and(|d| d <= -cfg.tx_low_delta_db);
+    if peer_weak {
+        let by = f
+            .peer_tx_delta_db
+            .map(|d| format!(" ({:.1} dB below its other lanes)", -d))
+            .unwrap_or_default();
+        return format!(
+            "lane {n}: the far end's transmitter on lane {n} is weak{by}: swap the far-end module"
+        );
+    }
+    let rx_low = f.rx_low_flagged || f.rx_delta_db.is_some_and(|d| d <= -cfg.rx_low_delta_db);
+    if rx_low {
+        let by = f
+            .rx_delta_db
+            .map(|d| format!(" ({:.1} dB less light than its siblings)", -d))
+            .unwrap_or_default();
+        let far = if f.have_peer {
+            "far-end transmitter normal, so the loss is in between"
+        } else {
+            "far-end transmit power unknown"
+        };
+        return format!(
+            "lane {n}: low received light{by}, {far}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists{}",
+            if f.have_peer { "" } else { ", then check the far-end module" }
+        );
+    }
+    format!("lane {n}: received light is normal but errors are high: this module's receiver on lane {n} is suspect: swap the module")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(lane: u8) -> LaneFacts<'static> {
+        LaneFacts {
+            lane,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rules_in_order() {
+        let cfg = Config::default();
+        let mut f = facts(4);
+        f.rx_delta_db = Some(-0.5);
+        let a = lane_advice(&f, &cfg);
+        assert!(
+            a.starts_with("lane 4:") && a.contains("clean the fiber") && a.contains("unknown"),
+            "{a}"
+        );
+        f.have_peer = true;
+        f.peer_tx_delta_db = Some(-0.1);
+        assert!(lane_advice(&f, &cfg).contains("far-end transmitter normal"));
+        f.peer_tx_delta_db = Some(-1.5);
+        let a = lane_advice(&f, &cfg);
+        assert!(
+            a.contains("far end's transmitter on lane 4") && a.contains("1.5 dB"),
+            "{a}"
+        );
+        let flags = vec!["tx_fault".to_string()];
+        f.flags = &flags;
+        assert!(lane_advice(&f, &cfg).contains("swap the module"));
+        f.copper = true;
+        assert!(lane_advice(&f, &cfg).contains("replace the cable"));
+        let mut g = facts(2);
+        g.rx_delta_db = Some(0.1);
+        assert!(lane_advice(&g, &cfg).contains("receiver on lane 2"));
+    }
+}

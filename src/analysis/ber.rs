@@ -1,0 +1,170 @@
+//! Pre-FEC BER over a window with exact Poisson confidence bounds.
+//!
+//! Corrected bits in a window are a Poisson count k. The bounds are the exact
+//! (Garwood) ones through the chi-square / gamma relation: with confidence c,
+//! lower = Gamma(k, 1) quantile at 1 − c (0 when k = 0), upper = Gamma(k + 1, 1)
+//! quantile at c. Each bound is one-sided at c, so `[lower, upper]` is a
+//! (2c − 1) two-sided interval: 90% at the default c = 0.95, where zero errors give
+//! upper = −ln 0.05 = 3.0 (the "rule of three"). Above [`EXACT_MAX_COUNT`] the
+//! Wilson–Hilferty cube-root approximation is used (relative error < 1e-5 there),
+//! because the gamma quantile search is slow for shapes of 10^8.
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Gamma};
+use statrs::function::erf::erfc_inv;
+
+/// Largest count bounded with the exact gamma quantile.
+pub const EXACT_MAX_COUNT: u64 = 10_000;
+
+/// Confidence is kept inside (0.5, 1): outside it the quantiles panic or mean nothing.
+fn clamp_confidence(c: f64) -> f64 {
+    if c.is_finite() {
+        c.clamp(0.5, 1.0 - 1e-12)
+    } else {
+        0.95
+    }
+}
+
+/// Standard normal quantile z with P(Z <= z) = p, p in (0, 1): z = −√2·erfc⁻¹(2p).
+fn normal_quantile(p: f64) -> f64 {
+    -std::f64::consts::SQRT_2 * erfc_inv(2.0 * p)
+}
+
+fn gamma_quantile(shape: f64, p: f64) -> f64 {
+    // shape >= 1 and p in (0,1) here (callers guarantee), so Gamma::new cannot fail.
+    Gamma::new(shape, 1.0)
+        .map(|g| g.inverse_cdf(p))
+        .unwrap_or(f64::NAN)
+}
+
+/// One-sided bounds `(lower, upper)` on the mean of a Poisson count `k`.
+pub fn poisson_bounds(k: u64, confidence: f64) -> (f64, f64) {
+    let c = clamp_confidence(confidence);
+    if k <= EXACT_MAX_COUNT {
+        let lower = if k == 0 {
+            0.0
+        } else {
+            gamma_quantile(k as f64, 1.0 - c)
+        };
+        (lower, gamma_quantile(k as f64 + 1.0, c))
+    } else {
+        let z = normal_quantile(c);
+        let wh =
+            |n: f64, sign: f64| n * (1.0 - 1.0 / (9.0 * n) + sign * z / (3.0 * n.sqrt())).powi(3);
+        (wh(k as f64, -1.0), wh(k as f64 + 1.0, 1.0))
+    }
+}
+
+/// A measured BER: errors over bits, with bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Ber {
+    pub errors: u64,
+    pub bits: f64,
+    pub ber: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl Ber {
+    /// `None` when there were no bits to count against.
+    pub fn new(errors: u64, bits: f64, confidence: f64) -> Option<Ber> {
+        if !(bits.is_finite() && bits > 0.0) {
+            return None;
+        }
+        let (lo, hi) = poisson_bounds(errors, confidence);
+        // A BER cannot exceed 1 whatever the counts claim.
+        let cap = |v: f64| v.min(1.0);
+        Some(Ber {
+            errors,
+            bits,
+            ber: cap(errors as f64 / bits),
+            lower: cap(lo / bits),
+            upper: cap(hi / bits),
+        })
+    }
+
+    /// Bits on the wire in `seconds` at `lane_rate_gbps` on `lanes` lanes.
+    pub fn bits_on_wire(lane_rate_gbps: f64, lanes: u32, seconds: f64) -> f64 {
+        lane_rate_gbps * 1e9 * f64::from(lanes) * seconds
+    }
+
+    /// True when the two intervals do not overlap.
+    pub fn differs_from(&self, other: &Ber) -> bool {
+        self.lower > other.upper || other.lower > self.upper
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * b.abs()
+    }
+
+    #[test]
+    fn exact_bounds_match_tables() {
+        // k = 0: upper = −ln(0.05) = 2.995732.
+        let (l, u) = poisson_bounds(0, 0.95);
+        assert_eq!(l, 0.0);
+        assert!(close(u, 2.995732, 1e-5), "{u}");
+        // k = 1: lower = −ln(0.95) = 0.051293; upper solves e^-u(1+u) = 0.05 -> 4.743865.
+        let (l, u) = poisson_bounds(1, 0.95);
+        assert!(close(l, 0.051293, 1e-4), "{l}");
+        assert!(close(u, 4.743865, 1e-5), "{u}");
+        // k = 10: Garwood 90% interval (5.425, 16.962) (chi-square 10.851/2, 33.924/2).
+        let (l, u) = poisson_bounds(10, 0.95);
+        assert!(close(l, 5.4254, 1e-4), "{l}");
+        assert!(close(u, 16.962, 1e-4), "{u}");
+    }
+
+    #[test]
+    fn approximation_joins_the_exact_bounds() {
+        let (le, ue) = poisson_bounds(EXACT_MAX_COUNT, 0.95);
+        let (la, ua) = poisson_bounds(EXACT_MAX_COUNT + 1, 0.95);
+        assert!(
+            close(la, le, 1e-3) && close(ua, ue, 1e-3),
+            "{le} {la} {ue} {ua}"
+        );
+        // k = 212e6: z·√k = 1.64485 x 14560.2 = 23949.8; the cube-root terms add
+        // (z²−1)/3 = 0.57, and the upper bound counts from k+1: k − 23949, k + 23951.
+        let k = 212_000_000u64;
+        let (l, u) = poisson_bounds(k, 0.95);
+        assert!((l - (212e6 - 23_949.0)).abs() < 2.0, "{l}");
+        assert!((u - (212e6 + 23_951.0)).abs() < 2.0, "{u}");
+    }
+
+    #[test]
+    fn confidence_outside_range_does_not_panic() {
+        for c in [-1.0, 0.0, 1.0, 2.0, f64::NAN] {
+            let (l, u) = poisson_bounds(3, c);
+            assert!(l.is_finite() && u.is_finite() && l <= u, "{c}");
+        }
+    }
+
+    #[test]
+    fn ber_over_a_window() {
+        // 200G SR4 lane: 53.125 Gb/s x 60 s = 3.1875e12 bits; 1.4e6 corrected -> 4.392e-7.
+        let bits = Ber::bits_on_wire(53.125, 1, 60.0);
+        assert_eq!(bits, 3.1875e12);
+        let b = Ber::new(1_400_000, bits, 0.95).unwrap();
+        assert!(close(b.ber, 4.392157e-7, 1e-6));
+        assert!(b.lower < b.ber && b.ber < b.upper);
+        // Zero errors: upper = 2.9957 / 3.1875e12 = 9.398e-13.
+        let z = Ber::new(0, bits, 0.95).unwrap();
+        assert!(close(z.upper, 9.3984e-13, 1e-4));
+        assert!(Ber::new(5, 0.0, 0.95).is_none());
+        assert!(Ber::new(5, f64::NAN, 0.95).is_none());
+        // Absurd counts cap at 1.
+        assert_eq!(Ber::new(u64::MAX, 10.0, 0.95).unwrap().ber, 1.0);
+    }
+
+    #[test]
+    fn overlap() {
+        let a = Ber::new(100, 1e9, 0.95).unwrap();
+        let b = Ber::new(120, 1e9, 0.95).unwrap();
+        let c = Ber::new(1000, 1e9, 0.95).unwrap();
+        assert!(!a.differs_from(&b));
+        assert!(a.differs_from(&c) && c.differs_from(&a));
+    }
+}

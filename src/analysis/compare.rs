@@ -1,0 +1,116 @@
+//! Before/after comparison of one interface (e.g. around a fiber clean or module swap):
+//! a change counts only when the BER confidence intervals do not overlap.
+
+use super::{InterfaceAnalysis, LaneAnalysis};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Improved,
+    Worse,
+    NoSignificantChange,
+    /// No BER on one side: nothing to judge by.
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LaneChange {
+    pub lane: u8,
+    pub rx_power_dbm_before: Option<f64>,
+    pub rx_power_dbm_after: Option<f64>,
+    pub rx_power_delta_db: Option<f64>,
+    pub pre_fec_ber_before: Option<f64>,
+    pub pre_fec_ber_after: Option<f64>,
+    pub margin_db_before: Option<f64>,
+    pub margin_db_after: Option<f64>,
+    pub margin_delta_db: Option<f64>,
+    pub change: Change,
+    pub summary: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    pub interface: String,
+    pub lanes: Vec<LaneChange>,
+}
+
+/// "1.2e-6"; a zero-error lane shows its upper bound: "<9.4e-13".
+fn fmt_ber(l: &LaneAnalysis) -> String {
+    match (l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper) {
+        (Some(0), _, Some(u)) => format!("<{u:.1e}"),
+        (_, Some(b), _) => format!("{b:.1e}"),
+        _ => "n/a".into(),
+    }
+}
+
+fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    Some(b? - a?).filter(|d| d.is_finite())
+}
+
+fn lane_change(b: &LaneAnalysis, a: &LaneAnalysis) -> LaneChange {
+    let bounds =
+        |l: &LaneAnalysis| Some((l.pre_fec_ber?, l.pre_fec_ber_lower?, l.pre_fec_ber_upper?));
+    let change = match (bounds(b), bounds(a)) {
+        (Some((_, bl, bu)), Some((_, al, au))) => {
+            if au < bl {
+                Change::Improved
+            } else if al > bu {
+                Change::Worse
+            } else {
+                Change::NoSignificantChange
+            }
+        }
+        _ => Change::Unknown,
+    };
+    let margin_delta_db = diff(b.margin_db, a.margin_db);
+    let word = match change {
+        Change::Improved => "improved",
+        Change::Worse => "worse",
+        Change::NoSignificantChange => "no significant change",
+        Change::Unknown => "no BER to compare",
+    };
+    let margin = margin_delta_db
+        .map(|d| format!("{d:+.1} dB margin, "))
+        .unwrap_or_default();
+    let rx = diff(b.rx_power_dbm, a.rx_power_dbm);
+    let rx_text = rx.map(|d| format!(", rx {d:+.1} dB")).unwrap_or_default();
+    LaneChange {
+        lane: b.lane,
+        rx_power_dbm_before: b.rx_power_dbm,
+        rx_power_dbm_after: a.rx_power_dbm,
+        rx_power_delta_db: rx,
+        pre_fec_ber_before: b.pre_fec_ber,
+        pre_fec_ber_after: a.pre_fec_ber,
+        margin_db_before: b.margin_db,
+        margin_db_after: a.margin_db,
+        margin_delta_db,
+        change,
+        summary: format!(
+            "lane {}: {margin}BER {} -> {}{rx_text}: {word}",
+            b.lane,
+            fmt_ber(b),
+            fmt_ber(a)
+        ),
+    }
+}
+
+/// Lanes present in both analyses, in lane order.
+pub fn compare(before: &InterfaceAnalysis, after: &InterfaceAnalysis) -> Comparison {
+    let mut lanes: Vec<LaneChange> = before
+        .lanes
+        .iter()
+        .filter_map(|b| {
+            after
+                .lanes
+                .iter()
+                .find(|a| a.lane == b.lane)
+                .map(|a| lane_change(b, a))
+        })
+        .collect();
+    lanes.sort_by_key(|l| l.lane);
+    Comparison {
+        interface: after.interface.clone(),
+        lanes,
+    }
+}

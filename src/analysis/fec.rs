@@ -1,0 +1,166 @@
+//! Which FEC a link runs and the pre-FEC BER its PMD clause requires (physics.md).
+//!
+//! The limit used is the BER the IEEE 802.3 PMD clause specifies at the FEC input
+//! for the frame loss ratio the standard promises; past it the uncorrectable rate
+//! climbs steeply (the "FEC cliff"). Margin is measured to that limit, not to the
+//! cliff itself, because the limit is what the optics are specified to meet.
+
+use crate::module::report::Modulation;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FecKind {
+    /// RS(544,514) "KP4": PAM4 lanes.
+    Rs544,
+    /// RS(528,514) "KR4": 25G NRZ lanes.
+    Rs528,
+    /// BASE-R FireCode (Clause 74).
+    BaseR,
+    /// Low-latency RS(272,257+1).
+    Llrs,
+    Off,
+    Unknown,
+}
+
+impl FecKind {
+    /// The name used in JSON and messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FecKind::Rs544 => "RS(544,514)",
+            FecKind::Rs528 => "RS(528,514)",
+            FecKind::BaseR => "BASE-R",
+            FecKind::Llrs => "LL-RS",
+            FecKind::Off => "none",
+            FecKind::Unknown => "unknown",
+        }
+    }
+}
+
+impl Serialize for FecKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+pub struct FecLimit {
+    pub kind: FecKind,
+    /// Pre-FEC BER the PMD clause requires; `None`: no single clause limit, BER without margin.
+    pub ber_limit: Option<f64>,
+    pub clause: &'static str,
+}
+
+pub const FEC_LIMITS: &[FecLimit] = &[
+    FecLimit {
+        kind: FecKind::Rs544,
+        ber_limit: Some(2.4e-4),
+        clause: "IEEE 802.3 Clause 138 (200GBASE-SR4, 400GBASE-SR8), Clause 124 (400GBASE-DR4), Clause 140 (100GBASE-DR)",
+    },
+    FecLimit { kind: FecKind::Rs528, ber_limit: Some(5e-5), clause: "IEEE 802.3 Clause 95 (100GBASE-SR4), Clause 112 (25GBASE-SR)" },
+    // FireCode and LL-RS PMDs do not share one pre-FEC figure: report BER, no margin.
+    FecLimit { kind: FecKind::BaseR, ber_limit: None, clause: "IEEE 802.3 Clause 74 (BASE-R FEC): no single pre-FEC limit" },
+    FecLimit { kind: FecKind::Llrs, ber_limit: None, clause: "Ethernet Technology Consortium LL-RS: no single pre-FEC limit" },
+    // Without FEC the PMD itself must deliver 1e-12 (e.g. Clause 52, 10GBASE-SR).
+    FecLimit { kind: FecKind::Off, ber_limit: Some(1e-12), clause: "IEEE 802.3 Clause 52 (10GBASE-SR) and similar: BER 1e-12 without FEC" },
+    FecLimit { kind: FecKind::Unknown, ber_limit: None, clause: "FEC mode unknown" },
+];
+
+pub fn limit(kind: FecKind) -> &'static FecLimit {
+    // Every FecKind has a row (checked by a test), so the fallback is the Unknown row.
+    FEC_LIMITS
+        .iter()
+        .find(|l| l.kind == kind)
+        .unwrap_or(&FEC_LIMITS[FEC_LIMITS.len() - 1])
+}
+
+/// The FEC in use from the kernel's active-FEC name and the lanes' modulation.
+pub fn fec_kind(
+    fec_active: Option<&str>,
+    modulation: Option<Modulation>,
+    notes: &mut Vec<String>,
+) -> FecKind {
+    let name = fec_active.map(|s| s.trim().to_ascii_uppercase());
+    match (name.as_deref(), modulation) {
+        (Some("RS"), Some(Modulation::Pam4)) => FecKind::Rs544,
+        (Some("RS"), Some(Modulation::Nrz)) => FecKind::Rs528,
+        (Some("RS"), None) => {
+            notes.push(
+                "RS FEC on lanes of unknown rate: RS(528,514) or RS(544,514) cannot be told apart"
+                    .into(),
+            );
+            FecKind::Unknown
+        }
+        (Some("BASER"), _) => FecKind::BaseR,
+        (Some("LLRS"), _) => FecKind::Llrs,
+        (Some("NONE" | "OFF"), _) => FecKind::Off,
+        (None, Some(Modulation::Pam4)) => {
+            // Every IEEE PAM4 Ethernet PMD mandates RS(544,514).
+            notes.push("active FEC not reported; PAM4 lanes imply RS(544,514)".into());
+            FecKind::Rs544
+        }
+        (other, _) => {
+            notes.push(format!(
+                "active FEC {} not recognised",
+                other.unwrap_or("not reported")
+            ));
+            FecKind::Unknown
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_one_row() {
+        for k in [
+            FecKind::Rs544,
+            FecKind::Rs528,
+            FecKind::BaseR,
+            FecKind::Llrs,
+            FecKind::Off,
+            FecKind::Unknown,
+        ] {
+            assert_eq!(
+                FEC_LIMITS.iter().filter(|l| l.kind == k).count(),
+                1,
+                "{k:?}"
+            );
+        }
+        assert_eq!(limit(FecKind::Rs544).ber_limit, Some(2.4e-4));
+        assert_eq!(limit(FecKind::Rs528).ber_limit, Some(5e-5));
+        assert_eq!(limit(FecKind::Off).ber_limit, Some(1e-12));
+    }
+
+    #[test]
+    fn kinds_from_kernel_names() {
+        let mut n = Vec::new();
+        assert_eq!(
+            fec_kind(Some("RS"), Some(Modulation::Pam4), &mut n),
+            FecKind::Rs544
+        );
+        assert_eq!(
+            fec_kind(Some("RS"), Some(Modulation::Nrz), &mut n),
+            FecKind::Rs528
+        );
+        assert_eq!(
+            fec_kind(Some("BASER"), Some(Modulation::Nrz), &mut n),
+            FecKind::BaseR
+        );
+        assert_eq!(
+            fec_kind(Some("None"), Some(Modulation::Nrz), &mut n),
+            FecKind::Off
+        );
+        assert_eq!(fec_kind(Some("LLRS"), None, &mut n), FecKind::Llrs);
+        assert!(n.is_empty());
+        assert_eq!(
+            fec_kind(None, Some(Modulation::Pam4), &mut n),
+            FecKind::Rs544
+        );
+        assert_eq!(
+            fec_kind(None, Some(Modulation::Nrz), &mut n),
+            FecKind::Unknown
+        );
+        assert_eq!(n.len(), 2);
+    }
+}

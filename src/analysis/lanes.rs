@@ -1,0 +1,229 @@
+//! Lane count, per-lane bit rate and modulation of a link, from the kernel link mode
+//! (`200000baseSR4/Full`), the kernel's lane count, and the module's own view.
+//!
+//! The bit rate is the one on the wire after FEC encoding (what corrected-bit counters
+//! count against): 64b/66b + RS-FEC transcoding for 25G NRZ lanes (25.78125 Gb/s),
+//! 256b/257b + RS(544,514) for PAM4 lanes (53.125 / 106.25 / 212.5 Gb/s); physics.md "Lane rates".
+
+use crate::counters::LinkInfo;
+use crate::module::report::Modulation;
+use crate::module::ModuleReport;
+use serde::Serialize;
+
+/// A per-lane speed class: nominal Mb/s (link speed / lanes), bit rate on the wire, modulation.
+struct LaneClass {
+    nominal_mbps: u32,
+    name: &'static str,
+    gbps: f64,
+    modulation: Modulation,
+}
+
+/// IEEE 802.3 lane classes. 1G: 8b/10b (Clause 36); 10G: 64b/66b (Clause 49);
+/// 25G: 64b/66b (Clause 107/108); PAM4: 26.5625 / 53.125 / 106.25 GBd (Clauses 134-140, 173+).
+const LANE_CLASSES: &[LaneClass] = &[
+    LaneClass {
+        nominal_mbps: 1_000,
+        name: "1G NRZ",
+        gbps: 1.25,
+        modulation: Modulation::Nrz,
+    },
+    LaneClass {
+        nominal_mbps: 10_000,
+        name: "10G NRZ",
+        gbps: 10.3125,
+        modulation: Modulation::Nrz,
+    },
+    LaneClass {
+        nominal_mbps: 25_000,
+        name: "25G NRZ",
+        gbps: 25.78125,
+        modulation: Modulation::Nrz,
+    },
+    LaneClass {
+        nominal_mbps: 50_000,
+        name: "50G PAM4",
+        gbps: 53.125,
+        modulation: Modulation::Pam4,
+    },
+    LaneClass {
+        nominal_mbps: 100_000,
+        name: "100G PAM4",
+        gbps: 106.25,
+        modulation: Modulation::Pam4,
+    },
+    LaneClass {
+        nominal_mbps: 200_000,
+        name: "200G PAM4",
+        gbps: 212.5,
+        modulation: Modulation::Pam4,
+    },
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LaneRate {
+    pub lanes: u32,
+    /// e.g. "50G PAM4".
+    pub class: &'static str,
+    pub lane_rate_gbps: f64,
+    pub modulation: Modulation,
+}
+
+/// Speed (Mb/s) and lane count from a kernel link-mode name: `200000baseSR4/Full` ->
+/// (200000, 4), `25000baseSR/Full` -> (25000, 1), `800000baseDR8_2/Full` -> (800000, 8).
+pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
+    let (speed, rest) = name.split_once("base")?;
+    let speed_mbps = speed.parse().ok()?;
+    let media = rest.split(['/', '_']).next().unwrap_or(rest);
+    let digits: String = media
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    let lanes = if digits.is_empty() {
+        1
+    } else {
+        digits.chars().rev().collect::<String>().parse().ok()?
+    };
+    (lanes > 0).then_some((speed_mbps, lanes))
+}
+
+/// The lane rate of a link; `notes` gets a sentence for every assumption or disagreement.
+pub fn lane_rate(
+    link: &LinkInfo,
+    module: Option<&ModuleReport>,
+    notes: &mut Vec<String>,
+) -> Option<LaneRate> {
+    let parsed = link.link_mode.as_deref().and_then(parse_link_mode);
+    let speed_mbps = link.speed_mbps.or(parsed.map(|p| p.0))?;
+    let module_lanes = module
+        .and_then(|m| m.host_lane_count.or(m.media_lane_count))
+        .filter(|n| *n > 0);
+    let lanes = match (link.lanes.filter(|n| *n > 0), parsed) {
+        (Some(n), _) => n,
+        (None, Some((_, n))) => n,
+        (None, None) => {
+            let n = u32::from(module_lanes?);
+            notes.push(format!(
+                "lane count {n} taken from the module (the kernel gave none)"
+            ));
+            n
+        }
+    };
+    let per_lane_mbps = speed_mbps / lanes;
+    let Some(class) = LANE_CLASSES
+        .iter()
+        .find(|c| c.nominal_mbps == per_lane_mbps)
+    else {
+        notes.push(format!(
+            "{per_lane_mbps} Mb/s per lane is not a known lane class: no per-lane bit rate"
+        ));
+        return None;
+    };
+    if let Some(m) = module
+        .and_then(|m| m.modulation)
+        .filter(|m| *m != class.modulation)
+    {
+        // Gearbox modules (e.g. 100G-DR: 4x25G NRZ host, 1x100G PAM4 media) differ by
+        // design; counters are the host lanes', so the link's modulation is used.
+        notes.push(format!(
+            "module media modulation {m:?} differs from the host lanes' {:?}; using the host lanes'",
+            class.modulation
+        ));
+    }
+    Some(LaneRate {
+        lanes,
+        class: class.name,
+        lane_rate_gbps: class.gbps,
+        modulation: class.modulation,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::Standard;
+
+    fn link(mode: &str, speed: Option<u32>, lanes: Option<u32>) -> LinkInfo {
+        LinkInfo {
+            speed_mbps: speed,
+            lanes,
+            link_mode: Some(mode.into()),
+            fec_active: None,
+        }
+    }
+
+    #[test]
+    fn link_mode_names() {
+        assert_eq!(parse_link_mode("200000baseSR4/Full"), Some((200_000, 4)));
+        assert_eq!(parse_link_mode("25000baseSR/Full"), Some((25_000, 1)));
+        assert_eq!(parse_link_mode("800000baseDR8_2/Full"), Some((800_000, 8)));
+        assert_eq!(
+            parse_link_mode("100000baseLR4_ER4/Full"),
+            Some((100_000, 4))
+        );
+        assert_eq!(parse_link_mode("10000baseT/Full"), Some((10_000, 1)));
+        assert_eq!(parse_link_mode("garbage"), None);
+        assert_eq!(parse_link_mode("xbaseSR4"), None);
+        assert_eq!(parse_link_mode("1000baseSR0"), None);
+    }
+
+    #[test]
+    fn classes_from_speed_over_lanes() {
+        let mut n = Vec::new();
+        // 200000 / 4 = 50000 -> 50G PAM4, 53.125 Gb/s.
+        let r = lane_rate(&link("200000baseSR4/Full", None, None), None, &mut n).unwrap();
+        assert_eq!(
+            (r.lanes, r.lane_rate_gbps, r.modulation),
+            (4, 53.125, Modulation::Pam4)
+        );
+        // 100000 / 4 = 25000 -> 25G NRZ.
+        let r = lane_rate(
+            &link("100000baseSR4/Full", Some(100_000), None),
+            None,
+            &mut n,
+        )
+        .unwrap();
+        assert_eq!(
+            (r.lane_rate_gbps, r.modulation),
+            (25.78125, Modulation::Nrz)
+        );
+        // 400000 / 4 = 100000 -> 106.25; 800000 / 4 = 200000 -> 212.5; 40000 / 4 -> 10G.
+        assert_eq!(
+            lane_rate(&link("400000baseDR4/Full", None, Some(4)), None, &mut n)
+                .unwrap()
+                .lane_rate_gbps,
+            106.25
+        );
+        assert_eq!(
+            lane_rate(&link("800000baseDR4/Full", None, None), None, &mut n)
+                .unwrap()
+                .lane_rate_gbps,
+            212.5
+        );
+        assert_eq!(
+            lane_rate(&link("40000baseSR4/Full", None, None), None, &mut n)
+                .unwrap()
+                .lane_rate_gbps,
+            10.3125
+        );
+        assert!(n.is_empty());
+        // 2500 Mb/s per lane: no class, a note.
+        assert!(lane_rate(&link("2500baseT/Full", None, None), None, &mut n).is_none());
+        assert_eq!(n.len(), 1);
+    }
+
+    #[test]
+    fn module_fills_lanes_and_flags_gearbox() {
+        let mut m = ModuleReport::new(Standard::Cmis, 0x18);
+        m.host_lane_count = Some(4);
+        m.modulation = Some(Modulation::Pam4);
+        let l = LinkInfo {
+            speed_mbps: Some(100_000),
+            ..Default::default()
+        };
+        let mut n = Vec::new();
+        let r = lane_rate(&l, Some(&m), &mut n).unwrap();
+        assert_eq!((r.lanes, r.modulation), (4, Modulation::Nrz));
+        assert_eq!(n.len(), 2, "{n:?}");
+    }
+}

@@ -1,0 +1,73 @@
+//! Optical margin from DOM: rx power over the module's own low threshold.
+
+use crate::module::report::{RxPowerType, Thresholds};
+use crate::module::units::mw_to_dbm;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OpticalMargin {
+    /// rx dBm − threshold dBm.
+    pub margin_db: f64,
+    /// `low_warning`, or `low_alarm` when the module has no usable warning.
+    pub reference: &'static str,
+    pub threshold_dbm: f64,
+    /// What the module measures (average or OMA); its thresholds are in the same measure,
+    /// so the margin compares like with like. Lane-to-lane comparisons are too.
+    pub rx_power_type: Option<RxPowerType>,
+}
+
+/// `None` without a finite rx power or a positive low threshold (0 mW = "not set").
+pub fn optical_margin(
+    rx_power_dbm: Option<f64>,
+    thresholds: &Thresholds,
+    rx_power_type: Option<RxPowerType>,
+) -> Option<OpticalMargin> {
+    let rx = rx_power_dbm.filter(|v| v.is_finite())?;
+    let set = thresholds.rx_power_mw?;
+    let (reference, mw) = [
+        ("low_warning", set.low_warning),
+        ("low_alarm", set.low_alarm),
+    ]
+    .into_iter()
+    .find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
+    let threshold_dbm = mw_to_dbm(mw);
+    Some(OpticalMargin {
+        margin_db: rx - threshold_dbm,
+        reference,
+        threshold_dbm,
+        rx_power_type,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::report::ThresholdSet;
+
+    fn th(low_warning: f64, low_alarm: f64) -> Thresholds {
+        Thresholds {
+            rx_power_mw: Some(ThresholdSet {
+                high_alarm: 3.0,
+                low_alarm,
+                high_warning: 2.0,
+                low_warning,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn margin_over_low_warning_then_alarm() {
+        // low warning 0.1 mW = -10 dBm; rx -1.6 dBm -> 8.4 dB.
+        let m = optical_margin(Some(-1.6), &th(0.1, 0.05), Some(RxPowerType::Average)).unwrap();
+        assert!((m.margin_db - 8.4).abs() < 1e-9);
+        assert_eq!(m.reference, "low_warning");
+        // No warning set: alarm 0.05 mW = -13.0103 dBm -> 11.4103 dB.
+        let m = optical_margin(Some(-1.6), &th(0.0, 0.05), None).unwrap();
+        assert!((m.margin_db - 11.4103).abs() < 1e-4);
+        assert_eq!(m.reference, "low_alarm");
+        assert!(optical_margin(Some(-1.6), &th(0.0, 0.0), None).is_none());
+        assert!(optical_margin(Some(f64::NEG_INFINITY), &th(0.1, 0.05), None).is_none());
+        assert!(optical_margin(Some(-1.0), &Thresholds::default(), None).is_none());
+    }
+}

@@ -1,0 +1,195 @@
+//! `fec_hiding_marginal_optics` and `low_margin`: which lanes are weak although the
+//! link looks clean, and the evidence for it.
+//!
+//! A lane is an outlier when, with noise accounted for, its BER is at least
+//! `outlier_ratio` (10x) its siblings': its lower confidence bound must reach ratio x
+//! the median of the siblings' upper bounds, so 30 errors beside zeros (lower bound
+//! 21.6 < 10 x 3.0) do not trigger and 212e6 beside 1.4e6 does. It must also carry
+//! at least `outlier_min_limit_fraction` of the FEC limit, so a lane at 1e-11 beside
+//! 1e-13 siblings is not called marginal. `low_margin` uses the optimistic margin
+//! (from the BER lower bound), so a short window with few counts cannot trigger it.
+//! FEC is "hiding" the lane when the link is not down, with no new uncorrectable blocks
+//! and no link drops (a counter the driver lacks counts as zero, with a note), and the
+//! lane is an outlier or below the margin floor.
+
+use super::config::Config;
+use super::stats::{line_fit, median, LineFit};
+use super::LaneAnalysis;
+use crate::module::report::Modulation;
+use serde::Serialize;
+
+/// Per-lane evidence for a flag.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Evidence {
+    /// rx dBm minus the siblings' median rx dBm.
+    pub rx_delta_db: Option<f64>,
+    /// Lane BER over the siblings' median BER.
+    pub ber_ratio: Option<f64>,
+    /// Outlier by the confidence-interval rule above.
+    pub outlier: bool,
+    /// The interface's [`RxBerFit`] slope, copied onto flagged lanes.
+    pub slope_decades_per_db: Option<f64>,
+    pub pam4_signature: Option<bool>,
+}
+
+/// log10(BER) against rx dBm across the lanes of one interface.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RxBerFit {
+    /// Decades of BER per dB of rx power (negative: less light, more errors).
+    pub slope_decades_per_db: f64,
+    pub r: f64,
+    pub lanes: usize,
+    /// Slope within the configured PAM4 range on a PAM4 link: errors follow the light.
+    pub pam4_signature: bool,
+}
+
+fn siblings(lanes: &[LaneAnalysis], lane: u8) -> impl Iterator<Item = &LaneAnalysis> {
+    lanes.iter().filter(move |l| l.lane != lane)
+}
+
+pub fn evidence(
+    lanes: &[LaneAnalysis],
+    i: usize,
+    cfg: &Config,
+    ber_limit: Option<f64>,
+) -> Evidence {
+    let Some(me) = lanes.get(i) else {
+        return Evidence::default();
+    };
+    let sib_rx: Vec<f64> = siblings(lanes, me.lane)
+        .filter_map(|l| l.rx_power_dbm)
+        .collect();
+    let rx_delta_db = me
+        .rx_power_dbm
+        .zip(median(&sib_rx))
+        .map(|(r, m)| r - m)
+        .filter(|d| d.is_finite());
+    let sib_ber: Vec<f64> = siblings(lanes, me.lane)
+        .filter_map(|l| l.pre_fec_ber)
+        .collect();
+    let sib_upper: Vec<f64> = siblings(lanes, me.lane)
+        .filter_map(|l| l.pre_fec_ber_upper)
+        .collect();
+    let ber_ratio = match (me.pre_fec_ber, median(&sib_ber)) {
+        (Some(b), Some(m)) if m > 0.0 => Some(b / m),
+        _ => None,
+    };
+    let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, median(&sib_upper)) {
+        (Some(lo), Some(b), Some(sib)) => {
+            lo >= cfg.outlier_ratio * sib
+                && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
+        }
+        _ => false,
+    };
+    Evidence {
+        rx_delta_db,
+        ber_ratio,
+        outlier,
+        ..Default::default()
+    }
+}
+
+/// The fit over lanes with both a finite rx power and at least one corrected bit.
+pub fn rx_ber_fit(
+    lanes: &[LaneAnalysis],
+    modulation: Option<Modulation>,
+    cfg: &Config,
+) -> Option<RxBerFit> {
+    let pts: Vec<(f64, f64)> = lanes
+        .iter()
+        .filter(|l| l.corrected_bits.is_some_and(|k| k > 0))
+        .filter_map(|l| Some((l.rx_power_dbm?, l.pre_fec_ber?.log10())))
+        .collect();
+    let LineFit { slope, r, n, .. } = line_fit(&pts)?;
+    let pam4_signature = modulation == Some(Modulation::Pam4)
+        && slope < 0.0
+        && (cfg.signature_slope_min..=cfg.signature_slope_max).contains(&-slope);
+    Some(RxBerFit {
+        slope_decades_per_db: slope,
+        r,
+        lanes: n,
+        pam4_signature,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(n: u8, rx: f64, k: u64) -> LaneAnalysis {
+        let b = super::super::ber::Ber::new(k, 3.1875e12, 0.95).unwrap();
+        LaneAnalysis {
+            lane: n,
+            rx_power_dbm: Some(rx),
+            corrected_bits: Some(k),
+            pre_fec_ber: Some(b.ber),
+            pre_fec_ber_lower: Some(b.lower),
+            pre_fec_ber_upper: Some(b.upper),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_200g_sr4_lanes() {
+        let cfg = Config::default();
+        let ls = vec![
+            lane(1, -1.0, 1_000_000),
+            lane(2, -1.1, 1_400_000),
+            lane(3, -1.5, 5_000_000),
+            lane(4, -1.6, 212_000_000),
+        ];
+        // Lane 4: siblings' rx median (-1.0, -1.1, -1.5) = -1.1 -> delta -0.5 dB;
+        // siblings' corrected-bit median 1.4e6 -> ratio 212/1.4 = 151.4.
+        let e = evidence(&ls, 3, &cfg, Some(2.4e-4));
+        assert!((e.rx_delta_db.unwrap() + 0.5).abs() < 1e-9);
+        assert!((e.ber_ratio.unwrap() - 151.43).abs() < 0.01);
+        assert!(e.outlier);
+        // Lane 3: siblings 1.0e6, 1.4e6, 212e6 -> median 1.4e6; 5/1.4 = 3.6x: not an outlier.
+        let e3 = evidence(&ls, 2, &cfg, Some(2.4e-4));
+        assert!(!e3.outlier && (e3.ber_ratio.unwrap() - 3.571).abs() < 1e-3);
+        // log10 BER = -6.5035, -6.3573, -5.8045, -4.1771 at x = -1.0, -1.1, -1.5, -1.6:
+        // dx = 0.3, 0.2, -0.2, -0.3 (sxx 0.26); dy = -0.7929, -0.6467, -0.0939, 1.5335;
+        // sxy = -0.2379 - 0.1293 + 0.0188 - 0.4601 = -0.8085 -> slope -3.110 decades/dB.
+        let f = rx_ber_fit(&ls, Some(Modulation::Pam4), &cfg).unwrap();
+        assert!(
+            (f.slope_decades_per_db + 3.110).abs() < 2e-3,
+            "{}",
+            f.slope_decades_per_db
+        );
+        assert!(f.pam4_signature && f.lanes == 4);
+        assert!(
+            !rx_ber_fit(&ls, Some(Modulation::Nrz), &cfg)
+                .unwrap()
+                .pam4_signature
+        );
+    }
+
+    #[test]
+    fn small_counts_do_not_trigger() {
+        let cfg = Config::default();
+        // 30 errors: lower bound chi2(60 dof, 0.05)/2 = 43.19/2 = 21.6 < 10 x 3.0 (zero-error siblings' upper).
+        let ls = vec![
+            lane(1, -1.0, 0),
+            lane(2, -1.0, 0),
+            lane(3, -1.0, 30),
+            lane(4, -1.0, 0),
+        ];
+        assert!(!evidence(&ls, 2, &cfg, None).outlier);
+        // 1e6 errors: far past 10x, and 1e6 / 3.1875e12 = 3.1e-7 >= 1e-3 x 2.4e-4: outlier.
+        let ls = vec![
+            lane(1, -1.0, 0),
+            lane(2, -1.0, 0),
+            lane(3, -1.0, 1_000_000),
+            lane(4, -1.0, 0),
+        ];
+        assert!(evidence(&ls, 2, &cfg, Some(2.4e-4)).outlier);
+        let ls = vec![
+            lane(1, -1.0, 0),
+            lane(2, -1.0, 0),
+            lane(3, -1.0, 100),
+            lane(4, -1.0, 0),
+        ];
+        // 100 / 3.1875e12 = 3.1e-11 < 2.4e-7.
+        assert!(!evidence(&ls, 2, &cfg, Some(2.4e-4)).outlier);
+    }
+}

@@ -1,0 +1,70 @@
+//! Q factor and margin to the FEC limit under the Gaussian-noise model (physics.md).
+//!
+//! Q(x) = ½·erfc(x/√2). NRZ: BER = Q(x). PAM4 with Gray coding: BER ≈ 0.75·Q(x)
+//! (symbol error rate 1.5·Q(x), one of two bits wrong per symbol error).
+//! Margin assumes a thermal-noise-limited receiver, where the eye opening x scales
+//! with received optical power, so `margin_db = 10·log10(x / x_limit)` is the
+//! optical-power equivalent (the electrical margin is twice that in dB). Shot- or
+//! RIN-limited receivers and equalizer penalties make real margins smaller than this.
+
+use crate::module::report::Modulation;
+use statrs::function::erf::erfc_inv;
+use std::f64::consts::SQRT_2;
+
+/// BER per unit Q(x) for the modulation.
+fn ber_per_q(m: Modulation) -> f64 {
+    match m {
+        Modulation::Nrz => 1.0,
+        Modulation::Pam4 => 0.75,
+    }
+}
+
+/// The eye distance x with BER = factor·Q(x); `None` for BER <= 0 (unbounded) or an
+/// eye that the model says is closed (Q >= 0.5).
+pub fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
+    let q = ber / ber_per_q(m);
+    (q.is_finite() && q > 0.0 && q < 0.5).then(|| SQRT_2 * erfc_inv(2.0 * q))
+}
+
+/// Optical-equivalent margin in dB of a lane at `ber` over the `limit` BER.
+pub fn margin_db(ber: f64, limit: f64, m: Modulation) -> Option<f64> {
+    let x = q_from_ber(ber, m)?;
+    let x_limit = q_from_ber(limit, m)?;
+    Some(10.0 * (x / x_limit).log10())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q_values() {
+        // NRZ 1e-12 -> Q = 7.0345 (textbook); 5e-5 -> 3.8906.
+        assert!((q_from_ber(1e-12, Modulation::Nrz).unwrap() - 7.03448).abs() < 1e-4);
+        assert!((q_from_ber(5e-5, Modulation::Nrz).unwrap() - 3.89059).abs() < 1e-4);
+        // PAM4 2.4e-4 -> Q(x) = 3.2e-4 -> x = 3.41407.
+        assert!((q_from_ber(2.4e-4, Modulation::Pam4).unwrap() - 3.41407).abs() < 1e-4);
+        assert!(q_from_ber(0.0, Modulation::Nrz).is_none());
+        assert!(q_from_ber(0.5, Modulation::Nrz).is_none());
+        assert!(q_from_ber(0.4, Modulation::Pam4).is_none()); // 0.4/0.75 > 0.5
+        assert!(q_from_ber(f64::NAN, Modulation::Pam4).is_none());
+    }
+
+    #[test]
+    fn margins_of_the_200g_sr4_case() {
+        // 53.125 Gb/s x 60 s = 3.1875e12 bits.
+        // lane 2: 1.4e6 -> 4.392e-7 -> Q 5.856e-7 -> x 4.86044; 10·log10(4.86044/3.41407) = 1.534 dB.
+        // lane 4: 212e6 -> 6.651e-5 -> Q 8.868e-5 -> x 3.74926; 10·log10(3.74926/3.41407) = 0.407 dB.
+        let l2 = margin_db(1.4e6 / 3.1875e12, 2.4e-4, Modulation::Pam4).unwrap();
+        let l4 = margin_db(212e6 / 3.1875e12, 2.4e-4, Modulation::Pam4).unwrap();
+        assert!((l2 - 1.534).abs() < 2e-3, "{l2}");
+        assert!((l4 - 0.407).abs() < 2e-3, "{l4}");
+        // ~150x the corrected bits costs more than 1 dB of margin.
+        assert!(l2 - l4 > 1.0);
+        // At the limit the margin is 0; beyond it negative.
+        assert!(margin_db(2.4e-4, 2.4e-4, Modulation::Pam4).unwrap().abs() < 1e-12);
+        assert!(margin_db(1e-3, 2.4e-4, Modulation::Pam4).unwrap() < 0.0);
+        // NRZ 1e-9 against RS(528,514) 5e-5: x 5.99781 / 3.89059 -> 1.880 dB.
+        assert!((margin_db(1e-9, 5e-5, Modulation::Nrz).unwrap() - 1.8798).abs() < 1e-3);
+    }
+}
