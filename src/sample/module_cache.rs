@@ -79,6 +79,9 @@ fn read_into(
     Ok(bytes)
 }
 
+/// One-byte read of the SFF-8024 identifier, used when there are no monitors to read.
+pub const PRESENCE_PROBE: PageRequest = PageRequest::new(I2C_A0, 0, 0, 0, 1);
+
 /// Upper bound on `static_pages` rounds: each round must ask for something new, and no
 /// standard chains more than a few (lower -> page 0 -> advertised pages -> banks).
 const MAX_STATIC_ROUNDS: usize = 16;
@@ -107,6 +110,15 @@ pub fn read_static(src: &mut dyn Source, iface: &str, io: &mut IoCounts) -> Resu
             }
         }
         pending = match module::static_pages(&img) {
+            // The identity fields are needed for swap detection whatever the decoder
+            // asks for; `tried` keeps them from being read twice.
+            // Once the decoder asks for nothing new, read identity fields still missing:
+            // swap detection needs them whatever the decoder reads.
+            Ok(p) if p.iter().flat_map(|r| split_request(*r)).all(|r| tried.contains(&r)) => identity_fields(&img)
+                .iter()
+                .filter(|f| f.read(&img, 0).is_none())
+                .map(|f| PageRequest::new(f.i2c_address, f.page, 0, f.offset, f.len))
+                .collect(),
             Ok(p) => p,
             Err(e) => {
                 notes.push(format!("static pages beyond lower memory not read: {e}"));
@@ -194,10 +206,15 @@ impl ModuleCache {
     fn read_monitors(&mut self, src: &mut dyn Source, iface: &str, notes: &mut Vec<String>) -> Result<ModuleImage, SourceError> {
         let mut img = ModuleImage::new();
         let Some(stat) = &self.static_img else { return Ok(img) };
-        let reqs: Vec<PageRequest> = match module::monitor_requests(stat) {
+        let mut reqs: Vec<PageRequest> = match module::monitor_requests(stat) {
             Ok(r) => r.into_iter().flat_map(split_request).filter(|r| !self.skipped.contains(r)).collect(),
             Err(_) => Vec::new(), // unknown identifier: nothing we know how to monitor
         };
+        if reqs.is_empty() {
+            // Nothing to monitor (no DDM, unknown type): still read the identifier byte
+            // so a pulled module shows as an error and its return triggers a re-read.
+            reqs.push(PRESENCE_PROBE);
+        }
         for req in reqs {
             match read_into(src, iface, req, &mut img, &mut self.io) {
                 Ok(_) => {}
