@@ -89,16 +89,19 @@ struct TickOutput {
     gone: bool,
 }
 
+/// The interface vanished (`NoDevice`); the record says so.
+struct Gone(EventRecord);
+
 fn event(iface: &str, t: f64, kind: EventKind, message: String) -> Record {
     Record::Event(EventRecord { t, interface: iface.to_string(), kind, message })
 }
 
 /// One source answer: `NotSupported` -> `None`; other errors -> `None` plus an error
 /// event; `NoDevice` -> `Err(interface_gone event)`.
-fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Record>) -> Result<Option<T>, Record> {
+fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Record>) -> Result<Option<T>, Gone> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(e) if e.is_no_device() => Err(event(iface, t, EventKind::InterfaceGone, e.to_string())),
+        Err(e) if e.is_no_device() => Err(Gone(EventRecord { t, interface: iface.to_string(), kind: EventKind::InterfaceGone, message: e.to_string() })),
         Err(e) if e.is_not_supported() => Ok(None),
         Err(e) => {
             errors.push(event(iface, t, EventKind::Error, e.to_string()));
@@ -119,14 +122,14 @@ impl Iface {
         self.source.end_sample();
         match r {
             Ok(()) => TickOutput { records: out, gone: false },
-            Err(gone) => {
-                out.push(gone);
+            Err(Gone(ev)) => {
+                out.push(Record::Event(ev));
                 TickOutput { records: out, gone: true }
             }
         }
     }
 
-    fn sample_at(&mut self, t: f64, out: &mut Vec<Record>) -> Result<(), Record> {
+    fn sample_at(&mut self, t: f64, out: &mut Vec<Record>) -> Result<(), Gone> {
         // Error events go straight to `out`, so they survive an early "gone" return.
         let link = check(&self.name, t, self.source.link_state(&self.name), out)?.unwrap_or_else(LinkState::default);
         let link_info = check(&self.name, t, self.source.link_info(&self.name), out)?;
@@ -178,7 +181,7 @@ impl Iface {
 
     /// Module reads through the cache. A module path the driver does not support is
     /// reported once and not tried again; other failures are reported when they change.
-    fn sample_module(&mut self, t: f64, errors: &mut Vec<Record>) -> Result<Option<super::module_cache::ModuleSample>, Record> {
+    fn sample_module(&mut self, t: f64, errors: &mut Vec<Record>) -> Result<Option<super::module_cache::ModuleSample>, Gone> {
         if !self.read_module {
             return Ok(None);
         }
@@ -188,7 +191,7 @@ impl Iface {
                 self.notes.extend(m.notes.drain(..).map(|n| format!("{}: {n}", self.name)));
                 Ok(Some(m))
             }
-            Err(e) if e.is_no_device() => Err(self.event(t, EventKind::InterfaceGone, e.to_string())),
+            Err(e) if e.is_no_device() => Err(Gone(EventRecord { t, interface: self.name.clone(), kind: EventKind::InterfaceGone, message: e.to_string() })),
             Err(e) => {
                 let msg = if e.is_not_supported() {
                     self.read_module = false;
