@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub mod i2c;
+pub mod replay;
 pub mod sysfs;
 
 /// Errors from a source, typed so callers can tell "not supported" (a normal partial
@@ -111,6 +112,9 @@ pub trait Source {
     /// Which path each layer used and what was unavailable.
     fn paths(&self, iface: &str) -> PathsUsed;
     fn io_counts(&self) -> IoCounts;
+    /// Called by the sampling loop after each sample of an interface. Live sources need
+    /// nothing; capture replay moves to the next recorded sample.
+    fn end_sample(&mut self) {}
 }
 
 /// A path to module memory alone (direct I2C, or a file), usable in place of the

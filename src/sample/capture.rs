@@ -1,0 +1,335 @@
+//! The capture format (docs/capture-format.md): JSON Lines, one record per line, raw
+//! bytes and counters only. The writer flushes every line so a capture stopped at any
+//! moment is valid up to its last complete line; the reader tolerates a truncated last
+//! line (with a note) and rejects any other bad line, naming it.
+
+use super::RecordSink;
+use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::module::image::ImageError;
+use crate::module::{ModuleImage, PageEntry};
+use crate::source::{DeviceIdentity, PciLink, PortIdentity};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
+use std::path::Path;
+use thiserror::Error;
+
+/// `format` value of the header.
+pub const FORMAT_NAME: &str = "optics-capture";
+/// The only version this reader understands.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    /// RFC 3339 wall-clock time at capture start (timestamps `t` are relative to it).
+    pub created: String,
+    pub host: Option<String>,
+    pub kernel: Option<String>,
+    pub tool: Option<String>,
+}
+
+impl Header {
+    /// A version-1 header stamped with the current UTC time.
+    pub fn new(host: Option<String>, kernel: Option<String>, tool: Option<String>) -> Self {
+        let created = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into());
+        Header { format: FORMAT_NAME.into(), version: FORMAT_VERSION, created, host, kernel, tool }
+    }
+}
+
+/// Module bytes as page runs (`PageEntry`, hex `data`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModulePages {
+    pub pages: Vec<PageEntry>,
+}
+
+impl ModulePages {
+    pub fn image(&self) -> Result<ModuleImage, ImageError> {
+        ModuleImage::from_entries(&self.pages)
+    }
+}
+
+/// What an interface is and what it has plugged in: written at start and whenever the
+/// module or the negotiated link changes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InterfaceRecord {
+    pub t: f64,
+    pub interface: String,
+    pub driver: Option<String>,
+    pub bus_info: Option<String>,
+    pub pci: Option<PciLink>,
+    pub port: Option<PortIdentity>,
+    pub link: LinkInfo,
+    /// Static pages (identity, thresholds, advertisement); `null` = module not readable.
+    pub module: Option<ModulePages>,
+}
+
+impl InterfaceRecord {
+    pub fn identity(&self) -> DeviceIdentity {
+        DeviceIdentity { driver: self.driver.clone(), bus_info: self.bus_info.clone(), pci: self.pci.clone(), port: self.port.clone() }
+    }
+}
+
+/// One reading of one interface.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleRecord {
+    pub t: f64,
+    pub interface: String,
+    pub link: LinkState,
+    /// `null` = the driver reports no FEC statistics (or the read failed: see events).
+    pub fec: Option<FecStats>,
+    #[serde(default)]
+    pub driver_stats: DriverStats,
+    /// Monitor and flag bytes read this sample; `null` = not read.
+    pub module: Option<ModulePages>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    CounterReset,
+    ModuleChanged,
+    InterfaceGone,
+    Error,
+}
+
+impl EventKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EventKind::CounterReset => "counter_reset",
+            EventKind::ModuleChanged => "module_changed",
+            EventKind::InterfaceGone => "interface_gone",
+            EventKind::Error => "error",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventRecord {
+    pub t: f64,
+    pub interface: String,
+    pub kind: EventKind,
+    pub message: String,
+}
+
+/// One line of a capture.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "lowercase")]
+pub enum Record {
+    Header(Header),
+    Interface(InterfaceRecord),
+    Sample(SampleRecord),
+    Event(EventRecord),
+}
+
+impl Record {
+    /// Seconds since capture start (`None` for the header).
+    pub fn t(&self) -> Option<f64> {
+        match self {
+            Record::Header(_) => None,
+            Record::Interface(r) => Some(r.t),
+            Record::Sample(r) => Some(r.t),
+            Record::Event(r) => Some(r.t),
+        }
+    }
+    pub fn interface(&self) -> Option<&str> {
+        match self {
+            Record::Header(_) => None,
+            Record::Interface(r) => Some(&r.interface),
+            Record::Sample(r) => Some(&r.interface),
+            Record::Event(r) => Some(&r.interface),
+        }
+    }
+}
+
+/// Rounds seconds to microseconds: timestamps then print in at most 6 decimals and
+/// read back bit-identical (serde_json parses such short decimals exactly).
+pub fn round_t(seconds: f64) -> f64 {
+    (seconds * 1e6).round() / 1e6
+}
+
+#[derive(Debug, Error)]
+pub enum CaptureError {
+    #[error("reading capture: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("capture is empty: no header line")]
+    Empty,
+    #[error("line 1: not a capture header ({detail})")]
+    NotAHeader { detail: String },
+    #[error("line 1: format is {found:?}, expected {FORMAT_NAME:?}")]
+    WrongFormat { found: String },
+    #[error("line 1: capture format version {found} is not supported (this build reads version {FORMAT_VERSION})")]
+    UnsupportedVersion { found: u64 },
+    #[error("line {line}: {source}")]
+    BadLine { line: usize, source: serde_json::Error },
+    #[error("line {line}: a header may only appear on line 1")]
+    HeaderNotFirst { line: usize },
+}
+
+/// A whole capture in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capture {
+    pub header: Header,
+    /// Every record after the header, in file order (never a `Record::Header`).
+    pub records: Vec<Record>,
+    /// What the reader tolerated (a truncated last line), one sentence each.
+    pub notes: Vec<String>,
+}
+
+impl Capture {
+    /// Interface names in order of first appearance.
+    pub fn interfaces(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for name in self.records.iter().filter_map(Record::interface) {
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        }
+        out
+    }
+
+    /// One interface's records, in file order.
+    pub fn records_for<'a>(&'a self, iface: &'a str) -> impl Iterator<Item = &'a Record> + 'a {
+        self.records.iter().filter(move |r| r.interface() == Some(iface))
+    }
+
+    pub fn samples_for<'a>(&'a self, iface: &'a str) -> impl Iterator<Item = &'a SampleRecord> + 'a {
+        self.records_for(iface).filter_map(|r| match r {
+            Record::Sample(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    pub fn interface_records_for<'a>(&'a self, iface: &'a str) -> impl Iterator<Item = &'a InterfaceRecord> + 'a {
+        self.records_for(iface).filter_map(|r| match r {
+            Record::Interface(i) => Some(i),
+            _ => None,
+        })
+    }
+}
+
+pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
+    let file = std::fs::File::open(path)?;
+    read_capture_from(std::io::BufReader::new(file))
+}
+
+/// Reads a capture. The last line may be cut short (a writer stopped mid-line): it is
+/// dropped with a note when it fails to parse *because the text ends early*; any other
+/// bad line is an error naming its 1-based line number. Blank lines are skipped.
+pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> {
+    let lines: Vec<(usize, String)> = reader
+        .lines()
+        .enumerate()
+        .map(|(i, l)| l.map(|l| (i + 1, l)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut lines: Vec<(usize, String)> = lines.into_iter().filter(|(_, l)| !l.trim().is_empty()).collect();
+    let mut notes = Vec::new();
+    // A truncated last line: drop it before anything else looks at it.
+    let truncated = match lines.last() {
+        Some((n, l)) if lines.len() > 1 => match serde_json::from_str::<serde_json::Value>(l) {
+            Err(e) if e.is_eof() => Some(*n),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(n) = truncated {
+        lines.pop();
+        notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
+    }
+    let mut it = lines.into_iter();
+    let (_, first) = it.next().ok_or(CaptureError::Empty)?;
+    let header = parse_header(&first)?;
+    let mut records = Vec::new();
+    for (n, line) in it {
+        match serde_json::from_str::<Record>(&line) {
+            Ok(Record::Header(_)) => return Err(CaptureError::HeaderNotFirst { line: n }),
+            Ok(r) => records.push(r),
+            Err(source) => return Err(CaptureError::BadLine { line: n, source }),
+        }
+    }
+    Ok(Capture { header, records, notes })
+}
+
+/// Checks format and version before the rest of the header, so a future version gets
+/// a clear "unsupported version" rather than a field error.
+fn parse_header(line: &str) -> Result<Header, CaptureError> {
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| CaptureError::NotAHeader { detail: e.to_string() })?;
+    if v.get("record").and_then(|r| r.as_str()) != Some("header") {
+        return Err(CaptureError::NotAHeader { detail: "first line is not {\"record\":\"header\",...}".into() });
+    }
+    match v.get("format").and_then(|f| f.as_str()) {
+        Some(FORMAT_NAME) => {}
+        other => return Err(CaptureError::WrongFormat { found: other.unwrap_or("(missing)").to_string() }),
+    }
+    match v.get("version").and_then(|n| n.as_u64()) {
+        Some(n) if n == FORMAT_VERSION as u64 => {}
+        Some(n) => return Err(CaptureError::UnsupportedVersion { found: n }),
+        None => return Err(CaptureError::NotAHeader { detail: "version missing or not an integer".into() }),
+    }
+    serde_json::from_value(v).map_err(|e| CaptureError::NotAHeader { detail: e.to_string() })
+}
+
+/// Writes a capture to any `Write`: the header on creation, then one flushed line per record.
+pub struct CaptureWriter<W: Write> {
+    out: W,
+    line: Vec<u8>,
+}
+
+impl<W: Write> CaptureWriter<W> {
+    pub fn new(out: W, header: &Header) -> std::io::Result<Self> {
+        let mut w = CaptureWriter { out, line: Vec::with_capacity(4096) };
+        w.write(&Record::Header(header.clone()))?;
+        Ok(w)
+    }
+
+    /// Serialises the whole line first and writes it in one call, so a stop between
+    /// records never leaves half a line.
+    pub fn write(&mut self, rec: &Record) -> std::io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, rec)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)?;
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl CaptureWriter<std::fs::File> {
+    pub fn create(path: impl AsRef<Path>, header: &Header) -> std::io::Result<Self> {
+        CaptureWriter::new(std::fs::File::create(path)?, header)
+    }
+}
+
+impl<W: Write> RecordSink for CaptureWriter<W> {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        self.write(rec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_first_and_alone() {
+        let text = "{\"record\":\"header\",\"format\":\"optics-capture\",\"version\":1,\"created\":\"x\",\"host\":null,\"kernel\":null,\"tool\":null}\n\
+                    {\"record\":\"header\",\"format\":\"optics-capture\",\"version\":1,\"created\":\"x\",\"host\":null,\"kernel\":null,\"tool\":null}\n\
+                    {\"record\":\"event\",\"t\":1.0,\"interface\":\"e\",\"kind\":\"error\",\"message\":\"m\"}\n";
+        assert!(matches!(read_capture_from(text.as_bytes()), Err(CaptureError::HeaderNotFirst { line: 2 })));
+    }
+
+    #[test]
+    fn microsecond_timestamps_survive_json() {
+        for t in [0.0, 1.000001, 28.9998, 12345.678901] {
+            let r = round_t(t);
+            let back: f64 = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+            assert_eq!(back.to_bits(), r.to_bits());
+        }
+    }
+}

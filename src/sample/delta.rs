@@ -1,0 +1,440 @@
+//! Counter deltas between consecutive samples, and the segments they live in.
+//!
+//! Counters are compared after `counters::normalize` (the figures analysis uses), plus
+//! the FEC histogram bins; other driver statistics are never compared because some of
+//! them are gauges. Each figure is a *series* of one value (a total) or several (lanes,
+//! histogram bin count + per-lane counts), tagged with its origin.
+//!
+//! Rules, applied to each pair of consecutive observations of a series with the same
+//! origin (an observation from another origin, or a missing one, is skipped, not a break):
+//! - value went up or stayed: delta = cur - prev;
+//! - value went down from within the top quarter of the 32-bit range
+//!   (`prev` in [0xC000_0000, 0xFFFF_FFFF]) to below 0x4000_0000: a 32-bit **wrap**
+//!   (e.g. `ETHTOOL_A_LINKSTATE_EXT_DOWN_CNT`, a u32 on the wire); delta = 2^32 - prev + cur,
+//!   at most 2^31. 64-bit counters are never assumed to wrap (2^64 bits at 400 Gb/s is
+//!   over a year of *bits*, far more in errors);
+//! - any other decrease is a **reset** (driver reload, counter clear): a new segment starts;
+//! - the number of values changed (lane count change): a reset too.
+//!
+//! A segment also ends when the module changes (the identifier / vendor SN fingerprint of
+//! consecutive interface records differs: `module_changed`) or time runs backwards.
+//! Deltas are never taken across a segment boundary, so none is negative or huge.
+
+use super::capture::{EventKind, Record, SampleRecord};
+use super::module_cache::fingerprint;
+use crate::counters::{normalize, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
+use crate::module::map::ascii_trimmed;
+use std::collections::BTreeMap;
+
+/// Lowest previous value from which a decrease may be a 32-bit wrap.
+pub const WRAP_FROM_AT_LEAST: u64 = 0xC000_0000;
+/// A wrapped counter must restart below this.
+pub const WRAP_TO_BELOW: u64 = 0x4000_0000;
+const U32_RANGE: u64 = 1 << 32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Increase(u64),
+    /// A 32-bit counter passed 2^32; the value is the increase.
+    Wrapped(u64),
+    Reset,
+}
+
+/// How one counter moved between two readings (rules in the module docs).
+pub fn step(prev: u64, cur: u64) -> Step {
+    if cur >= prev {
+        Step::Increase(cur - prev)
+    } else if (WRAP_FROM_AT_LEAST..U32_RANGE).contains(&prev) && cur < WRAP_TO_BELOW {
+        Step::Wrapped(U32_RANGE - prev + cur)
+    } else {
+        Step::Reset
+    }
+}
+
+type ScalarGet = fn(&PortCounters) -> Option<&Counted>;
+type ScalarSet = fn(&mut PortCounters, Counted);
+type LanesGet = fn(&PortCounters) -> Option<&LaneCounts>;
+type LanesSet = fn(&mut PortCounters, LaneCounts);
+
+/// The normalised totals, as data so every one gets the same treatment.
+const SCALARS: &[(&str, ScalarGet, ScalarSet)] = &[
+    ("corrected_bits", |p| p.corrected_bits.as_ref(), |p, v| p.corrected_bits = Some(v)),
+    ("corrected_blocks", |p| p.corrected_blocks.as_ref(), |p, v| p.corrected_blocks = Some(v)),
+    ("uncorrectable_blocks", |p| p.uncorrectable_blocks.as_ref(), |p, v| p.uncorrectable_blocks = Some(v)),
+    ("rx_bits", |p| p.rx_bits.as_ref(), |p, v| p.rx_bits = Some(v)),
+    ("pcs_symbol_errors", |p| p.pcs_symbol_errors.as_ref(), |p, v| p.pcs_symbol_errors = Some(v)),
+    ("link_down_events", |p| p.link_down_events.as_ref(), |p, v| p.link_down_events = Some(v)),
+];
+
+const LANES: &[(&str, LanesGet, LanesSet)] = &[
+    ("corrected_bits_per_lane", |p| p.corrected_bits_per_lane.as_ref(), |p, v| p.corrected_bits_per_lane = Some(v)),
+    ("corrected_blocks_per_lane", |p| p.corrected_blocks_per_lane.as_ref(), |p, v| p.corrected_blocks_per_lane = Some(v)),
+    ("uncorrectable_blocks_per_lane", |p| p.uncorrectable_blocks_per_lane.as_ref(), |p, v| p.uncorrectable_blocks_per_lane = Some(v)),
+];
+
+/// Which figure a series is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Slot {
+    Scalar(usize),
+    Lanes(usize),
+    /// FEC histogram bin (low, high): values = [count, per_lane..].
+    Bin(u32, u32),
+}
+
+impl Slot {
+    fn name(&self) -> String {
+        match self {
+            Slot::Scalar(i) => SCALARS.get(*i).map(|s| s.0).unwrap_or("?").to_string(),
+            Slot::Lanes(i) => LANES.get(*i).map(|s| s.0).unwrap_or("?").to_string(),
+            Slot::Bin(lo, hi) => format!("FEC histogram bin {lo}-{hi}"),
+        }
+    }
+}
+
+/// One sample's counters as series: slot -> (origin, values).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Point {
+    pub t: f64,
+    series: BTreeMap<Slot, (String, Vec<u64>)>,
+}
+
+impl Point {
+    pub fn from_sample(s: &SampleRecord) -> Self {
+        let p = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        let mut series = BTreeMap::new();
+        for (i, (_, get, _)) in SCALARS.iter().enumerate() {
+            if let Some(c) = get(&p) {
+                series.insert(Slot::Scalar(i), (c.origin.0.clone(), vec![c.value]));
+            }
+        }
+        for (i, (_, get, _)) in LANES.iter().enumerate() {
+            if let Some(l) = get(&p) {
+                series.insert(Slot::Lanes(i), (l.origin.0.clone(), l.values.clone()));
+            }
+        }
+        for bin in s.fec.iter().flat_map(|f| &f.histogram) {
+            let mut v = vec![bin.count];
+            v.extend(&bin.per_lane);
+            series.insert(Slot::Bin(bin.low, bin.high), (Origin::netlink().0, v));
+        }
+        Point { t: s.t, series }
+    }
+}
+
+/// Why a segment started.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Break {
+    pub t: f64,
+    pub kind: EventKind,
+    /// One sentence, e.g. "corrected_bits went from 1000 to 5 (driver reload or counter clear)".
+    pub reason: String,
+}
+
+/// Compares `cur` with the last observations of the same series: a reset reason, if any.
+/// Also used live by the sampling loop to emit `counter_reset` events.
+#[derive(Clone, Debug, Default)]
+pub struct ResetDetector {
+    last: BTreeMap<(Slot, String), Vec<u64>>,
+    last_t: Option<f64>,
+}
+
+impl ResetDetector {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The reason `p` cannot continue the current segment, if any.
+    pub fn check(&self, p: &Point) -> Option<String> {
+        if let Some(t0) = self.last_t {
+            if p.t < t0 {
+                return Some(format!("time went backwards from {t0} s to {} s", p.t));
+            }
+        }
+        for (slot, (origin, cur)) in &p.series {
+            let Some(prev) = self.last.get(&(*slot, origin.clone())) else { continue };
+            if prev.len() != cur.len() {
+                return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
+            }
+            if let Some((a, b)) = prev.iter().zip(cur).find(|(a, b)| step(**a, **b) == Step::Reset) {
+                return Some(format!("{} went from {a} to {b} (driver reload or counter clear)", slot.name()));
+            }
+        }
+        None
+    }
+
+    pub fn push(&mut self, p: &Point) {
+        for (slot, (origin, v)) in &p.series {
+            self.last.insert((*slot, origin.clone()), v.clone());
+        }
+        self.last_t = Some(p.t);
+    }
+
+    /// Starts a new segment.
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// Consecutive samples between which every delta is meaningful.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Segment<'a> {
+    pub samples: Vec<&'a SampleRecord>,
+    pub points: Vec<Point>,
+    /// `None` for the first segment.
+    pub started_by: Option<Break>,
+}
+
+/// Module fingerprint of an interface record, and its vendor SN text for messages.
+fn module_identity(r: &super::capture::InterfaceRecord) -> Option<Vec<u8>> {
+    r.module.as_ref().and_then(|m| m.image().ok()).and_then(|img| fingerprint(&img))
+}
+
+fn describe_fingerprint(fp: &Option<Vec<u8>>) -> String {
+    match fp {
+        None => "no module".into(),
+        Some(fp) if fp.len() > 1 => format!("SN {:?}", ascii_trimmed(&fp[1..])),
+        Some(fp) => format!("identifier {:#04x}", fp.first().copied().unwrap_or(0)),
+    }
+}
+
+/// Splits one interface's records (file order) into segments.
+pub fn segments<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<Segment<'a>> {
+    let mut out: Vec<Segment<'a>> = Vec::new();
+    let mut cur = Segment::default();
+    let mut det = ResetDetector::new();
+    let mut module: Option<Option<Vec<u8>>> = None;
+    let mut pending: Option<Break> = None;
+    for rec in records {
+        match rec {
+            Record::Interface(ir) => {
+                let fp = module_identity(ir);
+                if let Some(prev) = &module {
+                    if *prev != fp {
+                        pending = Some(Break {
+                            t: ir.t,
+                            kind: EventKind::ModuleChanged,
+                            reason: format!("module changed from {} to {}", describe_fingerprint(prev), describe_fingerprint(&fp)),
+                        });
+                    }
+                }
+                module = Some(fp);
+            }
+            Record::Sample(s) => {
+                let p = Point::from_sample(s);
+                let brk = pending.take().or_else(|| {
+                    det.check(&p).map(|reason| Break { t: s.t, kind: EventKind::CounterReset, reason })
+                });
+                if let Some(b) = brk {
+                    det.clear();
+                    if !cur.samples.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    cur.started_by = Some(b);
+                }
+                det.push(&p);
+                cur.samples.push(s);
+                cur.points.push(p);
+            }
+            _ => {}
+        }
+    }
+    if !cur.samples.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Counter increases over a segment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SegmentDelta {
+    /// Each `Counted::value` / `LaneCounts::values` is an increase.
+    pub counters: PortCounters,
+    pub histogram: Vec<FecHistogramBin>,
+    /// Counters that wrapped at 2^32, one sentence each.
+    pub wraps: Vec<String>,
+}
+
+/// Sums the increases between consecutive observations of each series over `points`
+/// (one segment). A series is followed in the origin it has at its latest observation.
+pub fn sum_deltas(points: &[Point]) -> SegmentDelta {
+    let mut latest: BTreeMap<Slot, &String> = BTreeMap::new();
+    for p in points {
+        for (slot, (origin, _)) in &p.series {
+            latest.insert(*slot, origin);
+        }
+    }
+    let mut out = SegmentDelta::default();
+    for (slot, origin) in latest {
+        let obs: Vec<(f64, &Vec<u64>)> = points
+            .iter()
+            .filter_map(|p| p.series.get(&slot).filter(|(o, _)| o == origin).map(|(_, v)| (p.t, v)))
+            .collect();
+        let n = obs.first().map(|(_, v)| v.len()).unwrap_or(0);
+        let mut sum = vec![0u64; n];
+        for pair in obs.windows(2) {
+            let (t, cur) = pair[1];
+            for (i, (a, b)) in pair[0].1.iter().zip(cur).enumerate() {
+                let d = match step(*a, *b) {
+                    Step::Increase(d) => d,
+                    Step::Wrapped(d) => {
+                        out.wraps.push(format!("{} wrapped at 2^32 before t={t} s ({a} -> {b})", slot.name()));
+                        d
+                    }
+                    Step::Reset => 0, // segments() ends a segment here; defensive only
+                };
+                if let Some(s) = sum.get_mut(i) {
+                    *s = s.saturating_add(d);
+                }
+            }
+        }
+        let origin = Origin(origin.clone());
+        match slot {
+            Slot::Scalar(i) => {
+                if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
+                    set(&mut out.counters, Counted { value: *v, origin });
+                }
+            }
+            Slot::Lanes(i) => {
+                if let Some((_, _, set)) = LANES.get(i) {
+                    set(&mut out.counters, LaneCounts { values: sum, origin });
+                }
+            }
+            Slot::Bin(low, high) => {
+                let count = sum.first().copied().unwrap_or(0);
+                let per_lane = sum.get(1..).map(|s| s.to_vec()).unwrap_or_default();
+                out.histogram.push(FecHistogramBin { low, high, count, per_lane });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::{FecStats, LinkInfo, LinkState};
+    use crate::module::PageEntry;
+    use crate::sample::capture::{InterfaceRecord, ModulePages};
+
+    fn sample(t: f64, bits: Vec<u64>, down: u64) -> Record {
+        Record::Sample(SampleRecord {
+            t,
+            interface: "e0".into(),
+            link: LinkState { up: Some(true), down_events: Some(down), ..Default::default() },
+            fec: Some(FecStats { corrected_bits: bits, ..Default::default() }),
+            driver_stats: Default::default(),
+            module: None,
+        })
+    }
+
+    fn iface(t: f64, sn: &[u8; 16]) -> Record {
+        let mut upper = vec![0u8; 128];
+        upper[196 - 128..212 - 128].copy_from_slice(sn);
+        let pages = vec![
+            PageEntry { i2c_address: 0x50, page: 0, bank: 0, offset: 0, data: vec![0x11; 1] },
+            PageEntry { i2c_address: 0x50, page: 0, bank: 0, offset: 128, data: upper },
+        ];
+        Record::Interface(InterfaceRecord {
+            t,
+            interface: "e0".into(),
+            driver: None,
+            bus_info: None,
+            pci: None,
+            port: None,
+            link: LinkInfo::default(),
+            module: Some(ModulePages { pages }),
+        })
+    }
+
+    #[test]
+    fn steps() {
+        assert_eq!(step(5, 9), Step::Increase(4));
+        // 0xFFFF_FFF0 -> 0x10: 2^32 - 0xFFFF_FFF0 = 16, + 16 = 32.
+        assert_eq!(step(0xFFFF_FFF0, 0x10), Step::Wrapped(32));
+        // From 1000 down to 5: not near 2^32, so a reset.
+        assert_eq!(step(1000, 5), Step::Reset);
+        // A 64-bit counter above 2^32 going down is a reset, never a wrap.
+        assert_eq!(step(U32_RANGE + 10, 3), Step::Reset);
+        // Near 2^32 but restarting high is not a plausible wrap.
+        assert_eq!(step(0xFFFF_FFF0, 0x8000_0000), Step::Reset);
+    }
+
+    #[test]
+    fn reset_starts_a_new_segment_and_no_delta_crosses_it() {
+        // total, lane1, lane2: 100 -> 150 (+50), then 20 (reset), then 35 (+15).
+        let recs = [
+            sample(0.0, vec![100, 60, 40], 1),
+            sample(1.0, vec![150, 80, 70], 1),
+            sample(2.0, vec![20, 10, 10], 1),
+            sample(3.0, vec![35, 20, 15], 1),
+        ];
+        let segs = segments(&recs);
+        assert_eq!(segs.len(), 2);
+        let b = segs[1].started_by.as_ref().unwrap();
+        assert_eq!(b.kind, EventKind::CounterReset);
+        assert!(b.reason.contains("150 to 20"), "{}", b.reason);
+        let d0 = sum_deltas(&segs[0].points);
+        assert_eq!(d0.counters.corrected_bits.unwrap().value, 50);
+        assert_eq!(d0.counters.corrected_bits_per_lane.unwrap().values, vec![20, 30]);
+        let d1 = sum_deltas(&segs[1].points);
+        assert_eq!(d1.counters.corrected_bits.unwrap().value, 15);
+        assert_eq!(d1.counters.corrected_bits_per_lane.unwrap().values, vec![10, 5]);
+        assert_eq!(d1.counters.link_down_events.unwrap().value, 0);
+    }
+
+    #[test]
+    fn u32_down_count_wrap_is_an_increase() {
+        // EXT_DOWN_CNT is a u32 on the wire: 4294967294 -> 1 is 2 + 1 = 3 events.
+        let recs = [sample(0.0, vec![0], 4_294_967_294), sample(1.0, vec![0], 1)];
+        let segs = segments(&recs);
+        assert_eq!(segs.len(), 1);
+        let d = sum_deltas(&segs[0].points);
+        assert_eq!(d.counters.link_down_events.unwrap().value, 3);
+        assert_eq!(d.wraps.len(), 1);
+    }
+
+    #[test]
+    fn lane_count_change_is_a_reset() {
+        let recs = [sample(0.0, vec![10, 5, 5], 0), sample(1.0, vec![12, 3, 3, 3, 3], 0)];
+        let segs = segments(&recs);
+        assert_eq!(segs.len(), 2);
+        assert!(segs[1].started_by.as_ref().unwrap().reason.contains("lane count"));
+    }
+
+    #[test]
+    fn module_swap_starts_a_segment() {
+        let recs = [
+            iface(0.0, b"AAA0001         "),
+            sample(0.0, vec![10], 0),
+            sample(1.0, vec![20], 0),
+            iface(1.5, b"AAA0001         "), // same module re-announced (link change): no break
+            sample(2.0, vec![30], 0),
+            iface(2.5, b"BBB0002         "),
+            sample(3.0, vec![40], 0),
+            sample(4.0, vec![45], 0),
+        ];
+        let segs = segments(&recs);
+        assert_eq!(segs.len(), 2);
+        assert_eq!(segs[0].samples.len(), 3);
+        let b = segs[1].started_by.as_ref().unwrap();
+        assert_eq!(b.kind, EventKind::ModuleChanged);
+        assert!(b.reason.contains("AAA0001") && b.reason.contains("BBB0002"), "{}", b.reason);
+        assert_eq!(sum_deltas(&segs[1].points).counters.corrected_bits.unwrap().value, 5);
+    }
+
+    #[test]
+    fn origin_switch_is_skipped_not_a_reset() {
+        // Sample 2 has no netlink FEC (read failed): corrected bits fall back to the
+        // driver counter; netlink deltas continue from sample 1 to 3: 100 -> 130 = 30.
+        let mut mid = sample(1.0, vec![], 0);
+        if let Record::Sample(s) = &mut mid {
+            s.fec = None;
+            s.driver_stats.insert("rx_corrected_bits_phy".into(), 7);
+        }
+        let recs = [sample(0.0, vec![100], 0), mid, sample(2.0, vec![130], 0)];
+        let segs = segments(&recs);
+        assert_eq!(segs.len(), 1);
+        let d = sum_deltas(&segs[0].points);
+        assert_eq!(d.counters.corrected_bits.unwrap(), Counted { value: 30, origin: Origin::netlink() });
+    }
+}

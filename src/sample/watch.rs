@@ -1,0 +1,336 @@
+//! The sampling loop: every tick, every interface is sampled concurrently (each on its
+//! own [`Source`], blocking calls on tokio's blocking pool), and the resulting records
+//! go to every [`RecordSink`] in interface order.
+//!
+//! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
+//! - Missed ticks are skipped, not bunched (`MissedTickBehavior::Skip`).
+//! - One `sample` record per interface per tick; an `interface` record first and again
+//!   when the negotiated link or the module changes; `event` records for counter resets,
+//!   module changes, errors, and an interface that vanished (`NoDevice`: that interface
+//!   stops, the others keep going).
+//! - SIGINT / SIGTERM, `duration` or `max_ticks` end the loop between ticks; a tick in
+//!   flight is finished and written, so every sample taken is in the sinks.
+
+use super::capture::{round_t, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
+use super::delta::{Point, ResetDetector};
+use super::module_cache::ModuleCache;
+use super::RecordSink;
+use crate::counters::{LinkInfo, LinkState};
+use crate::source::{IoCounts, Source, SourceError};
+use std::future::Future;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+use tokio::time::MissedTickBehavior;
+
+#[derive(Clone, Debug)]
+pub struct WatchConfig {
+    pub interfaces: Vec<String>,
+    pub interval: Duration,
+    /// Stop after this long (`--duration`); `None` = until a signal.
+    pub duration: Option<Duration>,
+    /// Stop after this many ticks; `None` = no limit.
+    pub max_ticks: Option<u64>,
+    /// Read module monitor pages each sample (static pages once per module).
+    pub read_module: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Duration,
+    MaxTicks,
+    /// "SIGINT", "SIGTERM", or whatever the caller's stop future returned.
+    Signal(String),
+    AllInterfacesGone,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchSummary {
+    pub ticks: u64,
+    pub samples: u64,
+    pub records: u64,
+    pub error_events: u64,
+    pub interfaces_gone: Vec<String>,
+    /// What the sources did, summed over interfaces.
+    pub io: IoCounts,
+    /// Module reads the caches issued (part of `io`).
+    pub module_io: IoCounts,
+    pub stopped_by: StopReason,
+    /// Remarks per interface (module pages skipped, ...), one sentence each.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Error)]
+pub enum WatchError {
+    #[error("writing records: {0}")]
+    Sink(#[from] std::io::Error),
+    #[error("installing signal handlers: {0}")]
+    Signal(std::io::Error),
+    #[error("sampling task failed: {0}")]
+    Task(String),
+}
+
+/// One interface's sampling state; moved into a blocking task for each tick.
+struct Iface {
+    name: String,
+    source: Box<dyn Source + Send>,
+    cache: ModuleCache,
+    detector: ResetDetector,
+    read_module: bool,
+    /// Link written in the last interface record (`None` before the first one).
+    announced_link: Option<LinkInfo>,
+    /// Last module error reported, so a persistent failure is reported once.
+    module_error: Option<String>,
+    /// Remarks that are not events (module pages skipped), for the summary.
+    notes: Vec<String>,
+}
+
+struct TickOutput {
+    records: Vec<Record>,
+    gone: bool,
+}
+
+/// The interface vanished (`NoDevice`); the record says so.
+struct Gone(EventRecord);
+
+fn event(iface: &str, t: f64, kind: EventKind, message: String) -> Record {
+    Record::Event(EventRecord { t, interface: iface.to_string(), kind, message })
+}
+
+/// One source answer: `NotSupported` -> `None`; other errors -> `None` plus an error
+/// event; `NoDevice` -> `Err(interface_gone event)`.
+fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Record>) -> Result<Option<T>, Gone> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.is_no_device() => Err(Gone(EventRecord { t, interface: iface.to_string(), kind: EventKind::InterfaceGone, message: e.to_string() })),
+        Err(e) if e.is_not_supported() => Ok(None),
+        Err(e) => {
+            errors.push(event(iface, t, EventKind::Error, e.to_string()));
+            Ok(None)
+        }
+    }
+}
+
+impl Iface {
+    fn event(&self, t: f64, kind: EventKind, message: String) -> Record {
+        event(&self.name, t, kind, message)
+    }
+
+    fn sample(&mut self, start: Instant) -> TickOutput {
+        let t = round_t(start.elapsed().as_secs_f64());
+        let mut out = Vec::new();
+        let r = self.sample_at(t, &mut out);
+        self.source.end_sample();
+        match r {
+            Ok(()) => TickOutput { records: out, gone: false },
+            Err(Gone(ev)) => {
+                out.push(Record::Event(ev));
+                TickOutput { records: out, gone: true }
+            }
+        }
+    }
+
+    fn sample_at(&mut self, t: f64, out: &mut Vec<Record>) -> Result<(), Gone> {
+        // Error events go straight to `out`, so they survive an early "gone" return.
+        let link = check(&self.name, t, self.source.link_state(&self.name), out)?.unwrap_or_else(LinkState::default);
+        let link_info = check(&self.name, t, self.source.link_info(&self.name), out)?;
+        let fec = check(&self.name, t, self.source.fec(&self.name), out)?;
+        let driver_stats = check(&self.name, t, self.source.driver_stats(&self.name), out)?.unwrap_or_default();
+        let module = self.sample_module(t, out)?;
+
+        let module_changed = module.as_ref().is_some_and(|m| m.changed) && self.announced_link.is_some();
+        let link_changed = link_info.as_ref().is_some_and(|l| Some(l) != self.announced_link.as_ref());
+        if self.announced_link.is_none() || module_changed || link_changed {
+            let identity = check(&self.name, t, self.source.identity(&self.name), out)?.unwrap_or_default();
+            let link = link_info.or_else(|| self.announced_link.clone()).unwrap_or_default();
+            self.announced_link = Some(link.clone());
+            out.push(Record::Interface(InterfaceRecord {
+                t,
+                interface: self.name.clone(),
+                driver: identity.driver,
+                bus_info: identity.bus_info,
+                pci: identity.pci,
+                port: identity.port,
+                link,
+                module: self.cache.static_image().map(|img| ModulePages { pages: img.entries() }),
+            }));
+        }
+        if module_changed {
+            self.detector.clear();
+            out.push(self.event(t, EventKind::ModuleChanged, "module changed: identifier or vendor serial number differs; static pages re-read".into()));
+        }
+        let sample = SampleRecord {
+            t,
+            interface: self.name.clone(),
+            link,
+            fec,
+            driver_stats,
+            module: module.map(|m| ModulePages { pages: m.monitor }),
+        };
+        let point = Point::from_sample(&sample);
+        let reset = self.detector.check(&point);
+        if reset.is_some() {
+            self.detector.clear(); // this sample starts a new segment
+        }
+        self.detector.push(&point);
+        out.push(Record::Sample(sample));
+        if let Some(reason) = reset {
+            out.push(self.event(t, EventKind::CounterReset, reason));
+        }
+        Ok(())
+    }
+
+    /// Module reads through the cache. A module path the driver does not support is
+    /// reported once and not tried again; other failures are reported when they change.
+    fn sample_module(&mut self, t: f64, errors: &mut Vec<Record>) -> Result<Option<super::module_cache::ModuleSample>, Gone> {
+        if !self.read_module {
+            return Ok(None);
+        }
+        match self.cache.sample(self.source.as_mut(), &self.name) {
+            Ok(mut m) => {
+                self.module_error = None;
+                self.notes.extend(m.notes.drain(..).map(|n| format!("{}: {n}", self.name)));
+                Ok(Some(m))
+            }
+            Err(e) if e.is_no_device() => Err(Gone(EventRecord { t, interface: self.name.clone(), kind: EventKind::InterfaceGone, message: e.to_string() })),
+            Err(e) => {
+                let msg = if e.is_not_supported() {
+                    self.read_module = false;
+                    format!("module not read: {e}")
+                } else {
+                    format!("module read failed: {e}")
+                };
+                if self.module_error.as_ref() != Some(&msg) {
+                    errors.push(self.event(t, EventKind::Error, msg.clone()));
+                    self.module_error = Some(msg);
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Samples until SIGINT/SIGTERM, `cfg.duration` or `cfg.max_ticks`. `make_source` builds
+/// one source per interface (sources are `&mut`, so interfaces cannot share one).
+pub async fn watch<F>(cfg: WatchConfig, make_source: F, sinks: &mut [&mut dyn RecordSink]) -> Result<WatchSummary, WatchError>
+where
+    F: Fn(&str) -> Box<dyn Source + Send>,
+{
+    use tokio::signal::unix::{signal, SignalKind};
+    // Installed before the first sample so a signal at any point is seen between ticks.
+    let mut int = signal(SignalKind::interrupt()).map_err(WatchError::Signal)?;
+    let mut term = signal(SignalKind::terminate()).map_err(WatchError::Signal)?;
+    let stop = async move {
+        tokio::select! {
+            _ = int.recv() => "SIGINT".to_string(),
+            _ = term.recv() => "SIGTERM".to_string(),
+        }
+    };
+    watch_until(cfg, make_source, sinks, stop).await
+}
+
+/// [`watch`] with the caller's stop condition instead of signals.
+pub async fn watch_until<F, S>(
+    cfg: WatchConfig,
+    make_source: F,
+    sinks: &mut [&mut dyn RecordSink],
+    stop: S,
+) -> Result<WatchSummary, WatchError>
+where
+    F: Fn(&str) -> Box<dyn Source + Send>,
+    S: Future<Output = String>,
+{
+    let start = Instant::now();
+    let deadline = cfg.duration.map(|d| tokio::time::Instant::from_std(start + d));
+    let mut live: Vec<Box<Iface>> = cfg
+        .interfaces
+        .iter()
+        .map(|n| {
+            Box::new(Iface {
+                name: n.clone(),
+                source: make_source(n),
+                cache: ModuleCache::new(),
+                detector: ResetDetector::new(),
+                read_module: cfg.read_module,
+                announced_link: None,
+                module_error: None,
+                notes: Vec::new(),
+            })
+        })
+        .collect();
+    let mut summary = WatchSummary {
+        ticks: 0,
+        samples: 0,
+        records: 0,
+        error_events: 0,
+        interfaces_gone: Vec::new(),
+        io: IoCounts::default(),
+        module_io: IoCounts::default(),
+        stopped_by: StopReason::AllInterfacesGone,
+        notes: Vec::new(),
+    };
+    let mut finished: Vec<Box<Iface>> = Vec::new();
+    let mut interval = tokio::time::interval(cfg.interval);
+    interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    tokio::pin!(stop);
+    loop {
+        if live.is_empty() {
+            summary.stopped_by = StopReason::AllInterfacesGone;
+            break;
+        }
+        if cfg.max_ticks.is_some_and(|m| summary.ticks >= m) {
+            summary.stopped_by = StopReason::MaxTicks;
+            break;
+        }
+        let until_deadline = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            why = &mut stop => { summary.stopped_by = StopReason::Signal(why); break; }
+            _ = until_deadline => { summary.stopped_by = StopReason::Duration; break; }
+            _ = interval.tick() => {}
+        }
+        let tasks: Vec<_> = std::mem::take(&mut live)
+            .into_iter()
+            .map(|mut st| {
+                tokio::task::spawn_blocking(move || {
+                    let out = st.sample(start);
+                    (st, out)
+                })
+            })
+            .collect();
+        for task in tasks {
+            let (st, out) = task.await.map_err(|e| WatchError::Task(e.to_string()))?;
+            for rec in &out.records {
+                for sink in sinks.iter_mut() {
+                    sink.record(rec)?;
+                }
+                summary.records += 1;
+                match rec {
+                    Record::Sample(_) => summary.samples += 1,
+                    Record::Event(e) if e.kind == EventKind::Error => summary.error_events += 1,
+                    _ => {}
+                }
+            }
+            if out.gone {
+                summary.interfaces_gone.push(st.name.clone());
+                finished.push(st);
+            } else {
+                live.push(st);
+            }
+        }
+        summary.ticks += 1;
+    }
+    for st in live.iter().chain(&finished) {
+        let io = st.source.io_counts();
+        summary.io.requests += io.requests;
+        summary.io.bytes += io.bytes;
+        summary.module_io.requests += st.cache.io.requests;
+        summary.module_io.bytes += st.cache.io.bytes;
+        summary.notes.extend(st.notes.iter().cloned());
+    }
+    Ok(summary)
+}
