@@ -7,8 +7,8 @@ use crate::module::PageRequest;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-
-
+pub mod ioctl;
+pub mod live;
 pub mod netlink;
 pub mod sysfs;
 
