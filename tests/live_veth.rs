@@ -5,6 +5,7 @@
 use optics::module::PageRequest;
 use optics::source::ioctl::Ethtool;
 use optics::source::live::LiveSource;
+use optics::source::netlink::consts::{ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_LINKSTATE_GET};
 use optics::source::netlink::{eeprom, linkmodes, Dev, Netlink};
 use optics::source::{Source, SourceError};
 use std::os::fd::AsRawFd;
@@ -190,6 +191,22 @@ fn link_mode_table_matches_running_kernel() {
     for (bit, name) in optics::source::netlink::fec::FEC_MODE_BITS {
         assert_eq!(names.iter().find(|(i, _)| i == bit).map(|(_, n)| n.as_str()), Some(*name));
     }
+}
+
+#[test]
+fn dumps_end_at_done() {
+    let Some(ns) = Netns::create() else { return };
+    ns.enter();
+    let mut nl = Netlink::connect().unwrap();
+    let fam = nl.ethtool_family().unwrap().expect("ethtool family on 6.18");
+    // HEADER(1) as an empty nest: dumps ignore the device (net/ethtool/netlink.c).
+    let empty_header = [0x04, 0x00, 0x01, 0x80];
+    // LINKSTATE: one reply per netdev of the namespace (lo, v0, v1).
+    let r = nl.request(fam.id, ETHTOOL_MSG_LINKSTATE_GET, &empty_header, true, "dump", None).unwrap();
+    assert_eq!(r.len(), 3);
+    // FEC_GET: devices answering EOPNOTSUPP are skipped, so DONE comes with no replies.
+    let r = nl.request(fam.id, ETHTOOL_MSG_FEC_GET, &empty_header, true, "dump", None).unwrap();
+    assert!(r.is_empty());
 }
 
 const EPERM_CHILD_ENV: &str = "OPTICS_EPERM_CHILD";

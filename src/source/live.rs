@@ -8,6 +8,7 @@
 
 use super::ioctl::{DrvInfo, Ethtool};
 use super::netlink::consts::*;
+use super::netlink::eeprom::retry_transient;
 use super::netlink::fec::FecReply;
 use super::netlink::linkmodes::{active_mode_name, LinkModes};
 use super::netlink::{Dev, Family, Netlink};
@@ -348,7 +349,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             }
             None => {
                 self.paths_mut(iface).module = Some(PATH_IOCTL.into());
-                self.kernel.module_eeprom(&dev, req)
+                retry_transient(|| self.kernel.module_eeprom(&dev, req))
             }
         };
         let r = r.map_err(|e| relabel(e, "module EEPROM"));

@@ -30,9 +30,17 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<Vec<u8>, String> {
         .ok_or_else(|| "no ETHTOOL_A_MODULE_EEPROM_DATA".to_string())
 }
 
+/// Calls `read` a second time when the first failed with EIO or EAGAIN: a busy I2C bus
+/// or a module still initialising answers those transiently.
+pub fn retry_transient<T>(mut read: impl FnMut() -> Result<T>) -> Result<T> {
+    match read() {
+        Err(e) if matches!(e.errno(), Some(libc::EIO | libc::EAGAIN)) => read(),
+        r => r,
+    }
+}
+
 impl Netlink {
-    /// One module read. Retries once on EIO/EAGAIN (a busy I2C bus or a module still
-    /// initialising answers those transiently).
+    /// One module read, retried once on EIO/EAGAIN.
     pub fn module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>> {
         let what = format!("module EEPROM read {req:?}");
         if !req.is_valid() {
@@ -42,11 +50,7 @@ impl Netlink {
             });
         }
         let attrs = request_attrs(dev, &req);
-        let mut result = self.module_eeprom_raw(family, dev, &attrs, &what);
-        if matches!(result.as_ref().map_err(SourceError::errno), Err(Some(libc::EIO | libc::EAGAIN))) {
-            result = self.module_eeprom_raw(family, dev, &attrs, &what);
-        }
-        result
+        retry_transient(|| self.module_eeprom_raw(family, dev, &attrs, &what))
     }
 
     /// Sends prepared attributes without the validity check (tests use it to see the
@@ -54,5 +58,30 @@ impl Netlink {
     pub fn module_eeprom_raw(&mut self, family: u16, dev: &Dev, attrs: &[u8], what: &str) -> Result<Vec<u8>> {
         let reply = self.do_one(family, ETHTOOL_MSG_MODULE_EEPROM_GET, attrs, what, Some(dev))?;
         parse_reply(&reply).map_err(|d| malformed(what, d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failing(errnos: &[i32]) -> impl FnMut() -> Result<Vec<u8>> + '_ {
+        let mut calls = 0;
+        move || {
+            let r = match errnos.get(calls) {
+                Some(&e) => Err(SourceError::from_errno("read", "eth0", None, e, None)),
+                None => Ok(vec![1]),
+            };
+            calls += 1;
+            r
+        }
+    }
+
+    #[test]
+    fn retries_once_on_eio_and_eagain_only() {
+        assert_eq!(retry_transient(failing(&[libc::EIO])).unwrap(), vec![1]);
+        assert_eq!(retry_transient(failing(&[libc::EAGAIN])).unwrap(), vec![1]);
+        assert_eq!(retry_transient(failing(&[libc::EIO, libc::EIO])).unwrap_err().errno(), Some(libc::EIO));
+        assert!(retry_transient(failing(&[libc::EOPNOTSUPP])).unwrap_err().is_not_supported());
     }
 }
