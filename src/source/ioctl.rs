@@ -35,6 +35,14 @@ const LINK_SETTINGS_LEN: usize = 48;
 /// treated as garbage rather than allocated.
 const MAX_STATS: u32 = 1 << 16;
 
+/// Entries to allocate for an expected count `n`: kernels before upstream 7b07be1ff1cb
+/// (Dec 2025; stable backports) ignore the caller's count and write the driver's
+/// current one, which may have grown since GSSET_INFO. Headroom keeps such a write
+/// inside the buffer; the count mismatch is then seen and the query repeated.
+fn with_headroom(n: u32) -> usize {
+    2 * n as usize + 64
+}
+
 /// `struct ethtool_drvinfo`, C strings cut at the first NUL (the kernel leaves stale
 /// bytes after it, e.g. "1.0\0<garbage>").
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -180,9 +188,9 @@ impl Ethtool {
         }
         ifr.ifr_ifru.ifru_data = buf.as_mut_ptr().cast();
         // SAFETY: ifr is a valid ifreq whose ifr_data points to `buf`, which is laid out
-        // as the command's struct and sized for what the kernel writes back: each
-        // caller sizes it from the counts it passes in, which 6.18+ (and stable) kernels
-        // honour, and from counts the same driver reported just before on older ones.
+        // as the command's struct and sized for what the kernel writes back: fixed
+        // structs at their uapi size, arrays from the count passed in (honoured by
+        // 6.18+/stable kernels) plus headroom for older kernels (`with_headroom`).
         let rc = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::SIOCETHTOOL as _, &mut ifr) };
         self.io.requests += 1;
         if rc < 0 {
@@ -228,7 +236,7 @@ impl Ethtool {
     /// `ETHTOOL_GSTRINGS` for `n` strings. `None` when the kernel answered with another
     /// count (6.18+/stable: 0 on mismatch; the set changed size).
     fn strings(&mut self, dev: &Dev, set: u32, n: u32) -> Result<Option<Vec<String>>> {
-        let mut buf = vec![0u8; 12 + n as usize * ETH_GSTRING_LEN];
+        let mut buf = vec![0u8; 12 + with_headroom(n) * ETH_GSTRING_LEN];
         put_u32(&mut buf, 0, ETHTOOL_GSTRINGS);
         put_u32(&mut buf, 4, set);
         put_u32(&mut buf, 8, n);
@@ -236,19 +244,20 @@ impl Ethtool {
         if get_u32(&buf, 8) != n {
             return Ok(None);
         }
-        Ok(Some(buf.get(12..).unwrap_or_default().chunks_exact(ETH_GSTRING_LEN).map(c_string).collect()))
+        let names = buf.get(12..12 + n as usize * ETH_GSTRING_LEN).unwrap_or_default();
+        Ok(Some(names.chunks_exact(ETH_GSTRING_LEN).map(c_string).collect()))
     }
 
     /// `ETHTOOL_GSTATS` for `n` counters; `None` on a count mismatch as for strings.
     fn stats(&mut self, dev: &Dev, n: u32) -> Result<Option<Vec<u64>>> {
-        let mut buf = vec![0u8; 8 + n as usize * 8];
+        let mut buf = vec![0u8; 8 + with_headroom(n) * 8];
         put_u32(&mut buf, 0, ETHTOOL_GSTATS);
         put_u32(&mut buf, 4, n);
         self.call(dev, &mut buf, "ETHTOOL_GSTATS")?;
         if get_u32(&buf, 4) != n {
             return Ok(None);
         }
-        Ok(super::netlink::parse::u64_array(buf.get(8..).unwrap_or_default()))
+        Ok(super::netlink::parse::u64_array(buf.get(8..8 + n as usize * 8).unwrap_or_default()))
     }
 
     /// Driver-private counters (`ethtool -S`): GSSET_INFO -> GSTRINGS -> GSTATS, always
