@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub mod i2c;
+pub mod ioctl;
+pub mod live;
+pub mod netlink;
 pub mod replay;
 pub mod sysfs;
 
@@ -47,6 +50,44 @@ impl SourceError {
     }
     pub fn is_no_device(&self) -> bool {
         matches!(self, SourceError::NoDevice { .. })
+    }
+
+    /// The typed error for a kernel errno (netlink `NLMSG_ERROR` or a failed ioctl),
+    /// keeping the kernel's extack text. `driver` names the driver in `NotSupported`.
+    pub fn from_errno(what: &str, iface: &str, driver: Option<&str>, errno: i32, message: Option<String>) -> Self {
+        let what = what.to_string();
+        match errno {
+            libc::EOPNOTSUPP => SourceError::NotSupported { what, driver: driver.map(str::to_string), message },
+            libc::ENODEV => SourceError::NoDevice { what, iface: iface.to_string(), message },
+            libc::EPERM | libc::EACCES => SourceError::Permission { what, message },
+            libc::EBUSY => SourceError::Busy { what, message },
+            _ => SourceError::Kernel { what, errno, message },
+        }
+    }
+
+    /// The kernel errno behind this error, when there is one.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            SourceError::NotSupported { .. } => Some(libc::EOPNOTSUPP),
+            SourceError::NoDevice { .. } => Some(libc::ENODEV),
+            SourceError::Permission { .. } => Some(libc::EPERM),
+            SourceError::Busy { .. } => Some(libc::EBUSY),
+            SourceError::Kernel { errno, .. } => Some(*errno),
+            SourceError::Io { source, .. } => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
+    /// The kernel's extack (or other kernel-given) message, when there is one.
+    pub fn kernel_message(&self) -> Option<&str> {
+        match self {
+            SourceError::NotSupported { message, .. }
+            | SourceError::NoDevice { message, .. }
+            | SourceError::Permission { message, .. }
+            | SourceError::Busy { message, .. }
+            | SourceError::Kernel { message, .. } => message.as_deref(),
+            _ => None,
+        }
     }
 }
 

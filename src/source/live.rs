@@ -1,0 +1,521 @@
+//! The live [`Source`]: ethtool netlink where the running kernel has the family and the
+//! op, else the legacy `SIOCETHTOOL` ioctls (kernels before 5.6 such as RHEL 8's 4.18
+//! have no ethtool netlink; 5.6-5.12, e.g. Ubuntu 20.04's 5.4 backports, lack FEC_GET
+//! and MODULE_EEPROM_GET). The op list is read once (GETFAMILY). Driver and bus come
+//! from GDRVINFO, PCIe link and port identity from sysfs.
+//!
+//! The kernel sits behind [`EthtoolKernel`] so the path selection is tested with a fake.
+
+use super::ioctl::{DrvInfo, Ethtool};
+use super::netlink::consts::*;
+use super::netlink::eeprom::retry_transient;
+use super::netlink::fec::FecReply;
+use super::netlink::linkmodes::{active_mode_name, LinkModes};
+use super::netlink::{Dev, Family, Netlink};
+use super::sysfs::Sysfs;
+use super::{DeviceIdentity, EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
+use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::module::PageRequest;
+use std::collections::HashMap;
+
+/// What the live source needs from the kernel: netlink calls take the family id.
+pub trait EthtoolKernel {
+    /// The `ethtool` genl family and its ops; `None` when the kernel has none.
+    fn netlink_family(&mut self) -> Result<Option<Family>>;
+    fn nl_link_modes(&mut self, family: u16, dev: &Dev) -> Result<LinkModes>;
+    fn nl_link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState>;
+    fn nl_fec(&mut self, family: u16, dev: &Dev) -> Result<FecReply>;
+    fn nl_module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>>;
+    fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo>;
+    fn link_up(&mut self, dev: &Dev) -> Result<bool>;
+    fn link_settings(&mut self, dev: &Dev) -> Result<LinkModes>;
+    fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>>;
+    fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats>;
+    fn module_eeprom(&mut self, dev: &Dev, req: PageRequest) -> Result<Vec<u8>>;
+    /// `if_nametoindex` in the current netns.
+    fn ifindex(&mut self, name: &str) -> Option<u32>;
+    /// `if_indextoname` in the current netns.
+    fn ifname(&mut self, ifindex: u32) -> Option<String>;
+    fn io_counts(&self) -> IoCounts;
+}
+
+/// The running kernel; sockets open on first use, in the calling thread's netns.
+#[derive(Default)]
+pub struct RealKernel {
+    nl: Option<Netlink>,
+    ioctl: Option<Ethtool>,
+}
+
+impl RealKernel {
+    fn nl(&mut self) -> Result<&mut Netlink> {
+        match self.nl {
+            Some(ref mut nl) => Ok(nl),
+            None => Ok(self.nl.insert(Netlink::connect()?)),
+        }
+    }
+    fn ioctl(&mut self) -> Result<&mut Ethtool> {
+        match self.ioctl {
+            Some(ref mut io) => Ok(io),
+            None => Ok(self.ioctl.insert(Ethtool::open()?)),
+        }
+    }
+}
+
+impl EthtoolKernel for RealKernel {
+    fn netlink_family(&mut self) -> Result<Option<Family>> {
+        self.nl()?.ethtool_family()
+    }
+    fn nl_link_modes(&mut self, family: u16, dev: &Dev) -> Result<LinkModes> {
+        self.nl()?.link_modes(family, dev)
+    }
+    fn nl_link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState> {
+        self.nl()?.link_state(family, dev)
+    }
+    fn nl_fec(&mut self, family: u16, dev: &Dev) -> Result<FecReply> {
+        self.nl()?.fec(family, dev)
+    }
+    fn nl_module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>> {
+        self.nl()?.module_eeprom(family, dev, req)
+    }
+    fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo> {
+        self.ioctl()?.drvinfo(dev)
+    }
+    fn link_up(&mut self, dev: &Dev) -> Result<bool> {
+        self.ioctl()?.link_up(dev)
+    }
+    fn link_settings(&mut self, dev: &Dev) -> Result<LinkModes> {
+        self.ioctl()?.link_settings(dev)
+    }
+    fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>> {
+        self.ioctl()?.fec_active(dev)
+    }
+    fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats> {
+        self.ioctl()?.driver_stats(dev)
+    }
+    fn module_eeprom(&mut self, dev: &Dev, req: PageRequest) -> Result<Vec<u8>> {
+        self.ioctl()?.module_eeprom(dev, req)
+    }
+    fn ifindex(&mut self, name: &str) -> Option<u32> {
+        let c = std::ffi::CString::new(name).ok()?;
+        // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+        let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+        (i != 0).then_some(i)
+    }
+    fn ifname(&mut self, ifindex: u32) -> Option<String> {
+        let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
+        // SAFETY: `buf` has the IF_NAMESIZE bytes if_indextoname may write.
+        let p = unsafe { libc::if_indextoname(ifindex, buf.as_mut_ptr()) };
+        if p.is_null() {
+            return None;
+        }
+        let bytes: Vec<u8> = buf.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        String::from_utf8(bytes).ok()
+    }
+    fn io_counts(&self) -> IoCounts {
+        let nl = self.nl.as_ref().map(Netlink::io_counts).unwrap_or_default();
+        let io = self.ioctl.as_ref().map(Ethtool::io_counts).unwrap_or_default();
+        IoCounts { requests: nl.requests + io.requests, bytes: nl.bytes + io.bytes }
+    }
+}
+
+/// Live kernel source for any netdev of the calling thread's network namespace.
+/// Interfaces are named by name or by ifindex (a decimal string).
+pub struct LiveSource<K: EthtoolKernel = RealKernel> {
+    kernel: K,
+    sysfs: Sysfs,
+    /// `None` until detected; then the family (or its absence) for the source's life.
+    family: Option<Option<Family>>,
+    drivers: HashMap<String, Option<DrvInfo>>,
+    paths: HashMap<String, PathsUsed>,
+    eeprom_override: Option<Box<dyn EepromReader>>,
+}
+
+impl LiveSource<RealKernel> {
+    pub fn new() -> Self {
+        LiveSource::with_kernel(RealKernel::default(), Sysfs::system())
+    }
+}
+
+impl Default for LiveSource<RealKernel> {
+    fn default() -> Self {
+        LiveSource::new()
+    }
+}
+
+const PATH_NETLINK: &str = "netlink";
+const PATH_IOCTL: &str = "ioctl";
+
+impl<K: EthtoolKernel> LiveSource<K> {
+    pub fn with_kernel(kernel: K, sysfs: Sysfs) -> Self {
+        LiveSource { kernel, sysfs, family: None, drivers: HashMap::new(), paths: HashMap::new(), eeprom_override: None }
+    }
+
+    /// Module reads go to `reader` (e.g. direct I2C) instead of the netdev's path.
+    pub fn with_eeprom_reader(mut self, reader: Box<dyn EepromReader>) -> Self {
+        self.eeprom_override = Some(reader);
+        self
+    }
+
+    /// The family if it implements `cmd` (detected once per source).
+    fn family_with(&mut self, cmd: u8) -> Option<u16> {
+        if self.family.is_none() {
+            // A failed detection (no NETLINK_GENERIC socket, ...) means: use the ioctls.
+            self.family = Some(self.kernel.netlink_family().ok().flatten());
+        }
+        self.family.as_ref().and_then(|f| f.as_ref()).filter(|f| f.has_op(cmd)).map(|f| f.id)
+    }
+
+    /// Name, ifindex and driver for `iface` (a name, or an ifindex as a decimal string).
+    fn dev(&mut self, iface: &str) -> Result<Dev> {
+        let mut dev = if self.kernel.ifindex(iface).is_some() {
+            Dev::named(iface)
+        } else if let Ok(i) = iface.parse::<u32>() {
+            let name = self.kernel.ifname(i).ok_or_else(|| SourceError::NoDevice {
+                what: "interface lookup".into(),
+                iface: iface.into(),
+                message: Some("no interface has this ifindex".into()),
+            })?;
+            Dev { name, ifindex: Some(i), driver: None }
+        } else {
+            // Unknown name: the kernel's own answer (ENODEV "no device matches name") follows.
+            Dev::named(iface)
+        };
+        dev.driver = self.drvinfo(&dev).map(|d| d.driver);
+        Ok(dev)
+    }
+
+    fn drvinfo(&mut self, dev: &Dev) -> Option<DrvInfo> {
+        if let Some(d) = self.drivers.get(&dev.name) {
+            return d.clone();
+        }
+        let d = self.kernel.drvinfo(dev).ok().filter(|d| !d.driver.is_empty());
+        self.drivers.insert(dev.name.clone(), d.clone());
+        d
+    }
+
+    fn paths_mut(&mut self, iface: &str) -> &mut PathsUsed {
+        self.paths.entry(iface.to_string()).or_default()
+    }
+
+    /// Records what the kernel could not give, once per distinct sentence.
+    fn note(&mut self, iface: &str, err: &SourceError) {
+        let s = err.to_string();
+        let p = self.paths_mut(iface);
+        if !p.unavailable.contains(&s) {
+            p.unavailable.push(s);
+        }
+    }
+
+    fn link_modes(&mut self, iface: &str, dev: &Dev) -> Result<LinkModes> {
+        match self.family_with(ETHTOOL_MSG_LINKMODES_GET) {
+            Some(f) => {
+                self.paths_mut(iface).link = Some(PATH_NETLINK.into());
+                self.kernel.nl_link_modes(f, dev)
+            }
+            None => {
+                self.paths_mut(iface).link = Some(PATH_IOCTL.into());
+                self.kernel.link_settings(dev)
+            }
+        }
+    }
+
+    fn fec_reply(&mut self, iface: &str, dev: &Dev) -> Result<FecReply> {
+        match self.family_with(ETHTOOL_MSG_FEC_GET) {
+            Some(f) => {
+                self.paths_mut(iface).fec = Some(PATH_NETLINK.into());
+                self.kernel.nl_fec(f, dev)
+            }
+            None => {
+                self.paths_mut(iface).fec = Some(PATH_IOCTL.into());
+                Ok(FecReply { active: self.kernel.fec_active(dev)?, stats: None, warnings: Vec::new() })
+            }
+        }
+    }
+}
+
+/// The same error about another `what` (the layer the user asked for, not the message).
+fn relabel(e: SourceError, what: &str) -> SourceError {
+    let what = what.to_string();
+    match e {
+        SourceError::NotSupported { driver, message, .. } => SourceError::NotSupported { what, driver, message },
+        SourceError::NoDevice { iface, message, .. } => SourceError::NoDevice { what, iface, message },
+        SourceError::Permission { message, .. } => SourceError::Permission { what, message },
+        SourceError::Busy { message, .. } => SourceError::Busy { what, message },
+        SourceError::Kernel { errno, message, .. } => SourceError::Kernel { what, errno, message },
+        SourceError::Malformed { detail, .. } => SourceError::Malformed { what, detail },
+        SourceError::Unavailable { detail, .. } => SourceError::Unavailable { what, detail },
+        SourceError::Io { source, .. } => SourceError::Io { what, source },
+    }
+}
+
+impl<K: EthtoolKernel> Source for LiveSource<K> {
+    fn interfaces(&mut self) -> Result<Vec<String>> {
+        Ok(self.sysfs.interfaces().into_iter().filter(|i| !self.sysfs.is_virtual(i)).collect())
+    }
+
+    fn identity(&mut self, iface: &str) -> Result<DeviceIdentity> {
+        let dev = self.dev(iface)?;
+        let info = self.drvinfo(&dev);
+        let non_empty = |s: String| Some(s).filter(|s| !s.is_empty());
+        Ok(DeviceIdentity {
+            driver: info.as_ref().and_then(|i| non_empty(i.driver.clone())).or_else(|| self.sysfs.driver(&dev.name)),
+            bus_info: info.and_then(|i| non_empty(i.bus_info)).or_else(|| self.sysfs.bus_info(&dev.name)),
+            pci: self.sysfs.pci_link(&dev.name),
+            port: self.sysfs.port_identity(&dev.name),
+        })
+    }
+
+    fn link_info(&mut self, iface: &str) -> Result<LinkInfo> {
+        let dev = self.dev(iface)?;
+        let lm = self.link_modes(iface, &dev).map_err(|e| relabel(e, "link modes"))?;
+        let fec_active = match self.fec_reply(iface, &dev) {
+            Ok(r) => r.active,
+            Err(e) => {
+                self.note(iface, &relabel(e, "active FEC mode"));
+                None
+            }
+        };
+        Ok(LinkInfo { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: active_mode_name(&lm), fec_active })
+    }
+
+    fn link_state(&mut self, iface: &str) -> Result<LinkState> {
+        let dev = self.dev(iface)?;
+        let r = match self.family_with(ETHTOOL_MSG_LINKSTATE_GET) {
+            Some(f) => {
+                self.paths_mut(iface).link = Some(PATH_NETLINK.into());
+                self.kernel.nl_link_state(f, &dev)
+            }
+            None => {
+                self.paths_mut(iface).link = Some(PATH_IOCTL.into());
+                self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
+            }
+        };
+        r.map_err(|e| relabel(e, "link state"))
+    }
+
+    fn fec(&mut self, iface: &str) -> Result<FecStats> {
+        let dev = self.dev(iface)?;
+        let what = "FEC statistics";
+        let result = if self.family_with(ETHTOOL_MSG_FEC_GET).is_none() {
+            self.paths_mut(iface).fec = Some(PATH_IOCTL.into());
+            Err(SourceError::Unavailable {
+                what: what.into(),
+                detail: "the kernel has no ethtool netlink FEC_GET (Linux 5.13+); the ioctl has no FEC counters".into(),
+            })
+        } else {
+            match self.fec_reply(iface, &dev) {
+                Ok(r) => {
+                    for w in &r.warnings {
+                        let e = SourceError::Malformed { what: what.into(), detail: w.clone() };
+                        self.note(iface, &e);
+                    }
+                    r.stats.ok_or_else(|| SourceError::NotSupported {
+                        what: what.into(),
+                        driver: dev.driver.clone(),
+                        message: Some("FEC_GET reply has no statistics".into()),
+                    })
+                }
+                Err(e) => Err(relabel(e, what)),
+            }
+        };
+        if let Err(e) = &result {
+            self.note(iface, e);
+        }
+        result
+    }
+
+    fn driver_stats(&mut self, iface: &str) -> Result<DriverStats> {
+        let dev = self.dev(iface)?;
+        self.paths_mut(iface).driver_stats = Some(PATH_IOCTL.into());
+        let r = self.kernel.driver_stats(&dev).map_err(|e| relabel(e, "driver statistics"));
+        if let Err(e) = &r {
+            self.note(iface, e);
+        }
+        r
+    }
+
+    fn read_eeprom(&mut self, iface: &str, req: PageRequest) -> Result<Vec<u8>> {
+        if let Some(reader) = self.eeprom_override.as_mut() {
+            let describe = reader.describe();
+            let r = reader.read(req);
+            self.paths_mut(iface).module = Some(describe);
+            return r;
+        }
+        let dev = self.dev(iface)?;
+        let r = match self.family_with(ETHTOOL_MSG_MODULE_EEPROM_GET) {
+            Some(f) => {
+                self.paths_mut(iface).module = Some(PATH_NETLINK.into());
+                self.kernel.nl_module_eeprom(f, &dev, req)
+            }
+            None => {
+                self.paths_mut(iface).module = Some(PATH_IOCTL.into());
+                retry_transient(|| self.kernel.module_eeprom(&dev, req))
+            }
+        };
+        let r = r.map_err(|e| relabel(e, "module EEPROM"));
+        if let Err(e) = &r {
+            self.note(iface, e);
+        }
+        r
+    }
+
+    fn paths(&self, iface: &str) -> PathsUsed {
+        self.paths.get(iface).cloned().unwrap_or_default()
+    }
+
+    fn io_counts(&self) -> IoCounts {
+        self.kernel.io_counts()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// A kernel with a configurable netlink family; records which calls were made.
+    struct FakeKernel {
+        family: Option<Family>,
+        calls: Vec<&'static str>,
+    }
+
+    fn fake(ops: Option<&[u8]>) -> LiveSource<FakeKernel> {
+        let family = ops.map(|o| Family { id: 0x15, ops: o.iter().copied().collect::<BTreeSet<u8>>() });
+        LiveSource::with_kernel(FakeKernel { family, calls: Vec::new() }, Sysfs::new("/nonexistent"))
+    }
+
+    fn veth_not_supported(dev: &Dev) -> SourceError {
+        SourceError::from_errno("x", &dev.name, dev.driver.as_deref(), libc::EOPNOTSUPP, None)
+    }
+
+    impl EthtoolKernel for FakeKernel {
+        fn netlink_family(&mut self) -> Result<Option<Family>> {
+            self.calls.push("getfamily");
+            Ok(self.family.clone())
+        }
+        fn nl_link_modes(&mut self, _: u16, _: &Dev) -> Result<LinkModes> {
+            self.calls.push("nl_link_modes");
+            // 200G over 4 lanes advertising SR4 only (bit 63 = word 1 bit 31).
+            Ok(LinkModes { speed_mbps: Some(200_000), lanes: Some(4), duplex: Some(1), advertised: vec![0, 1 << 31], supported: vec![] })
+        }
+        fn nl_link_state(&mut self, _: u16, _: &Dev) -> Result<LinkState> {
+            self.calls.push("nl_link_state");
+            Ok(LinkState { up: Some(true), down_events: Some(3), ..LinkState::default() })
+        }
+        fn nl_fec(&mut self, _: u16, dev: &Dev) -> Result<FecReply> {
+            self.calls.push("nl_fec");
+            Err(veth_not_supported(dev))
+        }
+        fn nl_module_eeprom(&mut self, _: u16, _: &Dev, req: PageRequest) -> Result<Vec<u8>> {
+            self.calls.push("nl_module_eeprom");
+            Ok(vec![0x11; req.length as usize])
+        }
+        fn drvinfo(&mut self, _: &Dev) -> Result<DrvInfo> {
+            self.calls.push("drvinfo");
+            Ok(DrvInfo { driver: "veth".into(), bus_info: String::new(), ..DrvInfo::default() })
+        }
+        fn link_up(&mut self, _: &Dev) -> Result<bool> {
+            self.calls.push("link_up");
+            Ok(false)
+        }
+        fn link_settings(&mut self, _: &Dev) -> Result<LinkModes> {
+            self.calls.push("link_settings");
+            Ok(LinkModes { speed_mbps: Some(10_000), duplex: Some(1), ..LinkModes::default() })
+        }
+        fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>> {
+            self.calls.push("fec_active");
+            Err(veth_not_supported(dev))
+        }
+        fn driver_stats(&mut self, _: &Dev) -> Result<DriverStats> {
+            self.calls.push("driver_stats");
+            Ok(DriverStats::from([("peer_ifindex".to_string(), 2)]))
+        }
+        fn module_eeprom(&mut self, _: &Dev, req: PageRequest) -> Result<Vec<u8>> {
+            self.calls.push("module_eeprom");
+            Ok(vec![0x22; req.length as usize])
+        }
+        fn ifindex(&mut self, name: &str) -> Option<u32> {
+            (name == "v0").then_some(7)
+        }
+        fn ifname(&mut self, ifindex: u32) -> Option<String> {
+            (ifindex == 7).then(|| "v0".to_string())
+        }
+        fn io_counts(&self) -> IoCounts {
+            IoCounts { requests: self.calls.len() as u64, bytes: 0 }
+        }
+    }
+
+    const REQ: PageRequest = PageRequest::lower(0x50);
+
+    #[test]
+    fn no_family_uses_ioctls() {
+        let mut s = fake(None);
+        assert_eq!(s.link_state("v0").unwrap().up, Some(false));
+        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x22);
+        assert_eq!(s.link_info("v0").unwrap().speed_mbps, Some(10_000));
+        let e = s.fec("v0").unwrap_err();
+        assert!(matches!(e, SourceError::Unavailable { .. }), "{e}");
+        let p = s.paths("v0");
+        assert_eq!((p.link.as_deref(), p.module.as_deref(), p.fec.as_deref()), (Some("ioctl"), Some("ioctl"), Some("ioctl")));
+        assert!(p.unavailable.iter().any(|u| u.contains("FEC_GET (Linux 5.13+)")), "{:?}", p.unavailable);
+        assert!(!s.kernel.calls.iter().any(|c| c.starts_with("nl_")));
+        // The family is looked up once for the source's life.
+        assert_eq!(s.kernel.calls.iter().filter(|c| **c == "getfamily").count(), 1);
+    }
+
+    #[test]
+    fn family_without_5_13_ops_mixes_paths() {
+        // 5.6-5.12: LINKMODES/LINKSTATE exist, FEC_GET and MODULE_EEPROM_GET do not.
+        let mut s = fake(Some(&[ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET]));
+        assert_eq!(s.link_state("v0").unwrap().down_events, Some(3));
+        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x22);
+        let info = s.link_info("v0").unwrap();
+        assert_eq!(info.link_mode.as_deref(), Some("200000baseSR4/Full"));
+        assert!(s.kernel.calls.contains(&"module_eeprom") && s.kernel.calls.contains(&"fec_active"));
+        assert!(!s.kernel.calls.contains(&"nl_module_eeprom") && !s.kernel.calls.contains(&"nl_fec"));
+        let p = s.paths("v0");
+        assert_eq!((p.link.as_deref(), p.module.as_deref()), (Some("netlink"), Some("ioctl")));
+    }
+
+    #[test]
+    fn full_family_uses_netlink_and_names_the_driver() {
+        let all = [ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET, ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_MODULE_EEPROM_GET];
+        let mut s = fake(Some(&all));
+        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x11);
+        let e = s.fec("v0").unwrap_err();
+        assert!(e.is_not_supported());
+        assert_eq!(e.to_string(), "FEC statistics: not supported by driver veth");
+        assert!(s.paths("v0").unavailable.contains(&"FEC statistics: not supported by driver veth".to_string()));
+        assert!(!s.kernel.calls.contains(&"module_eeprom"));
+        assert_eq!(s.driver_stats("v0").unwrap()["peer_ifindex"], 2);
+        assert_eq!(s.paths("v0").driver_stats.as_deref(), Some("ioctl"));
+        assert!(s.io_counts().requests > 0);
+    }
+
+    #[test]
+    fn ifindex_strings_resolve_to_names() {
+        let mut s = fake(None);
+        assert_eq!(s.dev("7").unwrap(), Dev { name: "v0".into(), ifindex: Some(7), driver: Some("veth".into()) });
+        assert!(s.dev("8").unwrap_err().is_no_device());
+        // Unknown names go to the kernel, which gives its own ENODEV text.
+        assert_eq!(s.dev("nosuch0").unwrap().name, "nosuch0");
+    }
+
+    struct FixedReader;
+    impl EepromReader for FixedReader {
+        fn read(&mut self, req: PageRequest) -> Result<Vec<u8>> {
+            Ok(vec![0x33; req.length as usize])
+        }
+        fn describe(&self) -> String {
+            "i2c /dev/i2c-9".into()
+        }
+    }
+
+    #[test]
+    fn eeprom_override_wins() {
+        let mut s = fake(Some(&[ETHTOOL_MSG_MODULE_EEPROM_GET])).with_eeprom_reader(Box::new(FixedReader));
+        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x33);
+        assert_eq!(s.paths("v0").module.as_deref(), Some("i2c /dev/i2c-9"));
+        assert!(!s.kernel.calls.iter().any(|c| c.contains("eeprom")));
+    }
+}

@@ -1,0 +1,107 @@
+//! ethtool generic-netlink uAPI numbers.
+//!
+//! From include/uapi/linux/ethtool_netlink_generated.h, Linux 6.18 (checked against the
+//! running 6.18.44 kernel's BTF, see /work/shared/reference/kernel-uapi.md §1-§5), and
+//! include/uapi/linux/genetlink.h / netlink.h for the controller.
+//! Request and reply command numbers differ (a FEC_GET request gets FEC_GET_REPLY).
+
+/// `NETLINK_GENERIC` controller family id (fixed).
+pub const GENL_ID_CTRL: u16 = 0x10;
+pub const CTRL_CMD_GETFAMILY: u8 = 3;
+pub const CTRL_ATTR_FAMILY_ID: u16 = 1;
+pub const CTRL_ATTR_FAMILY_NAME: u16 = 2;
+pub const CTRL_ATTR_OPS: u16 = 6;
+pub const CTRL_ATTR_OP_ID: u16 = 1;
+
+pub const ETHTOOL_GENL_NAME: &str = "ethtool";
+pub const ETHTOOL_GENL_VERSION: u8 = 1;
+
+// enum ethtool_msg_user_types (requests).
+pub const ETHTOOL_MSG_STRSET_GET: u8 = 1;
+pub const ETHTOOL_MSG_LINKMODES_GET: u8 = 4;
+pub const ETHTOOL_MSG_LINKSTATE_GET: u8 = 6;
+pub const ETHTOOL_MSG_FEC_GET: u8 = 29;
+pub const ETHTOOL_MSG_MODULE_EEPROM_GET: u8 = 31;
+
+// enum ethtool_msg_kernel_types (replies).
+pub const ETHTOOL_MSG_STRSET_GET_REPLY: u8 = 1;
+pub const ETHTOOL_MSG_LINKMODES_GET_REPLY: u8 = 4;
+pub const ETHTOOL_MSG_LINKSTATE_GET_REPLY: u8 = 6;
+pub const ETHTOOL_MSG_FEC_GET_REPLY: u8 = 30;
+pub const ETHTOOL_MSG_MODULE_EEPROM_GET_REPLY: u8 = 32;
+
+// ETHTOOL_A_HEADER_* (attribute 1 of every request used here).
+pub const ETHTOOL_A_HEADER_DEV_INDEX: u16 = 1;
+pub const ETHTOOL_A_HEADER_DEV_NAME: u16 = 2;
+pub const ETHTOOL_A_HEADER_FLAGS: u16 = 3;
+
+// enum ethtool_header_flags.
+pub const ETHTOOL_FLAG_COMPACT_BITSETS: u32 = 1 << 0;
+pub const ETHTOOL_FLAG_STATS: u32 = 1 << 2;
+
+// ETHTOOL_A_BITSET_*.
+pub const ETHTOOL_A_BITSET_SIZE: u16 = 2;
+pub const ETHTOOL_A_BITSET_VALUE: u16 = 4;
+pub const ETHTOOL_A_BITSET_MASK: u16 = 5;
+
+// ETHTOOL_A_STRSET_* / STRINGSETS / STRINGSET / STRINGS / STRING.
+pub const ETHTOOL_A_STRSET_HEADER: u16 = 1;
+pub const ETHTOOL_A_STRSET_STRINGSETS: u16 = 2;
+pub const ETHTOOL_A_STRINGSETS_STRINGSET: u16 = 1;
+pub const ETHTOOL_A_STRINGSET_ID: u16 = 1;
+pub const ETHTOOL_A_STRINGSET_STRINGS: u16 = 3;
+pub const ETHTOOL_A_STRINGS_STRING: u16 = 1;
+pub const ETHTOOL_A_STRING_INDEX: u16 = 1;
+pub const ETHTOOL_A_STRING_VALUE: u16 = 2;
+/// `enum ethtool_stringset` ETH_SS_LINK_MODES.
+pub const ETH_SS_LINK_MODES: u32 = 9;
+
+// ETHTOOL_A_LINKMODES_*.
+pub const ETHTOOL_A_LINKMODES_HEADER: u16 = 1;
+pub const ETHTOOL_A_LINKMODES_OURS: u16 = 3;
+pub const ETHTOOL_A_LINKMODES_SPEED: u16 = 5;
+pub const ETHTOOL_A_LINKMODES_DUPLEX: u16 = 6;
+/// Linux 5.12+; emitted only when non-zero.
+pub const ETHTOOL_A_LINKMODES_LANES: u16 = 9;
+/// `SPEED_UNKNOWN` (-1 as u32).
+pub const SPEED_UNKNOWN: u32 = 0xFFFF_FFFF;
+
+// ETHTOOL_A_LINKSTATE_*.
+pub const ETHTOOL_A_LINKSTATE_HEADER: u16 = 1;
+pub const ETHTOOL_A_LINKSTATE_LINK: u16 = 2;
+pub const ETHTOOL_A_LINKSTATE_EXT_STATE: u16 = 5;
+pub const ETHTOOL_A_LINKSTATE_EXT_SUBSTATE: u16 = 6;
+/// Linux 6.2+; u32 on the wire (an older doc said u64): accept 4 or 8 bytes.
+pub const ETHTOOL_A_LINKSTATE_EXT_DOWN_CNT: u16 = 7;
+
+// ETHTOOL_A_FEC_*.
+pub const ETHTOOL_A_FEC_HEADER: u16 = 1;
+pub const ETHTOOL_A_FEC_ACTIVE: u16 = 4;
+pub const ETHTOOL_A_FEC_STATS: u16 = 5;
+// ETHTOOL_A_FEC_STAT_*: binary arrays of u64, element 0 = total, 1.. = lanes.
+pub const ETHTOOL_A_FEC_STAT_PAD: u16 = 1;
+pub const ETHTOOL_A_FEC_STAT_CORRECTED: u16 = 2;
+pub const ETHTOOL_A_FEC_STAT_UNCORR: u16 = 3;
+pub const ETHTOOL_A_FEC_STAT_CORR_BITS: u16 = 4;
+/// Linux 6.18: repeated once per histogram bin.
+pub const ETHTOOL_A_FEC_STAT_HIST: u16 = 5;
+// ETHTOOL_A_FEC_HIST_*.
+pub const ETHTOOL_A_FEC_HIST_PAD: u16 = 1;
+pub const ETHTOOL_A_FEC_HIST_BIN_LOW: u16 = 2;
+pub const ETHTOOL_A_FEC_HIST_BIN_HIGH: u16 = 3;
+pub const ETHTOOL_A_FEC_HIST_BIN_VAL: u16 = 4;
+pub const ETHTOOL_A_FEC_HIST_BIN_VAL_PER_LANE: u16 = 5;
+
+// ETHTOOL_A_MODULE_EEPROM_*.
+pub const ETHTOOL_A_MODULE_EEPROM_HEADER: u16 = 1;
+pub const ETHTOOL_A_MODULE_EEPROM_OFFSET: u16 = 2;
+pub const ETHTOOL_A_MODULE_EEPROM_LENGTH: u16 = 3;
+pub const ETHTOOL_A_MODULE_EEPROM_PAGE: u16 = 4;
+pub const ETHTOOL_A_MODULE_EEPROM_BANK: u16 = 5;
+pub const ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS: u16 = 6;
+pub const ETHTOOL_A_MODULE_EEPROM_DATA: u16 = 7;
+
+/// `NLA_F_NESTED`: masked off the type when parsing, set on nests we emit.
+pub const NLA_F_NESTED: u16 = 0x8000;
+/// `NLA_F_NET_BYTEORDER`: also masked off the type.
+pub const NLA_F_NET_BYTEORDER: u16 = 0x4000;

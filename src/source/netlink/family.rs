@@ -1,0 +1,64 @@
+//! Resolving the `ethtool` genl family; its op list is the feature detection
+//! (kernel-uapi.md §1.1, §1.4): an op missing from `CTRL_ATTR_OPS` is a kernel too old
+//! for it (FEC_GET / MODULE_EEPROM_GET arrived in 5.13, the family itself in 5.6).
+
+use super::consts::*;
+use super::parse::{attrs, u16_of, u32_of, AttrWriter};
+use super::{malformed, Netlink};
+use crate::source::Result;
+use std::collections::BTreeSet;
+
+/// The dynamic family id and the commands the kernel implements.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Family {
+    pub id: u16,
+    pub ops: BTreeSet<u8>,
+}
+
+impl Family {
+    pub fn has_op(&self, cmd: u8) -> bool {
+        self.ops.contains(&cmd)
+    }
+}
+
+/// `CTRL_CMD_GETFAMILY` attributes: the NUL-terminated family name.
+pub fn request_attrs(name: &str) -> Vec<u8> {
+    AttrWriter::new().string(CTRL_ATTR_FAMILY_NAME, name).finish()
+}
+
+/// Decodes a GETFAMILY reply: FAMILY_ID (u16) and OPS {n: {OP_ID u32, OP_FLAGS u32}}.
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<Family, String> {
+    let mut id = None;
+    let mut ops = BTreeSet::new();
+    for a in attrs(buf)? {
+        match a.ty {
+            CTRL_ATTR_FAMILY_ID => id = u16_of(a.payload),
+            CTRL_ATTR_OPS => {
+                for op in attrs(a.payload)? {
+                    for f in attrs(op.payload)? {
+                        // Command numbers are u8 on the wire of genlmsghdr.
+                        if let Some(cmd) = (f.ty == CTRL_ATTR_OP_ID).then(|| u32_of(f.payload)).flatten() {
+                            ops.insert(u8::try_from(cmd).unwrap_or(u8::MAX));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // A reply naming the family always carries its id; its absence is a broken reply.
+    Ok(Family { id: id.ok_or("no CTRL_ATTR_FAMILY_ID")?, ops })
+}
+
+impl Netlink {
+    /// The `ethtool` family, or `None` when the kernel has none (before 5.6, or
+    /// CONFIG_ETHTOOL_NETLINK off): the controller answers ENOENT.
+    pub fn ethtool_family(&mut self) -> Result<Option<Family>> {
+        let what = "resolving genl family ethtool";
+        match self.do_one(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, &request_attrs(ETHTOOL_GENL_NAME), what, None) {
+            Ok(reply) => parse_reply(&reply).map(Some).map_err(|d| malformed(what, d)),
+            Err(e) if e.errno() == Some(libc::ENOENT) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! ethtool over generic netlink (Linux 5.6+; FEC and module EEPROM 5.13+).
+//!
+//! neli is used only here, and only for the socket and `nlmsghdr` framing
+//! ([`NlSocketHandle`] with extended ACKs on, because neli's router drops the kernel's
+//! extack text). Genl headers and attributes stay raw bytes: requests are built with
+//! [`parse::AttrWriter`] and replies decoded by the small loops in [`parse`], so every
+//! message goes through the one helper [`Netlink::request`] and every reply decoder can
+//! be tested on golden bytes.
+
+pub mod consts;
+pub mod eeprom;
+pub mod family;
+pub mod fec;
+pub mod linkmodes;
+pub mod linkstate;
+pub mod parse;
+
+use super::{IoCounts, Result, SourceError};
+use consts::*;
+use neli::consts::nl::{NlmF, Nlmsg};
+use neli::consts::socket::NlFamily;
+use neli::nl::{NlPayload, Nlmsghdr, NlmsghdrBuilder};
+use neli::socket::synchronous::NlSocketHandle;
+use neli::types::Buffer;
+use neli::utils::Groups;
+use parse::AttrWriter;
+
+pub use family::Family;
+
+/// The netdev a request is about, and what is known of it for error messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dev {
+    /// Interface name (used in the header when `ifindex` is `None`, and in messages).
+    pub name: String,
+    /// Sent as `ETHTOOL_A_HEADER_DEV_INDEX` instead of the name when set.
+    pub ifindex: Option<u32>,
+    /// Driver name (from GDRVINFO) for `NotSupported` errors.
+    pub driver: Option<String>,
+}
+
+impl Dev {
+    pub fn named(name: &str) -> Self {
+        Dev { name: name.to_string(), ..Dev::default() }
+    }
+
+    /// The `ETHTOOL_A_*_HEADER` nest contents (kernel-uapi.md §1.3). Only one of index
+    /// and name is sent: both must match or the kernel answers ENODEV.
+    pub fn header(&self, flags: u32) -> AttrWriter {
+        let mut h = AttrWriter::new();
+        match self.ifindex {
+            Some(i) => h.u32(ETHTOOL_A_HEADER_DEV_INDEX, i),
+            None => h.string(ETHTOOL_A_HEADER_DEV_NAME, &self.name),
+        };
+        if flags != 0 {
+            h.u32(ETHTOOL_A_HEADER_FLAGS, flags);
+        }
+        h
+    }
+}
+
+/// Extended-ACK attribute `NLMSGERR_ATTR_MSG` (include/uapi/linux/netlink.h).
+const NLMSGERR_ATTR_MSG: u16 = 1;
+/// `struct genlmsghdr` is cmd, version, u16 reserved.
+const GENL_HDRLEN: usize = 4;
+
+/// One generic-netlink socket, blocking, extended ACKs on.
+pub struct Netlink {
+    sock: NlSocketHandle,
+    seq: u32,
+    io: IoCounts,
+}
+
+impl Netlink {
+    /// Opens a NETLINK_GENERIC socket in the calling thread's network namespace.
+    pub fn connect() -> Result<Self> {
+        let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty())
+            .map_err(|e| io_err("netlink socket", e))?;
+        // Without this the kernel's reason ("no device matches name", ...) is not sent.
+        sock.enable_ext_ack(true).map_err(|e| io_err("netlink extended ACK", e))?;
+        Ok(Netlink { sock, seq: 0, io: IoCounts::default() })
+    }
+
+    pub fn io_counts(&self) -> IoCounts {
+        self.io.clone()
+    }
+
+    /// Sends one genl request (`dump` = `NLM_F_DUMP`, else a do with `NLM_F_ACK`) and
+    /// returns the attribute bytes of each reply message. A kernel error becomes a
+    /// [`SourceError`] carrying the extack message; `what` and `dev` name it.
+    pub fn request(
+        &mut self,
+        family: u16,
+        cmd: u8,
+        attrs: &[u8],
+        dump: bool,
+        what: &str,
+        dev: Option<&Dev>,
+    ) -> Result<Vec<Vec<u8>>> {
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        let mut payload = vec![cmd, ETHTOOL_GENL_VERSION, 0, 0];
+        payload.extend_from_slice(attrs);
+        let flags = if dump { NlmF::REQUEST | NlmF::DUMP } else { NlmF::REQUEST | NlmF::ACK };
+        let msg: Nlmsghdr<u16, Buffer> = NlmsghdrBuilder::default()
+            .nl_type(family)
+            .nl_flags(flags)
+            .nl_seq(seq)
+            .nl_payload(NlPayload::Payload(Buffer::from(payload)))
+            .build()
+            .map_err(|e| malformed(what, format!("building request: {e}")))?;
+        self.sock.send(&msg).map_err(|e| io_err(what, e))?;
+        self.io.requests += 1;
+
+        // A do gets one reply then the ACK, a dump replies then DONE; either may span reads.
+        let mut replies = Vec::new();
+        loop {
+            let (msgs, _) = self.sock.recv_all::<u16, Buffer>().map_err(|e| io_err(what, e))?;
+            if msgs.is_empty() {
+                return Err(malformed(what, "socket closed before the kernel finished".into()));
+            }
+            for m in msgs {
+                if *m.nl_seq() != seq {
+                    continue; // stale answer to an earlier request
+                }
+                match m.nl_payload() {
+                    NlPayload::Payload(p) => {
+                        if *m.nl_type() == u16::from(Nlmsg::Done) {
+                            return Ok(replies);
+                        }
+                        let bytes = p.as_ref().get(GENL_HDRLEN..).unwrap_or_default().to_vec();
+                        self.io.bytes += bytes.len() as u64;
+                        replies.push(bytes);
+                    }
+                    NlPayload::Ack(_) | NlPayload::Empty => return Ok(replies),
+                    NlPayload::DumpExtAck(e) => {
+                        if *e.error() == 0 {
+                            return Ok(replies);
+                        }
+                        return Err(errno_error(what, dev, -*e.error(), extack_msg(e.ext_ack())));
+                    }
+                    NlPayload::Err(e) => {
+                        return Err(errno_error(what, dev, -*e.error(), extack_msg(e.ext_ack())));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Netlink {
+    /// A do request expecting exactly one reply message; returns its attributes.
+    pub fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
+        self.request(family, cmd, attrs, false, what, dev)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| malformed(what, "no reply message before the ACK".into()))
+    }
+
+    /// A do request with `ETHTOOL_FLAG_STATS`, asked again without it when the header
+    /// policy rejects the flag (EINVAL "reserved bit set": kernels before 5.10, or an op
+    /// that gained stats later, e.g. LINKSTATE_GET in 6.2).
+    pub fn do_with_stats(
+        &mut self,
+        family: u16,
+        cmd: u8,
+        build: &dyn Fn(u32) -> Vec<u8>,
+        what: &str,
+        dev: &Dev,
+    ) -> Result<Vec<u8>> {
+        match self.do_one(family, cmd, &build(ETHTOOL_FLAG_STATS), what, Some(dev)) {
+            Err(e) if e.errno() == Some(libc::EINVAL) => self.do_one(family, cmd, &build(0), what, Some(dev)),
+            r => r,
+        }
+    }
+}
+
+fn extack_msg<T>(ext: &neli::types::GenlBuffer<T, Buffer>) -> Option<String>
+where
+    T: neli::consts::genl::NlAttrType,
+{
+    ext.as_ref()
+        .iter()
+        .find(|a| (*a.nla_type().nla_type()).into() == NLMSGERR_ATTR_MSG)
+        .map(|a| parse::string_of(a.nla_payload().as_ref()))
+}
+
+fn errno_error(what: &str, dev: Option<&Dev>, errno: i32, message: Option<String>) -> SourceError {
+    SourceError::from_errno(
+        what,
+        dev.map(|d| d.name.as_str()).unwrap_or(""),
+        dev.and_then(|d| d.driver.as_deref()),
+        errno,
+        message,
+    )
+}
+
+fn io_err(what: &str, e: impl std::fmt::Display) -> SourceError {
+    SourceError::Io { what: what.to_string(), source: std::io::Error::other(e.to_string()) }
+}
+
+pub(crate) fn malformed(what: &str, detail: String) -> SourceError {
+    SourceError::Malformed { what: what.to_string(), detail }
+}

@@ -1,0 +1,176 @@
+//! Netlink attribute codec over raw bytes (`struct nlattr` = u16 len, u16 type, payload,
+//! padded to 4 bytes). Reply decoders are small loops over [`attrs`], so golden byte
+//! fixtures test them without a socket. Rules (kernel-uapi.md §1.4): integers are
+//! host-endian, a `uint` is 4 or 8 bytes, `NLA_F_NESTED` is masked off the type, PAD
+//! and unknown types are kept in the list and skipped by the decoders.
+
+use super::consts::{NLA_F_NESTED, NLA_F_NET_BYTEORDER};
+
+const NLA_HDRLEN: usize = 4;
+
+/// One attribute as found on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attr<'a> {
+    /// Type with `NLA_F_NESTED` / `NLA_F_NET_BYTEORDER` masked off.
+    pub ty: u16,
+    pub nested: bool,
+    pub payload: &'a [u8],
+}
+
+/// Every attribute in `buf`, unknown types included. Fails on a truncated or
+/// impossible length instead of guessing.
+pub fn attrs(buf: &[u8]) -> Result<Vec<Attr<'_>>, String> {
+    let mut out = Vec::new();
+    let mut rest = buf;
+    while !rest.is_empty() {
+        let (Some(len), Some(raw_ty)) = (read_u16(rest, 0), read_u16(rest, 2)) else {
+            return Err(format!("{} trailing bytes are not an attribute header", rest.len()));
+        };
+        let len = len as usize;
+        if len < NLA_HDRLEN || len > rest.len() {
+            return Err(format!("attribute type {raw_ty:#x} has length {len} with {} bytes left", rest.len()));
+        }
+        out.push(Attr {
+            ty: raw_ty & !(NLA_F_NESTED | NLA_F_NET_BYTEORDER),
+            nested: raw_ty & NLA_F_NESTED != 0,
+            payload: rest.get(NLA_HDRLEN..len).unwrap_or_default(),
+        });
+        // The last attribute may omit its padding.
+        rest = rest.get(align4(len)..).unwrap_or_default();
+    }
+    Ok(out)
+}
+
+fn read_u16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+const fn align4(n: usize) -> usize {
+    (n + 3) & !3
+}
+
+pub fn u8_of(p: &[u8]) -> Option<u8> {
+    match p {
+        [b] => Some(*b),
+        _ => None,
+    }
+}
+
+pub fn u16_of(p: &[u8]) -> Option<u16> {
+    Some(u16::from_ne_bytes(p.try_into().ok()?))
+}
+
+pub fn u32_of(p: &[u8]) -> Option<u32> {
+    Some(u32::from_ne_bytes(p.try_into().ok()?))
+}
+
+/// `NLA_UINT`: the kernel sends 4 bytes when the value fits, else 8.
+pub fn uint_of(p: &[u8]) -> Option<u64> {
+    match p.len() {
+        4 => u32_of(p).map(u64::from),
+        8 => Some(u64::from_ne_bytes(p.try_into().ok()?)),
+        _ => None,
+    }
+}
+
+/// Binary array of host-endian u64; `None` when the length is not a multiple of 8.
+pub fn u64_array(p: &[u8]) -> Option<Vec<u64>> {
+    if p.len() % 8 != 0 {
+        return None;
+    }
+    // chunks_exact(8) yields 8-byte slices, so the conversion cannot fail.
+    Some(p.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]))).collect())
+}
+
+/// Binary array of host-endian u32 (bitset VALUE/MASK words).
+pub fn u32_array(p: &[u8]) -> Vec<u32> {
+    p.chunks_exact(4).map(|c| u32::from_ne_bytes(c.try_into().unwrap_or([0; 4]))).collect()
+}
+
+/// NUL-terminated string, cut at the first NUL.
+pub fn string_of(p: &[u8]) -> String {
+    let end = p.iter().position(|&b| b == 0).unwrap_or(p.len());
+    String::from_utf8_lossy(p.get(..end).unwrap_or_default()).into_owned()
+}
+
+/// Builds an attribute stream; nests get `NLA_F_NESTED` like the kernel's `nla_nest_start`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttrWriter {
+    buf: Vec<u8>,
+}
+
+impl AttrWriter {
+    pub fn new() -> Self {
+        AttrWriter::default()
+    }
+    pub fn bytes(&mut self, ty: u16, payload: &[u8]) -> &mut Self {
+        // A payload over 65531 bytes cannot be framed; requests here are a few bytes.
+        let len = u16::try_from(NLA_HDRLEN + payload.len()).unwrap_or(u16::MAX);
+        self.buf.extend_from_slice(&len.to_ne_bytes());
+        self.buf.extend_from_slice(&ty.to_ne_bytes());
+        self.buf.extend_from_slice(payload);
+        self.buf.resize(align4(self.buf.len()), 0);
+        self
+    }
+    pub fn u8(&mut self, ty: u16, v: u8) -> &mut Self {
+        self.bytes(ty, &[v])
+    }
+    pub fn u16(&mut self, ty: u16, v: u16) -> &mut Self {
+        self.bytes(ty, &v.to_ne_bytes())
+    }
+    pub fn u32(&mut self, ty: u16, v: u32) -> &mut Self {
+        self.bytes(ty, &v.to_ne_bytes())
+    }
+    /// NUL-terminated string.
+    pub fn string(&mut self, ty: u16, s: &str) -> &mut Self {
+        let mut p = s.as_bytes().to_vec();
+        p.push(0);
+        self.bytes(ty, &p)
+    }
+    pub fn nest(&mut self, ty: u16, inner: &AttrWriter) -> &mut Self {
+        self.bytes(ty | NLA_F_NESTED, &inner.buf)
+    }
+    pub fn finish(&self) -> Vec<u8> {
+        self.buf.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_flag_padding_and_unknown() {
+        let mut inner = AttrWriter::new();
+        inner.u8(1, 7);
+        let mut w = AttrWriter::new();
+        w.nest(2, &inner).u32(99, 5).string(3, "ab");
+        let b = w.finish();
+        // nest: len 4+8=12; u8 attr inside: len 5 padded to 8.
+        assert_eq!(b.len(), 12 + 8 + 8);
+        let a = attrs(&b).unwrap();
+        assert_eq!(a.len(), 3);
+        assert!(a[0].nested && a[0].ty == 2);
+        assert_eq!(attrs(a[0].payload).unwrap()[0].payload, &[7]);
+        assert_eq!((a[1].ty, u32_of(a[1].payload)), (99, Some(5)));
+        assert_eq!(string_of(a[2].payload), "ab");
+    }
+
+    #[test]
+    fn truncated_input_is_an_error_not_a_panic() {
+        assert!(attrs(&[8, 0, 1]).is_err());
+        assert!(attrs(&[200, 0, 1, 0, 0, 0, 0, 0]).is_err());
+        assert!(attrs(&[2, 0, 1, 0]).is_err());
+        // An unpadded last attribute is accepted.
+        assert_eq!(attrs(&[5, 0, 1, 0, 9]).unwrap()[0].payload, &[9]);
+    }
+
+    #[test]
+    fn uint_is_4_or_8_bytes() {
+        assert_eq!(uint_of(&7u32.to_ne_bytes()), Some(7));
+        assert_eq!(uint_of(&(1u64 << 40).to_ne_bytes()), Some(1 << 40));
+        assert_eq!(uint_of(&[1, 2]), None);
+        assert_eq!(u64_array(&[0; 7]), None);
+        assert_eq!(u64_array(&[]), Some(vec![]));
+    }
+}
