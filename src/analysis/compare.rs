@@ -48,14 +48,21 @@ fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     Some(b? - a?).filter(|d| d.is_finite())
 }
 
+/// Smallest BER ratio (either way) that counts as a change, on top of the intervals.
+const MIN_BER_RATIO: f64 = 2.0;
+
 fn lane_change(b: &LaneAnalysis, a: &LaneAnalysis) -> LaneChange {
     let bounds =
         |l: &LaneAnalysis| Some((l.pre_fec_ber?, l.pre_fec_ber_lower?, l.pre_fec_ber_upper?));
+    // Material as well as significant: with millions of corrected bits the Poisson
+    // intervals are so tight that a 1% drift would "change", yet real links wander by
+    // tens of percent with temperature. A factor of MIN_BER_RATIO is ~0.1 dB of PAM4 margin.
+    let material = |x: f64, y: f64| x > 0.0 && y > 0.0 && (x / y).max(y / x) >= MIN_BER_RATIO;
     let change = match (bounds(b), bounds(a)) {
-        (Some((_, bl, bu)), Some((_, al, au))) => {
-            if au < bl {
+        (Some((bb, bl, bu)), Some((ab, al, au))) => {
+            if au < bl && (material(bb, ab) || ab == 0.0) {
                 Change::Improved
-            } else if al > bu {
+            } else if al > bu && (material(bb, ab) || bb == 0.0) {
                 Change::Worse
             } else {
                 Change::NoSignificantChange

@@ -681,6 +681,9 @@ fn analyze_one(
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     rank(&mut lanes);
+    // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
+    let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
+    reasons.sort_by_key(|r| (std::cmp::Reverse(r.severity), lane_rank(r.lane)));
     InterfaceAnalysis {
         interface: w.interface.clone(),
         verdict: verdict::verdict(&reasons),
@@ -989,7 +992,7 @@ mod tests {
         }
         let a = one(w.clone());
         assert_eq!(a.verdict, Verdict::Reject);
-        assert_eq!(codes(&a), vec![DOM_WARNING, DOM_ALARM]);
+        assert_eq!(codes(&a), vec![DOM_ALARM, DOM_WARNING] // worst first);
         if let Some(m) = w.module.as_mut() {
             m.lanes[2].flags = vec!["tx_fault".into()];
             m.module_flags.clear();

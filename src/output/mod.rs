@@ -1,6 +1,8 @@
 //! Output writers over the same decoded and analysed data: readable text and JSON.
 //! Writers never reach back into sources.
 
+pub mod analysis_text;
+pub mod csv;
 pub mod module_text;
 
 use serde::Serialize;

@@ -57,6 +57,8 @@ pub struct WatchSummary {
     pub stopped_by: StopReason,
     /// Remarks per interface (module pages skipped, ...), one sentence each.
     pub notes: Vec<String>,
+    /// Which path each layer used per interface, and what the kernel could not give.
+    pub paths: std::collections::BTreeMap<String, crate::source::PathsUsed>,
 }
 
 #[derive(Debug, Error)]
@@ -267,6 +269,7 @@ where
         module_io: IoCounts::default(),
         stopped_by: StopReason::AllInterfacesGone,
         notes: Vec::new(),
+        paths: Default::default(),
     };
     let mut finished: Vec<Box<Iface>> = Vec::new();
     let mut interval = tokio::time::interval(cfg.interval);
@@ -331,6 +334,7 @@ where
         summary.module_io.requests += st.cache.io.requests;
         summary.module_io.bytes += st.cache.io.bytes;
         summary.notes.extend(st.notes.iter().cloned());
+        summary.paths.insert(st.name.clone(), st.source.paths(&st.name));
     }
     Ok(summary)
 }

@@ -308,7 +308,7 @@ impl<B: I2cBus> I2cModule<B> {
     }
 }
 
-impl<B: I2cBus> EepromReader for I2cModule<B> {
+impl<B: I2cBus + Send> EepromReader for I2cModule<B> {
     fn read(&mut self, req: PageRequest) -> Result<Vec<u8>> {
         self.read_request(req)
     }

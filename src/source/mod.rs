@@ -160,9 +160,23 @@ pub trait Source {
 
 /// A path to module memory alone (direct I2C, or a file), usable in place of the
 /// netdev's own EEPROM path.
-pub trait EepromReader {
+pub trait EepromReader: Send {
     /// One read; `req.is_valid()`. May return fewer bytes than asked.
     fn read(&mut self, req: PageRequest) -> Result<Vec<u8>>;
     /// Short name for reports: "i2c /dev/i2c-3", "netlink", ...
     fn describe(&self) -> String;
+}
+
+/// The netdevs worth scanning: physical ones (`Source::interfaces`) whose driver answers
+/// for a module (identifier byte) or FEC statistics. Virtual devices and NICs with
+/// neither are skipped.
+pub fn discover(source: &mut dyn Source) -> Result<Vec<String>> {
+    let mut found = Vec::new();
+    for iface in source.interfaces()? {
+        let has_module = source.read_eeprom(&iface, PageRequest::new(crate::module::I2C_A0, 0, 0, 0, 1)).is_ok_and(|b| !b.is_empty());
+        if has_module || source.fec(&iface).is_ok() {
+            found.push(iface);
+        }
+    }
+    Ok(found)
 }

@@ -1,0 +1,118 @@
+//! Pieces every analysing subcommand shares: config, captures, windows -> analysis, output.
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use optics::analysis::config::Config;
+use optics::analysis::verdict::Verdict;
+use optics::analysis::{analyze, InterfaceAnalysis};
+use optics::sample::capture::{read_capture, Capture, Header};
+use optics::sample::window::{windows, TimeRange};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `--interval 1s`, `--duration 10m`, `--window 500ms`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 500ms, 1s, 10m, 2h)"))?;
+    if d.is_zero() {
+        return Err("must be longer than zero".into());
+    }
+    Ok(d)
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct AnalysisArgs {
+    /// Thresholds file (JSON; see docs/config.md). Defaults are built in.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print JSON instead of the readable report.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit with status 2 when any interface's verdict is at least this bad.
+    #[arg(long, value_enum, value_name = "VERDICT")]
+    pub fail_on: Option<FailOn>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Investigate,
+    Reject,
+}
+
+impl AnalysisArgs {
+    pub fn config(&self) -> anyhow::Result<Config> {
+        match &self.config {
+            Some(p) => Config::load(p).with_context(|| format!("loading config {}", p.display())),
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// True when `--fail-on` is met by any verdict.
+    pub fn failed(&self, analyses: &[InterfaceAnalysis]) -> bool {
+        let worst = analyses.iter().map(|a| a.verdict).max();
+        match (self.fail_on, worst) {
+            (Some(FailOn::Investigate), Some(v)) => v >= Verdict::Investigate,
+            (Some(FailOn::Reject), Some(v)) => v >= Verdict::Reject,
+            _ => false,
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct RangeArgs {
+    /// Start of the analysed window, in seconds since the capture started.
+    #[arg(long, value_name = "SECONDS")]
+    pub from: Option<f64>,
+    /// End of the analysed window, in seconds since the capture started.
+    #[arg(long, value_name = "SECONDS")]
+    pub to: Option<f64>,
+}
+
+impl RangeArgs {
+    pub fn range(&self) -> anyhow::Result<TimeRange> {
+        if let (Some(f), Some(t)) = (self.from, self.to) {
+            if t <= f {
+                bail!("--to ({t}) must be after --from ({f})");
+            }
+        }
+        Ok(TimeRange { from: self.from, to: self.to })
+    }
+}
+
+pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
+    read_capture(path).with_context(|| format!("reading capture {}", path.display()))
+}
+
+/// Windows of the chosen interfaces (all when `only` is empty) analysed with `peers`.
+pub fn analyze_capture(
+    cap: &Capture,
+    only: &[String],
+    range: TimeRange,
+    cfg: &Config,
+    peer: Option<&Capture>,
+) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    let mut ws = windows(cap, range);
+    if !only.is_empty() {
+        for name in only {
+            if !ws.iter().any(|w| &w.interface == name) {
+                bail!("interface {name} is not in the capture (it has: {})", cap.interfaces().join(", "));
+            }
+        }
+        ws.retain(|w| only.contains(&w.interface));
+    }
+    if ws.is_empty() {
+        bail!("the capture holds no interface samples");
+    }
+    // The far end's capture: paired by position (one interface each is the usual case).
+    let peers = peer.map(|p| windows(p, TimeRange::whole())).unwrap_or_default();
+    Ok(analyze(&ws, cfg, &peers))
+}
+
+/// A fresh capture header for this host.
+pub fn local_header() -> Header {
+    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    Header::new(
+        read("/proc/sys/kernel/hostname"),
+        read("/proc/sys/kernel/osrelease"),
+        Some(format!("optics {}", env!("CARGO_PKG_VERSION"))),
+    )
+}

@@ -1,0 +1,51 @@
+use super::common::load_capture;
+use anyhow::{bail, Context};
+use clap::Args;
+use optics::analysis::config::Config;
+use optics::output::csv::CsvSink;
+use optics::sample::RecordSink;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The capture to export.
+    #[arg(required_unless_present = "replay")]
+    pub capture: Option<PathBuf>,
+    /// The capture to export (same as the positional argument).
+    #[arg(long, value_name = "CAPTURE", conflicts_with = "capture")]
+    pub replay: Option<PathBuf>,
+    /// Write lane rows as CSV to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub csv: PathBuf,
+    /// Only these interfaces.
+    #[arg(long = "interface", value_name = "IFACE")]
+    pub interfaces: Vec<String>,
+    /// Thresholds file (JSON): margins in the rows use it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
+    let cfg = match &args.config {
+        Some(p) => Config::load(p).with_context(|| format!("loading config {}", p.display()))?,
+        None => Config::default(),
+    };
+    let cap = load_capture(path)?;
+    for name in &args.interfaces {
+        if !cap.interfaces().contains(name) {
+            bail!("interface {name} is not in the capture (it has: {})", cap.interfaces().join(", "));
+        }
+    }
+    let out: Box<dyn Write> = if args.csv.as_os_str() == "-" {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(std::fs::File::create(&args.csv).with_context(|| format!("creating {}", args.csv.display()))?)
+    };
+    let mut sink = CsvSink::new(out, Some(&cap.header.created), cfg);
+    for rec in cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i))) {
+        sink.record(rec)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! Live sampling shared by `scan` and `watch`: validate interfaces, run the sampling loop
+//! into the requested sinks, and return what was recorded as a capture.
+
+use super::common::local_header;
+use anyhow::{bail, Context};
+use optics::analysis::config::Config;
+use optics::output::csv::CsvSink;
+use optics::sample::capture::{Capture, CaptureWriter, Record};
+use optics::sample::watch::{watch, WatchConfig, WatchSummary};
+use optics::sample::RecordSink;
+use optics::source::i2c::I2cModule;
+use optics::source::live::LiveSource;
+use optics::source::{discover, Source};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub struct LivePlan {
+    pub interfaces: Vec<String>,
+    pub interval: Duration,
+    pub duration: Option<Duration>,
+    pub i2c: Option<PathBuf>,
+    pub record: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+}
+
+/// Interfaces named by the user must exist (the kernel's answer is the check); with none
+/// named, discovery finds the netdevs with a module or FEC statistics.
+pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Result<Vec<String>> {
+    let mut src = LiveSource::new();
+    if named.is_empty() {
+        let found = discover(&mut src).context("discovering interfaces")?;
+        if found.is_empty() {
+            bail!("no network interface with a readable module or FEC statistics was found; name one (optics scan IFACE) or use --replay FILE");
+        }
+        return Ok(found);
+    }
+    if i2c.is_some() && named.len() != 1 {
+        bail!("--i2c reads one module: name exactly one interface");
+    }
+    for iface in named {
+        if let Err(e) = src.link_state(iface) {
+            if e.is_no_device() {
+                bail!("no such interface {iface}: {e}");
+            }
+        }
+    }
+    Ok(named.to_vec())
+}
+
+fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn Source + Send>> {
+    // Opened once up front so a busy or missing device is reported before sampling starts.
+    if let Some(path) = i2c {
+        I2cModule::open(path).with_context(|| format!("opening {}", path.display()))?;
+    }
+    let i2c = i2c.map(Path::to_path_buf);
+    Ok(move |_iface: &str| -> Box<dyn Source + Send> {
+        let src = LiveSource::new();
+        match i2c.as_ref().and_then(|p| I2cModule::open(p).ok()) {
+            Some(reader) => Box::new(src.with_eeprom_reader(Box::new(reader))),
+            None => Box::new(src),
+        }
+    })
+}
+
+/// Samples until the duration ends or SIGINT/SIGTERM; every record is in the returned
+/// capture, and in the `--record` / `--csv` files as it was taken.
+pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSummary)> {
+    let header = local_header();
+    let factory = make_source(plan.i2c.as_deref())?;
+    let mut records: Vec<Record> = Vec::new();
+    let mut writer = match &plan.record {
+        Some(p) => Some(CaptureWriter::create(p, &header).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
+    let mut csv = match &plan.csv {
+        Some(p) => {
+            let file = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
+            Some(CsvSink::new(file, Some(&header.created), cfg.clone()))
+        }
+        None => None,
+    };
+    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records];
+    if let Some(w) = writer.as_mut() {
+        sinks.push(w);
+    }
+    if let Some(c) = csv.as_mut() {
+        sinks.push(c);
+    }
+    let wcfg = WatchConfig {
+        interfaces: plan.interfaces.clone(),
+        interval: plan.interval,
+        duration: plan.duration,
+        max_ticks: None,
+        read_module: true,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
+    let summary = rt.block_on(watch(wcfg, factory, &mut sinks)).context("sampling")?;
+    Ok((Capture { header, records, notes: Vec::new() }, summary))
+}

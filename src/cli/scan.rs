@@ -1,0 +1,146 @@
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, RangeArgs};
+use super::live::{self, LivePlan};
+use anyhow::{bail, Context};
+use clap::Args;
+use optics::analysis::InterfaceAnalysis;
+use optics::output::{self, analysis_text};
+use optics::sample::watch::WatchSummary;
+use optics::source::{IoCounts, PathsUsed};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// Interfaces (names or ifindex). None: every netdev with a module or FEC statistics.
+    pub interfaces: Vec<String>,
+    /// Analyse a capture instead of the live system (the window is the whole capture).
+    #[arg(long, value_name = "CAPTURE")]
+    pub replay: Option<PathBuf>,
+    #[command(flatten)]
+    pub range: RangeArgs,
+    /// How long to sample live before deciding.
+    #[arg(long, value_parser = parse_duration, default_value = "5s")]
+    pub window: Duration,
+    /// Time between live samples.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    pub interval: Duration,
+    /// Also write the live samples to this capture file.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// The far end's capture: tells fiber loss from a weak far-end transmitter.
+    #[arg(long, value_name = "CAPTURE")]
+    pub peer: Option<PathBuf>,
+    /// Read the module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
+    #[arg(long, value_name = "DEVICE")]
+    pub i2c: Option<PathBuf>,
+    /// Show which kernel path each layer used, and request/byte counts.
+    #[arg(long, short)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// `scan`/`watch --json`: `interfaces` is the contract; the rest is context.
+#[derive(Serialize)]
+pub struct ScanOutput<'a> {
+    pub interfaces: &'a [InterfaceAnalysis],
+    pub source: SourceInfo,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub paths: BTreeMap<String, PathsUsed>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoCounts>,
+}
+
+#[derive(Serialize)]
+pub struct SourceInfo {
+    /// "replay" or "live".
+    pub kind: &'static str,
+    pub capture: Option<String>,
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+}
+
+pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
+    let cfg = args.analysis.config()?;
+    let range = args.range.range()?;
+    let peer = args.peer.as_deref().map(load_capture).transpose()?;
+    let (analyses, source, summary) = match &args.replay {
+        Some(path) => {
+            if args.record.is_some() || args.i2c.is_some() {
+                bail!("--record and --i2c read the live system; they do not go with --replay");
+            }
+            let cap = load_capture(path)?;
+            let analyses = analyze_capture(&cap, &args.interfaces, range, &cfg, peer.as_ref())?;
+            let source = SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: range.from, to: range.to };
+            (analyses, source, None)
+        }
+        None => {
+            if range.from.is_some() || range.to.is_some() {
+                bail!("--from/--to select part of a capture: use them with --replay");
+            }
+            let plan = LivePlan {
+                interfaces: live::resolve_interfaces(&args.interfaces, args.i2c.as_deref())?,
+                interval: args.interval,
+                duration: Some(args.window),
+                i2c: args.i2c.clone(),
+                record: args.record.clone(),
+                csv: None,
+            };
+            let (cap, summary) = live::sample(&plan, &cfg)?;
+            let analyses = analyze_capture(&cap, &[], range, &cfg, peer.as_ref()).context("analysing the samples")?;
+            let source = SourceInfo { kind: "live", capture: args.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
+            (analyses, source, Some(summary))
+        }
+    };
+    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.verbose)?;
+    Ok(if args.analysis.failed(&analyses) { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// Prints analyses as text or JSON, with live-path details when `verbose`.
+pub fn print_analyses(
+    analyses: &[InterfaceAnalysis],
+    source: SourceInfo,
+    summary: Option<&WatchSummary>,
+    json: bool,
+    verbose: bool,
+) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if json {
+        let doc = ScanOutput {
+            interfaces: analyses,
+            source,
+            paths: summary.filter(|_| verbose).map(|s| s.paths.clone()).unwrap_or_default(),
+            io: summary.filter(|_| verbose).map(|s| s.io.clone()),
+        };
+        output::write_json(&mut out, &doc)?;
+    } else {
+        analysis_text::write_scan(&mut out, analyses)?;
+        if let (Some(s), true) = (summary, verbose) {
+            writeln!(out)?;
+            for (iface, p) in &s.paths {
+                writeln!(
+                    out,
+                    "{iface}: module via {}, link via {}, FEC via {}, driver counters via {}",
+                    p.module.as_deref().unwrap_or("-"),
+                    p.link.as_deref().unwrap_or("-"),
+                    p.fec.as_deref().unwrap_or("-"),
+                    p.driver_stats.as_deref().unwrap_or("-"),
+                )?;
+                for u in &p.unavailable {
+                    writeln!(out, "{iface}: unavailable: {u}")?;
+                }
+            }
+            writeln!(out, "{} ticks, {} samples, {} requests, {} bytes ({} module requests, {} module bytes)", s.ticks, s.samples, s.io.requests, s.io.bytes, s.module_io.requests, s.module_io.bytes)?;
+            for n in &s.notes {
+                writeln!(out, "note: {n}")?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,99 @@
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs};
+use super::live::{self, LivePlan};
+use super::scan::{print_analyses, SourceInfo};
+use anyhow::{bail, Context};
+use clap::Args;
+use optics::analysis::config::Config;
+use optics::output::csv::CsvSink;
+use optics::sample::capture::{Capture, CaptureWriter};
+use optics::sample::window::TimeRange;
+use optics::sample::RecordSink;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Interfaces to sample (names or ifindex); several are sampled concurrently.
+    pub interfaces: Vec<String>,
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    pub interval: Duration,
+    /// Stop after this long; without it, sample until Ctrl-C or SIGTERM.
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Write a capture (JSON Lines) as samples are taken.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Stream lane rows as CSV as samples are taken.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Run a capture through the same sinks and analysis instead of the live system.
+    #[arg(long, value_name = "CAPTURE")]
+    pub replay: Option<PathBuf>,
+    /// Read the module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
+    #[arg(long, value_name = "DEVICE")]
+    pub i2c: Option<PathBuf>,
+    #[arg(long, short)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let cfg = args.analysis.config()?;
+    let (analyses, source, summary) = match &args.replay {
+        Some(path) => {
+            if args.i2c.is_some() {
+                bail!("--i2c reads the live system; it does not go with --replay");
+            }
+            let cap = load_capture(path)?;
+            replay_into_sinks(&cap, &args, &cfg)?;
+            let analyses = analyze_capture(&cap, &args.interfaces, TimeRange::whole(), &cfg, None)?;
+            (analyses, SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: None, to: None }, None)
+        }
+        None => {
+            if args.interfaces.is_empty() {
+                bail!("name the interfaces to watch (optics watch IFACE...), or use --replay CAPTURE");
+            }
+            let plan = LivePlan {
+                interfaces: live::resolve_interfaces(&args.interfaces, args.i2c.as_deref())?,
+                interval: args.interval,
+                duration: args.duration,
+                i2c: args.i2c.clone(),
+                record: args.record.clone(),
+                csv: args.csv.clone(),
+            };
+            let (cap, summary) = live::sample(&plan, &cfg)?;
+            let analyses = analyze_capture(&cap, &[], TimeRange::whole(), &cfg, None).context("analysing the samples")?;
+            let source = SourceInfo { kind: "live", capture: args.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
+            (analyses, source, Some(summary))
+        }
+    };
+    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.verbose)?;
+    Ok(if args.analysis.failed(&analyses) { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.
+fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::Result<()> {
+    let mut writer = match &args.record {
+        Some(p) => Some(CaptureWriter::create(p, &cap.header).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
+    let mut csv = match &args.csv {
+        Some(p) => Some(CsvSink::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?, Some(&cap.header.created), cfg.clone())),
+        None => None,
+    };
+    let mut sinks: Vec<&mut dyn RecordSink> = Vec::new();
+    if let Some(w) = writer.as_mut() {
+        sinks.push(w);
+    }
+    if let Some(c) = csv.as_mut() {
+        sinks.push(c);
+    }
+    for rec in cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i))) {
+        for s in sinks.iter_mut() {
+            s.record(rec)?;
+        }
+    }
+    Ok(())
+}
