@@ -98,10 +98,10 @@ pub fn fec_kind(
             FecKind::Rs544
         }
         (other, _) => {
-            notes.push(format!(
-                "active FEC {} not recognised",
-                other.unwrap_or("not reported")
-            ));
+            notes.push(match other {
+                Some(name) => format!("active FEC {name} not recognised"),
+                None => "active FEC not reported".into(),
+            });
             FecKind::Unknown
         }
     }

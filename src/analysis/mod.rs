@@ -992,7 +992,7 @@ mod tests {
         }
         let a = one(w.clone());
         assert_eq!(a.verdict, Verdict::Reject);
-        assert_eq!(codes(&a), vec![DOM_ALARM, DOM_WARNING] // worst first);
+        assert_eq!(codes(&a), vec![DOM_ALARM, DOM_WARNING]); // worst first
         if let Some(m) = w.module.as_mut() {
             m.lanes[2].flags = vec!["tx_fault".into()];
             m.module_flags.clear();

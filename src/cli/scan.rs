@@ -85,7 +85,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.i2c.as_deref())?,
                 interval: args.interval,
-                duration: Some(args.window),
+                // Half an interval of slack so the last sample lands at t = window.
+                duration: Some(args.window + args.interval / 2),
                 i2c: args.i2c.clone(),
                 record: args.record.clone(),
                 csv: None,

@@ -46,10 +46,15 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
         Some(false) => "DOWN",
         None => "state unknown",
     };
+    let mode = match (&l.link_mode, l.speed_mbps) {
+        (Some(m), _) => m.clone(),
+        (None, Some(s)) => format!("{s} Mb/s"),
+        (None, None) => "(speed unknown)".into(),
+    };
     writeln!(
         w,
         "  link     {} {}, {} lane(s) x {} Gb/s {}, FEC {}{}",
-        l.link_mode.as_deref().unwrap_or("(mode unknown)"),
+        mode,
         up,
         l.lanes.map(|n| n.to_string()).unwrap_or_else(|| "?".into()),
         num(l.lane_rate_gbps, 3),

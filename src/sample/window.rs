@@ -99,6 +99,8 @@ pub fn window<'a>(iface: &str, records: impl IntoIterator<Item = &'a Record>, ra
     let mut used: Vec<&Record> = Vec::new();
     let mut in_force: Option<&InterfaceRecord> = None;
     let mut ir_of: HashMap<*const SampleRecord, Option<&InterfaceRecord>> = HashMap::new();
+    // What the sampler said when a module read failed: a better reason than "no data".
+    let mut module_read_error: Option<String> = None;
     for rec in records {
         match rec {
             Record::Interface(ir) if range.before_end(ir.t) => {
@@ -110,6 +112,9 @@ pub fn window<'a>(iface: &str, records: impl IntoIterator<Item = &'a Record>, ra
                 used.push(rec);
             }
             Record::Event(e) if range.contains(e.t) && matches!(e.kind, EventKind::Error | EventKind::InterfaceGone) => {
+                if e.message.contains("module") {
+                    module_read_error = Some(e.message.clone());
+                }
                 w.events.push(format!("t={} s: {}: {}", e.t, e.kind.as_str().replace('_', " "), e.message));
             }
             _ => {}
@@ -155,7 +160,7 @@ pub fn window<'a>(iface: &str, records: impl IntoIterator<Item = &'a Record>, ra
 
     match decode_sample(ir_for(end), end) {
         Ok(m) => w.module = Some(m),
-        Err(e) => w.module_error = Some(e),
+        Err(e) => w.module_error = Some(module_read_error.unwrap_or(e)),
     }
     let readings: Vec<Vec<Option<f64>>> =
         last.samples.iter().filter_map(|s| decode_sample(ir_for(s), s).ok()).map(|m| lane_rx_mw(&m)).collect();
