@@ -546,9 +546,7 @@ fn oma_rx_power() {
 fn tx_power_unsupported() {
     let mut b = base();
     b[220] = 0x08; // bit 2 clear
-    for i in 50..58 {
-        b[i] = 0; // and no Tx power words: nothing to report
-    }
+    b[50..58].fill(0); // and no Tx power words: nothing to report
     let r = decode(b);
     assert_eq!(r.rx_power_type, Some(RxPowerType::Average));
     for lane in &r.lanes {

@@ -57,6 +57,23 @@ impl AnalysisArgs {
     }
 }
 
+/// Options of every subcommand that samples the live system.
+#[derive(Args, Debug, Clone)]
+pub struct LiveArgs {
+    /// Time between live samples.
+    #[arg(long, value_parser = parse_duration, default_value = "1s")]
+    pub interval: Duration,
+    /// Write the samples to this capture file (JSON Lines) as they are taken.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Read the module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
+    #[arg(long, value_name = "DEVICE")]
+    pub i2c: Option<PathBuf>,
+    /// Show which kernel path each layer used, and request/byte counts.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct RangeArgs {
     /// Start of the analysed window, in seconds since the capture started.

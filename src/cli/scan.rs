@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, RangeArgs};
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -25,21 +25,11 @@ pub struct ScanArgs {
     /// How long to sample live before deciding.
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     pub window: Duration,
-    /// Time between live samples.
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    pub interval: Duration,
-    /// Also write the live samples to this capture file.
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
     /// The far end's capture: tells fiber loss from a weak far-end transmitter.
     #[arg(long, value_name = "CAPTURE")]
     pub peer: Option<PathBuf>,
-    /// Read the module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
-    #[arg(long, value_name = "DEVICE")]
-    pub i2c: Option<PathBuf>,
-    /// Show which kernel path each layer used, and request/byte counts.
-    #[arg(long, short)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 }
@@ -70,7 +60,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let peer = args.peer.as_deref().map(load_capture).transpose()?;
     let (analyses, source, summary) = match &args.replay {
         Some(path) => {
-            if args.record.is_some() || args.i2c.is_some() {
+            if args.live.record.is_some() || args.live.i2c.is_some() {
                 bail!("--record and --i2c read the live system; they do not go with --replay");
             }
             let cap = load_capture(path)?;
@@ -83,21 +73,21 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 bail!("--from/--to select part of a capture: use them with --replay");
             }
             let plan = LivePlan {
-                interfaces: live::resolve_interfaces(&args.interfaces, args.i2c.as_deref())?,
-                interval: args.interval,
+                interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
+                interval: args.live.interval,
                 // Half an interval of slack so the last sample lands at t = window.
-                duration: Some(args.window + args.interval / 2),
-                i2c: args.i2c.clone(),
-                record: args.record.clone(),
+                duration: Some(args.window + args.live.interval / 2),
+                i2c: args.live.i2c.clone(),
+                record: args.live.record.clone(),
                 csv: None,
             };
             let (cap, summary) = live::sample(&plan, &cfg)?;
             let analyses = analyze_capture(&cap, &[], range, &cfg, peer.as_ref()).context("analysing the samples")?;
-            let source = SourceInfo { kind: "live", capture: args.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
+            let source = SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))
         }
     };
-    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.verbose)?;
+    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
     Ok(if args.analysis.failed(&analyses) { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 

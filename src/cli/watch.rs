@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs};
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs};
 use super::live::{self, LivePlan};
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
@@ -16,25 +16,17 @@ use std::time::Duration;
 pub struct WatchArgs {
     /// Interfaces to sample (names or ifindex); several are sampled concurrently.
     pub interfaces: Vec<String>,
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    pub interval: Duration,
     /// Stop after this long; without it, sample until Ctrl-C or SIGTERM.
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Write a capture (JSON Lines) as samples are taken.
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
     /// Stream lane rows as CSV as samples are taken.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Run a capture through the same sinks and analysis instead of the live system.
     #[arg(long, value_name = "CAPTURE")]
     pub replay: Option<PathBuf>,
-    /// Read the module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
-    #[arg(long, value_name = "DEVICE")]
-    pub i2c: Option<PathBuf>,
-    #[arg(long, short)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 }
@@ -43,7 +35,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let cfg = args.analysis.config()?;
     let (analyses, source, summary) = match &args.replay {
         Some(path) => {
-            if args.i2c.is_some() {
+            if args.live.i2c.is_some() {
                 bail!("--i2c reads the live system; it does not go with --replay");
             }
             let cap = load_capture(path)?;
@@ -56,26 +48,26 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                 bail!("name the interfaces to watch (optics watch IFACE...), or use --replay CAPTURE");
             }
             let plan = LivePlan {
-                interfaces: live::resolve_interfaces(&args.interfaces, args.i2c.as_deref())?,
-                interval: args.interval,
+                interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
+                interval: args.live.interval,
                 duration: args.duration,
-                i2c: args.i2c.clone(),
-                record: args.record.clone(),
+                i2c: args.live.i2c.clone(),
+                record: args.live.record.clone(),
                 csv: args.csv.clone(),
             };
             let (cap, summary) = live::sample(&plan, &cfg)?;
             let analyses = analyze_capture(&cap, &[], TimeRange::whole(), &cfg, None).context("analysing the samples")?;
-            let source = SourceInfo { kind: "live", capture: args.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
+            let source = SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))
         }
     };
-    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.verbose)?;
+    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
     Ok(if args.analysis.failed(&analyses) { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.
 fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::Result<()> {
-    let mut writer = match &args.record {
+    let mut writer = match &args.live.record {
         Some(p) => Some(CaptureWriter::create(p, &cap.header).with_context(|| format!("creating {}", p.display()))?),
         None => None,
     };

@@ -195,9 +195,9 @@ impl Counters {
     /// corrected bits per corrected codeword at these BERs.
     pub fn advance(&mut self, rates: &[f64; 4], dt: f64, rng: &mut Rng) {
         let mut added = 0u64;
-        for lane in 0..4 {
-            let n = (rates[lane] * dt * (1.0 + 0.05 * rng.sym())).round().max(0.0) as u64;
-            self.lanes[lane] += n;
+        for (count, rate) in self.lanes.iter_mut().zip(rates) {
+            let n = (rate * dt * (1.0 + 0.05 * rng.sym())).round().max(0.0) as u64;
+            *count += n;
             added += n;
         }
         self.corrected_blocks += (added as f64 / 1.25).round() as u64;
