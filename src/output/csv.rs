@@ -5,7 +5,7 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use crate::analysis::{analyze, config::Config};
-use crate::sample::capture::Record;
+use crate::sample::capture::{round_t, Record};
 use crate::sample::window::{window, TimeRange};
 use crate::sample::RecordSink;
 use serde::Serialize;
@@ -86,7 +86,7 @@ impl<W: Write> CsvSink<W> {
             module_temperature_c: module.and_then(|m| m.module_temperature_c),
             uncorrectable_blocks_delta: port(a.link.uncorrectable_blocks),
             link_down_events_delta: port(a.link.link_down_events),
-            interval_s: has_interval.then_some(w.duration_s),
+            interval_s: has_interval.then_some(round_t(w.duration_s)),
             ..Default::default()
         };
         if a.lanes.is_empty() {
