@@ -12,8 +12,26 @@ fn main() -> ExitCode {
             if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("optics: error: {e:#}");
+            eprintln!("optics: error: {}", chain_text(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes joined by ": ", skipping a cause whose text its parent already
+/// ends with: a thiserror variant like `#[error("line {line}: {source}")]` both prints and
+/// exposes its source, and `{:#}` would repeat it.
+fn chain_text(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }

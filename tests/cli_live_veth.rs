@@ -1,0 +1,257 @@
+//! The `optics` binary against a real kernel: a veth pair in a throw-away network namespace
+//! (never the host's interfaces), and real SIGINT / SIGTERM delivered to a running `watch`.
+//! Needs root and `ip netns`; prints `skipping: <reason>` and passes otherwise.
+//!
+//! veth answers (kernel-uapi.md §10): link up at 10000 Mb/s, no module EEPROM and no FEC
+//! (EOPNOTSUPP), driver statistics over the ETHTOOL_GSTATS ioctl only.
+//!
+//! How the binary runs in the namespace: `ip netns exec NS optics ...`. iproute2 enters the
+//! namespace, remounts /sys for it (so /sys/class/net shows v0/v1) and then execs the command
+//! in place, so the PID std::process::Command returns becomes optics itself and a signal sent
+//! to it reaches optics, not `ip`. The signal test checks this through /proc/PID/comm before
+//! signalling; should an `ip` build fork instead, it falls back to
+//! `nsenter --net=/var/run/netns/NS optics ...` (which always execs, but keeps the host's /sys).
+
+use serde_json::Value;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn bin() -> PathBuf {
+    PathBuf::from(assert_cmd::cargo::cargo_bin!("optics"))
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip").args(args).output().map_err(|e| format!("ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// A namespace with `v0 <-> v1`, both up; deleted on drop, also when a test panics.
+struct Netns {
+    name: String,
+}
+
+impl Netns {
+    /// `None` (after printing why) when this machine cannot run the test.
+    fn create() -> Option<Netns> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipping: needs root for ip netns / veth");
+            return None;
+        }
+        let name = format!("optics-cli-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
+        if let Err(e) = ip(&["netns", "add", &name]) {
+            eprintln!("skipping: {e}");
+            return None;
+        }
+        let ns = Netns { name };
+        let setup = ip(&["-n", &ns.name, "link", "add", "v0", "type", "veth", "peer", "name", "v1"])
+            .and_then(|_| ip(&["-n", &ns.name, "link", "set", "v0", "up"]))
+            .and_then(|_| ip(&["-n", &ns.name, "link", "set", "v1", "up"]));
+        if let Err(e) = setup {
+            eprintln!("skipping: {e}");
+            return None; // Drop deletes the namespace
+        }
+        Some(ns)
+    }
+
+    /// `ip netns exec NS optics ARGS...`, not yet spawned.
+    fn optics(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.name]).arg(bin()).args(args);
+        c
+    }
+
+    /// `nsenter --net=/var/run/netns/NS optics ARGS...`: always execs in place.
+    fn optics_nsenter(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("nsenter");
+        c.arg(format!("--net=/var/run/netns/{}", self.name)).arg("--").arg(bin()).args(args);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.optics(args).output().expect("spawning ip netns exec")
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = ip(&["netns", "del", &self.name]);
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn scan_veth_json_says_why_the_module_is_unreadable() {
+    let Some(ns) = Netns::create() else { return };
+    let out = ns.run(&["scan", "v0", "--window", "2s", "--json"]);
+    assert!(out.status.success(), "exit {:?}: {}", out.status, text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    let i = &v["interfaces"][0];
+    assert_eq!(i["interface"], "v0");
+    // No module and no FEC: nothing to accept on.
+    assert_ne!(i["verdict"], "accept");
+    let reasons = i["reasons"].as_array().unwrap();
+    let r = reasons.iter().find(|r| r["code"] == "module_unreadable").unwrap_or_else(|| panic!("no module_unreadable: {reasons:?}"));
+    assert!(r["message"].as_str().unwrap().contains("not supported by driver veth"), "{r}");
+    assert_eq!(v["source"]["kind"], "live");
+    // 2 s at the default 1 s interval: samples at t = 0, 1, 2.
+    assert!(i["link"]["samples"].as_u64().unwrap() >= 2, "{}", i["link"]);
+    // veth reports 10000 Mb/s.
+    assert_eq!(i["link"]["speed_mbps"], 10000);
+}
+
+#[test]
+fn scan_veth_verbose_names_the_kernel_paths() {
+    let Some(ns) = Netns::create() else { return };
+    let out = ns.run(&["scan", "v0", "--window", "1s", "--interval", "500ms", "--verbose"]);
+    assert!(out.status.success(), "exit {:?}: {}", out.status, text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // veth has no ethtool-netlink statistics: driver counters come over ETHTOOL_GSTATS.
+    assert!(stdout.contains("driver counters via ioctl"), "{stdout}");
+    assert!(stdout.contains("v0"), "{stdout}");
+}
+
+#[test]
+fn scan_unknown_interface_fails() {
+    let Some(ns) = Netns::create() else { return };
+    let out = ns.run(&["scan", "nosuch0", "--window", "1s"]);
+    assert!(!out.status.success());
+    // The kernel's own extack text for an unknown name.
+    assert!(text(&out.stderr).contains("no device matches name"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn scan_without_interface_finds_nothing_in_a_veth_namespace() {
+    let Some(ns) = Netns::create() else { return };
+    let out = ns.run(&["scan", "--window", "1s"]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no network interface with a readable module or FEC statistics"), "{stderr}");
+}
+
+/// A spawned child; kills its whole process group if the test ends before the child does.
+struct Running(Option<Child>);
+
+impl Running {
+    fn child(&mut self) -> &mut Child {
+        self.0.as_mut().expect("present until finish")
+    }
+
+    /// Waits for the (exited) child and collects its output.
+    fn finish(mut self) -> Output {
+        self.0.take().expect("present until finish").wait_with_output().expect("collecting output")
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.as_mut() {
+            if let Ok(None) = c.try_wait() {
+                // SAFETY: the child was spawned in its own process group (process_group(0)),
+                // whose id is its pid: only processes this test started are signalled.
+                unsafe { libc::kill(-(c.id() as i32), libc::SIGKILL) };
+                let _ = c.wait();
+            }
+        }
+    }
+}
+
+/// Complete sample lines in a capture being written (a line counts once its newline is there).
+fn complete_samples(path: &Path) -> usize {
+    let Ok(s) = std::fs::read_to_string(path) else { return 0 };
+    s.split_inclusive('\n').filter(|l| l.ends_with('\n') && l.contains("\"record\":\"sample\"")).count()
+}
+
+fn comm(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+/// Starts `watch v0` recording, waits for 3 samples; `None` when the launcher did not exec
+/// optics in place (the PID is not optics), after killing what it started.
+fn start_watch(cmd: &mut Command, rec: &Path) -> Option<Running> {
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).spawn().expect("spawning the watcher");
+    let mut running = Running(Some(child));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while complete_samples(rec) < 3 {
+        if let Ok(Some(status)) = running.child().try_wait() {
+            panic!("watch exited early ({status}): {}", text(&running.finish().stderr));
+        }
+        assert!(Instant::now() < deadline, "no 3 samples within 10 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = running.child().id();
+    if comm(pid) != "optics" {
+        eprintln!("launcher did not exec optics in place (comm {:?})", comm(pid));
+        return None; // Drop kills the process group
+    }
+    Some(running)
+}
+
+fn watch_then_signal(sig: libc::c_int) {
+    let Some(ns) = Netns::create() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("live.jsonl");
+    let csv = dir.path().join("live.csv");
+    let (r, c) = (rec.to_str().unwrap(), csv.to_str().unwrap());
+    let args = ["watch", "v0", "--interval", "200ms", "--record", r, "--csv", c];
+    let mut running = match start_watch(&mut ns.optics(&args), &rec) {
+        Some(run) => run,
+        None => start_watch(&mut ns.optics_nsenter(&args), &rec).expect("nsenter execs optics in place"),
+    };
+    let pid = running.child().id();
+    // SAFETY: pid is our child, still running (checked above), and is optics itself.
+    assert_eq!(unsafe { libc::kill(pid as i32, sig) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(s) = running.child().try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "watch did not exit within 5 s of signal {sig}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = running.finish();
+    assert!(status.success(), "signal {sig}: exit {status}: {}", text(&out.stderr));
+    // The analysis of what was sampled is printed on the way out.
+    assert!(text(&out.stdout).contains("v0"), "{}", text(&out.stdout));
+
+    // The capture is whole: every line complete JSON, the header first, >= 3 samples.
+    let body = std::fs::read_to_string(&rec).unwrap();
+    assert!(body.ends_with('\n'), "last line cut: {:?}", &body[body.len().saturating_sub(80)..]);
+    let lines: Vec<Value> = body.lines().enumerate().map(|(n, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", n + 1))).collect();
+    assert_eq!(lines[0]["record"], "header");
+    assert_eq!(lines[0]["format"], "optics-capture");
+    let samples = lines.iter().filter(|l| l["record"] == "sample").count();
+    assert!(samples >= 3, "{samples} samples");
+    // And the tool's own reader takes it without tolerating anything.
+    let cap = optics::sample::capture::read_capture(&rec).unwrap();
+    assert!(cap.notes.is_empty(), "{:?}", cap.notes);
+
+    // The CSV has its header and rows (veth: no lanes, one row per sample).
+    let mut rdr = csv::Reader::from_path(&csv).unwrap();
+    assert_eq!(&rdr.headers().unwrap().iter().take(3).collect::<Vec<_>>(), &["time", "t", "interface"]);
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("whole CSV row")).collect();
+    assert!(rows.len() >= 3, "{} rows", rows.len());
+    assert!(rows.iter().all(|r| &r[2] == "v0"));
+}
+
+#[test]
+fn watch_stops_cleanly_on_sigint() {
+    watch_then_signal(libc::SIGINT);
+}
+
+#[test]
+fn watch_stops_cleanly_on_sigterm() {
+    watch_then_signal(libc::SIGTERM);
+}
