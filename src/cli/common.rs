@@ -98,7 +98,7 @@ impl RangeArgs {
 /// Reads a capture; what the reader tolerated (a truncated last line) goes to stderr so the
 /// user knows the capture was cut short.
 pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
-    let cap = read_capture(path).with_context(|| format!("reading capture {}", path.display()))?;
+    let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
     for note in &cap.notes {
         eprintln!("optics: note: {}: {note}", path.display());
     }

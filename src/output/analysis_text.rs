@@ -53,12 +53,12 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
     };
     writeln!(
         w,
-        "  link     {} {}, {} lane(s) x {} Gb/s {}, FEC {}{}",
+        "  link     {} {}, {} lane(s) x {} Gb/s{}, FEC {}{}",
         mode,
         up,
         l.lanes.map(|n| n.to_string()).unwrap_or_else(|| "?".into()),
         num(l.lane_rate_gbps, 3),
-        l.modulation.map(|m| format!("{m:?}").to_uppercase()).unwrap_or_default(),
+        l.modulation.map(|m| format!(" {m:?}").to_uppercase()).unwrap_or_default(),
         l.fec.map(|f| f.name()).unwrap_or("unknown"),
         l.fec_limit_ber.map(|b| format!(" (limit {b:.1e})")).unwrap_or_default(),
     )?;

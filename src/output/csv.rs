@@ -125,7 +125,9 @@ impl<W: Write> RecordSink for CsvSink<W> {
                 self.created = OffsetDateTime::parse(&h.created, &Rfc3339).ok().or(self.created);
             }
             Record::Interface(i) => {
-                self.state.entry(i.interface.clone()).or_default().interface = Some(rec.clone());
+                // A new interface record means the module or link changed: deltas across
+                // it would mix two modules, so the next sample starts afresh.
+                self.state.insert(i.interface.clone(), IfaceState { interface: Some(rec.clone()), previous: None });
             }
             Record::Sample(s) => {
                 let st = self.state.remove(&s.interface).unwrap_or_default();
