@@ -239,13 +239,33 @@ fn hex_blocks(text: &str) -> Vec<HexBlock> {
     let mut blocks: Vec<HexBlock> = Vec::new();
     let mut pending_label: Vec<String> = Vec::new();
     let mut next_addr: Option<u32> = None;
+    // `hexdump -C`, `od` and `xxd -a` print "*" for rows identical to the one before.
+    let mut last_row: Vec<Option<u8>> = Vec::new();
+    let mut repeat = false;
     for line in text.lines() {
         let trimmed = line.trim();
         if trimmed.is_empty() || is_column_header(trimmed) {
             continue;
         }
+        if trimmed == "*" && !last_row.is_empty() {
+            repeat = true;
+            continue;
+        }
         match parse_row(trimmed) {
             Some((addr, bytes)) => {
+                if let (true, Some(block), Some(from)) = (repeat, blocks.last_mut(), next_addr) {
+                    // Fill the elided rows; a bogus gap (address going back, or absurdly
+                    // far) fills nothing and the row below starts a new block.
+                    let mut at = from;
+                    while at < addr && at - from < 0x1_0000 {
+                        for (i, b) in last_row.iter().enumerate().take((addr - at) as usize) {
+                            block.bytes.push((at + i as u32, *b));
+                        }
+                        at += last_row.len() as u32;
+                    }
+                    next_addr = Some(at.min(addr));
+                }
+                repeat = false;
                 let continues = pending_label.is_empty() && next_addr == Some(addr);
                 if !continues || blocks.is_empty() {
                     blocks.push(HexBlock { label: pending_label.join(" "), bytes: Vec::new() });
@@ -256,6 +276,7 @@ fn hex_blocks(text: &str) -> Vec<HexBlock> {
                     block.bytes.push((addr + i as u32, *b));
                 }
                 next_addr = Some(addr + bytes.len() as u32);
+                last_row = bytes;
             }
             None => {
                 // The heading nearest the rows names them. A file's leading `# ...` comment
@@ -264,6 +285,7 @@ fn hex_blocks(text: &str) -> Vec<HexBlock> {
                 if !leading_comment {
                     pending_label = vec![trimmed.to_string()];
                 }
+                repeat = false;
             }
         }
     }
@@ -288,17 +310,21 @@ fn parse_row(line: &str) -> Option<(u32, Vec<Option<u8>>)> {
     let addr = u32::from_str_radix(addr_digits, 16).ok()?;
     let rest = rest.strip_prefix(':').unwrap_or(rest);
     let mut bytes = Vec::new();
-    for tok in rest.split_whitespace().take(16) {
-        if tok.len() != 2 {
+    for tok in rest.split_whitespace() {
+        if bytes.len() >= 16 {
             break;
         }
         if tok.eq_ignore_ascii_case("xx") || tok == "--" {
             bytes.push(None);
             continue;
         }
-        match u8::from_str_radix(tok, 16) {
-            Ok(b) => bytes.push(Some(b)),
-            Err(_) => break,
+        // Two hex digits per byte; `xxd` groups two bytes per token.
+        if !(tok.len() == 2 || tok.len() == 4) || !tok.chars().all(|c| c.is_ascii_hexdigit()) {
+            break;
+        }
+        for pair in tok.as_bytes().chunks(2) {
+            let digits = std::str::from_utf8(pair).ok()?;
+            bytes.push(Some(u8::from_str_radix(digits, 16).ok()?));
         }
     }
     (!bytes.is_empty()).then_some((addr, bytes))
@@ -359,6 +385,20 @@ mod tests {
         assert_eq!(parse_row("fpc_num:         0"), None);
         assert_eq!(parse_row("1       100GAUI-1-S C2M"), None);
         assert!(is_column_header("0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f    0123456789abcdef"));
+    }
+
+    #[test]
+    fn xxd_groups_and_elided_rows() {
+        assert_eq!(parse_row("00000010: 0802 001e  ..").unwrap(), (0x10, vec![Some(8), Some(2), Some(0), Some(0x1e)]));
+        // hexdump -C: "*" stands for rows 0x10-0x2f identical to row 0x00.
+        let text = "00000000  11 07 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n\
+                    00000030  01 02 03 04 05 06 07 08  09 0a 0b 0c 0d 0e 0f 10  |................|\n";
+        let blocks = hex_blocks(text);
+        assert_eq!(blocks.len(), 1);
+        let bytes = &blocks[0].bytes;
+        assert_eq!(bytes.len(), 64);
+        assert_eq!(bytes[0x20], (0x20, Some(0x11))); // row 0x20 repeats row 0x00
+        assert_eq!(bytes[0x30], (0x30, Some(0x01)));
     }
 
     #[test]
