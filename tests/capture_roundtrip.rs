@@ -156,6 +156,9 @@ fn module_cache_reads_static_pages_once() {
     assert!(first.static_pages.is_some());
     let img = cache.static_image().unwrap().clone();
     assert!(img.has_lower(I2C_A0));
+    // The first sample's monitor bytes come from the static pages just read: no second read.
+    assert_eq!(cache.io.bytes, img.len() as u64);
+    assert!(!first.monitor.is_empty());
     src.advance();
     let before = cache.io.clone();
     let second = cache.sample(&mut src, "ens3np0").unwrap();

@@ -193,17 +193,20 @@ impl ModuleCache {
         if self.static_img.is_none() || self.failed {
             self.refresh_static(src, iface, &mut out)?;
         }
-        let mut monitor = self.read_monitors(src, iface, &mut out.notes)?;
+        // Static pages read just now already hold this sample's monitor bytes.
+        let mut monitor = self.read_monitors(src, iface, &mut out.notes, out.static_pages.is_some())?;
         // Detection rule 1: identity bytes seen in the monitored region differ.
         if out.static_pages.is_none() && self.identity_differs(&monitor) {
             self.refresh_static(src, iface, &mut out)?;
-            monitor = self.read_monitors(src, iface, &mut out.notes)?;
+            monitor = self.read_monitors(src, iface, &mut out.notes, true)?;
         }
         out.monitor = monitor.entries();
         Ok(out)
     }
 
-    fn read_monitors(&mut self, src: &mut dyn Source, iface: &str, notes: &mut Vec<String>) -> Result<ModuleImage, SourceError> {
+    /// The monitor requests' bytes: copied from the static image when `fresh_static` and
+    /// it holds them, read from the source otherwise.
+    fn read_monitors(&mut self, src: &mut dyn Source, iface: &str, notes: &mut Vec<String>, fresh_static: bool) -> Result<ModuleImage, SourceError> {
         let mut img = ModuleImage::new();
         let Some(stat) = &self.static_img else { return Ok(img) };
         let mut reqs: Vec<PageRequest> = match module::monitor_requests(stat) {
@@ -216,6 +219,12 @@ impl ModuleCache {
             reqs.push(PRESENCE_PROBE);
         }
         for req in reqs {
+            let cached = stat.bytes(req.i2c_address, req.page, req.bank, req.offset, req.length as usize).filter(|_| fresh_static);
+            if let Some(bytes) = cached {
+                // A request lies inside one half page, so the insert cannot fail.
+                let _ = img.insert(req.i2c_address, req.page, req.bank, req.offset as u16, bytes);
+                continue;
+            }
             match read_into(src, iface, req, &mut img, &mut self.io) {
                 Ok(_) => {}
                 Err(e) if e.is_not_supported() => {
