@@ -141,6 +141,23 @@ fn scan_without_interface_finds_nothing_in_a_veth_namespace() {
     assert!(stderr.contains("no network interface with a readable module or FEC statistics"), "{stderr}");
 }
 
+#[test]
+fn compare_a_stored_baseline_with_the_live_link() {
+    let Some(ns) = Netns::create() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("baseline.jsonl");
+    let base_s = base.to_str().unwrap();
+    let out = ns.run(&["watch", "v0", "--interval", "300ms", "--duration", "1s", "--record", base_s]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // No AFTER capture: the baseline's interface is sampled live and compared.
+    let out = ns.run(&["compare", base_s, "--window", "1s", "--interval", "300ms", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["comparisons"][0]["interface"], "v0");
+    // veth has no lanes to compare.
+    assert_eq!(v["comparisons"][0]["lanes"], serde_json::json!([]));
+}
+
 /// A spawned child; kills its whole process group if the test ends before the child does.
 struct Running(Option<Child>);
 

@@ -1,23 +1,32 @@
-use super::common::{analyze_capture, load_capture, AnalysisArgs, RangeArgs};
-use anyhow::bail;
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::live::{self, LivePlan};
+use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
+use optics::analysis::InterfaceAnalysis;
 use optics::output::{self, analysis_text};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// Capture taken before the change (swap, clean, reseat) or the stored baseline.
+    /// Capture taken before the change (swap, clean, reseat), or a stored baseline.
     pub before: PathBuf,
-    /// Capture taken after.
-    pub after: PathBuf,
-    /// Only this interface (present in both captures).
+    /// Capture taken after. Without it, the baseline's interfaces are sampled live now
+    /// (drift against a stored baseline).
+    pub after: Option<PathBuf>,
+    /// Only this interface (present in both).
     #[arg(long = "interface", value_name = "IFACE")]
     pub interface: Option<String>,
     #[command(flatten)]
     pub range: RangeArgs,
+    /// How long to sample live when there is no AFTER capture.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub window: Duration,
+    #[command(flatten)]
+    pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 }
@@ -32,17 +41,23 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
     let before = analyze_capture(&load_capture(&args.before)?, &only, range, &cfg, None)?;
-    let after = analyze_capture(&load_capture(&args.after)?, &only, range, &cfg, None)?;
-    // Same names pair up; two single-interface captures pair whatever their names.
-    let pairs: Vec<_> = if before.len() == 1 && after.len() == 1 {
-        vec![(&before[0], &after[0])]
-    } else {
-        before.iter().filter_map(|b| after.iter().find(|a| a.interface == b.interface).map(|a| (b, a))).collect()
+    let after = match &args.after {
+        Some(path) => analyze_capture(&load_capture(path)?, &only, range, &cfg, None)?,
+        None => {
+            let named: Vec<String> = before.iter().map(|a| a.interface.clone()).collect();
+            let plan = LivePlan {
+                interfaces: live::resolve_interfaces(&named, args.live.i2c.as_deref())?,
+                interval: args.live.interval,
+                duration: Some(args.window + args.live.interval / 2),
+                i2c: args.live.i2c.clone(),
+                record: args.live.record.clone(),
+                csv: None,
+            };
+            let (cap, _) = live::sample(&plan, &cfg)?;
+            analyze_capture(&cap, &[], Default::default(), &cfg, None).context("analysing the live samples")?
+        }
     };
-    if pairs.is_empty() {
-        bail!("the two captures share no interface name; choose one with --interface");
-    }
-    let comparisons: Vec<Comparison> = pairs.into_iter().map(|(b, a)| compare(b, a)).collect();
+    let comparisons = pair(&before, &after)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.analysis.json {
@@ -52,4 +67,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// Same names pair up; two single-interface captures pair whatever their names.
+fn pair(before: &[InterfaceAnalysis], after: &[InterfaceAnalysis]) -> anyhow::Result<Vec<Comparison>> {
+    let pairs: Vec<_> = if before.len() == 1 && after.len() == 1 {
+        vec![(&before[0], &after[0])]
+    } else {
+        before.iter().filter_map(|b| after.iter().find(|a| a.interface == b.interface).map(|a| (b, a))).collect()
+    };
+    if pairs.is_empty() {
+        bail!("the two captures share no interface name; choose one with --interface");
+    }
+    Ok(pairs.into_iter().map(|(b, a)| compare(b, a)).collect())
 }
