@@ -16,76 +16,34 @@ use serde_json::Value;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-static COUNTER: AtomicU32 = AtomicU32::new(0);
+#[allow(dead_code)]
+mod support {
+    pub mod netns;
+}
+use support::netns::Netns;
 
 fn bin() -> PathBuf {
     PathBuf::from(assert_cmd::cargo::cargo_bin!("optics"))
 }
 
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip").args(args).output().map_err(|e| format!("ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
+/// `ip netns exec NS optics ARGS...`, not yet spawned.
+fn optics_in(ns: &Netns, args: &[&str]) -> Command {
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", &ns.name]).arg(bin()).args(args);
+    c
 }
 
-/// A namespace with `v0 <-> v1`, both up; deleted on drop, also when a test panics.
-struct Netns {
-    name: String,
+/// `nsenter --net=/var/run/netns/NS optics ARGS...`: always execs in place.
+fn optics_nsenter(ns: &Netns, args: &[&str]) -> Command {
+    let mut c = Command::new("nsenter");
+    c.arg(format!("--net=/var/run/netns/{}", ns.name)).arg("--").arg(bin()).args(args);
+    c
 }
 
-impl Netns {
-    /// `None` (after printing why) when this machine cannot run the test.
-    fn create() -> Option<Netns> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipping: needs root for ip netns / veth");
-            return None;
-        }
-        let name = format!("optics-cli-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-        if let Err(e) = ip(&["netns", "add", &name]) {
-            eprintln!("skipping: {e}");
-            return None;
-        }
-        let ns = Netns { name };
-        let setup = ip(&["-n", &ns.name, "link", "add", "v0", "type", "veth", "peer", "name", "v1"])
-            .and_then(|_| ip(&["-n", &ns.name, "link", "set", "v0", "up"]))
-            .and_then(|_| ip(&["-n", &ns.name, "link", "set", "v1", "up"]));
-        if let Err(e) = setup {
-            eprintln!("skipping: {e}");
-            return None; // Drop deletes the namespace
-        }
-        Some(ns)
-    }
-
-    /// `ip netns exec NS optics ARGS...`, not yet spawned.
-    fn optics(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.name]).arg(bin()).args(args);
-        c
-    }
-
-    /// `nsenter --net=/var/run/netns/NS optics ARGS...`: always execs in place.
-    fn optics_nsenter(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("nsenter");
-        c.arg(format!("--net=/var/run/netns/{}", self.name)).arg("--").arg(bin()).args(args);
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.optics(args).output().expect("spawning ip netns exec")
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = ip(&["netns", "del", &self.name]);
-    }
+fn run_in(ns: &Netns, args: &[&str]) -> Output {
+    optics_in(ns, args).output().expect("spawning ip netns exec")
 }
 
 fn text(b: &[u8]) -> String {
@@ -94,8 +52,8 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn scan_veth_json_says_why_the_module_is_unreadable() {
-    let Some(ns) = Netns::create() else { return };
-    let out = ns.run(&["scan", "v0", "--window", "2s", "--json"]);
+    let Some(ns) = Netns::create("optics-cli") else { return };
+    let out = run_in(&ns, &["scan", "v0", "--window", "2s", "--json"]);
     assert!(out.status.success(), "exit {:?}: {}", out.status, text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
     let i = &v["interfaces"][0];
@@ -114,8 +72,8 @@ fn scan_veth_json_says_why_the_module_is_unreadable() {
 
 #[test]
 fn scan_veth_verbose_names_the_kernel_paths() {
-    let Some(ns) = Netns::create() else { return };
-    let out = ns.run(&["scan", "v0", "--window", "1s", "--interval", "500ms", "--verbose"]);
+    let Some(ns) = Netns::create("optics-cli") else { return };
+    let out = run_in(&ns, &["scan", "v0", "--window", "1s", "--interval", "500ms", "--verbose"]);
     assert!(out.status.success(), "exit {:?}: {}", out.status, text(&out.stderr));
     let stdout = text(&out.stdout);
     // veth has no ethtool-netlink statistics: driver counters come over ETHTOOL_GSTATS.
@@ -125,8 +83,8 @@ fn scan_veth_verbose_names_the_kernel_paths() {
 
 #[test]
 fn scan_unknown_interface_fails() {
-    let Some(ns) = Netns::create() else { return };
-    let out = ns.run(&["scan", "nosuch0", "--window", "1s"]);
+    let Some(ns) = Netns::create("optics-cli") else { return };
+    let out = run_in(&ns, &["scan", "nosuch0", "--window", "1s"]);
     assert!(!out.status.success());
     // The kernel's own extack text for an unknown name.
     assert!(text(&out.stderr).contains("no device matches name"), "{}", text(&out.stderr));
@@ -134,8 +92,8 @@ fn scan_unknown_interface_fails() {
 
 #[test]
 fn scan_without_interface_finds_nothing_in_a_veth_namespace() {
-    let Some(ns) = Netns::create() else { return };
-    let out = ns.run(&["scan", "--window", "1s"]);
+    let Some(ns) = Netns::create("optics-cli") else { return };
+    let out = run_in(&ns, &["scan", "--window", "1s"]);
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(stderr.contains("no network interface with a readable module or FEC statistics"), "{stderr}");
@@ -143,14 +101,14 @@ fn scan_without_interface_finds_nothing_in_a_veth_namespace() {
 
 #[test]
 fn compare_a_stored_baseline_with_the_live_link() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-cli") else { return };
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("baseline.jsonl");
     let base_s = base.to_str().unwrap();
-    let out = ns.run(&["watch", "v0", "--interval", "300ms", "--duration", "1s", "--record", base_s]);
+    let out = run_in(&ns, &["watch", "v0", "--interval", "300ms", "--duration", "1s", "--record", base_s]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     // No AFTER capture: the baseline's interface is sampled live and compared.
-    let out = ns.run(&["compare", base_s, "--window", "1s", "--interval", "300ms", "--json"]);
+    let out = run_in(&ns, &["compare", base_s, "--window", "1s", "--interval", "300ms", "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["comparisons"][0]["interface"], "v0");
@@ -217,15 +175,15 @@ fn start_watch(cmd: &mut Command, rec: &Path) -> Option<Running> {
 }
 
 fn watch_then_signal(sig: libc::c_int) {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-cli") else { return };
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("live.jsonl");
     let csv = dir.path().join("live.csv");
     let (r, c) = (rec.to_str().unwrap(), csv.to_str().unwrap());
     let args = ["watch", "v0", "--interval", "200ms", "--record", r, "--csv", c];
-    let mut running = match start_watch(&mut ns.optics(&args), &rec) {
+    let mut running = match start_watch(&mut optics_in(&ns, &args), &rec) {
         Some(run) => run,
-        None => start_watch(&mut ns.optics_nsenter(&args), &rec).expect("nsenter execs optics in place"),
+        None => start_watch(&mut optics_nsenter(&ns, &args), &rec).expect("nsenter execs optics in place"),
     };
     let pid = running.child().id();
     // SAFETY: pid is our child, still running (checked above), and is optics itself.

@@ -8,65 +8,13 @@ use optics::source::live::LiveSource;
 use optics::source::netlink::consts::{ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_LINKSTATE_GET};
 use optics::source::netlink::{eeprom, linkmodes, Dev, Netlink};
 use optics::source::{Source, SourceError};
-use std::os::fd::AsRawFd;
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A network namespace with `v0 <-> v1` (both up), deleted on drop even when the test fails.
-struct Netns {
-    name: String,
+#[allow(dead_code)]
+mod support {
+    pub mod netns;
 }
-
-static COUNTER: AtomicU32 = AtomicU32::new(0);
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip").args(args).output().map_err(|e| format!("ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
-}
-
-impl Netns {
-    /// `None` (after printing why) when the test cannot run here.
-    fn create() -> Option<Netns> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipping: needs root for ip netns / veth");
-            return None;
-        }
-        let name = format!("optics-t-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::SeqCst));
-        if let Err(e) = ip(&["netns", "add", &name]) {
-            eprintln!("skipping: {e}");
-            return None;
-        }
-        let ns = Netns { name };
-        let setup = ip(&["-n", &ns.name, "link", "add", "v0", "type", "veth", "peer", "name", "v1"])
-            .and_then(|_| ip(&["-n", &ns.name, "link", "set", "v0", "up"]))
-            .and_then(|_| ip(&["-n", &ns.name, "link", "set", "v1", "up"]));
-        if let Err(e) = setup {
-            eprintln!("skipping: {e}");
-            return None; // Drop deletes the namespace
-        }
-        Some(ns)
-    }
-
-    /// Moves the calling thread into the namespace; sockets opened afterwards live there.
-    fn enter(&self) {
-        let f = std::fs::File::open(format!("/run/netns/{}", self.name)).expect("netns file exists after ip netns add");
-        // SAFETY: a valid netns fd; CLONE_NEWNET only changes this thread's namespace
-        // (each libtest test runs on its own thread).
-        let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-        assert_eq!(rc, 0, "setns: {}", std::io::Error::last_os_error());
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = ip(&["netns", "del", &self.name]);
-    }
-}
+use support::netns::{ip, Netns};
 
 /// ifindex in the calling thread's netns (0 when absent).
 fn ifindex(name: &str) -> u32 {
@@ -77,7 +25,7 @@ fn ifindex(name: &str) -> u32 {
 
 #[test]
 fn live_source_on_veth() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     ns.enter();
     let mut s = LiveSource::new();
 
@@ -126,7 +74,7 @@ fn live_source_on_veth() {
 
 #[test]
 fn ioctl_paths_on_veth() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     ns.enter();
     let mut e = Ethtool::open().unwrap();
     let dev = Dev::named("v0");
@@ -145,7 +93,7 @@ fn ioctl_paths_on_veth() {
 
 #[test]
 fn unknown_interface_keeps_kernel_text() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     ns.enter();
     let mut s = LiveSource::new();
     let e = s.link_state("nosuch0").unwrap_err();
@@ -158,7 +106,7 @@ fn unknown_interface_keeps_kernel_text() {
 
 #[test]
 fn kernel_rejects_cross_half_page_read() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     ns.enter();
     let mut nl = Netlink::connect().unwrap();
     let fam = nl.ethtool_family().unwrap().expect("ethtool family on 6.18");
@@ -178,7 +126,7 @@ fn kernel_rejects_cross_half_page_read() {
 
 #[test]
 fn link_mode_table_matches_running_kernel() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     ns.enter();
     let mut nl = Netlink::connect().unwrap();
     let fam = nl.ethtool_family().unwrap().expect("ethtool family on 6.18");
@@ -195,7 +143,7 @@ fn link_mode_table_matches_running_kernel() {
 
 #[test]
 fn dumps_end_at_done() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     ns.enter();
     let mut nl = Netlink::connect().unwrap();
     let fam = nl.ethtool_family().unwrap().expect("ethtool family on 6.18");
@@ -227,7 +175,7 @@ fn eperm_child() {
 
 #[test]
 fn module_read_unprivileged_is_eperm() {
-    let Some(ns) = Netns::create() else { return };
+    let Some(ns) = Netns::create("optics-t") else { return };
     if Command::new("setpriv").arg("--version").output().is_err() {
         eprintln!("skipping: setpriv not available");
         return;
