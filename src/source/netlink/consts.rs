@@ -1,7 +1,7 @@
 //! ethtool generic-netlink uAPI numbers.
 //!
 //! From include/uapi/linux/ethtool_netlink_generated.h, Linux 6.18 (checked against the
-//! running 6.18.44 kernel's BTF, see /work/shared/reference/kernel-uapi.md §1-§5), and
+//! running 6.18.44 kernel's BTF, see shared/reference/kernel-uapi.md §1-§5), and
 //! include/uapi/linux/genetlink.h / netlink.h for the controller.
 //! Request and reply command numbers differ (a FEC_GET request gets FEC_GET_REPLY).
 
