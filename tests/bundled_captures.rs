@@ -124,6 +124,9 @@ fn all_captures() -> Vec<(&'static str, String)> {
     degraded.pci = pci("16.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 16, 0);
     out.push(("pcie-gen4-x4-of-x16.jsonl", simple_capture(&[degraded], 31, 7)));
     out.push(("multihost-gb10-cx7.jsonl", simple_capture(&gb10_ports(), 31, 8)));
+    // CMIS at 100G per lane: counters start mid-run, as on a link up for a while.
+    out.push(("dr4-400g-cmis-marginal.jsonl", steady_capture(&[dr4_400g_port()], 61, 9, [2_000_000, 150_000_000, 2_500_000, 1_800_000])));
+    out.push(("dr8-800g-cmis-healthy.jsonl", steady_capture(&[dr8_800g_port()], 61, 10, [1_000_000; 8])));
     out
 }
 
@@ -152,4 +155,29 @@ fn generator_arithmetic() {
     let p = sr4_200g("X", HEALTHY_RX_DBM).page00();
     // CC_BASE (page 00h byte 191) covers 128-190: p[63] is byte 191 of the page.
     assert_eq!(p[63], p[..63].iter().fold(0u8, |a, b| a.wrapping_add(*b)));
+}
+
+#[test]
+fn cmis_generator_arithmetic() {
+    // -1.85 dBm = 10^(-0.185) mW = 0.65313 mW = 6531 x 0.1 uW.
+    assert_eq!(power_word(-1.85), 6531);
+    // BER = rate / 106.25e9: lane 2 2,125,000 -> 2.0e-5, lane 1 21,250 -> 2.0e-7 (100x apart).
+    assert!((DR4_RATES[1] / (LANE_GBPS_100G_PAM4 * 1e9) - 2.0e-5).abs() < 1e-12);
+    assert!((DR4_RATES[1] / DR4_RATES[0] - 100.0).abs() < 1e-9);
+    let dr4 = dr4_400g_port().module;
+    let p00 = dr4.page00();
+    // Byte 210 (p00[82]): lanes 5-8 unsupported on the 4-lane module, none on the 8-lane one.
+    assert_eq!(p00[210 - 128], 0xf0);
+    assert_eq!(dr8_800g_port().module.page00()[210 - 128], 0x00);
+    // PageChecksum 00h (byte 222) covers 128-221; 01h (255) 130-254; 02h (255) 128-254.
+    let sum = |b: &[u8]| b.iter().fold(0u8, |a, x| a.wrapping_add(*x));
+    assert_eq!(p00[222 - 128], sum(&p00[..94]));
+    let p01 = dr4.page01();
+    assert_eq!(p01[127], sum(&p01[2..127]));
+    let p02 = Cmis::<4>::page02();
+    assert_eq!(p02[127], sum(&p02[..127]));
+    // A sample carries lower 0-25 and page 11h 128-213 (86 bytes), as monitor_requests asks.
+    let pages = dr4.monitor_pages(&mut Rng::new(1));
+    let lens: Vec<usize> = pages["pages"].as_array().unwrap().iter().map(|p| p["data"].as_str().unwrap().len() / 2).collect();
+    assert_eq!(lens, [26, 86]);
 }

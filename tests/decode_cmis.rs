@@ -209,6 +209,7 @@ fn base() -> ModuleImage {
     img.insert(I2C_A0, 0, 0, 0, &lower).unwrap();
     let mut p00 = [0x20u8; 128];
     p00[0] = 0x18;
+    p00[210 - 128] = 0x00; // MediaLaneUnsupported (CMIS 5.2 8.3.7): all 8 media lanes exist
     p00[222 - 128] = p00[..94].iter().fold(0u8, |a, b| a.wrapping_add(*b));
     img.insert(I2C_A0, 0x00, 0, 128, &p00).unwrap();
     img
@@ -447,11 +448,12 @@ fn zero_rx_power_is_minus_infinity_dbm() {
 #[test]
 fn checksum_mismatch_is_a_warning() {
     let mut img = base();
-    // base() stores sum(128..=221) = 0x18 + 93 * 0x20 = 24 + 2976 = 3000 -> 3000 mod 256 = 0xb8
-    set(&mut img, 0x00, 0, 222, &[0xb9]);
+    // base() stores sum(128..=221) = 0x18 + 92 * 0x20 + 0x00 (byte 210) = 24 + 2944 = 2968
+    // -> 2968 mod 256 = 0x98
+    set(&mut img, 0x00, 0, 222, &[0x99]);
     let r = cmis::decode(&img);
     let c = &r.checksums[0];
-    assert_eq!((c.stored, c.computed, c.ok), (0xb9, 0xb8, false));
+    assert_eq!((c.stored, c.computed, c.ok), (0x99, 0x98, false));
     assert!(r.warnings.iter().any(|w| w.contains("page 00h checksum mismatch")));
     assert!(r.vendor_name.is_none()); // still decoded: an all-blank name is "not given"
 }

@@ -2,10 +2,14 @@
 //! them can be traced to arithmetic written here. `tests/bundled_captures.rs` checks the files
 //! still match (regenerate with `OPTICS_REGENERATE_CAPTURES=1 cargo test --test bundled_captures`).
 //!
-//! Modules are SFF-8636 (QSFP28/QSFP56) images: lower page (monitors, SFF-8636 Rev 2.11 6.2),
-//! page 00h (identity, 6.3) and page 03h (thresholds, 6.4). Counters follow what mlx5 gives
-//! on an RS(544,514) link: netlink FEC totals only, per-lane corrected bits in the driver's
-//! `rx_err_lane_N_phy` (kernel-uapi.md section 8).
+//! SFF-8636 (QSFP28/QSFP56) modules ([`Qsfp`]): lower page (monitors, SFF-8636 Rev 2.11 6.2),
+//! page 00h (identity, 6.3) and page 03h (thresholds, 6.4). Their counters follow what mlx5
+//! gives on an RS(544,514) link: netlink FEC totals only, per-lane corrected bits in the
+//! driver's `rx_err_lane_N_phy` (kernel-uapi.md section 8).
+//!
+//! CMIS 5.x (QSFP-DD/OSFP) modules ([`Cmis`]): lower memory, pages 00h, 01h, 02h, 10h and
+//! 11h (CMIS 5.2 chapter 8). Their counters are what a driver that fills the netlink lanes
+//! would report: `corrected_bits: [total, lane 1, ..]`, block counts as totals only.
 
 use serde_json::{json, Value};
 
@@ -182,18 +186,24 @@ pub fn interface_record(t: f64, p: &Port) -> Value {
            "module": pages_json(&[(0, 0, p.module.lower(&mut Rng::new(7))), (0, 128, p.module.page00()), (3, 128, Qsfp::page03())])})
 }
 
-/// Cumulative counters of one port.
-#[derive(Clone, Default)]
-pub struct Counters {
-    pub lanes: [u64; 4],
+/// Cumulative counters of one port with `N` lanes.
+#[derive(Clone)]
+pub struct Counters<const N: usize = 4> {
+    pub lanes: [u64; N],
     pub corrected_blocks: u64,
     pub uncorrectable_blocks: u64,
 }
 
-impl Counters {
+impl<const N: usize> Default for Counters<N> {
+    fn default() -> Self {
+        Counters { lanes: [0; N], corrected_blocks: 0, uncorrectable_blocks: 0 }
+    }
+}
+
+impl<const N: usize> Counters<N> {
     /// Advances by `dt` seconds: each lane gains `rate * dt` bits, ±5% noise; about 1.25
     /// corrected bits per corrected codeword at these BERs.
-    pub fn advance(&mut self, rates: &[f64; 4], dt: f64, rng: &mut Rng) {
+    pub fn advance(&mut self, rates: &[f64; N], dt: f64, rng: &mut Rng) {
         let mut added = 0u64;
         for (count, rate) in self.lanes.iter_mut().zip(rates) {
             let n = (rate * dt * (1.0 + 0.05 * rng.sym())).round().max(0.0) as u64;
@@ -228,19 +238,43 @@ pub fn to_jsonl(records: &[Value]) -> String {
     records.iter().map(|r| r.to_string() + "\n").collect()
 }
 
+/// A port a capture can be built from: its records and its lanes' corrected bits per second.
+pub trait Sampled<const N: usize> {
+    fn interface_record(&self, t: f64) -> Value;
+    fn sample_record(&self, t: f64, c: &Counters<N>, rng: &mut Rng) -> Value;
+    fn lane_bits_per_s(&self) -> &[f64; N];
+}
+
+impl Sampled<4> for Port {
+    fn interface_record(&self, t: f64) -> Value {
+        interface_record(t, self)
+    }
+    fn sample_record(&self, t: f64, c: &Counters<4>, rng: &mut Rng) -> Value {
+        sample_record(t, self, c, rng)
+    }
+    fn lane_bits_per_s(&self) -> &[f64; 4] {
+        &self.lane_bits_per_s
+    }
+}
+
 /// The standard run: header, interface records, then `n` samples of every port.
 pub fn simple_capture(ports: &[Port], n: usize, seed: u64) -> String {
+    steady_capture(ports, n, seed, [1_000_000, 1_400_000, 9_000_000, 70_000_000])
+}
+
+/// Header, interface records, then `n` samples of every port, counters starting at `start`.
+pub fn steady_capture<const N: usize, P: Sampled<N>>(ports: &[P], n: usize, seed: u64, start: [u64; N]) -> String {
     let mut rng = Rng::new(seed);
     let mut records = vec![header()];
-    records.extend(ports.iter().map(|p| interface_record(0.0, p)));
-    let mut counters: Vec<Counters> = ports.iter().map(|_| Counters { lanes: [1_000_000, 1_400_000, 9_000_000, 70_000_000], ..Default::default() }).collect();
+    records.extend(ports.iter().map(|p| p.interface_record(0.0)));
+    let mut counters: Vec<Counters<N>> = ports.iter().map(|_| Counters { lanes: start, ..Default::default() }).collect();
     let times = tick_times(n, &mut rng);
     for (i, t) in times.iter().enumerate() {
         for (p, c) in ports.iter().zip(counters.iter_mut()) {
             if i > 0 {
-                c.advance(&p.lane_bits_per_s, t - times[i - 1], &mut rng);
+                c.advance(p.lane_bits_per_s(), t - times[i - 1], &mut rng);
             }
-            records.push(sample_record(*t, p, c, &mut rng));
+            records.push(p.sample_record(*t, c, &mut rng));
         }
     }
     to_jsonl(&records)
@@ -278,5 +312,325 @@ pub fn cx7_port(name: &'static str, module: Qsfp, lane_bits_per_s: [f64; 4]) -> 
         module,
         lane_bits_per_s,
         down_events: 0,
+    }
+}
+
+/// One CMIS Application Descriptor (CMIS 5.2 Table 8-23): SFF-8024 host (Table 4-5) and
+/// media (Table 4-7 SMF) interface codes, lane counts, and the host / media lanes a data
+/// path of it may start on (bit i = lane i+1; media side in page 01h, Table 8-52).
+#[derive(Clone, Copy)]
+pub struct AppDescriptor {
+    pub host_id: u8,
+    pub media_id: u8,
+    pub host_lanes: u8,
+    pub media_lanes: u8,
+    pub host_lane_assignment: u8,
+    pub media_lane_assignment: u8,
+}
+
+/// A CMIS 5.x module with `N` populated media lanes (of the 8 that bank 0 of page 11h
+/// describes), one data path of application 1 over lanes 1..N, ModuleReady.
+#[derive(Clone)]
+pub struct Cmis<const N: usize> {
+    /// SFF-8024 Table 4-1: 0x18 QSFP-DD, 0x19 OSFP.
+    pub identifier: u8,
+    pub vendor: &'static str,
+    pub pn: &'static str,
+    pub sn: &'static str,
+    /// SFF-8024 Table 4-3 connector (page 00h byte 203): 0x0c MPO 1x12, 0x28 MPO 1x16.
+    pub connector: u8,
+    /// MediaType (lower byte 85): 0x01 MMF, 0x02 SMF.
+    pub media_type: u8,
+    /// MediaInterfaceTechnology (page 00h byte 212): 0x06 = 1310 nm EML.
+    pub media_tech: u8,
+    /// Nominal wavelength, nm (page 01h bytes 138-139, 0.05 nm per LSB).
+    pub wavelength_nm: f64,
+    /// Maximum power, W (page 00h byte 201, 0.25 W per LSB).
+    pub max_power_w: f64,
+    /// Application 1 first; application 1 is the active one.
+    pub apps: Vec<AppDescriptor>,
+    pub rx_dbm: [f64; N],
+    pub tx_dbm: [f64; N],
+    pub bias_ma: [f64; N],
+    pub temperature_c: f64,
+}
+
+/// Bytes 128..=213 of page 11h: what `module::monitor_requests` re-reads each sample
+/// (data path state, flags, monitors, Active Control Set DPConfig; src/module/cmis/mod.rs).
+pub const CMIS_P11_MONITOR_END: usize = 213;
+/// Lower bytes 0..26: state, module flags, temperature, Vcc, aux monitors (the same function).
+pub const CMIS_LOWER_MONITOR_LEN: usize = 26;
+
+impl<const N: usize> Cmis<N> {
+    /// Lower memory, bytes 0-127 (CMIS 5.2 8.2), temperature and Vcc jittered by `rng`
+    /// (±0.2 C, ±3 mV).
+    pub fn lower(&self, rng: &mut Rng) -> Vec<u8> {
+        let mut b = vec![0u8; 128];
+        b[0] = self.identifier;
+        b[1] = 0x50; // revision compliance: CMIS 5.0 (major in bits 7-4)
+        b[2] = 0x00; // bit 7 MemoryModel = 0: paged memory (pages 01h, 02h, 10h, 11h exist)
+        // Bits 3-1 ModuleState = 3 ModuleReady (Table 8-7); bit 0 = 1 interrupt deasserted.
+        b[3] = (3 << 1) | 0x01;
+        // Bytes 8-11 module flags (Table 8-9): all clear.
+        let temp = ((self.temperature_c + 0.2 * rng.sym()) * 256.0).round() as i16;
+        put16(&mut b, 14, temp as u16); // Table 8-10: 1/256 C, signed
+        put16(&mut b, 16, (33000.0 + 30.0 * rng.sym()) as u16); // 100 uV: ~3.300 V
+        b[85] = self.media_type;
+        // Application Descriptors 1-8 at 86-117, 4 bytes each (Table 8-23); HostInterfaceID
+        // 0xFF ends the list.
+        for (i, a) in self.apps.iter().enumerate() {
+            let at = 86 + 4 * i;
+            b[at..at + 4].copy_from_slice(&[a.host_id, a.media_id, (a.host_lanes << 4) | a.media_lanes, a.host_lane_assignment]);
+        }
+        b[86 + 4 * self.apps.len()] = 0xff;
+        b
+    }
+
+    /// Page 00h upper (CMIS 5.2 8.3): identity; PageChecksum (byte 222) over 128-221.
+    pub fn page00(&self) -> Vec<u8> {
+        let mut p = vec![0u8; 256];
+        p[128] = self.identifier;
+        put_ascii(&mut p, 129, 16, self.vendor);
+        p[145..148].copy_from_slice(&[0xac, 0xde, 0x48]); // vendor OUI (synthetic)
+        put_ascii(&mut p, 148, 16, self.pn);
+        put_ascii(&mut p, 164, 2, "A0");
+        put_ascii(&mut p, 166, 16, self.sn);
+        put_ascii(&mut p, 182, 8, "250115");
+        p[200] = 7 << 5; // power class 8 (bits 7-5 = 7): see byte 201
+        p[201] = (self.max_power_w / 0.25).round() as u8;
+        p[203] = self.connector;
+        // Byte 210 (CMIS 5.2 8.3.7): bit i = 1 when media lane i+1 is not supported.
+        p[210] = !((1u16 << N) - 1) as u8;
+        p[212] = self.media_tech;
+        p[222] = sum8(&p[128..222]);
+        p[128..].to_vec()
+    }
+
+    /// Page 01h upper (CMIS 5.2 8.4): advertisement; PageChecksum (byte 255) over 130-254.
+    pub fn page01(&self) -> Vec<u8> {
+        let mut p = vec![0u8; 256];
+        p[128] = 2; // active firmware 2.1
+        p[129] = 1;
+        put16(&mut p, 138, (self.wavelength_nm / 0.05).round() as u16);
+        put16(&mut p, 140, (6.5f64 / 0.005).round() as u16); // tolerance ±6.5 nm, 0.005 nm per LSB
+        p[142] = 0x00; // bits 1-0 BanksSupported = 0: bank 0 only (8 lanes)
+        p[151] = 0x10; // bit 4: Rx power is measured as average power, not OMA
+        p[157] = 0x07; // Tx flags: bit 0 TxFault, 1 TxLOS, 2 TxCDRLOL (Table 8-80 advertisement)
+        p[158] = 0x06; // Rx flags: bit 1 RxLOS, 2 RxCDRLOL (Table 8-81 advertisement)
+        p[159] = 0x03; // module monitors: bit 0 temperature, bit 1 Vcc
+        // Lane monitors: bit 0 Tx bias, 1 Tx power, 2 Rx power; bits 4-3 = 0: bias x1.
+        p[160] = 0x07;
+        for (i, a) in self.apps.iter().enumerate() {
+            p[176 + i] = a.media_lane_assignment; // Table 8-52
+        }
+        p[255] = sum8(&p[130..255]);
+        p[128..].to_vec()
+    }
+
+    /// Page 02h upper (CMIS 5.2 8.5): thresholds, high alarm / low alarm / high warning /
+    /// low warning per monitor; PageChecksum (byte 255) over 128-254. Optical levels
+    /// bracket 400GBASE-DR4 (IEEE 802.3 Clause 124): Rx average power -5.9..+4.0 dBm,
+    /// Tx average launch power -2.9..+4.0 dBm.
+    pub fn page02() -> Vec<u8> {
+        let mut p = vec![0u8; 256];
+        // Temperature, 1/256 C: 75 / -5 / 70 / 0.
+        put16(&mut p, 128, 75 * 256);
+        put16(&mut p, 130, (-5i16 * 256) as u16);
+        put16(&mut p, 132, 70 * 256);
+        put16(&mut p, 134, 0);
+        // Vcc, 100 uV: 3.63 / 2.97 / 3.465 / 3.135 V.
+        put16(&mut p, 136, 36300);
+        put16(&mut p, 138, 29700);
+        put16(&mut p, 140, 34650);
+        put16(&mut p, 142, 31350);
+        // Tx power, 0.1 uW: +5.0 / -6.9 / +4.0 / -2.9 dBm.
+        put16(&mut p, 176, power_word(5.0));
+        put16(&mut p, 178, power_word(-6.9));
+        put16(&mut p, 180, power_word(4.0));
+        put16(&mut p, 182, power_word(-2.9));
+        // Tx bias, 2 uA (multiplier 1): 100 / 20 / 90 / 30 mA.
+        put16(&mut p, 184, 50000);
+        put16(&mut p, 186, 10000);
+        put16(&mut p, 188, 45000);
+        put16(&mut p, 190, 15000);
+        // Rx power, 0.1 uW: +5.0 / -9.9 / +4.0 / -5.9 dBm.
+        put16(&mut p, 192, power_word(5.0));
+        put16(&mut p, 194, power_word(-9.9));
+        put16(&mut p, 196, power_word(4.0));
+        put16(&mut p, 198, power_word(-5.9));
+        p[255] = sum8(&p[128..255]);
+        p[128..].to_vec()
+    }
+
+    /// Page 11h upper, bank 0 (CMIS 5.2 Tables 8-79 to 8-89), monitors jittered by `rng`
+    /// (±0.02 dB light, ±0.05 mA bias). Lanes 1..N form one data path of application 1;
+    /// lanes N+1..8 (unsupported) are deactivated and read zero.
+    pub fn page11(&self, rng: &mut Rng) -> Vec<u8> {
+        let mut p = vec![0u8; 256];
+        for lane in 0..8 {
+            let used = lane < N;
+            // DPStateHostLane nibbles, lane 1 in bits 3-0 of 128: 4 DPActivated, 1 DPDeactivated.
+            p[128 + lane / 2] |= (if used { 4 } else { 1 }) << (4 * (lane % 2));
+            if used {
+                p[132] |= 1 << lane; // OutputStatusRx: valid
+                p[133] |= 1 << lane; // OutputStatusTx: valid
+                // Table 8-82 monitors: Tx power 0.1 uW, Tx bias 2 uA, Rx power 0.1 uW.
+                put16(&mut p, 154 + 2 * lane, power_word(self.tx_dbm[lane] + 0.02 * rng.sym()));
+                put16(&mut p, 170 + 2 * lane, ((self.bias_ma[lane] + 0.05 * rng.sym()) / 0.002).round() as u16);
+                put16(&mut p, 186 + 2 * lane, power_word(self.rx_dbm[lane] + 0.02 * rng.sym()));
+                p[202 + lane / 2] |= 1 << (4 * (lane % 2)); // ConfigStatus: 1 ConfigSuccess
+                // Active Control Set DPConfigLane (Table 8-86): AppSel 1 in bits 7-4,
+                // DataPathID 0 (the data path's first lane, lane 1) in bits 3-1.
+                p[206 + lane] = 1 << 4;
+            }
+        }
+        // Bytes 135-152 lane flags (Tables 8-80, 8-81): all clear.
+        p[128..].to_vec()
+    }
+
+    /// The static pages an interface record carries (what `module::static_pages` reads).
+    pub fn static_pages(&self) -> Value {
+        pages_json(&[
+            (0, 0, self.lower(&mut Rng::new(7))),
+            (0x00, 128, self.page00()),
+            (0x01, 128, self.page01()),
+            (0x02, 128, Self::page02()),
+            (0x10, 128, vec![0u8; 128]),
+            (0x11, 128, self.page11(&mut Rng::new(11))),
+        ])
+    }
+
+    /// The monitor bytes of one sample: lower 0-25 and page 11h 128-213.
+    pub fn monitor_pages(&self, rng: &mut Rng) -> Value {
+        let lower = self.lower(rng);
+        let p11 = self.page11(rng);
+        pages_json(&[(0, 0, lower[..CMIS_LOWER_MONITOR_LEN].to_vec()), (0x11, 128, p11[..=CMIS_P11_MONITOR_END - 128].to_vec())])
+    }
+}
+
+/// A netdev on a CMIS module whose driver fills the netlink FEC lanes.
+#[derive(Clone)]
+pub struct CmisPort<const N: usize> {
+    pub name: &'static str,
+    pub driver: &'static str,
+    pub bus_info: &'static str,
+    pub pci: Value,
+    pub link: Value,
+    pub module: Cmis<N>,
+    /// Corrected bits per second per lane.
+    pub lane_bits_per_s: [f64; N],
+}
+
+impl<const N: usize> Sampled<N> for CmisPort<N> {
+    fn interface_record(&self, t: f64) -> Value {
+        json!({"record": "interface", "t": t, "interface": self.name, "driver": self.driver, "bus_info": self.bus_info,
+               "pci": self.pci, "port": {"phys_port_name": "p0", "dev_port": 0, "phys_switch_id": null}, "link": self.link,
+               "module": self.module.static_pages()})
+    }
+
+    fn sample_record(&self, t: f64, c: &Counters<N>, rng: &mut Rng) -> Value {
+        let total: u64 = c.lanes.iter().sum();
+        let mut bits = vec![total];
+        bits.extend(c.lanes);
+        json!({"record": "sample", "t": t, "interface": self.name,
+            "link": {"up": true, "ext_state": null, "ext_substate": null, "down_events": 0},
+            // RS decoding spans lanes: blocks are totals; corrected bits per lane.
+            "fec": {"corrected_blocks": [c.corrected_blocks], "uncorrectable_blocks": [c.uncorrectable_blocks],
+                    "corrected_bits": bits, "histogram": []},
+            "driver_stats": {},
+            "module": self.module.monitor_pages(rng)})
+    }
+
+    fn lane_bits_per_s(&self) -> &[f64; N] {
+        &self.lane_bits_per_s
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The bundled CMIS ports (dr4-400g-cmis-marginal.jsonl, dr8-800g-cmis-healthy.jsonl)
+// ---------------------------------------------------------------------------------------
+
+/// 400GBASE-DR4 and 800G-DR8 lanes: 106.25 Gb/s each (26.5625 GBd x 2 bits x 2 for
+/// 100G PAM4 after RS(544,514); physics.md "Lane rates"), so BER = bits/s / 106.25e9.
+pub const LANE_GBPS_100G_PAM4: f64 = 106.25;
+
+/// DR4 rx: lane 2 at -1.85 dBm, its siblings' median (-1.20, -1.30, -1.25) = -1.25: 0.60 dB less.
+pub const DR4_RX_DBM: [f64; 4] = [-1.20, -1.85, -1.30, -1.25];
+/// DR4 corrected bits per second = BER x 106.25e9:
+/// lane 1 2.0e-7 -> 21,250; lane 2 2.0e-5 -> 2,125,000; lane 3 2.4e-7 -> 25,500; lane 4 1.8e-7 -> 19,125.
+/// Lane 2 over its siblings' median (2.0e-7): 100x.
+/// Margins (PAM4 BER = 0.75 Q(x), margin = 10 log10(x / x_limit), x_limit = 3.41407 at 2.4e-4):
+/// lane 2: Q = 2.0e-5 / 0.75 = 2.667e-5 -> x = 4.04052 -> 10 log10(4.04052 / 3.41407) = 0.732 dB;
+/// lane 1: Q = 2.667e-7 -> x = 5.01392 -> 1.669 dB (above the 1.0 dB floor, so only lane 2 is flagged).
+pub const DR4_RATES: [f64; 4] = [21_250.0, 2_125_000.0, 25_500.0, 19_125.0];
+/// 800G-DR8: balanced light within 0.6 dB.
+pub const DR8_RX_DBM: [f64; 8] = [-1.0, -1.3, -0.9, -1.2, -1.1, -0.8, -1.4, -1.05];
+/// DR8 BER 0.9e-7 .. 1.3e-7 (x 106.25e9): 1.0, 1.2, 0.9, 1.1, 1.0, 0.95, 1.3, 1.05 e-7.
+/// Worst, 1.3e-7: Q = 1.733e-7 -> x = 5.09613 -> 1.740 dB; best 0.9e-7 -> x = 5.16534 -> 1.798 dB.
+pub const DR8_RATES: [f64; 8] = [10_625.0, 12_750.0, 9_562.5, 11_687.5, 10_625.0, 10_093.75, 13_812.5, 11_156.25];
+
+/// SFF-8024 Table 4-5 host codes 0x50 400GAUI-4-L C2M, 0x52 800GAUI-8 L C2M (Annex 120G);
+/// Table 4-7 SMF media codes 0x1c 400GBASE-DR4 (Clause 124), 0x14 100GBASE-DR (Clause 140).
+const DR4_APP: AppDescriptor =
+    AppDescriptor { host_id: 0x50, media_id: 0x1c, host_lanes: 4, media_lanes: 4, host_lane_assignment: 0x01, media_lane_assignment: 0x01 };
+
+pub fn dr4_400g_port() -> CmisPort<4> {
+    CmisPort {
+        name: "ens5np0",
+        driver: "example_nic",
+        bus_info: "0000:5e:00.0",
+        pci: pci("32.0 GT/s PCIe", 16, "32.0 GT/s PCIe", 16, 0),
+        link: json!({"speed_mbps": 400000, "lanes": 4, "link_mode": "400000baseDR4/Full", "fec_active": "RS"}),
+        module: Cmis {
+            identifier: 0x18, // QSFP-DD, 4 of its 8 lanes populated (page 00h byte 210 = 0xf0)
+            vendor: "ACME OPTICS",
+            pn: "QDD-400G-DR4",
+            sn: "AC2503DR40017",
+            connector: 0x0c,
+            media_type: 0x02,
+            media_tech: 0x06,
+            wavelength_nm: 1311.0,
+            max_power_w: 10.0,
+            apps: vec![DR4_APP],
+            rx_dbm: DR4_RX_DBM,
+            tx_dbm: [0.8, 0.7, 0.9, 0.75],
+            bias_ma: [48.0, 47.5, 48.5, 47.8],
+            temperature_c: 45.0,
+        },
+        lane_bits_per_s: DR4_RATES,
+    }
+}
+
+pub fn dr8_800g_port() -> CmisPort<8> {
+    CmisPort {
+        name: "ens6np0",
+        driver: "example_nic",
+        bus_info: "0000:9a:00.0",
+        // An 800G port needs PCIe Gen6 x16 (64 GT/s: ~868 Gb/s usable); Gen5 x16 tops out near 464.
+        pci: pci("64.0 GT/s PCIe", 16, "64.0 GT/s PCIe", 16, 1),
+        link: json!({"speed_mbps": 800000, "lanes": 8, "link_mode": "800000baseDR8/Full", "fec_active": "RS"}),
+        module: Cmis {
+            identifier: 0x19, // OSFP
+            vendor: "ACME OPTICS",
+            pn: "OSFP-800G-DR8",
+            sn: "AC2509DR80042",
+            connector: 0x28,
+            media_type: 0x02,
+            media_tech: 0x06,
+            wavelength_nm: 1311.0,
+            max_power_w: 16.0,
+            // App 1: 800GAUI-8 over 8 x 100GBASE-DR media lanes ("DR8": the decoder's SFF-8024
+            // tables carry no 800G-DR8 code, so the per-lane PMD stands in); app 2: 400G-DR4
+            // breakout, a data path may start on lane 1 or 5.
+            apps: vec![
+                AppDescriptor { host_id: 0x52, media_id: 0x14, host_lanes: 8, media_lanes: 8, host_lane_assignment: 0x01, media_lane_assignment: 0x01 },
+                AppDescriptor { host_lane_assignment: 0x11, media_lane_assignment: 0x11, ..DR4_APP },
+            ],
+            rx_dbm: DR8_RX_DBM,
+            tx_dbm: [0.6, 0.5, 0.7, 0.55, 0.6, 0.65, 0.5, 0.6],
+            bias_ma: [52.0, 51.5, 52.5, 51.8, 52.2, 51.9, 52.4, 52.1],
+            temperature_c: 48.0,
+        },
+        lane_bits_per_s: DR8_RATES,
     }
 }

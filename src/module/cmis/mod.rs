@@ -14,7 +14,9 @@
 //! Lanes: one [`LaneReport`](super::report::LaneReport) per media lane of each bank whose
 //! page 11h was read, 8 per bank, even when the active application uses fewer (a 4-lane
 //! application on an 8-lane module still reports lanes 1-8: the unused lanes' flags and
-//! data path states are real data).
+//! data path states are real data). Lanes the module says it does not have (page 00h
+//! byte 210, e.g. lanes 5-8 of a 4-lane 400G-DR4 in a QSFP-DD) are left out: their
+//! monitors read zero and mean nothing.
 
 mod appcodes;
 mod lower;
@@ -69,8 +71,13 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
     if paged {
         page02::decode(img, adv.as_ref(), &mut r);
         let banks = page01::bank_count(img).unwrap_or(1);
+        // Byte 210 describes media lanes 1-8, i.e. bank 0.
+        let unsupported = page00::unsupported_media_lanes(img, &mut r.warnings);
         for bank in 0..banks {
             match page11::lanes(img, bank, adv.as_ref()) {
+                Some(lanes) if bank == 0 => r.lanes.extend(
+                    lanes.into_iter().enumerate().filter(|(i, _)| unsupported & (1 << i) == 0).map(|(_, l)| l),
+                ),
                 Some(lanes) => r.lanes.extend(lanes),
                 None => {
                     let first = u16::from(bank) * u16::from(page11::LANES_PER_BANK) + 1;
@@ -141,6 +148,28 @@ mod tests {
         let all: Vec<Field> = [lower::FIELDS, page00::FIELDS, page01::FIELDS, page02::FIELDS, page11::FIELDS].concat();
         assert_eq!(first_overlap(&all), None);
         assert_eq!(first_straddling(&all), None);
+    }
+
+    /// Paged module, page 00h byte 210 = `unsupported`, page 11h bank 0 read.
+    fn with_lane_bitmap(unsupported: u8) -> ModuleReport {
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0x00]).unwrap();
+        img.insert(I2C_A0, 0x00, 0, 210, &[unsupported]).unwrap();
+        img.insert(I2C_A0, 0x11, 0, 128, &[0x44; 4]).unwrap();
+        decode(&img)
+    }
+
+    #[test]
+    fn unsupported_media_lanes_are_left_out() {
+        // 0xf0: lanes 5-8 unsupported (a 4-lane DR4 in a QSFP-DD) -> lanes 1-4.
+        let lanes: Vec<u8> = with_lane_bitmap(0xf0).lanes.iter().map(|l| l.lane).collect();
+        assert_eq!(lanes, [1, 2, 3, 4]);
+        // 0x00: all eight.
+        assert_eq!(with_lane_bitmap(0x00).lanes.len(), 8);
+        // 0x03 claims lane 1 is missing: not credible, ignored with a warning.
+        let r = with_lane_bitmap(0x03);
+        assert_eq!(r.lanes.len(), 8);
+        assert!(r.warnings.iter().any(|w| w.contains("byte 210 = 0x03")), "{:?}", r.warnings);
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub(super) const VENDOR_SN: Field = p00("vendor_sn", 166, 16);
 pub(super) const DATE_CODE: Field = p00("date_code", 182, 8);
 /// SFF-8024 Table 4-3 connector code.
 pub(super) const CONNECTOR: Field = p00("connector", 203, 1);
+/// MediaLaneUnsupportedLane: bit i = 1 when media lane i+1 does not exist (CMIS 5.2 8.3.7).
+pub(super) const MEDIA_LANE_UNSUPPORTED: Field = p00("media_lane_unsupported", 210, 1);
 /// MediaInterfaceTechnology (CMIS 5.2 8.3).
 pub(super) const MEDIA_TECH: Field = p00("media_interface_technology", 212, 1);
 /// Low 8 bits of the sum of bytes 128-221 (CMIS 5.2 8.3, PageChecksum).
@@ -29,7 +31,7 @@ const CHECKSUM_LEN: usize = 94;
 /// Every field this page decodes, for the overlap test.
 #[cfg(test)]
 pub(super) const FIELDS: &[Field] =
-    &[VENDOR_NAME, VENDOR_OUI, VENDOR_PN, VENDOR_REV, VENDOR_SN, DATE_CODE, CONNECTOR, MEDIA_TECH, CHECKSUM];
+    &[VENDOR_NAME, VENDOR_OUI, VENDOR_PN, VENDOR_REV, VENDOR_SN, DATE_CODE, CONNECTOR, MEDIA_LANE_UNSUPPORTED, MEDIA_TECH, CHECKSUM];
 
 /// Media interface technology encodings (CMIS 5.2 8.3, byte 212).
 const MEDIA_TECHNOLOGIES: &[(u8, &str)] = &[
@@ -55,6 +57,20 @@ const MEDIA_TECHNOLOGIES: &[(u8, &str)] = &[
 
 /// Media type code for multimode fibre (lower byte 85).
 const MEDIA_TYPE_MMF: u8 = 0x01;
+
+/// Bitmap of the media lanes 1-8 the module lacks (0 when page 00h was not read). A
+/// 4-lane module in an 8-lane form factor (e.g. 400G-DR4 in QSFP-DD) sets bits 4-7. A
+/// module without lane 1 is not credible (the byte is garbage), so such a value is
+/// ignored with a warning.
+pub(super) fn unsupported_media_lanes(img: &ModuleImage, warnings: &mut Vec<String>) -> u8 {
+    match MEDIA_LANE_UNSUPPORTED.byte(img, 0).unwrap_or(0) {
+        mask if mask & 0x01 != 0 => {
+            warnings.push(format!("page 00h byte 210 = 0x{mask:02x} marks media lane 1 unsupported: ignored"));
+            0
+        }
+        mask => mask,
+    }
+}
 
 /// Decodes identity fields into `r`; `media_type` is lower byte 85.
 pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport, media_type: Option<u8>) {
