@@ -288,6 +288,11 @@ impl<W: Write> CaptureWriter<W> {
     /// Serialises the whole line first and writes it in one call, so a stop between
     /// records never leaves half a line.
     pub fn write(&mut self, rec: &Record) -> std::io::Result<()> {
+        // JSON has no NaN or infinity: such a `t` would be written as null and the
+        // capture could not be read back.
+        if rec.t().is_some_and(|t| !t.is_finite()) {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "record time is not a finite number of seconds"));
+        }
         self.line.clear();
         serde_json::to_writer(&mut self.line, rec)?;
         self.line.push(b'\n');
