@@ -230,3 +230,44 @@ fn watch_stops_cleanly_on_sigint() {
 fn watch_stops_cleanly_on_sigterm() {
     watch_then_signal(libc::SIGTERM);
 }
+
+#[test]
+fn watch_survives_an_interface_that_vanishes() {
+    let Some(ns) = Netns::create("optics-cli") else { return };
+    let ipn = |args: &[&str]| support::netns::ip(&[&["-n", ns.name.as_str()], args].concat()).unwrap();
+    ipn(&["link", "add", "v2", "type", "veth", "peer", "name", "v3"]);
+    ipn(&["link", "set", "v2", "up"]);
+    ipn(&["link", "set", "v3", "up"]);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("gone.jsonl");
+    let r = rec.to_str().unwrap();
+    let args = ["watch", "v0", "v2", "--interval", "200ms", "--duration", "3s", "--record", r];
+    let mut running = match start_watch(&mut optics_in(&ns, &args), &rec) {
+        Some(run) => run,
+        None => start_watch(&mut optics_nsenter(&ns, &args), &rec).expect("nsenter execs optics in place"),
+    };
+    ipn(&["link", "del", "v0"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = running.child().try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "watch did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = running.finish();
+    assert!(status.success(), "exit {status}: {}", text(&out.stderr));
+    use optics::sample::capture::{read_capture, EventKind, Record};
+    let cap = read_capture(&rec).unwrap();
+    let gone_at = cap
+        .records
+        .iter()
+        .find_map(|r| match r {
+            Record::Event(e) if e.kind == EventKind::InterfaceGone && e.interface == "v0" => Some(e.t),
+            _ => None,
+        })
+        .expect("an interface_gone event for v0");
+    // The other interface keeps being sampled after v0 is gone.
+    let v2_after = cap.records.iter().filter(|r| matches!(r, Record::Sample(s) if s.interface == "v2" && s.t > gone_at)).count();
+    assert!(v2_after >= 2, "v2 samples after v0 vanished: {v2_after}");
+}
