@@ -4,7 +4,8 @@
 //! [`analyze`] turns each window into an [`InterfaceAnalysis`] (its JSON is a contract:
 //! keys may be added, never renamed): lane rate and FEC ([`lanes`], [`fec`]), pre-FEC
 //! BER with Poisson bounds ([`ber`]), Q and margin ([`q`]), optical margin
-//! ([`optical`]), outliers ([`outlier`]), PCIe ceiling ([`pcie`]), reasons and the
+//! ([`optical`]), outliers ([`outlier`]), PCIe ceiling ([`pcie`]), flags and reasons
+//! (`judge`), the
 //! verdict ([`verdict`]), swap advice ([`advice`]); [`compare`] judges before/after.
 
 pub mod advice;
@@ -12,6 +13,7 @@ pub mod ber;
 pub mod compare;
 pub mod config;
 pub mod fec;
+mod judge;
 pub mod lanes;
 pub mod optical;
 pub mod outlier;
@@ -35,6 +37,7 @@ use lanes::LaneRate;
 use outlier::{Evidence, RxBerFit};
 use pcie::{PcieAnalysis, PcieGroup};
 use serde::Serialize;
+use judge::{judge_lanes, link_reasons};
 use verdict::*;
 
 /// Everything analysis needs about one interface over one window of samples.
@@ -370,256 +373,6 @@ fn rank(lanes: &mut [LaneAnalysis]) {
     });
     for (i, l) in lanes.iter_mut().enumerate() {
         l.rank = i + 1;
-    }
-}
-
-fn fmt_opt_db(v: Option<f64>) -> String {
-    v.map_or("unknown".into(), |v| format!("{v:.2} dB"))
-}
-
-/// The `fec_hiding_marginal_optics` sentence with its evidence.
-fn hiding_message(
-    la: &LaneAnalysis,
-    ev: &Evidence,
-    limit_text: &str,
-    fit: Option<&RxBerFit>,
-    pam4: bool,
-) -> String {
-    let n = la.lane;
-    let mut msg = format!(
-        "lane {n}: pre-FEC BER {:.1e}{} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {} to {limit_text}",
-        la.pre_fec_ber.unwrap_or(f64::NAN),
-        ev.ber_ratio.map(|r| format!(" ({r:.0}x its siblings' median)")).unwrap_or_default(),
-        fmt_opt_db(la.margin_db),
-    );
-    if let Some(d) = ev.rx_delta_db {
-        msg.push_str(&format!(
-            "; rx {:.2} dBm, {:+.2} dB vs its siblings",
-            la.rx_power_dbm.unwrap_or(f64::NAN),
-            d
-        ));
-    }
-    if let Some(f) = fit {
-        msg.push_str(&format!(
-            "; BER vs light across lanes {:.1} decades/dB",
-            f.slope_decades_per_db
-        ));
-        if f.pam4_signature {
-            msg.push_str(" (the PAM4 signature: a few tenths of a dB move the BER by a decade)");
-        }
-    } else if pam4 {
-        msg.push_str(" (PAM4: a few tenths of a dB move the BER by a decade)");
-    }
-    msg
-}
-
-/// Flags, reasons and advice for the lanes.
-fn judge_lanes(
-    cx: &Context,
-    link: &LinkAnalysis,
-    lanes: &mut [LaneAnalysis],
-    fit: Option<&RxBerFit>,
-    peer: Option<&InterfaceWindow>,
-    reasons: &mut Vec<Reason>,
-) {
-    let w = cx.w;
-    let cfg = &cx.cfg;
-    let link_clean = w.link_up != Some(false)
-        && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
-        && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
-    let evidence: Vec<Evidence> = (0..lanes.len())
-        .map(|i| outlier::evidence(lanes, i, cfg, cx.limit))
-        .collect();
-    let copper = is_copper(w);
-    let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
-    let peer_lanes = peer
-        .and_then(|p| p.module.as_ref())
-        .map_or(&[][..], |m| &m.lanes[..]);
-    for (la, ev) in lanes.iter_mut().zip(evidence) {
-        let n = la.lane;
-        let flags: &[String] = module_lanes
-            .iter()
-            .find(|l| l.lane == n)
-            .map_or(&[], |l| &l.flags[..]);
-        // Module flags on this lane.
-        for f in flags {
-            if let Some(code) = flag_code(f) {
-                if !la.flags.contains(&code) {
-                    la.flags.push(code);
-                }
-                reasons.push(Reason::new(
-                    code,
-                    severity_of_flag_code(code),
-                    Some(n),
-                    format!("lane {n}: module reports {f}"),
-                ));
-            }
-        }
-        // Optimistic margin: from the BER lower bound (infinite for zero errors).
-        let margin_hi = la
-            .pre_fec_ber_lower
-            .filter(|b| *b > 0.0)
-            .and_then(|b| cx.margin(b));
-        let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
-        let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
-        let optical_low = !rx_flagged
-            && la
-                .optical_margin_db
-                .is_some_and(|m| m < cfg.optical_margin_floor_db);
-        let pam4 = cx.modulation == Some(Modulation::Pam4);
-        let limit_text = match (cx.limit, link.fec.map(|f| f.name())) {
-            (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
-            _ => "the FEC limit".into(),
-        };
-        let hiding = link_clean
-            && la.corrected_bits.is_some_and(|k| k > 0)
-            && (ev.outlier || ber_low_margin);
-        if hiding {
-            la.flags.push(FEC_HIDING);
-            let msg = hiding_message(la, &ev, &limit_text, fit, pam4);
-            reasons.push(Reason::new(FEC_HIDING, Severity::Investigate, Some(n), msg));
-        }
-        if ber_low_margin || optical_low {
-            la.flags.push(LOW_MARGIN);
-            let msg = if ber_low_margin {
-                format!(
-                    "lane {n}: margin {} to {limit_text} is below the {:.1} dB floor",
-                    fmt_opt_db(la.margin_db),
-                    cfg.margin_floor_db
-                )
-            } else {
-                format!(
-                    "lane {n}: rx {:.2} dBm is {} over the module's {} threshold (floor {:.1} dB)",
-                    la.rx_power_dbm.unwrap_or(f64::NAN),
-                    fmt_opt_db(la.optical_margin_db),
-                    la.optical_margin_reference.unwrap_or("low"),
-                    cfg.optical_margin_floor_db
-                )
-            };
-            reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, Some(n), msg));
-        }
-        if !la.flags.is_empty() {
-            let peer_lane = |lane: u8| peer_lanes.iter().find(|l| l.lane == lane);
-            let peer_sib: Vec<f64> = peer_lanes
-                .iter()
-                .filter(|l| l.lane != n)
-                .filter_map(|l| l.tx_power_dbm)
-                .collect();
-            let peer_tx_delta_db = peer_lane(n)
-                .and_then(|l| l.tx_power_dbm)
-                .zip(stats::median(&peer_sib))
-                .map(|(t, m)| t - m)
-                .filter(|d| d.is_finite());
-            let facts = LaneFacts {
-                lane: n,
-                rx_delta_db: ev.rx_delta_db,
-                rx_low_flagged: rx_flagged || optical_low,
-                flags,
-                copper,
-                peer_tx_delta_db,
-                peer_tx_flagged: peer_lane(n).is_some_and(|l| {
-                    l.flags
-                        .iter()
-                        .any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))
-                }),
-                have_peer: peer.is_some(),
-            };
-            la.advice = Some(lane_advice(&facts, cfg));
-        }
-        la.evidence = ev;
-        if !la.flags.is_empty() {
-            la.evidence.slope_decades_per_db = fit.map(|f| f.slope_decades_per_db);
-            la.evidence.pam4_signature = fit.map(|f| f.pam4_signature);
-        }
-    }
-}
-
-fn link_reasons(
-    cx: &Context,
-    link: &LinkAnalysis,
-    lanes: &[LaneAnalysis],
-    reasons: &mut Vec<Reason>,
-) {
-    let w = cx.w;
-    let cfg = &cx.cfg;
-    if w.link_up == Some(false) {
-        let why = link
-            .ext_state
-            .as_deref()
-            .map(|s| format!(" ({s})"))
-            .unwrap_or_default();
-        reasons.push(Reason::new(
-            LINK_FLAPS,
-            Severity::Reject,
-            None,
-            format!("link is down at the end of the window{why}"),
-        ));
-    }
-    if let Some(k) = link
-        .link_down_events
-        .filter(|k| *k > cfg.max_link_down_events)
-    {
-        reasons.push(Reason::new(
-            LINK_FLAPS,
-            Severity::Reject,
-            None,
-            format!("{k} link-down events in {:.0} s", w.duration_s),
-        ));
-    }
-    if let Some(k) = link
-        .uncorrectable_blocks
-        .filter(|k| *k > cfg.max_uncorrectable_blocks)
-    {
-        reasons.push(Reason::new(
-            UNCORRECTABLE_ERRORS,
-            Severity::Reject,
-            None,
-            format!(
-                "{k} uncorrectable FEC blocks in {:.0} s: frames were lost",
-                w.duration_s
-            ),
-        ));
-    }
-    if let Some(c) = w.deltas.pcs_symbol_errors.as_ref().filter(|c| c.value > 0) {
-        reasons.push(Reason::new(
-            UNCORRECTABLE_ERRORS,
-            Severity::Reject,
-            None,
-            format!(
-                "{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS",
-                c.value, c.origin.0, w.duration_s
-            ),
-        ));
-    }
-    if let Some(m) = &w.module {
-        for f in &m.module_flags {
-            if let Some(code) = flag_code(f) {
-                reasons.push(Reason::new(
-                    code,
-                    severity_of_flag_code(code),
-                    None,
-                    format!("module reports {f}"),
-                ));
-            }
-        }
-    } else {
-        let why = w.module_error.as_deref().unwrap_or("no module data");
-        reasons.push(Reason::new(
-            MODULE_UNREADABLE,
-            Severity::Investigate,
-            None,
-            format!("module unreadable: {why}"),
-        ));
-    }
-    let has_bits =
-        link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
-    if !has_bits || cx.fec == FecKind::Off {
-        let (severity, msg) = if cx.fec == FecKind::Off {
-            (Severity::Info, "FEC is off: no corrected-bit counters, so no pre-FEC BER; DOM and PCS errors are the only margin signals")
-        } else {
-            (Severity::Investigate, "no corrected-bit counters from the kernel or driver: pre-FEC BER and margin cannot be measured")
-        };
-        reasons.push(Reason::new(NO_FEC_DATA, severity, None, msg.into()));
     }
 }
 
