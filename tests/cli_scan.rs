@@ -301,11 +301,11 @@ fn truncated_last_line_still_scans() {
 
 #[test]
 fn fail_on_investigate_sets_the_exit_status() {
-    optics().args(["scan", "--fail-on", "investigate", "--replay"]).arg(capture("sr4-200g-lane4-marginal.jsonl")).assert().code(2);
+    optics().args(["scan", "--fail-on", "investigate", "--replay"]).arg(capture("sr4-200g-lane4-marginal.jsonl")).assert().code(3);
     optics().args(["scan", "--fail-on", "investigate", "--replay"]).arg(capture("sr4-200g-healthy.jsonl")).assert().code(0);
     // Investigate is not reject.
     optics().args(["scan", "--fail-on", "reject", "--replay"]).arg(capture("sr4-200g-lane4-marginal.jsonl")).assert().code(0);
-    optics().args(["scan", "--fail-on", "reject", "--replay"]).arg(capture("sr4-200g-link-flaps.jsonl")).assert().code(2);
+    optics().args(["scan", "--fail-on", "reject", "--replay"]).arg(capture("sr4-200g-link-flaps.jsonl")).assert().code(3);
 }
 
 /// The example capture from the shared examples, copied into tests/fixtures so tests do not

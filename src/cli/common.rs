@@ -27,10 +27,13 @@ pub struct AnalysisArgs {
     /// Print JSON instead of the readable report.
     #[arg(long)]
     pub json: bool,
-    /// Exit with status 2 when any interface's verdict is at least this bad.
+    /// Exit with status 3 when any interface's verdict is at least this bad.
     #[arg(long, value_enum, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
 }
+
+/// Exit status when `--fail-on` is met (1 is an error, 2 a usage error from clap).
+pub const VERDICT_FAILED: u8 = 3;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {

@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{VERDICT_FAILED, analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -88,7 +88,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         }
     };
     print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
-    Ok(if args.analysis.failed(&analyses) { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
 }
 
 /// Prints analyses as text or JSON, with live-path details when `verbose`.

@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs};
+use super::common::{VERDICT_FAILED, analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs};
 use super::live::{self, LivePlan};
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
@@ -62,7 +62,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         }
     };
     print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
-    Ok(if args.analysis.failed(&analyses) { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
 }
 
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.
