@@ -34,9 +34,23 @@ fn rows_to_bytes(text: &str) -> Vec<u8> {
 fn json_contract_keys_from_a_real_qsfp28() {
     let v = decode_json(&real_dump(QSFP03));
     for key in [
-        "standard", "identifier", "identifier_name", "vendor_name", "vendor_pn", "vendor_sn", "vendor_rev",
-        "date_code", "module_temperature_c", "supply_voltage_v", "lanes", "rx_power_type", "modulation",
-        "media_lane_count", "host_lane_count", "thresholds", "warnings",
+        "standard",
+        "identifier",
+        "identifier_name",
+        "vendor_name",
+        "vendor_pn",
+        "vendor_sn",
+        "vendor_rev",
+        "date_code",
+        "module_temperature_c",
+        "supply_voltage_v",
+        "lanes",
+        "rx_power_type",
+        "modulation",
+        "media_lane_count",
+        "host_lane_count",
+        "thresholds",
+        "warnings",
     ] {
         assert!(v.get(key).is_some(), "missing key {key}");
     }

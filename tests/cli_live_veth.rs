@@ -204,7 +204,8 @@ fn watch_then_signal(sig: libc::c_int) {
     // The capture is whole: every line complete JSON, the header first, >= 3 samples.
     let body = std::fs::read_to_string(&rec).unwrap();
     assert!(body.ends_with('\n'), "last line cut: {:?}", &body[body.len().saturating_sub(80)..]);
-    let lines: Vec<Value> = body.lines().enumerate().map(|(n, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", n + 1))).collect();
+    let lines: Vec<Value> =
+        body.lines().enumerate().map(|(n, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", n + 1))).collect();
     assert_eq!(lines[0]["record"], "header");
     assert_eq!(lines[0]["format"], "optics-capture");
     let samples = lines.iter().filter(|l| l["record"] == "sample").count();

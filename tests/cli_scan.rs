@@ -66,8 +66,17 @@ fn marginal_lane4_json_contract_and_numbers() {
     assert_eq!(lanes.len(), 4);
     for l in lanes {
         for key in [
-            "lane", "rank", "rx_power_dbm", "tx_power_dbm", "tx_bias_ma", "pre_fec_ber", "pre_fec_ber_upper", "margin_db",
-            "optical_margin_db", "flags", "advice",
+            "lane",
+            "rank",
+            "rx_power_dbm",
+            "tx_power_dbm",
+            "tx_bias_ma",
+            "pre_fec_ber",
+            "pre_fec_ber_upper",
+            "margin_db",
+            "optical_margin_db",
+            "flags",
+            "advice",
         ] {
             assert!(l.get(key).is_some(), "missing lanes[].{key} in {l}");
         }
@@ -221,7 +230,12 @@ fn multihost_groups_netdevs_sharing_a_module() {
     for i in ifaces {
         let name = i["interface"].as_str().unwrap();
         let (a, b) = pairs.iter().find(|(a, b)| *a == name || *b == name).unwrap_or_else(|| panic!("unexpected {name}"));
-        let group: Vec<&str> = i["pcie"]["group"]["interfaces"].as_array().unwrap_or_else(|| panic!("{name}: no pcie.group")).iter().map(|x| x.as_str().unwrap()).collect();
+        let group: Vec<&str> = i["pcie"]["group"]["interfaces"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: no pcie.group"))
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
         assert!(group.contains(a) && group.contains(b) && group.len() == 2, "{name}: {group:?}");
         // Gen5 32 GT/s x 4 x 128/130 x 0.92 = 115.948 Gb/s per path, two paths 231.897.
         assert!((f(&i["pcie"]["ceiling_gbps"]) - 115.948).abs() < 0.01);
@@ -246,12 +260,9 @@ fn from_to_select_part_of_a_capture() {
 
 #[test]
 fn unknown_interface_is_a_clear_error() {
-    optics()
-        .args(["scan", "eth9", "--replay"])
-        .arg(capture("sr4-200g-healthy.jsonl"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("eth9").and(predicate::str::contains("not in the capture")).and(predicate::str::contains("ens3np0")));
+    optics().args(["scan", "eth9", "--replay"]).arg(capture("sr4-200g-healthy.jsonl")).assert().failure().stderr(
+        predicate::str::contains("eth9").and(predicate::str::contains("not in the capture")).and(predicate::str::contains("ens3np0")),
+    );
 }
 
 #[test]

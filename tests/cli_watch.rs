@@ -26,7 +26,8 @@ fn round_trip(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec.jsonl");
     let csv = dir.path().join("rows.csv");
-    let out = optics().arg("watch").arg("--replay").arg(&src).arg("--record").arg(&rec).arg("--csv").arg(&csv).arg("--json").assert().success();
+    let out =
+        optics().arg("watch").arg("--replay").arg(&src).arg("--record").arg(&rec).arg("--csv").arg(&csv).arg("--json").assert().success();
     let watched: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
 
     let original = scan_interfaces(&src);
@@ -69,9 +70,5 @@ fn record_replay_round_trip_example() {
 
 #[test]
 fn watch_without_interfaces_or_replay_is_an_error() {
-    optics()
-        .arg("watch")
-        .assert()
-        .failure()
-        .stderr(predicates::str::contains("name the interfaces to watch"));
+    optics().arg("watch").assert().failure().stderr(predicates::str::contains("name the interfaces to watch"));
 }

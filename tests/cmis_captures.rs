@@ -157,11 +157,8 @@ fn dr8_800g_healthy_is_accepted() {
 /// The module pages of the capture's interface record, as a module image JSON file.
 fn module_image_file(name: &str, dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(capture(name)).unwrap();
-    let ir: Value = text
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|r| r["record"] == "interface")
-        .expect("an interface record");
+    let ir: Value =
+        text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|r| r["record"] == "interface").expect("an interface record");
     let path = dir.join("module.json");
     std::fs::write(&path, ir["module"].to_string()).unwrap();
     path
@@ -313,7 +310,8 @@ fn records_carry_what_the_cmis_reader_asks_for() {
         assert_eq!(want, [(0x50, 0, 0, 0, 26), (0x50, 0x11, 0, 128, 86)], "{name}");
         for rec in &cap.records {
             if let Record::Sample(s) = rec {
-                let got: Vec<_> = s.module.as_ref().unwrap().pages.iter().map(|p| (p.i2c_address, p.page, p.bank, p.offset, p.data.len())).collect();
+                let got: Vec<_> =
+                    s.module.as_ref().unwrap().pages.iter().map(|p| (p.i2c_address, p.page, p.bank, p.offset, p.data.len())).collect();
                 assert_eq!(got, want, "{name} t={}", s.t);
             }
         }

@@ -124,10 +124,7 @@ fn cmis04_credo_osfp_aec_cmis50() {
     // 0x80d4 = 32980 * 100 uV = 3.298 V
     assert!(close(r.supply_voltage_v.unwrap(), 3.298));
     // byte 85 = 0x04; page 00h byte 212 = 0x0c
-    assert_eq!(
-        r.media_type.as_deref(),
-        Some("Active Cable Assembly, Copper cable, near and far end limiting active equalizers")
-    );
+    assert_eq!(r.media_type.as_deref(), Some("Active Cable Assembly, Copper cable, near and far end limiting active equalizers"));
     assert_eq!(r.vendor_name.as_deref(), Some("Credo"));
     assert_eq!(r.vendor_oui.as_deref(), Some("9a:ad:ca"));
     assert_eq!(r.vendor_pn.as_deref(), Some("CAC845301A2NC2XA"));
@@ -150,10 +147,7 @@ fn cmis04_credo_osfp_aec_cmis50() {
     assert_eq!(r.applications.len(), 6);
     for (app, (sel, host, name, lanes, assign)) in r.applications.iter().zip(expect) {
         assert_eq!((app.app_sel, app.host_interface_id, app.host_interface.as_str()), (sel, host, name));
-        assert_eq!(
-            (app.media_interface_id, app.media_interface.as_str()),
-            (0x04, "Active Cable assembly with BER < 1e-6")
-        );
+        assert_eq!((app.media_interface_id, app.media_interface.as_str()), (0x04, "Active Cable assembly with BER < 1e-6"));
         assert_eq!((app.host_lane_count, app.media_lane_count), (lanes, lanes));
         assert_eq!((app.host_lane_assignment, app.media_lane_assignment), (Some(assign), Some(assign)));
     }
@@ -273,11 +267,7 @@ fn two_banks_give_sixteen_lanes() {
     let mon = cmis::monitor_requests(&img);
     assert_eq!(
         mon,
-        [
-            PageRequest::new(I2C_A0, 0, 0, 0, 26),
-            PageRequest::new(I2C_A0, 0x11, 0, 128, 86),
-            PageRequest::new(I2C_A0, 0x11, 1, 128, 86)
-        ]
+        [PageRequest::new(I2C_A0, 0, 0, 0, 26), PageRequest::new(I2C_A0, 0x11, 0, 128, 86), PageRequest::new(I2C_A0, 0x11, 1, 128, 86)]
     );
     // A second bank advertised but not read is named, not invented.
     let mut one = base();

@@ -227,7 +227,7 @@ fn external_calibration_uses_all_five_rx_terms_and_linear_constants() {
     s.a2_float(64, 0.0625); // Rx_PWR(2)
     s.a2_float(68, 2.0); // Rx_PWR(1)
     s.a2_float(72, 3.0); // Rx_PWR(0)
-    // Slopes are unsigned 8.8, offsets signed 16-bit (Table 9-6).
+                         // Slopes are unsigned 8.8, offsets signed 16-bit (Table 9-6).
     s.a2_word(76, 0x0180); // Tx_I slope 1.5
     s.a2_word(78, (-100i16) as u16); // Tx_I offset -100 LSB
     s.a2_word(80, 0x0080); // Tx_PWR slope 0.5
@@ -246,26 +246,26 @@ fn external_calibration_uses_all_five_rx_terms_and_linear_constants() {
 
     // Raw thresholds, calibrated with the same constants as the monitors.
     for (offset, raw) in [
-        (0, 0x2d00u16),               // T high alarm: 2 x 11520 - 2560 = 20480 -> 80 C
-        (2, (-1280i16) as u16),       // T low alarm (signed A/D): 2 x -1280 - 2560 = -5120 -> -20 C
-        (4, 0x2a80),                  // T high warning: 2 x 10880 - 2560 = 19200 -> 75 C
-        (6, 0x0280),                  // T low warning: 2 x 640 - 2560 = -1280 -> -5 C
-        (8, 35500),                   // V: 36000 -> 3.6 V
-        (10, 28500),                  // 29000 -> 2.9 V
-        (12, 34500),                  // 35000 -> 3.5 V
-        (14, 29500),                  // 30000 -> 3.0 V
-        (16, 5000),                   // I: 1.5 x 5000 - 100 = 7400 -> 14.8 mA
-        (18, 1000),                   // 1400 -> 2.8 mA
-        (20, 4800),                   // 7100 -> 14.2 mA
-        (22, 1200),                   // 1700 -> 3.4 mA
-        (24, 20000),                  // Tx: 0.5 x 20000 + 20 = 10020 -> 1.002 mW
-        (26, 2000),                   // 1020 -> 0.102 mW
-        (28, 16000),                  // 8020 -> 0.802 mW
-        (30, 3000),                   // 1520 -> 0.152 mW
-        (32, 512),                    // Rx high alarm, see below
-        (34, 0),                      // Rx low alarm: Rx_PWR(0) only = 3 -> 0.0003 mW
-        (36, 256),                    // Rx high warning = the monitor value
-        (38, 128),                    // Rx low warning, see below
+        (0, 0x2d00u16),         // T high alarm: 2 x 11520 - 2560 = 20480 -> 80 C
+        (2, (-1280i16) as u16), // T low alarm (signed A/D): 2 x -1280 - 2560 = -5120 -> -20 C
+        (4, 0x2a80),            // T high warning: 2 x 10880 - 2560 = 19200 -> 75 C
+        (6, 0x0280),            // T low warning: 2 x 640 - 2560 = -1280 -> -5 C
+        (8, 35500),             // V: 36000 -> 3.6 V
+        (10, 28500),            // 29000 -> 2.9 V
+        (12, 34500),            // 35000 -> 3.5 V
+        (14, 29500),            // 30000 -> 3.0 V
+        (16, 5000),             // I: 1.5 x 5000 - 100 = 7400 -> 14.8 mA
+        (18, 1000),             // 1400 -> 2.8 mA
+        (20, 4800),             // 7100 -> 14.2 mA
+        (22, 1200),             // 1700 -> 3.4 mA
+        (24, 20000),            // Tx: 0.5 x 20000 + 20 = 10020 -> 1.002 mW
+        (26, 2000),             // 1020 -> 0.102 mW
+        (28, 16000),            // 8020 -> 0.802 mW
+        (30, 3000),             // 1520 -> 0.152 mW
+        (32, 512),              // Rx high alarm, see below
+        (34, 0),                // Rx low alarm: Rx_PWR(0) only = 3 -> 0.0003 mW
+        (36, 256),              // Rx high warning = the monitor value
+        (38, 128),              // Rx low warning, see below
     ] {
         s.a2_word(offset, raw);
     }

@@ -115,8 +115,8 @@ fn qsfp03_finisar_100g_sr4() {
         rev: "A0",
         date: "151006",
         oui: "00:90:65",
-        connector: 0x0c, // MPO 1x12
-        media: "100GBASE-SR4", // 131 = 80h (extended) -> 192 = 02h
+        connector: 0x0c,         // MPO 1x12
+        media: "100GBASE-SR4",   // 131 = 80h (extended) -> 192 = 02h
         temperature_c: 26.40625, // 0x1a68 = 6760 / 256
         vcc_v: 3.2578,           // 0x7f42 = 32578 x 100 µV
         // 0x340f = 13327, 0x1cf3 = 7411, 0x3457 = 13399, 0x33cf = 13263 (x 0.1 µW)
@@ -146,8 +146,8 @@ fn qsfp04_lumentum_100g_cwdm4() {
         rev: "01",
         date: "151202",
         oui: "00:01:9c",
-        connector: 0x07, // LC
-        media: "100G CWDM4", // 192 = 06h
+        connector: 0x07,          // LC
+        media: "100G CWDM4",      // 192 = 06h
         temperature_c: 30.640625, // 0x1ea4 = 7844 / 256
         vcc_v: 3.3091,            // 0x8143 = 33091
         // 0x1896 = 6294, 0x1de5 = 7653, 0x28fc = 10492, 0x1e76 = 7798
@@ -177,7 +177,7 @@ fn qsfp05_dell_100g_lr4() {
         date: "150618",
         oui: "00:1f:22",
         connector: 0x07,
-        media: "100GBASE-LR4", // 192 = 03h
+        media: "100GBASE-LR4",      // 192 = 03h
         temperature_c: 25.17578125, // 0x192d = 6445 / 256
         vcc_v: 3.26,                // 0x7f58 = 32600
         // 0x12f8 = 4856, 0x1217 = 4631, 0x1709 = 5897, 0x0f2e = 3886
@@ -206,8 +206,8 @@ fn qsfp07_finisar_100g_aoc_has_no_tx_power() {
         rev: "A1",
         date: "151021",
         oui: "00:90:65",
-        connector: 0x23, // no separable connector
-        media: "100G AOC", // 192 = 01h
+        connector: 0x23,            // no separable connector
+        media: "100G AOC",          // 192 = 01h
         temperature_c: 29.30859375, // 0x1d4f = 7503 / 256
         vcc_v: 3.2573,              // 0x7f3d = 32573
         // 0x1b19 = 6937, 0x1c87 = 7303, 0x1a7c = 6780, 0x1bdd = 7133
@@ -227,7 +227,7 @@ fn qsfp07_finisar_100g_aoc_has_no_tx_power() {
 fn qsfp08_avago_40g_sr4_sff8436() {
     check(&Expected {
         file: "qsfp08_avago_AFBR-79EQDZ_qsfp+_40g_sr4_sffdb_lower_p00.txt",
-        identifier: 0x0d, // QSFP+ (SFF-8436 era), same layout
+        identifier: 0x0d,                        // QSFP+ (SFF-8436 era), same layout
         spec_revision: "Revision not specified", // byte 1 = 00h
         vendor: "AVAGO",
         pn: "AFBR-79EQDZ",
@@ -236,7 +236,7 @@ fn qsfp08_avago_40g_sr4_sff8436() {
         date: "131205",
         oui: "00:17:6a",
         connector: 0x0c,
-        media: "40GBASE-SR4", // 131 = 04h (bit 2)
+        media: "40GBASE-SR4",       // 131 = 04h (bit 2)
         temperature_c: 25.53515625, // 0x1989 = 6537 / 256
         vcc_v: 3.302,               // 0x80fc = 33020
         // 0x2c7a = 11386, 0x2c51 = 11345, 0x231a = 8986, 0x2543 = 9539
@@ -267,7 +267,7 @@ fn qsfp09_finisar_40g_lr4_sff8436() {
         date: "131120",
         oui: "00:90:65",
         connector: 0x07,
-        media: "40GBASE-LR4", // 131 = 02h
+        media: "40GBASE-LR4",       // 131 = 02h
         temperature_c: 28.30859375, // 0x1c4f = 7247 / 256
         vcc_v: 3.304,               // 0x8110 = 33040
         // 0x07d7 = 2007, 0x0655 = 1621, 0x0641 = 1601, 0x07ab = 1963
@@ -328,11 +328,11 @@ fn qsfp06_amphenol_100g_cr4_dac() {
     assert_eq!(r.vendor_rev.as_deref(), Some("A"));
     assert_eq!(r.vendor_oui.as_deref(), Some("78:a7:14"));
     assert_eq!(r.connector, Some(0x23)); // no separable connector
-    // 131 = 88h: extended (bit 7) -> 192 = 0Bh, plus bit 3 40GBASE-CR4.
+                                         // 131 = 88h: extended (bit 7) -> 192 = 0Bh, plus bit 3 40GBASE-CR4.
     let media = r.media_type.clone().unwrap_or_default();
     assert!(media.contains("100GBASE-CR4") && media.contains("40GBASE-CR4"), "{media}");
     assert_eq!(r.flat_memory, Some(true)); // byte 2 = 04h
-    // 220 = 00h (temperature/Vcc not advertised) and the words are 0000h: not implemented.
+                                           // 220 = 00h (temperature/Vcc not advertised) and the words are 0000h: not implemented.
     assert_eq!((r.module_temperature_c, r.supply_voltage_v), (None, None));
     // 147 = A0h: copper, unequalized. No laser: no wavelength (186-187 are attenuation),
     // no optical power or bias, no rx power type.
@@ -357,7 +357,7 @@ fn base() -> [u8; 256] {
     b[0] = 0x11; // QSFP28
     b[1] = 0x08; // SFF-8636 Rev 2.8-2.10
     b[2] = 0x00; // paged, data ready
-    // Temperature 0x1900 = 6400 / 256 = 25.0 °C; Vcc 0x80e8 = 33000 -> 3.3 V.
+                 // Temperature 0x1900 = 6400 / 256 = 25.0 °C; Vcc 0x80e8 = 33000 -> 3.3 V.
     b[22..24].copy_from_slice(&[0x19, 0x00]);
     b[26..28].copy_from_slice(&[0x80, 0xe8]);
     for lane in 0..4 {

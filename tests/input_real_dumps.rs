@@ -23,10 +23,9 @@ fn sfp_i2cdump_pair_gives_a0h_and_a2h() {
 
 #[test]
 fn qsfp_rows_give_lower_and_page_00h() {
-    for name in [
-        "qsfp03_finisar_FTLC9551REPM_qsfp28_100g_sr4_sffdb_lower_p00.txt",
-        "qsfp08_avago_AFBR-79EQDZ_qsfp+_40g_sr4_sffdb_lower_p00.txt",
-    ] {
+    for name in
+        ["qsfp03_finisar_FTLC9551REPM_qsfp28_100g_sr4_sffdb_lower_p00.txt", "qsfp08_avago_AFBR-79EQDZ_qsfp+_40g_sr4_sffdb_lower_p00.txt"]
+    {
         let p = parse(&fixture(name)).unwrap();
         assert_eq!(p.image.len(), 256, "{name}");
         assert!(p.image.has_lower(I2C_A0) && p.image.has_upper_page(I2C_A0, 0, 0), "{name}");

@@ -55,10 +55,7 @@ fn live_source_on_veth() {
     assert!(ee.is_not_supported() && ee.to_string().contains("veth"), "{ee}");
 
     let p = s.paths("v0");
-    assert_eq!(
-        (p.link.as_deref(), p.fec.as_deref(), p.module.as_deref()),
-        (Some("netlink"), Some("netlink"), Some("netlink"))
-    );
+    assert_eq!((p.link.as_deref(), p.fec.as_deref(), p.module.as_deref()), (Some("netlink"), Some("netlink"), Some("netlink")));
     assert_eq!(p.driver_stats.as_deref(), Some("ioctl"));
     assert!(p.unavailable.iter().any(|u| u == "FEC statistics: not supported by driver veth"), "{:?}", p.unavailable);
     assert!(s.io_counts().requests >= 6 && s.io_counts().bytes > 0);
@@ -189,9 +186,5 @@ fn module_read_unprivileged_is_eperm() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("EPERM-CHILD-OK"),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success() && stdout.contains("EPERM-CHILD-OK"), "child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
 }

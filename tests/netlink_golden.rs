@@ -26,8 +26,8 @@ fn fec_reply() -> Vec<u8> {
     cat(&[
         HEADER,
         &[0x08, 0x00, 0x04, 0x00, 0x32, 0x00, 0x00, 0x00], // ACTIVE(4) u32 50 = link-mode bit FEC_RS
-        &[0xcc, 0x00, 0x05, 0x80], // STATS(5) nest, len 4 + 200 = 204
-        &[0x04, 0x00, 0x01, 0x00], //   STAT_PAD(1), empty
+        &[0xcc, 0x00, 0x05, 0x80],                         // STATS(5) nest, len 4 + 200 = 204
+        &[0x04, 0x00, 0x01, 0x00],                         //   STAT_PAD(1), empty
         // CORRECTED(2) u64[5], len 4 + 40 = 44: total 1000 = 0x3e8, lanes 100, 200, 300 = 0x12c, 400 = 0x190
         &[0x2c, 0x00, 0x02, 0x00],
         &[0xe8, 0x03, 0, 0, 0, 0, 0, 0],
@@ -35,9 +35,9 @@ fn fec_reply() -> Vec<u8> {
         &[0xc8, 0, 0, 0, 0, 0, 0, 0],
         &[0x2c, 0x01, 0, 0, 0, 0, 0, 0],
         &[0x90, 0x01, 0, 0, 0, 0, 0, 0],
-        &[0x04, 0x00, 0x03, 0x00], //   UNCORR(3), 0 bytes = driver does not report it
+        &[0x04, 0x00, 0x03, 0x00],                               //   UNCORR(3), 0 bytes = driver does not report it
         &[0x0c, 0x00, 0x04, 0x00, 0x88, 0x13, 0, 0, 0, 0, 0, 0], //   CORR_BITS(4) u64[1]: total 5000 = 0x1388
-        &[0x08, 0x00, 0x09, 0x00, 0xde, 0xad, 0xbe, 0xef], //   type 9: unknown (a newer kernel), skipped
+        &[0x08, 0x00, 0x09, 0x00, 0xde, 0xad, 0xbe, 0xef],       //   type 9: unknown (a newer kernel), skipped
         // HIST(5) bin 1, len 4 + 60 = 64: codewords with 0 symbol errors, per lane.
         &[0x40, 0x00, 0x05, 0x80],
         &[0x08, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00], //     BIN_LOW(2) u32 0
@@ -51,9 +51,9 @@ fn fec_reply() -> Vec<u8> {
         &[0xb0, 0x82, 0, 0, 0, 0, 0, 0],
         // HIST(5) bin 2, len 4 + 32 = 36: 1-3 symbol errors, 8-byte value.
         &[0x24, 0x00, 0x05, 0x80],
-        &[0x04, 0x00, 0x01, 0x00], //     HIST_PAD(1)
-        &[0x08, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00], //     BIN_LOW 1
-        &[0x08, 0x00, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00], //     BIN_HIGH 3
+        &[0x04, 0x00, 0x01, 0x00],                               //     HIST_PAD(1)
+        &[0x08, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00],       //     BIN_LOW 1
+        &[0x08, 0x00, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00],       //     BIN_HIGH 3
         &[0x0c, 0x00, 0x04, 0x00, 0x00, 0, 0, 0, 0x01, 0, 0, 0], //     BIN_VAL uint, 8 bytes: 1 << 32
         // HIST(5) bin 3, len 4 + 24 = 28: 4-7 symbol errors.
         &[0x1c, 0x00, 0x05, 0x80],
@@ -95,9 +95,9 @@ fn fec_without_stats_nest_or_active() {
 #[test]
 fn fec_odd_array_is_a_warning_not_a_panic() {
     let reply = cat(&[
-        &[0x14, 0x00, 0x05, 0x80], // STATS nest, len 20
+        &[0x14, 0x00, 0x05, 0x80],                         // STATS nest, len 20
         &[0x0b, 0x00, 0x02, 0x00, 1, 2, 3, 4, 5, 6, 7, 0], //   CORRECTED with 7 bytes (+1 pad): not u64s
-        &[0x04, 0x00, 0x05, 0x80], //   HIST with no LOW/HIGH/VAL
+        &[0x04, 0x00, 0x05, 0x80],                         //   HIST with no LOW/HIGH/VAL
     ]);
     let r = fec::parse_reply(&reply).unwrap();
     assert_eq!(r.stats.unwrap().corrected_blocks, Vec::<u64>::new());
@@ -119,7 +119,7 @@ fn linkstate_with_4_and_8_byte_down_count() {
         LinkState { up: Some(true), ext_state: Some(3), ext_substate: Some(1), down_events: Some(7) }
     );
     let eight = cat(&[
-        &[0x05, 0x00, 0x02, 0x00, 0x00, 0, 0, 0], // LINK 0
+        &[0x05, 0x00, 0x02, 0x00, 0x00, 0, 0, 0],                // LINK 0
         &[0x0c, 0x00, 0x07, 0x00, 0x02, 0, 0, 0, 0x01, 0, 0, 0], // EXT_DOWN_CNT 8 bytes: (1 << 32) + 2
     ]);
     assert_eq!(
@@ -143,15 +143,15 @@ fn linkmodes_compact_ours_names_the_mode() {
     let reply = cat(&[
         HEADER,
         &[0x05, 0x00, 0x02, 0x00, 0x00, 0, 0, 0], // AUTONEG(2) u8 0
-        &[0x34, 0x00, 0x03, 0x80], // OURS(3) nest, len 4 + 8 + 20 + 20 = 52
+        &[0x34, 0x00, 0x03, 0x80],                // OURS(3) nest, len 4 + 8 + 20 + 20 = 52
         &[0x08, 0x00, 0x02, 0x00, 0x79, 0, 0, 0], //   BITSET_SIZE(2) 121 bits
         // BITSET_VALUE(4) u32[4], advertised: bit 63 (200000baseSR4) = word 1 bit 31
         &[0x14, 0x00, 0x04, 0x00, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0],
         // BITSET_MASK(5) u32[4], supported: bits 62, 63 (word 1 0xc0000000) and 66 (word 2 bit 2)
         &[0x14, 0x00, 0x05, 0x00, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x04, 0, 0, 0, 0, 0, 0, 0],
         &[0x08, 0x00, 0x05, 0x00, 0x40, 0x0d, 0x03, 0x00], // SPEED(5) u32 0x30d40 = 200000
-        &[0x05, 0x00, 0x06, 0x00, 0x01, 0, 0, 0], // DUPLEX(6) u8 1 = full
-        &[0x08, 0x00, 0x09, 0x00, 0x04, 0, 0, 0], // LANES(9) u32 4
+        &[0x05, 0x00, 0x06, 0x00, 0x01, 0, 0, 0],          // DUPLEX(6) u8 1 = full
+        &[0x08, 0x00, 0x09, 0x00, 0x04, 0, 0, 0],          // LANES(9) u32 4
     ]);
     let lm = linkmodes::parse_reply(&reply).unwrap();
     assert_eq!((lm.speed_mbps, lm.lanes, lm.duplex), (Some(200_000), Some(4), Some(1)));
@@ -161,7 +161,7 @@ fn linkmodes_compact_ours_names_the_mode() {
     // Bridge-like: SPEED_UNKNOWN and DUPLEX_UNKNOWN.
     let unknown = cat(&[
         &[0x08, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff], // SPEED 0xFFFFFFFF
-        &[0x05, 0x00, 0x06, 0x00, 0xff, 0, 0, 0], // DUPLEX 0xFF
+        &[0x05, 0x00, 0x06, 0x00, 0xff, 0, 0, 0],          // DUPLEX 0xFF
     ]);
     let lm = linkmodes::parse_reply(&unknown).unwrap();
     assert_eq!((lm.speed_mbps, lm.duplex), (None, None));
@@ -192,14 +192,14 @@ fn family_reply_gives_id_and_ops() {
     let reply = cat(&[
         &[0x06, 0x00, 0x01, 0x00, 0x15, 0x00, 0x00, 0x00], // FAMILY_ID(1) u16 0x15 + 2 pad
         &[0x0c, 0x00, 0x02, 0x00, b'e', b't', b'h', b't', b'o', b'o', b'l', 0x00], // FAMILY_NAME(2)
-        &[0x08, 0x00, 0x03, 0x00, 0x01, 0, 0, 0], // VERSION(3) u32 1
-        &[0x2c, 0x00, 0x06, 0x80], // OPS(6) nest, len 4 + 40
-        &[0x14, 0x00, 0x01, 0x80], //   op #1, len 20
-        &[0x08, 0x00, 0x01, 0x00, 0x1d, 0, 0, 0], //     OP_ID(1) 29 = FEC_GET
-        &[0x08, 0x00, 0x02, 0x00, 0x0e, 0, 0, 0], //     OP_FLAGS(2) 0xe
-        &[0x14, 0x00, 0x02, 0x80], //   op #2, len 20
-        &[0x08, 0x00, 0x01, 0x00, 0x1f, 0, 0, 0], //     OP_ID 31 = MODULE_EEPROM_GET
-        &[0x08, 0x00, 0x02, 0x00, 0x1e, 0, 0, 0], //     OP_FLAGS 0x1e (UNS_ADMIN_PERM)
+        &[0x08, 0x00, 0x03, 0x00, 0x01, 0, 0, 0],          // VERSION(3) u32 1
+        &[0x2c, 0x00, 0x06, 0x80],                         // OPS(6) nest, len 4 + 40
+        &[0x14, 0x00, 0x01, 0x80],                         //   op #1, len 20
+        &[0x08, 0x00, 0x01, 0x00, 0x1d, 0, 0, 0],          //     OP_ID(1) 29 = FEC_GET
+        &[0x08, 0x00, 0x02, 0x00, 0x0e, 0, 0, 0],          //     OP_FLAGS(2) 0xe
+        &[0x14, 0x00, 0x02, 0x80],                         //   op #2, len 20
+        &[0x08, 0x00, 0x01, 0x00, 0x1f, 0, 0, 0],          //     OP_ID 31 = MODULE_EEPROM_GET
+        &[0x08, 0x00, 0x02, 0x00, 0x1e, 0, 0, 0],          //     OP_FLAGS 0x1e (UNS_ADMIN_PERM)
     ]);
     let f = family::parse_reply(&reply).unwrap();
     assert_eq!(f.id, 0x15);
@@ -219,13 +219,13 @@ fn request_bytes_module_eeprom_get() {
     // Page 03h upper half of an SFF-8636 module (thresholds), by name.
     let req = PageRequest::upper(0x50, 3, 0);
     let expected = cat(&[
-        &[0x10, 0x00, 0x01, 0x80], // HEADER(1) | NLA_F_NESTED, len 16
+        &[0x10, 0x00, 0x01, 0x80],                                        // HEADER(1) | NLA_F_NESTED, len 16
         &[0x09, 0x00, 0x02, 0x00, b'e', b't', b'h', b'0', 0x00, 0, 0, 0], //   DEV_NAME(2) "eth0\0" + 3 pad
-        &[0x08, 0x00, 0x02, 0x00, 0x80, 0, 0, 0], // OFFSET(2) u32 128
-        &[0x08, 0x00, 0x03, 0x00, 0x80, 0, 0, 0], // LENGTH(3) u32 128
-        &[0x05, 0x00, 0x04, 0x00, 0x03, 0, 0, 0], // PAGE(4) u8 3
-        &[0x05, 0x00, 0x05, 0x00, 0x00, 0, 0, 0], // BANK(5) u8 0
-        &[0x05, 0x00, 0x06, 0x00, 0x50, 0, 0, 0], // I2C_ADDRESS(6) u8 0x50
+        &[0x08, 0x00, 0x02, 0x00, 0x80, 0, 0, 0],                         // OFFSET(2) u32 128
+        &[0x08, 0x00, 0x03, 0x00, 0x80, 0, 0, 0],                         // LENGTH(3) u32 128
+        &[0x05, 0x00, 0x04, 0x00, 0x03, 0, 0, 0],                         // PAGE(4) u8 3
+        &[0x05, 0x00, 0x05, 0x00, 0x00, 0, 0, 0],                         // BANK(5) u8 0
+        &[0x05, 0x00, 0x06, 0x00, 0x50, 0, 0, 0],                         // I2C_ADDRESS(6) u8 0x50
     ]);
     assert_eq!(eeprom::request_attrs(&Dev::named("eth0"), &req), expected);
 }
@@ -234,7 +234,7 @@ fn request_bytes_module_eeprom_get() {
 fn request_bytes_fec_get_with_stats() {
     let dev = Dev { name: "eth0".into(), ifindex: Some(3), driver: None };
     let expected = cat(&[
-        &[0x14, 0x00, 0x01, 0x80], // HEADER(1) | NLA_F_NESTED, len 20
+        &[0x14, 0x00, 0x01, 0x80],                // HEADER(1) | NLA_F_NESTED, len 20
         &[0x08, 0x00, 0x01, 0x00, 0x03, 0, 0, 0], //   DEV_INDEX(1) u32 3 (the name is not sent with it)
         &[0x08, 0x00, 0x03, 0x00, 0x04, 0, 0, 0], //   FLAGS(3) u32 4 = ETHTOOL_FLAG_STATS
     ]);

@@ -10,8 +10,7 @@ use optics::module::PageEntry;
 use optics::output::analysis_text::{write_comparisons, write_scan};
 use optics::output::csv::CsvSink;
 use optics::sample::capture::{
-    read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord,
-    ModulePages, Record, SampleRecord,
+    read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
 };
 use optics::sample::window::{windows, TimeRange};
 use optics::sample::RecordSink;
@@ -39,32 +38,14 @@ fn counter() -> impl Strategy<Value = u64> {
 
 /// [], [total], [total, 2 lanes], [total, 8 lanes], 20 lanes, or any length up to 24.
 fn counter_array() -> impl Strategy<Value = Vec<u64>> {
-    prop_oneof![
-        Just(0usize),
-        Just(1),
-        Just(3),
-        Just(9),
-        Just(21),
-        0usize..25
-    ]
-    .prop_flat_map(|n| proptest::collection::vec(counter(), n))
+    prop_oneof![Just(0usize), Just(1), Just(3), Just(9), Just(21), 0usize..25].prop_flat_map(|n| proptest::collection::vec(counter(), n))
 }
 
 fn histogram() -> impl Strategy<Value = Vec<FecHistogramBin>> {
     let bound = prop_oneof![0u32..16, Just(u32::MAX), any::<u32>()];
     proptest::collection::vec(
-        (
-            bound.clone(),
-            bound,
-            counter(),
-            proptest::collection::vec(counter(), 0..10),
-        )
-            .prop_map(|(low, high, count, per_lane)| FecHistogramBin {
-                low,
-                high,
-                count,
-                per_lane,
-            }),
+        (bound.clone(), bound, counter(), proptest::collection::vec(counter(), 0..10))
+            .prop_map(|(low, high, count, per_lane)| FecHistogramBin { low, high, count, per_lane }),
         0..4,
     )
 }
@@ -72,20 +53,14 @@ fn histogram() -> impl Strategy<Value = Vec<FecHistogramBin>> {
 fn fec() -> impl Strategy<Value = Option<FecStats>> {
     proptest::option::weighted(
         0.85,
-        (
-            counter_array(),
-            counter_array(),
-            counter_array(),
-            histogram(),
-        )
-            .prop_map(
-                |(corrected_blocks, uncorrectable_blocks, corrected_bits, histogram)| FecStats {
-                    corrected_blocks,
-                    uncorrectable_blocks,
-                    corrected_bits,
-                    histogram,
-                },
-            ),
+        (counter_array(), counter_array(), counter_array(), histogram()).prop_map(
+            |(corrected_blocks, uncorrectable_blocks, corrected_bits, histogram)| FecStats {
+                corrected_blocks,
+                uncorrectable_blocks,
+                corrected_bits,
+                histogram,
+            },
+        ),
     )
 }
 
@@ -113,33 +88,16 @@ const DRIVER_NAMES: &[&str] = &[
 ];
 
 fn driver_stats() -> impl Strategy<Value = DriverStats> {
-    proptest::collection::btree_map(
-        select(DRIVER_NAMES).prop_map(String::from),
-        counter(),
-        0..10,
-    )
+    proptest::collection::btree_map(select(DRIVER_NAMES).prop_map(String::from), counter(), 0..10)
 }
 
 fn link_state() -> impl Strategy<Value = LinkState> {
-    (
-        any::<Option<bool>>(),
-        any::<Option<u8>>(),
-        any::<Option<u8>>(),
-        proptest::option::of(counter()),
-    )
-        .prop_map(|(up, ext_state, ext_substate, down_events)| LinkState {
-            up,
-            ext_state,
-            ext_substate,
-            down_events,
-        })
+    (any::<Option<bool>>(), any::<Option<u8>>(), any::<Option<u8>>(), proptest::option::of(counter()))
+        .prop_map(|(up, ext_state, ext_substate, down_events)| LinkState { up, ext_state, ext_substate, down_events })
 }
 
 fn text(known: &'static [&'static str]) -> impl Strategy<Value = Option<String>> {
-    proptest::option::weighted(
-        0.9,
-        prop_oneof![3 => select(known).prop_map(String::from), 1 => ".{0,24}"],
-    )
+    proptest::option::weighted(0.9, prop_oneof![3 => select(known).prop_map(String::from), 1 => ".{0,24}"])
 }
 
 const LINK_MODES: &[&str] = &[
@@ -156,9 +114,7 @@ const LINK_MODES: &[&str] = &[
     "4294967295baseSR4294967295/Full",
     "99999999999999999999baseSR4/Full",
 ];
-const FEC_NAMES: &[&str] = &[
-    "RS", "None", "Off", "BASER", "LLRS", "rs", " RS ", "", "FOO",
-];
+const FEC_NAMES: &[&str] = &["RS", "None", "Off", "BASER", "LLRS", "rs", " RS ", "", "FOO"];
 const PCI_SPEEDS: &[&str] = &[
     "Unknown",
     "",
@@ -185,22 +141,13 @@ fn link_info() -> impl Strategy<Value = LinkInfo> {
         Just(400_000),
         any::<u32>()
     ]);
-    let lanes = proptest::option::of(prop_oneof![
-        Just(0u32),
-        Just(1),
-        Just(4),
-        Just(8),
-        Just(255),
-        any::<u32>()
-    ]);
-    let random = (speed, lanes, text(LINK_MODES), text(FEC_NAMES)).prop_map(
-        |(speed_mbps, lanes, link_mode, fec_active)| LinkInfo {
-            speed_mbps,
-            lanes,
-            link_mode,
-            fec_active,
-        },
-    );
+    let lanes = proptest::option::of(prop_oneof![Just(0u32), Just(1), Just(4), Just(8), Just(255), any::<u32>()]);
+    let random = (speed, lanes, text(LINK_MODES), text(FEC_NAMES)).prop_map(|(speed_mbps, lanes, link_mode, fec_active)| LinkInfo {
+        speed_mbps,
+        lanes,
+        link_mode,
+        fec_active,
+    });
     // Links analysis understands, so BER, margin and ranking run on the odd counters.
     let coherent = (
         select(
@@ -225,95 +172,37 @@ fn link_info() -> impl Strategy<Value = LinkInfo> {
 }
 
 fn pci() -> impl Strategy<Value = Option<PciLink>> {
-    let width = proptest::option::of(prop_oneof![
-        Just(0u32),
-        Just(1),
-        Just(4),
-        Just(16),
-        Just(u32::MAX)
-    ]);
-    proptest::option::of(
-        (
-            text(PCI_SPEEDS),
-            width.clone(),
-            text(PCI_SPEEDS),
-            width,
-            any::<Option<i32>>(),
-        )
-            .prop_map(
-                |(
-                    current_link_speed,
-                    current_link_width,
-                    max_link_speed,
-                    max_link_width,
-                    numa_node,
-                )| PciLink {
-                    current_link_speed,
-                    current_link_width,
-                    max_link_speed,
-                    max_link_width,
-                    numa_node,
-                },
-            ),
-    )
+    let width = proptest::option::of(prop_oneof![Just(0u32), Just(1), Just(4), Just(16), Just(u32::MAX)]);
+    proptest::option::of((text(PCI_SPEEDS), width.clone(), text(PCI_SPEEDS), width, any::<Option<i32>>()).prop_map(
+        |(current_link_speed, current_link_width, max_link_speed, max_link_width, numa_node)| PciLink {
+            current_link_speed,
+            current_link_width,
+            max_link_speed,
+            max_link_width,
+            numa_node,
+        },
+    ))
 }
 
-const BUS_INFOS: &[&str] = &[
-    "0000:01:00.0",
-    "0000:01:00.1",
-    "0002:01:00.0",
-    "",
-    ".",
-    "no-dot",
-];
+const BUS_INFOS: &[&str] = &["0000:01:00.0", "0000:01:00.1", "0002:01:00.0", "", ".", "no-dot"];
 
 /// Every family's identifier and some that are none.
 fn identifier() -> impl Strategy<Value = u8> {
-    prop_oneof![
-        Just(0x03u8),
-        Just(0x0d),
-        Just(0x11),
-        Just(0x18),
-        Just(0x19),
-        Just(0x1e),
-        Just(0x00),
-        any::<u8>()
-    ]
+    prop_oneof![Just(0x03u8), Just(0x0d), Just(0x11), Just(0x18), Just(0x19), Just(0x1e), Just(0x00), any::<u8>()]
 }
 
 /// One page entry of a valid shape (inside one half page), random bytes.
 fn page_entry() -> impl Strategy<Value = PageEntry> {
     let addr = prop_oneof![Just(0x50u8), Just(0x51), 0u8..0x80];
-    let page = prop_oneof![
-        Just(0u8),
-        Just(1),
-        Just(2),
-        Just(3),
-        Just(0x10),
-        Just(0x11),
-        any::<u8>()
-    ];
+    let page = prop_oneof![Just(0u8), Just(1), Just(2), Just(3), Just(0x10), Just(0x11), any::<u8>()];
     let offset = prop_oneof![Just(0u16), Just(128), 0u16..256];
-    (
-        addr,
-        page,
-        0u8..3,
-        offset,
-        proptest::collection::vec(any::<u8>(), 1..=128),
-    )
-        .prop_map(|(i2c_address, page, bank, offset, mut data)| {
-            let half_end = if offset < 128 { 128 } else { 256 };
-            data.truncate(half_end - offset as usize);
-            // Lower memory belongs to page 0 bank 0 only.
-            let (page, bank) = if offset < 128 { (0, 0) } else { (page, bank) };
-            PageEntry {
-                i2c_address,
-                page,
-                bank,
-                offset,
-                data,
-            }
-        })
+    (addr, page, 0u8..3, offset, proptest::collection::vec(any::<u8>(), 1..=128)).prop_map(|(i2c_address, page, bank, offset, mut data)| {
+        let half_end = if offset < 128 { 128 } else { 256 };
+        data.truncate(half_end - offset as usize);
+        // Lower memory belongs to page 0 bank 0 only.
+        let (page, bank) = if offset < 128 { (0, 0) } else { (page, bank) };
+        PageEntry { i2c_address, page, bank, offset, data }
+    })
 }
 
 /// The example capture's module pages (a real SFF-8636 100G-SR4), read once.
@@ -335,59 +224,24 @@ fn example_pages() -> &'static [PageEntry] {
 /// random bytes overwritten (so lanes, thresholds and monitors decode to odd values), or
 /// an entry of an invalid shape.
 fn module_pages() -> impl Strategy<Value = Option<ModulePages>> {
-    let random = (identifier(), proptest::collection::vec(page_entry(), 0..6)).prop_map(
-        |(id, mut pages)| {
-            pages.insert(
-                0,
-                PageEntry {
-                    i2c_address: 0x50,
-                    page: 0,
-                    bank: 0,
-                    offset: 0,
-                    data: vec![id],
-                },
-            );
-            pages
-        },
-    );
-    let mutated = proptest::collection::vec(
-        (
-            any::<prop::sample::Index>(),
-            any::<prop::sample::Index>(),
-            any::<u8>(),
-        ),
-        0..40,
-    )
-    .prop_map(|edits| {
-        let mut pages = example_pages().to_vec();
-        for (p, b, v) in edits {
-            let page = p.get_mut(&mut pages);
-            if !page.data.is_empty() {
-                *b.get_mut(&mut page.data) = v;
-            }
-        }
+    let random = (identifier(), proptest::collection::vec(page_entry(), 0..6)).prop_map(|(id, mut pages)| {
+        pages.insert(0, PageEntry { i2c_address: 0x50, page: 0, bank: 0, offset: 0, data: vec![id] });
         pages
     });
-    let bad_shape = (
-        any::<u8>(),
-        any::<u8>(),
-        any::<u16>(),
-        proptest::collection::vec(any::<u8>(), 0..300),
-    )
-        .prop_map(|(i2c_address, page, offset, data)| {
-            vec![PageEntry {
-                i2c_address,
-                page,
-                bank: 0,
-                offset,
-                data,
-            }]
+    let mutated =
+        proptest::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), any::<u8>()), 0..40).prop_map(|edits| {
+            let mut pages = example_pages().to_vec();
+            for (p, b, v) in edits {
+                let page = p.get_mut(&mut pages);
+                if !page.data.is_empty() {
+                    *b.get_mut(&mut page.data) = v;
+                }
+            }
+            pages
         });
-    proptest::option::weighted(
-        0.8,
-        prop_oneof![3 => random, 4 => mutated, 1 => bad_shape]
-            .prop_map(|pages| ModulePages { pages }),
-    )
+    let bad_shape = (any::<u8>(), any::<u8>(), any::<u16>(), proptest::collection::vec(any::<u8>(), 0..300))
+        .prop_map(|(i2c_address, page, offset, data)| vec![PageEntry { i2c_address, page, bank: 0, offset, data }]);
+    proptest::option::weighted(0.8, prop_oneof![3 => random, 4 => mutated, 1 => bad_shape].prop_map(|pages| ModulePages { pages }))
 }
 
 /// Mostly one interface, so its windows hold several samples.
@@ -427,63 +281,22 @@ fn interface_record() -> impl Strategy<Value = Record> {
         module_pages(),
     )
         .prop_map(|(t, iface, driver, bus_info, pci, port, link, module)| {
-            Record::Interface(InterfaceRecord {
-                t,
-                interface: iface.into(),
-                driver,
-                bus_info,
-                pci,
-                port,
-                link,
-                module,
-            })
+            Record::Interface(InterfaceRecord { t, interface: iface.into(), driver, bus_info, pci, port, link, module })
         })
 }
 
 fn sample_record() -> impl Strategy<Value = Record> {
-    (
-        timestamp(),
-        select(IFACES),
-        link_state(),
-        fec(),
-        driver_stats(),
-        module_pages(),
+    (timestamp(), select(IFACES), link_state(), fec(), driver_stats(), module_pages()).prop_map(
+        |(t, iface, link, fec, driver_stats, module)| {
+            Record::Sample(SampleRecord { t, interface: iface.into(), link, fec, driver_stats, module })
+        },
     )
-        .prop_map(|(t, iface, link, fec, driver_stats, module)| {
-            Record::Sample(SampleRecord {
-                t,
-                interface: iface.into(),
-                link,
-                fec,
-                driver_stats,
-                module,
-            })
-        })
 }
 
 fn event_record() -> impl Strategy<Value = Record> {
-    let kind = select(
-        &[
-            EventKind::CounterReset,
-            EventKind::ModuleChanged,
-            EventKind::InterfaceGone,
-            EventKind::Error,
-        ][..],
-    );
-    (
-        timestamp(),
-        select(IFACES),
-        kind,
-        prop_oneof![Just("module read failed".to_string()), ".{0,20}"],
-    )
-        .prop_map(|(t, iface, kind, message)| {
-            Record::Event(EventRecord {
-                t,
-                interface: iface.into(),
-                kind,
-                message,
-            })
-        })
+    let kind = select(&[EventKind::CounterReset, EventKind::ModuleChanged, EventKind::InterfaceGone, EventKind::Error][..]);
+    (timestamp(), select(IFACES), kind, prop_oneof![Just("module read failed".to_string()), ".{0,20}"])
+        .prop_map(|(t, iface, kind, message)| Record::Event(EventRecord { t, interface: iface.into(), kind, message }))
 }
 
 /// How the generated timestamps are rewritten, so that windows with several samples
@@ -533,38 +346,23 @@ fn running(v: &mut u64, prev: &mut u64, u32: bool) {
 
 /// Applies the timing and counter modes in record order. `stable` keeps each
 /// interface's module and counter array lengths as first seen, so segments run long.
-fn shape(
-    mut records: Vec<Record>,
-    timing: Timing,
-    counters: Counters,
-    stable: bool,
-) -> Vec<Record> {
+fn shape(mut records: Vec<Record>, timing: Timing, counters: Counters, stable: bool) -> Vec<Record> {
     let mut acc: std::collections::HashMap<(String, &'static str, usize), u64> = Default::default();
-    let mut first_module: std::collections::HashMap<String, Option<ModulePages>> =
-        Default::default();
-    let mut first_len: std::collections::HashMap<(String, &'static str), usize> =
-        Default::default();
+    let mut first_module: std::collections::HashMap<String, Option<ModulePages>> = Default::default();
+    let mut first_len: std::collections::HashMap<(String, &'static str), usize> = Default::default();
     for (i, r) in records.iter_mut().enumerate() {
         if stable {
             match r {
                 Record::Interface(x) => {
-                    x.module = first_module
-                        .entry(x.interface.clone())
-                        .or_insert_with(|| x.module.clone())
-                        .clone();
+                    x.module = first_module.entry(x.interface.clone()).or_insert_with(|| x.module.clone()).clone();
                 }
                 Record::Sample(s) => {
                     let iface = s.interface.clone();
                     if let Some(f) = s.fec.as_mut() {
-                        for (name, arr) in [
-                            ("cb", &mut f.corrected_blocks),
-                            ("ub", &mut f.uncorrectable_blocks),
-                            ("bits", &mut f.corrected_bits),
-                        ] {
-                            arr.resize(
-                                *first_len.entry((iface.clone(), name)).or_insert(arr.len()),
-                                0,
-                            );
+                        for (name, arr) in
+                            [("cb", &mut f.corrected_blocks), ("ub", &mut f.uncorrectable_blocks), ("bits", &mut f.corrected_bits)]
+                        {
+                            arr.resize(*first_len.entry((iface.clone(), name)).or_insert(arr.len()), 0);
                         }
                     }
                 }
@@ -591,11 +389,9 @@ fn shape(
                     running(v, prev, u32);
                 };
                 if let Some(f) = s.fec.as_mut() {
-                    for (name, arr) in [
-                        ("cb", &mut f.corrected_blocks),
-                        ("ub", &mut f.uncorrectable_blocks),
-                        ("bits", &mut f.corrected_bits),
-                    ] {
+                    for (name, arr) in
+                        [("cb", &mut f.corrected_blocks), ("ub", &mut f.uncorrectable_blocks), ("bits", &mut f.corrected_bits)]
+                    {
                         for (i, v) in arr.iter_mut().enumerate() {
                             step(name, i, v);
                         }
@@ -621,10 +417,7 @@ fn shape(
 
 fn records() -> impl Strategy<Value = Vec<Record>> {
     (
-        proptest::collection::vec(
-            prop_oneof![2 => interface_record(), 8 => sample_record(), 1 => event_record()],
-            0..20,
-        ),
+        proptest::collection::vec(prop_oneof![2 => interface_record(), 8 => sample_record(), 1 => event_record()], 0..20),
         timing(),
         counters_mode(),
         any::<bool>(),
@@ -632,23 +425,10 @@ fn records() -> impl Strategy<Value = Vec<Record>> {
         .prop_map(|(r, t, c, stable)| shape(r, t, c, stable))
 }
 
-const CREATED: &[&str] = &[
-    "2026-11-30T10:00:00Z",
-    "9999-12-31T23:59:59Z",
-    "0000-01-01T00:00:00Z",
-    "garbage",
-    "",
-];
+const CREATED: &[&str] = &["2026-11-30T10:00:00Z", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "garbage", ""];
 
 fn header(created: &str) -> Header {
-    Header {
-        format: "optics-capture".into(),
-        version: 1,
-        created: created.into(),
-        host: None,
-        kernel: None,
-        tool: None,
-    }
+    Header { format: "optics-capture".into(), version: 1, created: created.into(), host: None, kernel: None, tool: None }
 }
 
 // ---------------------------------------------------------------- the pipeline
@@ -661,13 +441,7 @@ fn configs() -> Vec<Config> {
         d.clone(),
         Config { confidence: 0.0, ..d.clone() },
         Config { confidence: 1.0, outlier_ratio: 0.0, margin_floor_db: 1e9, ..d.clone() },
-        Config {
-            confidence: 2.0,
-            outlier_min_limit_fraction: 0.0,
-            optical_margin_floor_db: f64::NAN,
-            pcie_efficiency: -1.0,
-            ..d.clone()
-        },
+        Config { confidence: 2.0, outlier_min_limit_fraction: 0.0, optical_margin_floor_db: f64::NAN, pcie_efficiency: -1.0, ..d.clone() },
         Config {
             confidence: f64::NAN,
             pcie_efficiency: 0.0,
@@ -684,20 +458,14 @@ fn configs() -> Vec<Config> {
 /// JSON must serialise and parse back (NaN and infinities become `null`, never literals).
 fn json_round_trips<T: serde::Serialize + std::fmt::Debug>(v: &T) -> Result<(), TestCaseError> {
     let s = serde_json::to_string(v).map_err(|e| TestCaseError::fail(format!("serialise: {e}")))?;
-    prop_assert!(
-        serde_json::from_str::<serde_json::Value>(&s).is_ok(),
-        "JSON does not parse back: {s}"
-    );
+    prop_assert!(serde_json::from_str::<serde_json::Value>(&s).is_ok(), "JSON does not parse back: {s}");
     Ok(())
 }
 
 /// Windows, analysis (alone and with peers, under each config), JSON, text, comparisons, CSV.
 fn run_pipeline(cap: &Capture, cfgs: &[Config]) -> Result<(), TestCaseError> {
     let ws = windows(cap, TimeRange::whole());
-    let range = TimeRange {
-        from: Some(1.0),
-        to: Some(5.0),
-    };
+    let range = TimeRange { from: Some(1.0), to: Some(5.0) };
     let sub = windows(cap, range);
     let mut peers = ws.clone();
     peers.reverse();
@@ -713,31 +481,21 @@ fn run_pipeline(cap: &Capture, cfgs: &[Config]) -> Result<(), TestCaseError> {
         write_scan(&mut text, &a).map_err(|e| TestCaseError::fail(e.to_string()))?;
         all.extend(a);
     }
-    let comparisons: Vec<_> = all
-        .iter()
-        .take(6)
-        .flat_map(|b| all.iter().take(6).map(move |a| compare(b, a)))
-        .collect();
+    let comparisons: Vec<_> = all.iter().take(6).flat_map(|b| all.iter().take(6).map(move |a| compare(b, a))).collect();
     json_round_trips(&comparisons)?;
     let mut text = Vec::new();
     write_comparisons(&mut text, &comparisons).map_err(|e| TestCaseError::fail(e.to_string()))?;
 
     let mut sink = CsvSink::new(Vec::new(), None, cfgs[0].clone());
-    sink.record(&Record::Header(cap.header.clone()))
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    sink.record(&Record::Header(cap.header.clone())).map_err(|e| TestCaseError::fail(e.to_string()))?;
     for r in &cap.records {
-        sink.record(r)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        sink.record(r).map_err(|e| TestCaseError::fail(e.to_string()))?;
     }
     Ok(())
 }
 
 fn capture(created: &str, records: Vec<Record>) -> Capture {
-    Capture {
-        header: header(created),
-        records,
-        notes: Vec::new(),
-    }
+    Capture { header: header(created), records, notes: Vec::new() }
 }
 
 // ---------------------------------------------------------------- properties
@@ -745,15 +503,8 @@ fn capture(created: &str, records: Vec<Record>) -> Capture {
 /// `cases` per property, enough for < 20 s in a debug build on 2 cores; a longer hunt:
 /// `OPTICS_FUZZ_CASES=20000 cargo test --release --test pipeline_never_panics`.
 fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("OPTICS_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    let cases = std::env::var("OPTICS_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(cases);
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 proptest! {
@@ -822,31 +573,13 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         "lanes",
         "pci",
     ];
-    const STRINGS: &[&str] = &[
-        "header",
-        "sample",
-        "interface",
-        "event",
-        "optics-capture",
-        "error",
-        "counter_reset",
-        "00ff",
-        "zz",
-        "RS",
-    ];
+    const STRINGS: &[&str] = &["header", "sample", "interface", "event", "optics-capture", "error", "counter_reset", "00ff", "zz", "RS"];
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        prop_oneof![
-            Just(1e300),
-            Just(-1e300),
-            Just(-0.0),
-            Just(0.5),
-            any::<f64>()
-        ]
-        .prop_map(Value::from),
+        prop_oneof![Just(1e300), Just(-1e300), Just(-0.0), Just(0.5), any::<f64>()].prop_map(Value::from),
         prop_oneof![select(STRINGS).prop_map(String::from), ".{0,8}"].prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 48, 8, |inner| {
@@ -869,12 +602,7 @@ fn node_count(v: &serde_json::Value) -> usize {
 
 /// Replaces the `n`-th node (pre-order, 0 = the root) of `v` with `new`.
 fn replace_node(v: &mut serde_json::Value, n: usize, new: serde_json::Value) {
-    fn walk(
-        v: &mut serde_json::Value,
-        n: usize,
-        new: &mut Option<serde_json::Value>,
-        seen: &mut usize,
-    ) {
+    fn walk(v: &mut serde_json::Value, n: usize, new: &mut Option<serde_json::Value>, seen: &mut usize) {
         if new.is_none() {
             return;
         }
@@ -955,16 +683,12 @@ fn csv_rows(created: &str, records: &[Record]) -> Vec<csv::StringRecord> {
     let mut out = Vec::new();
     {
         let mut sink = CsvSink::new(&mut out, None, Config::default());
-        sink.record(&Record::Header(header(created)))
-            .expect("header");
+        sink.record(&Record::Header(header(created))).expect("header");
         for r in records {
             sink.record(r).expect("record");
         }
     }
-    csv::Reader::from_reader(&out[..])
-        .records()
-        .collect::<Result<_, _>>()
-        .expect("CSV parses")
+    csv::Reader::from_reader(&out[..]).records().collect::<Result<_, _>>().expect("CSV parses")
 }
 
 fn bare_sample(t: f64) -> Record {
@@ -982,10 +706,7 @@ fn bare_sample(t: f64) -> Record {
 /// ("overflow constructing `time::SignedDuration`") while stamping the row's wall-clock time.
 #[test]
 fn csv_sample_at_t_1e300_has_no_time_instead_of_a_panic() {
-    let rows = csv_rows(
-        "2026-11-30T10:00:00Z",
-        &[bare_sample(1.5), bare_sample(1e300)],
-    );
+    let rows = csv_rows("2026-11-30T10:00:00Z", &[bare_sample(1.5), bare_sample(1e300)]);
     assert_eq!(rows.len(), 2);
     // 10:00:00 + 1.5 s = 10:00:01.5, RFC 3339 in UTC.
     assert_eq!(&rows[0][0], "2026-11-30T10:00:01.5Z");
@@ -998,10 +719,7 @@ fn csv_sample_at_t_1e300_has_no_time_instead_of_a_panic() {
 /// overflowed the date ("resulting value is out of range") and panicked.
 #[test]
 fn csv_time_past_year_9999_is_empty_instead_of_a_panic() {
-    let rows = csv_rows(
-        "9999-12-31T23:59:59Z",
-        &[bare_sample(0.5), bare_sample(2.0)],
-    );
+    let rows = csv_rows("9999-12-31T23:59:59Z", &[bare_sample(0.5), bare_sample(2.0)]);
     // 23:59:59 + 0.5 s still falls in 9999; + 2 s would be year 10000.
     assert_eq!(&rows[0][0], "9999-12-31T23:59:59.5Z");
     assert_eq!(&rows[1][0], "");

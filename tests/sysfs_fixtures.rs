@@ -22,11 +22,7 @@ fn pcie(cur: &str, cur_w: u32, max: &str, max_w: u32, numa: Option<i32>) -> Opti
 }
 
 fn port(name: Option<&str>, dev_port: u32, switch: Option<&str>) -> Option<PortIdentity> {
-    Some(PortIdentity {
-        phys_port_name: name.map(str::to_string),
-        dev_port: Some(dev_port),
-        phys_switch_id: switch.map(str::to_string),
-    })
+    Some(PortIdentity { phys_port_name: name.map(str::to_string), dev_port: Some(dev_port), phys_switch_id: switch.map(str::to_string) })
 }
 
 #[test]

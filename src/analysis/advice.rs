@@ -31,14 +31,8 @@ fn has(flags: &[String], names: &[&str]) -> bool {
     flags.iter().any(|f| names.contains(&f.as_str()))
 }
 
-const OWN_TX_BAD: &[&str] = &[
-    "tx_fault",
-    "tx_bias_high_alarm",
-    "tx_bias_high_warning",
-    "tx_bias_low_alarm",
-    "tx_power_low_alarm",
-    "tx_power_low_warning",
-];
+const OWN_TX_BAD: &[&str] =
+    &["tx_fault", "tx_bias_high_alarm", "tx_bias_high_warning", "tx_bias_low_alarm", "tx_power_low_alarm", "tx_power_low_warning"];
 
 pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
     let n = f.lane;
@@ -48,29 +42,15 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
     if has(f.flags, OWN_TX_BAD) {
         return format!("lane {n}: this module's laser on lane {n} is out of range (tx fault, bias or power): swap the module");
     }
-    let peer_weak = f.peer_tx_flagged
-        || f.peer_tx_delta_db
-            .is_some_and(|d| d <= -cfg.tx_low_delta_db);
+    let peer_weak = f.peer_tx_flagged || f.peer_tx_delta_db.is_some_and(|d| d <= -cfg.tx_low_delta_db);
     if peer_weak {
-        let by = f
-            .peer_tx_delta_db
-            .map(|d| format!(" ({:.1} dB below its other lanes)", -d))
-            .unwrap_or_default();
-        return format!(
-            "lane {n}: the far end's transmitter on lane {n} is weak{by}: swap the far-end module"
-        );
+        let by = f.peer_tx_delta_db.map(|d| format!(" ({:.1} dB below its other lanes)", -d)).unwrap_or_default();
+        return format!("lane {n}: the far end's transmitter on lane {n} is weak{by}: swap the far-end module");
     }
     let rx_low = f.rx_low_flagged || f.rx_delta_db.is_some_and(|d| d <= -cfg.rx_low_delta_db);
     if rx_low {
-        let by = f
-            .rx_delta_db
-            .map(|d| format!(" ({:.1} dB less light than its siblings)", -d))
-            .unwrap_or_default();
-        let far = if f.have_peer {
-            "far-end transmitter normal, so the loss is in between"
-        } else {
-            "far-end transmit power unknown"
-        };
+        let by = f.rx_delta_db.map(|d| format!(" ({:.1} dB less light than its siblings)", -d)).unwrap_or_default();
+        let far = if f.have_peer { "far-end transmitter normal, so the loss is in between" } else { "far-end transmit power unknown" };
         return format!(
             "lane {n}: low received light{by}, {far}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists{}",
             if f.have_peer { "" } else { ", then check the far-end module" }
@@ -84,10 +64,7 @@ mod tests {
     use super::*;
 
     fn facts(lane: u8) -> LaneFacts<'static> {
-        LaneFacts {
-            lane,
-            ..Default::default()
-        }
+        LaneFacts { lane, ..Default::default() }
     }
 
     #[test]
@@ -96,19 +73,13 @@ mod tests {
         let mut f = facts(4);
         f.rx_delta_db = Some(-0.5);
         let a = lane_advice(&f, &cfg);
-        assert!(
-            a.starts_with("lane 4:") && a.contains("clean the fiber") && a.contains("unknown"),
-            "{a}"
-        );
+        assert!(a.starts_with("lane 4:") && a.contains("clean the fiber") && a.contains("unknown"), "{a}");
         f.have_peer = true;
         f.peer_tx_delta_db = Some(-0.1);
         assert!(lane_advice(&f, &cfg).contains("far-end transmitter normal"));
         f.peer_tx_delta_db = Some(-1.5);
         let a = lane_advice(&f, &cfg);
-        assert!(
-            a.contains("far end's transmitter on lane 4") && a.contains("1.5 dB"),
-            "{a}"
-        );
+        assert!(a.contains("far end's transmitter on lane 4") && a.contains("1.5 dB"), "{a}");
         let flags = vec!["tx_fault".to_string()];
         f.flags = &flags;
         assert!(lane_advice(&f, &cfg).contains("swap the module"));

@@ -32,25 +32,18 @@ fn normal_quantile(p: f64) -> f64 {
 
 fn gamma_quantile(shape: f64, p: f64) -> f64 {
     // shape >= 1 and p in (0,1) here (callers guarantee), so Gamma::new cannot fail.
-    Gamma::new(shape, 1.0)
-        .map(|g| g.inverse_cdf(p))
-        .unwrap_or(f64::NAN)
+    Gamma::new(shape, 1.0).map(|g| g.inverse_cdf(p)).unwrap_or(f64::NAN)
 }
 
 /// One-sided bounds `(lower, upper)` on the mean of a Poisson count `k`.
 pub fn poisson_bounds(k: u64, confidence: f64) -> (f64, f64) {
     let c = clamp_confidence(confidence);
     if k <= EXACT_MAX_COUNT {
-        let lower = if k == 0 {
-            0.0
-        } else {
-            gamma_quantile(k as f64, 1.0 - c)
-        };
+        let lower = if k == 0 { 0.0 } else { gamma_quantile(k as f64, 1.0 - c) };
         (lower, gamma_quantile(k as f64 + 1.0, c))
     } else {
         let z = normal_quantile(c);
-        let wh =
-            |n: f64, sign: f64| n * (1.0 - 1.0 / (9.0 * n) + sign * z / (3.0 * n.sqrt())).powi(3);
+        let wh = |n: f64, sign: f64| n * (1.0 - 1.0 / (9.0 * n) + sign * z / (3.0 * n.sqrt())).powi(3);
         (wh(k as f64, -1.0), wh(k as f64 + 1.0, 1.0))
     }
 }
@@ -74,13 +67,7 @@ impl Ber {
         let (lo, hi) = poisson_bounds(errors, confidence);
         // A BER cannot exceed 1 whatever the counts claim.
         let cap = |v: f64| v.min(1.0);
-        Some(Ber {
-            errors,
-            bits,
-            ber: cap(errors as f64 / bits),
-            lower: cap(lo / bits),
-            upper: cap(hi / bits),
-        })
+        Some(Ber { errors, bits, ber: cap(errors as f64 / bits), lower: cap(lo / bits), upper: cap(hi / bits) })
     }
 
     /// Bits on the wire in `seconds` at `lane_rate_gbps` on `lanes` lanes.
@@ -122,10 +109,7 @@ mod tests {
     fn approximation_joins_the_exact_bounds() {
         let (le, ue) = poisson_bounds(EXACT_MAX_COUNT, 0.95);
         let (la, ua) = poisson_bounds(EXACT_MAX_COUNT + 1, 0.95);
-        assert!(
-            close(la, le, 1e-3) && close(ua, ue, 1e-3),
-            "{le} {la} {ue} {ua}"
-        );
+        assert!(close(la, le, 1e-3) && close(ua, ue, 1e-3), "{le} {la} {ue} {ua}");
         // k = 212e6: z·√k = 1.64485 x 14560.2 = 23949.8; the cube-root terms add
         // (z²−1)/3 = 0.57, and the upper bound counts from k+1: k − 23949, k + 23951.
         let k = 212_000_000u64;

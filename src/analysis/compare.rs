@@ -52,8 +52,7 @@ fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 const MIN_BER_RATIO: f64 = 2.0;
 
 fn lane_change(b: &LaneAnalysis, a: &LaneAnalysis) -> LaneChange {
-    let bounds =
-        |l: &LaneAnalysis| Some((l.pre_fec_ber?, l.pre_fec_ber_lower?, l.pre_fec_ber_upper?));
+    let bounds = |l: &LaneAnalysis| Some((l.pre_fec_ber?, l.pre_fec_ber_lower?, l.pre_fec_ber_upper?));
     // Material as well as significant: with millions of corrected bits the Poisson
     // intervals are so tight that a 1% drift would "change", yet real links wander by
     // tens of percent with temperature. A factor of MIN_BER_RATIO is ~0.1 dB of PAM4 margin.
@@ -77,9 +76,7 @@ fn lane_change(b: &LaneAnalysis, a: &LaneAnalysis) -> LaneChange {
         Change::NoSignificantChange => "no significant change",
         Change::Unknown => "no BER to compare",
     };
-    let margin = margin_delta_db
-        .map(|d| format!("{d:+.1} dB margin, "))
-        .unwrap_or_default();
+    let margin = margin_delta_db.map(|d| format!("{d:+.1} dB margin, ")).unwrap_or_default();
     let rx = diff(b.rx_power_dbm, a.rx_power_dbm);
     let rx_text = rx.map(|d| format!(", rx {d:+.1} dB")).unwrap_or_default();
     LaneChange {
@@ -93,31 +90,14 @@ fn lane_change(b: &LaneAnalysis, a: &LaneAnalysis) -> LaneChange {
         margin_db_after: a.margin_db,
         margin_delta_db,
         change,
-        summary: format!(
-            "lane {}: {margin}BER {} -> {}{rx_text}: {word}",
-            b.lane,
-            fmt_ber(b),
-            fmt_ber(a)
-        ),
+        summary: format!("lane {}: {margin}BER {} -> {}{rx_text}: {word}", b.lane, fmt_ber(b), fmt_ber(a)),
     }
 }
 
 /// Lanes present in both analyses, in lane order.
 pub fn compare(before: &InterfaceAnalysis, after: &InterfaceAnalysis) -> Comparison {
-    let mut lanes: Vec<LaneChange> = before
-        .lanes
-        .iter()
-        .filter_map(|b| {
-            after
-                .lanes
-                .iter()
-                .find(|a| a.lane == b.lane)
-                .map(|a| lane_change(b, a))
-        })
-        .collect();
+    let mut lanes: Vec<LaneChange> =
+        before.lanes.iter().filter_map(|b| after.lanes.iter().find(|a| a.lane == b.lane).map(|a| lane_change(b, a))).collect();
     lanes.sort_by_key(|l| l.lane);
-    Comparison {
-        interface: after.interface.clone(),
-        lanes,
-    }
+    Comparison { interface: after.interface.clone(), lanes }
 }

@@ -9,15 +9,9 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("reading {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     #[error("parsing {path}: {source}")]
-    Parse {
-        path: String,
-        source: serde_json::Error,
-    },
+    Parse { path: String, source: serde_json::Error },
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -92,18 +86,12 @@ impl Default for Config {
 
 impl Config {
     pub fn from_json(text: &str, path: &str) -> Result<Config, ConfigError> {
-        serde_json::from_str(text).map_err(|source| ConfigError::Parse {
-            path: path.to_string(),
-            source,
-        })
+        serde_json::from_str(text).map_err(|source| ConfigError::Parse { path: path.to_string(), source })
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: shown.clone(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: shown.clone(), source })?;
         Config::from_json(&text, &shown)
     }
 
@@ -114,9 +102,7 @@ impl Config {
         for p in self.profiles.iter().filter(|p| rate >= p.min_lane_gbps) {
             c.margin_floor_db = p.margin_floor_db.unwrap_or(c.margin_floor_db);
             c.outlier_ratio = p.outlier_ratio.unwrap_or(c.outlier_ratio);
-            c.optical_margin_floor_db = p
-                .optical_margin_floor_db
-                .unwrap_or(c.optical_margin_floor_db);
+            c.optical_margin_floor_db = p.optical_margin_floor_db.unwrap_or(c.optical_margin_floor_db);
             c.rx_low_delta_db = p.rx_low_delta_db.unwrap_or(c.rx_low_delta_db);
         }
         c
@@ -137,10 +123,7 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_errors() {
-        assert!(matches!(
-            Config::from_json(r#"{"margin_floor": 1}"#, "t"),
-            Err(ConfigError::Parse { .. })
-        ));
+        assert!(matches!(Config::from_json(r#"{"margin_floor": 1}"#, "t"), Err(ConfigError::Parse { .. })));
     }
 
     #[test]
@@ -162,9 +145,6 @@ mod tests {
         let p = dir.path().join("c.json");
         std::fs::write(&p, r#"{"pcie_efficiency":0.85}"#).unwrap();
         assert_eq!(Config::load(&p).unwrap().pcie_efficiency, 0.85);
-        assert!(matches!(
-            Config::load(&dir.path().join("missing.json")),
-            Err(ConfigError::Io { .. })
-        ));
+        assert!(matches!(Config::load(&dir.path().join("missing.json")), Err(ConfigError::Io { .. })));
     }
 }

@@ -66,27 +66,17 @@ pub const FEC_LIMITS: &[FecLimit] = &[
 
 pub fn limit(kind: FecKind) -> &'static FecLimit {
     // Every FecKind has a row (checked by a test), so the fallback is the Unknown row.
-    FEC_LIMITS
-        .iter()
-        .find(|l| l.kind == kind)
-        .unwrap_or(&FEC_LIMITS[FEC_LIMITS.len() - 1])
+    FEC_LIMITS.iter().find(|l| l.kind == kind).unwrap_or(&FEC_LIMITS[FEC_LIMITS.len() - 1])
 }
 
 /// The FEC in use from the kernel's active-FEC name and the lanes' modulation.
-pub fn fec_kind(
-    fec_active: Option<&str>,
-    modulation: Option<Modulation>,
-    notes: &mut Vec<String>,
-) -> FecKind {
+pub fn fec_kind(fec_active: Option<&str>, modulation: Option<Modulation>, notes: &mut Vec<String>) -> FecKind {
     let name = fec_active.map(|s| s.trim().to_ascii_uppercase());
     match (name.as_deref(), modulation) {
         (Some("RS"), Some(Modulation::Pam4)) => FecKind::Rs544,
         (Some("RS"), Some(Modulation::Nrz)) => FecKind::Rs528,
         (Some("RS"), None) => {
-            notes.push(
-                "RS FEC on lanes of unknown rate: RS(528,514) or RS(544,514) cannot be told apart"
-                    .into(),
-            );
+            notes.push("RS FEC on lanes of unknown rate: RS(528,514) or RS(544,514) cannot be told apart".into());
             FecKind::Unknown
         }
         (Some("BASER"), _) => FecKind::BaseR,
@@ -113,19 +103,8 @@ mod tests {
 
     #[test]
     fn every_kind_has_one_row() {
-        for k in [
-            FecKind::Rs544,
-            FecKind::Rs528,
-            FecKind::BaseR,
-            FecKind::Llrs,
-            FecKind::Off,
-            FecKind::Unknown,
-        ] {
-            assert_eq!(
-                FEC_LIMITS.iter().filter(|l| l.kind == k).count(),
-                1,
-                "{k:?}"
-            );
+        for k in [FecKind::Rs544, FecKind::Rs528, FecKind::BaseR, FecKind::Llrs, FecKind::Off, FecKind::Unknown] {
+            assert_eq!(FEC_LIMITS.iter().filter(|l| l.kind == k).count(), 1, "{k:?}");
         }
         assert_eq!(limit(FecKind::Rs544).ber_limit, Some(2.4e-4));
         assert_eq!(limit(FecKind::Rs528).ber_limit, Some(5e-5));
@@ -135,32 +114,14 @@ mod tests {
     #[test]
     fn kinds_from_kernel_names() {
         let mut n = Vec::new();
-        assert_eq!(
-            fec_kind(Some("RS"), Some(Modulation::Pam4), &mut n),
-            FecKind::Rs544
-        );
-        assert_eq!(
-            fec_kind(Some("RS"), Some(Modulation::Nrz), &mut n),
-            FecKind::Rs528
-        );
-        assert_eq!(
-            fec_kind(Some("BASER"), Some(Modulation::Nrz), &mut n),
-            FecKind::BaseR
-        );
-        assert_eq!(
-            fec_kind(Some("None"), Some(Modulation::Nrz), &mut n),
-            FecKind::Off
-        );
+        assert_eq!(fec_kind(Some("RS"), Some(Modulation::Pam4), &mut n), FecKind::Rs544);
+        assert_eq!(fec_kind(Some("RS"), Some(Modulation::Nrz), &mut n), FecKind::Rs528);
+        assert_eq!(fec_kind(Some("BASER"), Some(Modulation::Nrz), &mut n), FecKind::BaseR);
+        assert_eq!(fec_kind(Some("None"), Some(Modulation::Nrz), &mut n), FecKind::Off);
         assert_eq!(fec_kind(Some("LLRS"), None, &mut n), FecKind::Llrs);
         assert!(n.is_empty());
-        assert_eq!(
-            fec_kind(None, Some(Modulation::Pam4), &mut n),
-            FecKind::Rs544
-        );
-        assert_eq!(
-            fec_kind(None, Some(Modulation::Nrz), &mut n),
-            FecKind::Unknown
-        );
+        assert_eq!(fec_kind(None, Some(Modulation::Pam4), &mut n), FecKind::Rs544);
+        assert_eq!(fec_kind(None, Some(Modulation::Nrz), &mut n), FecKind::Unknown);
         assert_eq!(n.len(), 2);
     }
 }

@@ -9,13 +9,7 @@ fn fmt_opt_db(v: Option<f64>) -> String {
 }
 
 /// The `fec_hiding_marginal_optics` sentence with its evidence.
-fn hiding_message(
-    la: &LaneAnalysis,
-    ev: &Evidence,
-    limit_text: &str,
-    fit: Option<&RxBerFit>,
-    pam4: bool,
-) -> String {
+fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, pam4: bool) -> String {
     let n = la.lane;
     let mut msg = format!(
         "lane {n}: pre-FEC BER {:.1e}{} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {} to {limit_text}",
@@ -24,17 +18,10 @@ fn hiding_message(
         fmt_opt_db(la.margin_db),
     );
     if let Some(d) = ev.rx_delta_db {
-        msg.push_str(&format!(
-            "; rx {:.2} dBm, {:+.2} dB vs its siblings",
-            la.rx_power_dbm.unwrap_or(f64::NAN),
-            d
-        ));
+        msg.push_str(&format!("; rx {:.2} dBm, {:+.2} dB vs its siblings", la.rx_power_dbm.unwrap_or(f64::NAN), d));
     }
     if let Some(f) = fit {
-        msg.push_str(&format!(
-            "; BER vs light across lanes {:.1} decades/dB",
-            f.slope_decades_per_db
-        ));
+        msg.push_str(&format!("; BER vs light across lanes {:.1} decades/dB", f.slope_decades_per_db));
         if f.pam4_signature {
             msg.push_str(" (the PAM4 signature: a few tenths of a dB move the BER by a decade)");
         }
@@ -58,53 +45,33 @@ pub(super) fn judge_lanes(
     let link_clean = w.link_up != Some(false)
         && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
         && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
-    let evidence: Vec<Evidence> = (0..lanes.len())
-        .map(|i| outlier::evidence(lanes, i, cfg, cx.limit))
-        .collect();
+    let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
     let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
-    let peer_lanes = peer
-        .and_then(|p| p.module.as_ref())
-        .map_or(&[][..], |m| &m.lanes[..]);
+    let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for (la, ev) in lanes.iter_mut().zip(evidence) {
         let n = la.lane;
-        let flags: &[String] = module_lanes
-            .iter()
-            .find(|l| l.lane == n)
-            .map_or(&[], |l| &l.flags[..]);
+        let flags: &[String] = module_lanes.iter().find(|l| l.lane == n).map_or(&[], |l| &l.flags[..]);
         // Module flags on this lane.
         for f in flags {
             if let Some(code) = flag_code(f) {
                 if !la.flags.contains(&code) {
                     la.flags.push(code);
                 }
-                reasons.push(Reason::new(
-                    code,
-                    severity_of_flag_code(code),
-                    Some(n),
-                    format!("lane {n}: module reports {f}"),
-                ));
+                reasons.push(Reason::new(code, severity_of_flag_code(code), Some(n), format!("lane {n}: module reports {f}")));
             }
         }
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
-        let margin_hi = la
-            .pre_fec_ber_lower
-            .filter(|b| *b > 0.0)
-            .and_then(|b| cx.margin(b));
+        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
         let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
-        let optical_low = !rx_flagged
-            && la
-                .optical_margin_db
-                .is_some_and(|m| m < cfg.optical_margin_floor_db);
+        let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
         let pam4 = cx.modulation == Some(Modulation::Pam4);
         let limit_text = match (cx.limit, link.fec.map(|f| f.name())) {
             (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
             _ => "the FEC limit".into(),
         };
-        let hiding = link_clean
-            && la.corrected_bits.is_some_and(|k| k > 0)
-            && (ev.outlier || ber_low_margin);
+        let hiding = link_clean && la.corrected_bits.is_some_and(|k| k > 0) && (ev.outlier || ber_low_margin);
         if hiding {
             la.flags.push(FEC_HIDING);
             let msg = hiding_message(la, &ev, &limit_text, fit, pam4);
@@ -113,11 +80,7 @@ pub(super) fn judge_lanes(
         if ber_low_margin || optical_low {
             la.flags.push(LOW_MARGIN);
             let msg = if ber_low_margin {
-                format!(
-                    "lane {n}: margin {} to {limit_text} is below the {:.1} dB floor",
-                    fmt_opt_db(la.margin_db),
-                    cfg.margin_floor_db
-                )
+                format!("lane {n}: margin {} to {limit_text} is below the {:.1} dB floor", fmt_opt_db(la.margin_db), cfg.margin_floor_db)
             } else {
                 format!(
                     "lane {n}: rx {:.2} dBm is {} over the module's {} threshold (floor {:.1} dB)",
@@ -131,16 +94,9 @@ pub(super) fn judge_lanes(
         }
         if !la.flags.is_empty() {
             let peer_lane = |lane: u8| peer_lanes.iter().find(|l| l.lane == lane);
-            let peer_sib: Vec<f64> = peer_lanes
-                .iter()
-                .filter(|l| l.lane != n)
-                .filter_map(|l| l.tx_power_dbm)
-                .collect();
-            let peer_tx_delta_db = peer_lane(n)
-                .and_then(|l| l.tx_power_dbm)
-                .zip(stats::median(&peer_sib))
-                .map(|(t, m)| t - m)
-                .filter(|d| d.is_finite());
+            let peer_sib: Vec<f64> = peer_lanes.iter().filter(|l| l.lane != n).filter_map(|l| l.tx_power_dbm).collect();
+            let peer_tx_delta_db =
+                peer_lane(n).and_then(|l| l.tx_power_dbm).zip(stats::median(&peer_sib)).map(|(t, m)| t - m).filter(|d| d.is_finite());
             let facts = LaneFacts {
                 lane: n,
                 rx_delta_db: ev.rx_delta_db,
@@ -148,11 +104,7 @@ pub(super) fn judge_lanes(
                 flags,
                 copper,
                 peer_tx_delta_db,
-                peer_tx_flagged: peer_lane(n).is_some_and(|l| {
-                    l.flags
-                        .iter()
-                        .any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))
-                }),
+                peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
                 have_peer: peer.is_some(),
             };
             la.advice = Some(lane_advice(&facts, cfg));
@@ -165,50 +117,22 @@ pub(super) fn judge_lanes(
     }
 }
 
-pub(super) fn link_reasons(
-    cx: &Context,
-    link: &LinkAnalysis,
-    lanes: &[LaneAnalysis],
-    reasons: &mut Vec<Reason>,
-) {
+pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnalysis], reasons: &mut Vec<Reason>) {
     let w = cx.w;
     let cfg = &cx.cfg;
     if w.link_up == Some(false) {
-        let why = link
-            .ext_state
-            .as_deref()
-            .map(|s| format!(" ({s})"))
-            .unwrap_or_default();
-        reasons.push(Reason::new(
-            LINK_FLAPS,
-            Severity::Reject,
-            None,
-            format!("link is down at the end of the window{why}"),
-        ));
+        let why = link.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("link is down at the end of the window{why}")));
     }
-    if let Some(k) = link
-        .link_down_events
-        .filter(|k| *k > cfg.max_link_down_events)
-    {
-        reasons.push(Reason::new(
-            LINK_FLAPS,
-            Severity::Reject,
-            None,
-            format!("{k} link-down events in {:.0} s", w.duration_s),
-        ));
+    if let Some(k) = link.link_down_events.filter(|k| *k > cfg.max_link_down_events) {
+        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("{k} link-down events in {:.0} s", w.duration_s)));
     }
-    if let Some(k) = link
-        .uncorrectable_blocks
-        .filter(|k| *k > cfg.max_uncorrectable_blocks)
-    {
+    if let Some(k) = link.uncorrectable_blocks.filter(|k| *k > cfg.max_uncorrectable_blocks) {
         reasons.push(Reason::new(
             UNCORRECTABLE_ERRORS,
             Severity::Reject,
             None,
-            format!(
-                "{k} uncorrectable FEC blocks in {:.0} s: frames were lost",
-                w.duration_s
-            ),
+            format!("{k} uncorrectable FEC blocks in {:.0} s: frames were lost", w.duration_s),
         ));
     }
     if let Some(c) = w.deltas.pcs_symbol_errors.as_ref().filter(|c| c.value > 0) {
@@ -216,34 +140,20 @@ pub(super) fn link_reasons(
             UNCORRECTABLE_ERRORS,
             Severity::Reject,
             None,
-            format!(
-                "{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS",
-                c.value, c.origin.0, w.duration_s
-            ),
+            format!("{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS", c.value, c.origin.0, w.duration_s),
         ));
     }
     if let Some(m) = &w.module {
         for f in &m.module_flags {
             if let Some(code) = flag_code(f) {
-                reasons.push(Reason::new(
-                    code,
-                    severity_of_flag_code(code),
-                    None,
-                    format!("module reports {f}"),
-                ));
+                reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));
             }
         }
     } else {
         let why = w.module_error.as_deref().unwrap_or("no module data");
-        reasons.push(Reason::new(
-            MODULE_UNREADABLE,
-            Severity::Investigate,
-            None,
-            format!("module unreadable: {why}"),
-        ));
+        reasons.push(Reason::new(MODULE_UNREADABLE, Severity::Investigate, None, format!("module unreadable: {why}")));
     }
-    let has_bits =
-        link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
+    let has_bits = link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
     if !has_bits || cx.fec == FecKind::Off {
         let (severity, msg) = if cx.fec == FecKind::Off {
             (Severity::Info, "FEC is off: no corrected-bit counters, so no pre-FEC BER; DOM and PCS errors are the only margin signals")
@@ -253,4 +163,3 @@ pub(super) fn link_reasons(
         reasons.push(Reason::new(NO_FEC_DATA, severity, None, msg.into()));
     }
 }
-

@@ -21,42 +21,12 @@ struct LaneClass {
 /// IEEE 802.3 lane classes. 1G: 8b/10b (Clause 36); 10G: 64b/66b (Clause 49);
 /// 25G: 64b/66b (Clause 107/108); PAM4: 26.5625 / 53.125 / 106.25 GBd (Clauses 134-140, 173+).
 const LANE_CLASSES: &[LaneClass] = &[
-    LaneClass {
-        nominal_mbps: 1_000,
-        name: "1G NRZ",
-        gbps: 1.25,
-        modulation: Modulation::Nrz,
-    },
-    LaneClass {
-        nominal_mbps: 10_000,
-        name: "10G NRZ",
-        gbps: 10.3125,
-        modulation: Modulation::Nrz,
-    },
-    LaneClass {
-        nominal_mbps: 25_000,
-        name: "25G NRZ",
-        gbps: 25.78125,
-        modulation: Modulation::Nrz,
-    },
-    LaneClass {
-        nominal_mbps: 50_000,
-        name: "50G PAM4",
-        gbps: 53.125,
-        modulation: Modulation::Pam4,
-    },
-    LaneClass {
-        nominal_mbps: 100_000,
-        name: "100G PAM4",
-        gbps: 106.25,
-        modulation: Modulation::Pam4,
-    },
-    LaneClass {
-        nominal_mbps: 200_000,
-        name: "200G PAM4",
-        gbps: 212.5,
-        modulation: Modulation::Pam4,
-    },
+    LaneClass { nominal_mbps: 1_000, name: "1G NRZ", gbps: 1.25, modulation: Modulation::Nrz },
+    LaneClass { nominal_mbps: 10_000, name: "10G NRZ", gbps: 10.3125, modulation: Modulation::Nrz },
+    LaneClass { nominal_mbps: 25_000, name: "25G NRZ", gbps: 25.78125, modulation: Modulation::Nrz },
+    LaneClass { nominal_mbps: 50_000, name: "50G PAM4", gbps: 53.125, modulation: Modulation::Pam4 },
+    LaneClass { nominal_mbps: 100_000, name: "100G PAM4", gbps: 106.25, modulation: Modulation::Pam4 },
+    LaneClass { nominal_mbps: 200_000, name: "200G PAM4", gbps: 212.5, modulation: Modulation::Pam4 },
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -74,68 +44,36 @@ pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
     let (speed, rest) = name.split_once("base")?;
     let speed_mbps = speed.parse().ok()?;
     let media = rest.split(['/', '_']).next().unwrap_or(rest);
-    let digits: String = media
-        .chars()
-        .rev()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    let lanes = if digits.is_empty() {
-        1
-    } else {
-        digits.chars().rev().collect::<String>().parse().ok()?
-    };
+    let digits: String = media.chars().rev().take_while(|c| c.is_ascii_digit()).collect();
+    let lanes = if digits.is_empty() { 1 } else { digits.chars().rev().collect::<String>().parse().ok()? };
     (lanes > 0).then_some((speed_mbps, lanes))
 }
 
 /// The lane rate of a link; `notes` gets a sentence for every assumption or disagreement.
-pub fn lane_rate(
-    link: &LinkInfo,
-    module: Option<&ModuleReport>,
-    notes: &mut Vec<String>,
-) -> Option<LaneRate> {
+pub fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec<String>) -> Option<LaneRate> {
     let parsed = link.link_mode.as_deref().and_then(parse_link_mode);
     let speed_mbps = link.speed_mbps.or(parsed.map(|p| p.0))?;
-    let module_lanes = module
-        .and_then(|m| m.host_lane_count.or(m.media_lane_count))
-        .filter(|n| *n > 0);
+    let module_lanes = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0);
     let lanes = match (link.lanes.filter(|n| *n > 0), parsed) {
         (Some(n), _) => n,
         (None, Some((_, n))) => n,
         (None, None) => {
             let n = u32::from(module_lanes?);
-            notes.push(format!(
-                "lane count {n} taken from the module (the kernel gave none)"
-            ));
+            notes.push(format!("lane count {n} taken from the module (the kernel gave none)"));
             n
         }
     };
     let per_lane_mbps = speed_mbps / lanes;
-    let Some(class) = LANE_CLASSES
-        .iter()
-        .find(|c| c.nominal_mbps == per_lane_mbps)
-    else {
-        notes.push(format!(
-            "{per_lane_mbps} Mb/s per lane is not a known lane class: no per-lane bit rate"
-        ));
+    let Some(class) = LANE_CLASSES.iter().find(|c| c.nominal_mbps == per_lane_mbps) else {
+        notes.push(format!("{per_lane_mbps} Mb/s per lane is not a known lane class: no per-lane bit rate"));
         return None;
     };
-    if let Some(m) = module
-        .and_then(|m| m.modulation)
-        .filter(|m| *m != class.modulation)
-    {
+    if let Some(m) = module.and_then(|m| m.modulation).filter(|m| *m != class.modulation) {
         // Gearbox modules (e.g. 100G-DR: 4x25G NRZ host, 1x100G PAM4 media) differ by
         // design; counters are the host lanes', so the link's modulation is used.
-        notes.push(format!(
-            "module media modulation {m:?} differs from the host lanes' {:?}; using the host lanes'",
-            class.modulation
-        ));
+        notes.push(format!("module media modulation {m:?} differs from the host lanes' {:?}; using the host lanes'", class.modulation));
     }
-    Some(LaneRate {
-        lanes,
-        class: class.name,
-        lane_rate_gbps: class.gbps,
-        modulation: class.modulation,
-    })
+    Some(LaneRate { lanes, class: class.name, lane_rate_gbps: class.gbps, modulation: class.modulation })
 }
 
 #[cfg(test)]
@@ -144,12 +82,7 @@ mod tests {
     use crate::module::Standard;
 
     fn link(mode: &str, speed: Option<u32>, lanes: Option<u32>) -> LinkInfo {
-        LinkInfo {
-            speed_mbps: speed,
-            lanes,
-            link_mode: Some(mode.into()),
-            fec_active: None,
-        }
+        LinkInfo { speed_mbps: speed, lanes, link_mode: Some(mode.into()), fec_active: None }
     }
 
     #[test]
@@ -157,10 +90,7 @@ mod tests {
         assert_eq!(parse_link_mode("200000baseSR4/Full"), Some((200_000, 4)));
         assert_eq!(parse_link_mode("25000baseSR/Full"), Some((25_000, 1)));
         assert_eq!(parse_link_mode("800000baseDR8_2/Full"), Some((800_000, 8)));
-        assert_eq!(
-            parse_link_mode("100000baseLR4_ER4/Full"),
-            Some((100_000, 4))
-        );
+        assert_eq!(parse_link_mode("100000baseLR4_ER4/Full"), Some((100_000, 4)));
         assert_eq!(parse_link_mode("10000baseT/Full"), Some((10_000, 1)));
         assert_eq!(parse_link_mode("garbage"), None);
         assert_eq!(parse_link_mode("xbaseSR4"), None);
@@ -172,40 +102,14 @@ mod tests {
         let mut n = Vec::new();
         // 200000 / 4 = 50000 -> 50G PAM4, 53.125 Gb/s.
         let r = lane_rate(&link("200000baseSR4/Full", None, None), None, &mut n).unwrap();
-        assert_eq!(
-            (r.lanes, r.lane_rate_gbps, r.modulation),
-            (4, 53.125, Modulation::Pam4)
-        );
+        assert_eq!((r.lanes, r.lane_rate_gbps, r.modulation), (4, 53.125, Modulation::Pam4));
         // 100000 / 4 = 25000 -> 25G NRZ.
-        let r = lane_rate(
-            &link("100000baseSR4/Full", Some(100_000), None),
-            None,
-            &mut n,
-        )
-        .unwrap();
-        assert_eq!(
-            (r.lane_rate_gbps, r.modulation),
-            (25.78125, Modulation::Nrz)
-        );
+        let r = lane_rate(&link("100000baseSR4/Full", Some(100_000), None), None, &mut n).unwrap();
+        assert_eq!((r.lane_rate_gbps, r.modulation), (25.78125, Modulation::Nrz));
         // 400000 / 4 = 100000 -> 106.25; 800000 / 4 = 200000 -> 212.5; 40000 / 4 -> 10G.
-        assert_eq!(
-            lane_rate(&link("400000baseDR4/Full", None, Some(4)), None, &mut n)
-                .unwrap()
-                .lane_rate_gbps,
-            106.25
-        );
-        assert_eq!(
-            lane_rate(&link("800000baseDR4/Full", None, None), None, &mut n)
-                .unwrap()
-                .lane_rate_gbps,
-            212.5
-        );
-        assert_eq!(
-            lane_rate(&link("40000baseSR4/Full", None, None), None, &mut n)
-                .unwrap()
-                .lane_rate_gbps,
-            10.3125
-        );
+        assert_eq!(lane_rate(&link("400000baseDR4/Full", None, Some(4)), None, &mut n).unwrap().lane_rate_gbps, 106.25);
+        assert_eq!(lane_rate(&link("800000baseDR4/Full", None, None), None, &mut n).unwrap().lane_rate_gbps, 212.5);
+        assert_eq!(lane_rate(&link("40000baseSR4/Full", None, None), None, &mut n).unwrap().lane_rate_gbps, 10.3125);
         assert!(n.is_empty());
         // 2500 Mb/s per lane: no class, a note.
         assert!(lane_rate(&link("2500baseT/Full", None, None), None, &mut n).is_none());
@@ -217,10 +121,7 @@ mod tests {
         let mut m = ModuleReport::new(Standard::Cmis, 0x18);
         m.host_lane_count = Some(4);
         m.modulation = Some(Modulation::Pam4);
-        let l = LinkInfo {
-            speed_mbps: Some(100_000),
-            ..Default::default()
-        };
+        let l = LinkInfo { speed_mbps: Some(100_000), ..Default::default() };
         let mut n = Vec::new();
         let r = lane_rate(&l, Some(&m), &mut n).unwrap();
         assert_eq!((r.lanes, r.modulation), (4, Modulation::Nrz));

@@ -33,11 +33,11 @@ use crate::source::DeviceIdentity;
 use advice::{lane_advice, LaneFacts};
 use ber::Ber;
 use fec::FecKind;
+use judge::{judge_lanes, link_reasons};
 use lanes::LaneRate;
 use outlier::{Evidence, RxBerFit};
 use pcie::{PcieAnalysis, PcieGroup};
 use serde::Serialize;
-use judge::{judge_lanes, link_reasons};
 use verdict::*;
 
 /// Everything analysis needs about one interface over one window of samples.
@@ -147,17 +147,9 @@ pub struct InterfaceAnalysis {
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
-pub fn analyze(
-    windows: &[InterfaceWindow],
-    cfg: &Config,
-    peers: &[InterfaceWindow],
-) -> Vec<InterfaceAnalysis> {
+pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
     let groups = pcie::groups(windows, cfg);
-    windows
-        .iter()
-        .enumerate()
-        .map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned()))
-        .collect()
+    windows.iter().enumerate().map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned())).collect()
 }
 
 fn count(c: &Option<crate::counters::Counted>) -> Option<u64> {
@@ -167,21 +159,11 @@ fn count(c: &Option<crate::counters::Counted>) -> Option<u64> {
 /// Link media is copper when the kernel link mode says CR, the module says so, or an
 /// identified module has no optical monitor on any lane.
 fn is_copper(w: &InterfaceWindow) -> bool {
-    let mode_cr = w
-        .link
-        .link_mode
-        .as_deref()
-        .and_then(|m| m.split_once("base"))
-        .is_some_and(|(_, media)| media.starts_with("CR"));
+    let mode_cr = w.link.link_mode.as_deref().and_then(|m| m.split_once("base")).is_some_and(|(_, media)| media.starts_with("CR"));
     let Some(m) = &w.module else { return mode_cr };
     let media = m.media_type.as_deref().unwrap_or("").to_ascii_lowercase();
-    let named = ["copper", "dac", "aec", "twinax"]
-        .iter()
-        .any(|k| media.contains(k));
-    let no_monitors = !m.lanes.is_empty()
-        && m.lanes
-            .iter()
-            .all(|l| l.rx_power_mw.is_none() && l.tx_power_mw.is_none());
+    let named = ["copper", "dac", "aec", "twinax"].iter().any(|k| media.contains(k));
+    let no_monitors = !m.lanes.is_empty() && m.lanes.iter().all(|l| l.rx_power_mw.is_none() && l.tx_power_mw.is_none());
     mode_cr || named || no_monitors
 }
 
@@ -224,10 +206,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     let lim = fec::limit(fec);
     let mut l = LinkAnalysis {
         up: w.link_up,
-        ext_state: w
-            .link_ext_state
-            .filter(|_| w.link_up == Some(false))
-            .map(ext_state_name),
+        ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
         speed_mbps: w.link.speed_mbps,
         link_mode: w.link.link_mode.clone(),
         lanes: cx.rate.as_ref().map(|r| r.lanes),
@@ -243,26 +222,17 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         uncorrectable_blocks: count(&d.uncorrectable_blocks),
         corrected_blocks: count(&d.corrected_blocks),
         corrected_bits: count(&d.corrected_bits),
-        ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) {
-            "rx_bits"
-        } else {
-            "lane_rate"
-        }),
+        ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { "rx_bits" } else { "lane_rate" }),
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
-        cx.notes.push(
-            "uncorrectable FEC blocks are not counted: frame loss cannot be ruled out".into(),
-        );
+        cx.notes.push("uncorrectable FEC blocks are not counted: frame loss cannot be ruled out".into());
     }
     if !cx.ber_possible() {
         if fec == FecKind::Off {
-            cx.notes.push(
-                "FEC is off: corrected-bit counters, if any, do not measure the line BER".into(),
-            );
+            cx.notes.push("FEC is off: corrected-bit counters, if any, do not measure the line BER".into());
         } else {
-            cx.notes
-                .push("window has fewer than two samples: no BER".into());
+            cx.notes.push("window has fewer than two samples: no BER".into());
         }
         return l;
     }
@@ -276,12 +246,10 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
                 l.margin_is_lower_bound = k == 0;
             }
         }
-        (Some(_), None) => cx
-            .notes
-            .push("corrected bits counted but the lane rate is unknown: no BER".into()),
-        (None, _) if l.corrected_blocks.is_some() => cx
-            .notes
-            .push("only FEC block counts (codewords, not bits) are available: no BER".into()),
+        (Some(_), None) => cx.notes.push("corrected bits counted but the lane rate is unknown: no BER".into()),
+        (None, _) if l.corrected_blocks.is_some() => {
+            cx.notes.push("only FEC block counts (codewords, not bits) are available: no BER".into())
+        }
         (None, _) => {}
     }
     l
@@ -291,36 +259,20 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
 fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
     let w = cx.w;
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
-    let per_lane = w
-        .deltas
-        .corrected_bits_per_lane
-        .as_ref()
-        .map(|l| &l.values[..]);
-    let n = [
-        module_lanes
-            .iter()
-            .map(|l| usize::from(l.lane))
+    let per_lane = w.deltas.corrected_bits_per_lane.as_ref().map(|l| &l.values[..]);
+    let n =
+        [module_lanes.iter().map(|l| usize::from(l.lane)).max().unwrap_or(0), per_lane.map_or(0, |v| v.len()), w.rx_power_dbm_mean.len()]
+            .into_iter()
             .max()
-            .unwrap_or(0),
-        per_lane.map_or(0, |v| v.len()),
-        w.rx_power_dbm_mean.len(),
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(0)
-    .min(usize::from(u8::MAX));
+            .unwrap_or(0)
+            .min(usize::from(u8::MAX));
     (1..=n)
         .map(|i| {
             let idx = i - 1;
             // n <= 255, so the lane number fits a u8.
             let lane = u8::try_from(i).unwrap_or(u8::MAX);
             let m = module_lanes.iter().find(|l| l.lane == lane);
-            let rx = w
-                .rx_power_dbm_mean
-                .get(idx)
-                .copied()
-                .flatten()
-                .or(m.and_then(|m| m.rx_power_dbm));
+            let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
             let rx = rx.filter(|v| v.is_finite());
             let mut la = LaneAnalysis {
                 lane,
@@ -330,11 +282,7 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
                 corrected_bits: per_lane.and_then(|v| v.get(idx).copied()),
                 ..Default::default()
             };
-            if let Some(om) = w
-                .module
-                .as_ref()
-                .and_then(|m| optical::optical_margin(rx, &m.thresholds, m.rx_power_type))
-            {
+            if let Some(om) = w.module.as_ref().and_then(|m| optical::optical_margin(rx, &m.thresholds, m.rx_power_type)) {
                 la.optical_margin_db = Some(om.margin_db);
                 la.optical_margin_reference = Some(om.reference);
             }
@@ -376,30 +324,14 @@ fn rank(lanes: &mut [LaneAnalysis]) {
     }
 }
 
-fn analyze_one(
-    w: &InterfaceWindow,
-    base: &Config,
-    peer: Option<&InterfaceWindow>,
-    group: Option<PcieGroup>,
-) -> InterfaceAnalysis {
+fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow>, group: Option<PcieGroup>) -> InterfaceAnalysis {
     let mut notes = Vec::new();
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
-    let modulation = rate
-        .as_ref()
-        .map(|r| r.modulation)
-        .or(w.module.as_ref().and_then(|m| m.modulation));
+    let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
-    let mut cx = Context {
-        w,
-        cfg,
-        rate,
-        modulation,
-        fec,
-        limit,
-        notes,
-    };
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
@@ -412,23 +344,14 @@ fn analyze_one(
         }
     }
     if lanes.iter().all(|l| l.corrected_bits.is_none()) && link.corrected_bits.is_some() {
-        cx.notes
-            .push("corrected bits are counted for the port only: no per-lane BER".into());
+        cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);
     if pcie.degraded {
-        let severity = if pcie.trained_down {
-            Severity::Reject
-        } else {
-            Severity::Investigate
-        };
-        let msg = format!(
-            "{}: {}",
-            pcie.message.as_deref().unwrap_or("PCIe degraded"),
-            pcie.advice.as_deref().unwrap_or("")
-        );
+        let severity = if pcie.trained_down { Severity::Reject } else { Severity::Investigate };
+        let msg = format!("{}: {}", pcie.message.as_deref().unwrap_or("PCIe degraded"), pcie.advice.as_deref().unwrap_or(""));
         reasons.push(Reason::new(PCIE_DEGRADED, severity, None, msg));
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
@@ -472,12 +395,7 @@ mod tests {
         m.rx_power_type = Some(RxPowerType::Average);
         // Low warning 0.1 mW = -10 dBm, low alarm 0.05 mW.
         m.thresholds = Thresholds {
-            rx_power_mw: Some(ThresholdSet {
-                high_alarm: 3.0,
-                low_alarm: 0.05,
-                high_warning: 2.0,
-                low_warning: 0.1,
-            }),
+            rx_power_mw: Some(ThresholdSet { high_alarm: 3.0, low_alarm: 0.05, high_warning: 2.0, low_warning: 0.1 }),
             ..Default::default()
         };
         for (i, dbm) in rx_dbm.iter().enumerate() {
@@ -491,10 +409,7 @@ mod tests {
     }
 
     fn counted(v: u64) -> Option<Counted> {
-        Some(Counted {
-            value: v,
-            origin: Origin::netlink(),
-        })
+        Some(Counted { value: v, origin: Origin::netlink() })
     }
 
     /// 200GBASE-SR4 over 60 s, Gen4 x16 (16 x 16 x 128/130 x 0.92 = 231.9 Gb/s >= 200).
@@ -526,10 +441,7 @@ mod tests {
             link_up: Some(true),
             deltas: PortCounters {
                 corrected_bits: counted(bits.iter().sum()),
-                corrected_bits_per_lane: Some(LaneCounts {
-                    values: bits.to_vec(),
-                    origin: Origin::netlink(),
-                }),
+                corrected_bits_per_lane: Some(LaneCounts { values: bits.to_vec(), origin: Origin::netlink() }),
                 uncorrectable_blocks: counted(0),
                 link_down_events: counted(0),
                 ..Default::default()
@@ -548,11 +460,7 @@ mod tests {
     }
 
     fn codes(a: &InterfaceAnalysis) -> Vec<&'static str> {
-        a.reasons
-            .iter()
-            .filter(|r| r.severity != Severity::Info)
-            .map(|r| r.code)
-            .collect()
+        a.reasons.iter().filter(|r| r.severity != Severity::Info).map(|r| r.code).collect()
     }
 
     #[test]
@@ -565,36 +473,20 @@ mod tests {
         assert!((l4.pre_fec_ber.unwrap() - 6.651e-5).abs() < 1e-8);
         assert!((l4.margin_db.unwrap() - 0.407).abs() < 2e-3);
         assert!(!l4.margin_is_lower_bound);
-        assert!(
-            l4.flags.contains(&FEC_HIDING) && l4.flags.contains(&LOW_MARGIN),
-            "{:?}",
-            l4.flags
-        );
+        assert!(l4.flags.contains(&FEC_HIDING) && l4.flags.contains(&LOW_MARGIN), "{:?}", l4.flags);
         // Evidence: -0.5 dB vs siblings' median, 151x the siblings' median BER.
         assert!((l4.evidence.rx_delta_db.unwrap() + 0.5).abs() < 1e-9);
         assert!((l4.evidence.ber_ratio.unwrap() - 151.4).abs() < 0.1);
         let advice = l4.advice.as_deref().unwrap();
-        assert!(
-            advice.starts_with("lane 4:") && advice.contains("clean the fiber"),
-            "{advice}"
-        );
+        assert!(advice.starts_with("lane 4:") && advice.contains("clean the fiber"), "{advice}");
         // Optical margin over the -10 dBm low warning: -1.6 + 10 = 8.4 dB.
         assert!((l4.optical_margin_db.unwrap() - 8.4).abs() < 1e-9);
         // Ranking by BER margin: lane 3 (1.297 dB), 2 (1.534), 1 (1.593).
-        assert_eq!(
-            a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(),
-            vec![4, 3, 2, 1]
-        );
-        assert!(a.lanes[1..]
-            .iter()
-            .all(|l| l.flags.is_empty() && l.advice.is_none()));
+        assert_eq!(a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(), vec![4, 3, 2, 1]);
+        assert!(a.lanes[1..].iter().all(|l| l.flags.is_empty() && l.advice.is_none()));
         let hiding = a.reasons.iter().find(|r| r.code == FEC_HIDING).unwrap();
         assert_eq!(hiding.lane, Some(4));
-        assert!(
-            hiding.message.contains("0.41 dB") && hiding.message.contains("RS(544,514)"),
-            "{}",
-            hiding.message
-        );
+        assert!(hiding.message.contains("0.41 dB") && hiding.message.contains("RS(544,514)"), "{}", hiding.message);
         assert!(a.rx_ber_fit.as_ref().unwrap().pam4_signature);
         assert_eq!(l4.evidence.pam4_signature, Some(true));
         assert!((l4.evidence.slope_decades_per_db.unwrap() + 3.110).abs() < 2e-3);
@@ -609,15 +501,7 @@ mod tests {
     fn json_contract_keys() {
         let a = one(sr4(&CASE_RX, &CASE_BITS));
         let v = serde_json::to_value(&a).unwrap();
-        for k in [
-            "interface",
-            "verdict",
-            "reasons",
-            "pcie",
-            "link",
-            "module",
-            "lanes",
-        ] {
+        for k in ["interface", "verdict", "reasons", "pcie", "link", "module", "lanes"] {
             assert!(v.get(k).is_some(), "{k}");
         }
         assert_eq!(v["verdict"], "investigate");
@@ -651,10 +535,7 @@ mod tests {
         let a = one(sr4(&HEALTHY_RX, &HEALTHY_BITS));
         assert_eq!(a.verdict, Verdict::Accept);
         assert!(a.reasons.is_empty(), "{:#?}", a.reasons);
-        assert!(a
-            .lanes
-            .iter()
-            .all(|l| l.flags.is_empty() && l.advice.is_none()));
+        assert!(a.lanes.iter().all(|l| l.flags.is_empty() && l.advice.is_none()));
         // Weakest is lane 2: 1.4e6 -> margin 1.534 dB.
         assert_eq!(a.lanes[0].lane, 2);
         assert!((a.lanes[0].margin_db.unwrap() - 1.534).abs() < 2e-3);
@@ -670,10 +551,7 @@ mod tests {
         assert!((l.pre_fec_ber_upper.unwrap() - 9.398e-13).abs() < 1e-15);
         assert!((l.margin_db.unwrap() - 3.120).abs() < 2e-3);
         // No BER to rank by apart from equal bounds: lane order.
-        assert_eq!(
-            a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(),
-            vec![1, 2, 3, 4]
-        );
+        assert_eq!(a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
     }
 
     #[test]
@@ -718,11 +596,7 @@ mod tests {
         w.link_up = Some(false);
         w.link_ext_state = Some(4);
         let a = one(w);
-        assert!(
-            a.reasons[0].message.contains("no cable"),
-            "{}",
-            a.reasons[0].message
-        );
+        assert!(a.reasons[0].message.contains("no cable"), "{}", a.reasons[0].message);
     }
 
     #[test]
@@ -732,10 +606,7 @@ mod tests {
             m.lanes[2].flags = vec!["rx_power_low_warning".into()];
         }
         let a = one(w.clone());
-        assert_eq!(
-            (a.verdict, codes(&a)),
-            (Verdict::Investigate, vec![DOM_WARNING])
-        );
+        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![DOM_WARNING]));
         let l3 = a.lanes.iter().find(|l| l.lane == 3).unwrap();
         assert_eq!(l3.flags, vec![DOM_WARNING]);
         assert!(l3.advice.as_deref().unwrap().contains("clean the fiber"));
@@ -751,19 +622,8 @@ mod tests {
             m.module_flags.clear();
         }
         let a = one(w);
-        assert_eq!(
-            (a.verdict, codes(&a)),
-            (Verdict::Reject, vec![MODULE_FAULT])
-        );
-        assert!(a
-            .lanes
-            .iter()
-            .find(|l| l.lane == 3)
-            .unwrap()
-            .advice
-            .as_deref()
-            .unwrap()
-            .contains("swap the module"));
+        assert_eq!((a.verdict, codes(&a)), (Verdict::Reject, vec![MODULE_FAULT]));
+        assert!(a.lanes.iter().find(|l| l.lane == 3).unwrap().advice.as_deref().unwrap().contains("swap the module"));
     }
 
     #[test]
@@ -773,10 +633,7 @@ mod tests {
         w.deltas.corrected_bits_per_lane = None;
         w.deltas.corrected_blocks = counted(10);
         let a = one(w.clone());
-        assert_eq!(
-            (a.verdict, codes(&a)),
-            (Verdict::Investigate, vec![NO_FEC_DATA])
-        );
+        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![NO_FEC_DATA]));
         assert!(a.notes.iter().any(|n| n.contains("only FEC block counts")));
         // Ranked by optical margin instead: lane 4 (-1.15 dBm) is weakest.
         assert_eq!(a.lanes[0].lane, 4);
@@ -791,10 +648,7 @@ mod tests {
         let a = one(w.clone());
         assert_eq!(a.verdict, Verdict::Accept);
         assert_eq!(a.reasons.len(), 1);
-        assert_eq!(
-            (a.reasons[0].code, a.reasons[0].severity),
-            (NO_FEC_DATA, Severity::Info)
-        );
+        assert_eq!((a.reasons[0].code, a.reasons[0].severity), (NO_FEC_DATA, Severity::Info));
         // bnxt_en reports rx_corrected_bits = 0 with FEC off: still no BER from it.
         w.deltas.corrected_bits = counted(0);
         let a = one(w);
@@ -810,17 +664,11 @@ mod tests {
         w.rx_power_dbm_mean.clear();
         w.module_error = Some("EEPROM read: kernel error 121".into());
         let a = one(w);
-        assert_eq!(
-            (a.verdict, codes(&a)),
-            (Verdict::Investigate, vec![MODULE_UNREADABLE])
-        );
+        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![MODULE_UNREADABLE]));
         assert!(a.reasons[0].message.contains("kernel error 121"));
         // BER still works from the counters alone.
         assert_eq!(a.lanes.len(), 4);
-        assert!(a
-            .lanes
-            .iter()
-            .all(|l| l.margin_db.is_some() && l.rx_power_dbm.is_none()));
+        assert!(a.lanes.iter().all(|l| l.margin_db.is_some() && l.rx_power_dbm.is_none()));
     }
 
     #[test]
@@ -847,27 +695,15 @@ mod tests {
         if let Some(m) = peer.module.as_mut() {
             m.lanes[3].set_tx_power_mw(mw(-1.5));
         }
-        let a = analyze(
-            std::slice::from_ref(&w),
-            &Config::default(),
-            std::slice::from_ref(&peer),
-        )
-        .remove(0);
+        let a = analyze(std::slice::from_ref(&w), &Config::default(), std::slice::from_ref(&peer)).remove(0);
         let advice = a.lanes[0].advice.as_deref().unwrap();
-        assert!(
-            advice.contains("far end's transmitter on lane 4") && advice.contains("2.0 dB"),
-            "{advice}"
-        );
+        assert!(advice.contains("far end's transmitter on lane 4") && advice.contains("2.0 dB"), "{advice}");
         // Far-end tx normal: the fiber between.
         if let Some(m) = peer.module.as_mut() {
             m.lanes[3].set_tx_power_mw(mw(0.5));
         }
         let a = analyze(&[w], &Config::default(), &[peer]).remove(0);
-        assert!(a.lanes[0]
-            .advice
-            .as_deref()
-            .unwrap()
-            .contains("far-end transmitter normal"));
+        assert!(a.lanes[0].advice.as_deref().unwrap().contains("far-end transmitter normal"));
     }
 
     #[test]
@@ -895,11 +731,7 @@ mod tests {
         let mut w = sr4(&CASE_RX, &CASE_BITS);
         w.link.link_mode = Some("200000baseCR4/Full".into());
         let a = one(w);
-        assert!(a.lanes[0]
-            .advice
-            .as_deref()
-            .unwrap()
-            .contains("replace the cable"));
+        assert!(a.lanes[0].advice.as_deref().unwrap().contains("replace the cable"));
     }
 
     #[test]
@@ -917,10 +749,7 @@ mod tests {
             });
             w
         };
-        let ws = [
-            g5("0000:01:00.0", "enp1s0f0np0"),
-            g5("0002:01:00.0", "enP2p1s0f0np0"),
-        ];
+        let ws = [g5("0000:01:00.0", "enp1s0f0np0"), g5("0002:01:00.0", "enP2p1s0f0np0")];
         let out = analyze(&ws, &Config::default(), &[]);
         for a in &out {
             assert_eq!(a.verdict, Verdict::Accept, "{:#?}", a.reasons);
@@ -944,23 +773,13 @@ mod tests {
         let l4 = c.lanes.iter().find(|l| l.lane == 4).unwrap();
         assert_eq!(l4.change, compare::Change::Improved);
         // Margin 0.407 -> 10·log10(x(1.2e6/3.1875e12 = 3.765e-7)/3.41407) = 1.562: +1.2 dB (1.155).
-        assert!(
-            (l4.margin_delta_db.unwrap() - 1.155).abs() < 5e-3,
-            "{:?}",
-            l4.margin_delta_db
-        );
-        assert_eq!(
-            l4.summary,
-            "lane 4: +1.2 dB margin, BER 6.7e-5 -> 3.8e-7, rx +0.5 dB: improved"
-        );
+        assert!((l4.margin_delta_db.unwrap() - 1.155).abs() < 5e-3, "{:?}", l4.margin_delta_db);
+        assert_eq!(l4.summary, "lane 4: +1.2 dB margin, BER 6.7e-5 -> 3.8e-7, rx +0.5 dB: improved");
         // Lane 1 unchanged: identical counts, overlapping intervals.
         let l1 = c.lanes.iter().find(|l| l.lane == 1).unwrap();
         assert_eq!(l1.change, compare::Change::NoSignificantChange);
         assert!(l1.summary.ends_with("no significant change"));
         // Worse the other way round.
-        assert_eq!(
-            compare(&after, &before).lanes[3].change,
-            compare::Change::Worse
-        );
+        assert_eq!(compare(&after, &before).lanes[3].change, compare::Change::Worse);
     }
 }

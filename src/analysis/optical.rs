@@ -17,26 +17,13 @@ pub struct OpticalMargin {
 }
 
 /// `None` without a finite rx power or a positive low threshold (0 mW = "not set").
-pub fn optical_margin(
-    rx_power_dbm: Option<f64>,
-    thresholds: &Thresholds,
-    rx_power_type: Option<RxPowerType>,
-) -> Option<OpticalMargin> {
+pub fn optical_margin(rx_power_dbm: Option<f64>, thresholds: &Thresholds, rx_power_type: Option<RxPowerType>) -> Option<OpticalMargin> {
     let rx = rx_power_dbm.filter(|v| v.is_finite())?;
     let set = thresholds.rx_power_mw?;
-    let (reference, mw) = [
-        ("low_warning", set.low_warning),
-        ("low_alarm", set.low_alarm),
-    ]
-    .into_iter()
-    .find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
+    let (reference, mw) =
+        [("low_warning", set.low_warning), ("low_alarm", set.low_alarm)].into_iter().find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
     let threshold_dbm = mw_to_dbm(mw);
-    Some(OpticalMargin {
-        margin_db: rx - threshold_dbm,
-        reference,
-        threshold_dbm,
-        rx_power_type,
-    })
+    Some(OpticalMargin { margin_db: rx - threshold_dbm, reference, threshold_dbm, rx_power_type })
 }
 
 #[cfg(test)]
@@ -45,15 +32,7 @@ mod tests {
     use crate::module::report::ThresholdSet;
 
     fn th(low_warning: f64, low_alarm: f64) -> Thresholds {
-        Thresholds {
-            rx_power_mw: Some(ThresholdSet {
-                high_alarm: 3.0,
-                low_alarm,
-                high_warning: 2.0,
-                low_warning,
-            }),
-            ..Default::default()
-        }
+        Thresholds { rx_power_mw: Some(ThresholdSet { high_alarm: 3.0, low_alarm, high_warning: 2.0, low_warning }), ..Default::default() }
     }
 
     #[test]

@@ -47,69 +47,38 @@ fn siblings(lanes: &[LaneAnalysis], lane: u8) -> impl Iterator<Item = &LaneAnaly
     lanes.iter().filter(move |l| l.lane != lane)
 }
 
-pub fn evidence(
-    lanes: &[LaneAnalysis],
-    i: usize,
-    cfg: &Config,
-    ber_limit: Option<f64>,
-) -> Evidence {
+pub fn evidence(lanes: &[LaneAnalysis], i: usize, cfg: &Config, ber_limit: Option<f64>) -> Evidence {
     let Some(me) = lanes.get(i) else {
         return Evidence::default();
     };
-    let sib_rx: Vec<f64> = siblings(lanes, me.lane)
-        .filter_map(|l| l.rx_power_dbm)
-        .collect();
-    let rx_delta_db = me
-        .rx_power_dbm
-        .zip(median(&sib_rx))
-        .map(|(r, m)| r - m)
-        .filter(|d| d.is_finite());
-    let sib_ber: Vec<f64> = siblings(lanes, me.lane)
-        .filter_map(|l| l.pre_fec_ber)
-        .collect();
-    let sib_upper: Vec<f64> = siblings(lanes, me.lane)
-        .filter_map(|l| l.pre_fec_ber_upper)
-        .collect();
+    let sib_rx: Vec<f64> = siblings(lanes, me.lane).filter_map(|l| l.rx_power_dbm).collect();
+    let rx_delta_db = me.rx_power_dbm.zip(median(&sib_rx)).map(|(r, m)| r - m).filter(|d| d.is_finite());
+    let sib_ber: Vec<f64> = siblings(lanes, me.lane).filter_map(|l| l.pre_fec_ber).collect();
+    let sib_upper: Vec<f64> = siblings(lanes, me.lane).filter_map(|l| l.pre_fec_ber_upper).collect();
     let ber_ratio = match (me.pre_fec_ber, median(&sib_ber)) {
         (Some(b), Some(m)) if m > 0.0 => Some(b / m),
         _ => None,
     };
     let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, median(&sib_upper)) {
         (Some(lo), Some(b), Some(sib)) => {
-            lo >= cfg.outlier_ratio * sib
-                && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
+            lo >= cfg.outlier_ratio * sib && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
         }
         _ => false,
     };
-    Evidence {
-        rx_delta_db,
-        ber_ratio,
-        outlier,
-        ..Default::default()
-    }
+    Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
 }
 
 /// The fit over lanes with both a finite rx power and at least one corrected bit.
-pub fn rx_ber_fit(
-    lanes: &[LaneAnalysis],
-    modulation: Option<Modulation>,
-    cfg: &Config,
-) -> Option<RxBerFit> {
+pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
     let pts: Vec<(f64, f64)> = lanes
         .iter()
         .filter(|l| l.corrected_bits.is_some_and(|k| k > 0))
         .filter_map(|l| Some((l.rx_power_dbm?, l.pre_fec_ber?.log10())))
         .collect();
     let LineFit { slope, r, n, .. } = line_fit(&pts)?;
-    let pam4_signature = modulation == Some(Modulation::Pam4)
-        && slope < 0.0
-        && (cfg.signature_slope_min..=cfg.signature_slope_max).contains(&-slope);
-    Some(RxBerFit {
-        slope_decades_per_db: slope,
-        r,
-        lanes: n,
-        pam4_signature,
-    })
+    let pam4_signature =
+        modulation == Some(Modulation::Pam4) && slope < 0.0 && (cfg.signature_slope_min..=cfg.signature_slope_max).contains(&-slope);
+    Some(RxBerFit { slope_decades_per_db: slope, r, lanes: n, pam4_signature })
 }
 
 #[cfg(test)]
@@ -132,12 +101,7 @@ mod tests {
     #[test]
     fn the_200g_sr4_lanes() {
         let cfg = Config::default();
-        let ls = vec![
-            lane(1, -1.0, 1_000_000),
-            lane(2, -1.1, 1_400_000),
-            lane(3, -1.5, 5_000_000),
-            lane(4, -1.6, 212_000_000),
-        ];
+        let ls = vec![lane(1, -1.0, 1_000_000), lane(2, -1.1, 1_400_000), lane(3, -1.5, 5_000_000), lane(4, -1.6, 212_000_000)];
         // Lane 4: siblings' rx median (-1.0, -1.1, -1.5) = -1.1 -> delta -0.5 dB;
         // siblings' corrected-bit median 1.4e6 -> ratio 212/1.4 = 151.4.
         let e = evidence(&ls, 3, &cfg, Some(2.4e-4));
@@ -151,44 +115,21 @@ mod tests {
         // dx = 0.3, 0.2, -0.2, -0.3 (sxx 0.26); dy = -0.7929, -0.6467, -0.0939, 1.5335;
         // sxy = -0.2379 - 0.1293 + 0.0188 - 0.4601 = -0.8085 -> slope -3.110 decades/dB.
         let f = rx_ber_fit(&ls, Some(Modulation::Pam4), &cfg).unwrap();
-        assert!(
-            (f.slope_decades_per_db + 3.110).abs() < 2e-3,
-            "{}",
-            f.slope_decades_per_db
-        );
+        assert!((f.slope_decades_per_db + 3.110).abs() < 2e-3, "{}", f.slope_decades_per_db);
         assert!(f.pam4_signature && f.lanes == 4);
-        assert!(
-            !rx_ber_fit(&ls, Some(Modulation::Nrz), &cfg)
-                .unwrap()
-                .pam4_signature
-        );
+        assert!(!rx_ber_fit(&ls, Some(Modulation::Nrz), &cfg).unwrap().pam4_signature);
     }
 
     #[test]
     fn small_counts_do_not_trigger() {
         let cfg = Config::default();
         // 30 errors: lower bound chi2(60 dof, 0.05)/2 = 43.19/2 = 21.6 < 10 x 3.0 (zero-error siblings' upper).
-        let ls = vec![
-            lane(1, -1.0, 0),
-            lane(2, -1.0, 0),
-            lane(3, -1.0, 30),
-            lane(4, -1.0, 0),
-        ];
+        let ls = vec![lane(1, -1.0, 0), lane(2, -1.0, 0), lane(3, -1.0, 30), lane(4, -1.0, 0)];
         assert!(!evidence(&ls, 2, &cfg, None).outlier);
         // 1e6 errors: far past 10x, and 1e6 / 3.1875e12 = 3.1e-7 >= 1e-3 x 2.4e-4: outlier.
-        let ls = vec![
-            lane(1, -1.0, 0),
-            lane(2, -1.0, 0),
-            lane(3, -1.0, 1_000_000),
-            lane(4, -1.0, 0),
-        ];
+        let ls = vec![lane(1, -1.0, 0), lane(2, -1.0, 0), lane(3, -1.0, 1_000_000), lane(4, -1.0, 0)];
         assert!(evidence(&ls, 2, &cfg, Some(2.4e-4)).outlier);
-        let ls = vec![
-            lane(1, -1.0, 0),
-            lane(2, -1.0, 0),
-            lane(3, -1.0, 100),
-            lane(4, -1.0, 0),
-        ];
+        let ls = vec![lane(1, -1.0, 0), lane(2, -1.0, 0), lane(3, -1.0, 100), lane(4, -1.0, 0)];
         // 100 / 3.1875e12 = 3.1e-11 < 2.4e-7.
         assert!(!evidence(&ls, 2, &cfg, Some(2.4e-4)).outlier);
     }

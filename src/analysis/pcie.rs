@@ -69,30 +69,19 @@ pub struct PcieAnalysis {
 
 fn path_key(bus_info: &str) -> String {
     // "0000:01:00.1" -> "0000:01:00".
-    bus_info
-        .rsplit_once('.')
-        .map_or(bus_info, |(dev, _)| dev)
-        .to_string()
+    bus_info.rsplit_once('.').map_or(bus_info, |(dev, _)| dev).to_string()
 }
 
 fn serial_key(w: &InterfaceWindow) -> Option<String> {
     let m = w.module.as_ref()?;
     let sn = m.vendor_sn.as_deref()?.trim();
-    (!sn.is_empty()).then(|| {
-        format!("{} {sn}", m.vendor_name.as_deref().unwrap_or("").trim())
-            .trim()
-            .to_string()
-    })
+    (!sn.is_empty()).then(|| format!("{} {sn}", m.vendor_name.as_deref().unwrap_or("").trim()).trim().to_string())
 }
 
 fn own_ceiling(pci: Option<&PciLink>, cfg: &Config) -> Option<f64> {
     let p = pci?;
     let gts = p.current_link_speed.as_deref().and_then(parse_gts)?;
-    Some(ceiling_gbps(
-        gts,
-        p.current_link_width.filter(|w| *w > 0)?,
-        cfg.pcie_efficiency,
-    ))
+    Some(ceiling_gbps(gts, p.current_link_width.filter(|w| *w > 0)?, cfg.pcie_efficiency))
 }
 
 /// Groups of two or more windows sharing a module serial, keyed by interface name.
@@ -108,9 +97,7 @@ pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, Pci
         let mut path_ceilings: BTreeMap<String, Option<f64>> = BTreeMap::new();
         for w in &members {
             if let Some(bus) = w.identity.bus_info.as_deref() {
-                path_ceilings
-                    .entry(path_key(bus))
-                    .or_insert_with(|| own_ceiling(w.identity.pci.as_ref(), cfg));
+                path_ceilings.entry(path_key(bus)).or_insert_with(|| own_ceiling(w.identity.pci.as_ref(), cfg));
             }
         }
         let group_ceiling_gbps = path_ceilings.values().copied().sum::<Option<f64>>();
@@ -156,9 +143,7 @@ pub fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<PcieGroup>)
     let reach = multi_path.map_or(a.ceiling_gbps, |g| g.group_ceiling_gbps);
     if let (Some(reach), Some(port)) = (reach, a.port_speed_gbps) {
         if reach < port {
-            why.push(format!(
-                "PCIe ceiling {reach:.0} Gb/s is below the port's {port:.0} Gb/s"
-            ));
+            why.push(format!("PCIe ceiling {reach:.0} Gb/s is below the port's {port:.0} Gb/s"));
         }
     }
     a.degraded = !why.is_empty();
@@ -202,16 +187,8 @@ mod tests {
         let mut m = ModuleReport::new(Standard::Cmis, 0x18);
         m.vendor_name = Some("NVIDIA".into());
         m.vendor_sn = Some(sn.into());
-        let mut w = InterfaceWindow {
-            interface: name.into(),
-            module: Some(m),
-            ..Default::default()
-        };
-        w.identity = DeviceIdentity {
-            bus_info: Some(bus.into()),
-            pci: Some(p),
-            ..Default::default()
-        };
+        let mut w = InterfaceWindow { interface: name.into(), module: Some(m), ..Default::default() };
+        w.identity = DeviceIdentity { bus_info: Some(bus.into()), pci: Some(p), ..Default::default() };
         w.link.speed_mbps = Some(speed_mbps);
         w
     }
@@ -242,34 +219,19 @@ mod tests {
 
     #[test]
     fn trained_down_is_degraded() {
-        let w = window(
-            "eth0",
-            "0000:01:00.0",
-            pci("16.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 16),
-            200_000,
-            "A",
-        );
+        let w = window("eth0", "0000:01:00.0", pci("16.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 16), 200_000, "A");
         let a = analyze_pcie(&w, &Config::default(), None);
         assert!(a.degraded && a.trained_down);
         assert!((a.ceiling_gbps.unwrap() - 57.974).abs() < 1e-3);
         let msg = a.message.unwrap();
-        assert!(
-            msg.contains("x4 of x16") && msg.contains("58 Gb/s is below the port's 200"),
-            "{msg}"
-        );
+        assert!(msg.contains("x4 of x16") && msg.contains("58 Gb/s is below the port's 200"), "{msg}");
         assert!(a.advice.unwrap().contains("reseat"));
     }
 
     #[test]
     fn full_width_gen4_x16_is_fine() {
         // 16 x 16 x 128/130 x 0.92 = 231.9 >= 200.
-        let w = window(
-            "eth0",
-            "0000:01:00.0",
-            pci("16.0 GT/s PCIe", 16, "16.0 GT/s PCIe", 16),
-            200_000,
-            "A",
-        );
+        let w = window("eth0", "0000:01:00.0", pci("16.0 GT/s PCIe", 16, "16.0 GT/s PCIe", 16), 200_000, "A");
         let a = analyze_pcie(&w, &Config::default(), None);
         assert!(!a.degraded && a.message.is_none());
     }
@@ -303,16 +265,9 @@ mod tests {
     #[test]
     fn functions_of_one_device_are_one_path() {
         let g4 = || pci("16.0 GT/s PCIe", 16, "16.0 GT/s PCIe", 16);
-        let ws = vec![
-            window("a", "0000:01:00.0", g4(), 100_000, "X"),
-            window("b", "0000:01:00.1", g4(), 100_000, "X"),
-        ];
+        let ws = vec![window("a", "0000:01:00.0", g4(), 100_000, "X"), window("b", "0000:01:00.1", g4(), 100_000, "X")];
         let g = groups(&ws, &Config::default());
         assert_eq!(g["a"].paths.len(), 1);
-        assert!(
-            analyze_pcie(&ws[0], &Config::default(), Some(g["a"].clone()))
-                .message
-                .is_none()
-        );
+        assert!(analyze_pcie(&ws[0], &Config::default(), Some(g["a"].clone())).message.is_none());
     }
 }

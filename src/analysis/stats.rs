@@ -11,11 +11,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     let mid = v.len() / 2;
     // mid < len, and mid >= 1 when len is even and non-empty.
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
+    Some(if v.len() % 2 == 1 { v[mid] } else { (v[mid - 1] + v[mid]) / 2.0 })
 }
 
 /// y = slope·x + intercept by ordinary least squares, with Pearson's r.
@@ -29,11 +25,7 @@ pub struct LineFit {
 
 /// `None` for fewer than two points or when every x (or every y) is the same.
 pub fn line_fit(points: &[(f64, f64)]) -> Option<LineFit> {
-    let pts: Vec<(f64, f64)> = points
-        .iter()
-        .copied()
-        .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .collect();
+    let pts: Vec<(f64, f64)> = points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
     let n = pts.len();
     if n < 2 {
         return None;
@@ -51,12 +43,7 @@ pub fn line_fit(points: &[(f64, f64)]) -> Option<LineFit> {
         return None;
     }
     let slope = sxy / sxx;
-    Some(LineFit {
-        slope,
-        intercept: mean_y - slope * mean_x,
-        r: sxy / (sxx * syy).sqrt(),
-        n,
-    })
+    Some(LineFit { slope, intercept: mean_y - slope * mean_x, r: sxy / (sxx * syy).sqrt(), n })
 }
 
 #[cfg(test)]
@@ -75,11 +62,7 @@ mod tests {
     fn fits() {
         // y = -2x + 1 exactly: slope -2, intercept 1, r -1.
         let f = line_fit(&[(0.0, 1.0), (1.0, -1.0), (2.0, -3.0)]).unwrap();
-        assert!(
-            (f.slope + 2.0).abs() < 1e-12
-                && (f.intercept - 1.0).abs() < 1e-12
-                && (f.r + 1.0).abs() < 1e-12
-        );
+        assert!((f.slope + 2.0).abs() < 1e-12 && (f.intercept - 1.0).abs() < 1e-12 && (f.r + 1.0).abs() < 1e-12);
         // (0,0),(1,1),(2,1): mean (1, 2/3); sxy = (-1)(-2/3)+0+(1)(1/3) = 1; sxx = 2 -> slope 0.5;
         // syy = 4/9+1/9+1/9 = 2/3 -> r = 1/sqrt(4/3) = 0.8660.
         let f = line_fit(&[(0.0, 0.0), (1.0, 1.0), (2.0, 1.0)]).unwrap();

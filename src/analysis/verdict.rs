@@ -50,24 +50,12 @@ pub struct Reason {
 
 impl Reason {
     pub fn new(code: &'static str, severity: Severity, lane: Option<u8>, message: String) -> Self {
-        Reason {
-            code,
-            message,
-            severity,
-            lane,
-        }
+        Reason { code, message, severity, lane }
     }
 }
 
 /// Module flag names (report.rs vocabulary) that mean a fault rather than a limit crossing.
-const FAULT_FLAGS: &[&str] = &[
-    "rx_los",
-    "tx_los",
-    "rx_lol",
-    "tx_lol",
-    "tx_fault",
-    "tx_adaptive_eq_fault",
-];
+const FAULT_FLAGS: &[&str] = &["rx_los", "tx_los", "rx_lol", "tx_lol", "tx_fault", "tx_adaptive_eq_fault"];
 
 /// Which code a module or lane flag raises, if any.
 pub fn flag_code(flag: &str) -> Option<&'static str> {
@@ -117,13 +105,7 @@ mod tests {
         let r = |s| Reason::new(LOW_MARGIN, s, None, String::new());
         assert_eq!(verdict(&[]), Verdict::Accept);
         assert_eq!(verdict(&[r(Severity::Info)]), Verdict::Accept);
-        assert_eq!(
-            verdict(&[r(Severity::Info), r(Severity::Investigate)]),
-            Verdict::Investigate
-        );
-        assert_eq!(
-            verdict(&[r(Severity::Reject), r(Severity::Investigate)]),
-            Verdict::Reject
-        );
+        assert_eq!(verdict(&[r(Severity::Info), r(Severity::Investigate)]), Verdict::Investigate);
+        assert_eq!(verdict(&[r(Severity::Reject), r(Severity::Investigate)]), Verdict::Reject);
     }
 }

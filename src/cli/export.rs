@@ -44,7 +44,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         Box::new(std::fs::File::create(&args.csv).with_context(|| format!("creating {}", args.csv.display()))?)
     };
     let mut sink = CsvSink::new(out, Some(&cap.header.created), cfg);
-    for rec in cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i))) {
+    for rec in
+        cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i)))
+    {
         sink.record(rec)?;
     }
     Ok(())

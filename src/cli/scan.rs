@@ -1,4 +1,4 @@
-use super::common::{VERDICT_FAILED, analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -83,7 +83,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             };
             let (cap, summary) = live::sample(&plan, &cfg)?;
             let analyses = analyze_capture(&cap, &[], range, &cfg, peer.as_ref()).context("analysing the samples")?;
-            let source = SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
+            let source =
+                SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))
         }
     };
@@ -126,7 +127,11 @@ pub fn print_analyses(
                     writeln!(out, "{iface}: unavailable: {u}")?;
                 }
             }
-            writeln!(out, "{} ticks, {} samples, {} requests, {} bytes ({} module requests, {} module bytes)", s.ticks, s.samples, s.io.requests, s.io.bytes, s.module_io.requests, s.module_io.bytes)?;
+            writeln!(
+                out,
+                "{} ticks, {} samples, {} requests, {} bytes ({} module requests, {} module bytes)",
+                s.ticks, s.samples, s.io.requests, s.io.bytes, s.module_io.requests, s.module_io.bytes
+            )?;
             for n in &s.notes {
                 writeln!(out, "note: {n}")?;
             }

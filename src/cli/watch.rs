@@ -1,4 +1,4 @@
-use super::common::{VERDICT_FAILED, analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs};
+use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
@@ -57,7 +57,8 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             };
             let (cap, summary) = live::sample(&plan, &cfg)?;
             let analyses = analyze_capture(&cap, &[], TimeRange::whole(), &cfg, None).context("analysing the samples")?;
-            let source = SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
+            let source =
+                SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))
         }
     };
@@ -72,7 +73,11 @@ fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::R
         None => None,
     };
     let mut csv = match &args.csv {
-        Some(p) => Some(CsvSink::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?, Some(&cap.header.created), cfg.clone())),
+        Some(p) => Some(CsvSink::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+            Some(&cap.header.created),
+            cfg.clone(),
+        )),
         None => None,
     };
     let mut sinks: Vec<&mut dyn RecordSink> = Vec::new();
@@ -82,7 +87,9 @@ fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::R
     if let Some(c) = csv.as_mut() {
         sinks.push(c);
     }
-    for rec in cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i))) {
+    for rec in
+        cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i)))
+    {
         for s in sinks.iter_mut() {
             s.record(rec)?;
         }

@@ -59,9 +59,7 @@ const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_sym
 const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
 
 fn from_driver(stats: &DriverStats, names: &[&str]) -> Option<Counted> {
-    names
-        .iter()
-        .find_map(|n| stats.get(*n).map(|v| Counted { value: *v, origin: Origin::driver(n) }))
+    names.iter().find_map(|n| stats.get(*n).map(|v| Counted { value: *v, origin: Origin::driver(n) }))
 }
 
 /// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN).

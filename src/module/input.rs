@@ -217,9 +217,7 @@ pub fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
                 Some((a, page, off)) => {
                     let bank = if off < 128 { 0 } else { target.bank };
                     let page = if off < 128 { 0 } else { page };
-                    image
-                        .insert(a, page, bank, off, &[*byte])
-                        .map_err(|e| InputError::HexText(format!("offset {addr:#x}: {e}")))?;
+                    image.insert(a, page, bank, off, &[*byte]).map_err(|e| InputError::HexText(format!("offset {addr:#x}: {e}")))?;
                 }
                 None => {
                     return Err(InputError::HexText(format!(
@@ -295,7 +293,9 @@ fn hex_blocks(text: &str) -> Vec<HexBlock> {
 /// i2cdump / hexdump column headers ("0  1  2 ... f", "0123456789abcdef").
 fn is_column_header(line: &str) -> bool {
     line.split_whitespace().all(|t| t.len() <= 2 && t.chars().all(|c| c.is_ascii_hexdigit()))
-        || line.split_whitespace().all(|t| t.eq_ignore_ascii_case("0123456789abcdef") || (t.len() == 1 && t.chars().all(|c| c.is_ascii_hexdigit())))
+        || line
+            .split_whitespace()
+            .all(|t| t.eq_ignore_ascii_case("0123456789abcdef") || (t.len() == 1 && t.chars().all(|c| c.is_ascii_hexdigit())))
 }
 
 /// One row: an address (hex, optional `0x`, then `:` or whitespace) and 1-16 two-digit hex
@@ -334,10 +334,7 @@ fn parse_row(line: &str) -> Option<(u32, Vec<Option<u8>>)> {
 /// "Lower Page", "Page 0x11 bank 1".
 fn block_target(label: &str) -> BlockTarget {
     let lower_label = label.to_ascii_lowercase();
-    let words: Vec<&str> = lower_label
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = lower_label.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
     let mut t = BlockTarget::default();
     for (i, w) in words.iter().enumerate() {
         match *w {

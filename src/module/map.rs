@@ -49,7 +49,15 @@ impl Field {
 pub fn ascii_trimmed(bytes: &[u8]) -> String {
     let s: String = bytes
         .iter()
-        .map(|&b| if (0x20..0x7f).contains(&b) { b as char } else if b == 0 { ' ' } else { '?' })
+        .map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                b as char
+            } else if b == 0 {
+                ' '
+            } else {
+                '?'
+            }
+        })
         .collect();
     s.trim_end().to_string()
 }
@@ -70,10 +78,7 @@ pub fn first_overlap(fields: &[Field]) -> Option<(&'static str, &'static str)> {
 
 /// Fields that run past the end of their half page.
 pub fn first_straddling(fields: &[Field]) -> Option<&'static str> {
-    fields
-        .iter()
-        .find(|f| f.len == 0 || (f.offset as u16 % 128) + f.len as u16 > 128)
-        .map(|f| f.name)
+    fields.iter().find(|f| f.len == 0 || (f.offset as u16 % 128) + f.len as u16 > 128).map(|f| f.name)
 }
 
 #[cfg(test)]

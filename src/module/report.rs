@@ -203,9 +203,7 @@ impl ModuleReport {
     pub fn check_sum(&mut self, name: &str, stored: u8, computed: u8) {
         let ok = stored == computed;
         if !ok {
-            self.warnings.push(format!(
-                "{name} checksum mismatch: stored {stored:#04x}, computed {computed:#04x}"
-            ));
+            self.warnings.push(format!("{name} checksum mismatch: stored {stored:#04x}, computed {computed:#04x}"));
         }
         self.checksums.push(ChecksumCheck { name: name.to_string(), stored, computed, ok });
     }

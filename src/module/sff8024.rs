@@ -233,11 +233,7 @@ pub fn standard_for_identifier(id: u8) -> Option<Standard> {
 
 /// The name of `code` in `table`, or `Unknown (0xNN)` for codes the table does not list.
 pub(crate) fn lookup(table: &[(u8, &str)], code: u8) -> String {
-    table
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map(|(_, n)| n.to_string())
-        .unwrap_or_else(|| format!("Unknown ({code:#04x})"))
+    table.iter().find(|(c, _)| *c == code).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Unknown ({code:#04x})"))
 }
 
 #[cfg(test)]

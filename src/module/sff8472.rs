@@ -274,7 +274,10 @@ impl Monitor {
 
 /// Where a monitor's external calibration constants live (Table 9-6).
 enum ExternalFields {
-    Linear { slope: Field, offset: Field },
+    Linear {
+        slope: Field,
+        offset: Field,
+    },
     /// Coefficients of ADC^0 .. ADC^4.
     Polynomial([Field; 5]),
 }
@@ -527,8 +530,7 @@ fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {
         .filter(|b| b.iter().any(|&x| x != 0))
         .map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(":"));
     // 00h: no SFF-8472 revision claimed (Table 8-8).
-    report.spec_revision =
-        a0.byte(SFF8472_COMPLIANCE).filter(|&b| b != 0).map(|b| sff8024::lookup(SFF8472_REVISIONS, b));
+    report.spec_revision = a0.byte(SFF8472_COMPLIANCE).filter(|&b| b != 0).map(|b| sff8024::lookup(SFF8472_REVISIONS, b));
 
     let transceiver = a0.read(TRANSCEIVER);
     let ext = a0.byte(EXT_COMPLIANCE);
@@ -566,9 +568,7 @@ fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {
 fn decode_diagnostics(img: &ModuleImage, report: &mut ModuleReport, lane: &mut LaneReport) {
     let Some(diag) = DIAG_TYPE.byte(img, 0) else { return };
     if diag & DIAG_ADDRESS_CHANGE != 0 {
-        report.warnings.push(
-            "A2h needs an address change sequence (A0h byte 92 bit 2, SFF-8472 8.9): it may not be readable".into(),
-        );
+        report.warnings.push("A2h needs an address change sequence (A0h byte 92 bit 2, SFF-8472 8.9): it may not be readable".into());
     }
     if diag & DIAG_DDM_IMPLEMENTED == 0 {
         return;
@@ -615,10 +615,9 @@ fn decode_diagnostics(img: &ModuleImage, report: &mut ModuleReport, lane: &mut L
             })
         });
         if non_finite {
-            report.warnings.push(format!(
-                "external calibration of {} gives a non-finite value (A2h bytes 56-91 look corrupt)",
-                map.value.name
-            ));
+            report
+                .warnings
+                .push(format!("external calibration of {} gives a non-finite value (A2h bytes 56-91 look corrupt)", map.value.name));
         }
         let t = &mut report.thresholds;
         match map.monitor {

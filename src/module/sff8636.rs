@@ -183,8 +183,7 @@ const LANE_STATUS_FLAGS: &[LaneStatusFlag] = &[
 ];
 
 /// Alarm/warning nibble, most significant bit first (Tables 6-5, 6-6).
-const SEVERITIES: [(u8, &str); 4] =
-    [(0x8, "high_alarm"), (0x4, "low_alarm"), (0x2, "high_warning"), (0x1, "low_warning")];
+const SEVERITIES: [(u8, &str); 4] = [(0x8, "high_alarm"), (0x4, "low_alarm"), (0x2, "high_warning"), (0x1, "low_warning")];
 
 /// A monitor's alarm/warning flags. Module monitors: the high nibble of one byte
 /// (Table 6-5). Lane monitors: two bytes, lanes 1 and 3 in the high nibbles, 2 and 4 in
@@ -239,9 +238,9 @@ fn decode_status(img: &ModuleImage, r: &mut ModuleReport) {
     r.flat_memory = flat_memory(img);
     match STATUS.byte(img, 0) {
         None => r.warnings.push("lower page byte 2 (status) not read: flat-memory bit unknown".into()),
-        Some(s) if s & STATUS_DATA_NOT_READY != 0 => r
-            .warnings
-            .push("module reports data not ready (byte 2 bit 0): monitors and flags may be stale".into()),
+        Some(s) if s & STATUS_DATA_NOT_READY != 0 => {
+            r.warnings.push("module reports data not ready (byte 2 bit 0): monitors and flags may be stale".into())
+        }
         Some(_) => {}
     }
 }
@@ -435,16 +434,47 @@ mod tests {
 
     // Every field the decoder reads, per half page: the map the overlap test checks.
     const LOWER_MAP: &[Field] = &[
-        IDENTIFIER, REV_COMPLIANCE, STATUS, LOS_FLAGS, FAULT_FLAGS, LOL_FLAGS, TEMPERATURE_FLAGS, VCC_FLAGS,
-        RX_POWER_FLAGS, TX_BIAS_FLAGS, TX_POWER_FLAGS, TEMPERATURE, SUPPLY_VOLTAGE, RX_POWER, TX_BIAS, TX_POWER,
+        IDENTIFIER,
+        REV_COMPLIANCE,
+        STATUS,
+        LOS_FLAGS,
+        FAULT_FLAGS,
+        LOL_FLAGS,
+        TEMPERATURE_FLAGS,
+        VCC_FLAGS,
+        RX_POWER_FLAGS,
+        TX_BIAS_FLAGS,
+        TX_POWER_FLAGS,
+        TEMPERATURE,
+        SUPPLY_VOLTAGE,
+        RX_POWER,
+        TX_BIAS,
+        TX_POWER,
     ];
     const PAGE00_MAP: &[Field] = &[
-        IDENTIFIER_UPPER, CONNECTOR, ETHERNET_COMPLIANCE, ENCODING, BR_NOMINAL, DEVICE_TECHNOLOGY, VENDOR_NAME,
-        VENDOR_OUI, VENDOR_PN, VENDOR_REV, WAVELENGTH, CC_BASE, EXT_COMPLIANCE, OPTIONS_193, OPTIONS_194,
-        OPTIONS_195, VENDOR_SN, DATE_CODE, DIAG_MONITORING_TYPE, BAUD_RATE_EXTENDED, CC_EXT,
+        IDENTIFIER_UPPER,
+        CONNECTOR,
+        ETHERNET_COMPLIANCE,
+        ENCODING,
+        BR_NOMINAL,
+        DEVICE_TECHNOLOGY,
+        VENDOR_NAME,
+        VENDOR_OUI,
+        VENDOR_PN,
+        VENDOR_REV,
+        WAVELENGTH,
+        CC_BASE,
+        EXT_COMPLIANCE,
+        OPTIONS_193,
+        OPTIONS_194,
+        OPTIONS_195,
+        VENDOR_SN,
+        DATE_CODE,
+        DIAG_MONITORING_TYPE,
+        BAUD_RATE_EXTENDED,
+        CC_EXT,
     ];
-    const PAGE03_MAP: &[Field] =
-        &[TEMPERATURE_THRESHOLDS, VCC_THRESHOLDS, RX_POWER_THRESHOLDS, TX_BIAS_THRESHOLDS, TX_POWER_THRESHOLDS];
+    const PAGE03_MAP: &[Field] = &[TEMPERATURE_THRESHOLDS, VCC_THRESHOLDS, RX_POWER_THRESHOLDS, TX_BIAS_THRESHOLDS, TX_POWER_THRESHOLDS];
 
     #[test]
     fn field_tables_do_not_overlap_or_straddle() {

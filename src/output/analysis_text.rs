@@ -85,7 +85,14 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
         )?;
     }
     if let Some(g) = &p.group {
-        writeln!(w, "  shared   module {} seen by {} over {} PCIe path(s), together {} Gb/s", g.module_serial, g.interfaces.join(", "), g.paths.len(), num(g.group_ceiling_gbps, 1))?;
+        writeln!(
+            w,
+            "  shared   module {} seen by {} over {} PCIe path(s), together {} Gb/s",
+            g.module_serial,
+            g.interfaces.join(", "),
+            g.paths.len(),
+            num(g.group_ceiling_gbps, 1)
+        )?;
     }
     match (&a.module, &a.module_error) {
         (Some(m), _) => writeln!(
@@ -102,7 +109,11 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
         (None, None) => writeln!(w, "  module   none")?,
     }
     if !a.lanes.is_empty() {
-        writeln!(w, "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>10} {:>9} {:>10}  flags", "rank", "lane", "rx dBm", "tx dBm", "bias mA", "corr bits", "pre-FEC BER", "margin dB", "optical dB")?;
+        writeln!(
+            w,
+            "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>10} {:>9} {:>10}  flags",
+            "rank", "lane", "rx dBm", "tx dBm", "bias mA", "corr bits", "pre-FEC BER", "margin dB", "optical dB"
+        )?;
         for lane in &a.lanes {
             let ber = match (lane.corrected_bits, lane.pre_fec_ber_upper) {
                 (Some(0), Some(u)) => format!("<{u:.2e}"),

@@ -77,10 +77,8 @@ impl<W: Write> CsvSink<W> {
         let Some(a) = analysis.into_iter().next() else { return Vec::new() };
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
-        let time = self
-            .created
-            .and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?))
-            .and_then(|at| at.format(&Rfc3339).ok());
+        let time =
+            self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(|at| at.format(&Rfc3339).ok());
         let module = w.module.as_ref();
         let port = |v: Option<u64>| v.filter(|_| has_interval);
         let base = LaneRow {

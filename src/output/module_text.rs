@@ -89,7 +89,11 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         writeln!(w, "{:<16} {:>11} {:>11} {:>11} {:>11}", "thresholds", "low alarm", "low warn", "high warn", "high alarm")?;
         for (name, set, unit) in rows {
             if let Some(s) = set {
-                writeln!(w, "{:<16} {:>11.4} {:>11.4} {:>11.4} {:>11.4}  {unit}", name, s.low_alarm, s.low_warning, s.high_warning, s.high_alarm)?;
+                writeln!(
+                    w,
+                    "{:<16} {:>11.4} {:>11.4} {:>11.4} {:>11.4}  {unit}",
+                    name, s.low_alarm, s.low_warning, s.high_warning, s.high_alarm
+                )?;
             }
         }
     }

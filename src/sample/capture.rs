@@ -219,11 +219,7 @@ pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
 /// dropped with a note when it fails to parse *because the text ends early*; any other
 /// bad line is an error naming its 1-based line number. Blank lines are skipped.
 pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> {
-    let lines: Vec<(usize, String)> = reader
-        .lines()
-        .enumerate()
-        .map(|(i, l)| l.map(|l| (i + 1, l)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let lines: Vec<(usize, String)> = reader.lines().enumerate().map(|(i, l)| l.map(|l| (i + 1, l))).collect::<Result<Vec<_>, _>>()?;
     let mut lines: Vec<(usize, String)> = lines.into_iter().filter(|(_, l)| !l.trim().is_empty()).collect();
     let mut notes = Vec::new();
     // A truncated last line: drop it before anything else looks at it.
@@ -255,8 +251,7 @@ pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> 
 /// Checks format and version before the rest of the header, so a future version gets
 /// a clear "unsupported version" rather than a field error.
 fn parse_header(line: &str) -> Result<Header, CaptureError> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| CaptureError::NotAHeader { detail: e.to_string() })?;
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| CaptureError::NotAHeader { detail: e.to_string() })?;
     if v.get("record").and_then(|r| r.as_str()) != Some("header") {
         return Err(CaptureError::NotAHeader { detail: "first line is not {\"record\":\"header\",...}".into() });
     }

@@ -221,9 +221,7 @@ pub fn segments<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<Segmen
             }
             Record::Sample(s) => {
                 let p = Point::from_sample(s);
-                let brk = pending.take().or_else(|| {
-                    det.check(&p).map(|reason| Break { t: s.t, kind: EventKind::CounterReset, reason })
-                });
+                let brk = pending.take().or_else(|| det.check(&p).map(|reason| Break { t: s.t, kind: EventKind::CounterReset, reason }));
                 if let Some(b) = brk {
                     det.clear();
                     if !cur.samples.is_empty() {
@@ -265,10 +263,8 @@ pub fn sum_deltas(points: &[Point]) -> SegmentDelta {
     }
     let mut out = SegmentDelta::default();
     for (slot, origin) in latest {
-        let obs: Vec<(f64, &Vec<u64>)> = points
-            .iter()
-            .filter_map(|p| p.series.get(&slot).filter(|(o, _)| o == origin).map(|(_, v)| (p.t, v)))
-            .collect();
+        let obs: Vec<(f64, &Vec<u64>)> =
+            points.iter().filter_map(|p| p.series.get(&slot).filter(|(o, _)| o == origin).map(|(_, v)| (p.t, v))).collect();
         let n = obs.first().map(|(_, v)| v.len()).unwrap_or(0);
         let mut sum = vec![0u64; n];
         for pair in obs.windows(2) {

@@ -206,7 +206,13 @@ impl ModuleCache {
 
     /// The monitor requests' bytes: copied from the static image when `fresh_static` and
     /// it holds them, read from the source otherwise.
-    fn read_monitors(&mut self, src: &mut dyn Source, iface: &str, notes: &mut Vec<String>, fresh_static: bool) -> Result<ModuleImage, SourceError> {
+    fn read_monitors(
+        &mut self,
+        src: &mut dyn Source,
+        iface: &str,
+        notes: &mut Vec<String>,
+        fresh_static: bool,
+    ) -> Result<ModuleImage, SourceError> {
         let mut img = ModuleImage::new();
         let Some(stat) = &self.static_img else { return Ok(img) };
         let mut reqs: Vec<PageRequest> = match module::monitor_requests(stat) {
@@ -239,9 +245,7 @@ impl ModuleCache {
 
     fn identity_differs(&self, monitor: &ModuleImage) -> bool {
         let Some(stat) = &self.static_img else { return false };
-        identity_fields(stat)
-            .iter()
-            .any(|f| matches!((f.read(monitor, 0), f.read(stat, 0)), (Some(a), Some(b)) if a != b))
+        identity_fields(stat).iter().any(|f| matches!((f.read(monitor, 0), f.read(stat, 0)), (Some(a), Some(b)) if a != b))
     }
 }
 

@@ -103,7 +103,9 @@ fn event(iface: &str, t: f64, kind: EventKind, message: String) -> Record {
 fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Record>) -> Result<Option<T>, Gone> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(e) if e.is_no_device() => Err(Gone(EventRecord { t, interface: iface.to_string(), kind: EventKind::InterfaceGone, message: e.to_string() })),
+        Err(e) if e.is_no_device() => {
+            Err(Gone(EventRecord { t, interface: iface.to_string(), kind: EventKind::InterfaceGone, message: e.to_string() }))
+        }
         Err(e) if e.is_not_supported() => Ok(None),
         Err(e) => {
             errors.push(event(iface, t, EventKind::Error, e.to_string()));
@@ -158,7 +160,11 @@ impl Iface {
         }
         if module_changed {
             self.detector.clear();
-            out.push(self.event(t, EventKind::ModuleChanged, "module changed: identifier or vendor serial number differs; static pages re-read".into()));
+            out.push(self.event(
+                t,
+                EventKind::ModuleChanged,
+                "module changed: identifier or vendor serial number differs; static pages re-read".into(),
+            ));
         }
         let sample = SampleRecord {
             t,
@@ -193,7 +199,9 @@ impl Iface {
                 self.notes.extend(m.notes.drain(..).map(|n| format!("{}: {n}", self.name)));
                 Ok(Some(m))
             }
-            Err(e) if e.is_no_device() => Err(Gone(EventRecord { t, interface: self.name.clone(), kind: EventKind::InterfaceGone, message: e.to_string() })),
+            Err(e) if e.is_no_device() => {
+                Err(Gone(EventRecord { t, interface: self.name.clone(), kind: EventKind::InterfaceGone, message: e.to_string() }))
+            }
             Err(e) => {
                 let msg = if e.is_not_supported() {
                     self.read_module = false;

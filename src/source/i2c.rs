@@ -169,14 +169,12 @@ impl<B: I2cBus> I2cModule<B> {
         }
         match self.paging(req)? {
             Paging::Flat if req.page == 0 && req.bank == 0 => self.read_blocks(req),
-            Paging::Flat => Err(SourceError::Unavailable {
-                what: self.what(req),
-                detail: format!("memory at {:#04x} has no pages", req.i2c_address),
-            }),
-            Paging::Paged { .. } if req.bank != 0 => Err(SourceError::Unavailable {
-                what: self.what(req),
-                detail: format!("memory at {:#04x} has no banks", req.i2c_address),
-            }),
+            Paging::Flat => {
+                Err(SourceError::Unavailable { what: self.what(req), detail: format!("memory at {:#04x} has no pages", req.i2c_address) })
+            }
+            Paging::Paged { .. } if req.bank != 0 => {
+                Err(SourceError::Unavailable { what: self.what(req), detail: format!("memory at {:#04x} has no banks", req.i2c_address) })
+            }
             paging => self.read_paged(paging, req),
         }
     }
@@ -216,10 +214,8 @@ impl<B: I2cBus> I2cModule<B> {
         if original == wanted {
             return self.read_blocks(req);
         }
-        let result = self
-            .select(paging, original, wanted, req)
-            .and_then(|()| self.verify(paging, wanted, req))
-            .and_then(|()| self.read_blocks(req));
+        let result =
+            self.select(paging, original, wanted, req).and_then(|()| self.verify(paging, wanted, req)).and_then(|()| self.read_blocks(req));
         let restored = self.select(paging, wanted, original, req);
         // A read error is the more useful one to report; a failed restore after a good read
         // still is an error, since the module is left on a page others do not expect.
@@ -254,13 +250,9 @@ impl<B: I2cBus> I2cModule<B> {
     /// bank change is one two-byte write of 126-127.
     fn select(&mut self, paging: Paging, from: Selection, to: Selection, req: PageRequest) -> Result<()> {
         let (addr, data): (u8, Vec<u8>) = match paging {
-            Paging::Banked if from.bank != to.bank => {
-                (BANK_SELECT.i2c_address, vec![BANK_SELECT.offset, to.bank, to.page])
-            }
+            Paging::Banked if from.bank != to.bank => (BANK_SELECT.i2c_address, vec![BANK_SELECT.offset, to.bank, to.page]),
             Paging::Banked if from.page != to.page => (PAGE_SELECT.i2c_address, vec![PAGE_SELECT.offset, to.page]),
-            Paging::Paged { register } if from.page != to.page => {
-                (register.i2c_address, vec![register.offset, to.page])
-            }
+            Paging::Paged { register } if from.page != to.page => (register.i2c_address, vec![register.offset, to.page]),
             _ => return Ok(()),
         };
         self.bus.write(addr, &data).map_err(|e| io_error(&self.device, &self.what(req), e))
@@ -289,13 +281,9 @@ impl<B: I2cBus> I2cModule<B> {
         for (i, block) in data.chunks_mut(MAX_BLOCK_LEN).enumerate() {
             // `is_valid` keeps offset + length <= 256, so every block offset fits in a u8.
             let offset = usize::from(req.offset) + i * MAX_BLOCK_LEN;
-            let offset = u8::try_from(offset).map_err(|_| SourceError::Malformed {
-                what: self.what(req),
-                detail: format!("block offset {offset} past the page"),
-            })?;
-            self.bus
-                .write_read(req.i2c_address, &[offset], block)
-                .map_err(|e| io_error(&self.device, &self.what(req), e))?;
+            let offset = u8::try_from(offset)
+                .map_err(|_| SourceError::Malformed { what: self.what(req), detail: format!("block offset {offset} past the page") })?;
+            self.bus.write_read(req.i2c_address, &[offset], block).map_err(|e| io_error(&self.device, &self.what(req), e))?;
         }
         Ok(data)
     }
@@ -337,10 +325,9 @@ fn io_error(device: &str, what: &str, e: io::Error) -> SourceError {
             detail: format!("{device} does not exist (wrong bus number, or the i2c-dev module is not loaded)"),
         },
         // The address was not acknowledged: no module in the cage, or no A2h on this one.
-        Some(libc::ENXIO) | Some(libc::EREMOTEIO) => SourceError::Unavailable {
-            what,
-            detail: format!("nothing answered on {device} (empty cage, or no memory at that address)"),
-        },
+        Some(libc::ENXIO) | Some(libc::EREMOTEIO) => {
+            SourceError::Unavailable { what, detail: format!("nothing answered on {device} (empty cage, or no memory at that address)") }
+        }
         _ => SourceError::Io { what, source: e },
     }
 }

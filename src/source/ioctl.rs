@@ -108,9 +108,7 @@ pub fn legacy_offset(info: ModuleInfo, req: &PageRequest) -> std::result::Result
         .filter(|s| s.module_types.contains(&info.module_type) && req.bank == 0)
         .find(|s| {
             let h = s.half;
-            h.i2c_address == req.i2c_address
-                && h.page == req.page
-                && (h.offset..=h.offset.saturating_add(h.len - 1)).contains(&req.offset)
+            h.i2c_address == req.i2c_address && h.page == req.page && (h.offset..=h.offset.saturating_add(h.len - 1)).contains(&req.offset)
         })
         .ok_or_else(|| {
             format!(
@@ -314,9 +312,7 @@ impl Ethtool {
         let probe = self.command(dev, ETHTOOL_GLINKSETTINGS, LINK_SETTINGS_LEN, what)?;
         let nwords = match probe.get(15).map(|&b| b as i8) {
             Some(n) if n < 0 => n.unsigned_abs() as usize,
-            other => {
-                return Err(SourceError::Malformed { what: what.into(), detail: format!("handshake gave nwords {other:?}") })
-            }
+            other => return Err(SourceError::Malformed { what: what.into(), detail: format!("handshake gave nwords {other:?}") }),
         };
         let mut buf = vec![0u8; LINK_SETTINGS_LEN + 3 * 4 * nwords];
         put_u32(&mut buf, 0, ETHTOOL_GLINKSETTINGS);
@@ -348,8 +344,7 @@ mod tests {
     #[test]
     fn legacy_spans_are_half_pages_without_overlap() {
         for t in [ETH_MODULE_SFF_8079, ETH_MODULE_SFF_8472, ETH_MODULE_SFF_8636] {
-            let halves: Vec<Field> =
-                LEGACY_SPANS.iter().filter(|s| s.module_types.contains(&t)).map(|s| s.half).collect();
+            let halves: Vec<Field> = LEGACY_SPANS.iter().filter(|s| s.module_types.contains(&t)).map(|s| s.half).collect();
             assert_eq!(first_overlap(&halves), None, "type {t}");
             assert_eq!(first_straddling(&halves), None, "type {t}");
         }

@@ -180,10 +180,7 @@ mod tests {
         assert_eq!(s.bus_info("eth9").as_deref(), Some("0000:05:00.0"));
         assert_eq!(s.port_identity("eth9"), None);
         // "Unknown" is what pci_speed_string() prints for a link it cannot name: kept verbatim.
-        assert_eq!(
-            s.pci_link("eth9"),
-            Some(PciLink { current_link_speed: Some("Unknown".into()), ..PciLink::default() })
-        );
+        assert_eq!(s.pci_link("eth9"), Some(PciLink { current_link_speed: Some("Unknown".into()), ..PciLink::default() }));
     }
 
     #[test]

@@ -369,7 +369,7 @@ impl<const N: usize> Cmis<N> {
         b[0] = self.identifier;
         b[1] = 0x50; // revision compliance: CMIS 5.0 (major in bits 7-4)
         b[2] = 0x00; // bit 7 MemoryModel = 0: paged memory (pages 01h, 02h, 10h, 11h exist)
-        // Bits 3-1 ModuleState = 3 ModuleReady (Table 8-7); bit 0 = 1 interrupt deasserted.
+                     // Bits 3-1 ModuleState = 3 ModuleReady (Table 8-7); bit 0 = 1 interrupt deasserted.
         b[3] = (3 << 1) | 0x01;
         // Bytes 8-11 module flags (Table 8-9): all clear.
         let temp = ((self.temperature_c + 0.2 * rng.sym()) * 256.0).round() as i16;
@@ -418,7 +418,7 @@ impl<const N: usize> Cmis<N> {
         p[157] = 0x07; // Tx flags: bit 0 TxFault, 1 TxLOS, 2 TxCDRLOL (Table 8-80 advertisement)
         p[158] = 0x06; // Rx flags: bit 1 RxLOS, 2 RxCDRLOL (Table 8-81 advertisement)
         p[159] = 0x03; // module monitors: bit 0 temperature, bit 1 Vcc
-        // Lane monitors: bit 0 Tx bias, 1 Tx power, 2 Rx power; bits 4-3 = 0: bias x1.
+                       // Lane monitors: bit 0 Tx bias, 1 Tx power, 2 Rx power; bits 4-3 = 0: bias x1.
         p[160] = 0x07;
         for (i, a) in self.apps.iter().enumerate() {
             p[176 + i] = a.media_lane_assignment; // Table 8-52
@@ -474,13 +474,13 @@ impl<const N: usize> Cmis<N> {
             if used {
                 p[132] |= 1 << lane; // OutputStatusRx: valid
                 p[133] |= 1 << lane; // OutputStatusTx: valid
-                // Table 8-82 monitors: Tx power 0.1 uW, Tx bias 2 uA, Rx power 0.1 uW.
+                                     // Table 8-82 monitors: Tx power 0.1 uW, Tx bias 2 uA, Rx power 0.1 uW.
                 put16(&mut p, 154 + 2 * lane, power_word(self.tx_dbm[lane] + 0.02 * rng.sym()));
                 put16(&mut p, 170 + 2 * lane, ((self.bias_ma[lane] + 0.05 * rng.sym()) / 0.002).round() as u16);
                 put16(&mut p, 186 + 2 * lane, power_word(self.rx_dbm[lane] + 0.02 * rng.sym()));
                 p[202 + lane / 2] |= 1 << (4 * (lane % 2)); // ConfigStatus: 1 ConfigSuccess
-                // Active Control Set DPConfigLane (Table 8-86): AppSel 1 in bits 7-4,
-                // DataPathID 0 (the data path's first lane, lane 1) in bits 3-1.
+                                                            // Active Control Set DPConfigLane (Table 8-86): AppSel 1 in bits 7-4,
+                                                            // DataPathID 0 (the data path's first lane, lane 1) in bits 3-1.
                 p[206 + lane] = 1 << 4;
             }
         }
@@ -623,7 +623,14 @@ pub fn dr8_800g_port() -> CmisPort<8> {
             // tables carry no 800G-DR8 code, so the per-lane PMD stands in); app 2: 400G-DR4
             // breakout, a data path may start on lane 1 or 5.
             apps: vec![
-                AppDescriptor { host_id: 0x52, media_id: 0x14, host_lanes: 8, media_lanes: 8, host_lane_assignment: 0x01, media_lane_assignment: 0x01 },
+                AppDescriptor {
+                    host_id: 0x52,
+                    media_id: 0x14,
+                    host_lanes: 8,
+                    media_lanes: 8,
+                    host_lane_assignment: 0x01,
+                    media_lane_assignment: 0x01,
+                },
                 AppDescriptor { host_lane_assignment: 0x11, media_lane_assignment: 0x11, ..DR4_APP },
             ],
             rx_dbm: DR8_RX_DBM,

@@ -83,8 +83,7 @@ const MODULE_FLAGS: &[(Field, u8, &str)] = &[
 ];
 
 /// CMIS 5.2 Table 8-7, Module State encodings (ModuleState field value).
-const MODULE_STATES: &[(u8, &str)] =
-    &[(1, "ModuleLowPwr"), (2, "ModulePwrUp"), (3, "ModuleReady"), (4, "ModulePwrDn"), (5, "ModuleFault")];
+const MODULE_STATES: &[(u8, &str)] = &[(1, "ModuleLowPwr"), (2, "ModulePwrUp"), (3, "ModuleReady"), (4, "ModulePwrDn"), (5, "ModuleFault")];
 
 /// MediaType encodings (CMIS 5.2 8.2).
 const MEDIA_TYPES: &[(u8, &str)] = &[
@@ -122,11 +121,7 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
     r.flat_memory = flat_memory(img);
     r.module_state = MODULE_STATE.byte(img, 0).map(|b| {
         let state = (b >> 1) & 0x07;
-        MODULE_STATES
-            .iter()
-            .find(|(code, _)| *code == state)
-            .map(|(_, n)| n.to_string())
-            .unwrap_or_else(|| format!("Reserved ({state})"))
+        MODULE_STATES.iter().find(|(code, _)| *code == state).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Reserved ({state})"))
     });
     for (field, bit, name) in MODULE_FLAGS {
         if field.byte(img, 0).is_some_and(|b| b & (1 << bit) != 0) {

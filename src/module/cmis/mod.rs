@@ -75,9 +75,9 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
         let unsupported = page00::unsupported_media_lanes(img, &mut r.warnings);
         for bank in 0..banks {
             match page11::lanes(img, bank, adv.as_ref()) {
-                Some(lanes) if bank == 0 => r.lanes.extend(
-                    lanes.into_iter().enumerate().filter(|(i, _)| unsupported & (1 << i) == 0).map(|(_, l)| l),
-                ),
+                Some(lanes) if bank == 0 => {
+                    r.lanes.extend(lanes.into_iter().enumerate().filter(|(i, _)| unsupported & (1 << i) == 0).map(|(_, l)| l))
+                }
                 Some(lanes) => r.lanes.extend(lanes),
                 None => {
                     let first = u16::from(bank) * u16::from(page11::LANES_PER_BANK) + 1;

@@ -98,9 +98,7 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport, media_type: Option
             None => tech,
         });
     }
-    if let (Some(bytes), Some(stored)) =
-        (img.bytes(I2C_A0, 0x00, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0))
-    {
+    if let (Some(bytes), Some(stored)) = (img.bytes(I2C_A0, 0x00, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0)) {
         r.check_sum("page 00h", stored, checksum8(bytes));
     }
 }

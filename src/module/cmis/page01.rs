@@ -76,17 +76,14 @@ pub(super) fn bank_count(img: &ModuleImage) -> Option<u8> {
 /// Decodes the advertisement; `None` (plus a warning) when page 01h was not read.
 pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) -> Option<Advertisement> {
     if !img.has_upper_page(I2C_A0, 0x01, 0) {
-        r.warnings
-            .push("page 01h absent: implemented monitors unknown, lane monitors and thresholds not decoded".into());
+        r.warnings.push("page 01h absent: implemented monitors unknown, lane monitors and thresholds not decoded".into());
         return None;
     }
     if PAGES_BANKS.byte(img, 0).is_some() && bank_count(img).is_none() {
         r.warnings.push("page 01h byte 142: reserved bank count code 3, assuming bank 0 only".into());
     }
     r.wavelength_nm = WAVELENGTH.word(img, 0).map(u16::from_be_bytes).filter(|&w| w != 0).map(|w| w as f64 * 0.05);
-    if let (Some(bytes), Some(stored)) =
-        (img.bytes(I2C_A0, 0x01, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0))
-    {
+    if let (Some(bytes), Some(stored)) = (img.bytes(I2C_A0, 0x01, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0)) {
         r.check_sum("page 01h", stored, checksum8(bytes));
     }
     let (Some(module_mon), Some(lane_mon)) = (MODULE_MON_ADV.byte(img, 0), LANE_MON_ADV.byte(img, 0)) else {

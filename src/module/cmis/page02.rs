@@ -37,9 +37,7 @@ pub(super) fn decode(img: &ModuleImage, adv: Option<&Advertisement>, r: &mut Mod
         r.warnings.push("page 02h absent: thresholds not decoded".into());
         return;
     }
-    if let (Some(bytes), Some(stored)) =
-        (img.bytes(I2C_A0, 0x02, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0))
-    {
+    if let (Some(bytes), Some(stored)) = (img.bytes(I2C_A0, 0x02, 0, CHECKSUM_FROM, CHECKSUM_LEN), CHECKSUM.byte(img, 0)) {
         r.check_sum("page 02h", stored, checksum8(bytes));
     }
     let Some(adv) = adv else { return };

@@ -120,11 +120,7 @@ const DP_STATES: &[(u8, &str)] = &[
 ];
 
 fn dp_state_name(code: u8) -> String {
-    DP_STATES
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map(|(_, n)| n.to_string())
-        .unwrap_or_else(|| format!("Reserved ({code})"))
+    DP_STATES.iter().find(|(c, _)| *c == code).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Reserved ({code})"))
 }
 
 /// Word `lane` (0-7) of a 16-byte monitor field.

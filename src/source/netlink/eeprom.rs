@@ -44,10 +44,7 @@ impl Netlink {
     pub fn module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>> {
         let what = format!("module EEPROM read {req:?}");
         if !req.is_valid() {
-            return Err(SourceError::Unavailable {
-                what,
-                detail: "request must be 1-128 bytes inside one half page".into(),
-            });
+            return Err(SourceError::Unavailable { what, detail: "request must be 1-128 bytes inside one half page".into() });
         }
         let attrs = request_attrs(dev, &req);
         retry_transient(|| self.module_eeprom_raw(family, dev, &attrs, &what))

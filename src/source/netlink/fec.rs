@@ -13,11 +13,7 @@ pub const FEC_MODE_BITS: &[(u32, &str)] = &[(49, "None"), (50, "RS"), (51, "BASE
 
 /// Name of an `ETHTOOL_A_FEC_ACTIVE` link-mode bit.
 pub fn fec_mode_name(bit: u32) -> String {
-    FEC_MODE_BITS
-        .iter()
-        .find(|(b, _)| *b == bit)
-        .map(|(_, n)| n.to_string())
-        .unwrap_or_else(|| format!("link mode bit {bit}"))
+    FEC_MODE_BITS.iter().find(|(b, _)| *b == bit).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("link mode bit {bit}"))
 }
 
 /// A decoded FEC_GET reply.

@@ -139,9 +139,8 @@ pub fn active_mode_name(lm: &LinkModes) -> Option<String> {
         return None;
     }
     [&lm.advertised, &lm.supported].into_iter().find_map(|words| {
-        let mut hits = LINK_MODES
-            .iter()
-            .filter(|e| e.speed_mbps == speed && lm.lanes.is_none_or(|l| l == e.lanes) && bit_set(words, e.bit));
+        let mut hits =
+            LINK_MODES.iter().filter(|e| e.speed_mbps == speed && lm.lanes.is_none_or(|l| l == e.lanes) && bit_set(words, e.bit));
         match (hits.next(), hits.next()) {
             (Some(one), None) => Some(one.name.to_string()),
             _ => None,

@@ -73,8 +73,7 @@ pub struct Netlink {
 impl Netlink {
     /// Opens a NETLINK_GENERIC socket in the calling thread's network namespace.
     pub fn connect() -> Result<Self> {
-        let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty())
-            .map_err(|e| io_err("netlink socket", e))?;
+        let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty()).map_err(|e| io_err("netlink socket", e))?;
         // Without this the kernel's reason ("no device matches name", ...) is not sent.
         sock.enable_ext_ack(true).map_err(|e| io_err("netlink extended ACK", e))?;
         Ok(Netlink { sock, seq: 0, io: IoCounts::default() })
@@ -87,15 +86,7 @@ impl Netlink {
     /// Sends one genl request (`dump` = `NLM_F_DUMP`, else a do with `NLM_F_ACK`) and
     /// returns the attribute bytes of each reply message. A kernel error becomes a
     /// [`SourceError`] carrying the extack message; `what` and `dev` name it.
-    pub fn request(
-        &mut self,
-        family: u16,
-        cmd: u8,
-        attrs: &[u8],
-        dump: bool,
-        what: &str,
-        dev: Option<&Dev>,
-    ) -> Result<Vec<Vec<u8>>> {
+    pub fn request(&mut self, family: u16, cmd: u8, attrs: &[u8], dump: bool, what: &str, dev: Option<&Dev>) -> Result<Vec<Vec<u8>>> {
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
         let mut payload = vec![cmd, ETHTOOL_GENL_VERSION, 0, 0];
@@ -159,14 +150,7 @@ impl Netlink {
     /// A do request with `ETHTOOL_FLAG_STATS`, asked again without it when the header
     /// policy rejects the flag (EINVAL "reserved bit set": kernels before 5.10, or an op
     /// that gained stats later, e.g. LINKSTATE_GET in 6.2).
-    pub fn do_with_stats(
-        &mut self,
-        family: u16,
-        cmd: u8,
-        build: &dyn Fn(u32) -> Vec<u8>,
-        what: &str,
-        dev: &Dev,
-    ) -> Result<Vec<u8>> {
+    pub fn do_with_stats(&mut self, family: u16, cmd: u8, build: &dyn Fn(u32) -> Vec<u8>, what: &str, dev: &Dev) -> Result<Vec<u8>> {
         match self.do_one(family, cmd, &build(ETHTOOL_FLAG_STATS), what, Some(dev)) {
             Err(e) if e.errno() == Some(libc::EINVAL) => self.do_one(family, cmd, &build(0), what, Some(dev)),
             r => r,
@@ -178,20 +162,11 @@ fn extack_msg<T>(ext: &neli::types::GenlBuffer<T, Buffer>) -> Option<String>
 where
     T: neli::consts::genl::NlAttrType,
 {
-    ext.as_ref()
-        .iter()
-        .find(|a| (*a.nla_type().nla_type()).into() == NLMSGERR_ATTR_MSG)
-        .map(|a| parse::string_of(a.nla_payload().as_ref()))
+    ext.as_ref().iter().find(|a| (*a.nla_type().nla_type()).into() == NLMSGERR_ATTR_MSG).map(|a| parse::string_of(a.nla_payload().as_ref()))
 }
 
 fn errno_error(what: &str, dev: Option<&Dev>, errno: i32, message: Option<String>) -> SourceError {
-    SourceError::from_errno(
-        what,
-        dev.map(|d| d.name.as_str()).unwrap_or(""),
-        dev.and_then(|d| d.driver.as_deref()),
-        errno,
-        message,
-    )
+    SourceError::from_errno(what, dev.map(|d| d.name.as_str()).unwrap_or(""), dev.and_then(|d| d.driver.as_deref()), errno, message)
 }
 
 fn io_err(what: &str, e: impl std::fmt::Display) -> SourceError {
