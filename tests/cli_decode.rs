@@ -146,3 +146,24 @@ fn bad_inputs_exit_non_zero_with_a_clear_error() {
     }
     optics().args(["decode", "/nonexistent/module.bin"]).assert().failure().stderr(predicate::str::contains("reading"));
 }
+
+#[test]
+fn a_capture_decodes_to_its_latest_module_reading() {
+    let cap = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("captures/sr4-200g-lane4-marginal.jsonl");
+    let v = decode_json(&cap);
+    // tests/support/captures.rs: sr4_200g("MT2233FT01234", ..), lane 4 at -1.6 dBm +/- 0.02 dB jitter.
+    assert_eq!(v["vendor_sn"], "MT2233FT01234");
+    assert_eq!(v["standard"], "SFF-8636");
+    assert!((v["lanes"][3]["rx_power_dbm"].as_f64().unwrap() - -1.6).abs() < 0.03);
+    let gb10 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("captures/multihost-gb10-cx7.jsonl");
+    let out = optics().arg("decode").arg(&gb10).args(["--interface", "enp1s0f1np1", "--json"]).assert().success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["vendor_sn"], "MT2402VS00018"); // port 1's cable
+    optics()
+        .arg("decode")
+        .arg(&gb10)
+        .args(["--interface", "nope"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("not in the capture"));
+}

@@ -1,17 +1,47 @@
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::module::{self, input};
+use optics::module::{self, input, ModuleReport};
 use optics::output;
+use optics::sample::capture::read_capture_from;
+use optics::sample::window::{window, TimeRange};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct DecodeArgs {
-    /// Module image file (`-` reads standard input).
+    /// Module image file (`-` reads standard input), or a capture: its latest module reading.
     pub file: PathBuf,
+    /// With a capture: the interface whose module to decode (default: the first with one).
+    #[arg(long = "interface", value_name = "IFACE")]
+    pub interface: Option<String>,
     /// Print the decoded module as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A capture starts with its header record; module images never do.
+fn is_capture(bytes: &[u8]) -> bool {
+    let first = bytes.split(|b| *b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or_default();
+    serde_json::from_slice::<serde_json::Value>(first).is_ok_and(|v| v["record"] == "header")
+}
+
+/// The module of `wanted` (or the first interface with one) as of the capture's last sample.
+fn decode_capture(bytes: &[u8], wanted: Option<&str>) -> anyhow::Result<ModuleReport> {
+    let cap = read_capture_from(bytes).context("reading the capture")?;
+    let names = match wanted {
+        Some(w) if cap.interfaces().iter().any(|i| i == w) => vec![w.to_string()],
+        Some(w) => bail!("interface {w} is not in the capture (it has: {})", cap.interfaces().join(", ")),
+        None => cap.interfaces(),
+    };
+    let mut why = None;
+    for name in &names {
+        let w = window(name, cap.records_for(name), TimeRange::whole());
+        match w.module {
+            Some(m) => return Ok(m),
+            None => why = w.module_error.map(|e| format!("{name}: {e}")),
+        }
+    }
+    bail!("no decodable module in the capture{}", why.map(|w| format!(" ({w})")).unwrap_or_default())
 }
 
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
@@ -22,9 +52,17 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     } else {
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?
     };
-    let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
-    let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", args.file.display()))?;
-    report.warnings.extend(parsed.notes);
+    let report = if is_capture(&bytes) {
+        decode_capture(&bytes, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
+    } else {
+        if args.interface.is_some() {
+            bail!("--interface selects a module in a capture; {} is a module image", args.file.display());
+        }
+        let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
+        let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", args.file.display()))?;
+        report.warnings.extend(parsed.notes);
+        report
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
