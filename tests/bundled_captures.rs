@@ -82,6 +82,16 @@ fn all_captures() -> Vec<(&'static str, String)> {
         ("sr4-200g-lane4-marginal.jsonl", simple_capture(&[marginal_port()], 61, 1)),
         ("sr4-200g-healthy.jsonl", simple_capture(&[healthy_port()], 61, 2)),
     ];
+    // The far end of the marginal link, for `--peer`: its transmitters as it sees them.
+    // Normal: all four lasers within 0.1 dB, so the missing light was lost in between.
+    let far = |sn, tx_dbm| {
+        let mut m = sr4_200g(sn, HEALTHY_RX_DBM);
+        m.tx_dbm = tx_dbm;
+        cx7_port("ens1f0np0", m, HEALTHY_RATES)
+    };
+    out.push(("sr4-200g-far-end-normal-tx.jsonl", simple_capture(&[far("MT2240FT00088", [-0.4, -0.5, -0.45, -0.5])], 61, 9)));
+    // Weak: lane 4's laser 1.4 dB below the median of its others (-0.45 dBm): a far-end module fault.
+    out.push(("sr4-200g-far-end-weak-tx.jsonl", simple_capture(&[far("MT2240FT00088", [-0.4, -0.5, -0.45, -1.85])], 61, 10)));
     // After cleaning the lane-4 connector: lanes 3-4 back within 0.1 dB, BER like lanes 1-2.
     let cleaned = cx7_port("ens3np0", sr4_200g("MT2233FT01234", [-1.0, -1.1, -1.05, -1.1]), [15_000.0, 23_333.0, 20_000.0, 25_000.0]);
     out.push(("sr4-200g-after-clean.jsonl", simple_capture(&[cleaned], 61, 3)));

@@ -345,3 +345,22 @@ fn example_100g_sr4_is_accepted() {
     let rx1 = f(&lane(i, 1)["rx_power_dbm"]);
     assert!((rx1 - -1.913).abs() < 0.1, "{rx1}");
 }
+
+/// `--peer` (the far end's capture) tells fiber loss from a weak far-end transmitter.
+#[test]
+fn peer_capture_tells_fiber_loss_from_a_weak_far_end_laser() {
+    let lane4_advice = |peer: &str| {
+        let v = scan_json(&capture("sr4-200g-lane4-marginal.jsonl"), &["--peer", capture(peer).to_str().unwrap()]);
+        let lanes = only_interface(&v)["lanes"].as_array().unwrap().clone();
+        let l4 = lanes.iter().find(|l| l["lane"] == 4).unwrap().clone();
+        l4["advice"].as_str().unwrap().to_string()
+    };
+    // Far end's lasers all within 0.1 dB (generator: -0.4, -0.5, -0.45, -0.5 dBm): the light
+    // was lost in between.
+    let a = lane4_advice("sr4-200g-far-end-normal-tx.jsonl");
+    assert!(a.contains("far-end transmitter normal") && a.contains("clean the fiber"), "{a}");
+    // Far end's lane 4 at -1.85 dBm vs the median of its others, -0.45: 1.4 dB weak.
+    let a = lane4_advice("sr4-200g-far-end-weak-tx.jsonl");
+    assert!(a.contains("far end's transmitter on lane 4 is weak") && a.contains("1.4 dB"), "{a}");
+    assert!(a.contains("swap the far-end module"), "{a}");
+}
