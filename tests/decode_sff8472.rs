@@ -354,6 +354,10 @@ fn address_change_required_warns() {
     s.a0[92] |= 0x04;
     let r = s.decode(true);
     assert!(r.warnings.iter().any(|w| w.contains("address change") && w.contains("8.9")), "{:?}", r.warnings);
+    // Nothing performs the address change sequence, so A2h is neither read nor monitored.
+    let img = s.image(true);
+    assert!(sff8472::static_pages(&img).iter().all(|p| p.i2c_address == I2C_A0));
+    assert!(sff8472::monitor_requests(&img).is_empty());
 }
 
 #[test]

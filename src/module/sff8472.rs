@@ -458,19 +458,26 @@ fn ddm_implemented(img: &ModuleImage) -> bool {
     DIAG_TYPE.byte(img, 0).is_some_and(|b| b & DIAG_DDM_IMPLEMENTED != 0)
 }
 
-/// A0h lower and upper half, plus A2h lower half when the module implements DDM
-/// (A0h byte 92 bit 6).
+/// A2h is worth reading when the module implements DDM (A0h byte 92 bit 6) and does not
+/// need the address change sequence (bit 2, SFF-8472 8.9): neither the kernel nor a plain
+/// I2C read performs that sequence, so such a module's A2h is not what it seems
+/// (Linux sfp.c refuses it too).
+fn a2h_readable(img: &ModuleImage) -> bool {
+    ddm_implemented(img) && DIAG_TYPE.byte(img, 0).is_some_and(|b| b & DIAG_ADDRESS_CHANGE == 0)
+}
+
+/// A0h lower and upper half, plus A2h lower half when it is readable ([`a2h_readable`]).
 pub fn static_pages(img: &ModuleImage) -> Vec<PageRequest> {
     let mut pages = vec![PageRequest::lower(I2C_A0), PageRequest::upper(I2C_A0, 0, 0)];
-    if ddm_implemented(img) {
+    if a2h_readable(img) {
         pages.push(PageRequest::lower(I2C_A2));
     }
     pages
 }
 
-/// A2h bytes 96-119 (monitors, status, flags) when the module implements DDM.
+/// A2h bytes 96-119 (monitors, status, flags) when A2h is readable.
 pub fn monitor_requests(img: &ModuleImage) -> Vec<PageRequest> {
-    if ddm_implemented(img) {
+    if a2h_readable(img) {
         vec![MONITOR_REQUEST]
     } else {
         Vec::new()
