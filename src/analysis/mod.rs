@@ -38,6 +38,7 @@ use lanes::LaneRate;
 use outlier::{Evidence, RxBerFit};
 use pcie::{PcieAnalysis, PcieGroup};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use verdict::*;
 
 /// Everything analysis needs about one interface over one window of samples.
@@ -98,6 +99,9 @@ pub struct LinkAnalysis {
     pub margin_is_lower_bound: bool,
     /// "rx_bits" when the driver's received-bit counter is the denominator, else "lane_rate".
     pub ber_denominator: Option<&'static str>,
+    /// Where each counted figure came from: `netlink` (standard ethtool statistics) or
+    /// `driver:<ethtool -S name>`, keyed by figure (`corrected_bits_per_lane`, ...).
+    pub counter_sources: BTreeMap<&'static str, String>,
 }
 
 /// One lane, weakest first in [`InterfaceAnalysis::lanes`].
@@ -223,6 +227,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         corrected_blocks: count(&d.corrected_blocks),
         corrected_bits: count(&d.corrected_bits),
         ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { "rx_bits" } else { "lane_rate" }),
+        counter_sources: counter_sources(d),
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
@@ -253,6 +258,25 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         (None, _) => {}
     }
     l
+}
+
+fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
+    let totals = [
+        ("corrected_bits", &d.corrected_bits),
+        ("corrected_blocks", &d.corrected_blocks),
+        ("uncorrectable_blocks", &d.uncorrectable_blocks),
+        ("rx_bits", &d.rx_bits),
+        ("pcs_symbol_errors", &d.pcs_symbol_errors),
+        ("link_down_events", &d.link_down_events),
+    ];
+    let lanes = [
+        ("corrected_bits_per_lane", &d.corrected_bits_per_lane),
+        ("corrected_blocks_per_lane", &d.corrected_blocks_per_lane),
+        ("uncorrectable_blocks_per_lane", &d.uncorrectable_blocks_per_lane),
+    ];
+    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.clone())));
+    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.clone())));
+    t.chain(l).collect()
 }
 
 /// Per-lane monitors and BER, in lane order.
@@ -378,6 +402,20 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counter_sources_name_netlink_and_driver_counters() {
+        use crate::counters::normalize;
+        let fec = crate::counters::FecStats { corrected_bits: vec![10], ..Default::default() };
+        let driver = [("rx_err_lane_0_phy".to_string(), 4), ("rx_err_lane_1_phy".to_string(), 6), ("link_down_events_phy".to_string(), 1)]
+            .into_iter()
+            .collect();
+        let s = counter_sources(&normalize(Some(&fec), None, &driver));
+        assert_eq!(s.get("corrected_bits").map(String::as_str), Some("netlink"));
+        assert_eq!(s.get("corrected_bits_per_lane").map(String::as_str), Some("driver:rx_err_lane_N_phy"));
+        assert_eq!(s.get("link_down_events").map(String::as_str), Some("driver:link_down_events_phy"));
+        assert!(!s.contains_key("uncorrectable_blocks"));
+    }
     use crate::counters::{Counted, LaneCounts, Origin};
     use crate::module::report::{LaneReport, RxPowerType, Standard, ThresholdSet, Thresholds};
     use crate::source::PciLink;

@@ -71,6 +71,10 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
         l.uncorrectable_blocks.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
         sci(l.pre_fec_ber),
     )?;
+    if !l.counter_sources.is_empty() {
+        let src: Vec<String> = l.counter_sources.iter().map(|(k, v)| format!("{k} from {v}")).collect();
+        writeln!(w, "  counters {}", src.join(", "))?;
+    }
     let p = &a.pcie;
     if p.current_width.is_some() || p.ceiling_gbps.is_some() {
         writeln!(
