@@ -88,15 +88,8 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
             if p.degraded { "  DEGRADED" } else { "" },
         )?;
     }
-    if let Some(g) = &p.group {
-        writeln!(
-            w,
-            "  shared   module {} seen by {} over {} PCIe path(s), together {} Gb/s",
-            g.module_serial,
-            g.interfaces.join(", "),
-            g.paths.len(),
-            num(g.group_ceiling_gbps, 1)
-        )?;
+    if let (Some(_), Some(msg)) = (&p.group, &p.message) {
+        writeln!(w, "  shared   {msg}")?;
     }
     match (&a.module, &a.module_error) {
         (Some(m), _) => writeln!(
