@@ -155,11 +155,29 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
     }
     let has_bits = link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
     if !has_bits || cx.fec == FecKind::Off {
-        let (severity, msg) = if cx.fec == FecKind::Off {
-            (Severity::Info, "FEC is off: no corrected-bit counters, so no pre-FEC BER; DOM and PCS errors are the only margin signals")
-        } else {
-            (Severity::Investigate, "no corrected-bit counters from the kernel or driver: pre-FEC BER and margin cannot be measured")
+        let (severity, msg) = match (cx.fec, link.corrected_blocks, link.uncorrectable_blocks) {
+            (FecKind::Off, _, _) => (
+                Severity::Info,
+                "FEC is off: no corrected-bit counters, so no pre-FEC BER; DOM and PCS errors are the only margin signals".into(),
+            ),
+            // Block counts (e.g. ice, bnxt_en) still show whether FEC is losing frames; a
+            // corrected codeword holds at least one bit error, so they bound the BER below.
+            (_, Some(blocks), Some(_)) if cx.ber_possible() => {
+                let bound = cx.ber_of(blocks, link.lanes.unwrap_or(1)).filter(|_| blocks > 0);
+                let at_least = bound.map(|b| format!(", so the pre-FEC BER is at least {:.1e}", b.ber)).unwrap_or_default();
+                (
+                    Severity::Info,
+                    format!(
+                        "only FEC block counts: {blocks} corrected codewords in {:.0} s{at_least}; no corrected-bit counters, so no per-lane BER or margin",
+                        w.duration_s
+                    ),
+                )
+            }
+            _ => (
+                Severity::Investigate,
+                "no corrected-bit counters from the kernel or driver: pre-FEC BER and margin cannot be measured".into(),
+            ),
         };
-        reasons.push(Reason::new(NO_FEC_DATA, severity, None, msg.into()));
+        reasons.push(Reason::new(NO_FEC_DATA, severity, None, msg));
     }
 }

@@ -671,10 +671,21 @@ mod tests {
         w.deltas.corrected_bits_per_lane = None;
         w.deltas.corrected_blocks = counted(10);
         let a = one(w.clone());
-        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![NO_FEC_DATA]));
+        // Block counts alone (ice, bnxt_en): frame loss is still watched and a corrected
+        // codeword holds at least one bit error, so they bound the BER from below: an
+        // info reason, no verdict change.
+        assert_eq!((a.verdict, codes(&a)), (Verdict::Accept, vec![]));
+        let r = a.reasons.iter().find(|r| r.code == NO_FEC_DATA).unwrap();
+        assert_eq!(r.severity, Severity::Info);
+        assert!(r.message.contains("10 corrected codewords") && r.message.contains("at least"), "{}", r.message);
         assert!(a.notes.iter().any(|n| n.contains("only FEC block counts")));
         // Ranked by optical margin instead: lane 4 (-1.15 dBm) is weakest.
         assert_eq!(a.lanes[0].lane, 4);
+        // Neither bits nor blocks: nothing measures the line.
+        let mut bare = w.clone();
+        bare.deltas.corrected_blocks = None;
+        let a = one(bare);
+        assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![NO_FEC_DATA]));
         // A 10G link without FEC: a note, not a verdict change.
         w.link = LinkInfo {
             speed_mbps: Some(10_000),

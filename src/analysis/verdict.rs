@@ -7,8 +7,9 @@
 //!   (a seating or slot fault that caps the port).
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
-//!   `module_unreadable`, `no_fec_data` when FEC is on (or unknown) but uncounted.
-//! - info (does not change the verdict): `no_fec_data` on a link running without FEC.
+//!   `module_unreadable`, `no_fec_data` when FEC is on (or unknown) and nothing counts it.
+//! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
+//!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
 use serde::Serialize;
 
