@@ -5,7 +5,7 @@ use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze, InterfaceAnalysis};
-use optics::sample::capture::{read_capture, Capture, Header};
+use optics::sample::capture::{read_capture, Capture, Header, Record};
 use optics::sample::window::{windows, TimeRange};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,10 +43,7 @@ pub enum FailOn {
 
 impl AnalysisArgs {
     pub fn config(&self) -> anyhow::Result<Config> {
-        match &self.config {
-            Some(p) => Config::load(p).with_context(|| format!("loading config {}", p.display())),
-            None => Ok(Config::default()),
-        }
+        load_config(self.config.as_deref())
     }
 
     /// True when `--fail-on` is met by any verdict.
@@ -108,6 +105,28 @@ pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
     Ok(cap)
 }
 
+/// The thresholds file, or the built-in defaults.
+pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
+    match path {
+        Some(p) => Config::load(p).with_context(|| format!("loading config {}", p.display())),
+        None => Ok(Config::default()),
+    }
+}
+
+/// Every name in `names` must be an interface of the capture.
+pub fn check_interfaces(cap: &Capture, names: &[String]) -> anyhow::Result<()> {
+    let have = cap.interfaces();
+    match names.iter().find(|n| !have.contains(n)) {
+        Some(name) => bail!("interface {name} is not in the capture (it has: {})", have.join(", ")),
+        None => Ok(()),
+    }
+}
+
+/// The records of the chosen interfaces (all when `names` is empty).
+pub fn records_of<'a>(cap: &'a Capture, names: &'a [String]) -> impl Iterator<Item = &'a Record> + 'a {
+    cap.records.iter().filter(move |r| names.is_empty() || r.interface().is_some_and(|i| names.iter().any(|n| n == i)))
+}
+
 /// Windows of the chosen interfaces (all when `only` is empty) analysed with `peers`.
 pub fn analyze_capture(
     cap: &Capture,
@@ -116,13 +135,9 @@ pub fn analyze_capture(
     cfg: &Config,
     peer: Option<&Capture>,
 ) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    check_interfaces(cap, only)?;
     let mut ws = windows(cap, range);
     if !only.is_empty() {
-        for name in only {
-            if !ws.iter().any(|w| &w.interface == name) {
-                bail!("interface {name} is not in the capture (it has: {})", cap.interfaces().join(", "));
-            }
-        }
         ws.retain(|w| only.contains(&w.interface));
     }
     if ws.is_empty() {

@@ -1,3 +1,4 @@
+use super::common::check_interfaces;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::module::{self, input, ModuleReport};
@@ -29,10 +30,10 @@ fn is_capture(bytes: &[u8]) -> bool {
 fn decode_capture(bytes: &[u8], wanted: Option<&str>) -> anyhow::Result<ModuleReport> {
     let cap = read_capture_from(bytes).context("reading the capture")?;
     let names = match wanted {
-        Some(w) if cap.interfaces().iter().any(|i| i == w) => vec![w.to_string()],
-        Some(w) => bail!("interface {w} is not in the capture (it has: {})", cap.interfaces().join(", ")),
+        Some(w) => vec![w.to_string()],
         None => cap.interfaces(),
     };
+    check_interfaces(&cap, &names)?;
     let mut why = None;
     for name in &names {
         let w = window(name, cap.records_for(name), TimeRange::whole());

@@ -1,7 +1,6 @@
-use super::common::load_capture;
+use super::common::{check_interfaces, load_capture, load_config, records_of};
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::analysis::config::Config;
 use optics::output::csv::CsvSink;
 use optics::sample::RecordSink;
 use std::io::Write;
@@ -28,25 +27,16 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
-    let cfg = match &args.config {
-        Some(p) => Config::load(p).with_context(|| format!("loading config {}", p.display()))?,
-        None => Config::default(),
-    };
+    let cfg = load_config(args.config.as_deref())?;
     let cap = load_capture(path)?;
-    for name in &args.interfaces {
-        if !cap.interfaces().contains(name) {
-            bail!("interface {name} is not in the capture (it has: {})", cap.interfaces().join(", "));
-        }
-    }
+    check_interfaces(&cap, &args.interfaces)?;
     let out: Box<dyn Write> = if args.csv.as_os_str() == "-" {
         Box::new(std::io::stdout().lock())
     } else {
         Box::new(std::fs::File::create(&args.csv).with_context(|| format!("creating {}", args.csv.display()))?)
     };
     let mut sink = CsvSink::new(out, Some(&cap.header.created), cfg);
-    for rec in
-        cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i)))
-    {
+    for rec in records_of(&cap, &args.interfaces) {
         sink.record(rec)?;
     }
     Ok(())

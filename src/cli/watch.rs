@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, VERDICT_FAILED};
+use super::common::{analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, LiveArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
@@ -87,9 +87,8 @@ fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::R
     if let Some(c) = csv.as_mut() {
         sinks.push(c);
     }
-    for rec in
-        cap.records.iter().filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i)))
-    {
+    check_interfaces(cap, &args.interfaces)?;
+    for rec in records_of(cap, &args.interfaces) {
         for s in sinks.iter_mut() {
             s.record(rec)?;
         }
