@@ -5,8 +5,11 @@ use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze, InterfaceAnalysis};
-use optics::sample::capture::{read_capture, Capture, Header, Record};
+use optics::output::csv::CsvSink;
+use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header, Record};
 use optics::sample::window::{windows, TimeRange};
+use optics::sample::RecordSink;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -156,4 +159,39 @@ pub fn local_header() -> Header {
         read("/proc/sys/kernel/osrelease"),
         Some(format!("optics {}", env!("CARGO_PKG_VERSION"))),
     )
+}
+
+/// The `--record` capture and `--csv` rows a run writes as records arrive, live or replayed.
+pub struct FileSinks {
+    capture: Option<CaptureWriter<File>>,
+    csv: Option<CsvSink<File>>,
+}
+
+impl FileSinks {
+    pub fn create(record: Option<&Path>, csv: Option<&Path>, header: &Header, cfg: &Config) -> anyhow::Result<Self> {
+        let capture = match record {
+            Some(p) => Some(CaptureWriter::create(p, header).with_context(|| format!("creating {}", p.display()))?),
+            None => None,
+        };
+        let csv = match csv {
+            Some(p) => {
+                let file = File::create(p).with_context(|| format!("creating {}", p.display()))?;
+                Some(CsvSink::new(file, Some(&header.created), cfg.clone()))
+            }
+            None => None,
+        };
+        Ok(FileSinks { capture, csv })
+    }
+
+    /// The open files as sinks.
+    pub fn sinks(&mut self) -> Vec<&mut dyn RecordSink> {
+        let mut out: Vec<&mut dyn RecordSink> = Vec::new();
+        if let Some(w) = self.capture.as_mut() {
+            out.push(w);
+        }
+        if let Some(c) = self.csv.as_mut() {
+            out.push(c);
+        }
+        out
+    }
 }

@@ -1,12 +1,11 @@
 //! Live sampling shared by `scan` and `watch`: validate interfaces, run the sampling loop
 //! into the requested sinks, and return what was recorded as a capture.
 
-use super::common::local_header;
+use super::common::{local_header, FileSinks};
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::counters::normalize;
-use optics::output::csv::CsvSink;
-use optics::sample::capture::{Capture, CaptureWriter, Record};
+use optics::sample::capture::{Capture, Record};
 use optics::sample::watch::{watch, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
@@ -71,28 +70,13 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     let header = local_header();
     let factory = make_source(plan.i2c.as_deref())?;
     let mut records: Vec<Record> = Vec::new();
-    let mut writer = match &plan.record {
-        Some(p) => Some(CaptureWriter::create(p, &header).with_context(|| format!("creating {}", p.display()))?),
-        None => None,
-    };
-    let mut csv = match &plan.csv {
-        Some(p) => {
-            let file = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
-            Some(CsvSink::new(file, Some(&header.created), cfg.clone()))
-        }
-        None => None,
-    };
+    let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
     let mut progress = Progress::default();
     let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records];
     if std::io::stderr().is_terminal() {
         sinks.push(&mut progress);
     }
-    if let Some(w) = writer.as_mut() {
-        sinks.push(w);
-    }
-    if let Some(c) = csv.as_mut() {
-        sinks.push(c);
-    }
+    sinks.extend(files.sinks());
     let wcfg = WatchConfig {
         interfaces: plan.interfaces.clone(),
         interval: plan.interval,

@@ -1,13 +1,13 @@
-use super::common::{analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, LiveArgs, VERDICT_FAILED};
+use super::common::{
+    analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED,
+};
 use super::live::{self, LivePlan};
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::config::Config;
-use optics::output::csv::CsvSink;
-use optics::sample::capture::{Capture, CaptureWriter};
+use optics::sample::capture::Capture;
 use optics::sample::window::TimeRange;
-use optics::sample::RecordSink;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -68,26 +68,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
 
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.
 fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::Result<()> {
-    let mut writer = match &args.live.record {
-        Some(p) => Some(CaptureWriter::create(p, &cap.header).with_context(|| format!("creating {}", p.display()))?),
-        None => None,
-    };
-    let mut csv = match &args.csv {
-        Some(p) => Some(CsvSink::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-            Some(&cap.header.created),
-            cfg.clone(),
-        )),
-        None => None,
-    };
-    let mut sinks: Vec<&mut dyn RecordSink> = Vec::new();
-    if let Some(w) = writer.as_mut() {
-        sinks.push(w);
-    }
-    if let Some(c) = csv.as_mut() {
-        sinks.push(c);
-    }
     check_interfaces(cap, &args.interfaces)?;
+    let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), &cap.header, cfg)?;
+    let mut sinks = files.sinks();
     for rec in records_of(cap, &args.interfaces) {
         for s in sinks.iter_mut() {
             s.record(rec)?;
