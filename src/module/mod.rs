@@ -98,3 +98,12 @@ pub fn monitor_requests(img: &ModuleImage) -> Result<Vec<PageRequest>, DecodeErr
         Standard::Cmis => cmis::monitor_requests(img),
     })
 }
+
+/// Where the vendor serial number lives in `standard`'s memory map: what a module swap changes.
+pub fn vendor_sn_field(standard: Standard) -> map::Field {
+    match standard {
+        Standard::Sff8472 => sff8472::VENDOR_SN,
+        Standard::Sff8636 => sff8636::VENDOR_SN,
+        Standard::Cmis => cmis::VENDOR_SN,
+    }
+}

@@ -32,7 +32,7 @@ const WAVELENGTH: Field = Field::new("wavelength_or_cable_compliance", I2C_A0, 0
 const CC_BASE: Field = Field::new("cc_base", I2C_A0, 0, 63, 1);
 /// Upper bit-rate margin, or the nominal rate in units of 250 MBd when byte 12 is FFh.
 const BR_MAX: Field = Field::new("br_max", I2C_A0, 0, 66, 1);
-const VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 68, 16);
+pub const VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 68, 16);
 /// YYMMDD plus a 2-character lot code (Table 8-4).
 const DATE_CODE: Field = Field::new("date_code", I2C_A0, 0, 84, 8);
 const DIAG_TYPE: Field = Field::new("diagnostic_monitoring_type", I2C_A0, 0, 92, 1);

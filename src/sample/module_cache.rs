@@ -3,7 +3,7 @@
 //! `module::monitor_requests` names.
 //!
 //! Module change detection (a swap while sampling), in order:
-//! 1. a monitor read covers an identity byte ([`IDENTITY_FIELDS`]: the SFF-8024 identifier
+//! 1. a monitor read covers an identity byte (`identity_fields`: the SFF-8024 identifier
 //!    in lower memory, or the vendor serial number) and it differs from the cached
 //!    static pages -> the static pages are read again;
 //! 2. a module read failed (module pulled, EEPROM busy) and a later one succeeds -> the
@@ -14,28 +14,18 @@
 //! counts as changed too.
 
 use crate::module::map::Field;
-use crate::module::{self, ModuleImage, PageEntry, PageRequest, Standard, I2C_A0};
+use crate::module::{self, ModuleImage, PageEntry, PageRequest, I2C_A0};
 use crate::source::{IoCounts, Source, SourceError};
 use std::collections::BTreeSet;
 
-/// Bytes that say which module this is, per standard: what a swap changes.
-pub const IDENTIFIER: Field = Field::new("identifier", I2C_A0, 0, 0, 1); // SFF-8024 Table 4-1, byte 0 of every standard
-/// SFF-8472 Rev 12.4 Table 4-1: A0h bytes 68-83.
-pub const SFF8472_VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 68, 16);
-/// SFF-8636 Rev 2.11 Table 6-15: upper page 00h bytes 196-211.
-pub const SFF8636_VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 196, 16);
-/// CMIS 5.2 8.3 (Table 8-28, page 00h): bytes 166-181.
-pub const CMIS_VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 166, 16);
+/// SFF-8024 Table 4-1: byte 0 of every standard says what kind of module this is.
+pub const IDENTIFIER: Field = Field::new("identifier", I2C_A0, 0, 0, 1);
 
-pub const IDENTITY_FIELDS: &[(Standard, [Field; 2])] = &[
-    (Standard::Sff8472, [IDENTIFIER, SFF8472_VENDOR_SN]),
-    (Standard::Sff8636, [IDENTIFIER, SFF8636_VENDOR_SN]),
-    (Standard::Cmis, [IDENTIFIER, CMIS_VENDOR_SN]),
-];
-
-fn identity_fields(img: &ModuleImage) -> &'static [Field] {
-    let std = module::standard_of(img).ok();
-    IDENTITY_FIELDS.iter().find(|(s, _)| Some(*s) == std).map(|(_, f)| &f[..]).unwrap_or(&[IDENTIFIER])
+/// Bytes that say which module this is: the identifier and, where the standard is known,
+/// the vendor serial number (what a swap changes).
+fn identity_fields(img: &ModuleImage) -> Vec<Field> {
+    let sn = module::standard_of(img).ok().map(module::vendor_sn_field);
+    std::iter::once(IDENTIFIER).chain(sn).collect()
 }
 
 /// Identifier byte followed by the vendor SN bytes (those present): equal fingerprints =
@@ -253,12 +243,14 @@ impl ModuleCache {
 mod tests {
     use super::*;
     use crate::module::map::{first_overlap, first_straddling};
+    use crate::module::Standard;
 
     #[test]
     fn identity_tables_are_well_formed() {
-        for (_, fields) in IDENTITY_FIELDS {
-            assert_eq!(first_overlap(fields), None);
-            assert_eq!(first_straddling(fields), None);
+        for std in [Standard::Sff8472, Standard::Sff8636, Standard::Cmis] {
+            let fields = [IDENTIFIER, module::vendor_sn_field(std)];
+            assert_eq!(first_overlap(&fields), None);
+            assert_eq!(first_straddling(&fields), None);
         }
     }
 

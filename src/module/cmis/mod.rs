@@ -28,6 +28,7 @@ mod page11;
 use super::report::Application;
 use super::{ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
 use appcodes::Descriptor;
+pub use page00::VENDOR_SN;
 
 /// Decodes whatever the image holds; missing pages leave fields `None` with a warning.
 pub fn decode(img: &ModuleImage) -> ModuleReport {
