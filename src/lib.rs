@@ -5,7 +5,7 @@
 //! [`module`] (EEPROM decoding) and [`counters`] (FEC/link/driver counters) ->
 //! [`sample`] (sampling over time, deltas, captures) ->
 //! [`analysis`] (BER, Q, margin, verdicts) ->
-//! [`output`] (text, JSON, CSV).
+//! [`output`] (text, JSON, CSV, Prometheus); [`serve`] is the exporter daemon over them.
 //!
 //! Decoders never do I/O; output never reaches back into sources.
 
@@ -14,4 +14,5 @@ pub mod counters;
 pub mod module;
 pub mod output;
 pub mod sample;
+pub mod serve;
 pub mod source;

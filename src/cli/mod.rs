@@ -6,6 +6,7 @@ mod decode;
 mod export;
 mod live;
 mod scan;
+mod serve;
 mod watch;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Decode a module EEPROM image (image JSON, flat binary dump, or ethtool/i2cdump hex text).
     Decode(decode::DecodeArgs),
+    /// Export per-lane margin, BER and verdicts to Prometheus (daemon; scrapes never touch hardware).
+    Serve(serve::ServeArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -39,5 +42,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => serve::run(args).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -1,9 +1,12 @@
-//! Output writers over the same decoded and analysed data: readable text and JSON.
+//! Output writers over the same decoded and analysed data: readable text, JSON, CSV,
+//! Prometheus metrics and the status page of `optics serve`.
 //! Writers never reach back into sources.
 
 pub mod analysis_text;
 pub mod csv;
+pub mod html;
 pub mod module_text;
+pub mod prometheus;
 
 use serde::Serialize;
 use std::io::{self, Write};

@@ -2,6 +2,7 @@
 //!
 //! - [`capture`]: the capture format (docs/capture-format.md): record types, writer, tolerant reader.
 //! - [`delta`]: counter deltas between samples, segments at resets / module swaps, wraps.
+//! - [`engine`]: per-interface streaming state -> run and rolling windows.
 //! - [`window`]: [`crate::analysis::InterfaceWindow`]s built from a capture's records.
 //! - [`module_cache`]: read static module pages once, then only monitor bytes.
 //! - [`watch`]: the async sampling loop that produces records for [`RecordSink`]s.
@@ -11,6 +12,7 @@
 
 pub mod capture;
 pub mod delta;
+pub mod engine;
 pub mod module_cache;
 pub mod watch;
 pub mod window;
@@ -23,6 +25,11 @@ pub trait RecordSink {
     /// Takes one record; a sink that writes to a file flushes before returning, so
     /// every record accepted is on disk if the process is stopped.
     fn record(&mut self, rec: &Record) -> std::io::Result<()>;
+    /// Called after every record of one sampling tick was given; `sampling` is the wall
+    /// time the tick took. Sinks that act per tick (the exporter's snapshot) hook here.
+    fn end_tick(&mut self, _sampling: std::time::Duration) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl RecordSink for Vec<Record> {

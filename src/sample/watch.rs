@@ -304,6 +304,7 @@ where
             _ = until_deadline => { summary.stopped_by = StopReason::Duration; break; }
             _ = interval.tick() => {}
         }
+        let tick_start = Instant::now();
         let tasks: Vec<_> = std::mem::take(&mut live)
             .into_iter()
             .map(|mut st| {
@@ -332,6 +333,9 @@ where
             } else {
                 live.push(st);
             }
+        }
+        for sink in sinks.iter_mut() {
+            sink.end_tick(tick_start.elapsed())?;
         }
         summary.ticks += 1;
     }

@@ -1,0 +1,102 @@
+//! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
+
+use super::common::{load_capture, load_config, parse_duration};
+use super::live::resolve_interfaces;
+use anyhow::{bail, Context};
+use clap::Args;
+use optics::sample::capture::Record;
+use optics::serve::http::{self, Limits};
+use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, Shared, Signals, LOG_INFO};
+use optics::source::live::LiveSource;
+use optics::source::{discover, Source};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Interfaces to sample. None: every netdev with a module or FEC statistics, looked
+    /// for again every --rediscover.
+    pub interfaces: Vec<String>,
+    /// Address to serve /metrics on. Loopback by default; give another address to expose it.
+    #[arg(long, default_value = "127.0.0.1:9464")]
+    pub listen: SocketAddr,
+    /// Time between samples (a scrape never samples).
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub interval: Duration,
+    /// How often the interface set is looked at again.
+    #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    pub rediscover: Duration,
+    /// Thresholds file (JSON; see docs/config.md); SIGHUP reads it again.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Serve a capture's records as if they were arriving live.
+    #[arg(long, value_name = "CAPTURE")]
+    pub replay: Option<PathBuf>,
+    /// With --replay: play the capture this many times faster than recorded.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Rolling windows for optics_lane_pre_fec_ber{window="<N>s"}, in seconds.
+    #[arg(long = "rolling", value_name = "SECONDS", value_delimiter = ',', default_value = "300")]
+    pub rolling_s: Vec<f64>,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        bail!("--speed must be a positive number (got {})", args.speed);
+    }
+    if let Some(bad) = args.rolling_s.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
+        bail!("--rolling takes positive seconds (got {bad})");
+    }
+    let cfg = load_config(args.config.as_deref())?;
+    let replay = args.replay.as_deref().map(load_capture).transpose()?;
+    // Named interfaces must exist at start (a typo is an error, not an empty exporter).
+    if replay.is_none() && !args.interfaces.is_empty() {
+        resolve_interfaces(&args.interfaces, None)?;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("listening on {}", args.listen))?;
+        let addr = listener.local_addr().context("reading the listening address")?;
+        let shared = Arc::new(Shared::default());
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(http::serve(listener, shared.clone(), Limits::default(), async {
+            let _ = stop_rx.await;
+        }));
+        log(LOG_INFO, &format!("listening on http://{addr}/metrics"));
+        let mut exporter = Exporter::new(cfg, args.rolling_s.clone(), shared);
+        exporter.publish();
+        let mut signals = Signals::install()?;
+        let config_path = args.config.clone();
+        let on_reload = move || load_config(config_path.as_deref()).map_err(|e| format!("{e:#}"));
+        let stopped_by = match &replay {
+            Some(cap) => {
+                let records: Vec<Record> = cap
+                    .records
+                    .iter()
+                    .filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i)))
+                    .cloned()
+                    .collect();
+                run_replay(&mut exporter, &records, args.speed, &mut signals, &on_reload).await
+            }
+            None => {
+                let named = args.interfaces.clone();
+                let find = move || -> Result<Vec<String>, String> {
+                    let mut src = LiveSource::new();
+                    if named.is_empty() {
+                        return discover(&mut src).map_err(|e| e.to_string());
+                    }
+                    Ok(named.iter().filter(|i| !src.link_state(i).is_err_and(|e| e.is_no_device())).cloned().collect())
+                };
+                let opts = LiveOptions { interval: args.interval, rediscover: args.rediscover };
+                let make_source = |_: &str| -> Box<dyn Source + Send> { Box::new(LiveSource::new()) };
+                run_live(&mut exporter, &opts, make_source, find, &mut signals, &on_reload).await?
+            }
+        };
+        log(LOG_INFO, &format!("stopping ({stopped_by})"));
+        let _ = stop_tx.send(());
+        let _ = server.await;
+        Ok(())
+    })
+}

@@ -1,0 +1,426 @@
+//! Prometheus metrics from analyses: the contract in docs/metrics.md (names may be added,
+//! never renamed). One exposition is built per sampling tick and served as is, so a
+//! scrape never reaches the hardware.
+//!
+//! Encoded with `prometheus-client` (OpenMetrics 1.0 text). The crate has no 0.0.4 text
+//! encoder, so [`Exposition::text`] derives it from the OpenMetrics body: `# EOF` and
+//! `# UNIT` lines dropped, counter families named with their `_total` suffix (the one
+//! difference 0.0.4 parsers see). `_info` metrics are gauges of value 1, which both
+//! formats accept.
+//!
+//! Cardinality is bounded by construction: labels are `interface`, `lane` and fixed
+//! vocabularies (window names from the configuration, flag and reason codes, verdicts,
+//! threshold names); `optics_module_info` alone carries module identity. No label value
+//! changes from one sample to the next. Non-finite values (the -inf dBm of a dark lane)
+//! are not exported: `optics_lane_flag{flag="rx_los"}` says what happened.
+
+use crate::analysis::{InterfaceAnalysis, LaneAnalysis, Verdict};
+use crate::module::report::{Modulation, ThresholdSet};
+use crate::module::units::mw_to_dbm;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+type Labels = Vec<(String, String)>;
+type GaugeFamily = Family<Labels, Gauge<f64, AtomicU64>>;
+type CounterFamily = Family<Labels, Counter<u64>>;
+
+/// Layers `optics_sample_errors_total` counts (always all present, so `rate()` starts at 0).
+pub const ERROR_LAYERS: [&str; 3] = ["module", "counters", "discovery"];
+
+/// What the exporter reports about itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExporterStats {
+    /// Wall time the last sampling tick took.
+    pub sample_duration_s: Option<f64>,
+    /// Sampling errors so far, by layer ([`ERROR_LAYERS`]).
+    pub sample_errors: BTreeMap<&'static str, u64>,
+    /// Unix time of the last completed tick.
+    pub last_sample_unix_s: Option<f64>,
+}
+
+/// A hardware counter made monotonic: when the value the window reports goes down (a
+/// counter reset starts a new segment), what was counted before is carried over, so
+/// Prometheus `rate()` sees one counter that never decreases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Carried {
+    base: u64,
+    last: u64,
+}
+
+impl Carried {
+    pub fn update(&mut self, value: u64) -> u64 {
+        if value < self.last {
+            self.base = self.base.saturating_add(self.last);
+        }
+        self.last = value;
+        self.base.saturating_add(value)
+    }
+}
+
+/// Counter state that must survive from one exposition to the next.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// (interface, counter key) -> carried counter.
+    carried: BTreeMap<(String, String), Carried>,
+}
+
+/// One rendered exposition.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Exposition {
+    /// OpenMetrics 1.0 text, `# EOF`-terminated.
+    pub openmetrics: String,
+    /// Prometheus text format 0.0.4 (also node_exporter's textfile format).
+    pub text: String,
+    /// Number of series (sample lines).
+    pub series: usize,
+}
+
+struct Families {
+    reg: Registry,
+    gauges: BTreeMap<&'static str, GaugeFamily>,
+    counters: BTreeMap<&'static str, CounterFamily>,
+}
+
+/// Every metric: (name, help, is_counter). docs/metrics.md documents each; a test keeps
+/// the two lists equal. Counter names are given with `_total`, as exposed.
+pub const METRICS: &[(&str, &str, bool)] = &[
+    ("optics_lane_rx_power_dbm", "Received optical power per lane, dBm (window mean)", false),
+    ("optics_lane_tx_power_dbm", "Transmitted optical power per lane, dBm (latest reading)", false),
+    ("optics_lane_tx_bias_amperes", "Laser bias current per lane, amperes", false),
+    (
+        "optics_lane_pre_fec_ber",
+        "Pre-FEC bit error ratio per lane over the named window (run = since start or the last counter reset)",
+        false,
+    ),
+    ("optics_lane_pre_fec_ber_upper", "Upper confidence bound of the run-window pre-FEC BER per lane", false),
+    ("optics_lane_margin_db", "Optical-equivalent margin to the FEC limit per lane, dB (run window)", false),
+    ("optics_lane_optical_margin_db", "Received power above the module's low warning (or alarm) threshold per lane, dB", false),
+    ("optics_lane_corrected_bits_total", "Bits FEC corrected per lane, carried across hardware counter resets", true),
+    ("optics_lane_rank", "Lane rank by margin within its interface, 1 = weakest", false),
+    ("optics_lane_flag", "1 while the lane carries this flag", false),
+    ("optics_interface_verdict", "One-hot verdict of the interface: accept, investigate or reject", false),
+    ("optics_interface_reason", "1 while the interface has a reason with this code", false),
+    ("optics_fec_corrected_blocks_total", "FEC codewords corrected, carried across hardware counter resets", true),
+    ("optics_fec_uncorrectable_blocks_total", "FEC codewords FEC could not correct (frames lost), carried across resets", true),
+    ("optics_link_down_events_total", "Link down events, carried across hardware counter resets", true),
+    ("optics_link_up", "1 when the link is up, 0 when down", false),
+    ("optics_link_speed_bits_per_second", "Negotiated link speed, bits per second", false),
+    ("optics_link_info", "Negotiated link mode, FEC and lane modulation (value 1)", false),
+    ("optics_module_temperature_celsius", "Module temperature, degrees Celsius", false),
+    ("optics_module_supply_voltage_volts", "Module supply voltage, volts", false),
+    ("optics_module_info", "Module identity (value 1); module_sn changes when the module is swapped", false),
+    ("optics_module_threshold", "Module alarm and warning limits, in the quantity's unit", false),
+    ("optics_pcie_link_width", "PCIe link width in lanes, current or max", false),
+    ("optics_pcie_link_speed_gts", "PCIe link speed in GT/s, current or max", false),
+    ("optics_pcie_ceiling_bits_per_second", "Usable bandwidth of the NIC's own PCIe link, bits per second", false),
+    ("optics_pcie_degraded", "1 when the PCIe link caps the port below its line rate", false),
+    ("optics_build_info", "optics build (value 1)", false),
+    ("optics_sample_duration_seconds", "Wall time the last sampling tick took, seconds", false),
+    ("optics_sample_errors_total", "Sampling errors by layer (module, counters, discovery)", true),
+    ("optics_last_sample_timestamp_seconds", "Unix time of the last completed sampling tick", false),
+];
+
+impl Families {
+    fn new() -> Self {
+        let mut reg = Registry::default();
+        let mut gauges = BTreeMap::new();
+        let mut counters = BTreeMap::new();
+        for &(name, help, is_counter) in METRICS {
+            if is_counter {
+                let f = CounterFamily::default();
+                // The encoder appends `_total` to counters.
+                reg.register(name.trim_end_matches("_total"), help, f.clone());
+                counters.insert(name, f);
+            } else {
+                let f = GaugeFamily::default();
+                reg.register(name, help, f.clone());
+                gauges.insert(name, f);
+            }
+        }
+        Families { reg, gauges, counters }
+    }
+
+    fn set(&self, name: &'static str, labels: &[(&str, &str)], value: f64) {
+        if !value.is_finite() {
+            return;
+        }
+        // Every name used here is in METRICS (the metrics_md test renders every metric).
+        debug_assert!(self.gauges.contains_key(name), "{name} is not in METRICS");
+        if let Some(f) = self.gauges.get(name) {
+            f.get_or_create(&owned(labels)).set(value);
+        }
+    }
+
+    fn count(&self, name: &'static str, labels: &[(&str, &str)], value: u64) {
+        debug_assert!(self.counters.contains_key(name), "{name} is not in METRICS");
+        if let Some(f) = self.counters.get(name) {
+            f.get_or_create(&owned(labels)).inc_by(value);
+        }
+    }
+}
+
+fn owned(labels: &[(&str, &str)]) -> Labels {
+    labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accept => "accept",
+        Verdict::Investigate => "investigate",
+        Verdict::Reject => "reject",
+    }
+}
+
+fn modulation_name(m: Modulation) -> &'static str {
+    match m {
+        Modulation::Nrz => "NRZ",
+        Modulation::Pam4 => "PAM4",
+    }
+}
+
+/// A rolling window's label: `300s`.
+pub fn window_label(seconds: f64) -> String {
+    format!("{seconds}s")
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Drops the carried counters of an interface whose series are removed.
+    pub fn forget(&mut self, iface: &str) {
+        self.carried.retain(|(i, _), _| i != iface);
+    }
+
+    fn carry(&mut self, iface: &str, key: String, value: u64) -> u64 {
+        self.carried.entry((iface.to_string(), key)).or_default().update(value)
+    }
+
+    /// The exposition for the run-window analyses `run`, the rolling-window analyses
+    /// `rolling` (window label, analyses), and the exporter's own figures.
+    pub fn render(&mut self, run: &[InterfaceAnalysis], rolling: &[(String, Vec<InterfaceAnalysis>)], stats: &ExporterStats) -> Exposition {
+        let f = Families::new();
+        for a in run {
+            self.interface(&f, a);
+        }
+        for (label, analyses) in rolling {
+            for a in analyses {
+                for l in &a.lanes {
+                    if let Some(ber) = l.pre_fec_ber {
+                        f.set(
+                            "optics_lane_pre_fec_ber",
+                            &[("interface", &a.interface), ("lane", &l.lane.to_string()), ("window", label)],
+                            ber,
+                        );
+                    }
+                }
+            }
+        }
+        exporter(&f, stats);
+        let mut openmetrics = String::new();
+        // Writing into a String cannot fail.
+        encode(&mut openmetrics, &f.reg).expect("encoding into a String");
+        let text = to_text_format(&openmetrics);
+        let series = text.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).count();
+        Exposition { openmetrics, text, series }
+    }
+
+    fn interface(&mut self, f: &Families, a: &InterfaceAnalysis) {
+        let i = a.interface.as_str();
+        let iface = [("interface", i)];
+        for v in [Verdict::Accept, Verdict::Investigate, Verdict::Reject] {
+            f.set("optics_interface_verdict", &[("interface", i), ("verdict", verdict_name(v))], f64::from(u8::from(a.verdict == v)));
+        }
+        for code in a.reasons.iter().map(|r| r.code).collect::<BTreeSet<_>>() {
+            f.set("optics_interface_reason", &[("interface", i), ("code", code)], 1.0);
+        }
+        let link = &a.link;
+        for (name, key, value) in [
+            ("optics_fec_corrected_blocks_total", "corrected_blocks", link.corrected_blocks),
+            ("optics_fec_uncorrectable_blocks_total", "uncorrectable_blocks", link.uncorrectable_blocks),
+            ("optics_link_down_events_total", "link_down_events", link.link_down_events),
+        ] {
+            if let Some(v) = value {
+                let total = self.carry(i, key.into(), v);
+                f.count(name, &iface, total);
+            }
+        }
+        if let Some(up) = link.up {
+            f.set("optics_link_up", &iface, f64::from(u8::from(up)));
+        }
+        if let Some(mbps) = link.speed_mbps {
+            f.set("optics_link_speed_bits_per_second", &iface, f64::from(mbps) * 1e6);
+        }
+        f.set(
+            "optics_link_info",
+            &[
+                ("interface", i),
+                ("link_mode", link.link_mode.as_deref().unwrap_or("")),
+                ("fec", link.fec.map_or("", |k| k.name())),
+                ("modulation", link.modulation.map_or("", modulation_name)),
+            ],
+            1.0,
+        );
+        if let Some(m) = &a.module {
+            if let Some(t) = m.module_temperature_c {
+                f.set("optics_module_temperature_celsius", &iface, t);
+            }
+            if let Some(v) = m.supply_voltage_v {
+                f.set("optics_module_supply_voltage_volts", &iface, v);
+            }
+            let s = |o: &Option<String>| o.as_deref().map(str::trim).unwrap_or("").to_string();
+            f.set(
+                "optics_module_info",
+                &[
+                    ("interface", i),
+                    ("standard", m.standard.as_str()),
+                    ("vendor", &s(&m.vendor_name)),
+                    ("part_number", &s(&m.vendor_pn)),
+                    ("module_sn", &s(&m.vendor_sn)),
+                    ("revision", &s(&m.vendor_rev)),
+                ],
+                1.0,
+            );
+            let th = &m.thresholds;
+            let id = |v: f64| v;
+            let amps = |ma: f64| ma / 1000.0;
+            for (quantity, set, unit) in [
+                ("temperature_celsius", th.temperature_c, &id as &dyn Fn(f64) -> f64),
+                ("supply_voltage_volts", th.supply_voltage_v, &id),
+                ("rx_power_dbm", th.rx_power_mw, &mw_to_dbm),
+                ("tx_power_dbm", th.tx_power_mw, &mw_to_dbm),
+                ("tx_bias_amperes", th.tx_bias_ma, &amps),
+            ] {
+                if let Some(ThresholdSet { high_alarm, low_alarm, high_warning, low_warning }) = set {
+                    for (limit, v) in
+                        [("high_alarm", high_alarm), ("low_alarm", low_alarm), ("high_warning", high_warning), ("low_warning", low_warning)]
+                    {
+                        f.set("optics_module_threshold", &[("interface", i), ("quantity", quantity), ("limit", limit)], unit(v));
+                    }
+                }
+            }
+        }
+        let p = &a.pcie;
+        for (which, width, gts) in [("current", p.current_width, p.current_speed_gts), ("max", p.max_width, p.max_speed_gts)] {
+            if let Some(w) = width {
+                f.set("optics_pcie_link_width", &[("interface", i), ("which", which)], f64::from(w));
+            }
+            if let Some(g) = gts {
+                f.set("optics_pcie_link_speed_gts", &[("interface", i), ("which", which)], g);
+            }
+        }
+        if let Some(c) = p.ceiling_gbps {
+            f.set("optics_pcie_ceiling_bits_per_second", &iface, c * 1e9);
+        }
+        if p.current_width.is_some() || p.ceiling_gbps.is_some() {
+            f.set("optics_pcie_degraded", &iface, f64::from(u8::from(p.degraded)));
+        }
+        for l in &a.lanes {
+            self.lane(f, i, l);
+        }
+    }
+
+    fn lane(&mut self, f: &Families, i: &str, l: &LaneAnalysis) {
+        let lane = l.lane.to_string();
+        let labels = [("interface", i), ("lane", lane.as_str())];
+        let gauges = [
+            ("optics_lane_rx_power_dbm", l.rx_power_dbm),
+            ("optics_lane_tx_power_dbm", l.tx_power_dbm),
+            ("optics_lane_tx_bias_amperes", l.tx_bias_ma.map(|ma| ma / 1000.0)),
+            ("optics_lane_pre_fec_ber_upper", l.pre_fec_ber_upper),
+            ("optics_lane_margin_db", l.margin_db),
+            ("optics_lane_optical_margin_db", l.optical_margin_db),
+            ("optics_lane_rank", Some(l.rank as f64)),
+        ];
+        for (name, v) in gauges {
+            if let Some(v) = v {
+                f.set(name, &labels, v);
+            }
+        }
+        if let Some(ber) = l.pre_fec_ber {
+            f.set("optics_lane_pre_fec_ber", &[("interface", i), ("lane", &lane), ("window", "run")], ber);
+        }
+        if let Some(bits) = l.corrected_bits {
+            let total = self.carry(i, format!("lane{lane}_corrected_bits"), bits);
+            f.count("optics_lane_corrected_bits_total", &labels, total);
+        }
+        for flag in l.flags.iter().collect::<BTreeSet<_>>() {
+            f.set("optics_lane_flag", &[("interface", i), ("lane", &lane), ("flag", flag)], 1.0);
+        }
+    }
+}
+
+fn exporter(f: &Families, stats: &ExporterStats) {
+    f.set("optics_build_info", &[("version", env!("CARGO_PKG_VERSION"))], 1.0);
+    if let Some(d) = stats.sample_duration_s {
+        f.set("optics_sample_duration_seconds", &[], d);
+    }
+    for layer in ERROR_LAYERS {
+        f.count("optics_sample_errors_total", &[("layer", layer)], stats.sample_errors.get(layer).copied().unwrap_or(0));
+    }
+    if let Some(t) = stats.last_sample_unix_s {
+        f.set("optics_last_sample_timestamp_seconds", &[], t);
+    }
+}
+
+/// OpenMetrics text -> Prometheus text format 0.0.4 (see the module comment).
+pub fn to_text_format(openmetrics: &str) -> String {
+    let counters: BTreeSet<&str> =
+        openmetrics.lines().filter_map(|l| l.strip_prefix("# TYPE ")).filter_map(|l| l.strip_suffix(" counter")).collect();
+    let mut out = String::with_capacity(openmetrics.len());
+    for line in openmetrics.lines() {
+        if line == "# EOF" || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let meta = line.strip_prefix("# HELP ").map(|r| ("# HELP ", r)).or_else(|| line.strip_prefix("# TYPE ").map(|r| ("# TYPE ", r)));
+        match meta {
+            Some((kind, rest)) => {
+                let (name, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+                let suffix = if counters.contains(name) { "_total" } else { "" };
+                out.push_str(&format!("{kind}{name}{suffix} {tail}\n"));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Writes `text` for node_exporter's textfile collector: to a temporary file in the same
+/// directory, then renamed into place, so the collector never reads a half-written file.
+pub fn write_textfile(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file"))?;
+    let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The textfile for one run of `scan` / `export`: the same metrics `serve` exposes for the
+/// run window, plus build info and the time it was written.
+pub fn write_analyses_textfile(path: &Path, analyses: &[InterfaceAnalysis]) -> std::io::Result<()> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).ok();
+    let stats = ExporterStats { last_sample_unix_s: now, ..Default::default() };
+    write_textfile(path, &Metrics::new().render(analyses, &[], &stats).text)
+}

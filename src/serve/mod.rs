@@ -1,0 +1,367 @@
+//! `optics serve`: sampling on its own schedule into the streaming engine, one metrics
+//! snapshot per tick, served over HTTP ([`http`]) without ever touching hardware.
+//!
+//! - [`Exporter`] is the sink: records go into the [`Engine`]; after each tick it analyses
+//!   the run and rolling windows and swaps in a new [`Snapshot`].
+//! - [`run_live`] samples interfaces (named, or discovered as `scan` does) and re-discovers
+//!   them periodically: a new one is picked up, a vanished one has its series removed.
+//! - [`run_replay`] feeds a capture's records as if live, at `t / speed`.
+//! - Logs: one line per event on stderr, no timestamp (journald adds it), prefixed with
+//!   the sd-daemon priority `<3>` error, `<4>` warning, `<5>` notice, `<6>` info, which
+//!   journald turns into the entry's priority.
+
+pub mod http;
+
+use crate::analysis::{analyze, Config};
+use crate::output::html::status_page;
+use crate::output::prometheus::{window_label, ExporterStats, Metrics};
+use crate::sample::capture::{EventKind, Record};
+use crate::sample::engine::{Engine, EngineConfig};
+use crate::sample::watch::{watch_until, StopReason, WatchConfig, WatchError};
+use crate::sample::RecordSink;
+use crate::source::Source;
+use hyper::body::Bytes;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use thiserror::Error;
+use tokio::signal::unix::{signal, Signal, SignalKind};
+
+pub const LOG_ERR: u8 = 3;
+pub const LOG_WARNING: u8 = 4;
+pub const LOG_NOTICE: u8 = 5;
+pub const LOG_INFO: u8 = 6;
+
+/// One journald-friendly line on stderr (see the module comment).
+pub fn log(priority: u8, message: &str) {
+    // One event per line: a newline inside a message would split the entry.
+    eprintln!("<{priority}>{}", message.replace('\n', " "));
+}
+
+/// What a scrape returns: built once per tick.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub openmetrics: Bytes,
+    pub text: Bytes,
+    pub html: Bytes,
+    pub series: usize,
+    /// Ticks (or replayed sample groups) so far; 0 = nothing sampled yet.
+    pub ticks: u64,
+}
+
+/// The latest snapshot, shared between the sampler and the HTTP handlers.
+#[derive(Debug, Default)]
+pub struct Shared {
+    latest: RwLock<Arc<Snapshot>>,
+}
+
+impl Shared {
+    pub fn latest(&self) -> Arc<Snapshot> {
+        // A poisoned lock still holds a whole Arc (replaced in one assignment).
+        self.latest.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    fn publish(&self, snap: Snapshot) {
+        *self.latest.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snap);
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum ServeError {
+    #[error("installing signal handlers: {0}")]
+    Signal(std::io::Error),
+    #[error("sampling: {0}")]
+    Watch(#[from] WatchError),
+}
+
+/// A configuration waiting to be applied at the next tick (SIGHUP).
+pub type PendingConfig = Arc<Mutex<Option<Config>>>;
+
+/// The sink `serve` samples into.
+pub struct Exporter {
+    engine: Engine,
+    metrics: Metrics,
+    cfg: Config,
+    rolling_s: Vec<f64>,
+    stats: ExporterStats,
+    shared: Arc<Shared>,
+    pending: PendingConfig,
+    ticks: u64,
+    /// Added to record times: live sampling restarts its clock when the interface set changes.
+    t_offset: f64,
+}
+
+impl Exporter {
+    pub fn new(cfg: Config, rolling_s: Vec<f64>, shared: Arc<Shared>) -> Self {
+        let engine = Engine::new(EngineConfig { rolling_s: rolling_s.clone(), ..EngineConfig::default() });
+        Exporter {
+            engine,
+            metrics: Metrics::new(),
+            cfg,
+            rolling_s,
+            stats: ExporterStats::default(),
+            shared,
+            pending: PendingConfig::default(),
+            ticks: 0,
+            t_offset: 0.0,
+        }
+    }
+
+    /// Where a reloaded configuration is put for the next tick.
+    pub fn pending_config(&self) -> PendingConfig {
+        self.pending.clone()
+    }
+
+    pub fn interfaces(&self) -> Vec<String> {
+        self.engine.interfaces()
+    }
+
+    /// Removes an interface's series (it vanished) and logs why.
+    pub fn remove(&mut self, iface: &str, why: &str) {
+        if self.engine.interfaces().iter().any(|i| i == iface) {
+            self.engine.remove(iface);
+            self.metrics.forget(iface);
+            log(LOG_WARNING, &format!("interface {iface} removed: {why}; its series are no longer exported"));
+        }
+    }
+
+    pub fn count_error(&mut self, layer: &'static str) {
+        *self.stats.sample_errors.entry(layer).or_default() += 1;
+    }
+
+    /// Analyses the run and rolling windows and publishes the snapshot.
+    pub fn publish(&mut self) {
+        if let Some(cfg) = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            self.cfg = cfg;
+        }
+        let run = analyze(&self.engine.windows(), &self.cfg, &[]);
+        let rolling: Vec<(String, Vec<_>)> =
+            self.rolling_s.iter().map(|&s| (window_label(s), analyze(&self.engine.rolling_windows(s), &self.cfg, &[]))).collect();
+        let exp = self.metrics.render(&run, &rolling, &self.stats);
+        let status = format!("{} interface(s), {} tick(s), {} series", run.len(), self.ticks, exp.series);
+        self.shared.publish(Snapshot {
+            openmetrics: Bytes::from(exp.openmetrics),
+            text: Bytes::from(exp.text),
+            html: Bytes::from(status_page(&run, &status)),
+            series: exp.series,
+            ticks: self.ticks,
+        });
+    }
+}
+
+fn shifted(rec: &Record, dt: f64) -> Record {
+    let mut r = rec.clone();
+    match &mut r {
+        Record::Header(_) => {}
+        Record::Interface(x) => x.t += dt,
+        Record::Sample(x) => x.t += dt,
+        Record::Event(x) => x.t += dt,
+    }
+    r
+}
+
+impl RecordSink for Exporter {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        if let Record::Event(e) = rec {
+            match e.kind {
+                EventKind::InterfaceGone => {
+                    self.remove(&e.interface, &e.message);
+                    return Ok(());
+                }
+                EventKind::Error => {
+                    self.count_error(if e.message.starts_with("module") { "module" } else { "counters" });
+                    log(LOG_WARNING, &format!("interface {}: {}", e.interface, e.message));
+                }
+                EventKind::ModuleChanged | EventKind::CounterReset => {
+                    log(LOG_NOTICE, &format!("interface {}: {}: {}", e.interface, e.kind.as_str(), e.message));
+                }
+            }
+        }
+        if let Record::Interface(ir) = rec {
+            if !self.engine.interfaces().contains(&ir.interface) {
+                log(
+                    LOG_INFO,
+                    &format!("interface {} sampled ({})", ir.interface, ir.link.link_mode.as_deref().unwrap_or("link mode unknown")),
+                );
+            }
+        }
+        self.engine.push(&shifted(rec, self.t_offset));
+        Ok(())
+    }
+
+    fn end_tick(&mut self, sampling: Duration) -> std::io::Result<()> {
+        self.ticks += 1;
+        self.stats.sample_duration_s = Some(sampling.as_secs_f64());
+        self.stats.last_sample_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs_f64());
+        self.publish();
+        Ok(())
+    }
+}
+
+/// SIGINT/SIGTERM (stop) and SIGHUP (reload), installed once for the whole run.
+pub struct Signals {
+    int: Signal,
+    term: Signal,
+    hup: Signal,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sig {
+    Stop(&'static str),
+    Reload,
+}
+
+impl Signals {
+    pub fn install() -> Result<Self, ServeError> {
+        let s = |k| signal(k).map_err(ServeError::Signal);
+        Ok(Signals { int: s(SignalKind::interrupt())?, term: s(SignalKind::terminate())?, hup: s(SignalKind::hangup())? })
+    }
+
+    pub async fn next(&mut self) -> Sig {
+        tokio::select! {
+            _ = self.int.recv() => Sig::Stop("SIGINT"),
+            _ = self.term.recv() => Sig::Stop("SIGTERM"),
+            _ = self.hup.recv() => Sig::Reload,
+        }
+    }
+}
+
+/// Reloads the configuration on SIGHUP (the caller reads `--config` again).
+pub type Reload<'a> = &'a (dyn Fn() -> Result<Config, String> + Sync);
+
+fn reload(pending: &PendingConfig, reload: Reload) {
+    match reload() {
+        Ok(cfg) => {
+            *pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
+            log(LOG_NOTICE, "configuration reloaded; applied from the next tick");
+        }
+        Err(e) => log(LOG_ERR, &format!("configuration not reloaded, the previous one stays: {e}")),
+    }
+}
+
+/// Waits for a stop signal, handling reloads meanwhile; `Some(name)` = stop.
+async fn until_stop(signals: &mut Signals, pending: &PendingConfig, on_reload: Reload<'_>) -> &'static str {
+    loop {
+        match signals.next().await {
+            Sig::Stop(name) => return name,
+            Sig::Reload => reload(pending, on_reload),
+        }
+    }
+}
+
+pub struct LiveOptions {
+    pub interval: Duration,
+    /// How often the interface set is looked at again.
+    pub rediscover: Duration,
+}
+
+/// Samples until SIGINT/SIGTERM. `discover` returns the interfaces to sample now (the
+/// named ones that exist, or what discovery finds); a change restarts the sampling loop
+/// on the new set (the engine keeps its state; vanished interfaces are removed).
+pub async fn run_live<F, D>(
+    exporter: &mut Exporter,
+    opts: &LiveOptions,
+    make_source: F,
+    discover: D,
+    signals: &mut Signals,
+    on_reload: Reload<'_>,
+) -> Result<&'static str, ServeError>
+where
+    F: Fn(&str) -> Box<dyn Source + Send>,
+    D: Fn() -> Result<Vec<String>, String>,
+{
+    let start = Instant::now();
+    let pending = exporter.pending_config();
+    let look = |exporter: &mut Exporter| -> Option<Vec<String>> {
+        match tokio::task::block_in_place(&discover) {
+            Ok(found) => Some(found),
+            Err(e) => {
+                exporter.count_error("discovery");
+                log(LOG_ERR, &format!("interface discovery failed: {e}"));
+                None
+            }
+        }
+    };
+    loop {
+        let current = look(exporter).unwrap_or_else(|| exporter.interfaces());
+        for gone in exporter.interfaces().into_iter().filter(|i| !current.contains(i)) {
+            exporter.remove(&gone, "no longer found by discovery");
+        }
+        if current.is_empty() {
+            log(LOG_WARNING, &format!("no interface to sample; looking again in {:?}", opts.rediscover));
+            exporter.publish();
+            tokio::select! {
+                name = until_stop(signals, &pending, on_reload) => return Ok(name),
+                _ = tokio::time::sleep(opts.rediscover) => continue,
+            }
+        }
+        log(LOG_INFO, &format!("sampling {} every {:?}", current.join(", "), opts.interval));
+        exporter.t_offset = start.elapsed().as_secs_f64();
+        let wcfg = WatchConfig { interfaces: current.clone(), interval: opts.interval, duration: None, max_ticks: None, read_module: true };
+        let stop = async {
+            let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + opts.rediscover, opts.rediscover);
+            loop {
+                tokio::select! {
+                    name = until_stop(signals, &pending, on_reload) => return name.to_string(),
+                    _ = tick.tick() => {
+                        let found = tokio::task::block_in_place(&discover);
+                        if found.as_ref().is_ok_and(|f| f != &current) {
+                            return "rediscover".to_string();
+                        }
+                    }
+                }
+            }
+        };
+        let summary = watch_until(wcfg, &make_source, &mut [exporter as &mut dyn RecordSink], stop).await?;
+        match summary.stopped_by {
+            StopReason::Signal(s) if s == "SIGINT" => return Ok("SIGINT"),
+            StopReason::Signal(s) if s == "SIGTERM" => return Ok("SIGTERM"),
+            StopReason::AllInterfacesGone => tokio::select! {
+                name = until_stop(signals, &pending, on_reload) => return Ok(name),
+                _ = tokio::time::sleep(opts.rediscover) => {}
+            },
+            _ => log(LOG_INFO, "interface set changed"),
+        }
+    }
+}
+
+/// Feeds `records` as if they arrived live: a record stamped `t` is given at
+/// `(t - t_first) / speed` seconds after the start; each group of records with one
+/// timestamp ends a tick. Then keeps serving the last snapshot until SIGINT/SIGTERM.
+pub async fn run_replay(
+    exporter: &mut Exporter,
+    records: &[Record],
+    speed: f64,
+    signals: &mut Signals,
+    on_reload: Reload<'_>,
+) -> &'static str {
+    let pending = exporter.pending_config();
+    let start = tokio::time::Instant::now();
+    let t0 = records.iter().find_map(Record::t).unwrap_or(0.0);
+    let mut i = 0;
+    while i < records.len() {
+        let t = records[i].t();
+        let end = i + records[i..].iter().take_while(|r| r.t() == t).count();
+        let due = start + Duration::from_secs_f64((t.unwrap_or(t0) - t0).max(0.0) / speed);
+        tokio::select! {
+            name = until_stop(signals, &pending, on_reload) => return name,
+            _ = tokio::time::sleep_until(due) => {}
+        }
+        for rec in &records[i..end] {
+            // The exporter's sink never fails (it only logs and keeps state).
+            let _ = exporter.record(rec);
+        }
+        if records[i..end].iter().any(|r| matches!(r, Record::Sample(_))) {
+            let _ = exporter.end_tick(Duration::ZERO);
+        }
+        i = end;
+    }
+    log(LOG_INFO, "replay finished; serving its last snapshot until stopped");
+    loop {
+        match signals.next().await {
+            Sig::Stop(name) => return name,
+            Sig::Reload => {
+                reload(&pending, on_reload);
+                exporter.publish();
+            }
+        }
+    }
+}
