@@ -15,8 +15,11 @@ pub struct ExportArgs {
     #[arg(long, value_name = "CAPTURE", conflicts_with = "capture")]
     pub replay: Option<PathBuf>,
     /// Write lane rows as CSV to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE", required_unless_present = "prometheus")]
+    pub csv: Option<PathBuf>,
+    /// Write the capture's metrics for node_exporter's textfile collector to FILE (atomically).
     #[arg(long, value_name = "FILE")]
-    pub csv: PathBuf,
+    pub prometheus: Option<PathBuf>,
     /// Only these interfaces.
     #[arg(long = "interface", value_name = "IFACE")]
     pub interfaces: Vec<String>,
@@ -30,10 +33,17 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let cfg = load_config(args.config.as_deref())?;
     let cap = load_capture(path)?;
     check_interfaces(&cap, &args.interfaces)?;
-    let out: Box<dyn Write> = if args.csv.as_os_str() == "-" {
+    if args.prometheus.is_some() {
+        super::serve::write_textfile(
+            args.prometheus.as_deref(),
+            &super::common::analyze_capture(&cap, &args.interfaces, Default::default(), &cfg, None)?,
+        )?;
+    }
+    let Some(csv) = &args.csv else { return Ok(()) };
+    let out: Box<dyn Write> = if csv.as_os_str() == "-" {
         Box::new(std::io::stdout().lock())
     } else {
-        Box::new(std::fs::File::create(&args.csv).with_context(|| format!("creating {}", args.csv.display()))?)
+        Box::new(std::fs::File::create(csv).with_context(|| format!("creating {}", csv.display()))?)
     };
     let mut sink = CsvSink::new(out, Some(&cap.header.created), cfg);
     for rec in records_of(&cap, &args.interfaces) {

@@ -32,6 +32,9 @@ pub struct ScanArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// Also write the metrics for node_exporter's textfile collector to FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub prometheus: Option<PathBuf>,
 }
 
 /// `scan`/`watch --json`: `interfaces` is the contract; the rest is context.
@@ -89,6 +92,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         }
     };
     print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
+    super::serve::write_textfile(args.prometheus.as_deref(), &analyses)?;
     Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
 }
 

@@ -228,6 +228,7 @@ impl Metrics {
         let mut openmetrics = String::new();
         // Writing into a String cannot fail.
         encode(&mut openmetrics, &f.reg).expect("encoding into a String");
+        let openmetrics = sorted_samples(&openmetrics);
         let text = to_text_format(&openmetrics);
         let series = text.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).count();
         Exposition { openmetrics, text, series }
@@ -369,6 +370,31 @@ fn exporter(f: &Families, stats: &ExporterStats) {
     if let Some(t) = stats.last_sample_unix_s {
         f.set("optics_last_sample_timestamp_seconds", &[], t);
     }
+}
+
+/// The same exposition with each family's sample lines sorted: the families keep
+/// their labels in hash order, and a stable order makes the output diffable.
+fn sorted_samples(exposition: &str) -> String {
+    let mut out = String::with_capacity(exposition.len());
+    let mut run: Vec<&str> = Vec::new();
+    let flush = |run: &mut Vec<&str>, out: &mut String| {
+        run.sort_unstable();
+        for l in run.drain(..) {
+            out.push_str(l);
+            out.push('\n');
+        }
+    };
+    for line in exposition.lines() {
+        if line.starts_with('#') {
+            flush(&mut run, &mut out);
+            out.push_str(line);
+            out.push('\n');
+        } else {
+            run.push(line);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
 }
 
 /// OpenMetrics text -> Prometheus text format 0.0.4 (see the module comment).
