@@ -17,6 +17,13 @@ pub fn capture(name: &str) -> String {
     format!("{}/captures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `optics serve --replay CAPTURE --speed SPEED --listen 127.0.0.1:0`, not yet spawned.
+pub fn replay_command(capture_name: &str, speed: f64) -> Command {
+    let mut c = Command::new(bin());
+    c.args(["serve", "--replay", &capture(capture_name), "--speed", &speed.to_string(), "--listen", "127.0.0.1:0"]);
+    c
+}
+
 /// The child and everything it wrote to stderr so far.
 pub struct Serve {
     pub child: Child,
@@ -55,9 +62,7 @@ impl Serve {
 
     /// `optics serve --replay CAPTURE --speed SPEED --listen 127.0.0.1:0`.
     pub fn replay(capture_name: &str, speed: f64) -> Serve {
-        let mut c = Command::new(bin());
-        c.args(["serve", "--replay", &capture(capture_name), "--speed", &speed.to_string(), "--listen", "127.0.0.1:0"]);
-        Serve::start(c)
+        Serve::start(replay_command(capture_name, speed))
     }
 
     /// Polls `/healthz` until the first tick is in (bounded).
