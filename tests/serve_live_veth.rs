@@ -1,0 +1,64 @@
+//! `optics serve` on the real kernel: two veth pairs in a throw-away network namespace
+//! (never the host's interfaces). Deleting one pair removes its series (and logs it) while
+//! the process keeps serving the other. Needs root and `ip netns`; prints `skipping: <reason>`
+//! and passes otherwise.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+#[allow(dead_code)]
+mod support {
+    pub mod netns;
+    pub mod serve;
+}
+use support::netns::{ip, Netns};
+use support::serve::{bin, get, Serve};
+
+fn interfaces_in(body: &str) -> Vec<String> {
+    let mut v: Vec<String> = body
+        .lines()
+        .filter(|l| l.starts_with("optics_link_up{"))
+        .filter_map(|l| l.split("interface=\"").nth(1)?.split('"').next().map(str::to_string))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn deleting_a_veth_removes_its_series_and_serving_goes_on() {
+    let Some(ns) = Netns::create("optics-serve") else { return };
+    for args in [
+        &["link", "add", "v2", "type", "veth", "peer", "name", "v3"][..],
+        &["link", "set", "v2", "up"][..],
+        &["link", "set", "v3", "up"][..],
+        &["link", "set", "lo", "up"][..],
+    ] {
+        ip(&[&["-n", ns.name.as_str()], args].concat()).unwrap();
+    }
+    let mut cmd = Command::new("ip");
+    cmd.args(["netns", "exec", &ns.name]).arg(bin()).args(["serve", "v0", "v2", "--interval", "200ms", "--listen", "127.0.0.1:0"]);
+    let mut serve = Serve::start(cmd);
+    // The exporter listens on the namespace's loopback: this test thread goes there too.
+    ns.enter();
+    let wait_for = |want: &[&str], serve: &Serve| {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let got = get(serve.addr, "/metrics", &[]).map(|r| interfaces_in(&r.body)).unwrap_or_default();
+            if got == want {
+                return;
+            }
+            assert!(Instant::now() < deadline, "wanted series for {want:?}, got {got:?}; log: {}", serve.stderr.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(&["v0", "v2"], &serve);
+    ip(&["-n", &ns.name, "link", "del", "v2"]).unwrap();
+    wait_for(&["v0"], &serve);
+    let body = get(serve.addr, "/metrics", &[]).unwrap().body;
+    assert!(!body.contains("interface=\"v2\""), "a series of v2 is left: {body}");
+    assert!(body.contains("optics_link_up{interface=\"v0\"} 1"), "{body}");
+    assert!(serve.alive());
+    let log = serve.stderr.lock().unwrap().clone();
+    assert!(log.lines().any(|l| l.starts_with("<4>interface v2 removed")), "{log}");
+    assert_eq!(get(serve.addr, "/healthz", &[]).unwrap().status, 200);
+}
