@@ -59,7 +59,7 @@ impl Shared {
         // A poisoned lock still holds a whole Arc (replaced in one assignment).
         self.latest.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
-    fn publish(&self, snap: Snapshot) {
+    pub fn publish(&self, snap: Snapshot) {
         *self.latest.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snap);
     }
 }
