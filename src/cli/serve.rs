@@ -1,6 +1,6 @@
 //! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
 
-use super::common::{load_capture, load_config, parse_duration};
+use super::common::{check_interfaces, load_capture, load_config, parse_duration, records_of};
 use super::live::resolve_interfaces;
 use anyhow::{bail, Context};
 use clap::Args;
@@ -52,8 +52,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let cfg = load_config(args.config.as_deref())?;
     let replay = args.replay.as_deref().map(load_capture).transpose()?;
     // Named interfaces must exist at start (a typo is an error, not an empty exporter).
-    if replay.is_none() && !args.interfaces.is_empty() {
-        resolve_interfaces(&args.interfaces, None)?;
+    match &replay {
+        Some(cap) => check_interfaces(cap, &args.interfaces)?,
+        None if !args.interfaces.is_empty() => drop(resolve_interfaces(&args.interfaces, None)?),
+        None => {}
     }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     rt.block_on(async {
@@ -72,12 +74,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let on_reload = move || load_config(config_path.as_deref()).map_err(|e| format!("{e:#}"));
         let stopped_by = match &replay {
             Some(cap) => {
-                let records: Vec<Record> = cap
-                    .records
-                    .iter()
-                    .filter(|r| args.interfaces.is_empty() || r.interface().is_some_and(|i| args.interfaces.iter().any(|n| n == i)))
-                    .cloned()
-                    .collect();
+                let records: Vec<Record> = records_of(cap, &args.interfaces).cloned().collect();
                 run_replay(&mut exporter, &records, args.speed, &mut signals, &on_reload).await
             }
             None => {
