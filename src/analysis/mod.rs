@@ -15,11 +15,13 @@ pub mod config;
 pub mod fec;
 mod judge;
 pub mod lanes;
+mod limits;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
 pub mod q;
 pub mod stats;
+mod transmitter;
 pub mod verdict;
 
 pub use compare::{compare, Comparison};
@@ -356,7 +358,7 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
-    let link = link_analysis(&mut cx);
+    let mut link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
@@ -380,6 +382,9 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
+    transmitter::judge_transmitters(w, &cx.cfg, &mut lanes, &mut reasons);
+    limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
     let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
