@@ -1,5 +1,6 @@
 //! Pieces every analysing subcommand shares: config, captures, windows -> analysis, output.
 
+use super::outputs::{remove_created, Guarded, Output};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
@@ -9,7 +10,6 @@ use optics::output::csv::CsvSink;
 use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header, Record};
 use optics::sample::window::{windows, TimeRange};
 use optics::sample::RecordSink;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -103,7 +103,7 @@ impl RangeArgs {
 pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
     let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
     for note in &cap.notes {
-        eprintln!("optics: note: {}: {note}", path.display());
+        super::diag(format_args!("optics: note: {}: {note}", path.display()));
     }
     Ok(cap)
 }
@@ -161,26 +161,36 @@ pub fn local_header() -> Header {
     )
 }
 
-/// The `--record` capture and `--csv` rows a run writes as records arrive, live or replayed.
+/// The `--record` capture and `--csv` rows a run writes as records arrive, live or replayed
+/// (rules: [`super::outputs`]). Dropped without [`FileSinks::finish`] (the run failed), it
+/// removes the files it created that hold no sample.
 pub struct FileSinks {
-    capture: Option<CaptureWriter<File>>,
-    csv: Option<CsvSink<File>>,
+    capture: Option<Guarded<CaptureWriter<Output>>>,
+    csv: Option<Guarded<CsvSink<Output>>>,
+    /// Files this run created: (path, true for the CSV).
+    created: Vec<(PathBuf, bool)>,
+    finished: bool,
 }
 
 impl FileSinks {
+    /// Opens the outputs the caller checked with [`super::outputs::check_outputs`]; the
+    /// capture header is written at once.
     pub fn create(record: Option<&Path>, csv: Option<&Path>, header: &Header, cfg: &Config) -> anyhow::Result<Self> {
-        let capture = match record {
-            Some(p) => Some(CaptureWriter::create(p, header).with_context(|| format!("creating {}", p.display()))?),
-            None => None,
-        };
-        let csv = match csv {
-            Some(p) => {
-                let file = File::create(p).with_context(|| format!("creating {}", p.display()))?;
-                Some(CsvSink::new(file, Some(&header.created), cfg.clone()))
-            }
-            None => None,
-        };
-        Ok(FileSinks { capture, csv })
+        let mut files = FileSinks { capture: None, csv: None, created: Vec::new(), finished: false };
+        if let Some(p) = record {
+            let out = Output::open("--record", p)?;
+            let label = out.label();
+            files.created.extend(out.created_path().map(|p| (p, false)));
+            let writer = CaptureWriter::new(out, header).with_context(|| format!("{label}: writing the header"))?;
+            files.capture = Some(Guarded::new(writer, label));
+        }
+        if let Some(p) = csv {
+            let out = Output::open("--csv", p)?;
+            let label = out.label();
+            files.created.extend(out.created_path().map(|p| (p, true)));
+            files.csv = Some(Guarded::new(CsvSink::new(out, Some(&header.created), cfg.clone()), label));
+        }
+        Ok(files)
     }
 
     /// The open files as sinks.
@@ -193,5 +203,27 @@ impl FileSinks {
             out.push(c);
         }
         out
+    }
+
+    /// The run ended normally: a CSV that got no row (stopped before the first sample) is
+    /// removed rather than left empty without its header row; the capture keeps its header.
+    pub fn finish(mut self) {
+        self.finished = true;
+        if self.csv.as_ref().is_some_and(|c| c.samples == 0) {
+            for (p, _) in self.created.iter().filter(|(_, csv)| *csv) {
+                remove_created(p, "no sample was taken, so it would hold no header or row");
+            }
+        }
+    }
+}
+
+impl Drop for FileSinks {
+    fn drop(&mut self) {
+        let samples = self.capture.as_ref().map_or(0, |c| c.samples) + self.csv.as_ref().map_or(0, |c| c.samples);
+        if !self.finished && samples == 0 {
+            for (p, _) in &self.created {
+                remove_created(p, "the run failed before writing a sample");
+            }
+        }
     }
 }

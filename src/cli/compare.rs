@@ -1,5 +1,6 @@
 use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
 use super::live::{self, LivePlan};
+use super::outputs::check_outputs;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
@@ -37,6 +38,8 @@ struct CompareOutput<'a> {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    let inputs = [Some(args.before.as_path()), args.after.as_deref(), args.analysis.config.as_deref()];
+    check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();

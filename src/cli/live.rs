@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::counters::normalize;
 use optics::sample::capture::{Capture, Record};
-use optics::sample::watch::{watch, WatchConfig, WatchSummary};
+use optics::sample::watch::{stop_signals, watch_until, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
@@ -69,6 +69,12 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
 pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSummary)> {
     let header = local_header();
     let factory = make_source(plan.i2c.as_deref())?;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
+    // Signals are caught before any output exists: a stop at any moment leaves whole files.
+    let stop = {
+        let _in_runtime = rt.enter();
+        stop_signals().context("sampling")?
+    };
     let mut records: Vec<Record> = Vec::new();
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
     let mut progress = Progress::default();
@@ -84,8 +90,9 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
         max_ticks: None,
         read_module: true,
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
-    let summary = rt.block_on(watch(wcfg, factory, &mut sinks)).context("sampling")?;
+    let summary = rt.block_on(watch_until(wcfg, factory, &mut sinks, stop)).context("sampling")?;
+    drop(sinks);
+    files.finish();
     Ok((Capture { header, records, notes: Vec::new() }, summary))
 }
 
@@ -114,9 +121,9 @@ impl RecordSink for Progress {
                     Some(false) => "DOWN",
                     None => "?",
                 };
-                eprintln!("t={:>8.1}s {}: link {link}, corrected bits {cb}, uncorrectable blocks {ub}", s.t, s.interface);
+                super::diag(format_args!("t={:>8.1}s {}: link {link}, corrected bits {cb}, uncorrectable blocks {ub}", s.t, s.interface));
             }
-            Record::Event(e) => eprintln!("t={:>8.1}s {}: {}: {}", e.t, e.interface, e.kind.as_str(), e.message),
+            Record::Event(e) => super::diag(format_args!("t={:>8.1}s {}: {}: {}", e.t, e.interface, e.kind.as_str(), e.message)),
             _ => {}
         }
         Ok(())

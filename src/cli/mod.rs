@@ -5,6 +5,7 @@ mod compare;
 mod decode;
 mod export;
 mod live;
+pub mod outputs;
 mod scan;
 mod watch;
 
@@ -30,6 +31,26 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Decode a module EEPROM image (image JSON, flat binary dump, or ethtool/i2cdump hex text).
     Decode(decode::DecodeArgs),
+}
+
+/// Writes one diagnostic line to stderr. A closed or full stderr (`2>/dev/full`) must not
+/// panic as `eprintln!` does, nor change the exit status: the line is dropped.
+pub fn diag(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+static ERRORED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An error was reported on stderr while the run went on (an output failed): the exit
+/// status must say so (ripgrep's `messages::set_errored`).
+pub fn set_errored() {
+    ERRORED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn errored() -> bool {
+    ERRORED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

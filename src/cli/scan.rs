@@ -1,5 +1,6 @@
 use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
+use super::outputs::{check_outputs, stdout_taken};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::InterfaceAnalysis;
@@ -55,6 +56,8 @@ pub struct SourceInfo {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
+    let inputs = [args.replay.as_deref(), args.peer.as_deref(), args.analysis.config.as_deref()];
+    check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let peer = args.peer.as_deref().map(load_capture).transpose()?;
@@ -100,8 +103,8 @@ pub fn print_analyses(
     json: bool,
     verbose: bool,
 ) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // An output flag given `-` owns stdout: the report goes to stderr beside it.
+    let mut out: Box<dyn Write> = if stdout_taken() { Box::new(std::io::stderr().lock()) } else { Box::new(std::io::stdout().lock()) };
     if json {
         let doc = ScanOutput {
             interfaces: analyses,

@@ -2,6 +2,7 @@ use super::common::{
     analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED,
 };
 use super::live::{self, LivePlan};
+use super::outputs::check_outputs;
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -32,6 +33,8 @@ pub struct WatchArgs {
 }
 
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let outputs = [("--record", args.live.record.as_deref()), ("--csv", args.csv.as_deref())];
+    check_outputs(&outputs, &[args.replay.as_deref(), args.analysis.config.as_deref()])?;
     let cfg = args.analysis.config()?;
     let (analyses, source, summary) = match &args.replay {
         Some(path) => {
@@ -76,5 +79,7 @@ fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::R
             s.record(rec)?;
         }
     }
+    drop(sinks);
+    files.finish();
     Ok(())
 }
