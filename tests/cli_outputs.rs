@@ -199,7 +199,8 @@ fn an_early_signal_leaves_whole_files_or_none() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(250 * i as u64));
+        // 0 to 19 ms: before, while and after the outputs are created (startup takes ~4 ms).
+        std::thread::sleep(Duration::from_micros(1_250 * i as u64));
         // SAFETY: our own child, not yet reaped.
         unsafe { libc::kill(child.id() as i32, *sig) };
         let deadline = Instant::now() + Duration::from_secs(10);
