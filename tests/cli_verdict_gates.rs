@@ -146,3 +146,49 @@ fn config_values_are_range_checked() {
         assert!(err.contains(needle), "{text}: {err}");
     }
 }
+
+fn scan_text(args: &[&std::ffi::OsStr]) -> (String, String, Option<i32>) {
+    let out = optics().arg("scan").args(args).output().unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+}
+
+/// Item 7: `--peer` pairs explicitly and refuses what cannot be the far end.
+#[test]
+fn peer_is_paired_explicitly_and_checked() {
+    let marginal = capture("sr4-200g-lane4-marginal.jsonl");
+    let os = |p: &Path| p.as_os_str().to_owned();
+    let run = |peer: &std::ffi::OsStr| scan_text(&["--replay".as_ref(), marginal.as_os_str(), "--peer".as_ref(), peer]);
+    // The capture as its own peer, by path and as a copy (same module SN).
+    let (_, err, code) = run(marginal.as_os_str());
+    assert_eq!(code, Some(1));
+    assert!(err.contains("the analysed capture itself"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&marginal, &copy).unwrap();
+    let (_, err, code) = run(copy.as_os_str());
+    assert_eq!(code, Some(1));
+    assert!(err.contains("same module (SN MT2233FT01234)"), "{err}");
+    // An 800G DR8 (8 lanes) is not the far end of a 4-lane SR4.
+    let (_, err, code) = run(&os(&capture("dr8-800g-cmis-healthy.jsonl")));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("has 8 lanes") && err.contains("has 4"), "{err}");
+    // Several interfaces: the error names the form to use, and that form is accepted
+    // (then refused for its different link mode, CR4 against SR4).
+    let (_, err, _) = run(&os(&capture("multihost-gb10-cx7.jsonl")));
+    let hint = err.split("name the far end: --peer ").nth(1).unwrap_or_else(|| panic!("{err}")).trim();
+    let (_, err, code) = run(hint.as_ref());
+    assert_eq!(code, Some(1));
+    assert!(err.contains("runs 200000baseCR4/Full") && err.contains("runs 200000baseSR4/Full"), "{err}");
+    // A peer with no tx power tells nothing about the far-end transmitter.
+    let dac = dir.path().join("dac.jsonl");
+    std::fs::write(&dac, support::trust_captures::peer_without_tx_power()).unwrap();
+    let (text, err, code) = run(dac.as_os_str());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("far-end tx unknown") && !text.contains("far-end transmitter normal"), "{text}");
+    // A weak far end: lane 4 1.4 dB below its siblings (-1.86 against -0.44 dBm).
+    let weak = capture("sr4-200g-far-end-weak-tx.jsonl");
+    let spec = format!("{}:ens1f0np0", weak.display());
+    let (text, _, code) = run(spec.as_ref());
+    assert_eq!(code, Some(0));
+    assert!(text.contains("the far end's transmitter on lane 4 is weak (1.4 dB below its other lanes)"), "{text}");
+}

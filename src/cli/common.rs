@@ -1,6 +1,7 @@
 //! Pieces every analysing subcommand shares: config, captures, windows -> analysis, output.
 
 use super::outputs::{remove_created, Guarded, Output};
+use super::peer::Peer;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
@@ -136,7 +137,7 @@ pub fn analyze_capture(
     only: &[String],
     range: TimeRange,
     cfg: &Config,
-    peer: Option<&Capture>,
+    peer: Option<&Peer>,
 ) -> anyhow::Result<Vec<InterfaceAnalysis>> {
     check_interfaces(cap, only)?;
     let mut ws = windows(cap, range);
@@ -146,8 +147,7 @@ pub fn analyze_capture(
     if ws.is_empty() {
         bail!("the capture holds no interface samples");
     }
-    // The far end's capture: paired by position (one interface each is the usual case).
-    let peers = peer.map(|p| windows(p, TimeRange::whole())).unwrap_or_default();
+    let peers = peer.map(|p| p.windows_for(&ws)).transpose()?.unwrap_or_default();
     Ok(analyze(&ws, cfg, &peers))
 }
 

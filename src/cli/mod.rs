@@ -6,6 +6,7 @@ mod decode;
 mod export;
 mod live;
 pub mod outputs;
+mod peer;
 mod scan;
 mod watch;
 

@@ -51,6 +51,11 @@ fn identity(path: &Path) -> Option<Identity> {
     Some(Identity::Path(parent.canonicalize().ok()?.join(path.file_name()?)))
 }
 
+/// True when both paths name one existing file (or one path yet to be created).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((identity(a), identity(b)), (Some(x), Some(y)) if x == y)
+}
+
 /// Refuses outputs that are the same file as another output or an input, and outputs that
 /// cannot be created; creates nothing. `outputs` are (flag, path); `inputs` any files read.
 pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[Option<&Path>]) -> anyhow::Result<()> {

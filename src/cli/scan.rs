@@ -1,6 +1,7 @@
 use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::outputs::{check_outputs, stdout_taken};
+use super::peer::{parse_peer, Peer, PeerArg};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::InterfaceAnalysis;
@@ -26,9 +27,10 @@ pub struct ScanArgs {
     /// How long to sample live before deciding.
     #[arg(long, value_parser = parse_duration, default_value = "5s")]
     pub window: Duration,
-    /// The far end's capture: tells fiber loss from a weak far-end transmitter.
-    #[arg(long, value_name = "CAPTURE")]
-    pub peer: Option<PathBuf>,
+    /// The far end's capture (`CAPTURE:IFACE` names its interface; the only one otherwise):
+    /// tells fiber loss from a weak far-end transmitter.
+    #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
+    pub peer: Option<PeerArg>,
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
@@ -56,11 +58,11 @@ pub struct SourceInfo {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
-    let inputs = [args.replay.as_deref(), args.peer.as_deref(), args.analysis.config.as_deref()];
+    let inputs = [args.replay.as_deref(), args.peer.as_ref().map(|p| p.path.as_path()), args.analysis.config.as_deref()];
     check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
-    let peer = args.peer.as_deref().map(load_capture).transpose()?;
+    let peer = args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref())).transpose()?;
     let (analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.record.is_some() || args.live.i2c.is_some() {

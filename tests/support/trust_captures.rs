@@ -19,3 +19,11 @@ pub fn port_only_sr4(port_ber: f64, seconds: u32) -> String {
     }
     to_jsonl(&records)
 }
+
+/// The far end as a 200GBASE-SR4 port whose module has no tx power monitors (a passive
+/// DAC's QSFP memory map: byte 220 = 0), healthy counters, 61 samples.
+pub fn peer_without_tx_power() -> String {
+    use super::captures::{simple_capture, Qsfp};
+    let module = Qsfp { optical: false, ..sr4_200g("MT2240FT00077", [-1.0, -1.1, -1.05, -1.15]) };
+    simple_capture(&[cx7_port("ens1f0np0", module, [12_000.0, 15_000.0, 14_000.0, 18_000.0])], 61, 5)
+}
