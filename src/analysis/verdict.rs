@@ -21,6 +21,17 @@ pub enum Verdict {
     Reject,
 }
 
+impl Verdict {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accept => "accept",
+            Verdict::Investigate => "investigate",
+            Verdict::Reject => "reject",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {

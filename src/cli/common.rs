@@ -43,11 +43,21 @@ pub const VERDICT_FAILED: u8 = 3;
 pub enum FailOn {
     Investigate,
     Reject,
+    /// `compare` only: any lane significantly worse after than before.
+    Worse,
 }
 
 impl AnalysisArgs {
     pub fn config(&self) -> anyhow::Result<Config> {
         load_config(self.config.as_deref())
+    }
+
+    /// `--fail-on worse` compares two runs: only `compare` has them.
+    pub fn refuse_compare_only(&self) -> anyhow::Result<()> {
+        if self.fail_on == Some(FailOn::Worse) {
+            bail!("--fail-on worse judges a before/after comparison: use it with optics compare");
+        }
+        Ok(())
     }
 
     /// True when `--fail-on` is met by any verdict.

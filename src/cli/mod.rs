@@ -58,7 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Scan(args) => scan::run(args),
         Command::Watch(args) => watch::run(args),
-        Command::Compare(args) => compare::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare::run(args),
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
     }

@@ -60,6 +60,7 @@ pub struct SourceInfo {
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let inputs = [args.replay.as_deref(), args.peer.as_ref().map(|p| p.path.as_path()), args.analysis.config.as_deref()];
     check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
+    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let peer = args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref())).transpose()?;

@@ -157,7 +157,14 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
 
 pub fn write_comparisons(w: &mut dyn Write, comparisons: &[Comparison]) -> io::Result<()> {
     for c in comparisons {
-        writeln!(w, "{}", c.interface)?;
+        if c.interface_before == c.interface {
+            writeln!(w, "{}", c.interface)?;
+        } else {
+            writeln!(w, "{} -> {}", c.interface_before, c.interface)?;
+        }
+        for n in &c.notes {
+            writeln!(w, "  {n}")?;
+        }
         for l in &c.lanes {
             writeln!(w, "  {}", l.summary)?;
         }
