@@ -65,3 +65,44 @@ fn sff8472_a2h_alone_decodes_its_diagnostics() {
     assert!((lane["tx_power_mw"].as_f64().unwrap() - 0.501).abs() < 1e-9);
     assert!((lane["rx_power_mw"].as_f64().unwrap() - 0.501).abs() < 1e-9);
 }
+
+/// Smaller: live-only flags on `scan --replay` (and `compare` with an AFTER capture) are
+/// refused instead of silently doing nothing.
+#[test]
+fn live_flags_on_a_replay_are_refused() {
+    let cap = Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/sr4-200g-healthy.jsonl");
+    for flags in [&["--window", "10s"][..], &["--interval", "2s"], &["-v"], &["--record", "/tmp/never-written.jsonl"]] {
+        let out = optics().args(["scan", "--replay"]).arg(&cap).args(flags).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flags[0]) && err.contains("do nothing with --replay"), "{flags:?}: {err}");
+    }
+    let out = optics().arg("compare").arg(&cap).arg(&cap).args(["--window", "3s"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("do nothing with an AFTER capture"));
+    assert!(!Path::new("/tmp/never-written.jsonl").exists());
+}
+
+/// Smaller: an FEC array of 10^6 lanes is refused where the capture is read, with its line.
+#[test]
+fn fec_arrays_longer_than_any_port_are_refused() {
+    let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/sr4-200g-healthy.jsonl")).unwrap();
+    let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+    let mut rec: Value = serde_json::from_str(&lines[5]).unwrap();
+    assert_eq!(rec["record"], "sample");
+    rec["fec"]["corrected_bits"] = Value::Array(vec![Value::from(0u64); 1_000_001]);
+    lines[5] = rec.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lanes.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 6") && err.contains("no module or link has that many lanes"), "{err}");
+    // 8 lanes (a DR8 port) is fine: 1 total + 8.
+    rec["fec"]["corrected_bits"] = Value::Array(vec![Value::from(0u64); 9]);
+    lines[5] = rec.to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
+    assert_ne!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+}

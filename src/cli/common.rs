@@ -74,9 +74,9 @@ impl AnalysisArgs {
 /// Options of every subcommand that samples the live system.
 #[derive(Args, Debug, Clone)]
 pub struct LiveArgs {
-    /// Time between live samples.
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    pub interval: Duration,
+    /// Time between live samples [default: 1s].
+    #[arg(long, value_parser = parse_duration)]
+    pub interval: Option<Duration>,
     /// Write the samples to this capture file (JSON Lines) as they are taken.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
@@ -86,6 +86,32 @@ pub struct LiveArgs {
     /// Show which kernel path each layer used, and request/byte counts.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+impl LiveArgs {
+    /// `--interval`, or 1 s.
+    pub fn interval(&self) -> Duration {
+        self.interval.unwrap_or(Duration::from_secs(1))
+    }
+
+    /// Refuses the live-sampling flags (and `--window` when `window_given`) on a run that
+    /// reads captures instead: silently doing nothing would mislead.
+    pub fn refuse_without_live(&self, window_given: bool, source: &str) -> anyhow::Result<()> {
+        let given: Vec<&str> = [
+            ("--window", window_given),
+            ("--interval", self.interval.is_some()),
+            ("--record", self.record.is_some()),
+            ("--i2c", self.i2c.is_some()),
+            ("--verbose", self.verbose),
+        ]
+        .into_iter()
+        .filter_map(|(flag, set)| set.then_some(flag))
+        .collect();
+        if !given.is_empty() {
+            bail!("{} only apply when sampling the live system; they do nothing with {source}", given.join(", "));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Args, Debug, Clone, Default)]

@@ -28,9 +28,9 @@ pub struct CompareArgs {
     pub pairs: Vec<(String, String)>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live when there is no AFTER capture.
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
-    pub window: Duration,
+    /// How long to sample live when there is no AFTER capture [default: 10s].
+    #[arg(long, value_parser = parse_duration)]
+    pub window: Option<Duration>,
     #[command(flatten)]
     pub live: LiveArgs,
     // `--fail-on investigate|reject` applies to the AFTER verdict; `--fail-on worse` exits 3
@@ -64,13 +64,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let after_only: Vec<String> = if args.pairs.is_empty() { only.clone() } else { args.pairs.iter().map(|(_, a)| a.clone()).collect() };
     let before = analyze_capture(&load_capture(&args.before)?, &before_only, range, &cfg, None).context("BEFORE")?;
     let after = match &args.after {
-        Some(path) => analyze_capture(&load_capture(path)?, &after_only, range, &cfg, None).context("AFTER")?,
+        Some(path) => {
+            args.live.refuse_without_live(args.window.is_some(), "an AFTER capture")?;
+            analyze_capture(&load_capture(path)?, &after_only, range, &cfg, None).context("AFTER")?
+        }
         None => {
             let named: Vec<String> = if args.pairs.is_empty() { before.iter().map(|a| a.interface.clone()).collect() } else { after_only };
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&named, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
-                duration: Some(args.window + args.live.interval / 2),
+                interval: args.live.interval(),
+                duration: Some(args.window.unwrap_or(Duration::from_secs(10)) + args.live.interval() / 2),
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,

@@ -24,9 +24,9 @@ pub struct ScanArgs {
     pub replay: Option<PathBuf>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live before deciding.
-    #[arg(long, value_parser = parse_duration, default_value = "5s")]
-    pub window: Duration,
+    /// How long to sample live before deciding [default: 5s].
+    #[arg(long, value_parser = parse_duration)]
+    pub window: Option<Duration>,
     /// The far end's capture (`CAPTURE:IFACE` names its interface; the only one otherwise):
     /// tells fiber loss from a weak far-end transmitter.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
@@ -66,9 +66,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let peer = args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref())).transpose()?;
     let (analyses, source, summary) = match &args.replay {
         Some(path) => {
-            if args.live.record.is_some() || args.live.i2c.is_some() {
-                bail!("--record and --i2c read the live system; they do not go with --replay");
-            }
+            args.live.refuse_without_live(args.window.is_some(), "--replay")?;
             let cap = load_capture(path)?;
             let analyses = analyze_capture(&cap, &args.interfaces, range, &cfg, peer.as_ref())?;
             let source = SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: range.from, to: range.to };
@@ -80,9 +78,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
+                interval: args.live.interval(),
                 // Half an interval of slack so the last sample lands at t = window.
-                duration: Some(args.window + args.live.interval / 2),
+                duration: Some(args.window.unwrap_or(Duration::from_secs(5)) + args.live.interval() / 2),
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,

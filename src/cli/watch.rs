@@ -53,7 +53,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
+                interval: args.live.interval(),
                 duration: args.duration,
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
