@@ -238,3 +238,19 @@ fn compare_pairs_by_name_and_gates_on_after() {
     assert_eq!((c["verdict_before"].as_str(), c["verdict_after"].as_str()), (Some("investigate"), Some("accept")));
     assert_eq!(c["module_changed"], false);
 }
+
+/// Smaller: the port BER of a zero-error window reads as its bound, like a lane's, and one
+/// sample is "1 sample".
+#[test]
+fn report_wording() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clean.jsonl");
+    std::fs::write(&path, support::trust_captures::port_only_sr4(0.0, 10)).unwrap();
+    let out = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Zero errors over 2.125e12 bits: upper bound -ln(0.05) / 2.125e12 = 1.41e-12.
+    assert!(text.contains("port pre-FEC BER <1.41e-12") && !text.contains("0.00e0"), "{text}");
+    let out = optics().args(["scan", "--replay"]).arg(capture("sr4-200g-healthy.jsonl")).args(["--to", "0.5"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(", 1 sample;"), "{text}");
+}

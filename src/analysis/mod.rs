@@ -720,6 +720,8 @@ mod tests {
         let a = one(w);
         assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![MODULE_UNREADABLE]));
         assert!(a.reasons[0].message.contains("kernel error 121"));
+        // The code already says "module_unreadable": the message does not repeat it.
+        assert_eq!(a.reasons[0].message, "EEPROM read: kernel error 121");
         // BER still works from the counters alone.
         assert_eq!(a.lanes.len(), 4);
         assert!(a.lanes.iter().all(|l| l.margin_db.is_some() && l.rx_power_dbm.is_none()));

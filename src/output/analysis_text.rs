@@ -26,6 +26,24 @@ fn sci(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite()).map(|x| format!("{x:.2e}")).unwrap_or_else(|| "n/a".into())
 }
 
+/// A BER as the lanes and the port both show it: zero errors give the upper bound
+/// ("<4.01e-12"), never "0.00e0".
+fn ber_text(corrected_bits: Option<u64>, ber: Option<f64>, upper: Option<f64>) -> String {
+    match (corrected_bits, upper) {
+        (Some(0), Some(u)) => format!("<{u:.2e}"),
+        _ => sci(ber),
+    }
+}
+
+/// "1 sample", "61 samples".
+fn samples_text(n: usize) -> String {
+    if n == 1 {
+        "1 sample".into()
+    } else {
+        format!("{n} samples")
+    }
+}
+
 /// One block per interface: verdict line, link/PCIe/module summary, lanes weakest first,
 /// reasons and advice.
 pub fn write_scan(w: &mut dyn Write, analyses: &[InterfaceAnalysis]) -> io::Result<()> {
@@ -51,25 +69,29 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
         (None, Some(s)) => format!("{s} Mb/s"),
         (None, None) => "(speed unknown)".into(),
     };
+    let lanes = match (l.lanes, l.lane_rate_gbps) {
+        (Some(n), Some(r)) => format!("{n} lane(s) x {} Gb/s", num(Some(r), 3)),
+        (Some(n), None) => format!("{n} lane(s), lane rate unknown"),
+        (None, _) => "lanes and lane rate unknown".into(),
+    };
     writeln!(
         w,
-        "  link     {} {}, {} lane(s) x {} Gb/s{}, FEC {}{}",
+        "  link     {} {}, {}{}, FEC {}{}",
         mode,
         up,
-        l.lanes.map(|n| n.to_string()).unwrap_or_else(|| "?".into()),
-        num(l.lane_rate_gbps, 3),
+        lanes,
         l.modulation.map(|m| format!(" {m:?}").to_uppercase()).unwrap_or_default(),
         l.fec.map(|f| f.name()).unwrap_or("unknown"),
         l.fec_limit_ber.map(|b| format!(" (limit {b:.1e})")).unwrap_or_default(),
     )?;
     writeln!(
         w,
-        "  window   {:.1} s, {} samples; link-down events {}, uncorrectable blocks {}, port pre-FEC BER {}",
+        "  window   {:.1} s, {}; link-down events {}, uncorrectable blocks {}, port pre-FEC BER {}",
         l.duration_s,
-        l.samples,
+        samples_text(l.samples),
         l.link_down_events.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
         l.uncorrectable_blocks.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
-        sci(l.pre_fec_ber),
+        ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
     )?;
     if !l.counter_sources.is_empty() {
         let src: Vec<String> = l.counter_sources.iter().map(|(k, v)| format!("{k} from {v}")).collect();
@@ -112,10 +134,7 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
             "rank", "lane", "rx dBm", "tx dBm", "bias mA", "corr bits", "pre-FEC BER", "margin dB", "optical dB"
         )?;
         for lane in &a.lanes {
-            let ber = match (lane.corrected_bits, lane.pre_fec_ber_upper) {
-                (Some(0), Some(u)) => format!("<{u:.2e}"),
-                _ => sci(lane.pre_fec_ber),
-            };
+            let ber = ber_text(lane.corrected_bits, lane.pre_fec_ber, lane.pre_fec_ber_upper);
             let margin = match lane.margin_db {
                 Some(m) if lane.margin_is_lower_bound => format!(">{m:.2}"),
                 other => num(other, 2),
