@@ -239,3 +239,41 @@ fn an_unwritable_stderr_does_not_panic() {
     // An output failure reported on a full stderr: still exit 1.
     assert_eq!(run(&["watch", "--replay", cut.to_str().unwrap(), "--csv", "/dev/full"]), Some(1));
 }
+
+/// Item 16: a write cut short by the disk (here a file-size limit, RLIMIT_FSIZE: the kernel
+/// writes what fits, then EFBIG) leaves whole CSV rows and whole capture lines only.
+#[test]
+fn a_write_cut_short_leaves_whole_rows() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, rec) = (dir.path().join("rows.csv"), dir.path().join("rec.jsonl"));
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("optics"));
+    cmd.args(["watch", "--replay"]).arg(capture(MARGINAL)).arg("--csv").arg(&csv).arg("--record").arg(&rec);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // 20,000 bytes: a few dozen CSV rows, a few capture lines; then EFBIG, not SIGXFSZ.
+            let lim = libc::rlimit { rlim_cur: 20_000, rlim_max: 20_000 };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(err.contains("--csv") && err.contains("--record"), "both outputs reported: {err}");
+    let body = std::fs::read_to_string(&csv).unwrap();
+    assert!(!body.is_empty() && body.ends_with('\n'), "CSV cut mid-row: {:?}", &body[body.len().saturating_sub(60)..]);
+    let mut rdr = csv::Reader::from_reader(body.as_bytes());
+    let width = rdr.headers().unwrap().len();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("whole row")).collect();
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.len() == width));
+    let lines = std::fs::read_to_string(&rec).unwrap();
+    assert!(lines.ends_with('\n'));
+    for l in lines.lines() {
+        serde_json::from_str::<serde_json::Value>(l).expect("whole capture line");
+    }
+    // The analysis of everything replayed is still printed.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INVESTIGATE"));
+}

@@ -56,3 +56,44 @@ pub(super) fn judge_transmitters(w: &InterfaceWindow, cfg: &Config, lanes: &mut 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::report::{ThresholdSet, Thresholds};
+
+    fn lanes(tx_dbm: [f64; 4], bias_ma: [f64; 4]) -> Vec<LaneAnalysis> {
+        (0..4)
+            .map(|i| LaneAnalysis { lane: i as u8 + 1, tx_power_dbm: Some(tx_dbm[i]), tx_bias_ma: Some(bias_ma[i]), ..Default::default() })
+            .collect()
+    }
+
+    fn weak(ls: &[LaneAnalysis], t: &Thresholds) -> Vec<u8> {
+        ls.iter().filter(|l| weakness(l, ls, t, &Config::default()).is_some()).map(|l| l.lane).collect()
+    }
+
+    #[test]
+    fn tx_below_siblings_under_warning_or_ageing() {
+        let none = Thresholds::default();
+        let bias = [7.5; 4];
+        // Lane 4 1.4 dB under the siblings' median (-0.44): over tx_low_delta_db (1.0).
+        assert_eq!(weak(&lanes([-0.41, -0.49, -0.44, -1.84], bias), &none), vec![4]);
+        // 0.9 dB under: not by this rule.
+        assert!(weak(&lanes([-0.41, -0.49, -0.44, -1.34], bias), &none).is_empty());
+        // ...but under the module's own tx low warning, 0.1 mW = -10 dBm, it is.
+        let warn = Thresholds {
+            tx_power_mw: Some(ThresholdSet { high_alarm: 3.0, low_alarm: 0.05, high_warning: 2.0, low_warning: 0.1 }),
+            ..none
+        };
+        assert_eq!(weak(&lanes([-0.4, -0.5, -0.45, -10.5], bias), &warn), vec![4]);
+        // Ageing: bias 9.5 mA = 1.27 x the 7.5 median (>= 1.2) while tx is 0.3 dB under theirs.
+        assert_eq!(weak(&lanes([-0.4, -0.5, -0.45, -0.75], [7.5, 7.5, 7.5, 9.5]), &none), vec![4]);
+        // High bias with normal power, or 1.13 x bias with low power: a healthy laser.
+        assert!(weak(&lanes([-0.4, -0.5, -0.45, -0.3], [7.5, 7.5, 7.5, 9.5]), &none).is_empty());
+        assert!(weak(&lanes([-0.4, -0.5, -0.45, -0.75], [7.5, 7.5, 7.5, 8.5]), &none).is_empty());
+        // Over the module's bias high warning (9 mA) with tx under the siblings: ageing too.
+        let bias_warn =
+            Thresholds { tx_bias_ma: Some(ThresholdSet { high_alarm: 10.0, low_alarm: 2.0, high_warning: 9.0, low_warning: 3.0 }), ..none };
+        assert_eq!(weak(&lanes([-0.4, -0.5, -0.45, -0.6], [8.6, 8.7, 8.8, 9.2]), &bias_warn), vec![4]);
+    }
+}
