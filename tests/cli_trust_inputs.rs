@@ -106,3 +106,15 @@ fn fec_arrays_longer_than_any_port_are_refused() {
     let out = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
     assert_ne!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Item 22's fault in a neighbour: a module image entry given as an array is not read as
+/// positional fields.
+#[test]
+fn image_entries_must_be_objects() {
+    let (_, err, code) = decode_json(r#"{"pages":[[80,0,0,0,"18"]]}"#);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("invalid type: sequence, expected an object"), "{err}");
+    // The object form of the same entry is read (identifier 0x18: CMIS).
+    let (v, _, _) = decode_json(r#"{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":"18"}]}"#);
+    assert_eq!(v["standard"], "CMIS");
+}
