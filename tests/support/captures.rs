@@ -37,7 +37,7 @@ pub fn power_word(dbm: f64) -> u16 {
     (10f64.powf(dbm / 10.0) * 10_000.0).round() as u16
 }
 
-fn put16(b: &mut [u8], at: usize, v: u16) {
+pub fn put16(b: &mut [u8], at: usize, v: u16) {
     b[at..at + 2].copy_from_slice(&v.to_be_bytes());
 }
 
@@ -47,7 +47,7 @@ fn put_ascii(b: &mut [u8], at: usize, len: usize, s: &str) {
     b[at..at + len].copy_from_slice(&field);
 }
 
-fn sum8(b: &[u8]) -> u8 {
+pub fn sum8(b: &[u8]) -> u8 {
     b.iter().fold(0u8, |a, x| a.wrapping_add(*x))
 }
 
