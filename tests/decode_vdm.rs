@@ -73,6 +73,9 @@ fn decode_reports_vdm_per_lane() {
     let out = optics().arg("decode").arg(module_image(dir.path())).arg("--json").assert().success().get_output().stdout.clone();
     let m: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(m["warnings"], Value::Array(vec![]), "{}", m["warnings"]);
+    // Lower byte 87 = 0x56 with MediaType 0x02 (SMF): SFF-8024 Table 4-7 800GBASE-DR8.
+    assert_eq!(m["active_application"]["media_interface"], "800GBASE-DR8 (Clause 124)");
+    assert_eq!(f(&m["active_application"]["media_lane_bit_rate_gbps"]), 106.25);
     let v = &m["vdm"];
     // Page 2Fh byte 128 = 0x01: two groups. Group 1: 7 types x 8 lanes, group 2: 2 x 8.
     assert_eq!(v["groups_supported"], 2);
@@ -173,7 +176,10 @@ fn scan_ranks_all_eight_lanes_with_vdm_where_the_nic_is_blind() {
         }
     }
     let notes: Vec<&str> = i["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
-    assert!(notes.iter().any(|n| n.starts_with("lanes 5-8: pre-FEC BER from the module's VDM") && n.contains("mlx5 exposes four")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.starts_with("lanes 5-8: pre-FEC BER from the module's VDM") && n.contains("mlx5 exposes four")),
+        "{notes:?}"
+    );
 }
 
 #[test]

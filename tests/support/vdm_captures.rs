@@ -132,6 +132,8 @@ pub fn dr8_800g_vdm_port() -> VdmPort {
     // Lane 7's light as its siblings' median (-1.05 dBm): the weakness is in the signal, not
     // the power, which is what eSNR tells apart.
     port.module.rx_dbm[6] = -1.05;
+    // Application 1's media code: SFF-8024 Table 4-7 0x56 800GBASE-DR8 (Clause 124).
+    port.module.apps[0].media_id = 0x56;
     VdmPort { port }
 }
 
