@@ -230,3 +230,44 @@ fn csv_carries_the_vdm_columns() {
     let last1 = rows.iter().rev().find(|r| &r[col("lane")] == "1").unwrap();
     assert_eq!(&last1[col("ber_source")], "driver");
 }
+
+#[test]
+fn vdm_descriptors_are_read_once_and_samples_every_time() {
+    use optics::module::{PageRequest, I2C_A0};
+    use optics::sample::capture::read_capture;
+    use optics::sample::module_cache::ModuleCache;
+    use optics::source::replay::ReplaySource;
+    use optics::source::Source;
+
+    let cap = read_capture(capture()).unwrap();
+    let mut src = ReplaySource::new(&cap);
+    let mut cache = ModuleCache::new();
+    let first = cache.sample(&mut src, "enp8s0f0np0").unwrap();
+    assert!(first.static_pages.is_some());
+    let img = cache.static_image().unwrap();
+    // Page 01h byte 142 bit 6 -> page 2Fh; its byte 128 = 1 -> groups 1-2: descriptor pages
+    // 20h-21h and threshold pages 28h-29h, whole upper halves, bank 0.
+    for page in [0x2f, 0x20, 0x21, 0x28, 0x29] {
+        assert!(img.has_upper_page(I2C_A0, page, 0), "page {page:#04x} not read");
+    }
+    // Sample pages are not static.
+    assert!(!img.has_upper_page(I2C_A0, 0x24, 0));
+    src.advance();
+    let before = src.io_counts();
+    let second = cache.sample(&mut src, "enp8s0f0np0").unwrap();
+    assert!(second.static_pages.is_none());
+    let reqs: Vec<PageRequest> =
+        second.monitor.iter().map(|e| PageRequest::new(e.i2c_address, e.page, e.bank, e.offset as u8, e.data.len() as u8)).collect();
+    // Group 1 uses 56 instances: 112 sample bytes on 24h, 28 flag bytes at 2Ch 128; group 2
+    // 16 instances: 32 bytes on 25h, 8 flag bytes at 2Ch 160 (128 + 32 x group index 1).
+    for want in [
+        PageRequest::new(I2C_A0, 0x24, 0, 128, 112),
+        PageRequest::new(I2C_A0, 0x25, 0, 128, 32),
+        PageRequest::new(I2C_A0, 0x2c, 0, 128, 28),
+        PageRequest::new(I2C_A0, 0x2c, 0, 160, 8),
+    ] {
+        assert!(reqs.contains(&want), "{want:?} not among {reqs:?}");
+    }
+    // Lower 0-25 (26) + page 11h 128-213 (86) + VDM 112 + 32 + 28 + 8 = 292 bytes per sample.
+    assert_eq!(src.io_counts().bytes - before.bytes, 292);
+}

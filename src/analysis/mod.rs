@@ -569,9 +569,16 @@ mod tests {
             "optical_margin_db",
             "flags",
             "advice",
+            "esnr_db",
+            "ltp_db",
+            "module_pre_fec_ber",
+            "ber_source",
+            "host",
         ] {
             assert!(lane.get(k).is_some(), "{k}");
         }
+        // Per-lane corrected bits from the netlink FEC lanes (Origin::netlink).
+        assert_eq!(lane["ber_source"], "netlink");
         assert_eq!(lane["lane"], 4);
         assert_eq!(lane["flags"][0], "fec_hiding_marginal_optics");
         let r = &v["reasons"][0];

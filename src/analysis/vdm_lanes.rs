@@ -92,7 +92,9 @@ pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
         la.ltp_db = v.media.ltp_db;
         la.module_pre_fec_ber = module_ber(&v.media);
         la.host = host_side(v);
-        if la.pre_fec_ber.is_none() {
+        // Only lanes the NIC does not count: a counted lane without a BER (a one-sample
+        // window) waits for the NIC's own figure.
+        if la.pre_fec_ber.is_none() && la.corrected_bits.is_none() {
             if let Some(ber) = la.module_pre_fec_ber {
                 la.pre_fec_ber = Some(ber);
                 la.ber_source = Some(BerSource::Vdm);
