@@ -109,10 +109,8 @@ pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
     let blind: Vec<u8> = lanes.iter().filter(|l| l.pre_fec_ber.is_none()).map(|l| l.lane).collect();
     let nic_lanes = if counted > 0 {
         let origin = per_lane.map_or("", |c| c.origin.0.as_str());
-        format!(
-            "the NIC counts corrected bits for lanes 1-{counted} only ({origin}{})",
-            if is_mlx5(w) { "; mlx5 exposes four" } else { "" }
-        )
+        let who = if is_mlx5(w) { "mlx5 exposes" } else { "the NIC counts" };
+        format!("{who} corrected bits for lanes 1-{counted} only ({origin})")
     } else {
         "the NIC counts corrected bits for the port only".into()
     };
