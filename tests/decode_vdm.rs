@@ -277,3 +277,16 @@ fn vdm_descriptors_are_read_once_and_samples_every_time() {
     // Lower 0-25 (26) + page 11h 128-213 (86) + VDM 112 + 32 + 28 + 8 = 292 bytes per sample.
     assert_eq!(src.io_counts().bytes - before.bytes, 292);
 }
+
+#[test]
+fn a_real_cmis_module_without_vdm_decodes_without_it() {
+    // tests/fixtures/real-dumps/cmis04 (Credo OSFP AEC, CMIS 5.0): page 01h byte 142 = 0x20,
+    // bit 6 (VDM pages supported) clear: no `vdm`, and no VDM warning.
+    let dump = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/real-dumps/cmis04_credo_CAC845301A2NC2XA_osfp_aec_cmis50_junos_picd_lower_p00_p01_p02_p10_p11.txt");
+    let out = optics().arg("decode").arg(dump).arg("--json").assert().success().get_output().stdout.clone();
+    let m: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(m["standard"], "CMIS");
+    assert_eq!(m["vdm"], Value::Null);
+    assert!(m["warnings"].as_array().unwrap().iter().all(|w| !w.as_str().unwrap().contains("VDM")), "{}", m["warnings"]);
+}
