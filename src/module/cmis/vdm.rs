@@ -267,4 +267,24 @@ mod tests {
         assert_eq!(v.lanes.len(), 1);
         assert_eq!(v.lanes[0].media.esnr_db, Some(23.5));
     }
+
+    #[test]
+    fn unknown_types_keep_their_raw_word_and_unused_slots_are_skipped() {
+        // Instance 0 unused (type 0), instance 1 type 200 (not in the table) on lane 1.
+        let img = image(&[(0x00, 0), (0x00, 200)], &[0x1234, 0xabcd]);
+        let mut r = ModuleReport::new(crate::module::Standard::Cmis, 0x18);
+        decode(&img, &mut r);
+        let v = r.vdm.unwrap();
+        assert_eq!(v.observables.len(), 1);
+        let o = &v.observables[0];
+        assert_eq!((o.instance, o.type_id, o.key, o.raw, o.value), (1, 200, None, Some(0xabcd), None));
+        assert!(v.lanes.is_empty());
+        // Page 2Fh missing although page 01h advertises VDM: a warning, an empty report.
+        let mut bare = ModuleImage::new();
+        bare.insert(I2C_A0, 0x01, 0, 142, &[VDM_SUPPORTED_BIT]).unwrap();
+        let mut r = ModuleReport::new(crate::module::Standard::Cmis, 0x18);
+        decode(&bare, &mut r);
+        assert_eq!(r.vdm.map(|v| v.groups_supported), Some(None));
+        assert!(r.warnings.iter().any(|w| w.contains("page 2Fh is absent")), "{:?}", r.warnings);
+    }
 }
