@@ -619,8 +619,8 @@ pub fn dr8_800g_port() -> CmisPort<8> {
             media_tech: 0x06,
             wavelength_nm: 1311.0,
             max_power_w: 16.0,
-            // App 1: 800GAUI-8 over 8 x 100GBASE-DR media lanes ("DR8": the decoder's SFF-8024
-            // tables carry no 800G-DR8 code, so the per-lane PMD stands in); app 2: 400G-DR4
+            // App 1: 800GAUI-8 over 8 x 100GBASE-DR media lanes (the per-lane PMD code;
+            // dr8-800g-vdm-lane7-weak.jsonl uses SFF-8024 0x56 800GBASE-DR8); app 2: 400G-DR4
             // breakout, a data path may start on lane 1 or 5.
             apps: vec![
                 AppDescriptor {
