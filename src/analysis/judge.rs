@@ -46,10 +46,11 @@ pub(super) fn judge_lanes(
         && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
         && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
     let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
+    let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
     let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
-    for (la, ev) in lanes.iter_mut().zip(evidence) {
+    for ((la, ev), esnr_delta_db) in lanes.iter_mut().zip(evidence).zip(esnr_deltas) {
         let n = la.lane;
         let flags: &[String] = module_lanes.iter().find(|l| l.lane == n).map_or(&[], |l| &l.flags[..]);
         // Module flags on this lane.
@@ -62,7 +63,8 @@ pub(super) fn judge_lanes(
             }
         }
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
-        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
+        // A module's VDM BER is a point figure with no bounds: it stands for the lower bound.
+        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).or(vdm_lanes::module_point_ber(la)).and_then(|b| cx.margin(b));
         let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
         let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
@@ -71,7 +73,8 @@ pub(super) fn judge_lanes(
             (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
             _ => "the FEC limit".into(),
         };
-        let hiding = link_clean && la.corrected_bits.is_some_and(|k| k > 0) && (ev.outlier || ber_low_margin);
+        let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();
+        let hiding = link_clean && corrected && (ev.outlier || ber_low_margin);
         if hiding {
             la.flags.push(FEC_HIDING);
             let msg = hiding_message(la, &ev, &limit_text, fit, pam4);
@@ -106,6 +109,8 @@ pub(super) fn judge_lanes(
                 peer_tx_delta_db,
                 peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
                 have_peer: peer.is_some(),
+                esnr_db: la.esnr_db,
+                esnr_delta_db,
             };
             la.advice = Some(lane_advice(&facts, cfg));
         }

@@ -21,6 +21,7 @@ pub mod pcie;
 pub mod q;
 pub mod stats;
 pub mod trend;
+pub mod vdm_lanes;
 pub mod verdict;
 
 pub use compare::{compare, Comparison};
@@ -131,6 +132,14 @@ pub struct LaneAnalysis {
     pub flags: Vec<&'static str>,
     pub evidence: Evidence,
     pub advice: Option<String>,
+    /// The module's own figures (CMIS VDM, media input) and where `pre_fec_ber` /
+    /// `margin_db` come from: [`vdm_lanes`].
+    pub esnr_db: Option<f64>,
+    pub ltp_db: Option<f64>,
+    pub module_pre_fec_ber: Option<f64>,
+    pub ber_source: Option<vdm_lanes::BerSource>,
+    /// The module's host-side (electrical input) VDM figures, when it reports any.
+    pub host: Option<vdm_lanes::HostSide>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -328,7 +337,7 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
 }
 
 /// Weakest first: by BER margin when any lane has one, else by optical margin; lanes
-/// without the figure go last, ties by lane number.
+/// without the figure go last, ties by media eSNR (lower first), then lane number.
 fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
     let key = |l: &LaneAnalysis| {
@@ -339,10 +348,10 @@ fn rank(lanes: &mut [LaneAnalysis]) {
         }
     };
     lanes.sort_by(|a, b| match (key(a), key(b)) {
-        (Some(x), Some(y)) => x.total_cmp(&y).then(a.lane.cmp(&b.lane)),
+        (Some(x), Some(y)) => x.total_cmp(&y).then(vdm_lanes::by_esnr(a, b)).then(a.lane.cmp(&b.lane)),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.lane.cmp(&b.lane),
+        (None, None) => vdm_lanes::by_esnr(a, b).then(a.lane.cmp(&b.lane)),
     });
     for (i, l) in lanes.iter_mut().enumerate() {
         l.rank = i + 1;
@@ -359,6 +368,7 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
+    vdm_lanes::apply(&mut cx, &mut lanes);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
             cx.notes.push(format!(
@@ -368,7 +378,7 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
             ));
         }
     }
-    if lanes.iter().all(|l| l.corrected_bits.is_none()) && link.corrected_bits.is_some() {
+    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
@@ -560,9 +570,16 @@ mod tests {
             "optical_margin_db",
             "flags",
             "advice",
+            "esnr_db",
+            "ltp_db",
+            "module_pre_fec_ber",
+            "ber_source",
+            "host",
         ] {
             assert!(lane.get(k).is_some(), "{k}");
         }
+        // Per-lane corrected bits from the netlink FEC lanes (Origin::netlink).
+        assert_eq!(lane["ber_source"], "netlink");
         assert_eq!(lane["lane"], 4);
         assert_eq!(lane["flags"][0], "fec_hiding_marginal_optics");
         let r = &v["reasons"][0];

@@ -157,6 +157,8 @@ pub struct ModuleReport {
     pub applications: Vec<Application>,
     pub lanes: Vec<LaneReport>,
     pub thresholds: Thresholds,
+    /// CMIS VDM (pages 20h-2Fh) when page 01h advertises it.
+    pub vdm: Option<super::vdm::VdmReport>,
     pub checksums: Vec<ChecksumCheck>,
     pub warnings: Vec<String>,
 }
@@ -194,6 +196,7 @@ impl ModuleReport {
             applications: Vec::new(),
             lanes: Vec::new(),
             thresholds: Thresholds::default(),
+            vdm: None,
             checksums: Vec::new(),
             warnings: Vec::new(),
         }

@@ -108,8 +108,8 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
     if !a.lanes.is_empty() {
         writeln!(
             w,
-            "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>10} {:>9} {:>10}  flags",
-            "rank", "lane", "rx dBm", "tx dBm", "bias mA", "corr bits", "pre-FEC BER", "margin dB", "optical dB"
+            "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>10} {:>9} {:>10} {:>7} {:>7}  flags",
+            "rank", "lane", "rx dBm", "tx dBm", "bias mA", "corr bits", "pre-FEC BER", "margin dB", "optical dB", "BER by", "eSNR dB"
         )?;
         for lane in &a.lanes {
             let ber = match (lane.corrected_bits, lane.pre_fec_ber_upper) {
@@ -122,7 +122,7 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
             };
             writeln!(
                 w,
-                "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>11} {:>9} {:>10}  {}",
+                "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>11} {:>9} {:>10} {:>7} {:>7}  {}",
                 lane.rank,
                 lane.lane,
                 fmt_dbm(lane.rx_power_dbm).trim_end_matches(" dBm"),
@@ -132,6 +132,8 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
                 ber,
                 margin,
                 num(lane.optical_margin_db, 2),
+                lane.ber_source.map_or("-", |b| b.as_str()),
+                num(lane.esnr_db, 1),
                 lane.flags.join(","),
             )?;
         }
