@@ -162,7 +162,7 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     let uncorrectable = at_t1 / (1.0 - 10f64.powf(fit.slope)) / input.duration_s;
     h.predicted_uncorrectable_per_s = Some(uncorrectable);
     if let (Some(cw), Some(data_bits)) = (codewords_per_s.filter(|c| *c > 0.0), codeword_data_bits(input.fec)) {
-        let frame_bits = f64::from((input.frame_bytes + FRAME_OVERHEAD_BYTES) * 8);
+        let frame_bits = (f64::from(input.frame_bytes) + f64::from(FRAME_OVERHEAD_BYTES)) * 8.0;
         let codewords_per_frame = (frame_bits / f64::from(data_bits)).max(1.0);
         h.predicted_flr = Some((uncorrectable / cw * codewords_per_frame).min(1.0));
     }
