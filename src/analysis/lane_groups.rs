@@ -108,3 +108,60 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lan
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::{Counted, LaneCounts, Origin};
+
+    /// 800G-DR8 over 10 s, no module: 8 x 106.25e9 x 10 = 1.0625e12 bits per lane.
+    fn port(total: u64, lanes: &[u64]) -> InterfaceWindow {
+        let c = |v| Some(Counted { value: v, origin: Origin::netlink() });
+        InterfaceWindow {
+            interface: "eth0".into(),
+            link: LinkInfo {
+                speed_mbps: Some(800_000),
+                lanes: Some(8),
+                link_mode: Some("800000baseDR8/Full".into()),
+                fec_active: Some("RS".into()),
+            },
+            duration_s: 10.0,
+            samples: 11,
+            link_up: Some(true),
+            module_error: Some("not read".into()),
+            deltas: PortCounters {
+                corrected_bits: c(total),
+                corrected_bits_per_lane: Some(LaneCounts { values: lanes.to_vec(), origin: Origin::driver("rx_err_lane_N_phy") }),
+                uncorrectable_blocks: c(0),
+                link_down_events: c(0),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn group_from_the_port_total() {
+        // Lanes 1-4: 106,250 each (1e-7); the rest, 4 x 1.0625e12 bits, hold 21.25e6 + 3 x 106,250
+        // = 21,568,750: mean BER 21,568,750 / 4.25e12 = 5.075e-6.
+        let total = 4 * 106_250 + 21_568_750;
+        let a = analyze(&[port(total, &[106_250; 4])], &Config::default(), &[]).remove(0);
+        let g = &a.lane_groups[0];
+        assert_eq!((g.lanes.clone(), g.corrected_bits, g.name()), (vec![5, 6, 7, 8], 21_568_750, "lanes 5-8".to_string()));
+        assert!((g.pre_fec_ber.unwrap() - 5.075e-6).abs() < 1e-12);
+        // Q = 6.767e-6 -> x 4.35130 -> 10 log10(4.35130 / 3.41407) = 1.053 dB.
+        assert!((g.margin_db.unwrap() - 1.053).abs() < 1e-3);
+        let r = a.reasons.iter().find(|r| r.code == FEC_HIDING).unwrap();
+        assert!(r.message.starts_with("lanes 5-8") && r.lane.is_none(), "{}", r.message);
+        assert!(a.lanes.iter().filter(|l| l.lane > 4).all(|l| l.pre_fec_ber.is_none()));
+        // Errors only where the lanes are counted: the group is clean (lower-bound margin).
+        let a = analyze(&[port(4 * 106_250, &[106_250; 4])], &Config::default(), &[]).remove(0);
+        assert!(a.lane_groups[0].margin_is_lower_bound && a.lane_groups[0].corrected_bits == 0);
+        assert!(a.reasons.iter().all(|r| r.code != FEC_HIDING && r.code != LOW_MARGIN), "{:?}", a.reasons);
+        // Lanes summing past the total: a note, no group.
+        let a = analyze(&[port(10, &[106_250; 4])], &Config::default(), &[]).remove(0);
+        assert!(a.lane_groups.is_empty() && a.notes.iter().any(|n| n.contains("exceeds the port total")));
+        // Every lane counted: no group.
+        assert!(analyze(&[port(8, &[1; 8])], &Config::default(), &[]).remove(0).lane_groups.is_empty());
+    }
+}
