@@ -169,9 +169,9 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     h
 }
 
-/// The window's histogram, a note with its headroom and prediction, and
+/// The window's histogram, and its headroom and prediction stated: in
 /// `fec_tail_near_limit` when the tail nears t or the predicted FLR passes the limit,
-/// whether or not any codeword was uncorrectable yet.
+/// whether or not any codeword was uncorrectable yet, else in a note.
 pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHistogram> {
     let line_cw = cx.rate.as_ref().and_then(|r| line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes));
     let input = HistogramInput {
@@ -197,7 +197,6 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
     };
     let summary =
         format!("codewords with up to {max} symbol errors, {headroom} symbol(s) of headroom to the {fec} limit t = {t}{prediction}");
-    cx.notes.push(format!("FEC histogram: {summary}"));
     let near = headroom <= i64::from(cx.cfg.fec_tail_near_limit_symbols);
     let flr_high = h.predicted_flr.is_some_and(|f| f > cx.cfg.fec_max_predicted_flr);
     if near || flr_high {
@@ -216,6 +215,8 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
             None => String::new(),
         };
         reasons.push(Reason::new(FEC_TAIL_NEAR_LIMIT, Severity::Investigate, None, format!("FEC tail {why}: {summary}{lost}")));
+    } else {
+        cx.notes.push(format!("FEC histogram: {summary}"));
     }
     Some(h)
 }
