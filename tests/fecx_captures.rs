@@ -192,3 +192,28 @@ fn nrz_100g_sr4_marginal_lane_with_the_nrz_slope() {
     let msg = reason(a, "fec_hiding_marginal_optics")["message"].as_str().unwrap();
     assert!(msg.contains("NRZ signature") && msg.contains("RS(528,514)"), "{msg}");
 }
+
+#[test]
+fn decode_reports_the_active_control_set_per_lane() {
+    // Page 11h bytes 206-213 = (2 << 4) | (DataPathID << 1): 0x20 for lanes 1-4 (DataPathID 0),
+    // 0x28 for lanes 5-8 (DataPathID 4 -> first lane 5); byte 152 bit 5 = lane 6 Rx power low warning.
+    let out = Command::new(assert_cmd::cargo::cargo_bin!("optics"))
+        .arg("decode")
+        .arg(capture("dr8-800g-breakout-2x400g.jsonl"))
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let m = v.get("module").unwrap_or(&v);
+    let lanes = m["lanes"].as_array().unwrap();
+    let got: Vec<(u64, u64, u64)> = lanes
+        .iter()
+        .map(|l| (l["lane"].as_u64().unwrap(), l["app_sel"].as_u64().unwrap(), l["data_path_first_lane"].as_u64().unwrap()))
+        .collect();
+    let want: Vec<(u64, u64, u64)> = (1..=8).map(|l| (l, 2, if l <= 4 { 1 } else { 5 })).collect();
+    assert_eq!(got, want);
+    assert_eq!(lanes[5]["flags"], serde_json::json!(["rx_power_low_warning"]));
+}
