@@ -19,6 +19,7 @@
 
 use super::*;
 use crate::source::PortIdentity;
+use std::borrow::Cow;
 
 /// Netdev lane i+1 uses module lane `module_lanes[i]` (1-based).
 #[derive(Clone, Debug, PartialEq)]
@@ -131,6 +132,30 @@ fn lane_map(w: &InterfaceWindow, all: &[InterfaceWindow]) -> Mapping {
             dp.lanes.len()
         ),
     })
+}
+
+/// The window the netdev is analysed on (on a breakout, [`netdev_view`]), with a note
+/// saying how its lanes map, or why they could not be mapped.
+pub fn window_for<'a>(w: &'a InterfaceWindow, mapping: &Mapping, notes: &mut Vec<String>) -> Cow<'a, InterfaceWindow> {
+    match mapping {
+        Mapping::Breakout(map) => {
+            notes.push(map.description.clone());
+            Cow::Owned(netdev_view(w, map))
+        }
+        Mapping::Unknown(why) => {
+            notes.push(why.clone());
+            Cow::Borrowed(w)
+        }
+        Mapping::Identity => Cow::Borrowed(w),
+    }
+}
+
+/// The module as reported for the netdev ([`netdev_module`] on a breakout).
+pub fn reported_module(w: &InterfaceWindow, mapping: &Mapping) -> Option<ModuleReport> {
+    match mapping {
+        Mapping::Breakout(map) => w.module.as_ref().map(|m| netdev_module(m, map)),
+        _ => w.module.clone(),
+    }
 }
 
 /// The window as the netdev sees it: its module lanes only, renumbered 1..n.

@@ -371,20 +371,9 @@ fn analyze_one(
     map: &breakout::Mapping,
 ) -> InterfaceAnalysis {
     let mut notes = Vec::new();
-    let orig = w;
-    let view;
-    let w = match map {
-        breakout::Mapping::Breakout(m) => {
-            notes.push(m.description.clone());
-            view = breakout::netdev_view(w, m);
-            &view
-        }
-        breakout::Mapping::Unknown(why) => {
-            notes.push(why.clone());
-            w
-        }
-        breakout::Mapping::Identity => w,
-    };
+    let module = breakout::reported_module(w, map);
+    let view = breakout::window_for(w, map, &mut notes);
+    let w = &*view;
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
@@ -431,10 +420,7 @@ fn analyze_one(
         reasons,
         pcie,
         link,
-        module: match map {
-            breakout::Mapping::Breakout(m) => orig.module.as_ref().map(|om| breakout::netdev_module(om, m)),
-            _ => w.module.clone(),
-        },
+        module,
         module_error: w.module_error.clone(),
         lanes,
         rx_ber_fit: fit,
