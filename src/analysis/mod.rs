@@ -23,6 +23,7 @@ pub mod outlier;
 pub mod pcie;
 pub mod q;
 pub mod stats;
+pub mod trend;
 pub mod verdict;
 
 pub use compare::{compare, Comparison};
