@@ -217,3 +217,29 @@ fn decode_reports_the_active_control_set_per_lane() {
     assert_eq!(got, want);
     assert_eq!(lanes[5]["flags"], serde_json::json!(["rx_power_low_warning"]));
 }
+
+#[test]
+fn near_limit_thresholds_are_configurable() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |json: &str| {
+        let cfg = dir.path().join("c.json");
+        std::fs::write(&cfg, json).unwrap();
+        let out = Command::new(assert_cmd::cargo::cargo_bin!("optics"))
+            .args(["scan", "--json", "--config"])
+            .arg(&cfg)
+            .arg("--replay")
+            .arg(capture("dr4-400g-fec-tail-creeping.jsonl"))
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        v["interfaces"][0]["verdict"].as_str().unwrap().to_string()
+    };
+    // Headroom 1: flagged at the default 3, not at 0; the predicted FLR 4.27e-11 then flags it
+    // only under a limit below that.
+    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0}"#), "accept");
+    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_max_predicted_flr": 4e-11}"#), "investigate");
+    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_max_predicted_flr": 5e-11}"#), "accept");
+}

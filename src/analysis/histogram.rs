@@ -245,6 +245,9 @@ mod tests {
         assert_eq!(codeword_data_bits(FecKind::Llrs), Some(2560));
         // 400G: 4 x 106.25e9 / 5440 = 78.125e6 codewords/s.
         assert!((line_codewords_per_s(FecKind::Rs544, 106.25, 4).unwrap() - 78.125e6).abs() < 1e-3);
+        // 100G NRZ: 4 x 25.78125e9 / 5280 = 19.53125e6 codewords/s.
+        assert!((line_codewords_per_s(FecKind::Rs528, 25.78125, 4).unwrap() - 19.53125e6).abs() < 1e-3);
+        assert_eq!(line_codewords_per_s(FecKind::Off, 25.78125, 4), None);
     }
 
     #[test]
