@@ -182,8 +182,12 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
         frame_bytes: cx.cfg.fec_flr_frame_bytes,
     };
     let h = analyze(&input)?;
-    let (Some(t), Some(max), Some(headroom)) = (h.correction_limit_symbols, h.max_symbol_errors, h.headroom_symbols) else {
+    let Some(t) = h.correction_limit_symbols else {
         cx.notes.push(format!("FEC histogram counted, but {} has no symbol correction limit: rates only", cx.fec.name()));
+        return Some(h);
+    };
+    let (Some(max), Some(headroom)) = (h.max_symbol_errors, h.headroom_symbols) else {
+        cx.notes.push("FEC histogram: no codeword counted in the window".into());
         return Some(h);
     };
     let fec = cx.fec.name();
