@@ -10,10 +10,13 @@
 
 pub mod advice;
 pub mod ber;
+pub mod breakout;
 pub mod compare;
 pub mod config;
 pub mod fec;
+pub mod histogram;
 mod judge;
+pub mod lane_groups;
 pub mod lanes;
 pub mod optical;
 pub mod outlier;
@@ -110,6 +113,8 @@ pub struct LinkAnalysis {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LaneAnalysis {
     pub lane: u8,
+    /// 1-based lane of the module this netdev lane uses (differs from `lane` on breakouts).
+    pub module_lane: Option<u8>,
     /// 1 = weakest.
     pub rank: usize,
     pub rx_power_dbm: Option<f64>,
@@ -154,6 +159,10 @@ pub struct InterfaceAnalysis {
     pub lanes: Vec<LaneAnalysis>,
     /// log10(BER) against rx power across lanes, where there are enough points.
     pub rx_ber_fit: Option<RxBerFit>,
+    /// The RS-FEC codeword histogram over the window (Linux 6.18), when counted.
+    pub fec_histogram: Option<histogram::FecHistogram>,
+    /// Lanes the NIC counts only together (port total minus the per-lane counters).
+    pub lane_groups: Vec<lane_groups::LaneGroup>,
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
@@ -163,7 +172,13 @@ pub struct InterfaceAnalysis {
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
 pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
     let groups = pcie::groups(windows, cfg);
-    windows.iter().enumerate().map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned())).collect()
+    let maps = breakout::lane_maps(windows);
+    windows
+        .iter()
+        .zip(&maps)
+        .enumerate()
+        .map(|(i, (w, map))| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned(), map))
+        .collect()
 }
 
 fn count(c: &Option<crate::counters::Counted>) -> Option<u64> {
@@ -358,8 +373,17 @@ fn rank(lanes: &mut [LaneAnalysis]) {
     }
 }
 
-fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow>, group: Option<PcieGroup>) -> InterfaceAnalysis {
+fn analyze_one(
+    w: &InterfaceWindow,
+    base: &Config,
+    peer: Option<&InterfaceWindow>,
+    group: Option<PcieGroup>,
+    map: &breakout::Mapping,
+) -> InterfaceAnalysis {
     let mut notes = Vec::new();
+    let module = breakout::reported_module(w, map);
+    let view = breakout::window_for(w, map, &mut notes);
+    let w = &*view;
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
@@ -369,6 +393,10 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     vdm_lanes::apply(&mut cx, &mut lanes);
+    for l in lanes.iter_mut() {
+        l.module_lane = breakout::module_lane(map, l.lane, w.module.is_some());
+    }
+    let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
             cx.notes.push(format!(
@@ -391,6 +419,8 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);
+    let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
     let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
@@ -401,10 +431,12 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
         reasons,
         pcie,
         link,
-        module: w.module.clone(),
+        module,
         module_error: w.module_error.clone(),
         lanes,
         rx_ber_fit: fit,
+        fec_histogram,
+        lane_groups: groups,
         events: w.events.clone(),
         notes: cx.notes,
     }

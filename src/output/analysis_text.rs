@@ -124,7 +124,11 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
                 w,
                 "  {:<4} {:<4} {:>8} {:>8} {:>7} {:>10} {:>11} {:>9} {:>10} {:>7} {:>7}  {}",
                 lane.rank,
-                lane.lane,
+                // A breakout netdev's lane and the module lane it uses: "2:m6".
+                match lane.module_lane.filter(|m| *m != lane.lane) {
+                    Some(m) => format!("{}:m{m}", lane.lane),
+                    None => lane.lane.to_string(),
+                },
                 fmt_dbm(lane.rx_power_dbm).trim_end_matches(" dBm"),
                 fmt_dbm(lane.tx_power_dbm).trim_end_matches(" dBm"),
                 num(lane.tx_bias_ma, 2),

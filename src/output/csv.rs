@@ -106,8 +106,10 @@ impl<W: Write> CsvSink<W> {
         lanes
             .into_iter()
             .map(|l| {
-                // This sample's own DOM reading, not the window mean.
-                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == l.lane));
+                // This sample's own DOM reading, not the window mean; on a breakout the
+                // netdev lane's module lane (docs/breakout.md).
+                let module_lane = l.module_lane.unwrap_or(l.lane);
+                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
                 LaneRow {
                     lane: Some(l.lane),
                     rx_power_dbm: dom.and_then(|d| d.rx_power_dbm),
