@@ -19,6 +19,7 @@ pub mod optical;
 pub mod outlier;
 pub mod pcie;
 pub mod q;
+pub mod shares;
 pub mod stats;
 pub mod verdict;
 
@@ -64,6 +65,9 @@ pub struct InterfaceWindow {
     /// Counter increases over the window (each `Counted::value` is a delta), after
     /// resets and wraps were handled. `None` = the counter was never available.
     pub deltas: PortCounters,
+    /// Counters as read at the last sample (absolute, not deltas): what a lone snapshot
+    /// without a time base still tells ([`shares`]).
+    pub counters_at_end: PortCounters,
     /// FEC histogram increases over the window.
     pub histogram_delta: Vec<FecHistogramBin>,
     /// Counter resets, module swaps, gaps, errors seen in the window: one sentence each.
@@ -370,6 +374,7 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     if lanes.iter().all(|l| l.corrected_bits.is_none()) && link.corrected_bits.is_some() {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
+    cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible()));
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);
