@@ -1,4 +1,5 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{analyze_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::import::load_input as load_capture;
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
