@@ -204,7 +204,8 @@ fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mu
             let n = match (n, &fallback) {
                 (Some(n), _) => n,
                 (None, Some(f)) => {
-                    if opts.interface.is_none() && f != UNNAMED {
+                    let f_data = &pf.fragment;
+                    if opts.interface.is_none() && f != UNNAMED && (f_data.has_counters() || f_data.module_pages.is_some()) {
                         notes.push(format!("{}: names no interface; taken as {f}, the only interface in the input", pf.path.display()));
                     }
                     f.clone()
