@@ -36,10 +36,12 @@ pub fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<PrintedRan
         None => (s, None),
     };
     let num = |t: &str| -> ParseResult<Option<f64>> {
-        let t = t.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        if t.is_empty() || t.eq_ignore_ascii_case("N/") || t.eq_ignore_ascii_case("N/A") {
+        let t = t.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("N/A") {
             return Ok(None);
         }
+        // A unit letter after the number ("45C").
+        let t = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         t.parse::<f64>().map(Some).map_err(|_| format!("{t:?} is not a number"))
     };
     let values = vals.split(',').map(num).collect::<ParseResult<Vec<_>>>()?;

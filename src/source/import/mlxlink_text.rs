@@ -41,3 +41,28 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     }
     to_fragment(&fields)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_json_forms_of_one_snapshot_agree() {
+        // tests/fixtures/import/README.md: the .txt is the .json laid out as mlxlink prints text.
+        let t = parse(include_str!("../../../tests/fixtures/import/mlxlink_400g_a.txt")).unwrap();
+        let j = super::super::mlxlink_json::parse(include_str!("../../../tests/fixtures/import/mlxlink_400g_a.json")).unwrap();
+        assert_eq!(t.fec, j.fec);
+        assert_eq!(t.printed_module, j.printed_module);
+        assert_eq!(t.since_clear_s, Some(600.0));
+        let fec = t.fec.unwrap();
+        // Lanes 1e6, 2e6, 1.5e6, 50e6: total 54.5e6.
+        assert_eq!(fec.corrected_bits, vec![54_500_000, 1_000_000, 2_000_000, 1_500_000, 50_000_000]);
+        assert_eq!((fec.histogram[2].low, fec.histogram[2].high, fec.histogram[2].count), (2, 15, 20_000));
+        let m = t.printed_module.unwrap();
+        assert_eq!(m.supply_voltage_v, Some(3.2905));
+        assert_eq!(m.rx_power_dbm[3], Some(-2.0));
+        assert_eq!(t.link.unwrap().fec_active.as_deref(), Some("RS"));
+        assert_eq!(t.printed_fields["Physical Counters and BER Info/Effective Physical BER"], "15E-255");
+        assert!(strip_ansi("\u{1b}[32mActive\u{1b}[0m") == "Active");
+    }
+}
