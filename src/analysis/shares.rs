@@ -31,7 +31,8 @@ pub fn no_time_base_notes(w: &InterfaceWindow, ber_possible: bool) -> Vec<String
     let Some(lanes) = counts.corrected_bits_per_lane.as_ref().filter(|l| l.values.len() > 1) else {
         return Vec::new();
     };
-    let total: u64 = lanes.values.iter().sum();
+    // u128: lane counts are arbitrary u64 and their sum must not overflow.
+    let total: u128 = lanes.values.iter().map(|v| u128::from(*v)).sum();
     let mut out = Vec::new();
     let what =
         if w.samples < 2 { "counts since the counters last started, at an unknown time" } else { "counts over a window of no duration" };

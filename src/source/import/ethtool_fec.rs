@@ -72,7 +72,7 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
             let name = current.as_deref().ok_or_else(|| format!("lane line {line:?} before any counter"))?;
             let arr = counter_mut(&mut fec, name).ok_or_else(|| format!("lane line under unknown counter {name}"))?;
             // Lanes print in order from 0: element lane + 1 of [total, lanes..].
-            if arr.len() != lane + 1 {
+            if Some(arr.len()) != lane.checked_add(1) {
                 return Err(format!("{name}: lane {lane} out of order"));
             }
             arr.push(parse_u64(v)?);

@@ -66,7 +66,7 @@ fn parse_u64(s: &str) -> ParseResult<u64> {
 fn speed_mbps(s: &str) -> Option<u32> {
     let digits: String = s.trim().chars().take_while(|c| c.is_ascii_digit()).collect();
     let rest = &s.trim()[digits.len()..];
-    rest.starts_with('G').then(|| digits.parse::<u32>().ok().map(|g| g * 1000)).flatten()
+    rest.starts_with('G').then(|| digits.parse::<u32>().ok().and_then(|g| g.checked_mul(1000))).flatten()
 }
 
 /// mlxlink FEC names ("Standard RS-FEC (544,514)", "RS-FEC - (544,514) + PLR", "No FEC",
@@ -123,7 +123,9 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
             }
             ("Physical Counters and BER Info", "Raw Physical Errors Per Lane") if !na => {
                 let lanes = v.split(',').map(parse_u64).collect::<ParseResult<Vec<_>>>()?;
-                fec.corrected_bits = std::iter::once(lanes.iter().sum()).chain(lanes).collect();
+                let total =
+                    lanes.iter().try_fold(0u64, |a, v| a.checked_add(*v)).ok_or("Raw Physical Errors Per Lane: sum exceeds 64 bits")?;
+                fec.corrected_bits = std::iter::once(total).chain(lanes).collect();
             }
             ("Physical Counters and BER Info", "Effective Physical Errors") if !na => {
                 f.driver_stats.insert(EFFECTIVE_ERRORS.into(), parse_u64(v)?);
