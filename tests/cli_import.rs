@@ -153,6 +153,35 @@ fn mixed_up_and_unknown_inputs_are_refused() {
 }
 
 #[test]
+fn compare_of_two_runbook_folders_is_the_interval_between_them() {
+    // Copies whose counter files were written an hour apart (their modification times).
+    let dir = tempfile::tempdir().unwrap();
+    let set = |sub: &str, secs: u64| {
+        let d = dir.path().join(sub);
+        std::fs::create_dir(&d).unwrap();
+        for e in std::fs::read_dir(format!("{F}/runbook/{sub}")).unwrap() {
+            let p = e.unwrap().path();
+            let to = d.join(p.file_name().unwrap());
+            std::fs::copy(&p, &to).unwrap();
+            let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            std::fs::File::options().write(true).open(&to).unwrap().set_modified(when).unwrap();
+        }
+        d
+    };
+    let (base, now) = (set("baseline", 1_796_112_000), set("now", 1_796_115_600));
+    let o = optics().arg("compare").arg(&base).arg(&now).arg("--json").output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("file modification times"), "{err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lanes = v["comparisons"][0]["lanes"].as_array().unwrap();
+    let l4 = lanes.iter().find(|l| l["lane"] == 4).unwrap();
+    // The baseline alone has no time base; the interval (3600 s) gives lane 4 2e-5 (as above).
+    assert!(l4["pre_fec_ber_before"].is_null());
+    assert!((l4["pre_fec_ber_after"].as_f64().unwrap() - 2e-5).abs() < 1e-12);
+}
+
+#[test]
 fn compare_reads_tool_outputs_directly() {
     let o =
         optics().args(["compare", &format!("{F}/mlxlink_400g_a.json"), &format!("{F}/mlxlink_400g_b.json"), "--json"]).output().unwrap();

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::sample::capture::{Capture, CaptureWriter, Record};
-use optics::source::import::{import, load_any, ImportOptions};
+use optics::source::import::{import, load_any, load_pair, ImportOptions, Imported};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -71,9 +71,19 @@ fn write_capture(path: &Path, cap: &Capture) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A capture, or anything `import` reads (for `compare`); notes go to stderr.
-pub fn load_input(path: &Path) -> anyhow::Result<Capture> {
-    let imported = load_any(path).with_context(|| format!("reading {}", path.display()))?;
+/// `compare`'s inputs: captures, or anything `import` reads (two tool outputs: the baseline
+/// alone, and the interval from it to AFTER); notes go to stderr.
+pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Capture, Option<Capture>)> {
+    match after {
+        None => Ok((checked(before, load_any(before).with_context(|| format!("reading {}", before.display()))?)?, None)),
+        Some(after) => {
+            let (b, a) = load_pair(before, after).with_context(|| format!("reading {} and {}", before.display(), after.display()))?;
+            Ok((checked(before, b)?, Some(checked(after, a)?)))
+        }
+    }
+}
+
+fn checked(path: &Path, imported: Imported) -> anyhow::Result<Capture> {
     for n in imported.capture.notes.iter().chain(&imported.notes) {
         eprintln!("optics: note: {}: {n}", path.display());
     }

@@ -238,6 +238,9 @@ fn spacing(iface: &str, snaps: &[Snapshot]) -> Result<(Vec<f64>, String, Option<
             return Ok((t, "content: the interval between mlxlink's \"Time Since Last Clear\" readings".into(), None));
         }
     }
+    if snaps.iter().any(|s| s.at.is_some()) && !snaps.iter().all(|s| s.at.is_some()) {
+        return Err(ImportError::Input(format!("{iface}: --at is given for some of its inputs only: give it for each")));
+    }
     if snaps.iter().all(|s| s.at.is_some()) {
         let at: Vec<OffsetDateTime> = snaps.iter().filter_map(|s| s.at).collect();
         let t = at.iter().map(|a| (*a - at[0]).as_seconds_f64()).collect();
@@ -480,6 +483,17 @@ fn is_capture(path: &Path) -> bool {
         }
     }
     serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| v["record"] == "header")
+}
+
+/// `compare BEFORE AFTER`: captures as they are; two tool outputs (a runbook's stored
+/// baseline and a new dump) become the baseline alone and the interval from it to AFTER,
+/// so the comparison's "after" is the per-lane BER over that interval.
+pub fn load_pair(before: &Path, after: &Path) -> Result<(Imported, Imported), ImportError> {
+    if (before.is_file() && is_capture(before)) || (after.is_file() && is_capture(after)) {
+        return Ok((load_any(before)?, load_any(after)?));
+    }
+    let opts = ImportOptions::default();
+    Ok((import(&[before.to_path_buf()], &opts)?, import(&[before.to_path_buf(), after.to_path_buf()], &opts)?))
 }
 
 /// A capture as is, or anything `import` reads, imported with default options.

@@ -21,7 +21,7 @@ pub mod recognize;
 pub mod uptime;
 pub mod walk;
 
-pub use build::{import, load_any, ImportOptions, Imported};
+pub use build::{import, load_any, load_pair, ImportOptions, Imported};
 pub use recognize::{recognize, Format};
 
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
