@@ -176,6 +176,12 @@ fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mu
     for group in files {
         let mut g = Vec::new();
         for pf in group {
+            // Host-wide outputs (lspci, uptime) belong to no one interface.
+            let fr = &pf.fragment;
+            if fr.interface.is_none() && pf.name_interface.is_none() && (fr.uptime_s.is_some() || !fr.pci_devices.is_empty()) {
+                g.push(Some(String::new()));
+                continue;
+            }
             let n = match (&pf.fragment.interface, &pf.name_interface) {
                 (Some(c), Some(n)) if c != n => {
                     return Err(ImportError::Input(format!("{}: the output is of {c} but the file name says {n}", pf.path.display())))
@@ -183,7 +189,7 @@ fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mu
                 (c, n) => c.clone().or(n.clone()),
             };
             if let Some(n) = &n {
-                if !named.contains(n) {
+                if !named.contains(n) && !n.is_empty() {
                     named.push(n.clone());
                 }
             }
@@ -308,22 +314,24 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, Impo
                 uptime[gi] = pf.fragment.uptime_s;
                 continue;
             }
-            if !pf.fragment.pci_devices.is_empty() && pf.fragment.interface.is_none() && pf.name_interface.is_none() {
+            if name.is_empty() {
                 // lspci is of the host: matched to interfaces by bus address below.
                 pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
-                by_iface.entry(name.clone()).or_default().files.push(pf.path.clone());
                 continue;
             }
             pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
             by_iface.entry(name.clone()).or_default().add(pf)?;
         }
         let at = opts.at.iter().find(|(p, _)| p == &inputs[gi]).map(|(_, t)| *t);
+        let single = by_iface.len() == 1;
         for (name, snap) in &mut by_iface {
             snap.at = at;
             snap.uptime_s = snap.uptime_s.or(uptime[gi]);
             let nics: Vec<&(String, PciLink)> = match &snap.bus_info {
                 Some(b) => pci_devices.iter().filter(|(a, _)| lspci::same_address(a, b)).collect(),
-                None => pci_devices.iter().collect(),
+                // Without a bus address, the only device is this interface's only when it is the only interface.
+                None if single => pci_devices.iter().collect(),
+                None => Vec::new(),
             };
             match nics.as_slice() {
                 [one] => snap.pci = Some(one.1.clone()),

@@ -1,6 +1,7 @@
 //! `ethtool -S IFACE` (text: `NIC statistics:` then `     name: value` lines, as ethtool.c
-//! prints the driver's string set) and `ethtool --json -S IFACE` (an array of one object:
-//! `ifname` and the counters, at the top level or under `statistics`). The counters go into
+//! prints the driver's string set; with `--groups`, `Stats for IFACE:` then `group-Name: value`)
+//! and `ethtool --json -S IFACE` (an array of one object: `ifname` and the counters, at the
+//! top level or under `statistics`; standard groups as objects, flattened to `group-Name`). The counters go into
 //! `driver_stats` exactly as the live ioctl reads them, so `counters::normalize` maps them.
 
 use super::{content_lines, Fragment, ParseResult};
@@ -10,6 +11,10 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     let mut skipped = 0usize;
     for line in content_lines(text).map(str::trim).filter(|l| !l.is_empty() && *l != "NIC statistics:") {
+        if let Some(name) = line.strip_prefix("Stats for ").and_then(|n| n.strip_suffix(':')) {
+            f.interface = Some(name.trim().to_string());
+            continue;
+        }
         // Per-queue lines keep their prefix (`[0]: rx_ucast_packets: 5`): split at the last colon.
         match line.rsplit_once(':').map(|(k, v)| (k.trim(), v.trim().parse::<u64>())) {
             Some((k, Ok(v))) if !k.is_empty() => {
@@ -27,10 +32,16 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
     Ok(f)
 }
 
+/// Numbers by name; a nested object of numbers (a standard group such as `eth-phy`) as
+/// `group-Name`, the text form's names.
 fn insert_numbers(obj: &serde_json::Map<String, serde_json::Value>, out: &mut DriverStats) {
     for (k, v) in obj {
         if let Some(n) = v.as_u64() {
             out.insert(k.clone(), n);
+        } else if let Some(group) = v.as_object().filter(|_| k != "statistics") {
+            for (name, n) in group.iter().filter_map(|(name, n)| n.as_u64().map(|n| (name, n))) {
+                out.insert(format!("{k}-{name}"), n);
+            }
         }
     }
 }
@@ -85,5 +96,10 @@ mod tests {
         assert_eq!(f.interface.as_deref(), Some("ens3np0"));
         assert_eq!((f.driver_stats["rx_err_lane_0_phy"], f.driver_stats["rx_corrected_bits_phy"]), (7, 9));
         assert!(parse_json("[]").is_err());
+        // Standard groups (ethtool --json -S IFACE --groups eth-phy): named as the text form names them.
+        let f = parse_json(r#"[ { "ifname": "eth0", "eth-phy": { "SymbolErrorDuringCarrier": 1 } } ]"#).unwrap();
+        assert_eq!(f.driver_stats["eth-phy-SymbolErrorDuringCarrier"], 1);
+        let t = parse_text("Stats for eth0:\neth-phy-SymbolErrorDuringCarrier: 1\n").unwrap();
+        assert_eq!((t.interface.as_deref(), t.driver_stats.clone()), (Some("eth0"), f.driver_stats));
     }
 }

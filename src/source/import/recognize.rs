@@ -87,7 +87,10 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
         return Some(Format::MlxlinkText);
     }
-    if starts("NIC statistics:") || (!lines.is_empty() && lines.iter().all(|l| is_stat_line(l))) {
+    if starts("NIC statistics:")
+        || lines.first().is_some_and(|l| l.starts_with("Stats for ") && l.ends_with(':'))
+        || (!lines.is_empty() && lines.iter().all(|l| is_stat_line(l)))
+    {
         return Some(Format::EthtoolStats);
     }
     if super::uptime::parse(text).is_ok() {
@@ -104,6 +107,7 @@ mod tests {
     fn formats_by_content() {
         assert_eq!(recognize(b"NIC statistics:\n     rx_packets: 1\n"), Some(Format::EthtoolStats));
         assert_eq!(recognize(b"rx_err_lane_0_phy: 6\nrx_err_lane_1_phy: 2\n"), Some(Format::EthtoolStats));
+        assert_eq!(recognize(b"Stats for eth0:\neth-phy-SymbolErrorDuringCarrier: 1\n"), Some(Format::EthtoolStats));
         assert_eq!(recognize(b"FEC parameters for eth0:\nActive FEC encoding: RS\n"), Some(Format::EthtoolFec));
         assert_eq!(recognize(b"Settings for eth0:\n\tSpeed: 400000Mb/s\n"), Some(Format::EthtoolLink));
         assert_eq!(recognize(b"driver: mlx5_core\nversion: 6.8\nbus-info: 0000:3b:00.0\n"), Some(Format::EthtoolDrvinfo));
