@@ -193,3 +193,26 @@ fn compare_reads_tool_outputs_directly() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["comparisons"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn window_s_gives_a_lone_snapshot_its_span_and_partial_at_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("w.jsonl");
+    let s = format!("{F}/sosreport/sos_commands/networking/ethtool_-S_ens3np0");
+    let l = format!("{F}/sosreport/sos_commands/networking/ethtool_ens3np0");
+    // Two arguments for one interface: -S and the link settings (one snapshot with counters).
+    import(&[&s, &l, "--window-s", "100"], &cap);
+    let a = &scan_json(&cap)["interfaces"][0];
+    assert_eq!(a["link"]["duration_s"], 100.0);
+    // 9980 / (25.78125e9 x 100 s) = 3.871e-9.
+    let expect = 9980.0 / (25.78125e9 * 100.0);
+    assert!((lane(a, 4)["pre_fec_ber"].as_f64().unwrap() - expect).abs() < expect * 1e-9);
+    let o = optics()
+        .args(["import", &format!("{F}/mlxlink_400g_b.json"), &format!("{F}/mlxlink_400g_a.json")])
+        .args(["--at", &format!("{F}/mlxlink_400g_b.json=2026-12-01T08:00:00Z"), "-o"])
+        .arg(dir.path().join("x.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--at is given for some"), "{}", String::from_utf8_lossy(&o.stderr));
+}

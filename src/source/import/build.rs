@@ -17,7 +17,7 @@ use super::walk::{read_input, ParsedFile};
 use super::{lspci, Fragment, ImportError};
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::printed::PrintedModule;
-use crate::sample::capture::{read_capture, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
+use crate::sample::capture::{read_capture, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::source::PciLink;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -235,7 +235,7 @@ fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mu
 }
 
 /// Seconds of each snapshot from the first, and the time-base sentence.
-fn spacing(iface: &str, snaps: &[Snapshot]) -> Result<(Vec<f64>, String, Option<OffsetDateTime>), ImportError> {
+fn spacing(iface: &str, snaps: &[&Snapshot]) -> Result<(Vec<f64>, String, Option<OffsetDateTime>), ImportError> {
     let clears: Vec<Option<f64>> = snaps.iter().map(|s| s.counters.since_clear_s).collect();
     if clears.iter().all(Option::is_some) {
         let c: Vec<f64> = clears.iter().flatten().copied().collect();
@@ -291,6 +291,166 @@ fn fmt_s(s: f64) -> String {
     format!("{s:.1} s")
 }
 
+/// The snapshots one input argument gives, per interface, with the host-wide lspci and
+/// uptime matched to them, and mixed-up input refused.
+fn group_snapshots(
+    input: &Path,
+    group: &[ParsedFile],
+    names: &[String],
+    opts: &ImportOptions,
+    notes: &mut Vec<String>,
+) -> Result<BTreeMap<String, Snapshot>, ImportError> {
+    let mut by_iface: BTreeMap<String, Snapshot> = BTreeMap::new();
+    let mut pci_devices: Vec<(String, PciLink)> = Vec::new();
+    let mut uptime = None;
+    for (pf, name) in group.iter().zip(names) {
+        pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
+        if pf.fragment.uptime_s.is_some() {
+            uptime = pf.fragment.uptime_s;
+        } else if !name.is_empty() {
+            by_iface.entry(name.clone()).or_default().add(pf)?;
+        }
+    }
+    let at = opts.at.iter().find(|(p, _)| p == input).map(|(_, t)| *t);
+    let single = by_iface.len() == 1;
+    for (name, snap) in &mut by_iface {
+        snap.at = at;
+        snap.uptime_s = snap.uptime_s.or(uptime);
+        let nics: Vec<&(String, PciLink)> = match &snap.bus_info {
+            Some(b) => pci_devices.iter().filter(|(a, _)| lspci::same_address(a, b)).collect(),
+            // Without a bus address, the only device is this interface's only when it is the only interface.
+            None if single => pci_devices.iter().collect(),
+            None => Vec::new(),
+        };
+        match nics.as_slice() {
+            [one] => snap.pci = Some(one.1.clone()),
+            [] => {}
+            _ => notes
+                .push(format!("{name}: lspci lists {} PCIe devices and no ethtool -i bus-info picks one: PCIe link not used", nics.len())),
+        }
+        snap.check_module(name)?;
+    }
+    // An ethtool -S of one interface with a -m of another: mixed-up input, not two half interfaces.
+    let counters_only = by_iface.iter().find(|(_, s)| s.has_counters() && !s.has_module()).map(|(n, _)| n);
+    let module_only = by_iface
+        .iter()
+        .find(|(_, s)| s.has_module() && !s.has_counters() && s.driver.is_none() && s.link == LinkInfo::default())
+        .map(|(n, _)| n);
+    if let (Some(c), Some(m)) = (counters_only, module_only) {
+        return Err(ImportError::Input(format!(
+            "{}: counters of {c} but module pages of {m} only: these are outputs of different interfaces; import them separately or name the right files",
+            input.display()
+        )));
+    }
+    Ok(by_iface)
+}
+
+/// The span a lone snapshot's counts cover (seconds, and the sentence saying why), if any.
+fn lone_span(name: &str, s: &Snapshot, opts: &ImportOptions) -> Result<Option<(f64, String)>, ImportError> {
+    Ok(match (s.counters.since_clear_s, opts.window_s, opts.since_boot) {
+        (Some(c), _, _) => Some((c, format!("mlxlink \"Time Since Last Clear\" {:.1} min: counts since the clear", c / 60.0))),
+        (None, Some(w), _) => Some((w, format!("--window-s {w}: counts taken as covering the last {}", fmt_s(w)))),
+        (None, None, true) => match s.uptime_s {
+            Some(u) => Some((u, format!("--since-boot: counts since boot, uptime {}", fmt_s(u)))),
+            None => {
+                return Err(ImportError::Input(format!(
+                    "{name}: --since-boot needs the host's uptime in the input (`cat /proc/uptime` or `uptime` output)"
+                )))
+            }
+        },
+        (None, None, false) => None,
+    })
+}
+
+/// One interface's records from its snapshots (argument order); returns the wall time of t = 0 when known.
+fn interface_records(
+    name: &str,
+    list: &[Snapshot],
+    opts: &ImportOptions,
+    notes: &mut Vec<String>,
+    records: &mut Vec<Record>,
+) -> Result<Option<OffsetDateTime>, ImportError> {
+    let counted: Vec<&Snapshot> = list.iter().filter(|s| s.has_counters()).collect();
+    let (times, base, start) = match counted.len() {
+        0 => (Vec::new(), "no counters: identity and module only".to_string(), None),
+        1 => (vec![0.0], String::new(), None),
+        _ => spacing(name, &counted)?,
+    };
+    let span = match counted.as_slice() {
+        [one] => lone_span(name, one, opts)?,
+        _ => None,
+    };
+    let mut ci = 0usize;
+    let mut last_sample: Option<usize> = None;
+    let mut prev: Option<&Snapshot> = None;
+    for snap in list {
+        // An identity-only input sits at the time of the snapshot before it.
+        let t0 = times.get(ci.saturating_sub(usize::from(!snap.has_counters()))).copied().unwrap_or(0.0);
+        // Identity is static: a later input without lspci/-i keeps the earlier one's.
+        let module = snap.module_pages.clone().or_else(|| prev.and_then(|p| p.module_pages.clone()));
+        if snap.module_pages.is_none() && module.is_some() && snap.has_counters() {
+            notes.push(format!("{name}: no module pages in {}: the earlier input's are kept", Snapshot::files_text(&snap.files)));
+        }
+        let mut link = snap.link.clone();
+        if let Some(p) = prev {
+            merge_link(&mut link, &p.link);
+        }
+        records.push(Record::Interface(InterfaceRecord {
+            t: round_t(t0),
+            interface: name.to_string(),
+            driver: snap.driver.clone().or_else(|| prev.and_then(|p| p.driver.clone())),
+            bus_info: snap.bus_info.clone().or_else(|| prev.and_then(|p| p.bus_info.clone())),
+            pci: snap.pci.clone().or_else(|| prev.and_then(|p| p.pci.clone())),
+            port: None,
+            link,
+            module,
+            origin_file: Some(Snapshot::files_text(&snap.files)),
+        }));
+        prev = Some(snap);
+        // Without counters, a sample only carries a module reading that has no other one.
+        let module_only = counted.is_empty() && snap.has_module();
+        if !snap.has_counters() && !module_only {
+            continue;
+        }
+        ci += usize::from(snap.has_counters());
+        let mut link_state = snap.counters.link_state.clone().unwrap_or_default();
+        link_state.up = link_state.up.or(snap.up);
+        let s = SampleRecord {
+            t: round_t(t0 + span.as_ref().map_or(0.0, |s| s.0)),
+            interface: name.to_string(),
+            link: link_state,
+            fec: snap.counters.fec.clone(),
+            driver_stats: snap.counters.driver_stats.clone(),
+            module: None,
+            origin_file: Some(Snapshot::files_text(if snap.counter_files.is_empty() { &snap.files } else { &snap.counter_files })),
+            time_base: None,
+            printed_module: snap.printed_module.clone(),
+            printed_fields: snap.counters.printed_fields.clone(),
+        };
+        if span.is_some() {
+            let mut z = zero_sample(&s);
+            z.t = round_t(t0);
+            z.time_base = Some("zero reading at the start of the span the counts cover".into());
+            records.push(Record::Sample(z));
+        }
+        last_sample = Some(records.len());
+        records.push(Record::Sample(s));
+    }
+    let sentence = match (&span, counted.len()) {
+        (Some((_, why)), _) => why.clone(),
+        (None, 1) => {
+            "none: one snapshot, counts since the counters last started at an unknown time (no BER; give --window-s N or --since-boot)"
+                .into()
+        }
+        (None, _) => base,
+    };
+    if let Some(Record::Sample(last)) = last_sample.and_then(|i| records.get_mut(i)) {
+        last.time_base = Some(sentence.clone());
+    }
+    notes.push(format!("{name}: {} snapshot(s); time base: {sentence}", counted.len()));
+    Ok(start)
+}
+
 /// Imports the inputs (files or directories) into one capture.
 pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, ImportError> {
     if inputs.is_empty() {
@@ -305,58 +465,8 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, Impo
     // Per interface, in order of first appearance: its snapshot in each input.
     let mut order: Vec<String> = Vec::new();
     let mut snaps: BTreeMap<String, Vec<Snapshot>> = BTreeMap::new();
-    let mut uptime: Vec<Option<f64>> = vec![None; inputs.len()];
-    for (gi, (group, names)) in files.iter().zip(&ifaces).enumerate() {
-        let mut by_iface: BTreeMap<String, Snapshot> = BTreeMap::new();
-        let mut pci_devices: Vec<(String, PciLink)> = Vec::new();
-        for (pf, name) in group.iter().zip(names) {
-            if pf.fragment.uptime_s.is_some() {
-                uptime[gi] = pf.fragment.uptime_s;
-                continue;
-            }
-            if name.is_empty() {
-                // lspci is of the host: matched to interfaces by bus address below.
-                pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
-                continue;
-            }
-            pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
-            by_iface.entry(name.clone()).or_default().add(pf)?;
-        }
-        let at = opts.at.iter().find(|(p, _)| p == &inputs[gi]).map(|(_, t)| *t);
-        let single = by_iface.len() == 1;
-        for (name, snap) in &mut by_iface {
-            snap.at = at;
-            snap.uptime_s = snap.uptime_s.or(uptime[gi]);
-            let nics: Vec<&(String, PciLink)> = match &snap.bus_info {
-                Some(b) => pci_devices.iter().filter(|(a, _)| lspci::same_address(a, b)).collect(),
-                // Without a bus address, the only device is this interface's only when it is the only interface.
-                None if single => pci_devices.iter().collect(),
-                None => Vec::new(),
-            };
-            match nics.as_slice() {
-                [one] => snap.pci = Some(one.1.clone()),
-                [] => {}
-                _ => notes.push(format!(
-                    "{name}: lspci lists {} PCIe devices and no ethtool -i bus-info picks one: PCIe link not used",
-                    nics.len()
-                )),
-            }
-            snap.check_module(name)?;
-        }
-        // An ethtool -S of one interface with a -m of another: mixed-up input, not two half interfaces.
-        let counters_only: Vec<&String> = by_iface.iter().filter(|(_, s)| s.has_counters() && !s.has_module()).map(|(n, _)| n).collect();
-        let module_only: Vec<&String> = by_iface
-            .iter()
-            .filter(|(_, s)| s.has_module() && !s.has_counters() && s.driver.is_none() && s.link == LinkInfo::default())
-            .map(|(n, _)| n)
-            .collect();
-        if let (Some(c), Some(m)) = (counters_only.first(), module_only.first()) {
-            return Err(ImportError::Input(format!(
-                "{}: counters of {c} but module pages of {m} only: these are outputs of different interfaces; import them separately or name the right files",
-                inputs[gi].display()
-            )));
-        }
-        for (name, snap) in by_iface {
+    for ((input, group), names) in inputs.iter().zip(&files).zip(&ifaces) {
+        for (name, snap) in group_snapshots(input, group, names, opts, &mut notes)? {
             if !order.contains(&name) {
                 order.push(name.clone());
             }
@@ -366,112 +476,11 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, Impo
     let mut records: Vec<Record> = Vec::new();
     let mut created: Option<OffsetDateTime> = None;
     for name in &order {
-        let list = snaps.remove(name).unwrap_or_default();
-        let counted: Vec<&Snapshot> = list.iter().filter(|s| s.has_counters()).collect();
-        let mut carried: Option<&Snapshot> = None;
-        let (times, base, start) = match counted.len() {
-            0 => (vec![0.0; list.len()], "no counters: identity and module only".to_string(), None),
-            1 => (vec![0.0; list.len()], String::new(), None),
-            _ => {
-                let owned: Vec<Snapshot> = counted.iter().map(|s| (*s).clone()).collect();
-                let (t, base, start) = spacing(name, &owned)?;
-                (t, base, start)
-            }
-        };
+        let start = interface_records(name, snaps.get(name).map_or(&[][..], |v| &v[..]), opts, &mut notes, &mut records)?;
         created = created.or(start);
-        let mut ci = 0usize;
-        let mut samples_written = Vec::new();
-        let mut span: Option<(f64, String)> = None;
-        if counted.len() == 1 {
-            let s = counted[0];
-            span = match (s.counters.since_clear_s, opts.window_s, opts.since_boot) {
-                (Some(c), _, _) => Some((c, format!("mlxlink \"Time Since Last Clear\" {:.1} min: counts since the clear", c / 60.0))),
-                (None, Some(w), _) => Some((w, format!("--window-s {w}: counts taken as covering the last {}", fmt_s(w)))),
-                (None, None, true) => match s.uptime_s {
-                    Some(u) => Some((u, format!("--since-boot: counts since boot, uptime {}", fmt_s(u)))),
-                    None => {
-                        return Err(ImportError::Input(format!(
-                            "{name}: --since-boot needs the host's uptime in the input (`cat /proc/uptime` or `uptime` output)"
-                        )))
-                    }
-                },
-                (None, None, false) => None,
-            };
-        }
-        for snap in &list {
-            let t0 = if snap.has_counters() {
-                let t = times.get(ci).copied().unwrap_or(0.0);
-                ci += 1;
-                t
-            } else {
-                times.get(ci.saturating_sub(1)).copied().unwrap_or(0.0)
-            };
-            let t_sample = crate::sample::capture::round_t(t0 + span.as_ref().map_or(0.0, |s| s.0));
-            // Identity is static: a later input without lspci/-i keeps the earlier one's.
-            let prev = carried;
-            let module = snap.module_pages.clone().or_else(|| prev.and_then(|p| p.module_pages.clone()));
-            if snap.module_pages.is_none() && module.is_some() && snap.has_counters() {
-                notes.push(format!("{name}: no module pages in {}: the earlier input's are kept", Snapshot::files_text(&snap.files)));
-            }
-            let mut link = snap.link.clone();
-            if let Some(p) = prev {
-                merge_link(&mut link, &p.link);
-            }
-            records.push(Record::Interface(InterfaceRecord {
-                t: crate::sample::capture::round_t(t0),
-                interface: name.clone(),
-                driver: snap.driver.clone().or_else(|| prev.and_then(|p| p.driver.clone())),
-                bus_info: snap.bus_info.clone().or_else(|| prev.and_then(|p| p.bus_info.clone())),
-                pci: snap.pci.clone().or_else(|| prev.and_then(|p| p.pci.clone())),
-                port: None,
-                link,
-                module,
-                origin_file: Some(Snapshot::files_text(&snap.files)),
-            }));
-            carried = Some(snap);
-            if !snap.has_counters() && (counted.len() > 0 || snap.printed_module.is_none() && snap.module_pages.is_none()) {
-                continue;
-            }
-            let mut link_state = snap.counters.link_state.clone().unwrap_or_default();
-            link_state.up = link_state.up.or(snap.up);
-            let s = SampleRecord {
-                t: t_sample,
-                interface: name.clone(),
-                link: link_state,
-                fec: snap.counters.fec.clone(),
-                driver_stats: snap.counters.driver_stats.clone(),
-                module: None,
-                origin_file: Some(Snapshot::files_text(if snap.counter_files.is_empty() { &snap.files } else { &snap.counter_files })),
-                time_base: None,
-                printed_module: snap.printed_module.clone(),
-                printed_fields: snap.counters.printed_fields.clone(),
-            };
-            if let Some((_, _)) = &span {
-                let mut z = zero_sample(&s);
-                z.t = crate::sample::capture::round_t(t0);
-                z.time_base = Some("zero reading at the start of the span the counts cover".into());
-                samples_written.push(records.len());
-                records.push(Record::Sample(z));
-            }
-            samples_written.push(records.len());
-            records.push(Record::Sample(s));
-        }
-        let sentence = match (&span, counted.len()) {
-            (Some((_, why)), _) => why.clone(),
-            (None, 1) => {
-                "none: one snapshot, counts since the counters last started at an unknown time (no BER; give --window-s N or --since-boot)"
-                    .into()
-            }
-            (None, _) => base.clone(),
-        };
-        if let Some(Record::Sample(last)) = samples_written.last().and_then(|i| records.get_mut(*i)) {
-            last.time_base = Some(sentence.clone());
-        }
-        notes.push(format!("{name}: {} snapshot(s); time base: {sentence}", counted.len()));
     }
-    let created = created.unwrap_or_else(OffsetDateTime::now_utc);
     let mut header = Header::new(None, None, Some(format!("optics {} import", env!("CARGO_PKG_VERSION"))));
-    if let Ok(c) = created.format(&time::format_description::well_known::Rfc3339) {
+    if let Some(c) = created.and_then(|c| c.format(&time::format_description::well_known::Rfc3339).ok()) {
         header.created = c;
     }
     header.source = Some("import".into());
