@@ -281,14 +281,14 @@ fn interface_record() -> impl Strategy<Value = Record> {
         module_pages(),
     )
         .prop_map(|(t, iface, driver, bus_info, pci, port, link, module)| {
-            Record::Interface(InterfaceRecord { t, interface: iface.into(), driver, bus_info, pci, port, link, module })
+            Record::Interface(InterfaceRecord { t, interface: iface.into(), driver, bus_info, pci, port, link, module, origin_file: None })
         })
 }
 
 fn sample_record() -> impl Strategy<Value = Record> {
     (timestamp(), select(IFACES), link_state(), fec(), driver_stats(), module_pages()).prop_map(
         |(t, iface, link, fec, driver_stats, module)| {
-            Record::Sample(SampleRecord { t, interface: iface.into(), link, fec, driver_stats, module })
+            Record::Sample(SampleRecord { t, interface: iface.into(), link, fec, driver_stats, module, ..Default::default() })
         },
     )
 }
@@ -428,7 +428,7 @@ fn records() -> impl Strategy<Value = Vec<Record>> {
 const CREATED: &[&str] = &["2026-11-30T10:00:00Z", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "garbage", ""];
 
 fn header(created: &str) -> Header {
-    Header { format: "optics-capture".into(), version: 1, created: created.into(), host: None, kernel: None, tool: None }
+    Header { format: "optics-capture".into(), version: 1, created: created.into(), host: None, kernel: None, tool: None, source: None }
 }
 
 // ---------------------------------------------------------------- the pipeline
@@ -699,6 +699,7 @@ fn bare_sample(t: f64) -> Record {
         fec: None,
         driver_stats: DriverStats::new(),
         module: None,
+        ..Default::default()
     })
 }
 

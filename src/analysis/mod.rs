@@ -22,6 +22,7 @@ pub mod optical;
 pub mod outlier;
 pub mod pcie;
 pub mod q;
+pub mod shares;
 pub mod stats;
 pub mod trend;
 pub mod vdm_lanes;
@@ -69,6 +70,9 @@ pub struct InterfaceWindow {
     /// Counter increases over the window (each `Counted::value` is a delta), after
     /// resets and wraps were handled. `None` = the counter was never available.
     pub deltas: PortCounters,
+    /// Counters as read at the last sample (absolute, not deltas): what a lone snapshot
+    /// without a time base still tells ([`shares`]).
+    pub counters_at_end: PortCounters,
     /// FEC histogram increases over the window.
     pub histogram_delta: Vec<FecHistogramBin>,
     /// Counter resets, module swaps, gaps, errors seen in the window: one sentence each.
@@ -409,6 +413,7 @@ fn analyze_one(
     if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
+    cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible()));
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);

@@ -1,4 +1,5 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{analyze_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::import::load_inputs;
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -40,9 +41,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
-    let before = analyze_capture(&load_capture(&args.before)?, &only, range, &cfg, None)?;
-    let after = match &args.after {
-        Some(path) => analyze_capture(&load_capture(path)?, &only, range, &cfg, None)?,
+    let (before_cap, after_cap) = load_inputs(&args.before, args.after.as_deref())?;
+    let before = analyze_capture(&before_cap, &only, range, &cfg, None)?;
+    let after = match &after_cap {
+        Some(cap) => analyze_capture(cap, &only, range, &cfg, None)?,
         None => {
             let named: Vec<String> = before.iter().map(|a| a.interface.clone()).collect();
             let plan = LivePlan {

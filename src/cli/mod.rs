@@ -4,6 +4,7 @@ mod common;
 mod compare;
 mod decode;
 mod export;
+mod import;
 mod live;
 mod scan;
 mod watch;
@@ -28,6 +29,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Export a capture as CSV lane rows.
     Export(export::ExportArgs),
+    /// Turn tool outputs (mlxlink, ethtool, lspci, support bundles, runbook baselines) into a capture.
+    Import(import::ImportArgs),
     /// Decode a module EEPROM image (image JSON, flat binary dump, or ethtool/i2cdump hex text).
     Decode(decode::DecodeArgs),
 }
@@ -39,5 +42,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Import(args) => import::run(args).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -7,11 +7,13 @@
 //! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
 //! - [`vdm`]: the decoded CMIS VDM model (per-lane eSNR, PAM4 LTP, pre-FEC BER).
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
+//! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
 pub mod cmis;
 pub mod image;
 pub mod input;
 pub mod map;
+pub mod printed;
 pub mod report;
 pub mod sff8024;
 pub mod sff8472;
