@@ -48,6 +48,8 @@ pub struct Config {
     pub max_link_down_events: u64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
     pub profiles: Vec<Profile>,
+    /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
+    pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
 
 /// A speed tier: any field given replaces the base value.
@@ -80,6 +82,7 @@ impl Default for Config {
             max_uncorrectable_blocks: 0,
             max_link_down_events: 0,
             profiles: Vec::new(),
+            node_profiles: Default::default(),
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod lanes;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
+pub mod profile;
 pub mod q;
 pub mod stats;
 pub mod verdict;
@@ -147,6 +148,9 @@ pub struct InterfaceAnalysis {
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
+    /// The `--profile` checks, expected beside measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<profile::ProfileCheck>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
@@ -396,6 +400,7 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
         rx_ber_fit: fit,
         events: w.events.clone(),
         notes: cx.notes,
+        profile: None,
     }
 }
 
