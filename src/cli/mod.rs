@@ -7,6 +7,7 @@ mod decode;
 mod export;
 mod generate;
 mod live;
+mod plot;
 mod present;
 mod scan;
 mod watch;
@@ -43,6 +44,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Decode a module EEPROM image (image JSON, flat binary dump, or ethtool/i2cdump hex text).
     Decode(decode::DecodeArgs),
+    /// Draw a capture as SVG: BER against rx power, margin over time, or the FEC histogram.
+    Plot(plot::PlotArgs),
     /// Shell completions (bash, zsh, fish) on stdout.
     Completions(generate::CompletionsArgs),
     /// The man page (roff) on stdout.
@@ -56,6 +59,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Plot(args) => plot::run(args).map(|()| ExitCode::SUCCESS),
         Command::Completions(args) => generate::completions(args).map(|()| ExitCode::SUCCESS),
         Command::Man => generate::man().map(|()| ExitCode::SUCCESS),
     }

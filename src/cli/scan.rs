@@ -152,3 +152,8 @@ pub fn print_analyses(
     out.flush()?;
     Ok(())
 }
+
+/// The interface with the worst verdict (smallest worst-lane margin among equals).
+pub fn worst_interface(analyses: &[InterfaceAnalysis]) -> Option<&InterfaceAnalysis> {
+    text::worst_first(analyses).into_iter().next()
+}

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod module_text;
+pub mod plot;
 pub mod text;
 
 use serde::Serialize;

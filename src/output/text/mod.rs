@@ -13,6 +13,7 @@ pub mod style;
 pub mod wrap;
 
 pub use compare::write_comparisons;
+pub use fleet::worst_first;
 pub use wrap::escape;
 
 use crate::analysis::{InterfaceAnalysis, Verdict};

@@ -1,0 +1,80 @@
+//! Margin to the FEC limit over time, per lane, from the per-interval values of a run;
+//! the margin floor as a line, segment breaks and events as marked verticals.
+
+use super::{lane_color, span, PlotError, FONT, LIMIT_COLOR, SIZE};
+use crate::output::text::escape;
+use plotters::prelude::*;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarginPoint {
+    /// End of the interval, seconds since capture start.
+    pub t: f64,
+    pub lane: u8,
+    pub margin_db: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MarginSeries {
+    pub interface: String,
+    pub points: Vec<MarginPoint>,
+    /// (t, what): counter resets, module swaps, errors.
+    pub events: Vec<(f64, String)>,
+    pub floor_db: f64,
+}
+
+pub fn margin_over_time(s: &MarginSeries) -> Result<String, PlotError> {
+    if s.points.is_empty() {
+        return Err(PlotError::NoData(format!("{}: no interval has a per-lane margin", escape(&s.interface))));
+    }
+    let ts = s.points.iter().map(|p| p.t).chain(s.events.iter().map(|e| e.0));
+    let (t0, t1) = ts.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| (a.min(t), b.max(t)));
+    let (t0, t1) = span(t0, t1, 0.5);
+    let ms = s.points.iter().map(|p| p.margin_db).chain([s.floor_db, 0.0]);
+    let (m0, m1) = ms.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), m| (a.min(m), b.max(m)));
+    let (m0, m1) = span(m0, m1, 0.3);
+    let mut lanes: Vec<u8> = s.points.iter().map(|p| p.lane).collect();
+    lanes.sort_unstable();
+    lanes.dedup();
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(format!("{}: margin to the FEC limit over time", escape(&s.interface)), (FONT, 20))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d(t0..t1, m0..m1)?;
+        chart.configure_mesh().x_desc("time since capture start (s)").y_desc("margin (dB)").label_style((FONT, 13)).draw()?;
+        chart
+            .draw_series(LineSeries::new(vec![(t0, s.floor_db), (t1, s.floor_db)], LIMIT_COLOR.stroke_width(2)))?
+            .label(format!("margin floor {:.1} dB", s.floor_db))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LIMIT_COLOR.stroke_width(2)));
+        for (t, what) in &s.events {
+            chart.draw_series([
+                PathElement::new(vec![(*t, m0), (*t, m1)], BLACK.mix(0.6).stroke_width(1)).into_dyn(),
+                Text::new(format!(" {}", escape(what)), (*t, m1), (FONT, 12)).into_dyn(),
+            ])?;
+        }
+        for lane in lanes {
+            let c = lane_color(lane);
+            let pts: Vec<(f64, f64)> = s.points.iter().filter(|p| p.lane == lane).map(|p| (p.t, p.margin_db)).collect();
+            // A segment break (module swap, counter reset) is not a trend: the line stops there.
+            let runs = pts.chunk_by(|a, b| !s.events.iter().any(|(t, _)| *t > a.0 && *t <= b.0));
+            chart
+                .draw_series(runs.map(|run| PathElement::new(run.to_vec(), c.stroke_width(2))))?
+                .label(format!("lane {lane}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .label_font((FONT, 13))
+            .draw()?;
+        root.present()?;
+    }
+    Ok(svg)
+}
