@@ -9,6 +9,7 @@ mod generate;
 mod live;
 mod plot;
 mod present;
+mod report;
 mod scan;
 mod watch;
 
@@ -46,6 +47,8 @@ pub enum Command {
     Decode(decode::DecodeArgs),
     /// Draw a capture as SVG: BER against rx power, margin over time, or the FEC histogram.
     Plot(plot::PlotArgs),
+    /// Markdown evidence for a ticket or a vendor: node, module, measured, expected, ruled out, conclusion.
+    Report(report::ReportArgs),
     /// Shell completions (bash, zsh, fish) on stdout.
     Completions(generate::CompletionsArgs),
     /// The man page (roff) on stdout.
@@ -60,6 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
         Command::Plot(args) => plot::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Report(args) => report::run(args).map(|()| ExitCode::SUCCESS),
         Command::Completions(args) => generate::completions(args).map(|()| ExitCode::SUCCESS),
         Command::Man => generate::man().map(|()| ExitCode::SUCCESS),
     }

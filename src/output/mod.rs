@@ -4,6 +4,7 @@
 pub mod csv;
 pub mod module_text;
 pub mod plot;
+pub mod report;
 pub mod text;
 
 use serde::Serialize;

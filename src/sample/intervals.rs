@@ -36,7 +36,14 @@ impl IntervalWalker {
         let name = rec.interface()?.to_string();
         let p = self.per_iface.entry(name.clone()).or_default();
         match rec {
-            Record::Interface(_) => p.interface = Some(rec.clone()),
+            Record::Interface(_) => {
+                // A new interface record means the module or link changed: an interval
+                // across it would mix two modules, so the next one starts afresh.
+                p.interface = Some(rec.clone());
+                p.start = None;
+                p.samples_since = 0;
+                p.events.clear();
+            }
             Record::Event(_) => {
                 if p.events.len() < MAX_EVENTS {
                     p.events.push(rec.clone());
