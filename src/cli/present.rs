@@ -39,15 +39,24 @@ fn use_color(choice: ColorChoice, tty: bool, no_color: Option<std::ffi::OsString
     }
 }
 
-/// `COLUMNS` when set, else the terminal's width, else 100.
+/// `COLUMNS` when set, else stdout's terminal width, else 100.
 pub fn width(tty: bool) -> usize {
+    width_of(libc::STDOUT_FILENO, tty)
+}
+
+/// The same for stderr (where `watch` draws its live table).
+pub fn stderr_width() -> usize {
+    width_of(libc::STDERR_FILENO, std::io::stderr().is_terminal())
+}
+
+fn width_of(fd: libc::c_int, tty: bool) -> usize {
     if let Some(n) = std::env::var("COLUMNS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|n| *n > 0) {
         return n;
     }
     if tty {
-        // SAFETY: TIOCGWINSZ writes one winsize into the struct we own; fd 1 is stdout.
+        // SAFETY: TIOCGWINSZ writes one winsize into the struct we own; `fd` is stdout or stderr.
         let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-        if unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0 && ws.ws_col > 0 {
+        if unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0 && ws.ws_col > 0 {
             return usize::from(ws.ws_col);
         }
     }

@@ -2,6 +2,7 @@
 //! Writers never reach back into sources.
 
 pub mod csv;
+pub mod live_table;
 pub mod module_text;
 pub mod plot;
 pub mod report;
