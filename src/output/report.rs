@@ -5,7 +5,7 @@
 use crate::analysis::config::Config;
 use crate::analysis::{InterfaceAnalysis, Severity, Verdict};
 use crate::module::report::ThresholdSet;
-use crate::output::text::escape;
+use crate::output::text::{escape, num, sci, verdict_word};
 use crate::sample::capture::Header;
 use crate::source::DeviceIdentity;
 use std::io::{self, Write};
@@ -32,27 +32,11 @@ fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "not reported".into())
 }
 
-fn f(v: Option<f64>, decimals: usize) -> String {
-    v.filter(|x| x.is_finite()).map(|x| format!("{x:.decimals$}")).unwrap_or_else(|| "n/a".into())
-}
-
-fn e(v: Option<f64>) -> String {
-    v.filter(|x| x.is_finite()).map(|x| format!("{x:.2e}")).unwrap_or_else(|| "n/a".into())
-}
-
 fn mw_dbm(mw: f64) -> String {
     if mw > 0.0 {
         format!("{:.2} dBm", 10.0 * mw.log10())
     } else {
         "-inf dBm".into()
-    }
-}
-
-fn verdict_word(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "ACCEPT",
-        Verdict::Investigate => "INVESTIGATE",
-        Verdict::Reject => "REJECT",
     }
 }
 
@@ -99,11 +83,11 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
             w,
             "- PCIe link: trained at {s:.1} GT/s x{wd} (the card supports {} GT/s x{}); usable ceiling {} Gb/s \
              (GT/s x width x line code x {} protocol efficiency) for a {} Gb/s port",
-            f(p.max_speed_gts, 1),
+            num(p.max_speed_gts, 1),
             opt(p.max_width),
-            f(p.ceiling_gbps, 1),
+            num(p.ceiling_gbps, 1),
             it.cfg.pcie_efficiency,
-            f(p.port_speed_gbps, 0),
+            num(p.port_speed_gbps, 0),
         )?,
         _ => writeln!(w, "- PCIe link: not reported (no sysfs PCIe attributes in the capture)")?,
     }
@@ -124,7 +108,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
             )?;
             writeln!(w, "- Serial number: {}; date code: {}", md(&opt(m.vendor_sn.as_deref())), md(&opt(m.date_code.as_deref())))?;
             writeln!(w, "- Standard: {}; media: {}", m.standard.as_str(), md(&opt(m.media_type.as_deref())))?;
-            writeln!(w, "- Temperature at the last sample: {} C", f(m.module_temperature_c, 1))?;
+            writeln!(w, "- Temperature at the last sample: {} C", num(m.module_temperature_c, 1))?;
         }
         (None, Some(err)) => writeln!(w, "- The module could not be read: {}", md(err))?,
         (None, None) => writeln!(w, "- No module data in the capture.")?,
@@ -143,9 +127,9 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
             None => "state unknown",
         },
         opt(l.lanes),
-        f(l.lane_rate_gbps, 3),
+        num(l.lane_rate_gbps, 3),
         l.fec.map(|x| x.name()).unwrap_or("unknown"),
-        e(l.fec_limit_ber),
+        sci(l.fec_limit_ber),
         l.fec_limit_source.unwrap_or("no clause"),
         l.duration_s,
         l.samples,
@@ -167,24 +151,24 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         let mut lanes: Vec<_> = a.lanes.iter().collect();
         lanes.sort_by_key(|x| x.lane);
         for x in lanes {
-            let ber = if x.corrected_bits == Some(0) { format!("0 (< {})", e(x.pre_fec_ber_upper)) } else { e(x.pre_fec_ber) };
+            let ber = if x.corrected_bits == Some(0) { format!("0 (< {})", sci(x.pre_fec_ber_upper)) } else { sci(x.pre_fec_ber) };
             let interval = match (x.pre_fec_ber_lower, x.pre_fec_ber_upper) {
-                (Some(lo), Some(hi)) => format!("{} .. {}", e(Some(lo)), e(Some(hi))),
+                (Some(lo), Some(hi)) => format!("{} .. {}", sci(Some(lo)), sci(Some(hi))),
                 _ => "n/a".into(),
             };
             let margin = match x.margin_db {
                 Some(m) if x.margin_is_lower_bound => format!("> {m:.2}"),
-                m => f(m, 2),
+                m => num(m, 2),
             };
             writeln!(
                 w,
                 "| {} | {} | {} | {} | {} | {ber} | {interval} | {margin} | {} | {} |",
                 x.lane,
-                f(x.rx_power_dbm, 2),
-                f(x.tx_power_dbm, 2),
-                f(x.tx_bias_ma, 2),
+                num(x.rx_power_dbm, 2),
+                num(x.tx_power_dbm, 2),
+                num(x.tx_bias_ma, 2),
                 opt(x.corrected_bits),
-                f(x.optical_margin_db, 2),
+                num(x.optical_margin_db, 2),
                 x.flags.join(", "),
             )?;
         }
@@ -194,7 +178,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         w,
         "Port: {} corrected bits, pre-FEC BER {}, {} uncorrectable blocks, {} link-down events in the window.",
         opt(l.corrected_bits),
-        e(l.pre_fec_ber),
+        sci(l.pre_fec_ber),
         opt(l.uncorrectable_blocks),
         opt(l.link_down_events)
     )?;
@@ -220,7 +204,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         let mut lanes: Vec<_> = peer.lanes.iter().collect();
         lanes.sort_by_key(|x| x.lane);
         for x in lanes {
-            writeln!(w, "- lane {}: tx {} dBm, bias {} mA", x.lane, f(x.tx_power_dbm, 2), f(x.tx_bias_ma, 2))?;
+            writeln!(w, "- lane {}: tx {} dBm, bias {} mA", x.lane, num(x.tx_power_dbm, 2), num(x.tx_bias_ma, 2))?;
         }
     }
     if !it.plots.is_empty() {
@@ -348,7 +332,7 @@ fn write_ruled_out(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
     writeln!(
         w,
         "{}",
-        line(pcie_ok, format!("PCIe bottleneck (ceiling {} Gb/s, port {} Gb/s).", f(p.ceiling_gbps, 1), f(p.port_speed_gbps, 0)))
+        line(pcie_ok, format!("PCIe bottleneck (ceiling {} Gb/s, port {} Gb/s).", num(p.ceiling_gbps, 1), num(p.port_speed_gbps, 0)))
     )?;
     let flaps_ok = l.link_down_events.map(|n| n == 0 && l.up != Some(false));
     writeln!(

@@ -73,11 +73,12 @@ pub fn write_scan(w: &mut dyn Write, analyses: &[InterfaceAnalysis], opts: &Text
 }
 
 /// "2.81e-7", "n/a".
-fn sci(v: Option<f64>) -> String {
+pub fn sci(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite()).map(|x| format!("{x:.2e}")).unwrap_or_else(|| "n/a".into())
 }
 
-fn num(v: Option<f64>, decimals: usize) -> String {
+/// Fixed decimals, "-inf" (a dark lane's dBm), "n/a".
+pub fn num(v: Option<f64>, decimals: usize) -> String {
     match v {
         Some(x) if x.is_finite() => format!("{x:.decimals$}"),
         Some(x) if x == f64::NEG_INFINITY => "-inf".into(),
@@ -101,7 +102,7 @@ fn margin_text(margin: Option<f64>, lower_bound: bool) -> String {
     }
 }
 
-fn verdict_word(v: Verdict) -> &'static str {
+pub fn verdict_word(v: Verdict) -> &'static str {
     match v {
         Verdict::Accept => "ACCEPT",
         Verdict::Investigate => "INVESTIGATE",
