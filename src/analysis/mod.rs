@@ -21,6 +21,7 @@ pub mod pcie;
 pub mod profile;
 pub mod q;
 pub mod stats;
+pub mod trend;
 pub mod verdict;
 
 pub use compare::{compare, Comparison};
