@@ -4,8 +4,9 @@ use super::common::{analyze_capture, load_capture, load_config};
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
+use optics::analysis::trend::MarginPoint;
 use optics::analysis::{analyze, Config};
-use optics::output::plot::{self, MarginPoint, MarginSeries};
+use optics::output::plot::{self, MarginSeries};
 use optics::sample::capture::{Capture, Record};
 use optics::sample::intervals::IntervalWalker;
 use optics::sample::window::{windows, TimeRange};
@@ -78,7 +79,7 @@ pub fn margin_series(cap: &Capture, iface: &str, cfg: &Config) -> MarginSeries {
         let (Some(w), Some(t)) = (walker.push(rec), rec.t()) else { continue };
         for a in analyze(&[w], cfg, &[]) {
             for l in a.lanes.iter().filter(|l| l.margin_db.is_some_and(f64::is_finite)) {
-                s.points.push(MarginPoint { t, lane: l.lane, margin_db: l.margin_db.unwrap_or_default() });
+                s.lanes.entry(l.lane).or_default().push(MarginPoint { t_s: t, margin_db: l.margin_db.unwrap_or_default() });
             }
         }
     }

@@ -96,6 +96,10 @@ impl<W: Write> LiveTable<W> {
                 None => "state unknown",
             };
             lines.push(format!("{}  t={:.1} s  link {link}", escape(name), st.t));
+            if st.lanes.is_empty() {
+                lines.push("  no per-lane data (no module monitors or per-lane FEC counters)".into());
+                continue;
+            }
             lines.push(format!("  {:>4} {:>7} {:>11} {:>9}  margin, last {HISTORY} intervals", "lane", "rx dBm", "BER", "margin dB"));
             for (lane, ls) in &st.lanes {
                 let ber = match ls.ber {

@@ -2,39 +2,32 @@
 //! the margin floor as a line, segment breaks and events as marked verticals.
 
 use super::{lane_color, span, PlotError, FONT, LIMIT_COLOR, SIZE};
+use crate::analysis::trend::MarginPoint;
 use crate::output::text::escape;
 use plotters::prelude::*;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct MarginPoint {
-    /// End of the interval, seconds since capture start.
-    pub t: f64,
-    pub lane: u8,
-    pub margin_db: f64,
-}
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MarginSeries {
     pub interface: String,
-    pub points: Vec<MarginPoint>,
+    /// Per lane, margins at the end of each interval (the trend analysis's points).
+    pub lanes: BTreeMap<u8, Vec<MarginPoint>>,
     /// (t, what): counter resets, module swaps, errors.
     pub events: Vec<(f64, String)>,
     pub floor_db: f64,
 }
 
 pub fn margin_over_time(s: &MarginSeries) -> Result<String, PlotError> {
-    if s.points.is_empty() {
+    let all = || s.lanes.values().flatten();
+    if all().next().is_none() {
         return Err(PlotError::NoData(format!("{}: no interval has a per-lane margin", escape(&s.interface))));
     }
-    let ts = s.points.iter().map(|p| p.t).chain(s.events.iter().map(|e| e.0));
-    let (t0, t1) = ts.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| (a.min(t), b.max(t)));
+    let ts = all().map(|p| p.t_s).chain(s.events.iter().map(|e| e.0));
+    let (t0, t1) = ts.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| (a.min(t), b.max(t)));
     let (t0, t1) = span(t0, t1, 0.5);
-    let ms = s.points.iter().map(|p| p.margin_db).chain([s.floor_db, 0.0]);
+    let ms = all().map(|p| p.margin_db).chain([s.floor_db, 0.0]);
     let (m0, m1) = ms.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), m| (a.min(m), b.max(m)));
     let (m0, m1) = span(m0, m1, 0.3);
-    let mut lanes: Vec<u8> = s.points.iter().map(|p| p.lane).collect();
-    lanes.sort_unstable();
-    lanes.dedup();
 
     let mut svg = String::new();
     {
@@ -57,9 +50,9 @@ pub fn margin_over_time(s: &MarginSeries) -> Result<String, PlotError> {
                 Text::new(format!(" {}", escape(what)), (*t, m1), (FONT, 12)).into_dyn(),
             ])?;
         }
-        for lane in lanes {
+        for (&lane, points) in &s.lanes {
             let c = lane_color(lane);
-            let pts: Vec<(f64, f64)> = s.points.iter().filter(|p| p.lane == lane).map(|p| (p.t, p.margin_db)).collect();
+            let pts: Vec<(f64, f64)> = points.iter().map(|p| (p.t_s, p.margin_db)).collect();
             // A segment break (module swap, counter reset) is not a trend: the line stops there.
             let runs = pts.chunk_by(|a, b| !s.events.iter().any(|(t, _)| *t > a.0 && *t <= b.0));
             chart

@@ -7,7 +7,7 @@ mod margin_time;
 
 pub use ber_vs_rx::ber_vs_rx;
 pub use histogram::histogram;
-pub use margin_time::{margin_over_time, MarginPoint, MarginSeries};
+pub use margin_time::{margin_over_time, MarginSeries};
 
 use plotters::style::RGBColor;
 use thiserror::Error;
