@@ -133,5 +133,8 @@ pub fn write_table(w: &mut dyn Write, order: &[&InterfaceAnalysis], opts: &TextO
             }
         }
     }
+    if order.iter().any(|a| a.pcie.degraded) {
+        writeln!(w, "(! PCIe below what the port needs or the card can do)")?;
+    }
     Ok(())
 }
