@@ -32,6 +32,7 @@ pub fn histogram(interface: &str, bins: &[FecHistogramBin]) -> Result<String, Pl
             .x_desc("symbol errors per codeword (bin)")
             .y_desc("codewords")
             .y_label_formatter(&|v| format!("{v:.0e}"))
+            .x_label_formatter(&|v| format!("{v:.0}"))
             .label_style((FONT, 13))
             .draw()?;
         let blue = RGBColor(0, 114, 178);
@@ -43,4 +44,23 @@ pub fn histogram(interface: &str, bins: &[FecHistogramBin]) -> Result<String, Pl
         root.present()?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bin(low: u32, high: u32, count: u64) -> FecHistogramBin {
+        FecHistogramBin { low, high, count, per_lane: vec![] }
+    }
+
+    #[test]
+    fn one_bar_per_non_empty_bin() {
+        // Bins 0, 1, 2-3 with codewords; bin 4-15 empty: three bars.
+        let svg = histogram("ens3np0", &[bin(0, 0, 1_000_000), bin(1, 1, 5_000), bin(2, 3, 7), bin(4, 15, 0)]).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let bars = doc.descendants().filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some("#0072B2")).count();
+        assert_eq!(bars, 3, "{svg}");
+        assert!(matches!(histogram("ens3np0", &[]), Err(PlotError::NoData(_))));
+    }
 }
