@@ -191,6 +191,10 @@ fn control_characters_from_a_capture_are_escaped() {
     }
     let out = optics().arg("report").arg(&path).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains('\x1b'));
+    // Errors quote the capture's names too.
+    let out = optics().arg("scan").arg("--replay").arg(&path).arg("eth9").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ens3\\x1b[2Jnp0") && !err.contains('\x1b'), "{err:?}");
 }
 
 #[test]
