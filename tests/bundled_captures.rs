@@ -4,8 +4,8 @@
 #[allow(dead_code)]
 mod support {
     pub mod captures;
-    pub mod vdm_captures;
     pub mod fecx_captures;
+    pub mod vdm_captures;
 }
 
 use serde_json::{json, Value};

@@ -7,8 +7,8 @@
 use optics::analysis::{self, compare, Config, InterfaceAnalysis};
 use optics::counters::{DriverStats, FecHistogramBin, FecStats, LinkInfo, LinkState};
 use optics::module::PageEntry;
-use optics::output::analysis_text::{write_comparisons, write_scan};
 use optics::output::csv::CsvSink;
+use optics::output::text::{write_comparisons, write_scan, TextOptions};
 use optics::sample::capture::{
     read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
 };
@@ -478,7 +478,7 @@ fn run_pipeline(cap: &Capture, cfgs: &[Config]) -> Result<(), TestCaseError> {
         a.extend(analysis::analyze(&sub, cfg, &[]));
         json_round_trips(&a)?;
         let mut text = Vec::new();
-        write_scan(&mut text, &a).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        write_scan(&mut text, &a, &TextOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
         all.extend(a);
     }
     let comparisons: Vec<_> = all.iter().take(6).flat_map(|b| all.iter().take(6).map(move |a| compare(b, a))).collect();

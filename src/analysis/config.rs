@@ -61,6 +61,8 @@ pub struct Config {
     pub nrz_signature_slope_max: f64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
     pub profiles: Vec<Profile>,
+    /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
+    pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
 
 /// A speed tier: any field given replaces the base value.
@@ -98,6 +100,7 @@ impl Default for Config {
             nrz_signature_slope_min: 1.3,
             nrz_signature_slope_max: 8.0,
             profiles: Vec::new(),
+            node_profiles: Default::default(),
         }
     }
 }

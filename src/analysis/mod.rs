@@ -21,6 +21,7 @@ pub mod lanes;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
+pub mod profile;
 pub mod q;
 pub mod shares;
 pub mod stats;
@@ -170,6 +171,9 @@ pub struct InterfaceAnalysis {
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
+    /// The `--profile` checks, expected beside measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<profile::ProfileCheck>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
@@ -444,6 +448,7 @@ fn analyze_one(
         lane_groups: groups,
         events: w.events.clone(),
         notes: cx.notes,
+        profile: None,
     }
 }
 

@@ -76,13 +76,18 @@ pub fn evidence(lanes: &[LaneAnalysis], i: usize, cfg: &Config, ber_limit: Optio
     Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
 }
 
-/// The fit over lanes with both a finite rx power and at least one corrected bit.
-pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
-    let pts: Vec<(f64, f64)> = lanes
+/// (rx dBm, log10 BER) of the lanes with both a finite rx power and at least one corrected bit.
+pub fn fit_points(lanes: &[LaneAnalysis]) -> Vec<(f64, f64)> {
+    lanes
         .iter()
         .filter(|l| l.corrected_bits.is_some_and(|k| k > 0))
         .filter_map(|l| Some((l.rx_power_dbm?, l.pre_fec_ber?.log10())))
-        .collect();
+        .collect()
+}
+
+/// The fit over [`fit_points`], with the modulation's signature slope range.
+pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
+    let pts = fit_points(lanes);
     let LineFit { slope, r, n, .. } = line_fit(&pts)?;
     let range = match modulation {
         Some(Modulation::Pam4) => Some(cfg.signature_slope_min..=cfg.signature_slope_max),

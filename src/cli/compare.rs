@@ -5,7 +5,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
 use optics::analysis::InterfaceAnalysis;
-use optics::output::{self, analysis_text};
+use optics::output::{self, text};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -65,7 +65,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if args.analysis.json {
         output::write_json(&mut out, &CompareOutput { comparisons: &comparisons })?;
     } else {
-        analysis_text::write_comparisons(&mut out, &comparisons)?;
+        text::write_comparisons(&mut out, &comparisons)?;
     }
     out.flush()?;
     Ok(())

@@ -17,8 +17,9 @@ fn fmt_opt(v: Option<f64>, unit: &str, decimals: usize) -> String {
     v.map(|x| format!("{x:.decimals$} {unit}")).unwrap_or_else(|| "n/a".into())
 }
 
-fn text(v: &Option<String>) -> &str {
-    v.as_deref().unwrap_or("n/a")
+/// A string from the EEPROM, with control characters escaped (they come from the module).
+fn text(v: &Option<String>) -> std::borrow::Cow<'_, str> {
+    super::text::escape(v.as_deref().unwrap_or("n/a"))
 }
 
 pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()> {
@@ -105,7 +106,7 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         writeln!(w, "Checksum {}: {}", c.name, if c.ok { "ok" } else { "MISMATCH" })?;
     }
     for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
+        writeln!(w, "warning: {}", super::text::escape(warning))?;
     }
     Ok(())
 }
