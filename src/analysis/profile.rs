@@ -191,6 +191,8 @@ mod tests {
             events: vec![],
             notes: vec![],
             profile: None,
+            fec_histogram: None,
+            lane_groups: vec![],
         };
         a.link.speed_mbps = Some(speed_mbps);
         a.link.lanes = Some(lanes);
