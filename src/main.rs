@@ -14,7 +14,8 @@ fn main() -> ExitCode {
             if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
                 return ExitCode::SUCCESS;
             }
-            cli::diag(format_args!("optics: error: {}", chain_text(&e)));
+            // Errors quote interface names and capture text: escape their control characters.
+            cli::diag(format_args!("optics: error: {}", optics::output::text::escape(&chain_text(&e))));
             ExitCode::FAILURE
         }
     }

@@ -7,7 +7,8 @@
 //!   (a seating or slot fault that caps the port).
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
-//!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it.
+//!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
+//!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -53,6 +54,7 @@ pub const MODULE_UNREADABLE: &str = "module_unreadable";
 pub const BER_OVER_FEC_LIMIT: &str = "ber_over_fec_limit";
 pub const WEAK_TRANSMITTER: &str = "weak_transmitter";
 pub const INSUFFICIENT_DATA: &str = "insufficient_data";
+pub const FEC_TAIL_NEAR_LIMIT: &str = "fec_tail_near_limit";
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reason {

@@ -140,7 +140,7 @@ impl RangeArgs {
 pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
     let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
     for note in &cap.notes {
-        super::diag(format_args!("optics: note: {}: {note}", path.display()));
+        super::diag(format_args!("optics: note: {}: {}", path.display(), optics::output::text::escape(note)));
     }
     Ok(cap)
 }

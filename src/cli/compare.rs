@@ -1,4 +1,5 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED};
+use super::common::{analyze_capture, parse_duration, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED};
+use super::import::load_inputs;
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use anyhow::{bail, Context};
@@ -6,7 +7,7 @@ use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
 use optics::analysis::verdict::Verdict;
 use optics::analysis::InterfaceAnalysis;
-use optics::output::{self, analysis_text};
+use optics::output::{self, text};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -62,12 +63,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let only: Vec<String> = args.interface.iter().cloned().collect();
     let before_only: Vec<String> = if args.pairs.is_empty() { only.clone() } else { args.pairs.iter().map(|(b, _)| b.clone()).collect() };
     let after_only: Vec<String> = if args.pairs.is_empty() { only.clone() } else { args.pairs.iter().map(|(_, a)| a.clone()).collect() };
-    let before = analyze_capture(&load_capture(&args.before)?, &before_only, range, &cfg, None).context("BEFORE")?;
-    let after = match &args.after {
-        Some(path) => {
-            args.live.refuse_without_live(args.window.is_some(), "an AFTER capture")?;
-            analyze_capture(&load_capture(path)?, &after_only, range, &cfg, None).context("AFTER")?
-        }
+    if args.after.is_some() {
+        args.live.refuse_without_live(args.window.is_some(), "an AFTER capture")?;
+    }
+    let (before_cap, after_cap) = load_inputs(&args.before, args.after.as_deref())?;
+    let before = analyze_capture(&before_cap, &before_only, range, &cfg, None).context("BEFORE")?;
+    let after = match &after_cap {
+        Some(cap) => analyze_capture(cap, &after_only, range, &cfg, None).context("AFTER")?,
         None => {
             let named: Vec<String> = if args.pairs.is_empty() { before.iter().map(|a| a.interface.clone()).collect() } else { after_only };
             let plan = LivePlan {
@@ -88,7 +90,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     if args.analysis.json {
         output::write_json(&mut out, &CompareOutput { comparisons: &comparisons })?;
     } else {
-        analysis_text::write_comparisons(&mut out, &comparisons)?;
+        text::write_comparisons(&mut out, &comparisons)?;
     }
     out.flush()?;
     Ok(if failed(args.analysis.fail_on, &comparisons) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })

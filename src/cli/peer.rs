@@ -62,6 +62,18 @@ impl Peer {
         Ok(Peer { path: arg.path.clone(), capture, interface })
     }
 
+    pub fn capture(&self) -> &Capture {
+        &self.capture
+    }
+
+    pub fn interface(&self) -> &str {
+        &self.interface
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// `peers[i]` for `ws[i]` as [`optics::analysis::analyze`] takes them: the far end of the
     /// one analysed interface, after checking the two ends are one link.
     pub fn windows_for(&self, ws: &[InterfaceWindow]) -> anyhow::Result<Vec<InterfaceWindow>> {
