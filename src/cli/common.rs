@@ -95,20 +95,21 @@ impl LiveArgs {
     }
 
     /// Refuses the live-sampling flags (and `--window` when `window_given`) on a run that
-    /// reads captures instead: silently doing nothing would mislead.
+    /// reads captures instead: silently doing nothing would mislead. (`--verbose` also
+    /// shows the counters' sources of a capture, so it is not among them.)
     pub fn refuse_without_live(&self, window_given: bool, source: &str) -> anyhow::Result<()> {
         let given: Vec<&str> = [
             ("--window", window_given),
             ("--interval", self.interval.is_some()),
             ("--record", self.record.is_some()),
             ("--i2c", self.i2c.is_some()),
-            ("--verbose", self.verbose),
         ]
         .into_iter()
         .filter_map(|(flag, set)| set.then_some(flag))
         .collect();
         if !given.is_empty() {
-            bail!("{} only apply when sampling the live system; they do nothing with {source}", given.join(", "));
+            let verb = if given.len() == 1 { "applies" } else { "apply" };
+            bail!("{} only {verb} when sampling the live system; it does nothing with {source}", given.join(", "));
         }
         Ok(())
     }
