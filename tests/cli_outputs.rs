@@ -277,3 +277,24 @@ fn a_write_cut_short_leaves_whole_rows() {
     // The analysis of everything replayed is still printed.
     assert!(String::from_utf8_lossy(&out.stdout).contains("INVESTIGATE"));
 }
+
+/// Item 12's fault in the other writing commands: `plot -o`, `import -o`, `report -o` never
+/// overwrite their input.
+#[test]
+fn plot_import_and_report_do_not_overwrite_their_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.jsonl");
+    std::fs::copy(capture(MARGINAL), &x).unwrap();
+    let before = std::fs::read(&x).unwrap();
+    for cmd in [&["plot"][..], &["import"], &["report"]] {
+        let out = optics().args(cmd).arg(&x).arg("-o").arg(&x).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{cmd:?}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains("is also an input"), "{cmd:?}: {}", stderr_of(&out));
+        assert_eq!(std::fs::read(&x).unwrap(), before, "{cmd:?}");
+    }
+    // `-o -` is stdout for plot: the SVG itself.
+    let out = optics().arg("plot").arg(&x).args(["-o", "-"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
+    assert!(!dir.path().join("-").exists());
+}
