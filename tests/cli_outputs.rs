@@ -238,6 +238,22 @@ fn an_unwritable_stderr_does_not_panic() {
     assert_eq!(run(&["scan", "--replay", cut.to_str().unwrap()]), Some(0));
     // An output failure reported on a full stderr: still exit 1.
     assert_eq!(run(&["watch", "--replay", cut.to_str().unwrap(), "--csv", "/dev/full"]), Some(1));
+    // A live run whose progress lines cannot be written still samples, records and succeeds.
+    let Some(ns) = support::netns::Netns::create("optics-stderr") else { return };
+    let rec = dir.path().join("live.jsonl");
+    let status = std::process::Command::new("nsenter")
+        .arg(format!("--net=/var/run/netns/{}", ns.name))
+        .arg("--")
+        .arg(assert_cmd::cargo::cargo_bin!("optics"))
+        .args(["watch", "v0", "--interval", "200ms", "--duration", "1s", "--record"])
+        .arg(&rec)
+        .stdout(Stdio::null())
+        .stderr(full())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let samples = std::fs::read_to_string(&rec).unwrap().lines().filter(|l| l.contains("\"record\":\"sample\"")).count();
+    assert!(samples >= 3, "{samples} samples");
 }
 
 /// Item 16: a write cut short by the disk (here a file-size limit, RLIMIT_FSIZE: the kernel

@@ -2,12 +2,13 @@
 //! into the requested sinks, and return what was recorded as a capture.
 
 use super::common::{local_header, FileSinks};
+use super::outputs::BestEffort;
 use super::present::stderr_width;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::output::live_table::LiveTable;
 use optics::sample::capture::{Capture, Record};
-use optics::sample::watch::{stop_signals, watch_until, WatchConfig, WatchSummary};
+use optics::sample::watch::{stop_signals, watch_until, StopReason, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
@@ -77,7 +78,8 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     };
     let mut records: Vec<Record> = Vec::new();
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
-    let mut progress = LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
+    let mut progress =
+        BestEffort::new(LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone()));
     let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {
@@ -90,5 +92,8 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     let summary = rt.block_on(watch_until(wcfg, factory, &mut sinks, stop)).context("sampling")?;
     drop(sinks);
     files.finish();
+    if let (0, StopReason::Signal(sig)) = (summary.samples, &summary.stopped_by) {
+        bail!("stopped by {sig} before the first sample: nothing to analyse");
+    }
     Ok((Capture { header, records, notes: Vec::new() }, summary))
 }

@@ -225,3 +225,26 @@ impl<S: optics::sample::RecordSink> optics::sample::RecordSink for Guarded<S> {
         Ok(())
     }
 }
+
+/// A sink that only informs (the live table on stderr): a failed write (`2>/dev/full`, a
+/// closed terminal) silences it and nothing else; the run, its outputs and its exit status
+/// do not depend on it.
+pub struct BestEffort<S> {
+    pub sink: S,
+    failed: bool,
+}
+
+impl<S> BestEffort<S> {
+    pub fn new(sink: S) -> Self {
+        BestEffort { sink, failed: false }
+    }
+}
+
+impl<S: optics::sample::RecordSink> optics::sample::RecordSink for BestEffort<S> {
+    fn record(&mut self, rec: &optics::sample::capture::Record) -> io::Result<()> {
+        if !self.failed {
+            self.failed = self.sink.record(rec).is_err();
+        }
+        Ok(())
+    }
+}
