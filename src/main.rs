@@ -6,13 +6,16 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli::run(cli) {
+        // An output that failed mid-run was reported; the analysis was still printed.
+        Ok(_) if cli::errored() => ExitCode::FAILURE,
         Ok(code) => code,
         Err(e) => {
             // A closed pipe (`optics ... | head`) is not an error.
             if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("optics: error: {}", chain_text(&e));
+            // Errors quote interface names and capture text: escape their control characters.
+            cli::diag(format_args!("optics: error: {}", optics::output::text::escape(&chain_text(&e))));
             ExitCode::FAILURE
         }
     }

@@ -1,9 +1,9 @@
 use super::common::{check_interfaces, load_capture, load_config, records_of};
+use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::output::csv::CsvSink;
 use optics::sample::RecordSink;
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -30,24 +30,26 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
+    check_outputs(&[("--csv", args.csv.as_deref()), ("--prometheus", args.prometheus.as_deref())], &[Some(path), args.config.as_deref()])?;
     let cfg = load_config(args.config.as_deref())?;
     let cap = load_capture(path)?;
     check_interfaces(&cap, &args.interfaces)?;
     if args.prometheus.is_some() {
-        super::serve::write_textfile(
-            args.prometheus.as_deref(),
-            &super::common::analyze_capture(&cap, &args.interfaces, Default::default(), &cfg, None)?,
-        )?;
+        let analyses = super::common::analyze_capture(&cap, &args.interfaces, Default::default(), &cfg, None)?;
+        super::serve::write_textfile(args.prometheus.as_deref(), &analyses)?;
     }
     let Some(csv) = &args.csv else { return Ok(()) };
-    let out: Box<dyn Write> = if csv.as_os_str() == "-" {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(std::fs::File::create(csv).with_context(|| format!("creating {}", csv.display()))?)
-    };
+    let out = Output::open("--csv", csv)?;
+    let (label, created) = (out.label(), out.created_path());
     let mut sink = CsvSink::new(out, Some(&cap.header.created), cfg);
     for rec in records_of(&cap, &args.interfaces) {
-        sink.record(rec)?;
+        if let Err(e) = sink.record(rec) {
+            // Rows written so far are whole; a file holding none is not left behind.
+            if let Some(p) = created.as_deref().filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() == 0)) {
+                remove_created(p, "export failed before its first row");
+            }
+            return Err(e).with_context(|| label.clone());
+        }
     }
     Ok(())
 }

@@ -1,9 +1,14 @@
+use super::check::CheckArgs;
 use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
+use super::outputs::{check_outputs, stdout_taken};
+use super::peer::{parse_peer, Peer, PeerArg};
+use super::present::DisplayArgs;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::InterfaceAnalysis;
-use optics::output::{self, analysis_text};
+use optics::output::text::{self, TextOptions};
+use optics::output::{self};
 use optics::sample::watch::WatchSummary;
 use optics::source::{IoCounts, PathsUsed};
 use serde::Serialize;
@@ -22,16 +27,21 @@ pub struct ScanArgs {
     pub replay: Option<PathBuf>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live before deciding.
-    #[arg(long, value_parser = parse_duration, default_value = "5s")]
-    pub window: Duration,
-    /// The far end's capture: tells fiber loss from a weak far-end transmitter.
-    #[arg(long, value_name = "CAPTURE")]
-    pub peer: Option<PathBuf>,
+    /// How long to sample live before deciding [default: 5s].
+    #[arg(long, value_parser = parse_duration)]
+    pub window: Option<Duration>,
+    /// The far end's capture (`CAPTURE:IFACE` names its interface; the only one otherwise):
+    /// tells fiber loss from a weak far-end transmitter.
+    #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
+    pub peer: Option<PeerArg>,
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
+    #[command(flatten)]
+    pub display: DisplayArgs,
     /// Also write the metrics for node_exporter's textfile collector to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub prometheus: Option<PathBuf>,
@@ -58,14 +68,15 @@ pub struct SourceInfo {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
+    let inputs = [args.replay.as_deref(), args.peer.as_ref().map(|p| p.path.as_path()), args.analysis.config.as_deref()];
+    check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
+    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
-    let peer = args.peer.as_deref().map(load_capture).transpose()?;
-    let (analyses, source, summary) = match &args.replay {
+    let peer = args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref())).transpose()?;
+    let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
-            if args.live.record.is_some() || args.live.i2c.is_some() {
-                bail!("--record and --i2c read the live system; they do not go with --replay");
-            }
+            args.live.refuse_without_live(args.window.is_some(), "--replay")?;
             let cap = load_capture(path)?;
             let analyses = analyze_capture(&cap, &args.interfaces, range, &cfg, peer.as_ref())?;
             let source = SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: range.from, to: range.to };
@@ -77,9 +88,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
+                interval: args.live.interval(),
                 // Half an interval of slack so the last sample lands at t = window.
-                duration: Some(args.window + args.live.interval / 2),
+                duration: Some(args.window.unwrap_or(Duration::from_secs(5)) + args.live.interval() / 2),
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,
@@ -91,9 +102,13 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             (analyses, source, Some(summary))
         }
     };
-    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
+    args.check.apply_profile(&mut analyses, &cfg)?;
     super::serve::write_textfile(args.prometheus.as_deref(), &analyses)?;
-    Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    args.check.finish(&analyses, &cfg, || {
+        let opts = args.display.options(args.live.verbose);
+        print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;
+        Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    })
 }
 
 /// Prints analyses as text or JSON, with live-path details when `verbose`.
@@ -102,10 +117,11 @@ pub fn print_analyses(
     source: SourceInfo,
     summary: Option<&WatchSummary>,
     json: bool,
-    verbose: bool,
+    opts: &TextOptions,
 ) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let verbose = opts.verbose;
+    // An output flag given `-` owns stdout: the report goes to stderr beside it.
+    let mut out: Box<dyn Write> = if stdout_taken() { Box::new(std::io::stderr().lock()) } else { Box::new(std::io::stdout().lock()) };
     if json {
         let doc = ScanOutput {
             interfaces: analyses,
@@ -115,7 +131,7 @@ pub fn print_analyses(
         };
         output::write_json(&mut out, &doc)?;
     } else {
-        analysis_text::write_scan(&mut out, analyses)?;
+        text::write_scan(&mut out, analyses, opts)?;
         if let (Some(s), true) = (summary, verbose) {
             writeln!(out)?;
             for (iface, p) in &s.paths {
@@ -143,4 +159,9 @@ pub fn print_analyses(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The interface with the worst verdict (smallest worst-lane margin among equals).
+pub fn worst_interface(analyses: &[InterfaceAnalysis]) -> Option<&InterfaceAnalysis> {
+    text::worst_first(analyses).into_iter().next()
 }

@@ -1,7 +1,10 @@
+use super::check::CheckArgs;
 use super::common::{
     analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED,
 };
 use super::live::{self, LivePlan};
+use super::outputs::check_outputs;
+use super::present::DisplayArgs;
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -29,11 +32,18 @@ pub struct WatchArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
+    #[command(flatten)]
+    pub display: DisplayArgs,
 }
 
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let outputs = [("--record", args.live.record.as_deref()), ("--csv", args.csv.as_deref())];
+    check_outputs(&outputs, &[args.replay.as_deref(), args.analysis.config.as_deref()])?;
+    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
-    let (analyses, source, summary) = match &args.replay {
+    let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.i2c.is_some() {
                 bail!("--i2c reads the live system; it does not go with --replay");
@@ -49,7 +59,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
+                interval: args.live.interval(),
                 duration: args.duration,
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
@@ -62,8 +72,12 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             (analyses, source, Some(summary))
         }
     };
-    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
-    Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    args.check.apply_profile(&mut analyses, &cfg)?;
+    args.check.finish(&analyses, &cfg, || {
+        let opts = args.display.options(args.live.verbose);
+        print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;
+        Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    })
 }
 
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.
@@ -76,5 +90,7 @@ fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::R
             s.record(rec)?;
         }
     }
+    drop(sinks);
+    files.finish();
     Ok(())
 }

@@ -55,7 +55,9 @@ const DRIVER_CORRECTED_BITS: &[&str] = &["rx_corrected_bits_phy", "rx_corrected_
 const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"];
 const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
 const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
-const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err"];
+/// `mlxlink_effective_physical_errors`: mlxlink's "Effective Physical Errors" (errors left
+/// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs).
+const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors"];
 const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
 
 fn from_driver(stats: &DriverStats, names: &[&str]) -> Option<Counted> {
@@ -75,8 +77,9 @@ fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
         return None;
     }
     lanes.sort();
-    // Lanes must be 0..n without gaps to be attributed by position.
-    if lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
+    // Lanes must be 0..n without gaps to be attributed by position, and no more than a
+    // port can have.
+    if lanes.len() > super::MAX_LANES || lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
         return None;
     }
     Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin::driver("rx_err_lane_N_phy") })

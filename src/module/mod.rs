@@ -5,17 +5,21 @@
 //! - [`sff8472`]: SFP/SFP+ (A0h identity, A2h diagnostics with internal/external calibration).
 //! - [`sff8636`]: QSFP+/QSFP28 (SFF-8636, and SFF-8436 which it supersedes).
 //! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
+//! - [`vdm`]: the decoded CMIS VDM model (per-lane eSNR, PAM4 LTP, pre-FEC BER).
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
+//! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
 pub mod cmis;
 pub mod image;
 pub mod input;
 pub mod map;
+pub mod printed;
 pub mod report;
 pub mod sff8024;
 pub mod sff8472;
 pub mod sff8636;
 pub mod units;
+pub mod vdm;
 
 pub use image::{ModuleImage, PageEntry, I2C_A0, I2C_A2};
 pub use report::{ModuleReport, Standard};
@@ -64,6 +68,12 @@ impl PageRequest {
 
 /// Which standard an image follows, from its identifier byte (SFF-8024 Table 4-1).
 pub fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
+    // A2h (I2C 0x51) with no A0h at all: only SFF-8472 modules have it (an `ethtool -m
+    // IFACE hex on offset 256` dump); its decoder warns that the identity is absent.
+    let has = |addr: u8| img.keys().any(|k| k.i2c_address == addr);
+    if !has(I2C_A0) && has(I2C_A2) {
+        return Ok(Standard::Sff8472);
+    }
     let id = img.byte(I2C_A0, 0, 0, 0).ok_or(DecodeError::NoIdentifier)?;
     sff8024::standard_for_identifier(id)
         .ok_or_else(|| DecodeError::UnknownIdentifier { identifier: id, name: sff8024::identifier_name(id) })

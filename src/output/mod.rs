@@ -2,11 +2,14 @@
 //! Prometheus metrics and the status page of `optics serve`.
 //! Writers never reach back into sources.
 
-pub mod analysis_text;
 pub mod csv;
 pub mod html;
+pub mod live_table;
 pub mod module_text;
+pub mod plot;
 pub mod prometheus;
+pub mod report;
+pub mod text;
 
 use serde::Serialize;
 use std::io::{self, Write};

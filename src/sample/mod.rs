@@ -13,6 +13,7 @@
 pub mod capture;
 pub mod delta;
 pub mod engine;
+pub mod intervals;
 pub mod module_cache;
 pub mod watch;
 pub mod window;

@@ -156,6 +156,7 @@ impl Iface {
                 port: identity.port,
                 link,
                 module: self.cache.static_image().map(|img| ModulePages { pages: img.entries() }),
+                origin_file: None,
             }));
         }
         if module_changed {
@@ -173,6 +174,7 @@ impl Iface {
             fec,
             driver_stats,
             module: module.map(|m| ModulePages { pages: m.monitor }),
+            ..Default::default()
         };
         let point = Point::from_sample(&sample);
         let reset = self.detector.check(&point);
@@ -225,17 +227,24 @@ pub async fn watch<F>(cfg: WatchConfig, make_source: F, sinks: &mut [&mut dyn Re
 where
     F: Fn(&str) -> Box<dyn Source + Send>,
 {
-    use tokio::signal::unix::{signal, SignalKind};
     // Installed before the first sample so a signal at any point is seen between ticks.
+    let stop = stop_signals()?;
+    watch_until(cfg, make_source, sinks, stop).await
+}
+
+/// SIGINT / SIGTERM as a stop condition for [`watch_until`], caught from this call on (a
+/// caller creating output files calls it first, so a signal cannot kill the process between
+/// creating a file and writing its header). Must run inside a tokio runtime.
+pub fn stop_signals() -> Result<impl Future<Output = String>, WatchError> {
+    use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt()).map_err(WatchError::Signal)?;
     let mut term = signal(SignalKind::terminate()).map_err(WatchError::Signal)?;
-    let stop = async move {
+    Ok(async move {
         tokio::select! {
             _ = int.recv() => "SIGINT".to_string(),
             _ = term.recv() => "SIGTERM".to_string(),
         }
-    };
-    watch_until(cfg, make_source, sinks, stop).await
+    })
 }
 
 /// [`watch`] with the caller's stop condition instead of signals.

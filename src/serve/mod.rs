@@ -33,8 +33,10 @@ pub const LOG_INFO: u8 = 6;
 
 /// One journald-friendly line on stderr (see the module comment).
 pub fn log(priority: u8, message: &str) {
-    // One event per line: a newline inside a message would split the entry.
-    eprintln!("<{priority}>{}", message.replace('\n', " "));
+    use std::io::Write;
+    // One event per line: a newline inside a message would split the entry. A closed or
+    // full stderr must not stop the exporter (eprintln! would panic): the line is dropped.
+    let _ = writeln!(std::io::stderr().lock(), "<{priority}>{}", message.replace('\n', " "));
 }
 
 /// What a scrape returns: built once per tick.
