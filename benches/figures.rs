@@ -15,8 +15,8 @@ use optics::module::report::checksum8;
 use optics::module::{decode, input, ModuleImage, PageRequest, I2C_A0};
 use optics::output::csv::CsvSink;
 use optics::sample::capture::{read_capture_from, Capture, CaptureWriter, InterfaceRecord, ModulePages, Record, SampleRecord};
+use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::module_cache::ModuleCache;
-use optics::sample::window::{windows, TimeRange};
 use optics::sample::RecordSink;
 use optics::source::replay::ReplaySource;
 use optics::source::{DeviceIdentity, IoCounts, PathsUsed, Source, SourceError};
@@ -679,4 +679,11 @@ fn main() -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Every interface's window over `range`, through the streaming engine.
+fn windows(cap: &Capture, range: TimeRange) -> Vec<optics::analysis::InterfaceWindow> {
+    let mut e = Engine::new(EngineConfig { range, ..Default::default() });
+    cap.records.iter().for_each(|r| e.push(r));
+    e.windows()
 }

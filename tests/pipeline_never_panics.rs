@@ -12,7 +12,7 @@ use optics::output::csv::CsvSink;
 use optics::sample::capture::{
     read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
 };
-use optics::sample::window::{windows, TimeRange};
+use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::RecordSink;
 use optics::source::{PciLink, PortIdentity};
 use proptest::prelude::*;
@@ -723,4 +723,11 @@ fn csv_time_past_year_9999_is_empty_instead_of_a_panic() {
     // 23:59:59 + 0.5 s still falls in 9999; + 2 s would be year 10000.
     assert_eq!(&rows[0][0], "9999-12-31T23:59:59.5Z");
     assert_eq!(&rows[1][0], "");
+}
+
+/// Every interface's window over `range`, through the streaming engine.
+fn windows(cap: &Capture, range: TimeRange) -> Vec<optics::analysis::InterfaceWindow> {
+    let mut e = Engine::new(EngineConfig { range, ..Default::default() });
+    cap.records.iter().for_each(|r| e.push(r));
+    e.windows()
 }

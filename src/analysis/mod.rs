@@ -19,6 +19,7 @@ pub mod optical;
 pub mod outlier;
 pub mod pcie;
 pub mod q;
+pub mod segments;
 pub mod stats;
 pub mod verdict;
 
@@ -147,13 +148,28 @@ pub struct InterfaceAnalysis {
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
+    /// Every segment of the run (counter resets, module swaps split it), oldest first;
+    /// the last is the one `verdict` judges. Filled by the caller that has the segments.
+    pub segments: Vec<segments::SegmentAnalysis>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
 pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
-    let groups = pcie::groups(windows, cfg);
-    windows.iter().enumerate().map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned())).collect()
+    let all: Vec<usize> = (0..windows.len()).collect();
+    analyze_selected(windows, &all, cfg, peers)
+}
+
+/// Analyses `all[k]` for each `k` in `selected`, with PCIe grouping (multi-host NICs)
+/// computed from every window of the source; `peers[i]` is the far end of the i-th selected.
+pub fn analyze_selected(all: &[InterfaceWindow], selected: &[usize], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
+    let groups = pcie::groups(all, cfg);
+    selected
+        .iter()
+        .filter_map(|k| all.get(*k))
+        .enumerate()
+        .map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned()))
+        .collect()
 }
 
 fn count(c: &Option<crate::counters::Counted>) -> Option<u64> {
@@ -396,6 +412,7 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
         rx_ber_fit: fit,
         events: w.events.clone(),
         notes: cx.notes,
+        segments: Vec::new(),
     }
 }
 

@@ -3,11 +3,12 @@
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
+use optics::analysis::segments::{analyze_segments, SegmentInput};
 use optics::analysis::verdict::Verdict;
-use optics::analysis::{analyze, InterfaceAnalysis};
+use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header, Record};
-use optics::sample::window::{windows, TimeRange};
+use optics::sample::capture::{CaptureWriter, Header};
+use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
 use optics::sample::RecordSink;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -98,14 +99,32 @@ impl RangeArgs {
     }
 }
 
-/// Reads a capture; what the reader tolerated (a truncated last line) goes to stderr so the
-/// user knows the capture was cut short.
-pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
-    let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
-    for note in &cap.notes {
+/// Streams a capture into a fresh engine over `range`; the records of the chosen
+/// interfaces (all when `only` is empty) also go to `sinks` as they are read. What the
+/// reader tolerated (a truncated last line) goes to stderr so the user knows the capture
+/// was cut short.
+pub fn replay_capture(
+    path: &Path,
+    range: TimeRange,
+    only: &[String],
+    sinks: &mut [&mut dyn RecordSink],
+) -> anyhow::Result<(Engine, Replayed)> {
+    let file = File::open(path).with_context(|| format!("capture {}", path.display()))?;
+    let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
+    let done = engine::for_each_record(std::io::BufReader::with_capacity(1 << 16, file), |rec| {
+        engine.push(rec);
+        if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
+            for s in sinks.iter_mut() {
+                s.record(rec)?;
+            }
+        }
+        Ok(())
+    })
+    .with_context(|| format!("capture {}", path.display()))?;
+    for note in &done.notes {
         eprintln!("optics: note: {}: {note}", path.display());
     }
-    Ok(cap)
+    Ok((engine, done))
 }
 
 /// The thresholds file, or the built-in defaults.
@@ -116,39 +135,40 @@ pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
     }
 }
 
-/// Every name in `names` must be an interface of the capture.
-pub fn check_interfaces(cap: &Capture, names: &[String]) -> anyhow::Result<()> {
-    let have = cap.interfaces();
+/// Every name in `names` must be an interface the engine has seen.
+pub fn check_interfaces(engine: &Engine, names: &[String]) -> anyhow::Result<()> {
+    let have = engine.interfaces();
     match names.iter().find(|n| !have.contains(n)) {
         Some(name) => bail!("interface {name} is not in the capture (it has: {})", have.join(", ")),
         None => Ok(()),
     }
 }
 
-/// The records of the chosen interfaces (all when `names` is empty).
-pub fn records_of<'a>(cap: &'a Capture, names: &'a [String]) -> impl Iterator<Item = &'a Record> + 'a {
-    cap.records.iter().filter(move |r| names.is_empty() || r.interface().is_some_and(|i| names.iter().any(|n| n == i)))
-}
-
-/// Windows of the chosen interfaces (all when `only` is empty) analysed with `peers`.
-pub fn analyze_capture(
-    cap: &Capture,
-    only: &[String],
-    range: TimeRange,
-    cfg: &Config,
-    peer: Option<&Capture>,
-) -> anyhow::Result<Vec<InterfaceAnalysis>> {
-    check_interfaces(cap, only)?;
-    let mut ws = windows(cap, range);
-    if !only.is_empty() {
-        ws.retain(|w| only.contains(&w.interface));
-    }
+/// The chosen interfaces (all when `only` is empty) analysed with `peer`'s windows.
+/// PCIe grouping (a multi-host NIC's netdevs) is computed from every interface of the
+/// source, then the chosen ones are kept, so naming one netdev does not change its verdict.
+pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Option<&Engine>) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    check_interfaces(engine, only)?;
+    let ws = engine.windows();
     if ws.is_empty() {
         bail!("the capture holds no interface samples");
     }
+    let range = engine.config().range;
+    if range.is_partial() && ws.iter().all(|w| w.samples == 0) {
+        let show = |b: Option<f64>| b.map_or("-".to_string(), |v| format!("{v} s"));
+        bail!("--from {} --to {} selects no sample of the capture", show(range.from), show(range.to));
+    }
+    let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || only.contains(&ws[*i].interface)).collect();
     // The far end's capture: paired by position (one interface each is the usual case).
-    let peers = peer.map(|p| windows(p, TimeRange::whole())).unwrap_or_default();
-    Ok(analyze(&ws, cfg, &peers))
+    let peers = peer.map(Engine::windows).unwrap_or_default();
+    let mut out = analyze_selected(&ws, &selected, cfg, &peers);
+    for a in &mut out {
+        let segs = engine.segments(&a.interface);
+        let inputs: Vec<SegmentInput> =
+            segs.iter().map(|s| SegmentInput { reason: s.reason, from_t: s.from_t, to_t: s.to_t, window: &s.window }).collect();
+        a.segments = analyze_segments(&inputs, a.pcie.group.as_ref(), cfg);
+    }
+    Ok(out)
 }
 
 /// A fresh capture header for this host.

@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, LiveArgs, RangeArgs};
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -40,9 +40,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
-    let before = analyze_capture(&load_capture(&args.before)?, &only, range, &cfg, None)?;
+    let before = analyze_engine(&replay_capture(&args.before, range, &[], &mut [])?.0, &only, &cfg, None)?;
     let after = match &args.after {
-        Some(path) => analyze_capture(&load_capture(path)?, &only, range, &cfg, None)?,
+        Some(path) => analyze_engine(&replay_capture(path, range, &[], &mut [])?.0, &only, &cfg, None)?,
         None => {
             let named: Vec<String> = before.iter().map(|a| a.interface.clone()).collect();
             let plan = LivePlan {
@@ -53,8 +53,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
                 record: args.live.record.clone(),
                 csv: None,
             };
-            let (cap, _) = live::sample(&plan, &cfg)?;
-            analyze_capture(&cap, &[], Default::default(), &cfg, None).context("analysing the live samples")?
+            let (engine, _) = live::sample(&plan, &cfg)?;
+            analyze_engine(&engine, &[], &cfg, None).context("analysing the live samples")?
         }
     };
     let comparisons = pair(&before, &after)?;

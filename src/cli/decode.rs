@@ -3,8 +3,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
-use optics::sample::capture::read_capture_from;
-use optics::sample::window::{window, TimeRange};
+use optics::sample::engine::{replay_from, EngineConfig};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -28,15 +27,15 @@ fn is_capture(bytes: &[u8]) -> bool {
 
 /// The module of `wanted` (or the first interface with one) as of the capture's last sample.
 fn decode_capture(bytes: &[u8], wanted: Option<&str>) -> anyhow::Result<ModuleReport> {
-    let cap = read_capture_from(bytes).context("reading the capture")?;
+    let (engine, _) = replay_from(bytes, EngineConfig::default()).context("reading the capture")?;
     let names = match wanted {
         Some(w) => vec![w.to_string()],
-        None => cap.interfaces(),
+        None => engine.interfaces(),
     };
-    check_interfaces(&cap, &names)?;
+    check_interfaces(&engine, &names)?;
     let mut why = None;
     for name in &names {
-        let w = window(name, cap.records_for(name), TimeRange::whole());
+        let Some(w) = engine.window(name) else { continue };
         match w.module {
             Some(m) => return Ok(m),
             None => why = w.module_error.map(|e| format!("{name}: {e}")),

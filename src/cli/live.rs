@@ -5,7 +5,8 @@ use super::common::{local_header, FileSinks};
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::counters::normalize;
-use optics::sample::capture::{Capture, Record};
+use optics::sample::capture::Record;
+use optics::sample::engine::{Engine, EngineConfig};
 use optics::sample::watch::{watch, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
@@ -64,15 +65,16 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
     })
 }
 
-/// Samples until the duration ends or SIGINT/SIGTERM; every record is in the returned
-/// capture, and in the `--record` / `--csv` files as it was taken.
-pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSummary)> {
+/// Samples until the duration ends or SIGINT/SIGTERM; every record is folded into the
+/// returned engine (nothing of the run is kept beyond its state), and written to the
+/// `--record` / `--csv` files as it was taken.
+pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSummary)> {
     let header = local_header();
     let factory = make_source(plan.i2c.as_deref())?;
-    let mut records: Vec<Record> = Vec::new();
+    let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
     let mut progress = Progress::default();
-    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records];
+    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine];
     if std::io::stderr().is_terminal() {
         sinks.push(&mut progress);
     }
@@ -86,7 +88,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
     let summary = rt.block_on(watch(wcfg, factory, &mut sinks)).context("sampling")?;
-    Ok((Capture { header, records, notes: Vec::new() }, summary))
+    Ok((engine, summary))
 }
 
 /// One line per sample on a terminal's stderr, so a long `watch` shows it is alive:

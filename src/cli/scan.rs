@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
+use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -57,14 +57,14 @@ pub struct SourceInfo {
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
-    let peer = args.peer.as_deref().map(load_capture).transpose()?;
+    let peer = args.peer.as_deref().map(|p| replay_capture(p, Default::default(), &[], &mut [])).transpose()?.map(|(e, _)| e);
     let (analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.record.is_some() || args.live.i2c.is_some() {
                 bail!("--record and --i2c read the live system; they do not go with --replay");
             }
-            let cap = load_capture(path)?;
-            let analyses = analyze_capture(&cap, &args.interfaces, range, &cfg, peer.as_ref())?;
+            let (engine, _) = replay_capture(path, range, &[], &mut [])?;
+            let analyses = analyze_engine(&engine, &args.interfaces, &cfg, peer.as_ref())?;
             let source = SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: range.from, to: range.to };
             (analyses, source, None)
         }
@@ -81,8 +81,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 record: args.live.record.clone(),
                 csv: None,
             };
-            let (cap, summary) = live::sample(&plan, &cfg)?;
-            let analyses = analyze_capture(&cap, &[], range, &cfg, peer.as_ref()).context("analysing the samples")?;
+            let (engine, summary) = live::sample(&plan, &cfg)?;
+            let analyses = analyze_engine(&engine, &[], &cfg, peer.as_ref()).context("analysing the samples")?;
             let source =
                 SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))

@@ -6,7 +6,8 @@
 
 use crate::analysis::{analyze, config::Config};
 use crate::sample::capture::{round_t, Record};
-use crate::sample::window::{window, TimeRange};
+use crate::sample::capture::{InterfaceRecord, SampleRecord};
+use crate::sample::engine::interval_window;
 use crate::sample::RecordSink;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -45,8 +46,8 @@ pub struct LaneRow {
 
 #[derive(Default)]
 struct IfaceState {
-    interface: Option<Record>,
-    previous: Option<Record>,
+    interface: Option<InterfaceRecord>,
+    previous: Option<SampleRecord>,
 }
 
 /// A [`RecordSink`] that turns sample records into lane rows, flushed per sample.
@@ -68,10 +69,8 @@ impl<W: Write> CsvSink<W> {
         }
     }
 
-    fn rows(&self, st: &IfaceState, rec: &Record) -> Vec<LaneRow> {
-        let Record::Sample(s) = rec else { return Vec::new() };
-        let records: Vec<&Record> = st.interface.iter().chain(st.previous.iter()).chain(std::iter::once(rec)).collect();
-        let w = window(&s.interface, records, TimeRange::whole());
+    fn rows(&self, st: &IfaceState, s: &SampleRecord) -> Vec<LaneRow> {
+        let w = interval_window(st.interface.as_ref(), st.previous.as_ref(), s);
         let has_interval = w.samples >= 2;
         let analysis = analyze(std::slice::from_ref(&w), &self.cfg, &[]);
         let Some(a) = analysis.into_iter().next() else { return Vec::new() };
@@ -130,16 +129,16 @@ impl<W: Write> RecordSink for CsvSink<W> {
             Record::Interface(i) => {
                 // A new interface record means the module or link changed: deltas across
                 // it would mix two modules, so the next sample starts afresh.
-                self.state.insert(i.interface.clone(), IfaceState { interface: Some(rec.clone()), previous: None });
+                self.state.insert(i.interface.clone(), IfaceState { interface: Some(i.clone()), previous: None });
             }
             Record::Sample(s) => {
                 let st = self.state.remove(&s.interface).unwrap_or_default();
-                let rows = self.rows(&st, rec);
+                let rows = self.rows(&st, s);
                 for row in &rows {
                     self.out.serialize(row).map_err(io::Error::other)?;
                 }
                 self.out.flush()?;
-                self.state.insert(s.interface.clone(), IfaceState { interface: st.interface, previous: Some(rec.clone()) });
+                self.state.insert(s.interface.clone(), IfaceState { interface: st.interface, previous: Some(s.clone()) });
             }
             Record::Event(_) => {}
         }

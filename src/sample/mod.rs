@@ -2,18 +2,18 @@
 //!
 //! - [`capture`]: the capture format (docs/capture-format.md): record types, writer, tolerant reader.
 //! - [`delta`]: counter deltas between samples, segments at resets / module swaps, wraps.
-//! - [`window`]: [`crate::analysis::InterfaceWindow`]s built from a capture's records.
+//! - [`engine`]: the streaming fold from records to [`crate::analysis::InterfaceWindow`]s.
 //! - [`module_cache`]: read static module pages once, then only monitor bytes.
 //! - [`watch`]: the async sampling loop that produces records for [`RecordSink`]s.
 //!
 //! Live sampling and replay produce the same [`capture::Record`]s, so one path
-//! (records -> windows -> analysis) serves both.
+//! (records -> engine -> windows -> analysis) serves both.
 
 pub mod capture;
 pub mod delta;
+pub mod engine;
 pub mod module_cache;
 pub mod watch;
-pub mod window;
 
 use capture::Record;
 

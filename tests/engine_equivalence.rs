@@ -1,0 +1,136 @@
+//! The streaming engine gives the analysis the pre-engine code gave (issue 7 item 6).
+//!
+//! The oracle, tests/fixtures/engine-oracle/, was written by the binary built from the
+//! commit before the engine (`scan --replay X --json`, plus `--from 10 --to 40` and
+//! `--from 25`, and `export X --csv`) over every bundled capture, the example fixture
+//! and a mixed four-interface capture (a module swap, a counter reset with a gap, link
+//! flaps with an interface-gone event, a CMIS module with one unreadable sample). Every
+//! key and value the old output had must be in the new one (new keys may be added),
+//! numbers equal to 1e-9 relative.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn oracle() -> PathBuf {
+    root().join("tests/fixtures/engine-oracle")
+}
+
+fn capture_of(stem: &str) -> PathBuf {
+    let bundled = root().join("captures").join(format!("{stem}.jsonl"));
+    if bundled.exists() {
+        return bundled;
+    }
+    let fixture = root().join("tests/fixtures").join(format!("{stem}.jsonl"));
+    if fixture.exists() {
+        return fixture;
+    }
+    oracle().join(format!("{stem}.jsonl"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// Every part of `old` is in `new`.
+fn contains(old: &Value, new: &Value, path: &str, errs: &mut Vec<String>) {
+    match (old, new) {
+        (Value::Object(o), Value::Object(n)) => {
+            for (k, v) in o {
+                match n.get(k) {
+                    Some(nv) => contains(v, nv, &format!("{path}.{k}"), errs),
+                    None => errs.push(format!("{path}.{k}: missing")),
+                }
+            }
+        }
+        (Value::Array(o), Value::Array(n)) => {
+            if o.len() != n.len() {
+                errs.push(format!("{path}: {} items, was {}", n.len(), o.len()));
+            }
+            for (i, (a, b)) in o.iter().zip(n).enumerate() {
+                contains(a, b, &format!("{path}[{i}]"), errs);
+            }
+        }
+        (Value::Number(a), Value::Number(b)) => {
+            if !close(a.as_f64().unwrap_or(f64::NAN), b.as_f64().unwrap_or(f64::NAN)) {
+                errs.push(format!("{path}: {b}, was {a}"));
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => errs.push(format!("{path}: {b}, was {a}")),
+    }
+}
+
+#[test]
+fn scan_of_every_oracle_capture_is_unchanged() {
+    let mut checked = 0;
+    let mut errs = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(oracle()).unwrap().flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries.iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        let (stem, args): (&str, Vec<&str>) = match name.split_once('.') {
+            Some((s, "from10-to40")) => (s, vec!["--from", "10", "--to", "40"]),
+            Some((s, "from25")) => (s, vec!["--from", "25"]),
+            Some((_, other)) => panic!("unknown oracle variant {other}"),
+            None => (name.as_str(), vec![]),
+        };
+        let out = Command::cargo_bin("optics")
+            .unwrap()
+            .arg("scan")
+            .arg("--replay")
+            .arg(capture_of(stem))
+            .args(&args)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let new: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let old: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        contains(&old["interfaces"], &new["interfaces"], &name, &mut errs);
+        checked += 1;
+    }
+    assert!(checked >= 40, "{checked} oracle files");
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+}
+
+/// Cells of a CSV, header row first.
+fn cells(text: &str) -> Vec<Vec<String>> {
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes());
+    r.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn export_of_every_oracle_capture_is_unchanged() {
+    let mut errs = Vec::new();
+    for p in std::fs::read_dir(oracle()).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "csv")) {
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        let out = Command::cargo_bin("optics").unwrap().arg("export").arg(capture_of(&stem)).args(["--csv", "-"]).output().unwrap();
+        assert!(out.status.success(), "{stem}: {}", String::from_utf8_lossy(&out.stderr));
+        let new = cells(&String::from_utf8(out.stdout).unwrap());
+        let old = cells(&std::fs::read_to_string(&p).unwrap());
+        if new.len() != old.len() {
+            errs.push(format!("{stem}: {} rows, was {}", new.len(), old.len()));
+            continue;
+        }
+        let header = &old[0];
+        for (i, (o, n)) in old.iter().zip(&new).enumerate() {
+            for (c, name) in header.iter().enumerate() {
+                let (a, b) = (o.get(c).map(String::as_str).unwrap_or(""), n.get(c).map(String::as_str).unwrap_or(""));
+                if !equivalent_cell(name, a, b) {
+                    errs.push(format!("{stem} row {i} {name}: {b:?}, was {a:?}"));
+                }
+            }
+        }
+    }
+    assert!(errs.len() < 1, "{}", errs.iter().take(40).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// Same cell: equal text, or numbers within 1e-9 relative.
+fn equivalent_cell(_column: &str, a: &str, b: &str) -> bool {
+    a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if close(x, y))
+}
