@@ -44,14 +44,45 @@ pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, cfg: &
         .collect()
 }
 
-/// "lane 4 marginal"-style summary of a segment for the text report: its worst reason,
-/// or "no fault found".
-pub fn summary(s: &SegmentAnalysis) -> String {
-    match s.reasons.first() {
-        Some(r) => match r.lane {
-            Some(l) => format!("lane {l} {}", r.code.replace('_', " ")),
-            None => r.code.replace('_', " "),
-        },
-        None => "no fault found".into(),
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accept => "accept",
+        Verdict::Investigate => "investigate",
+        Verdict::Reject => "reject",
     }
+}
+
+/// One line per earlier segment, e.g. "before the module swap at t=30.002 s (module SN
+/// A1): investigate: lane 4 fec_hiding_marginal_optics, low_margin": what ended it
+/// (the next segment's reason and start), its module, verdict and reasons per lane.
+pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
+    segs.windows(2)
+        .map(|p| {
+            let (s, next) = (&p[0], &p[1]);
+            let what = match next.reason {
+                "module_changed" => "the module swap",
+                "counter_reset" => "the counter reset",
+                _ => "the segment break",
+            };
+            let sn = s.module_sn.as_deref().map(|sn| format!(" (module SN {sn})")).unwrap_or_default();
+            let mut parts: Vec<(Option<u8>, Vec<&str>)> = Vec::new();
+            for r in &s.reasons {
+                match parts.iter_mut().find(|(l, _)| *l == r.lane) {
+                    Some((_, codes)) if !codes.contains(&r.code) => codes.push(r.code),
+                    Some(_) => {}
+                    None => parts.push((r.lane, vec![r.code])),
+                }
+            }
+            let found = if parts.is_empty() {
+                "no fault found".to_string()
+            } else {
+                let one = |(l, codes): &(Option<u8>, Vec<&str>)| match l {
+                    Some(l) => format!("lane {l} {}", codes.join(", ")),
+                    None => codes.join(", "),
+                };
+                parts.iter().map(one).collect::<Vec<_>>().join("; ")
+            };
+            format!("before {what} at t={} s{sn}: {}: {found}", next.from_t, verdict_word(s.verdict))
+        })
+        .collect()
 }

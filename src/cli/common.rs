@@ -138,7 +138,8 @@ pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
 /// Every name in `names` must be an interface the engine has seen.
 pub fn check_interfaces(engine: &Engine, names: &[String]) -> anyhow::Result<()> {
     let have = engine.interfaces();
-    match names.iter().find(|n| !have.contains(n)) {
+    let known: std::collections::HashSet<&String> = have.iter().collect();
+    match names.iter().find(|n| !known.contains(n)) {
         Some(name) => bail!("interface {name} is not in the capture (it has: {})", have.join(", ")),
         None => Ok(()),
     }
@@ -158,7 +159,8 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
         let show = |b: Option<f64>| b.map_or("-".to_string(), |v| format!("{v} s"));
         bail!("--from {} --to {} selects no sample of the capture", show(range.from), show(range.to));
     }
-    let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || only.contains(&ws[*i].interface)).collect();
+    let wanted: std::collections::HashSet<&String> = only.iter().collect();
+    let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || wanted.contains(&ws[*i].interface)).collect();
     // The far end's capture: paired by position (one interface each is the usual case).
     let peers = peer.map(Engine::windows).unwrap_or_default();
     let mut out = analyze_selected(&ws, &selected, cfg, &peers);

@@ -146,11 +146,20 @@ fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
     if let Some(adv) = &p.advice {
         writeln!(w, "  advice   {adv}")?;
     }
+    write_earlier_segments(w, a)?;
     for e in &a.events {
         writeln!(w, "  event    {e}")?;
     }
     for n in &a.notes {
         writeln!(w, "  note     {n}")?;
+    }
+    Ok(())
+}
+
+/// One line per segment before the latest (a module swap or counter reset split the run).
+fn write_earlier_segments(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
+    for line in crate::analysis::segments::earlier_summaries(&a.segments) {
+        writeln!(w, "  segment  {line}")?;
     }
     Ok(())
 }
