@@ -8,6 +8,9 @@
 //! `/proc/self/status` (VmRSS now, VmHWM peak), with the peak reset through
 //! `/proc/self/clear_refs` (proc(5), value 5) before the step it is meant to measure.
 
+#[path = "figures/stream.rs"]
+mod stream;
+
 use anyhow::{anyhow, bail, Context, Result};
 use optics::analysis::{analyze, Config};
 use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState};
@@ -664,6 +667,9 @@ fn main() -> Result<()> {
         let (first, later) = read_economy(&mut src, "bench0", 10)?;
         economy_rows(&mut t, label, &first, &later);
     }
+
+    // 7. Long captures through the streaming engine.
+    stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
 
     // The budget: what one 1 s tick costs the CPU for 64 ports.
     t.section(&format!("The budget: CPU per 1 s tick for {PORTS} ports"));
