@@ -224,3 +224,38 @@ fn every_segment_is_analysed_and_reported() {
     let segs = v["interfaces"][0]["segments"].as_array().unwrap();
     assert_eq!(segs.iter().map(|s| s["reason"].as_str().unwrap()).collect::<Vec<_>>(), ["start", "counter_reset"]);
 }
+
+#[test]
+fn rx_monitors_alone_equal_the_full_decode() {
+    // Issue 7 item 2: per sample only the rx monitors are decoded; they must be what the
+    // full decode gives, for every sample of every bundled capture and every real dump.
+    use optics::module::{decode, input, lane_rx_power_mw, rx_power_by_lane, ModuleImage};
+    let mut images: Vec<(String, ModuleImage)> = Vec::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for e in std::fs::read_dir(dir.join("captures")).unwrap().flatten().filter(|e| e.path().extension().is_some_and(|x| x == "jsonl")) {
+        let cap = optics::sample::capture::read_capture(e.path()).unwrap();
+        let mut stat: Option<ModuleImage> = None;
+        for (i, r) in cap.records.iter().enumerate() {
+            match r {
+                Record::Interface(ir) => stat = ir.module.as_ref().map(|m| m.image().unwrap()),
+                Record::Sample(s) => {
+                    let mut img = stat.clone().unwrap_or_default();
+                    s.module.iter().flat_map(|m| &m.pages).for_each(|p| img.insert_entry(p).unwrap());
+                    images.push((format!("{} record {i}", e.path().display()), img));
+                }
+                _ => {}
+            }
+        }
+    }
+    for e in std::fs::read_dir(dir.join("tests/fixtures/real-dumps")).unwrap().flatten() {
+        if let Ok(p) = input::parse(&std::fs::read(e.path()).unwrap()) {
+            images.push((e.path().display().to_string(), p.image));
+        }
+    }
+    assert!(images.len() > 700, "{}", images.len());
+    for (name, img) in &images {
+        let fast = lane_rx_power_mw(img).ok();
+        let full = decode(img).ok().map(|m| rx_power_by_lane(&m));
+        assert_eq!(fast, full, "{name}");
+    }
+}

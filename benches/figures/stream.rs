@@ -36,7 +36,9 @@ fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
     let cap = read_capture(Path::new(env!("CARGO_MANIFEST_DIR")).join(TEMPLATE)).context(TEMPLATE)?;
     let ir = cap.records.iter().find_map(|r| if let Record::Interface(i) = r { Some(i.clone()) } else { None });
     let samples: Vec<_> = cap.records.iter().filter_map(|r| if let Record::Sample(s) = r { Some(s.clone()) } else { None }).collect();
-    let (Some(ir), Some(first), Some(last)) = (ir, samples.first(), samples.last()) else { bail!("{TEMPLATE}: no interface record or samples") };
+    let (Some(ir), Some(first), Some(last)) = (ir, samples.first(), samples.last()) else {
+        bail!("{TEMPLATE}: no interface record or samples")
+    };
     let fec = |s: &optics::sample::capture::SampleRecord| s.fec.clone().unwrap_or_default().corrected_bits;
     let step: Vec<u64> = fec(last).iter().zip(fec(first)).map(|(a, b)| a - b).collect();
     let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
@@ -95,7 +97,8 @@ impl Write for Null {
 
 pub fn run(t: &mut Table, quick: bool) -> Result<()> {
     t.section("7. Streaming engine on long captures (16 interfaces x 8 lanes, 1 s)");
-    let lengths: &[(&str, usize)] = if quick { &[("10 min", 600), ("1 h", 3600)] } else { &[("10 min", 600), ("1 h", 3600), ("6 h", 21_600), ("24 h", 86_400)] };
+    let lengths: &[(&str, usize)] =
+        if quick { &[("10 min", 600), ("1 h", 3600)] } else { &[("10 min", 600), ("1 h", 3600), ("6 h", 21_600), ("24 h", 86_400)] };
     let dir = tempfile::tempdir_in("/tmp")?;
     let mut rss_first = None;
     let cfg = Config::default();

@@ -7,7 +7,7 @@ use super::TimeRange;
 use crate::analysis::InterfaceWindow;
 use crate::counters::{Counted, Origin};
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, ModuleImage, ModuleReport};
+use crate::module::{decode, lane_rx_power_mw, ModuleImage, ModuleReport};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{module_identity, Break, DeltaSum, Point, SegmentDelta, Segmenter};
 use std::collections::VecDeque;
@@ -81,18 +81,6 @@ impl StaticModule {
         }
         Ok(img)
     }
-}
-
-/// Per lane (index 0 = lane 1) rx power in mW from a decode, by lane number.
-fn lane_rx_mw(m: &ModuleReport) -> Vec<Option<f64>> {
-    let n = m.lanes.iter().map(|l| l.lane as usize).max().unwrap_or(0);
-    let mut out = vec![None; n];
-    for l in &m.lanes {
-        if let Some(slot) = (l.lane as usize).checked_sub(1).and_then(|i| out.get_mut(i)) {
-            *slot = l.rx_power_mw;
-        }
-    }
-    out
 }
 
 /// Running per-lane sums of rx power in mW: the mean is taken in linear power, since
@@ -272,7 +260,8 @@ impl IfaceState {
         let p = Point::from_sample(s);
         let brk = self.segmenter.sample(&p);
         let image = StaticModule::with_sample(self.latest.as_deref(), s);
-        let rx_mw = image.as_ref().ok().and_then(|img| decode(img).ok()).map(|m| lane_rx_mw(&m));
+        // Only the rx monitors are decoded per sample; the full decode waits for a window.
+        let rx_mw = image.as_ref().ok().and_then(|img| lane_rx_power_mw(img).ok());
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
             self.start_segment(brk, s.t);

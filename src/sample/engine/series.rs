@@ -54,6 +54,23 @@ pub struct SeriesBucket {
 }
 
 impl SeriesBucket {
+    /// Bits on the wire of one lane over the bucket, the BER denominator analysis uses:
+    /// the driver's received bits split evenly over `lanes` where counted, else
+    /// `lane_rate_gbps` x `duration_s`.
+    pub fn lane_bits_on_wire(&self, lane_rate_gbps: f64, lanes: u32) -> f64 {
+        match self.rx_bits.filter(|b| *b > 0) {
+            Some(rx) if lanes > 0 => rx as f64 / f64::from(lanes),
+            _ => lane_rate_gbps * 1e9 * self.duration_s,
+        }
+    }
+
+    /// Pre-FEC BER of lane `lane` (0-based) over the bucket, where its bits are counted.
+    pub fn lane_ber(&self, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
+        let k = self.lanes.get(lane)?.corrected_bits?;
+        let bits = self.lane_bits_on_wire(lane_rate_gbps, lanes);
+        (bits > 0.0).then(|| k as f64 / bits)
+    }
+
     fn absorb(&mut self, o: SeriesBucket) {
         self.t_end = o.t_end;
         self.duration_s += o.duration_s;
@@ -192,5 +209,8 @@ mod tests {
         let down: Vec<f64> = s.buckets.iter().flat_map(|b| b.link_down_t.clone()).collect();
         assert_eq!(down, vec![4322.0]);
         assert_eq!(s.buckets[0].lanes[0].rx_power_mw_mean(), Some(0.5));
+        // First bucket: 2048 s x 3 bits/s on a 53.125 Gb/s lane: 6144 / 1.088e14 = 5.647e-11.
+        let ber = s.buckets[0].lane_ber(0, 53.125, 1).unwrap();
+        assert!((ber - 6144.0 / (53.125e9 * 2048.0)).abs() < 1e-20);
     }
 }
