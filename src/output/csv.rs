@@ -5,13 +5,14 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use crate::analysis::{analyze, config::Config};
+use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
-use crate::sample::capture::{InterfaceRecord, SampleRecord};
-use crate::sample::engine::interval_window;
+use crate::sample::engine::{interval_window, StaticModule};
 use crate::sample::RecordSink;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -46,7 +47,8 @@ pub struct LaneRow {
 
 #[derive(Default)]
 struct IfaceState {
-    interface: Option<InterfaceRecord>,
+    /// The interface record in force, its static pages parsed once.
+    interface: Option<Arc<StaticModule>>,
     previous: Option<SampleRecord>,
 }
 
@@ -129,7 +131,8 @@ impl<W: Write> RecordSink for CsvSink<W> {
             Record::Interface(i) => {
                 // A new interface record means the module or link changed: deltas across
                 // it would mix two modules, so the next sample starts afresh.
-                self.state.insert(i.interface.clone(), IfaceState { interface: Some(i.clone()), previous: None });
+                self.state
+                    .insert(i.interface.clone(), IfaceState { interface: Some(Arc::new(StaticModule::new(i.clone()))), previous: None });
             }
             Record::Sample(s) => {
                 let st = self.state.remove(&s.interface).unwrap_or_default();

@@ -235,12 +235,15 @@ impl IfaceState {
     }
 
     pub fn interface(&mut self, ir: &InterfaceRecord, range: &TimeRange) {
-        if !range.before_end(ir.t) {
-            return;
+        if range.before_end(ir.t) {
+            self.interface_static(Arc::new(StaticModule::new(ir.clone())));
         }
-        let st = StaticModule::new(ir.clone());
-        self.segmenter.interface(ir.t, module_identity(&st.record));
-        self.latest = Some(Arc::new(st));
+    }
+
+    /// An interface record already parsed (shared between states).
+    pub fn interface_static(&mut self, st: Arc<StaticModule>) {
+        self.segmenter.interface(st.record.t, module_identity(&st.record));
+        self.latest = Some(st);
     }
 
     pub fn event(&mut self, e: &EventRecord, range: &TimeRange) {

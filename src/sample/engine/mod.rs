@@ -34,10 +34,10 @@ mod gaps;
 mod iface;
 pub mod series;
 
-pub use iface::{MAX_SEGMENTS, SAMPLES_ORIGIN};
+pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
 pub use series::{LaneBucket, LaneSeries, SeriesBucket};
 
-use super::capture::{CaptureError, CaptureReader, Header, InterfaceRecord, Record, SampleRecord};
+use super::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
 use super::RecordSink;
 use crate::analysis::InterfaceWindow;
 use crate::sample::delta::Break;
@@ -45,6 +45,7 @@ use iface::IfaceState;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Seconds since capture start; `None` = open end.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -217,13 +218,14 @@ impl RecordSink for Engine {
     }
 }
 
-/// The window over one interval: the interface record in force (if any), the previous
-/// sample (if any, and none since `ir`) and `cur` — what a CSV row describes.
-pub fn interval_window(ir: Option<&InterfaceRecord>, prev: Option<&SampleRecord>, cur: &SampleRecord) -> InterfaceWindow {
+/// The window over one interval: the interface record in force (if any, parsed once by
+/// the caller), the previous sample (if any, and none since `ir`) and `cur` — what a CSV
+/// row describes.
+pub fn interval_window(ir: Option<&Arc<StaticModule>>, prev: Option<&SampleRecord>, cur: &SampleRecord) -> InterfaceWindow {
     let mut st = IfaceState::new(&cur.interface, 2, &[]);
     let all = TimeRange::whole();
     if let Some(ir) = ir {
-        st.interface(ir, &all);
+        st.interface_static(Arc::clone(ir));
     }
     if let Some(p) = prev {
         st.sample(p, &all);
