@@ -39,8 +39,12 @@ fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
     let (Some(ir), Some(first), Some(last)) = (ir, samples.first(), samples.last()) else {
         bail!("{TEMPLATE}: no interface record or samples")
     };
-    let fec = |s: &optics::sample::capture::SampleRecord| s.fec.clone().unwrap_or_default().corrected_bits;
-    let step: Vec<u64> = fec(last).iter().zip(fec(first)).map(|(a, b)| a - b).collect();
+    // Counters carried forward each cycle so they keep rising (no false counter resets).
+    let fec = |s: &optics::sample::capture::SampleRecord| s.fec.clone().unwrap_or_default();
+    let steps = |get: fn(&optics::counters::FecStats) -> &Vec<u64>| -> Vec<u64> {
+        get(&fec(last)).iter().zip(get(&fec(first))).map(|(a, b)| a.saturating_sub(*b)).collect()
+    };
+    let (bits_step, blocks_step) = (steps(|f| &f.corrected_bits), steps(|f| &f.corrected_blocks));
     let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let mut w = CaptureWriter::new(file, &cap.header)?;
     for k in 0..ifaces {
@@ -56,7 +60,7 @@ fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
             s.t = t as f64;
             s.interface = format!("ens{k}np0");
             if let Some(f) = s.fec.as_mut() {
-                for (v, d) in f.corrected_bits.iter_mut().zip(&step) {
+                for (v, d) in f.corrected_bits.iter_mut().zip(&bits_step).chain(f.corrected_blocks.iter_mut().zip(&blocks_step)) {
                     *v += cycle as u64 * d;
                 }
             }

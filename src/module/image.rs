@@ -81,14 +81,29 @@ pub struct PageEntry {
 }
 
 mod hex_bytes {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
     pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&hex::encode(v))
     }
+    /// Decodes the string where the parser holds it (no copy); whitespace is allowed.
+    struct HexVisitor;
+
+    impl serde::de::Visitor<'_> for HexVisitor {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a hex string")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Vec<u8>, E> {
+            if s.bytes().any(|b| b.is_ascii_whitespace()) {
+                let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+                return hex::decode(compact).map_err(E::custom);
+            }
+            hex::decode(s).map_err(E::custom)
+        }
+    }
+
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = String::deserialize(d)?;
-        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        hex::decode(compact).map_err(serde::de::Error::custom)
+        d.deserialize_str(HexVisitor)
     }
 }
 
