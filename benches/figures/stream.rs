@@ -72,21 +72,22 @@ fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
     Ok(n)
 }
 
-/// Peak RSS (bytes) of a fresh `optics scan --replay path --json`.
+/// Peak RSS (bytes) of a fresh `optics scan --replay path --json`, from GNU time's `%M`
+/// (its child's `ru_maxrss`, after a plain fork). Not from a wait4 of our own child: Rust
+/// spawns with vfork, and the kernel then folds this (large) process's high-water mark
+/// into the child's `ru_maxrss` at exec.
 fn child_peak_rss(path: &Path) -> Result<u64> {
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_optics"))
-        .args(["scan", "--json", "--replay"])
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_optics"), "scan", "--json", "--replay"])
         .arg(path)
         .stdout(std::process::Stdio::null())
-        .spawn()?;
-    let mut status = 0;
-    // SAFETY: wait4 on our own child, with a struct it fills.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
-    if pid < 0 || status != 0 {
-        bail!("optics scan --replay {} failed (status {status})", path.display());
+        .output()
+        .context("running /usr/bin/time (GNU time) for the child's peak RSS")?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    match (out.status.success(), text.lines().last().and_then(|l| l.trim().parse::<u64>().ok())) {
+        (true, Some(kb)) => Ok(kb * 1024),
+        _ => bail!("optics scan --replay {} under /usr/bin/time: {text}", path.display()),
     }
-    Ok(ru.ru_maxrss as u64 * 1024)
 }
 
 struct Null;

@@ -139,10 +139,10 @@ impl ModuleImage {
         let key = HalfPageKey::for_offset(i2c_address, page, bank, offset as u8);
         let half = self.halves.entry(key).or_insert_with(HalfPage::empty);
         let start = offset as usize % HALF_PAGE_LEN;
-        for (i, b) in data.iter().enumerate() {
-            half.data[start + i] = *b;
-            half.present |= 1u128 << (start + i);
-        }
+        // start + len <= 128 (checked above), len >= 1.
+        half.data[start..start + data.len()].copy_from_slice(data);
+        let mask = if data.len() == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << data.len()) - 1) << start };
+        half.present |= mask;
         Ok(())
     }
 

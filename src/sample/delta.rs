@@ -139,7 +139,8 @@ pub struct Break {
 /// Also used live by the sampling loop to emit `counter_reset` events.
 #[derive(Clone, Debug, Default)]
 pub struct ResetDetector {
-    last: BTreeMap<(Slot, String), Vec<u64>>,
+    /// Per series, the last values of each origin seen.
+    last: BTreeMap<Slot, Vec<(String, Vec<u64>)>>,
     last_t: Option<f64>,
 }
 
@@ -156,7 +157,7 @@ impl ResetDetector {
             }
         }
         for (slot, (origin, cur)) in &p.series {
-            let Some(prev) = self.last.get(&(*slot, origin.clone())) else { continue };
+            let Some(prev) = self.last.get(slot).and_then(|v| v.iter().find(|(o, _)| o == origin)).map(|(_, v)| v) else { continue };
             if prev.len() != cur.len() {
                 return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
             }
@@ -169,7 +170,11 @@ impl ResetDetector {
 
     pub fn push(&mut self, p: &Point) {
         for (slot, (origin, v)) in &p.series {
-            self.last.insert((*slot, origin.clone()), v.clone());
+            let per_origin = self.last.entry(*slot).or_default();
+            match per_origin.iter_mut().find(|(o, _)| o == origin) {
+                Some((_, last)) => last.clone_from(v),
+                None => per_origin.push((origin.clone(), v.clone())),
+            }
         }
         self.last_t = Some(p.t);
     }
