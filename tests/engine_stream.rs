@@ -259,3 +259,42 @@ fn rx_monitors_alone_equal_the_full_decode() {
         assert_eq!(fast, full, "{name}");
     }
 }
+
+#[test]
+fn export_rows_have_one_time_format_a_host_and_json_lines() {
+    // Issue 11 item 8: RFC 3339 with microseconds always, `host` after every earlier
+    // column, and `--json FILE` writing the same rows as JSON Lines.
+    let dir = tempfile::tempdir().unwrap();
+    let (csv_path, json_path) = (dir.path().join("rows.csv"), dir.path().join("rows.jsonl"));
+    optics()
+        .arg("export")
+        .arg(capture("sr4-200g-lane4-marginal.jsonl"))
+        .arg("--csv")
+        .arg(&csv_path)
+        .arg("--json")
+        .arg(&json_path)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv_path).unwrap();
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    assert_eq!(header.first().map(String::as_str), Some("time"));
+    assert_eq!(header.last().map(String::as_str), Some("host"));
+    assert_eq!(header[18], "flags"); // the contract columns keep their places
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    // The capture starts 2026-11-30T10:00:00Z (header); the second sample is at t = 1.0001 s.
+    let second = rows.iter().find(|r| &r[1] != "0").unwrap();
+    assert_eq!(&second[0], format!("2026-11-30T10:00:{:09.6}Z", second[1].parse::<f64>().unwrap()));
+    assert!(rows.iter().all(|r| r[0].len() == "2026-11-30T10:00:00.000000Z".len()));
+    let host = rows[0].get(header.len() - 1).unwrap();
+    assert!(!host.is_empty());
+    // JSON Lines: one object per CSV row, the same values under the column names.
+    let lines: Vec<Value> = std::fs::read_to_string(&json_path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), rows.len());
+    for (row, obj) in rows.iter().zip(&lines) {
+        assert_eq!(obj["time"], row[0]);
+        assert_eq!(obj["host"], host);
+        assert_eq!(obj["lane"].as_u64().map(|v| v.to_string()).unwrap_or_default(), row[4]);
+        assert_eq!(obj["corrected_bits_delta"].as_u64().map(|v| v.to_string()).unwrap_or_default(), row[9]);
+    }
+}

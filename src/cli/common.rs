@@ -198,7 +198,7 @@ impl FileSinks {
         let csv = match csv {
             Some(p) => {
                 let file = File::create(p).with_context(|| format!("creating {}", p.display()))?;
-                Some(CsvSink::new(file, Some(&header.created), cfg.clone()))
+                Some(CsvSink::new(file, Some(&header.created), cfg.clone()).with_host(header.host.clone()))
             }
             None => None,
         };

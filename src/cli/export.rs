@@ -6,7 +6,7 @@ use optics::sample::capture::read_header;
 use optics::sample::engine::TimeRange;
 use optics::sample::RecordSink;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
@@ -17,8 +17,11 @@ pub struct ExportArgs {
     #[arg(long, value_name = "CAPTURE", conflicts_with = "capture")]
     pub replay: Option<PathBuf>,
     /// Write lane rows as CSV to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE", required_unless_present = "json")]
+    pub csv: Option<PathBuf>,
+    /// Write the same rows as JSON Lines (one object per row) to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]
-    pub csv: PathBuf,
+    pub json: Option<PathBuf>,
     /// Only these interfaces.
     #[arg(long = "interface", value_name = "IFACE")]
     pub interfaces: Vec<String>,
@@ -27,23 +30,49 @@ pub struct ExportArgs {
     pub config: Option<PathBuf>,
 }
 
+/// An output file, or standard output for `-`; `created` says whether this run made it.
+fn open_output(path: &Path) -> anyhow::Result<(Box<dyn Write>, bool)> {
+    if path.as_os_str() == "-" {
+        return Ok((Box::new(std::io::stdout().lock()), false));
+    }
+    let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    Ok((Box::new(std::io::BufWriter::new(file)), true))
+}
+
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
+    if let (Some(c), Some(j)) = (&args.csv, &args.json) {
+        if c == j {
+            bail!("--csv and --json name the same file {}", c.display());
+        }
+    }
     let cfg = load_config(args.config.as_deref())?;
     let header = read_header(path).with_context(|| format!("capture {}", path.display()))?;
-    let to_stdout = args.csv.as_os_str() == "-";
-    let out: Box<dyn Write> = if to_stdout {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(std::fs::File::create(&args.csv).with_context(|| format!("creating {}", args.csv.display()))?)
-    };
-    let mut sink = CsvSink::new(out, Some(&header.created), cfg);
-    let checked = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut [&mut sink as &mut dyn RecordSink])
+    let mut made: Vec<&Path> = Vec::new();
+    let mut sinks: Vec<CsvSink<Box<dyn Write>>> = Vec::new();
+    for (target, json) in [(&args.csv, false), (&args.json, true)] {
+        let Some(p) = target else { continue };
+        let (out, created) = open_output(p)?;
+        if created {
+            made.push(p);
+        }
+        let sink = if json {
+            CsvSink::json_lines(out, Some(&header.created), cfg.clone())
+        } else {
+            CsvSink::new(out, Some(&header.created), cfg.clone())
+        };
+        sinks.push(sink.with_host(header.host.clone()));
+    }
+    let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
+    let checked = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs)
         .and_then(|(engine, _)| check_interfaces(&engine, &args.interfaces));
-    if checked.is_err() && !to_stdout {
-        // Only this run wrote the file: a failed export leaves no half-written CSV.
-        drop(sink);
-        let _ = std::fs::remove_file(&args.csv);
+    drop(refs);
+    drop(sinks); // flushes
+    if checked.is_err() {
+        // Only this run wrote these files: a failed export leaves no half-written output.
+        for p in made {
+            let _ = std::fs::remove_file(p);
+        }
     }
     checked
 }
