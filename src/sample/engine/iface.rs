@@ -322,7 +322,9 @@ impl IfaceState {
                 self.breaks.push(b.t, format!("t={} s: {}", b.t, b.reason));
             }
         }
-        if let Some(old) = self.current.take() {
+        if let Some(mut old) = self.current.take() {
+            // Rolling windows look at the current segment only.
+            old.ring = VecDeque::new();
             if self.earlier.len() == MAX_SEGMENTS {
                 self.earlier.pop_front();
                 self.earlier_dropped += 1;
