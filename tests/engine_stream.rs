@@ -32,6 +32,7 @@ fn iface(name: &str) -> Record {
             fec_active: Some("RS".into()),
         },
         module: None,
+        origin_file: None,
     })
 }
 
@@ -47,8 +48,8 @@ fn sample(name: &str, t: f64, lanes: [u64; 4], up: bool, down_events: Option<u64
             uncorrectable_blocks: vec![0],
             histogram: vec![],
         }),
-        driver_stats: Default::default(),
         module: None,
+        ..Default::default()
     })
 }
 

@@ -10,17 +10,24 @@
 
 pub mod advice;
 pub mod ber;
+pub mod breakout;
 pub mod compare;
 pub mod config;
 pub mod fec;
+pub mod histogram;
 mod judge;
+pub mod lane_groups;
 pub mod lanes;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
+pub mod profile;
 pub mod q;
 pub mod segments;
+pub mod shares;
 pub mod stats;
+pub mod trend;
+pub mod vdm_lanes;
 pub mod verdict;
 
 pub use compare::{compare, Comparison};
@@ -65,6 +72,9 @@ pub struct InterfaceWindow {
     /// Counter increases over the window (each `Counted::value` is a delta), after
     /// resets and wraps were handled. `None` = the counter was never available.
     pub deltas: PortCounters,
+    /// Counters as read at the last sample (absolute, not deltas): what a lone snapshot
+    /// without a time base still tells ([`shares`]).
+    pub counters_at_end: PortCounters,
     /// FEC histogram increases over the window.
     pub histogram_delta: Vec<FecHistogramBin>,
     /// Counter resets, module swaps, gaps, errors seen in the window: one sentence each.
@@ -109,6 +119,8 @@ pub struct LinkAnalysis {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LaneAnalysis {
     pub lane: u8,
+    /// 1-based lane of the module this netdev lane uses (differs from `lane` on breakouts).
+    pub module_lane: Option<u8>,
     /// 1 = weakest.
     pub rank: usize,
     pub rx_power_dbm: Option<f64>,
@@ -131,6 +143,14 @@ pub struct LaneAnalysis {
     pub flags: Vec<&'static str>,
     pub evidence: Evidence,
     pub advice: Option<String>,
+    /// The module's own figures (CMIS VDM, media input) and where `pre_fec_ber` /
+    /// `margin_db` come from: [`vdm_lanes`].
+    pub esnr_db: Option<f64>,
+    pub ltp_db: Option<f64>,
+    pub module_pre_fec_ber: Option<f64>,
+    pub ber_source: Option<vdm_lanes::BerSource>,
+    /// The module's host-side (electrical input) VDM figures, when it reports any.
+    pub host: Option<vdm_lanes::HostSide>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -145,11 +165,18 @@ pub struct InterfaceAnalysis {
     pub lanes: Vec<LaneAnalysis>,
     /// log10(BER) against rx power across lanes, where there are enough points.
     pub rx_ber_fit: Option<RxBerFit>,
+    /// The RS-FEC codeword histogram over the window (Linux 6.18), when counted.
+    pub fec_histogram: Option<histogram::FecHistogram>,
+    /// Lanes the NIC counts only together (port total minus the per-lane counters).
+    pub lane_groups: Vec<lane_groups::LaneGroup>,
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
+    /// The `--profile` checks, expected beside measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<profile::ProfileCheck>,
     /// Every segment of the run (counter resets, module swaps split it), oldest first;
-    /// the last is the one `verdict` judges. Filled by the caller that has the segments.
+    /// the last is the one `verdict` judges (see [`analyze_selected`]).
     pub segments: Vec<segments::SegmentAnalysis>,
 }
 
@@ -157,18 +184,32 @@ pub struct InterfaceAnalysis {
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
 pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
     let all: Vec<usize> = (0..windows.len()).collect();
-    analyze_selected(windows, &all, cfg, peers)
+    analyze_selected(windows, &all, cfg, peers, &|_| Vec::new())
 }
 
-/// Analyses `all[k]` for each `k` in `selected`, with PCIe grouping (multi-host NICs)
-/// computed from every window of the source; `peers[i]` is the far end of the i-th selected.
-pub fn analyze_selected(all: &[InterfaceWindow], selected: &[usize], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
+/// Analyses `all[k]` for each `k` in `selected`, with PCIe grouping (multi-host NICs) and
+/// breakout lane maps computed from every window of the source; `peers[i]` is the far
+/// end of the i-th selected; `segments(iface)` gives the interface's segments to analyse
+/// one by one (issue 9 item 5).
+pub fn analyze_selected(
+    all: &[InterfaceWindow],
+    selected: &[usize],
+    cfg: &Config,
+    peers: &[InterfaceWindow],
+    segments: &dyn Fn(&str) -> Vec<segments::SegmentInput>,
+) -> Vec<InterfaceAnalysis> {
     let groups = pcie::groups(all, cfg);
+    let maps = breakout::lane_maps(all);
     selected
         .iter()
-        .filter_map(|k| all.get(*k))
+        .filter_map(|k| Some((all.get(*k)?, maps.get(*k)?)))
         .enumerate()
-        .map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned()))
+        .map(|(i, (w, map))| {
+            let group = groups.get(&w.interface).cloned();
+            let mut a = analyze_one(w, cfg, peers.get(i), group.clone(), map);
+            a.segments = segments::analyze_segments(&segments(&w.interface), group.as_ref(), map, cfg);
+            a
+        })
         .collect()
 }
 
@@ -343,7 +384,7 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
 }
 
 /// Weakest first: by BER margin when any lane has one, else by optical margin; lanes
-/// without the figure go last, ties by lane number.
+/// without the figure go last, ties by media eSNR (lower first), then lane number.
 fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
     let key = |l: &LaneAnalysis| {
@@ -354,18 +395,27 @@ fn rank(lanes: &mut [LaneAnalysis]) {
         }
     };
     lanes.sort_by(|a, b| match (key(a), key(b)) {
-        (Some(x), Some(y)) => x.total_cmp(&y).then(a.lane.cmp(&b.lane)),
+        (Some(x), Some(y)) => x.total_cmp(&y).then(vdm_lanes::by_esnr(a, b)).then(a.lane.cmp(&b.lane)),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.lane.cmp(&b.lane),
+        (None, None) => vdm_lanes::by_esnr(a, b).then(a.lane.cmp(&b.lane)),
     });
     for (i, l) in lanes.iter_mut().enumerate() {
         l.rank = i + 1;
     }
 }
 
-fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow>, group: Option<PcieGroup>) -> InterfaceAnalysis {
+fn analyze_one(
+    w: &InterfaceWindow,
+    base: &Config,
+    peer: Option<&InterfaceWindow>,
+    group: Option<PcieGroup>,
+    map: &breakout::Mapping,
+) -> InterfaceAnalysis {
     let mut notes = Vec::new();
+    let module = breakout::reported_module(w, map);
+    let view = breakout::window_for(w, map, &mut notes);
+    let w = &*view;
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
@@ -374,6 +424,11 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
+    vdm_lanes::apply(&mut cx, &mut lanes);
+    for l in lanes.iter_mut() {
+        l.module_lane = breakout::module_lane(map, l.lane, w.module.is_some());
+    }
+    let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
             cx.notes.push(format!(
@@ -383,9 +438,10 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
             ));
         }
     }
-    if lanes.iter().all(|l| l.corrected_bits.is_none()) && link.corrected_bits.is_some() {
+    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
+    cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible()));
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);
@@ -396,6 +452,8 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);
+    let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
     let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
@@ -406,12 +464,15 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
         reasons,
         pcie,
         link,
-        module: w.module.clone(),
+        module,
         module_error: w.module_error.clone(),
         lanes,
         rx_ber_fit: fit,
+        fec_histogram,
+        lane_groups: groups,
         events: w.events.clone(),
         notes: cx.notes,
+        profile: None,
         segments: Vec::new(),
     }
 }
@@ -576,9 +637,16 @@ mod tests {
             "optical_margin_db",
             "flags",
             "advice",
+            "esnr_db",
+            "ltp_db",
+            "module_pre_fec_ber",
+            "ber_source",
+            "host",
         ] {
             assert!(lane.get(k).is_some(), "{k}");
         }
+        // Per-lane corrected bits from the netlink FEC lanes (Origin::netlink).
+        assert_eq!(lane["ber_source"], "netlink");
         assert_eq!(lane["lane"], 4);
         assert_eq!(lane["flags"][0], "fec_hiding_marginal_optics");
         let r = &v["reasons"][0];

@@ -2,17 +2,18 @@
 //! counter reset the earlier part is still judged and reported, while the interface's
 //! verdict stays the latest segment's. The JSON keys of [`SegmentAnalysis`] are a contract.
 
+use super::breakout::Mapping;
 use super::pcie::PcieGroup;
 use super::{analyze_one, Config, InterfaceWindow, LaneAnalysis, Reason, Verdict};
 use serde::Serialize;
 
 /// One segment to analyse: why it started ("start", "counter_reset", "module_changed"),
 /// its first and last sample times, and its window.
-pub struct SegmentInput<'a> {
+pub struct SegmentInput {
     pub reason: &'static str,
     pub from_t: f64,
     pub to_t: f64,
-    pub window: &'a InterfaceWindow,
+    pub window: InterfaceWindow,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -26,11 +27,12 @@ pub struct SegmentAnalysis {
     pub lanes: Vec<LaneAnalysis>,
 }
 
-/// Analyses each segment as a window of its own, in the interface's PCIe `group`.
-pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, cfg: &Config) -> Vec<SegmentAnalysis> {
+/// Analyses each segment as a window of its own, in the interface's PCIe `group` and
+/// with its breakout lane `map`.
+pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &Mapping, cfg: &Config) -> Vec<SegmentAnalysis> {
     segs.iter()
         .map(|s| {
-            let a = analyze_one(s.window, cfg, None, group.cloned());
+            let a = analyze_one(&s.window, cfg, None, group.cloned(), map);
             SegmentAnalysis {
                 from_t: s.from_t,
                 to_t: s.to_t,

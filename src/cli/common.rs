@@ -3,11 +3,11 @@
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
-use optics::analysis::segments::{analyze_segments, SegmentInput};
+use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{CaptureWriter, Header};
+use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header};
 use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
 use optics::sample::RecordSink;
 use std::fs::File;
@@ -122,7 +122,7 @@ pub fn replay_capture(
     })
     .with_context(|| format!("capture {}", path.display()))?;
     for note in &done.notes {
-        eprintln!("optics: note: {}: {note}", path.display());
+        eprintln!("optics: note: {}: {}", path.display(), optics::output::text::escape(note));
     }
     Ok((engine, done))
 }
@@ -163,14 +163,43 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
     let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || wanted.contains(&ws[*i].interface)).collect();
     // The far end's capture: paired by position (one interface each is the usual case).
     let peers = peer.map(Engine::windows).unwrap_or_default();
-    let mut out = analyze_selected(&ws, &selected, cfg, &peers);
-    for a in &mut out {
-        let segs = engine.segments(&a.interface);
-        let inputs: Vec<SegmentInput> =
-            segs.iter().map(|s| SegmentInput { reason: s.reason, from_t: s.from_t, to_t: s.to_t, window: &s.window }).collect();
-        a.segments = analyze_segments(&inputs, a.pcie.group.as_ref(), cfg);
+    let segments = |iface: &str| -> Vec<SegmentInput> {
+        engine
+            .segments(iface)
+            .into_iter()
+            .map(|s| SegmentInput { reason: s.reason, from_t: s.from_t, to_t: s.to_t, window: s.window })
+            .collect()
+    };
+    Ok(analyze_selected(&ws, &selected, cfg, &peers, &segments))
+}
+
+/// A capture held in memory (imported tool output; commands that need every record, like
+/// `plot`), read whole. Notes go to stderr as for [`replay_capture`].
+pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
+    let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
+    for note in &cap.notes {
+        eprintln!("optics: note: {}: {}", path.display(), optics::output::text::escape(note));
     }
-    Ok(out)
+    Ok(cap)
+}
+
+/// An in-memory capture folded into a fresh engine over `range`.
+pub fn engine_of(cap: &Capture, range: TimeRange) -> Engine {
+    let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
+    cap.records.iter().for_each(|r| engine.push(r));
+    engine
+}
+
+/// [`analyze_engine`] over in-memory captures.
+pub fn analyze_capture(
+    cap: &Capture,
+    only: &[String],
+    range: TimeRange,
+    cfg: &Config,
+    peer: Option<&Capture>,
+) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    let peer = peer.map(|p| engine_of(p, TimeRange::whole()));
+    analyze_engine(&engine_of(cap, range), only, cfg, peer.as_ref())
 }
 
 /// A fresh capture header for this host.

@@ -7,7 +7,7 @@
 use crate::analysis::{analyze, config::Config};
 use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
-use crate::sample::engine::{interval_window, StaticModule};
+use crate::sample::engine::{records_window, StaticModule};
 use crate::sample::RecordSink;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -43,6 +43,12 @@ pub struct LaneRow {
     pub optical_margin_db: Option<f64>,
     pub interval_s: Option<f64>,
     pub flags: String,
+    /// The module's media-side VDM figures, and which measurement `pre_fec_ber` is
+    /// (`driver`, `netlink`, `vdm`; empty = none).
+    pub esnr_db: Option<f64>,
+    pub ltp_db: Option<f64>,
+    pub module_pre_fec_ber: Option<f64>,
+    pub ber_source: Option<crate::analysis::vdm_lanes::BerSource>,
     /// Host the capture was taken on (capture header), after every earlier column.
     pub host: Option<String>,
 }
@@ -110,7 +116,8 @@ impl<W: Write> CsvSink<W> {
     }
 
     fn rows(&self, st: &IfaceState, s: &SampleRecord) -> Vec<LaneRow> {
-        let w = interval_window(st.interface.as_ref(), st.previous.as_ref(), s);
+        let (prev, cur) = (st.previous.clone().map(Record::Sample), Record::Sample(s.clone()));
+        let w = records_window(&s.interface, st.interface.as_ref(), prev.iter().chain(std::iter::once(&cur)));
         let has_interval = w.samples >= 2;
         let analysis = analyze(std::slice::from_ref(&w), &self.cfg, &[]);
         let Some(a) = analysis.into_iter().next() else { return Vec::new() };
@@ -139,8 +146,10 @@ impl<W: Write> CsvSink<W> {
         lanes
             .into_iter()
             .map(|l| {
-                // This sample's own DOM reading, not the window mean.
-                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == l.lane));
+                // This sample's own DOM reading, not the window mean; on a breakout the
+                // netdev lane's module lane (docs/breakout.md).
+                let module_lane = l.module_lane.unwrap_or(l.lane);
+                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
                 LaneRow {
                     lane: Some(l.lane),
                     rx_power_dbm: dom.and_then(|d| d.rx_power_dbm),
@@ -153,6 +162,10 @@ impl<W: Write> CsvSink<W> {
                     margin_db: l.margin_db.filter(|_| has_interval),
                     optical_margin_db: l.optical_margin_db,
                     flags: l.flags.join(";"),
+                    esnr_db: l.esnr_db,
+                    ltp_db: l.ltp_db,
+                    module_pre_fec_ber: l.module_pre_fec_ber,
+                    ber_source: l.ber_source,
                     ..base.clone()
                 }
             })

@@ -105,15 +105,19 @@ pub struct Point {
 
 impl Point {
     pub fn from_sample(s: &SampleRecord) -> Self {
-        let p = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        Self::from_normalized(s, &normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats))
+    }
+
+    /// From a sample whose counters the caller already normalised (`p`).
+    pub fn from_normalized(s: &SampleRecord, p: &PortCounters) -> Self {
         let mut series = BTreeMap::new();
         for (i, (_, get, _)) in SCALARS.iter().enumerate() {
-            if let Some(c) = get(&p) {
+            if let Some(c) = get(p) {
                 series.insert(Slot::Scalar(i), (c.origin.0.clone(), vec![c.value]));
             }
         }
         for (i, (_, get, _)) in LANES.iter().enumerate() {
-            if let Some(l) = get(&p) {
+            if let Some(l) = get(p) {
                 series.insert(Slot::Lanes(i), (l.origin.0.clone(), l.values.clone()));
             }
         }
@@ -450,6 +454,7 @@ mod tests {
             fec: Some(FecStats { corrected_bits: bits, ..Default::default() }),
             driver_stats: Default::default(),
             module: None,
+            ..Default::default()
         })
     }
 
@@ -469,6 +474,7 @@ mod tests {
             port: None,
             link: LinkInfo::default(),
             module: Some(ModulePages { pages }),
+            origin_file: None,
         })
     }
 

@@ -12,6 +12,7 @@
 pub mod capture;
 pub mod delta;
 pub mod engine;
+pub mod intervals;
 pub mod module_cache;
 pub mod watch;
 

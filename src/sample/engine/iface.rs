@@ -5,9 +5,9 @@ use super::gaps::Gaps;
 use super::series::{Interval, LaneSeries};
 use super::TimeRange;
 use crate::analysis::InterfaceWindow;
-use crate::counters::{Counted, Origin};
+use crate::counters::{normalize, Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, lane_rx_power_mw, ModuleImage, ModuleReport};
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{module_identity, Break, DeltaSum, Point, SegmentDelta, Segmenter};
 use std::collections::VecDeque;
@@ -64,9 +64,13 @@ impl StaticModule {
         StaticModule { record, image }
     }
 
-    /// The module image of a sample: these static pages plus the sample's monitor pages
-    /// (sample bytes win); built from the cached image, not re-parsed.
-    fn with_sample(this: Option<&Self>, s: &SampleRecord) -> Result<ModuleImage, String> {
+    /// The module of a sample: these static pages plus the sample's monitor pages
+    /// (sample bytes win), built from the cached image, not re-parsed; or, for imported
+    /// tool output without EEPROM bytes, the monitors as the tool printed them.
+    fn with_sample(this: Option<&Self>, s: &SampleRecord) -> Result<SampleModule, String> {
+        if let (Some(p), None, None) = (&s.printed_module, this.and_then(|m| m.record.module.as_ref()), &s.module) {
+            return Ok(SampleModule::Printed(Box::new(p.to_report())));
+        }
         let base = match this.map(|m| &m.image) {
             Some(Err(e)) => return Err(e.clone()),
             Some(Ok(img)) => img.as_ref(),
@@ -79,7 +83,31 @@ impl StaticModule {
         for e in s.module.iter().flat_map(|m| &m.pages) {
             img.insert_entry(e).map_err(malformed)?;
         }
-        Ok(img)
+        Ok(SampleModule::Image(img))
+    }
+}
+
+/// One sample's module: an image to decode, or a report a tool printed (imports).
+#[derive(Clone, Debug)]
+enum SampleModule {
+    Image(ModuleImage),
+    Printed(Box<ModuleReport>),
+}
+
+impl SampleModule {
+    fn decode(&self) -> Result<ModuleReport, String> {
+        match self {
+            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string()),
+            SampleModule::Printed(r) => Ok((**r).clone()),
+        }
+    }
+
+    /// Rx power in mW by lane: only the rx monitors are decoded per sample.
+    fn rx_power_mw(&self) -> Option<Vec<Option<f64>>> {
+        match self {
+            SampleModule::Image(img) => lane_rx_power_mw(img).ok(),
+            SampleModule::Printed(r) => Some(rx_power_by_lane(r)),
+        }
     }
 }
 
@@ -148,9 +176,12 @@ pub struct Segment {
     /// Up -> down transitions seen in the samples (link-down events where no counter exists).
     down_transitions: u64,
     link_seen: bool,
-    /// Interface record in force at the last sample, and that sample's module image.
+    /// Interface record in force at the last sample, and that sample's module.
     ir: Option<Arc<StaticModule>>,
-    image: Result<ModuleImage, String>,
+    image: Result<SampleModule, String>,
+    /// The last sample's absolute counters and time-base remark (imports).
+    counters_at_end: PortCounters,
+    time_base: Option<String>,
     ring: VecDeque<Snapshot>,
 }
 
@@ -168,7 +199,7 @@ impl Segment {
     }
 
     fn decode(&self) -> Result<ModuleReport, String> {
-        self.image.as_ref().map_err(Clone::clone).and_then(|img| decode(img).map_err(|e| e.to_string()))
+        self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
     }
 
     /// The segment's own part of a window: counters, time base, module, gaps, wraps.
@@ -177,6 +208,8 @@ impl Segment {
         w.duration_s = self.last_t - self.first_t;
         w.link_up = self.link_up;
         w.link_ext_state = self.link_ext_state;
+        w.counters_at_end = self.counters_at_end.clone();
+        w.events.extend(self.time_base.iter().map(|tb| format!("time base: {tb}")));
         w.events.extend(self.gaps.sentences());
         let d = self.with_transitions(self.delta(), self.down_transitions);
         w.deltas = d.counters;
@@ -260,11 +293,12 @@ impl IfaceState {
         if !range.contains(s.t) {
             return;
         }
-        let p = Point::from_sample(s);
+        let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        let p = Point::from_normalized(s, &counters);
         let brk = self.segmenter.sample(&p);
         let image = StaticModule::with_sample(self.latest.as_deref(), s);
         // Only the rx monitors are decoded per sample; the full decode waits for a window.
-        let rx_mw = image.as_ref().ok().and_then(|img| lane_rx_power_mw(img).ok());
+        let rx_mw = image.as_ref().ok().and_then(SampleModule::rx_power_mw);
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
             self.start_segment(brk, s.t);
@@ -314,6 +348,8 @@ impl IfaceState {
         }
         seg.ir = self.latest.clone();
         seg.image = image;
+        seg.counters_at_end = counters;
+        seg.time_base.clone_from(&s.time_base);
     }
 
     fn start_segment(&mut self, brk: Option<Break>, t: f64) {
@@ -346,6 +382,8 @@ impl IfaceState {
             link_seen: false,
             ir: None,
             image: Err("no samples in the window".into()),
+            counters_at_end: PortCounters::default(),
+            time_base: None,
             ring: VecDeque::new(),
         });
     }
@@ -403,6 +441,7 @@ impl IfaceState {
         w.duration_s = seg.last_t - snap.t;
         w.link_up = seg.link_up;
         w.link_ext_state = seg.link_ext_state;
+        w.counters_at_end = seg.counters_at_end.clone();
         let d = seg.with_transitions(seg.delta().since(&snap.delta), seg.down_transitions - snap.down_transitions);
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;

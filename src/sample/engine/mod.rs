@@ -37,7 +37,7 @@ pub mod series;
 pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
 pub use series::{LaneBucket, LaneSeries, SeriesBucket};
 
-use super::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
+use super::capture::{CaptureError, CaptureReader, Header, Record};
 use super::RecordSink;
 use crate::analysis::InterfaceWindow;
 use crate::sample::delta::Break;
@@ -218,19 +218,23 @@ impl RecordSink for Engine {
     }
 }
 
-/// The window over one interval: the interface record in force (if any, parsed once by
-/// the caller), the previous sample (if any, and none since `ir`) and `cur` — what a CSV
-/// row describes.
-pub fn interval_window(ir: Option<&Arc<StaticModule>>, prev: Option<&SampleRecord>, cur: &SampleRecord) -> InterfaceWindow {
-    let mut st = IfaceState::new(&cur.interface, 2, &[]);
+/// The window over a few records of one interface (file order), given the interface
+/// record in force (parsed once by the caller): what a CSV row or a live-table interval
+/// describes. Other interfaces' records and header records are ignored.
+pub fn records_window<'a>(iface: &str, ir: Option<&Arc<StaticModule>>, records: impl IntoIterator<Item = &'a Record>) -> InterfaceWindow {
+    let mut st = IfaceState::new(iface, 2, &[]);
     let all = TimeRange::whole();
     if let Some(ir) = ir {
         st.interface_static(Arc::clone(ir));
     }
-    if let Some(p) = prev {
-        st.sample(p, &all);
+    for rec in records.into_iter().filter(|r| r.interface() == Some(iface)) {
+        match rec {
+            Record::Interface(i) => st.interface(i, &all),
+            Record::Sample(s) => st.sample(s, &all),
+            Record::Event(e) => st.event(e, &all),
+            Record::Header(_) => {}
+        }
     }
-    st.sample(cur, &all);
     st.window()
 }
 
