@@ -617,7 +617,7 @@ fn main() -> Result<()> {
     }
     let per_iface = |s: f64| s / PORTS as f64 * 1e3;
     let samples = ws.first().map(|w| w.samples).unwrap_or(0);
-    t.row(&format!("`window::windows`, {samples} samples each"), per_iface(windows_s), "ms/interface", Target::Info);
+    t.row(&format!("engine windows (`sample::engine`), {samples} samples each"), per_iface(windows_s), "ms/interface", Target::Info);
     t.row("`analysis::analyze`", per_iface(analyze_s), "ms/interface", Target::Info);
     t.row("windows + analyze", per_iface(windows_s + analyze_s), "ms/interface", Target::AtMost(15.0));
     let scan_s = read_s + windows_s + analyze_s;
