@@ -8,7 +8,8 @@
 //! upper = −ln 0.05 = 3.0 (the "rule of three"). Up to [`EXACT_MAX_COUNT`] the quantile
 //! is solved by Newton's method (exact to ~1e-13 relative; tested against statrs'
 //! bisection); above it the Wilson–Hilferty cube-root approximation is used (relative
-//! error < 1e-5 there, tested), because even one incomplete gamma is slow for shapes of 10^8.
+//! error < 1e-5 there: 6.4e-6 at 1,001, falling as 1/k², tested), because each incomplete
+//! gamma costs more the larger the count, and CSV rows need one per lane per sample.
 
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Gamma};
@@ -16,7 +17,7 @@ use statrs::function::erf::erfc_inv;
 use statrs::function::gamma::{gamma_lr, ln_gamma};
 
 /// Largest count bounded with the exact gamma quantile.
-pub const EXACT_MAX_COUNT: u64 = 10_000;
+pub const EXACT_MAX_COUNT: u64 = 1_000;
 
 /// Confidence is kept inside (0.5, 1): outside it the quantiles panic or mean nothing.
 fn clamp_confidence(c: f64) -> f64 {
@@ -134,7 +135,8 @@ mod tests {
     fn approximation_joins_the_exact_bounds() {
         let (le, ue) = poisson_bounds(EXACT_MAX_COUNT, 0.95);
         let (la, ua) = poisson_bounds(EXACT_MAX_COUNT + 1, 0.95);
-        assert!(close(la, le, 1e-3) && close(ua, ue, 1e-3), "{le} {la} {ue} {ua}");
+        // One more count moves the bounds by about 1/k = 1e-3: no jump beyond that.
+        assert!(close(la, le, 2e-3) && close(ua, ue, 2e-3), "{le} {la} {ue} {ua}");
         // k = 212e6: z·√k = 1.64485 x 14560.2 = 23949.8; the cube-root terms add
         // (z²−1)/3 = 0.57, and the upper bound counts from k+1: k − 23949, k + 23951.
         let k = 212_000_000u64;
@@ -145,7 +147,7 @@ mod tests {
 
     #[test]
     fn newton_quantile_equals_the_statrs_bisection() {
-        for k in [1u64, 2, 3, 5, 10, 30, 100, 500, 1000, 5000, EXACT_MAX_COUNT] {
+        for k in [1u64, 2, 3, 5, 10, 30, 100, 500, EXACT_MAX_COUNT] {
             for c in [0.6, 0.9, 0.95, 0.99, 0.999] {
                 let g = |shape: f64, p: f64| Gamma::new(shape, 1.0).unwrap().inverse_cdf(p);
                 let (l, u) = poisson_bounds(k, c);
@@ -158,8 +160,8 @@ mod tests {
     #[test]
     fn wilson_hilferty_error_above_the_exact_range_is_under_1e5() {
         // The stated bound, checked against the exact quantile where it takes over.
-        for k in [EXACT_MAX_COUNT + 1, 20_000, 100_000] {
-            for c in [0.9, 0.95, 0.99] {
+        for k in [EXACT_MAX_COUNT + 1, 3_000, 20_000, 100_000] {
+            for c in [0.6, 0.9, 0.95, 0.99, 0.999] {
                 let (l, u) = poisson_bounds(k, c);
                 assert!(close(l, gamma_quantile(k as f64, 1.0 - c), 1e-5), "k={k} c={c}");
                 assert!(close(u, gamma_quantile(k as f64 + 1.0, c), 1e-5), "k={k} c={c}");

@@ -8,8 +8,8 @@ use optics::analysis::trend::MarginPoint;
 use optics::analysis::{analyze, Config};
 use optics::output::plot::{self, MarginSeries};
 use optics::sample::capture::{Capture, Record};
-use optics::sample::intervals::IntervalWalker;
 use optics::sample::engine::TimeRange;
+use optics::sample::intervals::IntervalWalker;
 use std::path::{Path, PathBuf};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
