@@ -6,6 +6,8 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli::run(cli) {
+        // An output that failed mid-run was reported; the analysis was still printed.
+        Ok(_) if cli::errored() => ExitCode::FAILURE,
         Ok(code) => code,
         Err(e) => {
             // A closed pipe (`optics ... | head`) is not an error.
@@ -13,7 +15,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // Errors quote interface names and capture text: escape their control characters.
-            eprintln!("optics: error: {}", optics::output::text::escape(&chain_text(&e)));
+            cli::diag(format_args!("optics: error: {}", optics::output::text::escape(&chain_text(&e))));
             ExitCode::FAILURE
         }
     }

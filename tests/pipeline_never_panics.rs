@@ -527,9 +527,16 @@ proptest! {
         let bytes = w.into_inner();
         // A non-finite `t` is written as `null`, which the reader refuses (with an error).
         let finite = records.iter().all(|r| r.t().is_none_or(f64::is_finite));
+        // FEC arrays longer than any port's lanes are refused by the reader (issue 9).
+        let lanes_fit = records.iter().all(|r| match r {
+            Record::Sample(s) => s.fec.as_ref().is_none_or(|f| {
+                [&f.corrected_blocks, &f.uncorrectable_blocks, &f.corrected_bits].iter().all(|a| a.len() <= 1 + optics::counters::MAX_LANES)
+            }),
+            _ => true,
+        });
         match read_capture_from(&bytes[..]) {
             Ok(cap) => run_pipeline(&cap, &configs()[..1])?,
-            Err(e) => prop_assert!(!finite, "written capture does not read back: {e}"),
+            Err(e) => prop_assert!(!finite || !lanes_fit, "written capture does not read back: {e}"),
         }
         let cut = cut.index(bytes.len() + 1);
         if let Ok(cap) = read_capture_from(&bytes[..cut]) {

@@ -54,10 +54,17 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
     let rx_low = f.rx_low_flagged || f.rx_delta_db.is_some_and(|d| d <= -cfg.rx_low_delta_db);
     if rx_low {
         let by = f.rx_delta_db.map(|d| format!(" ({:.1} dB less light than its siblings)", -d)).unwrap_or_default();
-        let far = if f.have_peer { "far-end transmitter normal, so the loss is in between" } else { "far-end transmit power unknown" };
+        // "Normal" needs the peer's tx power on this lane; a peer without it (a DAC, a
+        // module without tx monitors) tells nothing about the far-end transmitter.
+        let far_known = f.have_peer && f.peer_tx_delta_db.is_some();
+        let far = match (f.have_peer, far_known) {
+            (_, true) => "far-end transmitter normal, so the loss is in between",
+            (true, false) => "far-end tx unknown (the peer reports no tx power on this lane)",
+            (false, _) => "far-end transmit power unknown",
+        };
         return format!(
             "lane {n}: low received light{by}, {far}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists{}",
-            if f.have_peer { "" } else { ", then check the far-end module" }
+            if far_known { "" } else { ", then check the far-end module" }
         );
     }
     // Low eSNR with normal light: the signal arrives distorted, not weak (docs/vdm.md).
@@ -86,6 +93,7 @@ mod tests {
         let a = lane_advice(&f, &cfg);
         assert!(a.starts_with("lane 4:") && a.contains("clean the fiber") && a.contains("unknown"), "{a}");
         f.have_peer = true;
+        assert!(lane_advice(&f, &cfg).contains("far-end tx unknown"), "a peer without tx power");
         f.peer_tx_delta_db = Some(-0.1);
         assert!(lane_advice(&f, &cfg).contains("far-end transmitter normal"));
         f.peer_tx_delta_db = Some(-1.5);

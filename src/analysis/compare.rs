@@ -1,6 +1,7 @@
 //! Before/after comparison of one interface (e.g. around a fiber clean or module swap):
 //! a change counts only when the BER confidence intervals do not overlap.
 
+use super::verdict::Verdict;
 use super::{InterfaceAnalysis, LaneAnalysis};
 use serde::Serialize;
 
@@ -31,8 +32,26 @@ pub struct LaneChange {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
+    /// The AFTER interface's name.
     pub interface: String,
+    /// The BEFORE interface's name (differs when paired with `--pair`).
+    pub interface_before: String,
+    pub module_sn_before: Option<String>,
+    pub module_sn_after: Option<String>,
+    /// The module serial number changed: expected after a swap, stated plainly.
+    pub module_changed: bool,
+    pub verdict_before: Verdict,
+    pub verdict_after: Verdict,
+    /// Sentences about the interface as a whole ("module SN A -> SN B").
+    pub notes: Vec<String>,
     pub lanes: Vec<LaneChange>,
+}
+
+impl Comparison {
+    /// True when any lane is significantly worse after.
+    pub fn any_worse(&self) -> bool {
+        self.lanes.iter().any(|l| l.change == Change::Worse)
+    }
 }
 
 /// "1.2e-6"; a zero-error lane shows its upper bound: "<9.4e-13".
@@ -99,5 +118,25 @@ pub fn compare(before: &InterfaceAnalysis, after: &InterfaceAnalysis) -> Compari
     let mut lanes: Vec<LaneChange> =
         before.lanes.iter().filter_map(|b| after.lanes.iter().find(|a| a.lane == b.lane).map(|a| lane_change(b, a))).collect();
     lanes.sort_by_key(|l| l.lane);
-    Comparison { interface: after.interface.clone(), lanes }
+    let sn = |a: &InterfaceAnalysis| a.module.as_ref().and_then(|m| m.vendor_sn.clone());
+    let (sn_before, sn_after) = (sn(before), sn(after));
+    let module_changed = matches!((&sn_before, &sn_after), (Some(b), Some(a)) if a != b);
+    let mut notes = Vec::new();
+    if module_changed {
+        notes.push(format!("module SN {} -> SN {}", sn_before.as_deref().unwrap_or("?"), sn_after.as_deref().unwrap_or("?")));
+    }
+    if before.verdict != after.verdict {
+        notes.push(format!("verdict {} -> {}", before.verdict.as_str(), after.verdict.as_str()));
+    }
+    Comparison {
+        interface: after.interface.clone(),
+        interface_before: before.interface.clone(),
+        module_sn_before: sn_before,
+        module_sn_after: sn_after,
+        module_changed,
+        verdict_before: before.verdict,
+        verdict_after: after.verdict,
+        notes,
+        lanes,
+    }
 }

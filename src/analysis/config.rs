@@ -12,6 +12,12 @@ pub enum ConfigError {
     Io { path: String, source: std::io::Error },
     #[error("parsing {path}: {source}")]
     Parse { path: String, source: serde_json::Error },
+    #[error("{path}: the thresholds file must be a JSON object of keys (see docs/config.md), not {found}")]
+    NotAnObject { path: String, found: &'static str },
+    #[error("{path}: key `{key}`: {source}")]
+    Key { path: String, key: String, source: serde_json::Error },
+    #[error("{path}: key `{key}` is {value}, allowed {allowed}")]
+    OutOfRange { path: String, key: String, value: f64, allowed: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -35,8 +41,15 @@ pub struct Config {
     pub optical_margin_floor_db: f64,
     /// Rx power this far (dB) below the siblings' median counts as "low light" in advice.
     pub rx_low_delta_db: f64,
-    /// Far-end tx power this far (dB) below its siblings' median counts as a weak transmitter.
+    /// Tx power this far (dB) below its siblings' median counts as a weak transmitter: the
+    /// far end's (with `--peer`) in advice, this module's own for `weak_transmitter`.
     pub tx_low_delta_db: f64,
+    /// A lane whose tx bias is at least this many times its siblings' median while its tx
+    /// power is below theirs is an ageing laser (`weak_transmitter`).
+    pub tx_bias_high_ratio: f64,
+    /// A window shorter than this (seconds between its first and last sample) is
+    /// `insufficient_data`: drivers refresh FEC counters about once a second.
+    pub min_window_s: f64,
     /// |slope| range (decades of BER per dB of rx power) called the PAM4 signature.
     pub signature_slope_min: f64,
     pub signature_slope_max: f64,
@@ -86,6 +99,8 @@ impl Default for Config {
             optical_margin_floor_db: 0.0,
             rx_low_delta_db: 0.3,
             tx_low_delta_db: 1.0,
+            tx_bias_high_ratio: 1.2,
+            min_window_s: 1.0,
             // Gaussian thermal model near the RS(544,514) limit gives 1.5-2.5 decades/dB;
             // the 200GBASE-SR4 field case gives ~4.4 (150x for 0.5 dB). Above 6 the light
             // alone does not explain the errors.
@@ -106,8 +121,82 @@ impl Default for Config {
 }
 
 impl Config {
+    /// Parses and checks a thresholds file: an object whose every value has its key's type
+    /// and range (an error names the key and what is allowed).
     pub fn from_json(text: &str, path: &str) -> Result<Config, ConfigError> {
-        serde_json::from_str(text).map_err(|source| ConfigError::Parse { path: path.to_string(), source })
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|source| ConfigError::Parse { path: path.to_string(), source })?;
+        let serde_json::Value::Object(map) = &value else {
+            // serde would read an array as positional fields.
+            return Err(ConfigError::NotAnObject { path: path.to_string(), found: json_kind(&value) });
+        };
+        // One key at a time first, so a type error names its key.
+        for (key, v) in map {
+            let one = serde_json::Value::Object([(key.clone(), v.clone())].into_iter().collect());
+            if let Err(source) = serde_json::from_value::<Config>(one) {
+                return Err(ConfigError::Key { path: path.to_string(), key: key.clone(), source });
+            }
+        }
+        let cfg: Config = serde_json::from_value(value).map_err(|source| ConfigError::Parse { path: path.to_string(), source })?;
+        cfg.check_ranges().map_err(|(key, value, allowed)| ConfigError::OutOfRange { path: path.to_string(), key, value, allowed })?;
+        Ok(cfg)
+    }
+
+    /// The first value outside its key's range: (key, value, allowed range).
+    fn check_ranges(&self) -> Result<(), (String, f64, String)> {
+        let base = [
+            ("confidence", self.confidence, Range::Open(0.5, 1.0)),
+            ("outlier_ratio", self.outlier_ratio, Range::Closed(1.0, 1e6)),
+            ("outlier_min_limit_fraction", self.outlier_min_limit_fraction, Range::Closed(0.0, 1.0)),
+            ("margin_floor_db", self.margin_floor_db, MARGIN_DB),
+            ("optical_margin_floor_db", self.optical_margin_floor_db, MARGIN_DB),
+            ("rx_low_delta_db", self.rx_low_delta_db, DELTA_DB),
+            ("tx_low_delta_db", self.tx_low_delta_db, DELTA_DB),
+            ("tx_bias_high_ratio", self.tx_bias_high_ratio, Range::Closed(1.0, 10.0)),
+            ("min_window_s", self.min_window_s, Range::Closed(0.0, 86_400.0)),
+            ("signature_slope_min", self.signature_slope_min, SLOPE),
+            ("signature_slope_max", self.signature_slope_max, SLOPE),
+            ("pcie_efficiency", self.pcie_efficiency, Range::LeftOpen(0.0, 1.0)),
+            // RS(544,514) corrects t = 15 symbols: a distance past it means nothing.
+            ("fec_tail_near_limit_symbols", f64::from(self.fec_tail_near_limit_symbols), Range::Closed(0.0, 15.0)),
+            ("fec_max_predicted_flr", self.fec_max_predicted_flr, Range::LeftOpen(0.0, 1.0)),
+            // Ethernet frames: 64 octets to 9216 (jumbo) plus room for larger MTUs.
+            ("fec_flr_frame_bytes", f64::from(self.fec_flr_frame_bytes), Range::Closed(64.0, 65_535.0)),
+            ("nrz_signature_slope_min", self.nrz_signature_slope_min, SLOPE),
+            ("nrz_signature_slope_max", self.nrz_signature_slope_max, SLOPE),
+        ];
+        for (key, value, range) in base {
+            range.check(key, value)?;
+        }
+        for (min_key, min, max_key, max) in [
+            ("signature_slope_min", self.signature_slope_min, "signature_slope_max", self.signature_slope_max),
+            ("nrz_signature_slope_min", self.nrz_signature_slope_min, "nrz_signature_slope_max", self.nrz_signature_slope_max),
+        ] {
+            if min > max {
+                return Err((min_key.into(), min, format!("at most {max_key} ({max})")));
+            }
+        }
+        for (name, p) in &self.node_profiles {
+            if let Some(v) = p.margin_floor_db {
+                MARGIN_DB.check(&format!("node_profiles.{name}.margin_floor_db"), v)?;
+            }
+        }
+        for (i, p) in self.profiles.iter().enumerate() {
+            let key = |k: &str| format!("profiles[{i}].{k}");
+            Range::Closed(0.0, 10_000.0).check(&key("min_lane_gbps"), p.min_lane_gbps)?;
+            let fields = [
+                ("margin_floor_db", p.margin_floor_db, MARGIN_DB),
+                ("outlier_ratio", p.outlier_ratio, Range::Closed(1.0, 1e6)),
+                ("optical_margin_floor_db", p.optical_margin_floor_db, MARGIN_DB),
+                ("rx_low_delta_db", p.rx_low_delta_db, DELTA_DB),
+            ];
+            for (k, v, range) in fields {
+                if let Some(v) = v {
+                    range.check(&key(k), v)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -130,6 +219,44 @@ impl Config {
     }
 }
 
+const MARGIN_DB: Range = Range::Closed(-20.0, 20.0);
+const DELTA_DB: Range = Range::LeftOpen(0.0, 20.0);
+const SLOPE: Range = Range::Closed(0.0, 100.0);
+
+/// Allowed values of one key.
+#[derive(Clone, Copy)]
+enum Range {
+    Closed(f64, f64),
+    Open(f64, f64),
+    LeftOpen(f64, f64),
+}
+
+impl Range {
+    fn check(self, key: &str, v: f64) -> Result<(), (String, f64, String)> {
+        let (ok, text) = match self {
+            Range::Closed(lo, hi) => ((lo..=hi).contains(&v), format!("{lo} to {hi}")),
+            Range::Open(lo, hi) => (v > lo && v < hi, format!("over {lo} and under {hi}")),
+            Range::LeftOpen(lo, hi) => (v > lo && v <= hi, format!("over {lo}, at most {hi}")),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err((key.to_string(), v, text))
+        }
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,8 +270,26 @@ mod tests {
     }
 
     #[test]
+    fn values_out_of_range_or_of_the_wrong_type_name_their_key() {
+        let err = |t: &str| Config::from_json(t, "c.json").unwrap_err().to_string();
+        let e = err(r#"{"confidence": 1.5}"#);
+        assert!(e.contains("`confidence` is 1.5") && e.contains("under 1"), "{e}");
+        let e = err(r#"{"pcie_efficiency": 5}"#);
+        assert!(e.contains("`pcie_efficiency` is 5") && e.contains("at most 1"), "{e}");
+        assert!(err(r#"{"outlier_ratio": -2}"#).contains("`outlier_ratio` is -2"));
+        assert!(err(r#"{"profiles":[{"min_lane_gbps":50,"rx_low_delta_db":-1}]}"#).contains("`profiles[0].rx_low_delta_db` is -1"));
+        let e = err(r#"{"max_link_down_events": -1}"#);
+        assert!(e.contains("key `max_link_down_events`"), "{e}");
+        assert!(err(r#"{"margin_floor_db": "high"}"#).contains("key `margin_floor_db`"));
+        assert!(err(r#"{"signature_slope_min": 7}"#).contains("signature_slope_max"));
+        // An array is not read as positional fields.
+        assert!(err("[0.9, 10]").contains("must be a JSON object"), "{}", err("[0.9, 10]"));
+        assert!(Config::from_json(r#"{"confidence": 0.99, "min_window_s": 0}"#, "t").is_ok());
+    }
+
+    #[test]
     fn unknown_keys_are_errors() {
-        assert!(matches!(Config::from_json(r#"{"margin_floor": 1}"#, "t"), Err(ConfigError::Parse { .. })));
+        assert!(matches!(Config::from_json(r#"{"margin_floor": 1}"#, "t"), Err(ConfigError::Key { .. })));
     }
 
     #[test]

@@ -160,7 +160,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
         }
     } else {
         let why = w.module_error.as_deref().unwrap_or("no module data");
-        reasons.push(Reason::new(MODULE_UNREADABLE, Severity::Investigate, None, format!("module unreadable: {why}")));
+        reasons.push(Reason::new(MODULE_UNREADABLE, Severity::Investigate, None, why.to_string()));
     }
     let has_bits = link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
     if !has_bits || cx.fec == FecKind::Off {

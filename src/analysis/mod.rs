@@ -18,6 +18,7 @@ pub mod histogram;
 mod judge;
 pub mod lane_groups;
 pub mod lanes;
+mod limits;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
@@ -26,6 +27,7 @@ pub mod q;
 pub mod segments;
 pub mod shares;
 pub mod stats;
+mod transmitter;
 pub mod trend;
 pub mod vdm_lanes;
 pub mod verdict;
@@ -422,7 +424,7 @@ fn analyze_one(
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
-    let link = link_analysis(&mut cx);
+    let mut link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     vdm_lanes::apply(&mut cx, &mut lanes);
     for l in lanes.iter_mut() {
@@ -454,6 +456,9 @@ fn analyze_one(
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
+    limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
+    transmitter::judge_transmitters(w, &cx.cfg, &mut lanes, &mut reasons);
+    limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
     let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
@@ -800,6 +805,8 @@ mod tests {
         let a = one(w);
         assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![MODULE_UNREADABLE]));
         assert!(a.reasons[0].message.contains("kernel error 121"));
+        // The code already says "module_unreadable": the message does not repeat it.
+        assert_eq!(a.reasons[0].message, "EEPROM read: kernel error 121");
         // BER still works from the counters alone.
         assert_eq!(a.lanes.len(), 4);
         assert!(a.lanes.iter().all(|l| l.margin_db.is_some() && l.rx_power_dbm.is_none()));

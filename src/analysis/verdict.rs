@@ -3,11 +3,11 @@
 //! Severity by code (the verdict is the worst reason's; no reason -> accept):
 //! - reject: `uncorrectable_errors` (frames were lost), `link_flaps` (link went down or
 //!   is down), `module_fault` (LOS/LOL/Tx fault), `dom_alarm` (past the module's own
-//!   alarm limit), `pcie_degraded` when the card trained below its own width/speed
+//!   alarm limit), `ber_over_fec_limit` (a lane's or the port's BER past the FEC limit), `pcie_degraded` when the card trained below its own width/speed
 //!   (a seating or slot fault that caps the port).
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
-//!   `module_unreadable`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
+//!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
 //!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
@@ -20,6 +20,17 @@ pub enum Verdict {
     Accept,
     Investigate,
     Reject,
+}
+
+impl Verdict {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accept => "accept",
+            Verdict::Investigate => "investigate",
+            Verdict::Reject => "reject",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -40,6 +51,9 @@ pub const DOM_WARNING: &str = "dom_warning";
 pub const MODULE_FAULT: &str = "module_fault";
 pub const NO_FEC_DATA: &str = "no_fec_data";
 pub const MODULE_UNREADABLE: &str = "module_unreadable";
+pub const BER_OVER_FEC_LIMIT: &str = "ber_over_fec_limit";
+pub const WEAK_TRANSMITTER: &str = "weak_transmitter";
+pub const INSUFFICIENT_DATA: &str = "insufficient_data";
 pub const FEC_TAIL_NEAR_LIMIT: &str = "fec_tail_near_limit";
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1,5 +1,7 @@
 //! Pieces every analysing subcommand shares: config, captures, windows -> analysis, output.
 
+use super::outputs::{remove_created, Guarded, Output};
+use super::peer::Peer;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
@@ -10,7 +12,6 @@ use optics::output::csv::CsvSink;
 use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header};
 use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
 use optics::sample::RecordSink;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -43,11 +44,21 @@ pub const VERDICT_FAILED: u8 = 3;
 pub enum FailOn {
     Investigate,
     Reject,
+    /// `compare` only: any lane significantly worse after than before.
+    Worse,
 }
 
 impl AnalysisArgs {
     pub fn config(&self) -> anyhow::Result<Config> {
         load_config(self.config.as_deref())
+    }
+
+    /// `--fail-on worse` compares two runs: only `compare` has them.
+    pub fn refuse_compare_only(&self) -> anyhow::Result<()> {
+        if self.fail_on == Some(FailOn::Worse) {
+            bail!("--fail-on worse judges a before/after comparison: use it with optics compare");
+        }
+        Ok(())
     }
 
     /// True when `--fail-on` is met by any verdict.
@@ -64,9 +75,9 @@ impl AnalysisArgs {
 /// Options of every subcommand that samples the live system.
 #[derive(Args, Debug, Clone)]
 pub struct LiveArgs {
-    /// Time between live samples.
-    #[arg(long, value_parser = parse_duration, default_value = "1s")]
-    pub interval: Duration,
+    /// Time between live samples [default: 1s].
+    #[arg(long, value_parser = parse_duration)]
+    pub interval: Option<Duration>,
     /// Write the samples to this capture file (JSON Lines) as they are taken.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
@@ -76,6 +87,33 @@ pub struct LiveArgs {
     /// Show which kernel path each layer used, and request/byte counts.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+impl LiveArgs {
+    /// `--interval`, or 1 s.
+    pub fn interval(&self) -> Duration {
+        self.interval.unwrap_or(Duration::from_secs(1))
+    }
+
+    /// Refuses the live-sampling flags (and `--window` when `window_given`) on a run that
+    /// reads captures instead: silently doing nothing would mislead. (`--verbose` also
+    /// shows the counters' sources of a capture, so it is not among them.)
+    pub fn refuse_without_live(&self, window_given: bool, source: &str) -> anyhow::Result<()> {
+        let given: Vec<&str> = [
+            ("--window", window_given),
+            ("--interval", self.interval.is_some()),
+            ("--record", self.record.is_some()),
+            ("--i2c", self.i2c.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, set)| set.then_some(flag))
+        .collect();
+        if !given.is_empty() {
+            let verb = if given.len() == 1 { "applies" } else { "apply" };
+            bail!("{} only {verb} when sampling the live system; it does nothing with {source}", given.join(", "));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -109,7 +147,7 @@ pub fn replay_capture(
     only: &[String],
     sinks: &mut [&mut dyn RecordSink],
 ) -> anyhow::Result<(Engine, Replayed)> {
-    let file = File::open(path).with_context(|| format!("capture {}", path.display()))?;
+    let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
     let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
     let done = engine::for_each_record(std::io::BufReader::with_capacity(1 << 16, file), |rec| {
         engine.push(rec);
@@ -122,7 +160,7 @@ pub fn replay_capture(
     })
     .with_context(|| format!("capture {}", path.display()))?;
     for note in &done.notes {
-        eprintln!("optics: note: {}: {}", path.display(), optics::output::text::escape(note));
+        super::diag(format_args!("optics: note: {}: {}", path.display(), optics::output::text::escape(note)));
     }
     Ok((engine, done))
 }
@@ -148,7 +186,7 @@ pub fn check_interfaces(engine: &Engine, names: &[String]) -> anyhow::Result<()>
 /// The chosen interfaces (all when `only` is empty) analysed with `peer`'s windows.
 /// PCIe grouping (a multi-host NIC's netdevs) is computed from every interface of the
 /// source, then the chosen ones are kept, so naming one netdev does not change its verdict.
-pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Option<&Engine>) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Option<&Peer>) -> anyhow::Result<Vec<InterfaceAnalysis>> {
     check_interfaces(engine, only)?;
     let ws = engine.windows();
     if ws.is_empty() {
@@ -161,8 +199,9 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
     }
     let wanted: std::collections::HashSet<&String> = only.iter().collect();
     let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || wanted.contains(&ws[*i].interface)).collect();
-    // The far end's capture: paired by position (one interface each is the usual case).
-    let peers = peer.map(Engine::windows).unwrap_or_default();
+    // The far end: paired explicitly with the one analysed interface (cli::peer).
+    let chosen: Vec<_> = selected.iter().map(|i| ws[*i].clone()).collect();
+    let peers = peer.map(|p| p.windows_for(&chosen)).transpose()?.unwrap_or_default();
     let segments = |iface: &str| -> Vec<SegmentInput> {
         engine
             .segments(iface)
@@ -196,10 +235,9 @@ pub fn analyze_capture(
     only: &[String],
     range: TimeRange,
     cfg: &Config,
-    peer: Option<&Capture>,
+    peer: Option<&Peer>,
 ) -> anyhow::Result<Vec<InterfaceAnalysis>> {
-    let peer = peer.map(|p| engine_of(p, TimeRange::whole()));
-    analyze_engine(&engine_of(cap, range), only, cfg, peer.as_ref())
+    analyze_engine(&engine_of(cap, range), only, cfg, peer)
 }
 
 /// A fresh capture header for this host.
@@ -212,26 +250,36 @@ pub fn local_header() -> Header {
     )
 }
 
-/// The `--record` capture and `--csv` rows a run writes as records arrive, live or replayed.
+/// The `--record` capture and `--csv` rows a run writes as records arrive, live or replayed
+/// (rules: [`super::outputs`]). Dropped without [`FileSinks::finish`] (the run failed), it
+/// removes the files it created that hold no sample.
 pub struct FileSinks {
-    capture: Option<CaptureWriter<File>>,
-    csv: Option<CsvSink<File>>,
+    capture: Option<Guarded<CaptureWriter<Output>>>,
+    csv: Option<Guarded<CsvSink<Output>>>,
+    /// Files this run created: (path, true for the CSV).
+    created: Vec<(PathBuf, bool)>,
+    finished: bool,
 }
 
 impl FileSinks {
+    /// Opens the outputs the caller checked with [`super::outputs::check_outputs`]; the
+    /// capture header is written at once.
     pub fn create(record: Option<&Path>, csv: Option<&Path>, header: &Header, cfg: &Config) -> anyhow::Result<Self> {
-        let capture = match record {
-            Some(p) => Some(CaptureWriter::create(p, header).with_context(|| format!("creating {}", p.display()))?),
-            None => None,
-        };
-        let csv = match csv {
-            Some(p) => {
-                let file = File::create(p).with_context(|| format!("creating {}", p.display()))?;
-                Some(CsvSink::new(file, Some(&header.created), cfg.clone()).with_host(header.host.clone()))
-            }
-            None => None,
-        };
-        Ok(FileSinks { capture, csv })
+        let mut files = FileSinks { capture: None, csv: None, created: Vec::new(), finished: false };
+        if let Some(p) = record {
+            let out = Output::open("--record", p)?;
+            let label = out.label();
+            files.created.extend(out.created_path().map(|p| (p, false)));
+            let writer = CaptureWriter::new(out, header).with_context(|| format!("{label}: writing the header"))?;
+            files.capture = Some(Guarded::new(writer, label));
+        }
+        if let Some(p) = csv {
+            let out = Output::open("--csv", p)?;
+            let label = out.label();
+            files.created.extend(out.created_path().map(|p| (p, true)));
+            files.csv = Some(Guarded::new(CsvSink::new(out, Some(&header.created), cfg.clone()).with_host(header.host.clone()), label));
+        }
+        Ok(files)
     }
 
     /// The open files as sinks.
@@ -244,5 +292,27 @@ impl FileSinks {
             out.push(c);
         }
         out
+    }
+
+    /// The run ended normally: a CSV that got no row (stopped before the first sample) is
+    /// removed rather than left empty without its header row; the capture keeps its header.
+    pub fn finish(mut self) {
+        self.finished = true;
+        if self.csv.as_ref().is_some_and(|c| c.samples == 0) {
+            for (p, _) in self.created.iter().filter(|(_, csv)| *csv) {
+                remove_created(p, "no sample was taken, so it would hold no header or row");
+            }
+        }
+    }
+}
+
+impl Drop for FileSinks {
+    fn drop(&mut self) {
+        let samples = self.capture.as_ref().map_or(0, |c| c.samples) + self.csv.as_ref().map_or(0, |c| c.samples);
+        if !self.finished && samples == 0 {
+            for (p, _) in &self.created {
+                remove_created(p, "the run failed before writing a sample");
+            }
+        }
     }
 }

@@ -1,14 +1,17 @@
-use super::common::{analyze_capture, analyze_engine, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{analyze_capture, analyze_engine, parse_duration, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::import::load_inputs;
 use super::live::{self, LivePlan};
+use super::outputs::check_outputs;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
+use optics::analysis::verdict::Verdict;
 use optics::analysis::InterfaceAnalysis;
 use optics::output::{self, text};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -21,15 +24,27 @@ pub struct CompareArgs {
     /// Only this interface (present in both).
     #[arg(long = "interface", value_name = "IFACE")]
     pub interface: Option<String>,
+    /// Pair BEFORE's interface A with AFTER's B when their names differ (repeatable).
+    #[arg(long = "pair", value_name = "A=B", value_parser = parse_pair)]
+    pub pairs: Vec<(String, String)>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live when there is no AFTER capture.
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
-    pub window: Duration,
+    /// How long to sample live when there is no AFTER capture [default: 10s].
+    #[arg(long, value_parser = parse_duration)]
+    pub window: Option<Duration>,
     #[command(flatten)]
     pub live: LiveArgs,
+    // `--fail-on investigate|reject` applies to the AFTER verdict; `--fail-on worse` exits 3
+    // when any lane is significantly worse after.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+fn parse_pair(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+        _ => Err("expected BEFORE_IFACE=AFTER_IFACE".into()),
+    }
 }
 
 #[derive(Serialize)]
@@ -37,20 +52,30 @@ struct CompareOutput<'a> {
     comparisons: &'a [Comparison],
 }
 
-pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let inputs = [Some(args.before.as_path()), args.after.as_deref(), args.analysis.config.as_deref()];
+    check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
+    if args.interface.is_some() && !args.pairs.is_empty() {
+        bail!("--interface and --pair both choose interfaces: use one");
+    }
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
+    let before_only: Vec<String> = if args.pairs.is_empty() { only.clone() } else { args.pairs.iter().map(|(b, _)| b.clone()).collect() };
+    let after_only: Vec<String> = if args.pairs.is_empty() { only.clone() } else { args.pairs.iter().map(|(_, a)| a.clone()).collect() };
+    if args.after.is_some() {
+        args.live.refuse_without_live(args.window.is_some(), "an AFTER capture")?;
+    }
     let (before_cap, after_cap) = load_inputs(&args.before, args.after.as_deref())?;
-    let before = analyze_capture(&before_cap, &only, range, &cfg, None)?;
+    let before = analyze_capture(&before_cap, &before_only, range, &cfg, None).context("BEFORE")?;
     let after = match &after_cap {
-        Some(cap) => analyze_capture(cap, &only, range, &cfg, None)?,
+        Some(cap) => analyze_capture(cap, &after_only, range, &cfg, None).context("AFTER")?,
         None => {
-            let named: Vec<String> = before.iter().map(|a| a.interface.clone()).collect();
+            let named: Vec<String> = if args.pairs.is_empty() { before.iter().map(|a| a.interface.clone()).collect() } else { after_only };
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&named, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
-                duration: Some(args.window + args.live.interval / 2),
+                interval: args.live.interval(),
+                duration: Some(args.window.unwrap_or(Duration::from_secs(10)) + args.live.interval() / 2),
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,
@@ -59,7 +84,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             analyze_engine(&engine, &[], &cfg, None).context("analysing the live samples")?
         }
     };
-    let comparisons = pair(&before, &after)?;
+    let comparisons = pair(&before, &after, &args.pairs)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.analysis.json {
@@ -68,18 +93,50 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         text::write_comparisons(&mut out, &comparisons)?;
     }
     out.flush()?;
-    Ok(())
+    Ok(if failed(args.analysis.fail_on, &comparisons) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
 }
 
-/// Same names pair up; two single-interface captures pair whatever their names.
-fn pair(before: &[InterfaceAnalysis], after: &[InterfaceAnalysis]) -> anyhow::Result<Vec<Comparison>> {
-    let pairs: Vec<_> = if before.len() == 1 && after.len() == 1 {
-        vec![(&before[0], &after[0])]
+/// `--fail-on` over the comparisons: the AFTER verdicts, or any lane significantly worse.
+fn failed(fail_on: Option<FailOn>, comparisons: &[Comparison]) -> bool {
+    let worst_after = comparisons.iter().map(|c| c.verdict_after).max();
+    match fail_on {
+        Some(FailOn::Worse) => comparisons.iter().any(Comparison::any_worse),
+        Some(FailOn::Investigate) => worst_after >= Some(Verdict::Investigate),
+        Some(FailOn::Reject) => worst_after >= Some(Verdict::Reject),
+        None => false,
+    }
+}
+
+/// Interfaces pair by name, or as `--pair` says; both ends of a pair must have as many lanes.
+fn pair(before: &[InterfaceAnalysis], after: &[InterfaceAnalysis], explicit: &[(String, String)]) -> anyhow::Result<Vec<Comparison>> {
+    let find = |set: &'_ [InterfaceAnalysis], name: &str| set.iter().find(|a| a.interface == name).cloned();
+    let pairs: Vec<(InterfaceAnalysis, InterfaceAnalysis)> = if explicit.is_empty() {
+        before.iter().filter_map(|b| find(after, &b.interface).map(|a| (b.clone(), a))).collect()
     } else {
-        before.iter().filter_map(|b| after.iter().find(|a| a.interface == b.interface).map(|a| (b, a))).collect()
+        explicit.iter().filter_map(|(b, a)| Some((find(before, b)?, find(after, a)?))).collect()
     };
     if pairs.is_empty() {
-        bail!("the two captures share no interface name; choose one with --interface");
+        let names = |set: &[InterfaceAnalysis]| set.iter().map(|a| a.interface.clone()).collect::<Vec<_>>();
+        let (b, a) = (names(before), names(after));
+        bail!(
+            "the two captures share no interface name (BEFORE has {}, AFTER has {}); pair them explicitly, e.g. --pair {}={}",
+            b.join(", "),
+            a.join(", "),
+            b.first().map_or("A", String::as_str),
+            a.first().map_or("B", String::as_str)
+        );
     }
-    Ok(pairs.into_iter().map(|(b, a)| compare(b, a)).collect())
+    let lane_count = |x: &InterfaceAnalysis| x.link.lanes.map(|n| n as usize).unwrap_or(x.lanes.len());
+    for (b, a) in &pairs {
+        if lane_count(b) != lane_count(a) {
+            bail!(
+                "BEFORE {} has {} lanes and AFTER {} has {}: not the same link, nothing to compare lane by lane",
+                b.interface,
+                lane_count(b),
+                a.interface,
+                lane_count(a)
+            );
+        }
+    }
+    Ok(pairs.iter().map(|(b, a)| compare(b, a)).collect())
 }

@@ -1,12 +1,12 @@
 use super::common::{check_interfaces, load_config, replay_capture};
+use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::output::csv::CsvSink;
 use optics::sample::capture::read_header;
 use optics::sample::engine::TimeRange;
 use optics::sample::RecordSink;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
@@ -30,32 +30,17 @@ pub struct ExportArgs {
     pub config: Option<PathBuf>,
 }
 
-/// An output file, or standard output for `-`; `created` says whether this run made it.
-fn open_output(path: &Path) -> anyhow::Result<(Box<dyn Write>, bool)> {
-    if path.as_os_str() == "-" {
-        return Ok((Box::new(std::io::stdout().lock()), false));
-    }
-    let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    Ok((Box::new(std::io::BufWriter::new(file)), true))
-}
-
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
-    if let (Some(c), Some(j)) = (&args.csv, &args.json) {
-        if c == j {
-            bail!("--csv and --json name the same file {}", c.display());
-        }
-    }
+    check_outputs(&[("--csv", args.csv.as_deref()), ("--json", args.json.as_deref())], &[Some(path), args.config.as_deref()])?;
     let cfg = load_config(args.config.as_deref())?;
     let header = read_header(path).with_context(|| format!("capture {}", path.display()))?;
-    let mut made: Vec<&Path> = Vec::new();
-    let mut sinks: Vec<CsvSink<Box<dyn Write>>> = Vec::new();
-    for (target, json) in [(&args.csv, false), (&args.json, true)] {
+    let mut made: Vec<PathBuf> = Vec::new();
+    let mut sinks: Vec<CsvSink<Output>> = Vec::new();
+    for (flag, target, json) in [("--csv", &args.csv, false), ("--json", &args.json, true)] {
         let Some(p) = target else { continue };
-        let (out, created) = open_output(p)?;
-        if created {
-            made.push(p);
-        }
+        let out = Output::open(flag, p)?;
+        made.extend(out.created_path());
         let sink = if json {
             CsvSink::json_lines(out, Some(&header.created), cfg.clone())
         } else {
@@ -69,9 +54,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     drop(refs);
     drop(sinks); // flushes
     if checked.is_err() {
-        // Only this run wrote these files: a failed export leaves no half-written output.
-        for p in made {
-            let _ = std::fs::remove_file(p);
+        // Only this run made these files, and rows are written whole: a failed export
+        // leaves no partial output behind.
+        for p in &made {
+            remove_created(p, "export failed");
         }
     }
     checked

@@ -1,5 +1,6 @@
 //! `optics import FILE|DIR... -o CAPTURE`: tool outputs into a capture (docs/import.md).
 
+use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::sample::capture::{Capture, CaptureWriter, Record};
@@ -55,18 +56,27 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     }
     let opts =
         ImportOptions { at: args.at.clone(), window_s: args.window_s, since_boot: args.since_boot, interface: args.interface.clone() };
+    let inputs: Vec<Option<&Path>> = args.inputs.iter().map(|p| Some(p.as_path())).collect();
+    check_outputs(&[("--output", Some(&args.output))], &inputs)?;
     let imported = import(&args.inputs, &opts).context("importing")?;
     write_capture(&args.output, &imported.capture)?;
     for n in &imported.notes {
-        eprintln!("optics: import: {n}");
+        super::diag(format_args!("optics: import: {n}"));
     }
     Ok(())
 }
 
+/// Locked, whole lines, `-` for stdout (rules: [`super::outputs`]); a capture this run
+/// created and could not finish is removed.
 fn write_capture(path: &Path, cap: &Capture) -> anyhow::Result<()> {
-    let mut w = CaptureWriter::create(path, &cap.header).with_context(|| format!("creating {}", path.display()))?;
-    for r in &cap.records {
-        w.write(r).with_context(|| format!("writing {}", path.display()))?;
+    let out = Output::open("--output", path)?;
+    let created = out.created_path();
+    let written = CaptureWriter::new(out, &cap.header).and_then(|mut w| cap.records.iter().try_for_each(|r| w.write(r)));
+    if let Err(e) = written {
+        if let Some(p) = created {
+            remove_created(&p, "the import could not be written whole");
+        }
+        return Err(e).with_context(|| format!("writing {}", path.display()));
     }
     Ok(())
 }
@@ -85,7 +95,7 @@ pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Captu
 
 fn checked(path: &Path, imported: Imported) -> anyhow::Result<Capture> {
     for n in imported.capture.notes.iter().chain(&imported.notes) {
-        eprintln!("optics: note: {}: {n}", path.display());
+        super::diag(format_args!("optics: note: {}: {n}", path.display()));
     }
     if imported.capture.records.iter().all(|r| !matches!(r, Record::Sample(_))) {
         bail!("{}: no samples to analyse", path.display());

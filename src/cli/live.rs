@@ -2,12 +2,13 @@
 //! into the requested sinks, and return what was recorded as a capture.
 
 use super::common::{local_header, FileSinks};
+use super::outputs::BestEffort;
 use super::present::stderr_width;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::output::live_table::LiveTable;
 use optics::sample::engine::{Engine, EngineConfig};
-use optics::sample::watch::{watch, WatchConfig, WatchSummary};
+use optics::sample::watch::{stop_signals, watch_until, StopReason, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
@@ -70,9 +71,16 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
 pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSummary)> {
     let header = local_header();
     let factory = make_source(plan.i2c.as_deref())?;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
+    // Signals are caught before any output exists: a stop at any moment leaves whole files.
+    let stop = {
+        let _in_runtime = rt.enter();
+        stop_signals().context("sampling")?
+    };
     let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
-    let mut progress = LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
+    let mut progress =
+        BestEffort::new(LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone()));
     let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {
@@ -82,7 +90,11 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
         max_ticks: None,
         read_module: true,
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
-    let summary = rt.block_on(watch(wcfg, factory, &mut sinks)).context("sampling")?;
+    let summary = rt.block_on(watch_until(wcfg, factory, &mut sinks, stop)).context("sampling")?;
+    drop(sinks);
+    files.finish();
+    if let (0, StopReason::Signal(sig)) = (summary.samples, &summary.stopped_by) {
+        bail!("stopped by {sig} before the first sample: nothing to analyse");
+    }
     Ok((engine, summary))
 }

@@ -8,6 +8,8 @@ mod export;
 mod generate;
 mod import;
 mod live;
+pub mod outputs;
+mod peer;
 mod plot;
 mod present;
 mod report;
@@ -58,11 +60,31 @@ pub enum Command {
     Man,
 }
 
+/// Writes one diagnostic line to stderr. A closed or full stderr (`2>/dev/full`) must not
+/// panic as `eprintln!` does, nor change the exit status: the line is dropped.
+pub fn diag(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+static ERRORED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An error was reported on stderr while the run went on (an output failed): the exit
+/// status must say so (ripgrep's `messages::set_errored`).
+pub fn set_errored() {
+    ERRORED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn errored() -> bool {
+    ERRORED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Scan(args) => check::guard(args.check.check, || scan::run(args)),
         Command::Watch(args) => check::guard(args.check.check, || watch::run(args)),
-        Command::Compare(args) => compare::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => compare::run(args),
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
         Command::Import(args) => import::run(args).map(|()| ExitCode::SUCCESS),

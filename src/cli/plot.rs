@@ -1,6 +1,7 @@
 //! `optics plot CAPTURE -o FILE.svg [--kind ...]`.
 
 use super::common::{analyze_capture, engine_of, load_capture, load_config};
+use super::outputs::{check_outputs, Output};
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
@@ -10,6 +11,7 @@ use optics::output::plot::{self, MarginSeries};
 use optics::sample::capture::{Capture, Record};
 use optics::sample::engine::TimeRange;
 use optics::sample::intervals::IntervalWalker;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -43,10 +45,12 @@ pub struct PlotArgs {
 const MAX_INTERVALS: usize = 400;
 
 pub fn run(args: PlotArgs) -> anyhow::Result<()> {
+    check_outputs(&[("--output", Some(&args.output))], &[Some(&args.capture), args.config.as_deref()])?;
     let cfg = load_config(args.config.as_deref())?;
     let cap = load_capture(&args.capture)?;
     let svg = render(&cap, args.kind, args.interface.as_deref(), &cfg)?;
-    std::fs::write(&args.output, svg).with_context(|| format!("writing {}", args.output.display()))
+    let mut out = Output::open("--output", &args.output)?;
+    out.write_all(svg.as_bytes()).and_then(|()| out.flush()).with_context(|| format!("writing {}", args.output.display()))
 }
 
 /// The SVG text of one plot of one interface of the capture.

@@ -2,6 +2,8 @@
 
 use super::check::CheckArgs;
 use super::common::{analyze_capture, engine_of, load_capture, load_config};
+use super::outputs::check_outputs;
+use super::peer::{parse_peer, Peer, PeerArg};
 use super::plot::{write_all, PlotKind};
 use anyhow::Context;
 use clap::Args;
@@ -17,10 +19,11 @@ pub struct ReportArgs {
     pub capture: PathBuf,
     /// Only these interfaces (default: all of the capture).
     pub interfaces: Vec<String>,
-    /// The far end's capture (its module's tx power per lane is quoted).
-    #[arg(long, value_name = "CAPTURE")]
-    pub peer: Option<PathBuf>,
-    /// Write the Markdown here instead of stdout.
+    /// The far end's capture (its module's tx power per lane is quoted); `CAPTURE:IFACE`
+    /// names its interface, the only one otherwise.
+    #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
+    pub peer: Option<PeerArg>,
+    /// Write the Markdown here instead of stdout (`-`: stdout).
     #[arg(short, long, value_name = "FILE.md")]
     pub output: Option<PathBuf>,
     /// Write SVG plots into this directory and embed them.
@@ -35,18 +38,20 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let peer_path = args.peer.as_ref().map(|p| p.path.as_path());
+    check_outputs(&[("--output", args.output.as_deref())], &[Some(args.capture.as_path()), peer_path, args.config.as_deref()])?;
     let cfg = load_config(args.config.as_deref())?;
     let cap = load_capture(&args.capture)?;
-    let peer_cap = args.peer.as_deref().map(load_capture).transpose()?;
-    let mut analyses = analyze_capture(&cap, &args.interfaces, TimeRange::whole(), &cfg, peer_cap.as_ref())?;
+    let peer = args.peer.as_ref().map(|p| Peer::load(p, Some(&args.capture))).transpose()?;
+    let mut analyses = analyze_capture(&cap, &args.interfaces, TimeRange::whole(), &cfg, peer.as_ref())?;
     CheckArgs { profile: args.profile.clone(), check: false }.apply_profile(&mut analyses, &cfg)?;
-    let peer_analyses = match &peer_cap {
-        Some(p) => analyze_capture(p, &[], TimeRange::whole(), &cfg, None)?,
+    let peer_analyses = match &peer {
+        Some(p) => analyze_capture(p.capture(), &[p.interface().to_string()], TimeRange::whole(), &cfg, None)?,
         None => Vec::new(),
     };
     let ws = engine_of(&cap, TimeRange::whole()).windows();
     let capture_name = args.capture.display().to_string();
-    let peer_name = args.peer.as_ref().map(|p| p.display().to_string());
+    let peer_name = peer.as_ref().map(|p| format!("{}:{}", p.path().display(), p.interface()));
     let order = worst_first(&analyses);
     let mut items = Vec::new();
     for (i, a) in order.iter().enumerate() {
@@ -58,7 +63,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
                 .collect(),
             None => Vec::new(),
         };
-        // The far end pairs with the first (worst) interface, as `scan --peer` does by position.
+        // `--peer` is the far end of the one analysed interface (Peer checks there is one).
         let peer = peer_name.as_deref().zip(peer_analyses.get(i).filter(|_| i == 0));
         items.push(Evidence {
             capture: &capture_name,
@@ -72,7 +77,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     let mut buf = Vec::new();
     write_report(&mut buf, &items)?;
-    match &args.output {
+    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
         Some(p) => std::fs::write(p, &buf).with_context(|| format!("writing {}", p.display()))?,
         None => {
             let mut out = std::io::stdout().lock();

@@ -1,6 +1,8 @@
 use super::check::CheckArgs;
 use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
+use super::outputs::{check_outputs, stdout_taken};
+use super::peer::{parse_peer, Peer, PeerArg};
 use super::present::DisplayArgs;
 use anyhow::{bail, Context};
 use clap::Args;
@@ -25,12 +27,13 @@ pub struct ScanArgs {
     pub replay: Option<PathBuf>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live before deciding.
-    #[arg(long, value_parser = parse_duration, default_value = "5s")]
-    pub window: Duration,
-    /// The far end's capture: tells fiber loss from a weak far-end transmitter.
-    #[arg(long, value_name = "CAPTURE")]
-    pub peer: Option<PathBuf>,
+    /// How long to sample live before deciding [default: 5s].
+    #[arg(long, value_parser = parse_duration)]
+    pub window: Option<Duration>,
+    /// The far end's capture (`CAPTURE:IFACE` names its interface; the only one otherwise):
+    /// tells fiber loss from a weak far-end transmitter.
+    #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
+    pub peer: Option<PeerArg>,
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
@@ -62,14 +65,15 @@ pub struct SourceInfo {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
+    let inputs = [args.replay.as_deref(), args.peer.as_ref().map(|p| p.path.as_path()), args.analysis.config.as_deref()];
+    check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
+    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
-    let peer = args.peer.as_deref().map(|p| replay_capture(p, Default::default(), &[], &mut [])).transpose()?.map(|(e, _)| e);
+    let peer = args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref())).transpose()?;
     let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
-            if args.live.record.is_some() || args.live.i2c.is_some() {
-                bail!("--record and --i2c read the live system; they do not go with --replay");
-            }
+            args.live.refuse_without_live(args.window.is_some(), "--replay")?;
             let (engine, _) = replay_capture(path, range, &[], &mut [])?;
             let analyses = analyze_engine(&engine, &args.interfaces, &cfg, peer.as_ref())?;
             let source = SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: range.from, to: range.to };
@@ -81,9 +85,9 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
+                interval: args.live.interval(),
                 // Half an interval of slack so the last sample lands at t = window.
-                duration: Some(args.window + args.live.interval / 2),
+                duration: Some(args.window.unwrap_or(Duration::from_secs(5)) + args.live.interval() / 2),
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,
@@ -112,8 +116,8 @@ pub fn print_analyses(
     opts: &TextOptions,
 ) -> anyhow::Result<()> {
     let verbose = opts.verbose;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // An output flag given `-` owns stdout: the report goes to stderr beside it.
+    let mut out: Box<dyn Write> = if stdout_taken() { Box::new(std::io::stderr().lock()) } else { Box::new(std::io::stdout().lock()) };
     if json {
         let doc = ScanOutput {
             interfaces: analyses,

@@ -1,6 +1,7 @@
 use super::check::CheckArgs;
-use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED};
+use super::common::{analyze_engine, check_interfaces, parse_duration, replay_capture, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
+use super::outputs::check_outputs;
 use super::present::DisplayArgs;
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
@@ -37,6 +38,9 @@ pub struct WatchArgs {
 }
 
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let outputs = [("--record", args.live.record.as_deref()), ("--csv", args.csv.as_deref())];
+    check_outputs(&outputs, &[args.replay.as_deref(), args.analysis.config.as_deref()])?;
+    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
@@ -52,7 +56,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
-                interval: args.live.interval,
+                interval: args.live.interval(),
                 duration: args.duration,
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
@@ -80,5 +84,9 @@ fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> 
     let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), &header, cfg)?;
     let mut sinks: Vec<&mut dyn RecordSink> = files.sinks();
     let (engine, _) = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut sinks)?;
+    drop(sinks);
+    // Unknown names: the outputs are dropped unfinished (removed) before any analysis.
+    check_interfaces(&engine, &args.interfaces)?;
+    files.finish();
     analyze_engine(&engine, &args.interfaces, cfg, None)
 }

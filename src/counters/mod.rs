@@ -16,14 +16,14 @@ pub use normalize::{normalize, Counted, LaneCounts, Origin, PortCounters};
 /// An empty array means the driver does not report that counter (0-byte payload).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FecStats {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "total_and_lanes")]
     pub corrected_blocks: Vec<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "total_and_lanes")]
     pub uncorrectable_blocks: Vec<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "total_and_lanes")]
     pub corrected_bits: Vec<u64>,
     /// `ETHTOOL_A_FEC_STAT_HIST` bins (Linux 6.18+): codewords by symbol-error count.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "histogram_bins")]
     pub histogram: Vec<FecHistogramBin>,
 }
 
@@ -32,8 +32,61 @@ pub struct FecHistogramBin {
     pub low: u32,
     pub high: u32,
     pub count: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lanes_only")]
     pub per_lane: Vec<u64>,
+}
+
+/// Most lanes a port can have: the kernel's ETHTOOL_MAX_LANES is 8, CMIS modules have at
+/// most 8 host lanes, OSFP-XD 16. An array past it is a corrupt capture, not a link.
+pub const MAX_LANES: usize = 16;
+
+/// Most histogram bins: RS(544,514) corrects up to 15 symbols, so 0..=15 plus an
+/// uncorrectable bin; the kernel caps at ETHTOOL_FEC_HIST_MAX (17). Room to spare.
+const MAX_HISTOGRAM_BINS: usize = 64;
+
+/// A sequence of at most `max` items, refused as soon as it runs past (no unbounded Vec).
+fn bounded_seq<'de, D, T>(d: D, max: usize, what: &'static str) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Bounded<T> {
+        max: usize,
+        what: &'static str,
+        item: std::marker::PhantomData<T>,
+    }
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Bounded<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "an array of at most {} entries ({})", self.max, self.what)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(v) = seq.next_element()? {
+                if out.len() == self.max {
+                    return Err(serde::de::Error::custom(format_args!(
+                        "more than {} entries ({}): no module or link has that many lanes",
+                        self.max, self.what
+                    )));
+                }
+                out.push(v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Bounded { max, what, item: std::marker::PhantomData })
+}
+
+fn total_and_lanes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    bounded_seq(d, 1 + MAX_LANES, "the total, then one per lane")
+}
+
+fn lanes_only<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    bounded_seq(d, MAX_LANES, "one per lane")
+}
+
+fn histogram_bins<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<FecHistogramBin>, D::Error> {
+    bounded_seq(d, MAX_HISTOGRAM_BINS, "histogram bins")
 }
 
 /// `ETHTOOL_MSG_LINKSTATE_GET` with stats.

@@ -77,8 +77,9 @@ fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
         return None;
     }
     lanes.sort();
-    // Lanes must be 0..n without gaps to be attributed by position.
-    if lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
+    // Lanes must be 0..n without gaps to be attributed by position, and no more than a
+    // port can have.
+    if lanes.len() > super::MAX_LANES || lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
         return None;
     }
     Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin::driver("rx_err_lane_N_phy") })

@@ -70,6 +70,8 @@ pub enum ImageError {
 /// One contiguous run of bytes inside one half page: the entry of the module image JSON
 /// format (docs/module-image-format.md) and of capture records.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// The derived impls become inherent functions; the trait impls below only admit objects.
+#[serde(remote = "Self")]
 pub struct PageEntry {
     pub i2c_address: u8,
     pub page: u8,
@@ -78,6 +80,30 @@ pub struct PageEntry {
     pub offset: u16,
     #[serde(with = "hex_bytes")]
     pub data: Vec<u8>,
+}
+
+impl Serialize for PageEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        PageEntry::serialize(self, s)
+    }
+}
+
+/// An entry is a JSON object: derived structs would also read `[80, 0, 0, 0, "18"]` as
+/// positional fields, silently, whatever the array meant.
+impl<'de> Deserialize<'de> for PageEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ObjectOnly;
+        impl<'de> serde::de::Visitor<'de> for ObjectOnly {
+            type Value = PageEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object {\"i2c_address\", \"page\", \"bank\", \"offset\", \"data\"}")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<PageEntry, A::Error> {
+                PageEntry::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(ObjectOnly)
+    }
 }
 
 mod hex_bytes {

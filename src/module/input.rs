@@ -165,20 +165,39 @@ struct BlockTarget {
     lower: bool,
 }
 
+/// One past the largest linear address a module image can have: SFF-8636 / CMIS upper page
+/// 255 ends at 128 + 256 x 128 (the legacy layout of [`linear_to_paged`]); SFF-8472 (512) and
+/// paged blocks (256) end earlier.
+const LINEAR_END: u32 = 128 + 256 * 128;
+
+/// Bytes that `*` repeat lines may stand for across one text: four full-size images' worth,
+/// so a text cannot make the parser hold more than it could ever place.
+const ELIDED_BUDGET: usize = 4 * LINEAR_END as usize;
+
 pub fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
-    let blocks = hex_blocks(text);
+    let blocks = hex_blocks(text)?;
     if blocks.is_empty() {
         return Err(InputError::Unrecognised);
     }
-    let identifier = blocks
-        .iter()
-        .flat_map(|b| b.bytes.iter())
-        .find(|(addr, _)| *addr == 0)
-        .and_then(|(_, b)| *b)
-        .ok_or_else(|| InputError::HexText("no byte at offset 0 (the identifier)".into()))?;
-    let standard = sff8024::standard_for_identifier(identifier);
     let mut image = ModuleImage::new();
     let mut notes = Vec::new();
+    // The identifier is A0h byte 0; a block headed A2h starts at its own offset 0.
+    let identifier = blocks
+        .iter()
+        .filter(|b| block_target(&b.label).i2c_address != Some(I2C_A2))
+        .flat_map(|b| b.bytes.iter())
+        .find(|(addr, _)| *addr == 0)
+        .and_then(|(_, b)| *b);
+    let standard = match identifier {
+        Some(id) => sff8024::standard_for_identifier(id),
+        // Only SFF-8472 has memory without an identifier: A2h (I2C 0x51) diagnostics, as
+        // `ethtool -m IFACE hex on offset 256` prints them (linear 0x100-0x1ff) or headed A2h.
+        None if a2h_alone(&blocks) => {
+            notes.push("A2h (diagnostics) alone: the identity page A0h is absent".into());
+            Some(Standard::Sff8472)
+        }
+        None => return Err(InputError::HexText("no byte at offset 0 (the identifier)".into())),
+    };
     let mut unlabelled_seen = 0usize;
     for block in &blocks {
         let target = block_target(&block.label);
@@ -231,10 +250,16 @@ pub fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
     Ok(ParsedImage { image, format: InputFormat::HexText, notes })
 }
 
+/// Every block is SFF-8472 A2h: headed so, or at linear offsets 0x100-0x1ff.
+fn a2h_alone(blocks: &[HexBlock]) -> bool {
+    blocks.iter().all(|b| block_target(&b.label).i2c_address == Some(I2C_A2) || b.bytes.iter().all(|(addr, _)| (256..512).contains(addr)))
+}
+
 /// Splits text into blocks of hex rows. A new block starts when the address does not
 /// follow on from the previous row, or heading lines came between rows.
-fn hex_blocks(text: &str) -> Vec<HexBlock> {
+fn hex_blocks(text: &str) -> Result<Vec<HexBlock>, InputError> {
     let mut blocks: Vec<HexBlock> = Vec::new();
+    let mut elided = 0usize;
     let mut pending_label: Vec<String> = Vec::new();
     let mut next_addr: Option<u32> = None;
     // `hexdump -C`, `od` and `xxd -a` print "*" for rows identical to the one before.
@@ -251,11 +276,23 @@ fn hex_blocks(text: &str) -> Vec<HexBlock> {
         }
         match parse_row(trimmed) {
             Some((addr, bytes)) => {
+                if addr.saturating_add(bytes.len() as u32) > LINEAR_END {
+                    return Err(InputError::HexText(format!(
+                        "row at offset {addr:#x} is past the largest address a module image can have ({:#x})",
+                        LINEAR_END - 1
+                    )));
+                }
                 if let (true, Some(block), Some(from)) = (repeat, blocks.last_mut(), next_addr) {
-                    // Fill the elided rows; a bogus gap (address going back, or absurdly
-                    // far) fills nothing and the row below starts a new block.
+                    // Fill the elided rows; a gap going back fills nothing and the row below
+                    // starts a new block. Addresses are under LINEAR_END (checked above).
+                    elided += addr.saturating_sub(from) as usize;
+                    if elided > ELIDED_BUDGET {
+                        return Err(InputError::HexText(format!(
+                            "\"*\" repeat lines stand for more than {ELIDED_BUDGET} bytes, more than a module image holds"
+                        )));
+                    }
                     let mut at = from;
-                    while at < addr && at - from < 0x1_0000 {
+                    while at < addr && !last_row.is_empty() {
                         for (i, b) in last_row.iter().enumerate().take((addr - at) as usize) {
                             block.bytes.push((at + i as u32, *b));
                         }
@@ -287,7 +324,7 @@ fn hex_blocks(text: &str) -> Vec<HexBlock> {
             }
         }
     }
-    blocks
+    Ok(blocks)
 }
 
 /// i2cdump / hexdump column headers ("0  1  2 ... f", "0123456789abcdef").
@@ -390,12 +427,27 @@ mod tests {
         // hexdump -C: "*" stands for rows 0x10-0x2f identical to row 0x00.
         let text = "00000000  11 07 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n\
                     00000030  01 02 03 04 05 06 07 08  09 0a 0b 0c 0d 0e 0f 10  |................|\n";
-        let blocks = hex_blocks(text);
+        let blocks = hex_blocks(text).unwrap();
         assert_eq!(blocks.len(), 1);
         let bytes = &blocks[0].bytes;
         assert_eq!(bytes.len(), 64);
         assert_eq!(bytes[0x20], (0x20, Some(0x11))); // row 0x20 repeats row 0x00
         assert_eq!(bytes[0x30], (0x30, Some(0x01)));
+    }
+
+    #[test]
+    fn repeat_lines_are_bounded_by_the_largest_module_address() {
+        // The issue's text: rows 0x10000 apart, each followed by "*": the second row is
+        // past 0x807f (page 255's last byte in the linear layout) and is refused.
+        let row = "11 07 00 00 00 00 00 00 00 00 00 00 00 00 00 00";
+        let text: String = (0..10_000u32).map(|i| format!("{:08x}  {row}\n*\n", i * 0x1_0000)).collect();
+        let e = parse_hex_text(&text).unwrap_err().to_string();
+        assert!(e.contains("past the largest address") && e.contains("0x807f"), "{e}");
+        // Rows inside the layout whose "*" gaps add up to more than four full images:
+        // 0x0 then 0x8000, again and again, elides 0x7ff0 bytes each time.
+        let text: String = (0..10_000).map(|_| format!("00000000  {row}\n*\n00008000  {row}\n")).collect();
+        let e = parse_hex_text(&text).unwrap_err().to_string();
+        assert!(e.contains("repeat lines stand for more than"), "{e}");
     }
 
     #[test]

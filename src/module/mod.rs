@@ -68,6 +68,12 @@ impl PageRequest {
 
 /// Which standard an image follows, from its identifier byte (SFF-8024 Table 4-1).
 pub fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
+    // A2h (I2C 0x51) with no A0h at all: only SFF-8472 modules have it (an `ethtool -m
+    // IFACE hex on offset 256` dump); its decoder warns that the identity is absent.
+    let has = |addr: u8| img.keys().any(|k| k.i2c_address == addr);
+    if !has(I2C_A0) && has(I2C_A2) {
+        return Ok(Standard::Sff8472);
+    }
     let id = img.byte(I2C_A0, 0, 0, 0).ok_or(DecodeError::NoIdentifier)?;
     sff8024::standard_for_identifier(id)
         .ok_or_else(|| DecodeError::UnknownIdentifier { identifier: id, name: sff8024::identifier_name(id) })

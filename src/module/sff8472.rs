@@ -491,6 +491,13 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
     report.media_lane_count = Some(1);
     report.host_lane_count = Some(1);
 
+    let a0_absent = !img.keys().any(|k| k.i2c_address == I2C_A0);
+    if a0_absent {
+        report.warnings.push(
+            "identity page A0h absent (a dump of A2h alone): no identifier, vendor or calibration bits; monitors taken as internally calibrated (A0h byte 92 unknown)"
+                .into(),
+        );
+    }
     decode_identity(&mut a0, &mut report);
     for c in CHECKSUMS {
         if let (Some(covered), Some(stored)) = (c.covered.read(img, 0), c.stored.byte(img, 0)) {
@@ -501,7 +508,7 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
             report.check_sum(c.name, stored, checksum8(covered));
         }
     }
-    if !a0.missing.is_empty() {
+    if !a0.missing.is_empty() && !a0_absent {
         report.warnings.push(format!("A0h incomplete, not read: {}", a0.missing.join(", ")));
     }
 
@@ -573,14 +580,19 @@ fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {
 }
 
 fn decode_diagnostics(img: &ModuleImage, report: &mut ModuleReport, lane: &mut LaneReport) {
-    let Some(diag) = DIAG_TYPE.byte(img, 0) else { return };
+    // Without A0h, byte 92 is unknown: A2h itself shows diagnostics exist, and internal
+    // calibration is by far the common case (the caller warns about the assumption).
+    let a2_alone = !img.keys().any(|k| k.i2c_address == I2C_A0) && img.keys().any(|k| k.i2c_address == I2C_A2);
+    let Some(diag) = DIAG_TYPE.byte(img, 0).or(a2_alone.then_some(DIAG_DDM_IMPLEMENTED | DIAG_INTERNAL_CAL)) else { return };
     if diag & DIAG_ADDRESS_CHANGE != 0 {
         report.warnings.push("A2h needs an address change sequence (A0h byte 92 bit 2, SFF-8472 8.9): it may not be readable".into());
     }
     if diag & DIAG_DDM_IMPLEMENTED == 0 {
         return;
     }
-    report.rx_power_type = Some(if diag & DIAG_RX_POWER_AVERAGE != 0 { RxPowerType::Average } else { RxPowerType::Oma });
+    if !a2_alone {
+        report.rx_power_type = Some(if diag & DIAG_RX_POWER_AVERAGE != 0 { RxPowerType::Average } else { RxPowerType::Oma });
+    }
     if !img.keys().any(|k| k.i2c_address == I2C_A2) {
         report.warnings.push("module implements DDM (A0h byte 92 bit 6) but A2h (I2C 0x51) was not read".into());
         return;

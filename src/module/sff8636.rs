@@ -398,11 +398,10 @@ fn decode_thresholds(img: &ModuleImage, r: &mut ModuleReport) {
     if flat_memory(img) == Some(true) {
         return;
     }
+    // Paged memory has page 03h (SFF-8636 Rev 2.11 6.1.2): a dump without it lacks the
+    // thresholds, which the reader must be told rather than shown nulls.
     if !img.has_upper_page(A0, 3, 0) {
-        let paged_read = img.keys().any(|k| k.i2c_address == A0 && k.upper && k.page != 0);
-        if paged_read {
-            r.warnings.push("page 03h not read: thresholds unavailable".into());
-        }
+        r.warnings.push("page 03h not read: thresholds unavailable".into());
         return;
     }
     let t = &mut r.thresholds;

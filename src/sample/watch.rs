@@ -227,17 +227,24 @@ pub async fn watch<F>(cfg: WatchConfig, make_source: F, sinks: &mut [&mut dyn Re
 where
     F: Fn(&str) -> Box<dyn Source + Send>,
 {
-    use tokio::signal::unix::{signal, SignalKind};
     // Installed before the first sample so a signal at any point is seen between ticks.
+    let stop = stop_signals()?;
+    watch_until(cfg, make_source, sinks, stop).await
+}
+
+/// SIGINT / SIGTERM as a stop condition for [`watch_until`], caught from this call on (a
+/// caller creating output files calls it first, so a signal cannot kill the process between
+/// creating a file and writing its header). Must run inside a tokio runtime.
+pub fn stop_signals() -> Result<impl Future<Output = String>, WatchError> {
+    use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt()).map_err(WatchError::Signal)?;
     let mut term = signal(SignalKind::terminate()).map_err(WatchError::Signal)?;
-    let stop = async move {
+    Ok(async move {
         tokio::select! {
             _ = int.recv() => "SIGINT".to_string(),
             _ = term.recv() => "SIGTERM".to_string(),
         }
-    };
-    watch_until(cfg, make_source, sinks, stop).await
+    })
 }
 
 /// [`watch`] with the caller's stop condition instead of signals.

@@ -6,7 +6,15 @@ use std::io::{self, Write};
 
 pub fn write_comparisons(w: &mut dyn Write, comparisons: &[Comparison]) -> io::Result<()> {
     for c in comparisons {
-        writeln!(w, "{}", escape(&c.interface))?;
+        if c.interface_before == c.interface {
+            writeln!(w, "{}", escape(&c.interface))?;
+        } else {
+            writeln!(w, "{} -> {}", escape(&c.interface_before), escape(&c.interface))?;
+        }
+        // Module swap, verdict change.
+        for n in &c.notes {
+            writeln!(w, "  {}", escape(n))?;
+        }
         for l in &c.lanes {
             writeln!(w, "  {}", escape(&l.summary))?;
         }

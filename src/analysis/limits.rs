@@ -1,0 +1,100 @@
+//! Judging against the FEC limit itself and against the window's own worth.
+//!
+//! - `ber_over_fec_limit` (reject): a lane's or the port's pre-FEC BER is past the FEC
+//!   limit with confidence (its lower Poisson bound is over it). RS(544,514) corrects up to
+//!   15 symbols per codeword; past the limit it is failing codewords at random, so the link
+//!   lives on luck even when no uncorrectable block was counted yet.
+//! - Port-level `low_margin`: where the driver counts corrected bits for the port only, the
+//!   port BER is judged like a lane's (optimistic margin from its lower bound).
+//! - `insufficient_data` (investigate): a window with fewer than two samples, no counter
+//!   deltas at all, or shorter than `min_window_s`, says nothing about the link; its counts
+//!   are `null` (no interval), not 0.
+
+use super::*;
+
+fn limit_text(cx: &Context, link: &LinkAnalysis) -> String {
+    match (cx.limit, link.fec.map(|f| f.name())) {
+        (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
+        _ => "the FEC limit".into(),
+    }
+}
+
+/// True when the BER's lower bound is past the limit: over it beyond counting noise.
+fn past_limit(lower: Option<f64>, limit: Option<f64>) -> bool {
+    matches!((lower, limit), (Some(lo), Some(lim)) if lo > lim)
+}
+
+/// `ber_over_fec_limit` for lanes and the port, and the port's `low_margin` when no lane
+/// has its own BER.
+pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
+    let lim_text = limit_text(cx, link);
+    let mut lane_over = false;
+    for la in lanes.iter_mut().filter(|la| past_limit(la.pre_fec_ber_lower, cx.limit)) {
+        lane_over = true;
+        la.flags.push(BER_OVER_FEC_LIMIT);
+        let n = la.lane;
+        let msg = format!(
+            "lane {n}: pre-FEC BER {:.2e} (at least {:.2e}) is past {lim_text}: FEC cannot keep up, the link is living on luck",
+            la.pre_fec_ber.unwrap_or(f64::NAN),
+            la.pre_fec_ber_lower.unwrap_or(f64::NAN),
+        );
+        reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, Some(n), msg));
+    }
+    if !lane_over && past_limit(link.pre_fec_ber_lower, cx.limit) {
+        let msg = format!(
+            "port pre-FEC BER {:.2e} (at least {:.2e}) is past {lim_text}: FEC cannot keep up, the link is living on luck",
+            link.pre_fec_ber.unwrap_or(f64::NAN),
+            link.pre_fec_ber_lower.unwrap_or(f64::NAN),
+        );
+        reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, None, msg));
+    }
+    // A corrected codeword holds at least one bit error: block counts alone bound the BER
+    // from below, and that bound past the limit is as conclusive.
+    if !lane_over && link.corrected_bits.is_none() && cx.ber_possible() {
+        let bound = link.corrected_blocks.filter(|b| *b > 0).and_then(|b| cx.ber_of(b, link.lanes.unwrap_or(1)));
+        if let Some(b) = bound.filter(|b| past_limit(Some(b.lower), cx.limit)) {
+            let msg = format!("{} corrected codewords put the pre-FEC BER at {:.2e} or more, past {lim_text}", b.errors, b.ber);
+            reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, None, msg));
+        }
+    }
+    let lanes_have_ber = lanes.iter().any(|l| l.pre_fec_ber.is_some());
+    let optimistic = link.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
+    if !lanes_have_ber && optimistic.is_some_and(|m| m < cx.cfg.margin_floor_db) {
+        let margin = link.margin_db.map_or("unknown".into(), |m| format!("{m:.2} dB"));
+        let msg = format!(
+            "port: margin {margin} to {lim_text} is below the {:.1} dB floor (corrected bits are counted for the port only, so the weak lane is unknown)",
+            cx.cfg.margin_floor_db
+        );
+        reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, None, msg));
+    }
+}
+
+/// `insufficient_data`, and no counts where the window has no interval to count over.
+pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
+    let w = cx.w;
+    let no_interval = w.samples < 2 || w.duration_s <= 0.0;
+    let why = if no_interval {
+        Some(format!(
+            "{} in the window: nothing was counted, so nothing about the link is known",
+            if w.samples == 1 { "one sample".to_string() } else { format!("{} samples", w.samples) }
+        ))
+    } else if w.deltas == PortCounters::default() {
+        Some("no counter changed or was counted over the window (no FEC, link or driver counter deltas)".into())
+    } else if w.duration_s < cx.cfg.min_window_s {
+        Some(format!("the window is {:.2} s, shorter than the {:.2} s minimum (min_window_s)", w.duration_s, cx.cfg.min_window_s))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        reasons.push(Reason::new(INSUFFICIENT_DATA, Severity::Investigate, None, format!("{why}: sample a longer window")));
+    }
+    if no_interval {
+        link.link_down_events = None;
+        link.uncorrectable_blocks = None;
+        link.corrected_blocks = None;
+        link.corrected_bits = None;
+        for la in lanes.iter_mut() {
+            la.corrected_bits = None;
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The files a run writes (`--record`, `--csv`): checked together before any is created,
+//! locked against a second writer, written in whole records, and a failing one reported
+//! while the others go on.
+//!
+//! - No output may be another output or an input (same device and inode, or the same
+//!   canonical path for files yet to be created): one file would hold two formats, or a
+//!   capture would be overwritten while it is read.
+//! - `-` is standard output for every output flag; the report then goes to stderr.
+//! - Every output is validated (not a directory, its folder exists) before the first is
+//!   created, and a run that fails before writing a sample removes the files it created.
+//! - Each file is opened without truncating, locked (`flock` LOCK_EX, non-blocking), and only
+//!   then emptied: a second `optics` writing the same file gets a clear error and destroys
+//!   nothing.
+//! - A write that fails (full disk) is rolled back to the last whole record, that output is
+//!   reported and closed, the others keep going, and the process exits non-zero.
+
+use super::{diag, set_errored};
+use anyhow::{bail, Context};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once an output flag was given `-`: the report must not mix with it on stdout.
+static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// True when an output writes to standard output.
+pub fn stdout_taken() -> bool {
+    STDOUT_TAKEN.load(Ordering::Relaxed)
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// What makes two paths the same file.
+#[derive(Debug, PartialEq)]
+enum Identity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+/// The file `path` names: its inode when it exists, else its canonical folder plus name.
+fn identity(path: &Path) -> Option<Identity> {
+    if let Ok(m) = std::fs::metadata(path) {
+        return Some(Identity::Inode(m.dev(), m.ino()));
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(Identity::Path(parent.canonicalize().ok()?.join(path.file_name()?)))
+}
+
+/// True when both paths name one existing file (or one path yet to be created).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((identity(a), identity(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// Refuses outputs that are the same file as another output or an input, and outputs that
+/// cannot be created; creates nothing. `outputs` are (flag, path); `inputs` any files read.
+pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[Option<&Path>]) -> anyhow::Result<()> {
+    let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.map(|p| (*f, p))).collect();
+    let stdout: Vec<&str> = outputs.iter().filter(|(_, p)| is_stdout(p)).map(|(f, _)| *f).collect();
+    if stdout.len() > 1 {
+        bail!("{} both write to standard output (-): give one of them a file", stdout.join(" and "));
+    }
+    let files: Vec<(&str, &Path, Option<Identity>)> =
+        outputs.iter().filter(|(_, p)| !is_stdout(p)).map(|(f, p)| (*f, *p, identity(p))).collect();
+    for (i, (flag, path, id)) in files.iter().enumerate() {
+        validate(flag, path)?;
+        if let Some((other, _, _)) = files[..i].iter().find(|(_, _, o)| id.is_some() && o == id) {
+            bail!("{other} and {flag} name the same file {}: one file cannot hold both", path.display());
+        }
+        for input in inputs.iter().flatten().filter(|p| !is_stdout(p)) {
+            if id.is_some() && identity(input) == *id {
+                bail!("{flag} {} is also an input of this run: it would be overwritten while it is read", path.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The output can be created: not a directory, and its folder exists.
+fn validate(flag: &str, path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        bail!("{flag} {}: is a directory; name a file in it", path.display());
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        bail!("{flag} {}: the folder {} does not exist", path.display(), parent.display());
+    }
+    Ok(())
+}
+
+/// One output: standard output, or a file this process holds the lock of.
+pub struct Output {
+    flag: String,
+    /// `None` for standard output.
+    path: Option<PathBuf>,
+    file: Option<File>,
+    /// The file did not exist before this run.
+    pub created: bool,
+    /// Bytes known to be whole records.
+    committed: u64,
+    pending: Vec<u8>,
+}
+
+impl Output {
+    /// Opens `path` (`-`: standard output) for `flag`: created if missing, locked, then
+    /// emptied, so a file another process is writing is never touched.
+    pub fn open(flag: &str, path: &Path) -> anyhow::Result<Output> {
+        let mut out = Output { flag: flag.to_string(), path: None, file: None, created: false, committed: 0, pending: Vec::new() };
+        if is_stdout(path) {
+            STDOUT_TAKEN.store(true, Ordering::Relaxed);
+            return Ok(out);
+        }
+        out.created = !path.exists();
+        let file =
+            OpenOptions::new().write(true).create(true).truncate(false).open(path).with_context(|| format!("{flag} {}", path.display()))?;
+        out.path = Some(path.to_path_buf());
+        // SAFETY: flock on a descriptor this File owns for the duration of the call.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::WouldBlock {
+                bail!("{flag} {}: another process is writing this file (it is locked); choose another file", path.display());
+            }
+            // Filesystems without flock: go on unlocked.
+        }
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            file.set_len(0).with_context(|| format!("{flag} {}: emptying", path.display()))?;
+        }
+        out.file = Some(file);
+        Ok(out)
+    }
+
+    /// "--csv out.csv" (or "--csv -").
+    pub fn label(&self) -> String {
+        format!("{} {}", self.flag, self.path.as_deref().map_or("-".into(), |p| p.display().to_string()))
+    }
+
+    /// The file, if this run created it (so it may remove it).
+    pub fn created_path(&self) -> Option<PathBuf> {
+        self.path.clone().filter(|_| self.created)
+    }
+}
+
+/// Removes a file this run created, and says so.
+pub fn remove_created(path: &Path, why: &str) {
+    if std::fs::remove_file(path).is_ok() {
+        diag(format_args!("optics: note: removed {}: {why}", path.display()));
+    }
+}
+
+/// Writes collect until `flush`, which writes them in one piece; a failed write is cut
+/// back to the last whole record, so a full disk never leaves half a CSV row or JSON line.
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let result = match self.file.as_mut() {
+            Some(f) => f.write_all(&self.pending),
+            None => io::stdout().lock().write_all(&self.pending).and_then(|()| io::stdout().lock().flush()),
+        };
+        match result {
+            Ok(()) => {
+                self.committed += self.pending.len() as u64;
+                self.pending.clear();
+                Ok(())
+            }
+            Err(e) => {
+                self.pending.clear();
+                if let Some(f) = self.file.as_ref() {
+                    // Best effort: the error below is what the user must see.
+                    let _ = f.set_len(self.committed);
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A sink whose failure closes it alone: reported once, the run goes on, the exit is non-zero.
+pub struct Guarded<S> {
+    pub sink: S,
+    label: String,
+    failed: bool,
+    /// Sample records written.
+    pub samples: u64,
+}
+
+impl<S> Guarded<S> {
+    pub fn new(sink: S, label: String) -> Self {
+        Guarded { sink, label, failed: false, samples: 0 }
+    }
+}
+
+impl<S: optics::sample::RecordSink> optics::sample::RecordSink for Guarded<S> {
+    fn record(&mut self, rec: &optics::sample::capture::Record) -> io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        match self.sink.record(rec) {
+            Ok(()) => {
+                if matches!(rec, optics::sample::capture::Record::Sample(_)) {
+                    self.samples += 1;
+                }
+            }
+            // The reader of a `-` output went away (`| head`): not an error (ripgrep).
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && self.label.ends_with(" -") => self.failed = true,
+            Err(e) => {
+                self.failed = true;
+                set_errored();
+                diag(format_args!(
+                    "optics: error: {}: {e}; it is closed at its last whole record, the other outputs and the analysis go on",
+                    self.label
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A sink that only informs (the live table on stderr): a failed write (`2>/dev/full`, a
+/// closed terminal) silences it and nothing else; the run, its outputs and its exit status
+/// do not depend on it.
+pub struct BestEffort<S> {
+    pub sink: S,
+    failed: bool,
+}
+
+impl<S> BestEffort<S> {
+    pub fn new(sink: S) -> Self {
+        BestEffort { sink, failed: false }
+    }
+}
+
+impl<S: optics::sample::RecordSink> optics::sample::RecordSink for BestEffort<S> {
+    fn record(&mut self, rec: &optics::sample::capture::Record) -> io::Result<()> {
+        if !self.failed {
+            self.failed = self.sink.record(rec).is_err();
+        }
+        Ok(())
+    }
+}
