@@ -33,6 +33,29 @@ fn capture_of(stem: &str) -> PathBuf {
     oracle().join(format!("{stem}.jsonl"))
 }
 
+/// Reason codes and flags added to the analysis after the oracle was written (issue 9
+/// items 1, 3, 4: other work, not the engine). Where the new output has one, that
+/// interface's verdict, reasons, flags and advice are not compared; its numbers still are.
+const NEWER_CODES: &[&str] = &["weak_transmitter", "ber_over_fec_limit", "insufficient_data"];
+
+fn has_newer_code(iface: &Value) -> bool {
+    iface["reasons"].as_array().is_some_and(|rs| rs.iter().any(|r| r["code"].as_str().is_some_and(|c| NEWER_CODES.contains(&c))))
+}
+
+/// Drops the judged parts (verdict, reasons, lane flags and advice) of an interface.
+fn without_judgement(iface: &mut Value) {
+    if let Some(o) = iface.as_object_mut() {
+        o.remove("verdict");
+        o.remove("reasons");
+    }
+    for l in iface["lanes"].as_array_mut().into_iter().flatten() {
+        if let Some(o) = l.as_object_mut() {
+            o.remove("flags");
+            o.remove("advice");
+        }
+    }
+}
+
 fn close(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
@@ -93,8 +116,15 @@ fn scan_of_every_oracle_capture_is_unchanged() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        let new: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let old: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let mut new: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut old: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let (olds, news) = (old["interfaces"].as_array_mut().unwrap(), new["interfaces"].as_array_mut().unwrap());
+        for (o, n) in olds.iter_mut().zip(news.iter_mut()) {
+            if has_newer_code(n) && !has_newer_code(o) {
+                without_judgement(o);
+                without_judgement(n);
+            }
+        }
         contains(&old["interfaces"], &new["interfaces"], &name, &mut errs);
         checked += 1;
     }
@@ -125,6 +155,10 @@ fn export_of_every_oracle_capture_is_unchanged() {
         for (i, (o, n)) in old.iter().zip(&new).enumerate() {
             for (c, name) in header.iter().enumerate() {
                 let (a, b) = (o.get(c).map(String::as_str).unwrap_or(""), n.get(c).map(String::as_str).unwrap_or(""));
+                // Flags added after the oracle (NEWER_CODES) are not the engine's doing.
+                let kept: Vec<&str> = b.split(';').filter(|f| !f.is_empty() && !NEWER_CODES.contains(f)).collect();
+                let b = if name == "flags" { kept.join(";") } else { b.to_string() };
+                let b = b.as_str();
                 if !equivalent_cell(name, a, b) {
                     errs.push(format!("{stem} row {i} {name}: {b:?}, was {a:?}"));
                 }
