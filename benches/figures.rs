@@ -8,6 +8,9 @@
 //! `/proc/self/status` (VmRSS now, VmHWM peak), with the peak reset through
 //! `/proc/self/clear_refs` (proc(5), value 5) before the step it is meant to measure.
 
+#[path = "figures/stream.rs"]
+mod stream;
+
 use anyhow::{anyhow, bail, Context, Result};
 use optics::analysis::{analyze, Config};
 use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState};
@@ -15,8 +18,8 @@ use optics::module::report::checksum8;
 use optics::module::{decode, input, ModuleImage, PageRequest, I2C_A0};
 use optics::output::csv::CsvSink;
 use optics::sample::capture::{read_capture_from, Capture, CaptureWriter, InterfaceRecord, ModulePages, Record, SampleRecord};
+use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::module_cache::ModuleCache;
-use optics::sample::window::{windows, TimeRange};
 use optics::sample::RecordSink;
 use optics::source::replay::ReplaySource;
 use optics::source::{DeviceIdentity, IoCounts, PathsUsed, Source, SourceError};
@@ -614,7 +617,7 @@ fn main() -> Result<()> {
     }
     let per_iface = |s: f64| s / PORTS as f64 * 1e3;
     let samples = ws.first().map(|w| w.samples).unwrap_or(0);
-    t.row(&format!("`window::windows`, {samples} samples each"), per_iface(windows_s), "ms/interface", Target::Info);
+    t.row(&format!("engine windows (`sample::engine`), {samples} samples each"), per_iface(windows_s), "ms/interface", Target::Info);
     t.row("`analysis::analyze`", per_iface(analyze_s), "ms/interface", Target::Info);
     t.row("windows + analyze", per_iface(windows_s + analyze_s), "ms/interface", Target::AtMost(15.0));
     let scan_s = read_s + windows_s + analyze_s;
@@ -666,6 +669,9 @@ fn main() -> Result<()> {
         economy_rows(&mut t, label, &first, &later);
     }
 
+    // 7. Long captures through the streaming engine.
+    stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
+
     // The budget: what one 1 s tick costs the CPU for 64 ports.
     t.section(&format!("The budget: CPU per 1 s tick for {PORTS} ports"));
     let tick_ms = PORTS as f64 * (write_us_per_record + csv_us_per_sample) / 1e3;
@@ -680,4 +686,11 @@ fn main() -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Every interface's window over `range`, through the streaming engine.
+fn windows(cap: &Capture, range: TimeRange) -> Vec<optics::analysis::InterfaceWindow> {
+    let mut e = Engine::new(EngineConfig { range, ..Default::default() });
+    cap.records.iter().for_each(|r| e.push(r));
+    e.windows()
 }

@@ -12,7 +12,7 @@
 use optics::analysis::{analyze, Config, InterfaceAnalysis};
 use optics::output::prometheus::{window_label, ExporterStats, Metrics};
 use optics::sample::capture::{read_capture, Record};
-use optics::sample::window::{windows, TimeRange};
+use optics::sample::engine::{Engine, EngineConfig};
 use optics::sample::RecordSink;
 use optics::serve::http::{serve, Limits};
 use optics::serve::{Exporter, Shared, Snapshot};
@@ -42,7 +42,9 @@ fn section(title: &str) {
 
 fn node(ports: usize) -> Vec<InterfaceAnalysis> {
     let cap = read_capture(Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/dr8-800g-cmis-healthy.jsonl")).expect("bundled capture");
-    let one = analyze(&windows(&cap, TimeRange::whole()), &Config::default(), &[]).remove(0);
+    let mut engine = Engine::new(EngineConfig::default());
+    cap.records.iter().for_each(|r| engine.push(r));
+    let one = analyze(&engine.windows(), &Config::default(), &[]).remove(0);
     (0..ports)
         .map(|i| {
             let mut a = one.clone();

@@ -4,9 +4,9 @@
 use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState, Origin};
 use optics::module::{ModuleImage, PageRequest, I2C_A0};
 use optics::sample::capture::{read_capture, read_capture_from, CaptureError, CaptureWriter, EventKind, Header, Record};
+use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::module_cache::{fingerprint, ModuleCache};
 use optics::sample::watch::{watch_until, StopReason, WatchConfig};
-use optics::sample::window::{windows, TimeRange};
 use optics::sample::RecordSink;
 use optics::source::replay::ReplaySource;
 use optics::source::{DeviceIdentity, IoCounts, PathsUsed, Source, SourceError};
@@ -400,4 +400,11 @@ async fn watch_stops_at_duration_and_on_request() {
     let s = watch_until(cfg, make, &mut [&mut mem], stop).await.unwrap();
     assert_eq!(s.stopped_by, StopReason::Signal("SIGINT".into()));
     assert_eq!(mem.iter().filter(|r| matches!(r, Record::Sample(_))).count() as u64, s.samples);
+}
+
+/// Every interface's window over `range`, through the streaming engine.
+fn windows(cap: &optics::sample::capture::Capture, range: TimeRange) -> Vec<optics::analysis::InterfaceWindow> {
+    let mut e = Engine::new(EngineConfig { range, ..Default::default() });
+    cap.records.iter().for_each(|r| e.push(r));
+    e.windows()
 }

@@ -96,7 +96,7 @@ fn export_csv_rows_and_values() {
     // simple_capture(.., 61, ..): 61 samples x 4 lanes.
     assert_eq!(rows.len(), 61 * 4);
     // Every column except the text ones is numeric or empty.
-    let text_cols = ["time", "interface", "module_sn", "flags", "ber_source"];
+    let text_cols = ["time", "interface", "module_sn", "flags", "ber_source", "host"];
     for row in &rows {
         assert_eq!(row.len(), headers.len());
         for (h, cell) in headers.iter().zip(row.iter()) {
@@ -117,8 +117,8 @@ fn export_csv_rows_and_values() {
             for c in ["corrected_bits_delta", "pre_fec_ber", "margin_db", "uncorrectable_blocks_delta", "link_down_events_delta"] {
                 assert_eq!(&row[col(c)], "", "first sample has an empty {c}");
             }
-            // "created": "2026-11-30T10:00:00Z" + 0 s.
-            assert_eq!(&row[col("time")], "2026-11-30T10:00:00Z");
+            // "created": "2026-11-30T10:00:00Z" + 0 s, always with microseconds (issue 11 item 8).
+            assert_eq!(&row[col("time")], "2026-11-30T10:00:00.000000Z");
             continue;
         }
         assert_eq!(num(&row[col("uncorrectable_blocks_delta")]), Some(0.0));

@@ -5,7 +5,6 @@ use optics::analysis::{analyze, Config, InterfaceAnalysis};
 use optics::output::prometheus::{window_label, ExporterStats, Metrics, METRICS};
 use optics::sample::capture::{read_capture, Record};
 use optics::sample::engine::{Engine, EngineConfig};
-use optics::sample::window::{windows, TimeRange};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -14,7 +13,9 @@ fn capture(name: &str) -> optics::sample::capture::Capture {
 }
 
 fn analyses(name: &str) -> Vec<InterfaceAnalysis> {
-    analyze(&windows(&capture(name), TimeRange::whole()), &Config::default(), &[])
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name);
+    let (engine, _) = optics::sample::engine::replay(path, EngineConfig::default()).unwrap();
+    analyze(&engine.windows(), &Config::default(), &[])
 }
 
 fn sample_lines(text: &str) -> Vec<&str> {

@@ -24,6 +24,7 @@ pub mod outlier;
 pub mod pcie;
 pub mod profile;
 pub mod q;
+pub mod segments;
 pub mod shares;
 pub mod stats;
 mod transmitter;
@@ -176,18 +177,41 @@ pub struct InterfaceAnalysis {
     /// The `--profile` checks, expected beside measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<profile::ProfileCheck>,
+    /// Every segment of the run (counter resets, module swaps split it), oldest first;
+    /// the last is the one `verdict` judges (see [`analyze_selected`]).
+    pub segments: Vec<segments::SegmentAnalysis>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
 pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
-    let groups = pcie::groups(windows, cfg);
-    let maps = breakout::lane_maps(windows);
-    windows
+    let all: Vec<usize> = (0..windows.len()).collect();
+    analyze_selected(windows, &all, cfg, peers, &|_| Vec::new())
+}
+
+/// Analyses `all[k]` for each `k` in `selected`, with PCIe grouping (multi-host NICs) and
+/// breakout lane maps computed from every window of the source; `peers[i]` is the far
+/// end of the i-th selected; `segments(iface)` gives the interface's segments to analyse
+/// one by one (issue 9 item 5).
+pub fn analyze_selected(
+    all: &[InterfaceWindow],
+    selected: &[usize],
+    cfg: &Config,
+    peers: &[InterfaceWindow],
+    segments: &dyn Fn(&str) -> Vec<segments::SegmentInput>,
+) -> Vec<InterfaceAnalysis> {
+    let groups = pcie::groups(all, cfg);
+    let maps = breakout::lane_maps(all);
+    selected
         .iter()
-        .zip(&maps)
+        .filter_map(|k| Some((all.get(*k)?, maps.get(*k)?)))
         .enumerate()
-        .map(|(i, (w, map))| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned(), map))
+        .map(|(i, (w, map))| {
+            let group = groups.get(&w.interface).cloned();
+            let mut a = analyze_one(w, cfg, peers.get(i), group.clone(), map);
+            a.segments = segments::analyze_segments(&segments(&w.interface), group.as_ref(), map, cfg);
+            a
+        })
         .collect()
 }
 
@@ -454,6 +478,7 @@ fn analyze_one(
         events: w.events.clone(),
         notes: cx.notes,
         profile: None,
+        segments: Vec::new(),
     }
 }
 

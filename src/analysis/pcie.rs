@@ -84,7 +84,10 @@ fn own_ceiling(pci: Option<&PciLink>, cfg: &Config) -> Option<f64> {
     Some(ceiling_gbps(gts, p.current_link_width.filter(|w| *w > 0)?, cfg.pcie_efficiency))
 }
 
-/// Groups of two or more windows sharing a module serial, keyed by interface name.
+/// Most netdevs one multi-host module serial can have (hosts x ports per host).
+const MAX_MULTI_HOST_NETDEVS: usize = 16;
+
+/// Groups of two to [`MAX_MULTI_HOST_NETDEVS`] windows sharing a module serial, keyed by interface name.
 pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, PcieGroup> {
     let mut by_serial: BTreeMap<String, Vec<&InterfaceWindow>> = BTreeMap::new();
     for w in windows {
@@ -93,7 +96,10 @@ pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, Pci
         }
     }
     let mut out = BTreeMap::new();
-    for (serial, members) in by_serial.into_iter().filter(|(_, m)| m.len() > 1) {
+    // A multi-host NIC splits one port over a few hosts (2-8 PCIe paths); more netdevs
+    // sharing one serial is cloned or blank module data, not a NIC: no group (which also
+    // keeps this linear in the number of interfaces, issue 9 item 21).
+    for (serial, members) in by_serial.into_iter().filter(|(_, m)| m.len() > 1 && m.len() <= MAX_MULTI_HOST_NETDEVS) {
         let mut path_ceilings: BTreeMap<String, Option<f64>> = BTreeMap::new();
         for w in &members {
             if let Some(bus) = w.identity.bus_info.as_deref() {

@@ -190,6 +190,7 @@ mod tests {
             rx_ber_fit: None,
             events: vec![],
             notes: vec![],
+            segments: Vec::new(),
             profile: None,
             fec_histogram: None,
             lane_groups: vec![],

@@ -5,11 +5,12 @@ use super::peer::Peer;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
+use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
-use optics::analysis::{analyze, InterfaceAnalysis};
+use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header, Record};
-use optics::sample::window::{windows, TimeRange};
+use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header};
+use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
 use optics::sample::RecordSink;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -136,14 +137,32 @@ impl RangeArgs {
     }
 }
 
-/// Reads a capture; what the reader tolerated (a truncated last line) goes to stderr so the
-/// user knows the capture was cut short.
-pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
-    let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
-    for note in &cap.notes {
+/// Streams a capture into a fresh engine over `range`; the records of the chosen
+/// interfaces (all when `only` is empty) also go to `sinks` as they are read. What the
+/// reader tolerated (a truncated last line) goes to stderr so the user knows the capture
+/// was cut short.
+pub fn replay_capture(
+    path: &Path,
+    range: TimeRange,
+    only: &[String],
+    sinks: &mut [&mut dyn RecordSink],
+) -> anyhow::Result<(Engine, Replayed)> {
+    let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
+    let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
+    let done = engine::for_each_record(std::io::BufReader::with_capacity(1 << 16, file), |rec| {
+        engine.push(rec);
+        if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
+            for s in sinks.iter_mut() {
+                s.record(rec)?;
+            }
+        }
+        Ok(())
+    })
+    .with_context(|| format!("capture {}", path.display()))?;
+    for note in &done.notes {
         super::diag(format_args!("optics: note: {}: {}", path.display(), optics::output::text::escape(note)));
     }
-    Ok(cap)
+    Ok((engine, done))
 }
 
 /// The thresholds file, or the built-in defaults.
@@ -154,21 +173,63 @@ pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
     }
 }
 
-/// Every name in `names` must be an interface of the capture.
-pub fn check_interfaces(cap: &Capture, names: &[String]) -> anyhow::Result<()> {
-    let have = cap.interfaces();
-    match names.iter().find(|n| !have.contains(n)) {
+/// Every name in `names` must be an interface the engine has seen.
+pub fn check_interfaces(engine: &Engine, names: &[String]) -> anyhow::Result<()> {
+    let have = engine.interfaces();
+    let known: std::collections::HashSet<&String> = have.iter().collect();
+    match names.iter().find(|n| !known.contains(n)) {
         Some(name) => bail!("interface {name} is not in the capture (it has: {})", have.join(", ")),
         None => Ok(()),
     }
 }
 
-/// The records of the chosen interfaces (all when `names` is empty).
-pub fn records_of<'a>(cap: &'a Capture, names: &'a [String]) -> impl Iterator<Item = &'a Record> + 'a {
-    cap.records.iter().filter(move |r| names.is_empty() || r.interface().is_some_and(|i| names.iter().any(|n| n == i)))
+/// The chosen interfaces (all when `only` is empty) analysed with `peer`'s windows.
+/// PCIe grouping (a multi-host NIC's netdevs) is computed from every interface of the
+/// source, then the chosen ones are kept, so naming one netdev does not change its verdict.
+pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Option<&Peer>) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    check_interfaces(engine, only)?;
+    let ws = engine.windows();
+    if ws.is_empty() {
+        bail!("the capture holds no interface samples");
+    }
+    let range = engine.config().range;
+    if range.is_partial() && ws.iter().all(|w| w.samples == 0) {
+        let show = |b: Option<f64>| b.map_or("-".to_string(), |v| format!("{v} s"));
+        bail!("--from {} --to {} selects no sample of the capture", show(range.from), show(range.to));
+    }
+    let wanted: std::collections::HashSet<&String> = only.iter().collect();
+    let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || wanted.contains(&ws[*i].interface)).collect();
+    // The far end: paired explicitly with the one analysed interface (cli::peer).
+    let chosen: Vec<_> = selected.iter().map(|i| ws[*i].clone()).collect();
+    let peers = peer.map(|p| p.windows_for(&chosen)).transpose()?.unwrap_or_default();
+    let segments = |iface: &str| -> Vec<SegmentInput> {
+        engine
+            .segments(iface)
+            .into_iter()
+            .map(|s| SegmentInput { reason: s.reason, from_t: s.from_t, to_t: s.to_t, window: s.window })
+            .collect()
+    };
+    Ok(analyze_selected(&ws, &selected, cfg, &peers, &segments))
 }
 
-/// Windows of the chosen interfaces (all when `only` is empty) analysed with `peers`.
+/// A capture held in memory (imported tool output; commands that need every record, like
+/// `plot`), read whole. Notes go to stderr as for [`replay_capture`].
+pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
+    let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
+    for note in &cap.notes {
+        eprintln!("optics: note: {}: {}", path.display(), optics::output::text::escape(note));
+    }
+    Ok(cap)
+}
+
+/// An in-memory capture folded into a fresh engine over `range`.
+pub fn engine_of(cap: &Capture, range: TimeRange) -> Engine {
+    let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
+    cap.records.iter().for_each(|r| engine.push(r));
+    engine
+}
+
+/// [`analyze_engine`] over in-memory captures.
 pub fn analyze_capture(
     cap: &Capture,
     only: &[String],
@@ -176,16 +237,7 @@ pub fn analyze_capture(
     cfg: &Config,
     peer: Option<&Peer>,
 ) -> anyhow::Result<Vec<InterfaceAnalysis>> {
-    check_interfaces(cap, only)?;
-    let mut ws = windows(cap, range);
-    if !only.is_empty() {
-        ws.retain(|w| only.contains(&w.interface));
-    }
-    if ws.is_empty() {
-        bail!("the capture holds no interface samples");
-    }
-    let peers = peer.map(|p| p.windows_for(&ws)).transpose()?.unwrap_or_default();
-    Ok(analyze(&ws, cfg, &peers))
+    analyze_engine(&engine_of(cap, range), only, cfg, peer)
 }
 
 /// A fresh capture header for this host.
@@ -225,7 +277,7 @@ impl FileSinks {
             let out = Output::open("--csv", p)?;
             let label = out.label();
             files.created.extend(out.created_path().map(|p| (p, true)));
-            files.csv = Some(Guarded::new(CsvSink::new(out, Some(&header.created), cfg.clone()), label));
+            files.csv = Some(Guarded::new(CsvSink::new(out, Some(&header.created), cfg.clone()).with_host(header.host.clone()), label));
         }
         Ok(files)
     }

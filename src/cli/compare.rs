@@ -1,4 +1,4 @@
-use super::common::{analyze_capture, parse_duration, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED};
+use super::common::{analyze_capture, analyze_engine, parse_duration, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::import::load_inputs;
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
@@ -80,8 +80,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
                 record: args.live.record.clone(),
                 csv: None,
             };
-            let (cap, _) = live::sample(&plan, &cfg)?;
-            analyze_capture(&cap, &[], Default::default(), &cfg, None).context("analysing the live samples")?
+            let (engine, _) = live::sample(&plan, &cfg)?;
+            analyze_engine(&engine, &[], &cfg, None).context("analysing the live samples")?
         }
     };
     let comparisons = pair(&before, &after, &args.pairs)?;

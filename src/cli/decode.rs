@@ -3,9 +3,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
-use optics::sample::capture::read_capture_from;
-use optics::sample::window::{window, TimeRange};
-use std::io::{Read, Write};
+use optics::sample::engine::{replay_from, EngineConfig};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -27,16 +26,16 @@ fn is_capture(bytes: &[u8]) -> bool {
 }
 
 /// The module of `wanted` (or the first interface with one) as of the capture's last sample.
-fn decode_capture(bytes: &[u8], wanted: Option<&str>) -> anyhow::Result<ModuleReport> {
-    let cap = read_capture_from(bytes).context("reading the capture")?;
+fn decode_capture(reader: impl BufRead, wanted: Option<&str>) -> anyhow::Result<ModuleReport> {
+    let (engine, _) = replay_from(reader, EngineConfig::default()).context("reading the capture")?;
     let names = match wanted {
         Some(w) => vec![w.to_string()],
-        None => cap.interfaces(),
+        None => engine.interfaces(),
     };
-    check_interfaces(&cap, &names)?;
+    check_interfaces(&engine, &names)?;
     let mut why = None;
     for name in &names {
-        let w = window(name, cap.records_for(name), TimeRange::whole());
+        let Some(w) = engine.window(name) else { continue };
         match w.module {
             Some(m) => return Ok(m),
             None => why = w.module_error.map(|e| format!("{name}: {e}")),
@@ -46,19 +45,22 @@ fn decode_capture(bytes: &[u8], wanted: Option<&str>) -> anyhow::Result<ModuleRe
 }
 
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
-    let bytes = if args.file.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).context("reading standard input")?;
-        buf
+    let input: Box<dyn Read> = if args.file.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
     } else {
-        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?
+        Box::new(std::fs::File::open(&args.file).with_context(|| format!("reading {}", args.file.display()))?)
     };
-    let report = if is_capture(&bytes) {
-        decode_capture(&bytes, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
+    // The first 64 kB tell a capture (streamed, never held whole) from a module image.
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let head = reader.fill_buf().with_context(|| format!("reading {}", args.file.display()))?;
+    let report = if is_capture(head) {
+        decode_capture(reader, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
     } else {
         if args.interface.is_some() {
             bail!("--interface selects a module in a capture; {} is a module image", args.file.display());
         }
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).with_context(|| format!("reading {}", args.file.display()))?;
         let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
         let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", args.file.display()))?;
         report.warnings.extend(parsed.notes);

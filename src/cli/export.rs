@@ -1,8 +1,10 @@
-use super::common::{check_interfaces, load_capture, load_config, records_of};
+use super::common::{analyze_engine, check_interfaces, load_config, replay_capture};
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::output::csv::CsvSink;
+use optics::sample::capture::read_header;
+use optics::sample::engine::TimeRange;
 use optics::sample::RecordSink;
 use std::path::PathBuf;
 
@@ -15,8 +17,11 @@ pub struct ExportArgs {
     #[arg(long, value_name = "CAPTURE", conflicts_with = "capture")]
     pub replay: Option<PathBuf>,
     /// Write lane rows as CSV to this file (`-` for standard output).
-    #[arg(long, value_name = "FILE", required_unless_present = "prometheus")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["json", "prometheus"])]
     pub csv: Option<PathBuf>,
+    /// Write the same rows as JSON Lines (one object per row) to this file (`-` for standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
     /// Write the capture's metrics for node_exporter's textfile collector to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub prometheus: Option<PathBuf>,
@@ -30,26 +35,41 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
-    check_outputs(&[("--csv", args.csv.as_deref()), ("--prometheus", args.prometheus.as_deref())], &[Some(path), args.config.as_deref()])?;
+    check_outputs(
+        &[("--csv", args.csv.as_deref()), ("--json", args.json.as_deref()), ("--prometheus", args.prometheus.as_deref())],
+        &[Some(path), args.config.as_deref()],
+    )?;
     let cfg = load_config(args.config.as_deref())?;
-    let cap = load_capture(path)?;
-    check_interfaces(&cap, &args.interfaces)?;
-    if args.prometheus.is_some() {
-        let analyses = super::common::analyze_capture(&cap, &args.interfaces, Default::default(), &cfg, None)?;
-        super::serve::write_textfile(args.prometheus.as_deref(), &analyses)?;
+    let header = read_header(path).with_context(|| format!("capture {}", path.display()))?;
+    let mut made: Vec<PathBuf> = Vec::new();
+    let mut sinks: Vec<CsvSink<Output>> = Vec::new();
+    for (flag, target, json) in [("--csv", &args.csv, false), ("--json", &args.json, true)] {
+        let Some(p) = target else { continue };
+        let out = Output::open(flag, p)?;
+        made.extend(out.created_path());
+        let sink = if json {
+            CsvSink::json_lines(out, Some(&header.created), cfg.clone())
+        } else {
+            CsvSink::new(out, Some(&header.created), cfg.clone())
+        };
+        sinks.push(sink.with_host(header.host.clone()));
     }
-    let Some(csv) = &args.csv else { return Ok(()) };
-    let out = Output::open("--csv", csv)?;
-    let (label, created) = (out.label(), out.created_path());
-    let mut sink = CsvSink::new(out, Some(&cap.header.created), cfg);
-    for rec in records_of(&cap, &args.interfaces) {
-        if let Err(e) = sink.record(rec) {
-            // Rows written so far are whole; a file holding none is not left behind.
-            if let Some(p) = created.as_deref().filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() == 0)) {
-                remove_created(p, "export failed before its first row");
-            }
-            return Err(e).with_context(|| label.clone());
+    let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
+    let checked = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs).and_then(|(engine, _)| {
+        check_interfaces(&engine, &args.interfaces)?;
+        match args.prometheus.as_deref() {
+            Some(p) => super::serve::write_textfile(Some(p), &analyze_engine(&engine, &args.interfaces, &cfg, None)?),
+            None => Ok(()),
+        }
+    });
+    drop(refs);
+    drop(sinks); // flushes
+    if checked.is_err() {
+        // Only this run made these files, and rows are written whole: a failed export
+        // leaves no partial output behind.
+        for p in &made {
+            remove_created(p, "export failed");
         }
     }
-    Ok(())
+    checked
 }

@@ -7,7 +7,7 @@ use super::present::stderr_width;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::output::live_table::LiveTable;
-use optics::sample::capture::{Capture, Record};
+use optics::sample::engine::{Engine, EngineConfig};
 use optics::sample::watch::{stop_signals, watch_until, StopReason, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
@@ -65,9 +65,10 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
     })
 }
 
-/// Samples until the duration ends or SIGINT/SIGTERM; every record is in the returned
-/// capture, and in the `--record` / `--csv` files as it was taken.
-pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSummary)> {
+/// Samples until the duration ends or SIGINT/SIGTERM; every record is folded into the
+/// returned engine (nothing of the run is kept beyond its state), and written to the
+/// `--record` / `--csv` files as it was taken.
+pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSummary)> {
     let header = local_header();
     let factory = make_source(plan.i2c.as_deref())?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
@@ -76,11 +77,11 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
         let _in_runtime = rt.enter();
         stop_signals().context("sampling")?
     };
-    let mut records: Vec<Record> = Vec::new();
+    let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
     let mut progress =
         BestEffort::new(LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone()));
-    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records, &mut progress];
+    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {
         interfaces: plan.interfaces.clone(),
@@ -95,5 +96,5 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     if let (0, StopReason::Signal(sig)) = (summary.samples, &summary.stopped_by) {
         bail!("stopped by {sig} before the first sample: nothing to analyse");
     }
-    Ok((Capture { header, records, notes: Vec::new() }, summary))
+    Ok((engine, summary))
 }

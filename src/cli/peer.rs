@@ -8,7 +8,7 @@ use super::outputs::same_file;
 use anyhow::{bail, Context};
 use optics::analysis::InterfaceWindow;
 use optics::sample::capture::Capture;
-use optics::sample::window::{window, TimeRange};
+use optics::sample::engine::records_window;
 use std::path::{Path, PathBuf};
 
 /// What `--peer` named.
@@ -81,7 +81,7 @@ impl Peer {
             let names: Vec<&str> = ws.iter().map(|w| w.interface.as_str()).collect();
             bail!("--peer is the far end of one link, but {} interfaces are analysed ({}): name one", ws.len(), names.join(", "));
         };
-        let far = window(&self.interface, self.capture.records_for(&self.interface), TimeRange::whole());
+        let far = records_window(&self.interface, None, self.capture.records_for(&self.interface));
         let shown = format!("--peer {}:{}", self.path.display(), self.interface);
         let lanes = |w: &InterfaceWindow| w.link.lanes.or(w.module.as_ref().map(|m| m.lanes.len() as u32).filter(|n| *n > 0));
         if let (Some(a), Some(b)) = (lanes(local), lanes(&far)) {

@@ -1,6 +1,6 @@
 //! `optics plot CAPTURE -o FILE.svg [--kind ...]`.
 
-use super::common::{analyze_capture, load_capture, load_config};
+use super::common::{analyze_capture, engine_of, load_capture, load_config};
 use super::outputs::{check_outputs, Output};
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
@@ -9,8 +9,8 @@ use optics::analysis::trend::MarginPoint;
 use optics::analysis::{analyze, Config};
 use optics::output::plot::{self, MarginSeries};
 use optics::sample::capture::{Capture, Record};
+use optics::sample::engine::TimeRange;
 use optics::sample::intervals::IntervalWalker;
-use optics::sample::window::{windows, TimeRange};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +62,7 @@ pub fn render(cap: &Capture, kind: PlotKind, interface: Option<&str>, cfg: &Conf
         PlotKind::BerVsRx => plot::ber_vs_rx(a)?,
         PlotKind::MarginOverTime => plot::margin_over_time(&margin_series(cap, &a.interface, cfg))?,
         PlotKind::Histogram => {
-            let w = windows(cap, TimeRange::whole()).into_iter().find(|w| w.interface == a.interface);
+            let w = engine_of(cap, TimeRange::whole()).windows().into_iter().find(|w| w.interface == a.interface);
             plot::histogram(&a.interface, w.map(|w| w.histogram_delta).as_deref().unwrap_or(&[]))?
         }
     };

@@ -1,7 +1,7 @@
 //! `optics report CAPTURE [--peer CAPTURE] [-o FILE.md] [--plots DIR]`.
 
 use super::check::CheckArgs;
-use super::common::{analyze_capture, load_capture, load_config};
+use super::common::{analyze_capture, engine_of, load_capture, load_config};
 use super::outputs::check_outputs;
 use super::peer::{parse_peer, Peer, PeerArg};
 use super::plot::{write_all, PlotKind};
@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use optics::output::report::{write_report, Evidence};
 use optics::output::text::worst_first;
-use optics::sample::window::{windows, TimeRange};
+use optics::sample::engine::TimeRange;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -49,7 +49,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         Some(p) => analyze_capture(p.capture(), &[p.interface().to_string()], TimeRange::whole(), &cfg, None)?,
         None => Vec::new(),
     };
-    let ws = windows(&cap, TimeRange::whole());
+    let ws = engine_of(&cap, TimeRange::whole()).windows();
     let capture_name = args.capture.display().to_string();
     let peer_name = peer.as_ref().map(|p| format!("{}:{}", p.path().display(), p.interface()));
     let order = worst_first(&analyses);

@@ -1,5 +1,5 @@
 use super::check::CheckArgs;
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
+use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::outputs::{check_outputs, stdout_taken};
 use super::peer::{parse_peer, Peer, PeerArg};
@@ -77,8 +77,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             args.live.refuse_without_live(args.window.is_some(), "--replay")?;
-            let cap = load_capture(path)?;
-            let analyses = analyze_capture(&cap, &args.interfaces, range, &cfg, peer.as_ref())?;
+            let (engine, _) = replay_capture(path, range, &[], &mut [])?;
+            let analyses = analyze_engine(&engine, &args.interfaces, &cfg, peer.as_ref())?;
             let source = SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: range.from, to: range.to };
             (analyses, source, None)
         }
@@ -95,8 +95,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 record: args.live.record.clone(),
                 csv: None,
             };
-            let (cap, summary) = live::sample(&plan, &cfg)?;
-            let analyses = analyze_capture(&cap, &[], range, &cfg, peer.as_ref()).context("analysing the samples")?;
+            let (engine, summary) = live::sample(&plan, &cfg)?;
+            let analyses = analyze_engine(&engine, &[], &cfg, peer.as_ref()).context("analysing the samples")?;
             let source =
                 SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))

@@ -1,10 +1,11 @@
 //! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
 
-use super::common::{check_interfaces, load_capture, load_config, parse_duration, records_of};
+use super::common::{check_interfaces, load_config, parse_duration, replay_capture};
 use super::live::resolve_interfaces;
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::sample::capture::Record;
+use optics::sample::capture::CaptureReader;
+use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
 use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, Shared, Signals, LOG_INFO};
 use optics::source::live::LiveSource;
@@ -50,10 +51,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         bail!("--rolling takes positive seconds (got {bad})");
     }
     let cfg = load_config(args.config.as_deref())?;
-    let replay = args.replay.as_deref().map(load_capture).transpose()?;
-    // Named interfaces must exist at start (a typo is an error, not an empty exporter).
+    // Named interfaces must exist at start (a typo is an error, not an empty exporter), and
+    // a capture to replay is read through once first, so a bad one is an error now rather
+    // than a log line later (streamed: memory does not grow with its length).
+    let replay = match args.replay.as_deref() {
+        Some(path) => {
+            let (engine, _) = replay_capture(path, TimeRange::whole(), &[], &mut [])?;
+            check_interfaces(&engine, &args.interfaces)?;
+            let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
+            Some(CaptureReader::new(std::io::BufReader::new(file)).with_context(|| format!("capture {}", path.display()))?)
+        }
+        None => None,
+    };
     match &replay {
-        Some(cap) => check_interfaces(cap, &args.interfaces)?,
+        Some(_) => {}
         None if !args.interfaces.is_empty() => drop(resolve_interfaces(&args.interfaces, None)?),
         None => {}
     }
@@ -72,11 +83,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let mut signals = Signals::install()?;
         let config_path = args.config.clone();
         let on_reload = move || load_config(config_path.as_deref()).map_err(|e| format!("{e:#}"));
-        let stopped_by = match &replay {
-            Some(cap) => {
-                let records: Vec<Record> = records_of(cap, &args.interfaces).cloned().collect();
-                run_replay(&mut exporter, &records, args.speed, &mut signals, &on_reload).await
-            }
+        let stopped_by = match replay {
+            Some(mut reader) => run_replay(&mut exporter, &mut reader, &args.interfaces, args.speed, &mut signals, &on_reload).await,
             None => {
                 let named = args.interfaces.clone();
                 let find = move || -> Result<Vec<String>, String> {

@@ -1,7 +1,5 @@
 use super::check::CheckArgs;
-use super::common::{
-    analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED,
-};
+use super::common::{analyze_engine, check_interfaces, parse_duration, replay_capture, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use super::present::DisplayArgs;
@@ -9,8 +7,9 @@ use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::config::Config;
-use optics::sample::capture::Capture;
-use optics::sample::window::TimeRange;
+use optics::analysis::InterfaceAnalysis;
+use optics::sample::engine::TimeRange;
+use optics::sample::RecordSink;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -48,9 +47,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             if args.live.i2c.is_some() {
                 bail!("--i2c reads the live system; it does not go with --replay");
             }
-            let cap = load_capture(path)?;
-            replay_into_sinks(&cap, &args, &cfg)?;
-            let analyses = analyze_capture(&cap, &args.interfaces, TimeRange::whole(), &cfg, None)?;
+            let analyses = replay_into_sinks(path, &args, &cfg)?;
             (analyses, SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: None, to: None }, None)
         }
         None => {
@@ -65,8 +62,8 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                 record: args.live.record.clone(),
                 csv: args.csv.clone(),
             };
-            let (cap, summary) = live::sample(&plan, &cfg)?;
-            let analyses = analyze_capture(&cap, &[], TimeRange::whole(), &cfg, None).context("analysing the samples")?;
+            let (engine, summary) = live::sample(&plan, &cfg)?;
+            let analyses = analyze_engine(&engine, &[], &cfg, None).context("analysing the samples")?;
             let source =
                 SourceInfo { kind: "live", capture: args.live.record.as_ref().map(|p| p.display().to_string()), from: None, to: None };
             (analyses, source, Some(summary))
@@ -80,17 +77,16 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.
-fn replay_into_sinks(cap: &Capture, args: &WatchArgs, cfg: &Config) -> anyhow::Result<()> {
-    check_interfaces(cap, &args.interfaces)?;
-    let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), &cap.header, cfg)?;
-    let mut sinks = files.sinks();
-    for rec in records_of(cap, &args.interfaces) {
-        for s in sinks.iter_mut() {
-            s.record(rec)?;
-        }
-    }
+/// A replayed capture goes through the same `--record`/`--csv` sinks as live samples,
+/// streamed into the engine in the same pass.
+fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    let header = optics::sample::capture::read_header(path).with_context(|| format!("capture {}", path.display()))?;
+    let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), &header, cfg)?;
+    let mut sinks: Vec<&mut dyn RecordSink> = files.sinks();
+    let (engine, _) = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut sinks)?;
     drop(sinks);
+    // Unknown names: the outputs are dropped unfinished (removed) before any analysis.
+    check_interfaces(&engine, &args.interfaces)?;
     files.finish();
-    Ok(())
+    analyze_engine(&engine, &args.interfaces, cfg, None)
 }

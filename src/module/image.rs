@@ -107,14 +107,29 @@ impl<'de> Deserialize<'de> for PageEntry {
 }
 
 mod hex_bytes {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
     pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&hex::encode(v))
     }
+    /// Decodes the string where the parser holds it (no copy); whitespace is allowed.
+    struct HexVisitor;
+
+    impl serde::de::Visitor<'_> for HexVisitor {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a hex string")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Vec<u8>, E> {
+            if s.bytes().any(|b| b.is_ascii_whitespace()) {
+                let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+                return hex::decode(compact).map_err(E::custom);
+            }
+            hex::decode(s).map_err(E::custom)
+        }
+    }
+
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = String::deserialize(d)?;
-        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        hex::decode(compact).map_err(serde::de::Error::custom)
+        d.deserialize_str(HexVisitor)
     }
 }
 
@@ -150,10 +165,10 @@ impl ModuleImage {
         let key = HalfPageKey::for_offset(i2c_address, page, bank, offset as u8);
         let half = self.halves.entry(key).or_insert_with(HalfPage::empty);
         let start = offset as usize % HALF_PAGE_LEN;
-        for (i, b) in data.iter().enumerate() {
-            half.data[start + i] = *b;
-            half.present |= 1u128 << (start + i);
-        }
+        // start + len <= 128 (checked above), len >= 1.
+        half.data[start..start + data.len()].copy_from_slice(data);
+        let mask = if data.len() == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << data.len()) - 1) << start };
+        half.present |= mask;
         Ok(())
     }
 

@@ -89,6 +89,31 @@ pub fn decode(img: &ModuleImage) -> Result<ModuleReport, DecodeError> {
     })
 }
 
+/// Per lane (index 0 = lane 1) rx power in mW, exactly as `decode(img)`'s lanes give it
+/// by lane number (a lane the decode lists without a reading is `None`; the vector is as
+/// long as the highest lane number), without decoding the rest (identity, applications,
+/// thresholds): what a stream of samples needs from each sample's monitor bytes.
+/// SFF-8472 (one lane, calibration constants) takes the full decode.
+pub fn lane_rx_power_mw(img: &ModuleImage) -> Result<Vec<Option<f64>>, DecodeError> {
+    Ok(match standard_of(img)? {
+        Standard::Sff8472 => rx_power_by_lane(&sff8472::decode(img)),
+        Standard::Sff8636 => sff8636::lane_rx_power_mw(img),
+        Standard::Cmis => cmis::lane_rx_power_mw(img),
+    })
+}
+
+/// A decode's rx power in mW by lane number (index 0 = lane 1).
+pub fn rx_power_by_lane(m: &ModuleReport) -> Vec<Option<f64>> {
+    let n = m.lanes.iter().map(|l| l.lane as usize).max().unwrap_or(0);
+    let mut out = vec![None; n];
+    for l in &m.lanes {
+        if let Some(slot) = (l.lane as usize).checked_sub(1).and_then(|i| out.get_mut(i)) {
+            *slot = l.rx_power_mw;
+        }
+    }
+    out
+}
+
 /// The static pages (identity, thresholds, advertisement) worth reading, given what has
 /// been read so far: call again after reading until it asks for nothing new. Only pages
 /// the module advertises are named (flat-memory bits, CMIS banks, SFF-8472 DDM bit).

@@ -341,6 +341,12 @@ fn tx_power_reported(img: &ModuleImage, field: Field) -> bool {
     implemented(img, Some(TX_POWER_SUPPORTED)) || field.read(img, 0).is_some_and(|b| b.iter().any(|&x| x != 0))
 }
 
+/// Rx power of lanes 1-4 in mW (bytes 34-41, SFF-8636 6.2.4); `None` for a copper cable.
+pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
+    let optical = is_optical(img);
+    (0..usize::from(LANES)).map(|i| lane_word(RX_POWER, img, i).filter(|_| optical).map(units::power_mw)).collect()
+}
+
 fn decode_monitors(img: &ModuleImage, r: &mut ModuleReport) {
     r.module_temperature_c = module_monitor(img, TEMPERATURE, TEMPERATURE_IMPLEMENTED, units::temperature_c);
     r.supply_voltage_v = module_monitor(img, SUPPLY_VOLTAGE, VCC_IMPLEMENTED, units::voltage_v);
@@ -348,9 +354,10 @@ fn decode_monitors(img: &ModuleImage, r: &mut ModuleReport) {
         return;
     }
     let tx_power = tx_power_reported(img, TX_POWER);
+    let rx = lane_rx_power_mw(img);
     for (i, lane) in r.lanes.iter_mut().enumerate() {
-        if let Some(w) = lane_word(RX_POWER, img, i) {
-            lane.set_rx_power_mw(units::power_mw(w));
+        if let Some(mw) = rx.get(i).copied().flatten() {
+            lane.set_rx_power_mw(mw);
         }
         lane.tx_bias_ma = lane_word(TX_BIAS, img, i).map(units::bias_ma);
         if let Some(w) = lane_word(TX_POWER, img, i).filter(|_| tx_power) {

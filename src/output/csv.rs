@@ -5,12 +5,14 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use crate::analysis::{analyze, config::Config};
+use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
-use crate::sample::window::{window, TimeRange};
+use crate::sample::engine::{records_window, StaticModule};
 use crate::sample::RecordSink;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -47,18 +49,28 @@ pub struct LaneRow {
     pub ltp_db: Option<f64>,
     pub module_pre_fec_ber: Option<f64>,
     pub ber_source: Option<crate::analysis::vdm_lanes::BerSource>,
+    /// Host the capture was taken on (capture header), after every earlier column.
+    pub host: Option<String>,
 }
 
 #[derive(Default)]
 struct IfaceState {
-    interface: Option<Record>,
-    previous: Option<Record>,
+    /// The interface record in force, its static pages parsed once.
+    interface: Option<Arc<StaticModule>>,
+    previous: Option<SampleRecord>,
+}
+
+/// Where rows go: CSV, or JSON Lines of the same rows (`export --json`).
+enum Out<W: Write> {
+    Csv(csv::Writer<W>),
+    JsonLines(W),
 }
 
 /// A [`RecordSink`] that turns sample records into lane rows, flushed per sample.
 pub struct CsvSink<W: Write> {
-    out: csv::Writer<W>,
+    out: Out<W>,
     created: Option<OffsetDateTime>,
+    host: Option<String>,
     cfg: Config,
     state: HashMap<String, IfaceState>,
 }
@@ -66,25 +78,52 @@ pub struct CsvSink<W: Write> {
 impl<W: Write> CsvSink<W> {
     /// `created` is the capture start (RFC 3339), if known before the header record arrives.
     pub fn new(out: W, created: Option<&str>, cfg: Config) -> Self {
-        CsvSink {
-            out: csv::Writer::from_writer(out),
-            created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
-            cfg,
-            state: HashMap::new(),
+        Self::with_out(Out::Csv(csv::Writer::from_writer(out)), created, cfg)
+    }
+
+    /// The same rows as JSON Lines: one object per row, keys = the CSV column names.
+    pub fn json_lines(out: W, created: Option<&str>, cfg: Config) -> Self {
+        Self::with_out(Out::JsonLines(out), created, cfg)
+    }
+
+    fn with_out(out: Out<W>, created: Option<&str>, cfg: Config) -> Self {
+        CsvSink { out, created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()), host: None, cfg, state: HashMap::new() }
+    }
+
+    /// The `host` cell of every row (the capture header's host), if known before the
+    /// header record arrives.
+    pub fn with_host(mut self, host: Option<String>) -> Self {
+        self.host = host;
+        self
+    }
+
+    fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
+        match &mut self.out {
+            Out::Csv(w) => w.serialize(row).map_err(io::Error::other),
+            Out::JsonLines(w) => {
+                let mut line = serde_json::to_vec(row).map_err(io::Error::other)?;
+                line.push(b'\n');
+                w.write_all(&line)
+            }
         }
     }
 
-    fn rows(&self, st: &IfaceState, rec: &Record) -> Vec<LaneRow> {
-        let Record::Sample(s) = rec else { return Vec::new() };
-        let records: Vec<&Record> = st.interface.iter().chain(st.previous.iter()).chain(std::iter::once(rec)).collect();
-        let w = window(&s.interface, records, TimeRange::whole());
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.out {
+            Out::Csv(w) => w.flush(),
+            Out::JsonLines(w) => w.flush(),
+        }
+    }
+
+    fn rows(&self, st: &IfaceState, s: &SampleRecord) -> Vec<LaneRow> {
+        let (prev, cur) = (st.previous.clone().map(Record::Sample), Record::Sample(s.clone()));
+        let w = records_window(&s.interface, st.interface.as_ref(), prev.iter().chain(std::iter::once(&cur)));
         let has_interval = w.samples >= 2;
         let analysis = analyze(std::slice::from_ref(&w), &self.cfg, &[]);
         let Some(a) = analysis.into_iter().next() else { return Vec::new() };
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
-        let time =
-            self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(|at| at.format(&Rfc3339).ok());
+        let time = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(rfc3339_micros);
         let module = w.module.as_ref();
         let port = |v: Option<u64>| v.filter(|_| has_interval);
         let base = LaneRow {
@@ -96,6 +135,7 @@ impl<W: Write> CsvSink<W> {
             uncorrectable_blocks_delta: port(a.link.uncorrectable_blocks),
             link_down_events_delta: port(a.link.link_down_events),
             interval_s: has_interval.then_some(round_t(w.duration_s)),
+            host: self.host.clone(),
             ..Default::default()
         };
         if a.lanes.is_empty() {
@@ -133,25 +173,47 @@ impl<W: Write> CsvSink<W> {
     }
 }
 
+/// RFC 3339 in UTC with exactly six fractional digits (`2026-12-01T19:30:05.123456Z`), so
+/// every row's time has the same width and sorts as text.
+fn rfc3339_micros(at: OffsetDateTime) -> Option<String> {
+    let u = at.to_offset(time::UtcOffset::UTC);
+    (0..=9999).contains(&u.year()).then(|| {
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+            u.year(),
+            u8::from(u.month()),
+            u.day(),
+            u.hour(),
+            u.minute(),
+            u.second(),
+            u.microsecond()
+        )
+    })
+}
+
 impl<W: Write> RecordSink for CsvSink<W> {
     fn record(&mut self, rec: &Record) -> io::Result<()> {
         match rec {
             Record::Header(h) => {
                 self.created = OffsetDateTime::parse(&h.created, &Rfc3339).ok().or(self.created);
+                if h.host.is_some() {
+                    self.host.clone_from(&h.host);
+                }
             }
             Record::Interface(i) => {
                 // A new interface record means the module or link changed: deltas across
                 // it would mix two modules, so the next sample starts afresh.
-                self.state.insert(i.interface.clone(), IfaceState { interface: Some(rec.clone()), previous: None });
+                self.state
+                    .insert(i.interface.clone(), IfaceState { interface: Some(Arc::new(StaticModule::new(i.clone()))), previous: None });
             }
             Record::Sample(s) => {
                 let st = self.state.remove(&s.interface).unwrap_or_default();
-                let rows = self.rows(&st, rec);
+                let rows = self.rows(&st, s);
                 for row in &rows {
-                    self.out.serialize(row).map_err(io::Error::other)?;
+                    self.write_row(row)?;
                 }
-                self.out.flush()?;
-                self.state.insert(s.interface.clone(), IfaceState { interface: st.interface, previous: Some(rec.clone()) });
+                self.flush()?;
+                self.state.insert(s.interface.clone(), IfaceState { interface: st.interface, previous: Some(s.clone()) });
             }
             Record::Event(_) => {}
         }

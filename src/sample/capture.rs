@@ -189,9 +189,20 @@ pub enum CaptureError {
     BadLine { line: usize, source: serde_json::Error },
     #[error("line {line}: a header may only appear on line 1")]
     HeaderNotFirst { line: usize },
+    #[error("line {line}: longer than {limit} bytes: not a capture line")]
+    LineTooLong { line: usize, limit: usize },
+    #[error("{0}")]
+    Sink(std::io::Error),
+    #[error("line {line}: not UTF-8 text")]
+    NotUtf8 { line: usize },
 }
 
-/// A whole capture in file order.
+/// Longest capture line accepted (docs/capture-format.md): a record holds at most a few
+/// kB of module pages and counters, so a longer line is not a capture (`/dev/zero`).
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// A whole capture in file order (tests and tools that want every record; commands
+/// stream with [`CaptureReader`] instead).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Capture {
     pub header: Header,
@@ -204,13 +215,8 @@ pub struct Capture {
 impl Capture {
     /// Interface names in order of first appearance.
     pub fn interfaces(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for name in self.records.iter().filter_map(Record::interface) {
-            if !out.iter().any(|n| n == name) {
-                out.push(name.to_string());
-            }
-        }
-        out
+        let mut seen = std::collections::HashSet::new();
+        self.records.iter().filter_map(Record::interface).filter(|n| seen.insert(*n)).map(str::to_string).collect()
     }
 
     /// One interface's records, in file order.
@@ -238,37 +244,121 @@ pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
     read_capture_from(std::io::BufReader::new(file))
 }
 
-/// Reads a capture. The last line may be cut short (a writer stopped mid-line): it is
-/// dropped with a note when it fails to parse *because the text ends early*; any other
-/// bad line is an error naming its 1-based line number. Blank lines are skipped.
+/// Reads only the header line of a capture file.
+pub fn read_header(path: impl AsRef<Path>) -> Result<Header, CaptureError> {
+    let file = std::fs::File::open(path)?;
+    Ok(CaptureReader::new(std::io::BufReader::new(file))?.header().clone())
+}
+
+/// Reads a whole capture into memory ([`CaptureReader`] rules).
 pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> {
-    let lines: Vec<(usize, String)> = reader.lines().enumerate().map(|(i, l)| l.map(|l| (i + 1, l))).collect::<Result<Vec<_>, _>>()?;
-    let mut lines: Vec<(usize, String)> = lines.into_iter().filter(|(_, l)| !l.trim().is_empty()).collect();
-    let mut notes = Vec::new();
-    // A truncated last line: drop it before anything else looks at it.
-    let truncated = match lines.last() {
-        Some((n, l)) if lines.len() > 1 => match serde_json::from_str::<serde_json::Value>(l) {
-            Err(e) if e.is_eof() => Some(*n),
-            _ => None,
-        },
-        _ => None,
-    };
-    if let Some(n) = truncated {
-        lines.pop();
-        notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
-    }
-    let mut it = lines.into_iter();
-    let (_, first) = it.next().ok_or(CaptureError::Empty)?;
-    let header = parse_header(&first)?;
+    let mut r = CaptureReader::new(reader)?;
     let mut records = Vec::new();
-    for (n, line) in it {
-        match serde_json::from_str::<Record>(&line) {
-            Ok(Record::Header(_)) => return Err(CaptureError::HeaderNotFirst { line: n }),
-            Ok(r) => records.push(r),
-            Err(source) => return Err(CaptureError::BadLine { line: n, source }),
+    while let Some(rec) = r.next_record()? {
+        records.push(rec);
+    }
+    Ok(Capture { header: r.header().clone(), records, notes: r.notes().to_vec() })
+}
+
+/// Reads a capture one line at a time; only the current line is held. The last line
+/// may be cut short (a writer stopped mid-line): it is dropped with a note when it
+/// fails to parse *because the text ends early*; any other bad line is an error naming
+/// its 1-based line number. Blank lines are skipped; a line longer than
+/// [`MAX_LINE_BYTES`] is an error.
+pub struct CaptureReader<R: BufRead> {
+    reader: R,
+    /// Number of the line last read (1-based).
+    line: usize,
+    buf: Vec<u8>,
+    header: Header,
+    notes: Vec<String>,
+}
+
+impl<R: BufRead> CaptureReader<R> {
+    /// Reads and checks the header line.
+    pub fn new(reader: R) -> Result<Self, CaptureError> {
+        let mut r =
+            CaptureReader { reader, line: 0, buf: Vec::with_capacity(4096), header: Header::new(None, None, None), notes: Vec::new() };
+        if !r.next_line()? {
+            return Err(CaptureError::Empty);
+        }
+        let first = std::str::from_utf8(&r.buf).map_err(|_| CaptureError::NotUtf8 { line: r.line })?;
+        r.header = parse_header(first)?;
+        Ok(r)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// What the reader tolerated so far, one sentence each.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Reads the next non-blank line into `buf`; false at the end of the input.
+    fn next_line(&mut self) -> Result<bool, CaptureError> {
+        loop {
+            self.buf.clear();
+            let n = std::io::Read::take(&mut self.reader, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut self.buf)?;
+            if n == 0 {
+                return Ok(false);
+            }
+            self.line += 1;
+            if self.buf.last() == Some(&b'\n') {
+                self.buf.pop();
+            } else if self.buf.len() > MAX_LINE_BYTES {
+                return Err(CaptureError::LineTooLong { line: self.line, limit: MAX_LINE_BYTES });
+            }
+            if !self.buf.iter().all(u8::is_ascii_whitespace) {
+                return Ok(true);
+            }
         }
     }
-    Ok(Capture { header, records, notes })
+
+    /// The next record, `None` at the end.
+    pub fn next_record(&mut self) -> Result<Option<Record>, CaptureError> {
+        if !self.next_line()? {
+            return Ok(None);
+        }
+        match parse_record(&self.buf) {
+            Ok(Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: self.line }),
+            Ok(r) => Ok(Some(r)),
+            Err(source) => {
+                let n = self.line;
+                let cut_short = serde_json::from_slice::<serde_json::Value>(&self.buf).err().is_some_and(|e| e.is_eof());
+                if cut_short && !self.next_line()? {
+                    self.notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
+                    return Ok(None);
+                }
+                Err(CaptureError::BadLine { line: n, source })
+            }
+        }
+    }
+}
+
+/// The `record` key alone; every other key is skipped without being kept.
+#[derive(Deserialize)]
+struct Tag<'a> {
+    #[serde(borrow)]
+    record: std::borrow::Cow<'a, str>,
+}
+
+/// One record line. serde's internally tagged enum buffers a whole line into a generic
+/// tree before choosing the variant; reading the tag first (a pass that skips every
+/// value) and then the variant's own struct is several times cheaper. Any failure is
+/// reported as the enum itself reports it, so error messages do not change.
+fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
+    let parsed = match serde_json::from_slice::<Tag>(line).ok().as_ref().map(|t| t.record.as_ref()) {
+        Some("sample") => serde_json::from_slice(line).map(Record::Sample).ok(),
+        Some("interface") => serde_json::from_slice(line).map(Record::Interface).ok(),
+        Some("event") => serde_json::from_slice(line).map(Record::Event).ok(),
+        _ => None,
+    };
+    match parsed {
+        Some(r) => Ok(r),
+        None => serde_json::from_slice::<Record>(line),
+    }
 }
 
 /// Checks format and version before the rest of the header, so a future version gets

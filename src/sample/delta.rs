@@ -20,7 +20,7 @@
 //! consecutive interface records differs: `module_changed`) or time runs backwards.
 //! Deltas are never taken across a segment boundary, so none is negative or huge.
 
-use super::capture::{EventKind, Record, SampleRecord};
+use super::capture::{EventKind, InterfaceRecord, SampleRecord};
 use super::module_cache::fingerprint;
 use crate::counters::{normalize, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use crate::module::map::ascii_trimmed;
@@ -72,6 +72,11 @@ const LANES: &[(&str, LanesGet, LanesSet)] = &[
     ("uncorrectable_blocks_per_lane", |p| p.uncorrectable_blocks_per_lane.as_ref(), |p, v| p.uncorrectable_blocks_per_lane = Some(v)),
 ];
 
+/// `LANES[0]`, `SCALARS[5]` and `SCALARS[3]`: the series per-interval consumers (trend series) follow.
+const CORRECTED_BITS_LANES: Slot = Slot::Lanes(0);
+const LINK_DOWN_EVENTS: Slot = Slot::Scalar(5);
+const RX_BITS: Slot = Slot::Scalar(3);
+
 /// Which figure a series is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Slot {
@@ -100,15 +105,19 @@ pub struct Point {
 
 impl Point {
     pub fn from_sample(s: &SampleRecord) -> Self {
-        let p = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        Self::from_normalized(s, &normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats))
+    }
+
+    /// From a sample whose counters the caller already normalised (`p`).
+    pub fn from_normalized(s: &SampleRecord, p: &PortCounters) -> Self {
         let mut series = BTreeMap::new();
         for (i, (_, get, _)) in SCALARS.iter().enumerate() {
-            if let Some(c) = get(&p) {
+            if let Some(c) = get(p) {
                 series.insert(Slot::Scalar(i), (c.origin.0.clone(), vec![c.value]));
             }
         }
         for (i, (_, get, _)) in LANES.iter().enumerate() {
-            if let Some(l) = get(&p) {
+            if let Some(l) = get(p) {
                 series.insert(Slot::Lanes(i), (l.origin.0.clone(), l.values.clone()));
             }
         }
@@ -134,7 +143,8 @@ pub struct Break {
 /// Also used live by the sampling loop to emit `counter_reset` events.
 #[derive(Clone, Debug, Default)]
 pub struct ResetDetector {
-    last: BTreeMap<(Slot, String), Vec<u64>>,
+    /// Per series, the last values of each origin seen.
+    last: BTreeMap<Slot, Vec<(String, Vec<u64>)>>,
     last_t: Option<f64>,
 }
 
@@ -151,7 +161,7 @@ impl ResetDetector {
             }
         }
         for (slot, (origin, cur)) in &p.series {
-            let Some(prev) = self.last.get(&(*slot, origin.clone())) else { continue };
+            let Some(prev) = self.last.get(slot).and_then(|v| v.iter().find(|(o, _)| o == origin)).map(|(_, v)| v) else { continue };
             if prev.len() != cur.len() {
                 return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
             }
@@ -164,7 +174,11 @@ impl ResetDetector {
 
     pub fn push(&mut self, p: &Point) {
         for (slot, (origin, v)) in &p.series {
-            self.last.insert((*slot, origin.clone()), v.clone());
+            let per_origin = self.last.entry(*slot).or_default();
+            match per_origin.iter_mut().find(|(o, _)| o == origin) {
+                Some((_, last)) => last.clone_from(v),
+                None => per_origin.push((origin.clone(), v.clone())),
+            }
         }
         self.last_t = Some(p.t);
     }
@@ -175,17 +189,8 @@ impl ResetDetector {
     }
 }
 
-/// Consecutive samples between which every delta is meaningful.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Segment<'a> {
-    pub samples: Vec<&'a SampleRecord>,
-    pub points: Vec<Point>,
-    /// `None` for the first segment.
-    pub started_by: Option<Break>,
-}
-
-/// Module fingerprint of an interface record, and its vendor SN text for messages.
-fn module_identity(r: &super::capture::InterfaceRecord) -> Option<Vec<u8>> {
+/// Module fingerprint of an interface record (identifier + vendor SN; `None` = no module).
+pub fn module_identity(r: &InterfaceRecord) -> Option<Vec<u8>> {
     r.module.as_ref().and_then(|m| m.image().ok()).and_then(|img| fingerprint(&img))
 }
 
@@ -197,49 +202,151 @@ fn describe_fingerprint(fp: &Option<Vec<u8>>) -> String {
     }
 }
 
-/// Splits one interface's records (file order) into segments.
-pub fn segments<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<Segment<'a>> {
-    let mut out: Vec<Segment<'a>> = Vec::new();
-    let mut cur = Segment::default();
-    let mut det = ResetDetector::new();
-    let mut module: Option<Option<Vec<u8>>> = None;
-    let mut pending: Option<Break> = None;
-    for rec in records {
-        match rec {
-            Record::Interface(ir) => {
-                let fp = module_identity(ir);
-                if let Some(prev) = &module {
-                    if *prev != fp {
-                        pending = Some(Break {
-                            t: ir.t,
-                            kind: EventKind::ModuleChanged,
-                            reason: format!("module changed from {} to {}", describe_fingerprint(prev), describe_fingerprint(&fp)),
-                        });
-                    }
-                }
-                module = Some(fp);
+/// Says where one interface's records (file order) break into segments, one record at
+/// a time: the rules of the module docs, without keeping the records.
+#[derive(Clone, Debug, Default)]
+pub struct Segmenter {
+    det: ResetDetector,
+    module: Option<Option<Vec<u8>>>,
+    pending: Option<Break>,
+}
+
+impl Segmenter {
+    /// An interface record with module fingerprint `fp` ([`module_identity`]): a
+    /// different module than the previous record's breaks the segment at the next sample.
+    pub fn interface(&mut self, t: f64, fp: Option<Vec<u8>>) {
+        if let Some(prev) = &self.module {
+            if *prev != fp {
+                self.pending = Some(Break {
+                    t,
+                    kind: EventKind::ModuleChanged,
+                    reason: format!("module changed from {} to {}", describe_fingerprint(prev), describe_fingerprint(&fp)),
+                });
             }
-            Record::Sample(s) => {
-                let p = Point::from_sample(s);
-                let brk = pending.take().or_else(|| det.check(&p).map(|reason| Break { t: s.t, kind: EventKind::CounterReset, reason }));
-                if let Some(b) = brk {
-                    det.clear();
-                    if !cur.samples.is_empty() {
-                        out.push(std::mem::take(&mut cur));
-                    }
-                    cur.started_by = Some(b);
-                }
-                det.push(&p);
-                cur.samples.push(s);
-                cur.points.push(p);
-            }
-            _ => {}
         }
+        self.module = Some(fp);
     }
-    if !cur.samples.is_empty() {
-        out.push(cur);
+
+    /// A sample's counters: `Some(break)` when this sample starts a new segment.
+    pub fn sample(&mut self, p: &Point) -> Option<Break> {
+        let brk = self.pending.take().or_else(|| self.det.check(p).map(|reason| Break { t: p.t, kind: EventKind::CounterReset, reason }));
+        if brk.is_some() {
+            self.det.clear();
+        }
+        self.det.push(p);
+        brk
     }
-    out
+}
+
+/// At most this many wrap sentences are kept per segment (a hostile capture can wrap a
+/// counter on every sample); the rest are counted.
+const MAX_WRAP_NOTES: usize = 32;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct OriginSum {
+    last: Vec<u64>,
+    sum: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct SlotSum {
+    /// Origin of the latest observation: the one the slot is followed in.
+    latest: String,
+    by_origin: Vec<(String, OriginSum)>,
+}
+
+/// Counter increases over one segment, folded one point at a time: per series and
+/// origin, the sum of the increases between consecutive observations of that origin
+/// (an observation of another origin is skipped, not a break). A series is reported in
+/// the origin of its latest observation. Memory: one value vector per series and origin.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeltaSum {
+    slots: BTreeMap<Slot, SlotSum>,
+    wraps: Vec<String>,
+    wraps_not_noted: usize,
+}
+
+/// What the latest [`DeltaSum::push`] added, for per-interval consumers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PointStep {
+    pub corrected_bits_per_lane: Option<Vec<u64>>,
+    pub link_down_events: Option<u64>,
+    pub rx_bits: Option<u64>,
+}
+
+impl DeltaSum {
+    pub fn push(&mut self, p: &Point) -> PointStep {
+        let mut out = PointStep::default();
+        for (slot, (origin, cur)) in &p.series {
+            let s = self.slots.entry(*slot).or_default();
+            if s.latest != *origin {
+                s.latest.clone_from(origin);
+            }
+            let Some((_, o)) = s.by_origin.iter_mut().find(|(k, _)| k == origin) else {
+                s.by_origin.push((origin.clone(), OriginSum { last: cur.clone(), sum: vec![0; cur.len()] }));
+                continue;
+            };
+            let mut inc = Vec::new();
+            for (i, (a, b)) in o.last.iter().zip(cur).enumerate() {
+                let d = match step(*a, *b) {
+                    Step::Increase(d) => d,
+                    Step::Wrapped(d) => {
+                        if self.wraps.len() < MAX_WRAP_NOTES {
+                            self.wraps.push(format!("{} wrapped at 2^32 before t={} s ({a} -> {b})", slot.name(), p.t));
+                        } else {
+                            self.wraps_not_noted += 1;
+                        }
+                        d
+                    }
+                    Step::Reset => 0, // the segmenter ends a segment here; defensive only
+                };
+                if let Some(s) = o.sum.get_mut(i) {
+                    *s = s.saturating_add(d);
+                }
+                inc.push(d);
+            }
+            o.last.clone_from(cur);
+            match *slot {
+                CORRECTED_BITS_LANES => out.corrected_bits_per_lane = Some(inc),
+                LINK_DOWN_EVENTS => out.link_down_events = inc.first().copied(),
+                RX_BITS => out.rx_bits = inc.first().copied(),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The increases so far.
+    pub fn total(&self) -> SegmentDelta {
+        let mut out = SegmentDelta::default();
+        for (slot, s) in &self.slots {
+            let Some((_, o)) = s.by_origin.iter().find(|(k, _)| *k == s.latest) else { continue };
+            let sum = o.sum.clone();
+            let origin = Origin(s.latest.clone());
+            match *slot {
+                Slot::Scalar(i) => {
+                    if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
+                        set(&mut out.counters, Counted { value: *v, origin });
+                    }
+                }
+                Slot::Lanes(i) => {
+                    if let Some((_, _, set)) = LANES.get(i) {
+                        set(&mut out.counters, LaneCounts { values: sum, origin });
+                    }
+                }
+                Slot::Bin(low, high) => {
+                    let count = sum.first().copied().unwrap_or(0);
+                    let per_lane = sum.get(1..).map(|s| s.to_vec()).unwrap_or_default();
+                    out.histogram.push(FecHistogramBin { low, high, count, per_lane });
+                }
+            }
+        }
+        out.wraps.clone_from(&self.wraps);
+        if self.wraps_not_noted > 0 {
+            out.wraps.push(format!("{} more counter wraps at 2^32 not listed", self.wraps_not_noted));
+        }
+        out
+    }
 }
 
 /// Counter increases over a segment.
@@ -252,57 +359,54 @@ pub struct SegmentDelta {
     pub wraps: Vec<String>,
 }
 
-/// Sums the increases between consecutive observations of each series over `points`
-/// (one segment). A series is followed in the origin it has at its latest observation.
-pub fn sum_deltas(points: &[Point]) -> SegmentDelta {
-    let mut latest: BTreeMap<Slot, &String> = BTreeMap::new();
-    for p in points {
-        for (slot, (origin, _)) in &p.series {
-            latest.insert(*slot, origin);
-        }
+impl SegmentDelta {
+    /// The increases since `earlier` (a total of the same segment at an earlier sample).
+    /// A figure `earlier` lacks, or had from another origin, counts in full. Wrap
+    /// sentences are not carried.
+    pub fn since(&self, earlier: &SegmentDelta) -> SegmentDelta {
+        let c = &self.counters;
+        let e = &earlier.counters;
+        let scalar = |now: &Option<Counted>, then: &Option<Counted>| {
+            now.as_ref().map(|n| match then {
+                Some(t) if t.origin == n.origin => Counted { value: n.value.saturating_sub(t.value), origin: n.origin.clone() },
+                _ => n.clone(),
+            })
+        };
+        let lanes = |now: &Option<LaneCounts>, then: &Option<LaneCounts>| {
+            now.as_ref().map(|n| match then {
+                Some(t) if t.origin == n.origin && t.values.len() == n.values.len() => LaneCounts {
+                    values: n.values.iter().zip(&t.values).map(|(a, b)| a.saturating_sub(*b)).collect(),
+                    origin: n.origin.clone(),
+                },
+                _ => n.clone(),
+            })
+        };
+        let counters = PortCounters {
+            corrected_bits: scalar(&c.corrected_bits, &e.corrected_bits),
+            corrected_bits_per_lane: lanes(&c.corrected_bits_per_lane, &e.corrected_bits_per_lane),
+            corrected_blocks: scalar(&c.corrected_blocks, &e.corrected_blocks),
+            corrected_blocks_per_lane: lanes(&c.corrected_blocks_per_lane, &e.corrected_blocks_per_lane),
+            uncorrectable_blocks: scalar(&c.uncorrectable_blocks, &e.uncorrectable_blocks),
+            uncorrectable_blocks_per_lane: lanes(&c.uncorrectable_blocks_per_lane, &e.uncorrectable_blocks_per_lane),
+            rx_bits: scalar(&c.rx_bits, &e.rx_bits),
+            pcs_symbol_errors: scalar(&c.pcs_symbol_errors, &e.pcs_symbol_errors),
+            link_down_events: scalar(&c.link_down_events, &e.link_down_events),
+        };
+        let histogram = self
+            .histogram
+            .iter()
+            .map(|b| match earlier.histogram.iter().find(|x| x.low == b.low && x.high == b.high) {
+                Some(x) if x.per_lane.len() == b.per_lane.len() => FecHistogramBin {
+                    low: b.low,
+                    high: b.high,
+                    count: b.count.saturating_sub(x.count),
+                    per_lane: b.per_lane.iter().zip(&x.per_lane).map(|(a, c)| a.saturating_sub(*c)).collect(),
+                },
+                _ => b.clone(),
+            })
+            .collect();
+        SegmentDelta { counters, histogram, wraps: Vec::new() }
     }
-    let mut out = SegmentDelta::default();
-    for (slot, origin) in latest {
-        let obs: Vec<(f64, &Vec<u64>)> =
-            points.iter().filter_map(|p| p.series.get(&slot).filter(|(o, _)| o == origin).map(|(_, v)| (p.t, v))).collect();
-        let n = obs.first().map(|(_, v)| v.len()).unwrap_or(0);
-        let mut sum = vec![0u64; n];
-        for pair in obs.windows(2) {
-            let (t, cur) = pair[1];
-            for (i, (a, b)) in pair[0].1.iter().zip(cur).enumerate() {
-                let d = match step(*a, *b) {
-                    Step::Increase(d) => d,
-                    Step::Wrapped(d) => {
-                        out.wraps.push(format!("{} wrapped at 2^32 before t={t} s ({a} -> {b})", slot.name()));
-                        d
-                    }
-                    Step::Reset => 0, // segments() ends a segment here; defensive only
-                };
-                if let Some(s) = sum.get_mut(i) {
-                    *s = s.saturating_add(d);
-                }
-            }
-        }
-        let origin = Origin(origin.clone());
-        match slot {
-            Slot::Scalar(i) => {
-                if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
-                    set(&mut out.counters, Counted { value: *v, origin });
-                }
-            }
-            Slot::Lanes(i) => {
-                if let Some((_, _, set)) = LANES.get(i) {
-                    set(&mut out.counters, LaneCounts { values: sum, origin });
-                }
-            }
-            Slot::Bin(low, high) => {
-                let count = sum.first().copied().unwrap_or(0);
-                let per_lane = sum.get(1..).map(|s| s.to_vec()).unwrap_or_default();
-                out.histogram.push(FecHistogramBin { low, high, count, per_lane });
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -310,7 +414,37 @@ mod tests {
     use super::*;
     use crate::counters::{FecStats, LinkInfo, LinkState};
     use crate::module::PageEntry;
-    use crate::sample::capture::{InterfaceRecord, ModulePages};
+    use crate::sample::capture::{ModulePages, Record};
+
+    struct Seg {
+        started_by: Option<Break>,
+        samples: usize,
+        sum: DeltaSum,
+    }
+
+    /// The segments of `records` with their sums, folded the way the engine folds them.
+    fn segments(records: &[Record]) -> Vec<Seg> {
+        let mut seg = Segmenter::default();
+        let mut out: Vec<Seg> = Vec::new();
+        for r in records {
+            match r {
+                Record::Interface(ir) => seg.interface(ir.t, module_identity(ir)),
+                Record::Sample(s) => {
+                    let p = Point::from_sample(s);
+                    let brk = seg.sample(&p);
+                    if brk.is_some() || out.is_empty() {
+                        out.push(Seg { started_by: brk, samples: 0, sum: DeltaSum::default() });
+                    }
+                    if let Some(last) = out.last_mut() {
+                        last.samples += 1;
+                        last.sum.push(&p);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
 
     fn sample(t: f64, bits: Vec<u64>, down: u64) -> Record {
         Record::Sample(SampleRecord {
@@ -371,10 +505,10 @@ mod tests {
         let b = segs[1].started_by.as_ref().unwrap();
         assert_eq!(b.kind, EventKind::CounterReset);
         assert!(b.reason.contains("150 to 20"), "{}", b.reason);
-        let d0 = sum_deltas(&segs[0].points);
+        let d0 = segs[0].sum.total();
         assert_eq!(d0.counters.corrected_bits.unwrap().value, 50);
         assert_eq!(d0.counters.corrected_bits_per_lane.unwrap().values, vec![20, 30]);
-        let d1 = sum_deltas(&segs[1].points);
+        let d1 = segs[1].sum.total();
         assert_eq!(d1.counters.corrected_bits.unwrap().value, 15);
         assert_eq!(d1.counters.corrected_bits_per_lane.unwrap().values, vec![10, 5]);
         assert_eq!(d1.counters.link_down_events.unwrap().value, 0);
@@ -386,7 +520,7 @@ mod tests {
         let recs = [sample(0.0, vec![0], 4_294_967_294), sample(1.0, vec![0], 1)];
         let segs = segments(&recs);
         assert_eq!(segs.len(), 1);
-        let d = sum_deltas(&segs[0].points);
+        let d = segs[0].sum.total();
         assert_eq!(d.counters.link_down_events.unwrap().value, 3);
         assert_eq!(d.wraps.len(), 1);
     }
@@ -413,11 +547,11 @@ mod tests {
         ];
         let segs = segments(&recs);
         assert_eq!(segs.len(), 2);
-        assert_eq!(segs[0].samples.len(), 3);
+        assert_eq!(segs[0].samples, 3);
         let b = segs[1].started_by.as_ref().unwrap();
         assert_eq!(b.kind, EventKind::ModuleChanged);
         assert!(b.reason.contains("AAA0001") && b.reason.contains("BBB0002"), "{}", b.reason);
-        assert_eq!(sum_deltas(&segs[1].points).counters.corrected_bits.unwrap().value, 5);
+        assert_eq!(segs[1].sum.total().counters.corrected_bits.unwrap().value, 5);
     }
 
     #[test]
@@ -432,7 +566,7 @@ mod tests {
         let recs = [sample(0.0, vec![100], 0), mid, sample(2.0, vec![130], 0)];
         let segs = segments(&recs);
         assert_eq!(segs.len(), 1);
-        let d = sum_deltas(&segs[0].points);
+        let d = segs[0].sum.total();
         assert_eq!(d.counters.corrected_bits.unwrap(), Counted { value: 30, origin: Origin::netlink() });
     }
 }

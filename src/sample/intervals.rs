@@ -4,16 +4,18 @@
 //! events since, so memory follows the number of interfaces, not the length of the run.
 
 use super::capture::{Record, SampleRecord};
-use super::window::{window, TimeRange};
+use super::engine::{records_window, StaticModule};
 use crate::analysis::InterfaceWindow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
 const MAX_EVENTS: usize = 16;
 
 #[derive(Default)]
 struct Pending {
-    interface: Option<Record>,
+    /// The interface record in force, its static pages parsed once.
+    interface: Option<Arc<StaticModule>>,
     start: Option<SampleRecord>,
     samples_since: usize,
     events: Vec<Record>,
@@ -36,10 +38,10 @@ impl IntervalWalker {
         let name = rec.interface()?.to_string();
         let p = self.per_iface.entry(name.clone()).or_default();
         match rec {
-            Record::Interface(_) => {
+            Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval
                 // across it would mix two modules, so the next one starts afresh.
-                p.interface = Some(rec.clone());
+                p.interface = Some(Arc::new(StaticModule::new(ir.clone())));
                 p.start = None;
                 p.samples_since = 0;
                 p.events.clear();
@@ -59,8 +61,8 @@ impl IntervalWalker {
                     return None;
                 }
                 let start = Record::Sample(start.clone());
-                let recs = p.interface.iter().chain(std::iter::once(&start)).chain(&p.events).chain(std::iter::once(rec));
-                let w = window(&name, recs, TimeRange::whole());
+                let recs = std::iter::once(&start).chain(&p.events).chain(std::iter::once(rec));
+                let w = records_window(&name, p.interface.as_ref(), recs);
                 p.start = Some(s.clone());
                 p.samples_since = 0;
                 p.events.clear();

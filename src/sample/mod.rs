@@ -2,13 +2,12 @@
 //!
 //! - [`capture`]: the capture format (docs/capture-format.md): record types, writer, tolerant reader.
 //! - [`delta`]: counter deltas between samples, segments at resets / module swaps, wraps.
-//! - [`engine`]: per-interface streaming state -> run and rolling windows.
-//! - [`window`]: [`crate::analysis::InterfaceWindow`]s built from a capture's records.
+//! - [`engine`]: the streaming fold from records to [`crate::analysis::InterfaceWindow`]s, run and rolling.
 //! - [`module_cache`]: read static module pages once, then only monitor bytes.
 //! - [`watch`]: the async sampling loop that produces records for [`RecordSink`]s.
 //!
 //! Live sampling and replay produce the same [`capture::Record`]s, so one path
-//! (records -> windows -> analysis) serves both.
+//! (records -> engine -> windows -> analysis) serves both.
 
 pub mod capture;
 pub mod delta;
@@ -16,7 +15,6 @@ pub mod engine;
 pub mod intervals;
 pub mod module_cache;
 pub mod watch;
-pub mod window;
 
 use capture::Record;
 

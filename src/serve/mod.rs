@@ -15,7 +15,7 @@ pub mod http;
 use crate::analysis::{analyze, Config};
 use crate::output::html::status_page;
 use crate::output::prometheus::{window_label, ExporterStats, Metrics};
-use crate::sample::capture::{EventKind, Record};
+use crate::sample::capture::{CaptureReader, EventKind, Record};
 use crate::sample::engine::{Engine, EngineConfig};
 use crate::sample::watch::{watch_until, StopReason, WatchConfig, WatchError};
 use crate::sample::RecordSink;
@@ -325,36 +325,63 @@ where
     }
 }
 
-/// Feeds `records` as if they arrived live: a record stamped `t` is given at
-/// `(t - t_first) / speed` seconds after the start; each group of records with one
-/// timestamp ends a tick. Then keeps serving the last snapshot until SIGINT/SIGTERM.
-pub async fn run_replay(
+/// Feeds a capture's records (those of `only`, or all) as if they arrived live: a record
+/// stamped `t` is given at `(t - t_first) / speed` seconds after the start; each group of
+/// records with one timestamp ends a tick. The capture is read a line at a time, so a long
+/// one costs no more memory than a short one. A bad line ends the replay with a log line.
+/// Then keeps serving the last snapshot until SIGINT/SIGTERM.
+pub async fn run_replay<R: std::io::BufRead>(
     exporter: &mut Exporter,
-    records: &[Record],
+    reader: &mut CaptureReader<R>,
+    only: &[String],
     speed: f64,
     signals: &mut Signals,
     on_reload: Reload<'_>,
 ) -> &'static str {
     let pending = exporter.pending_config();
     let start = tokio::time::Instant::now();
-    let t0 = records.iter().find_map(Record::t).unwrap_or(0.0);
-    let mut i = 0;
-    while i < records.len() {
-        let t = records[i].t();
-        let end = i + records[i..].iter().take_while(|r| r.t() == t).count();
-        let due = start + Duration::from_secs_f64((t.unwrap_or(t0) - t0).max(0.0) / speed);
-        tokio::select! {
-            name = until_stop(signals, &pending, on_reload) => return name,
-            _ = tokio::time::sleep_until(due) => {}
+    let next_of = |reader: &mut CaptureReader<R>| loop {
+        match reader.next_record() {
+            Ok(Some(r)) if only.is_empty() || r.interface().is_some_and(|i| only.iter().any(|n| n == i)) => return Some(r),
+            Ok(Some(_)) => continue,
+            Ok(None) => return None,
+            Err(e) => {
+                log(LOG_ERR, &format!("replay stopped: {e}"));
+                return None;
+            }
         }
-        for rec in &records[i..end] {
+    };
+    let mut t0: Option<f64> = None;
+    let mut next = next_of(reader);
+    while let Some(first) = next.take() {
+        let t = first.t();
+        let mut batch = vec![first];
+        loop {
+            match next_of(reader) {
+                Some(r) if r.t() == t => batch.push(r),
+                other => {
+                    next = other;
+                    break;
+                }
+            }
+        }
+        let t0 = *t0.get_or_insert(t.unwrap_or(0.0));
+        // A capture's t is untrusted: a delay too large for a Duration or an Instant is
+        // due at once rather than a panic or a wait without end.
+        let delay = Duration::try_from_secs_f64((t.unwrap_or(t0) - t0).max(0.0) / speed).ok();
+        if let Some(due) = delay.and_then(|d| start.checked_add(d)) {
+            tokio::select! {
+                name = until_stop(signals, &pending, on_reload) => return name,
+                _ = tokio::time::sleep_until(due) => {}
+            }
+        }
+        for rec in &batch {
             // The exporter's sink never fails (it only logs and keeps state).
             let _ = exporter.record(rec);
         }
-        if records[i..end].iter().any(|r| matches!(r, Record::Sample(_))) {
+        if batch.iter().any(|r| matches!(r, Record::Sample(_))) {
             let _ = exporter.end_tick(Duration::ZERO);
         }
-        i = end;
     }
     log(LOG_INFO, "replay finished; serving its last snapshot until stopped");
     loop {

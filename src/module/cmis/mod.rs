@@ -95,6 +95,30 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
     r
 }
 
+/// Rx power in mW by lane number (index 0 = lane 1), as [`decode`] gives it: lanes of
+/// every bank whose page 11h was read (bank 0 without the lanes page 00h byte 210 marks
+/// unsupported), readings only where page 01h advertises Rx power monitoring.
+pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
+    let mut out = Vec::new();
+    if lower::flat_memory(img) != Some(false) {
+        return out;
+    }
+    // page01::decode also fills report fields: a scratch report takes them.
+    let adv = page01::decode(img, &mut ModuleReport::new(Standard::Cmis, 0));
+    let unsupported = page00::unsupported_media_lanes(img, &mut Vec::new());
+    for bank in 0..page01::bank_count(img).unwrap_or(1) {
+        let Some(rx) = page11::lane_rx_power_mw(img, bank, adv.as_ref()) else { continue };
+        for (i, mw) in rx.into_iter().enumerate().filter(|(i, _)| bank != 0 || unsupported & (1 << i) == 0) {
+            let lane = usize::from(bank) * usize::from(page11::LANES_PER_BANK) + i;
+            if out.len() <= lane {
+                out.resize(lane + 1, None);
+            }
+            out[lane] = mw;
+        }
+    }
+    out
+}
+
 /// Application Descriptors 1-8 (lower memory) then 9-15 (page 01h) up to the 0xFF end
 /// marker, with media lane assignments from page 01h.
 fn applications(img: &ModuleImage, media_type: Option<u8>, warnings: &mut Vec<String>) -> Vec<Application> {

@@ -128,6 +128,17 @@ fn lane_word(img: &ModuleImage, field: Field, bank: u8, lane: usize) -> Option<[
     field.read(img, bank)?.get(2 * lane..2 * lane + 2).map(units::word)
 }
 
+/// Rx power of lane `i` (0-7) of `bank` in mW where page 01h advertises it (bytes 186-201).
+fn rx_mw(img: &ModuleImage, bank: u8, adv: &Advertisement, i: usize) -> Option<f64> {
+    adv.rx_power_mon.then(|| lane_word(img, RX_POWER, bank, i)).flatten().map(units::power_mw)
+}
+
+/// Rx power of the 8 lanes of `bank` in mW, `None` when page 11h of that bank was not read.
+pub(super) fn lane_rx_power_mw(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) -> Option<Vec<Option<f64>>> {
+    img.has_upper_page(I2C_A0, 0x11, bank)
+        .then(|| (0..usize::from(LANES_PER_BANK)).map(|i| adv.and_then(|a| rx_mw(img, bank, a, i))).collect())
+}
+
 /// The 8 lanes of `bank`, or `None` when page 11h of that bank was not read.
 /// Monitors are decoded only when page 01h advertises them (`adv`); flags are reported
 /// unless page 01h says they are not implemented.
@@ -160,10 +171,8 @@ pub(super) fn lanes(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) ->
                     lane.set_tx_power_mw(units::power_mw(w));
                 }
             }
-            if adv.rx_power_mon {
-                if let Some(w) = lane_word(img, RX_POWER, bank, i) {
-                    lane.set_rx_power_mw(units::power_mw(w));
-                }
+            if let Some(mw) = rx_mw(img, bank, adv, i) {
+                lane.set_rx_power_mw(mw);
             }
             if let (true, Some(mult)) = (adv.tx_bias_mon, adv.tx_bias_multiplier) {
                 lane.tx_bias_ma = lane_word(img, TX_BIAS, bank, i).map(|w| units::bias_ma(w) * f64::from(mult));

@@ -60,6 +60,10 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
     for adv in a.lanes.iter().filter_map(|l| l.advice.as_deref()).chain(p.advice.as_deref()) {
         field(w, "advice", adv, width)?;
     }
+    // One line per segment before the latest (a module swap or counter reset split the run).
+    for line in crate::analysis::segments::earlier_summaries(&a.segments) {
+        field(w, "segment", &line, width)?;
+    }
     for e in &a.events {
         field(w, "event", e, width)?;
     }

@@ -1,0 +1,165 @@
+//! Section 7: the streaming engine on long captures (issue 7). 16 interfaces x 8 lanes
+//! at 1 s, built from captures/dr8-800g-cmis-healthy.jsonl's records (its 61 samples
+//! repeat with counters carried forward so they keep rising), 10 min / 1 h / 6 h / 24 h
+//! (`--quick`: 10 min / 1 h), written to a temporary file and deleted afterwards.
+//!
+//! Per length, side by side: `scan --replay` work (stream + engine + analysis) and
+//! `export --csv` work in lane-samples per CPU-second (getrusage of this process), a
+//! plain `serde_json::from_str::<Value>` per line over the same file (the floor an
+//! in-process reader can be compared with), and the peak RSS of a fresh
+//! `optics scan --replay` process (getrusage of the child via wait4).
+
+use super::{Table, Target};
+use anyhow::{bail, Context, Result};
+use optics::analysis::{analyze, Config};
+use optics::output::csv::CsvSink;
+use optics::sample::capture::{read_capture, CaptureWriter, Record};
+use optics::sample::engine::{for_each_record, replay, EngineConfig};
+use optics::sample::RecordSink;
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+const TEMPLATE: &str = "captures/dr8-800g-cmis-healthy.jsonl";
+const IFACES: usize = 16;
+const LANES: usize = 8;
+
+fn cpu_s() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Writes a capture of `ifaces` interfaces x `seconds` samples at 1 s to `path`.
+fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
+    let cap = read_capture(Path::new(env!("CARGO_MANIFEST_DIR")).join(TEMPLATE)).context(TEMPLATE)?;
+    let ir = cap.records.iter().find_map(|r| if let Record::Interface(i) = r { Some(i.clone()) } else { None });
+    let samples: Vec<_> = cap.records.iter().filter_map(|r| if let Record::Sample(s) = r { Some(s.clone()) } else { None }).collect();
+    let (Some(ir), Some(first), Some(last)) = (ir, samples.first(), samples.last()) else {
+        bail!("{TEMPLATE}: no interface record or samples")
+    };
+    // Counters carried forward each cycle so they keep rising (no false counter resets).
+    let fec = |s: &optics::sample::capture::SampleRecord| s.fec.clone().unwrap_or_default();
+    let steps = |get: fn(&optics::counters::FecStats) -> &Vec<u64>| -> Vec<u64> {
+        get(&fec(last)).iter().zip(get(&fec(first))).map(|(a, b)| a.saturating_sub(*b)).collect()
+    };
+    let (bits_step, blocks_step) = (steps(|f| &f.corrected_bits), steps(|f| &f.corrected_blocks));
+    let file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    let mut w = CaptureWriter::new(file, &cap.header)?;
+    for k in 0..ifaces {
+        let mut r = ir.clone();
+        r.interface = format!("ens{k}np0");
+        w.write(&Record::Interface(r))?;
+    }
+    let mut n = 0;
+    for t in 0..seconds {
+        let (cycle, i) = (t / samples.len(), t % samples.len());
+        for k in 0..ifaces {
+            let mut s = samples[i].clone();
+            s.t = t as f64;
+            s.interface = format!("ens{k}np0");
+            if let Some(f) = s.fec.as_mut() {
+                for (v, d) in f.corrected_bits.iter_mut().zip(&bits_step).chain(f.corrected_blocks.iter_mut().zip(&blocks_step)) {
+                    *v += cycle as u64 * d;
+                }
+            }
+            w.write(&Record::Sample(s))?;
+            n += 1;
+        }
+    }
+    w.into_inner().flush()?;
+    Ok(n)
+}
+
+/// Peak RSS (bytes) of a fresh `optics scan --replay path --json`, from GNU time's `%M`
+/// (its child's `ru_maxrss`, after a plain fork). Not from a wait4 of our own child: Rust
+/// spawns with vfork, and the kernel then folds this (large) process's high-water mark
+/// into the child's `ru_maxrss` at exec.
+fn child_peak_rss(path: &Path) -> Result<u64> {
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_optics"), "scan", "--json", "--replay"])
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .context("running /usr/bin/time (GNU time) for the child's peak RSS")?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    match (out.status.success(), text.lines().last().and_then(|l| l.trim().parse::<u64>().ok())) {
+        (true, Some(kb)) => Ok(kb * 1024),
+        _ => bail!("optics scan --replay {} under /usr/bin/time: {text}", path.display()),
+    }
+}
+
+struct Null;
+impl Write for Null {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+pub fn run(t: &mut Table, quick: bool) -> Result<()> {
+    t.section("7. Streaming engine on long captures (16 interfaces x 8 lanes, 1 s)");
+    let lengths: &[(&str, usize)] =
+        if quick { &[("10 min", 600), ("1 h", 3600)] } else { &[("10 min", 600), ("1 h", 3600), ("6 h", 21_600), ("24 h", 86_400)] };
+    let dir = tempfile::tempdir_in("/tmp")?;
+    let mut rss_first = None;
+    let cfg = Config::default();
+    for (label, seconds) in lengths {
+        let path = dir.path().join(format!("long-{seconds}.jsonl"));
+        let samples = generate(&path, IFACES, *seconds)?;
+        let lane_samples = (samples * LANES) as f64;
+        let size_mb = std::fs::metadata(&path)?.len() as f64 / 1e6;
+        // Plain parse into Value, line by line.
+        let c0 = cpu_s();
+        let f = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?);
+        let mut lines = 0usize;
+        for line in f.lines() {
+            let v: serde_json::Value = serde_json::from_str(&line?)?;
+            lines += usize::from(!v.is_null());
+        }
+        let parse = lane_samples / (cpu_s() - c0);
+        std::hint::black_box(lines);
+        // scan: stream + engine + analysis.
+        let c0 = cpu_s();
+        let (engine, _) = replay(&path, EngineConfig::default())?;
+        let a = analyze(&engine.windows(), &cfg, &[]);
+        let scan = lane_samples / (cpu_s() - c0);
+        if a.len() != IFACES {
+            bail!("scan of the {label} capture gave {} interfaces", a.len());
+        }
+        // export: stream + CSV rows.
+        let c0 = cpu_s();
+        let mut sink = CsvSink::new(Null, None, cfg.clone());
+        for_each_record(std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?), |r| sink.record(r))?;
+        drop(sink);
+        let export = lane_samples / (cpu_s() - c0);
+        let rss = child_peak_rss(&path)?;
+        let rss_mb = rss as f64 / 1e6;
+        t.row(&format!("{label} ({size_mb:.0} MB): serde_json Value parse"), parse, "lane-samples/CPU-s", Target::Info);
+        t.row(&format!("{label}: scan --replay"), scan, "lane-samples/CPU-s", Target::AtLeast(2e6));
+        t.row(&format!("{label}: scan / Value parse"), scan / parse, "x", Target::AtLeast(1.5));
+        t.row(&format!("{label}: export --csv"), export, "lane-samples/CPU-s", Target::AtLeast(1e6));
+        t.row(&format!("{label}: peak RSS of optics scan --replay"), rss_mb, "MB", Target::AtMost(64.0));
+        match rss_first {
+            None => rss_first = Some(rss_mb),
+            Some(r0) => t.row(&format!("{label}: peak RSS / 10 min's"), rss_mb / r0, "x", Target::AtMost(1.2)),
+        }
+        std::fs::remove_file(&path)?;
+    }
+    // Issue 9 item 21: linear in the number of interfaces.
+    for n in [1_000usize, 10_000] {
+        let path = dir.path().join(format!("ifaces-{n}.jsonl"));
+        let samples = generate(&path, n, 3)?;
+        let c0 = cpu_s();
+        let (engine, _) = replay(&path, EngineConfig::default())?;
+        let a = analyze(&engine.windows(), &cfg, &[]);
+        let s = cpu_s() - c0;
+        std::hint::black_box(a.len());
+        t.row(&format!("{n} interfaces x 3 samples: scan"), s / samples as f64 * 1e6, "us/sample", Target::Info);
+        std::fs::remove_file(&path)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Every segment of a run analysed on its own (issue 9 item 5): after a module swap or a
+//! counter reset the earlier part is still judged and reported, while the interface's
+//! verdict stays the latest segment's. The JSON keys of [`SegmentAnalysis`] are a contract.
+
+use super::breakout::Mapping;
+use super::pcie::PcieGroup;
+use super::{analyze_one, Config, InterfaceWindow, LaneAnalysis, Reason, Verdict};
+use serde::Serialize;
+
+/// One segment to analyse: why it started ("start", "counter_reset", "module_changed"),
+/// its first and last sample times, and its window.
+pub struct SegmentInput {
+    pub reason: &'static str,
+    pub from_t: f64,
+    pub to_t: f64,
+    pub window: InterfaceWindow,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SegmentAnalysis {
+    pub from_t: f64,
+    pub to_t: f64,
+    pub module_sn: Option<String>,
+    pub reason: &'static str,
+    pub verdict: Verdict,
+    pub reasons: Vec<Reason>,
+    pub lanes: Vec<LaneAnalysis>,
+}
+
+/// Analyses each segment as a window of its own, in the interface's PCIe `group` and
+/// with its breakout lane `map`.
+pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &Mapping, cfg: &Config) -> Vec<SegmentAnalysis> {
+    segs.iter()
+        .map(|s| {
+            let a = analyze_one(&s.window, cfg, None, group.cloned(), map);
+            SegmentAnalysis {
+                from_t: s.from_t,
+                to_t: s.to_t,
+                module_sn: s.window.module.as_ref().and_then(|m| m.vendor_sn.clone()),
+                reason: s.reason,
+                verdict: a.verdict,
+                reasons: a.reasons,
+                lanes: a.lanes,
+            }
+        })
+        .collect()
+}
+
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accept => "accept",
+        Verdict::Investigate => "investigate",
+        Verdict::Reject => "reject",
+    }
+}
+
+/// One line per earlier segment, e.g. "before the module swap at t=30.002 s (module SN
+/// A1): investigate: lane 4 fec_hiding_marginal_optics, low_margin": what ended it
+/// (the next segment's reason and start), its module, verdict and reasons per lane.
+pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
+    segs.windows(2)
+        .map(|p| {
+            let (s, next) = (&p[0], &p[1]);
+            let what = match next.reason {
+                "module_changed" => "the module swap",
+                "counter_reset" => "the counter reset",
+                _ => "the segment break",
+            };
+            let sn = s.module_sn.as_deref().map(|sn| format!(" (module SN {sn})")).unwrap_or_default();
+            let mut parts: Vec<(Option<u8>, Vec<&str>)> = Vec::new();
+            for r in &s.reasons {
+                match parts.iter_mut().find(|(l, _)| *l == r.lane) {
+                    Some((_, codes)) if !codes.contains(&r.code) => codes.push(r.code),
+                    Some(_) => {}
+                    None => parts.push((r.lane, vec![r.code])),
+                }
+            }
+            let found = if parts.is_empty() {
+                "no fault found".to_string()
+            } else {
+                let one = |(l, codes): &(Option<u8>, Vec<&str>)| match l {
+                    Some(l) => format!("lane {l} {}", codes.join(", ")),
+                    None => codes.join(", "),
+                };
+                parts.iter().map(one).collect::<Vec<_>>().join("; ")
+            };
+            format!("before {what} at t={} s{sn}: {}: {found}", next.from_t, verdict_word(s.verdict))
+        })
+        .collect()
+}

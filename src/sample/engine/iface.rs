@@ -1,0 +1,506 @@
+//! One interface's state in the engine: what [`InterfaceWindow`] needs, folded one record
+//! at a time (the rules are those of the module docs of [`super`]).
+
+use super::gaps::Gaps;
+use super::series::{Interval, LaneSeries};
+use super::TimeRange;
+use crate::analysis::InterfaceWindow;
+use crate::counters::{normalize, Counted, Origin, PortCounters};
+use crate::module::units::mw_to_dbm;
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport};
+use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
+use crate::sample::delta::{module_identity, Break, DeltaSum, Point, SegmentDelta, Segmenter};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Sentences kept per list (events, segment breaks); the rest are counted.
+const MAX_SENTENCES: usize = 256;
+/// Earlier segments kept for per-segment analysis; older ones are counted.
+pub const MAX_SEGMENTS: usize = 16;
+/// Rolling-window snapshots per longest rolling window.
+const RING_SLOTS: f64 = 256.0;
+
+/// Origin of link-down events counted from up -> down transitions in the samples.
+pub const SAMPLES_ORIGIN: &str = "samples";
+
+/// A list of sentences that stops growing at [`MAX_SENTENCES`] and counts the rest.
+#[derive(Clone, Debug, Default)]
+struct Sentences {
+    items: Vec<(f64, String)>,
+    dropped: usize,
+}
+
+impl Sentences {
+    fn push(&mut self, t: f64, s: String) {
+        if self.items.len() < MAX_SENTENCES {
+            self.items.push((t, s));
+        } else {
+            self.dropped += 1;
+        }
+    }
+    fn since(&self, t0: f64, out: &mut Vec<String>) {
+        out.extend(self.items.iter().filter(|(t, _)| *t >= t0).map(|(_, s)| s.clone()));
+        if self.dropped > 0 {
+            out.push(format!("{} more not listed", self.dropped));
+        }
+    }
+}
+
+/// An interface record and what is derived from it once: its static pages as an image.
+#[derive(Debug)]
+pub struct StaticModule {
+    pub record: InterfaceRecord,
+    /// `Ok(None)`: the record has no module pages.
+    image: Result<Option<ModuleImage>, String>,
+}
+
+fn malformed(e: impl std::fmt::Display) -> String {
+    format!("module pages in the capture are malformed: {e}")
+}
+
+impl StaticModule {
+    pub fn new(record: InterfaceRecord) -> Self {
+        let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
+        StaticModule { record, image }
+    }
+
+    /// The module of a sample: these static pages plus the sample's monitor pages
+    /// (sample bytes win), built from the cached image, not re-parsed; or, for imported
+    /// tool output without EEPROM bytes, the monitors as the tool printed them.
+    fn with_sample(this: Option<&Self>, s: &SampleRecord) -> Result<SampleModule, String> {
+        if let (Some(p), None, None) = (&s.printed_module, this.and_then(|m| m.record.module.as_ref()), &s.module) {
+            return Ok(SampleModule::Printed(Box::new(p.to_report())));
+        }
+        let base = match this.map(|m| &m.image) {
+            Some(Err(e)) => return Err(e.clone()),
+            Some(Ok(img)) => img.as_ref(),
+            None => None,
+        };
+        if base.is_none() && s.module.is_none() {
+            return Err("no module data in the capture".into());
+        }
+        let mut img = base.cloned().unwrap_or_default();
+        for e in s.module.iter().flat_map(|m| &m.pages) {
+            img.insert_entry(e).map_err(malformed)?;
+        }
+        Ok(SampleModule::Image(img))
+    }
+}
+
+/// One sample's module: an image to decode, or a report a tool printed (imports).
+#[derive(Clone, Debug)]
+enum SampleModule {
+    Image(ModuleImage),
+    Printed(Box<ModuleReport>),
+}
+
+impl SampleModule {
+    fn decode(&self) -> Result<ModuleReport, String> {
+        match self {
+            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string()),
+            SampleModule::Printed(r) => Ok((**r).clone()),
+        }
+    }
+
+    /// Rx power in mW by lane: only the rx monitors are decoded per sample.
+    fn rx_power_mw(&self) -> Option<Vec<Option<f64>>> {
+        match self {
+            SampleModule::Image(img) => lane_rx_power_mw(img).ok(),
+            SampleModule::Printed(r) => Some(rx_power_by_lane(r)),
+        }
+    }
+}
+
+/// Running per-lane sums of rx power in mW: the mean is taken in linear power, since
+/// averaging dBm values would weight low readings more than the light they stand for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RxSums {
+    /// Longest reading seen (lanes).
+    lanes: usize,
+    sum_mw: Vec<f64>,
+    count: Vec<u64>,
+}
+
+impl RxSums {
+    pub fn add(&mut self, reading_mw: &[Option<f64>]) {
+        self.lanes = self.lanes.max(reading_mw.len());
+        if self.sum_mw.len() < reading_mw.len() {
+            self.sum_mw.resize(reading_mw.len(), 0.0);
+            self.count.resize(reading_mw.len(), 0);
+        }
+        for (i, v) in reading_mw.iter().enumerate() {
+            if let Some(v) = v {
+                self.sum_mw[i] += v;
+                self.count[i] += 1;
+            }
+        }
+    }
+
+    /// Per lane mean as dBm; `None` where no reading had the lane. `minus` removes an
+    /// earlier state's sums (rolling windows).
+    pub fn mean_dbm(&self, minus: Option<&RxSums>) -> Vec<Option<f64>> {
+        let lanes = if minus.is_some() { self.sum_mw.len() } else { self.lanes };
+        (0..lanes)
+            .map(|i| {
+                let (s0, n0) = minus.map_or((0.0, 0), |m| (m.sum_mw.get(i).copied().unwrap_or(0.0), m.count.get(i).copied().unwrap_or(0)));
+                let n = self.count.get(i).copied().unwrap_or(0).saturating_sub(n0);
+                (n > 0).then(|| mw_to_dbm((self.sum_mw[i] - s0) / n as f64))
+            })
+            .collect()
+    }
+}
+
+/// The counters of a segment at one sample, for rolling windows.
+#[derive(Clone, Debug)]
+struct Snapshot {
+    t: f64,
+    delta: SegmentDelta,
+    /// Samples and rx sums before this sample.
+    samples_before: usize,
+    rx_before: RxSums,
+    down_transitions: u64,
+}
+
+/// One segment: consecutive samples between which every delta is meaningful.
+#[derive(Clone, Debug)]
+pub struct Segment {
+    pub started_by: Option<Break>,
+    pub first_t: f64,
+    pub last_t: f64,
+    pub samples: usize,
+    sum: DeltaSum,
+    rx: RxSums,
+    gaps: Gaps,
+    link_up: Option<bool>,
+    link_ext_state: Option<u8>,
+    /// Up -> down transitions seen in the samples (link-down events where no counter exists).
+    down_transitions: u64,
+    link_seen: bool,
+    /// Interface record in force at the last sample, and that sample's module.
+    ir: Option<Arc<StaticModule>>,
+    image: Result<SampleModule, String>,
+    /// The last sample's absolute counters and time-base remark (imports).
+    counters_at_end: PortCounters,
+    time_base: Option<String>,
+    ring: VecDeque<Snapshot>,
+}
+
+impl Segment {
+    fn delta(&self) -> SegmentDelta {
+        self.sum.total()
+    }
+
+    /// Port counters with link-down events from the samples where no counter exists.
+    fn with_transitions(&self, mut d: SegmentDelta, transitions: u64) -> SegmentDelta {
+        if d.counters.link_down_events.is_none() && self.link_seen {
+            d.counters.link_down_events = Some(Counted { value: transitions, origin: Origin(SAMPLES_ORIGIN.into()) });
+        }
+        d
+    }
+
+    fn decode(&self) -> Result<ModuleReport, String> {
+        self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
+    }
+
+    /// The segment's own part of a window: counters, time base, module, gaps, wraps.
+    fn fill(&self, w: &mut InterfaceWindow, module_read_error: Option<&String>) {
+        w.samples = self.samples;
+        w.duration_s = self.last_t - self.first_t;
+        w.link_up = self.link_up;
+        w.link_ext_state = self.link_ext_state;
+        w.counters_at_end = self.counters_at_end.clone();
+        w.events.extend(self.time_base.iter().map(|tb| format!("time base: {tb}")));
+        w.events.extend(self.gaps.sentences());
+        let d = self.with_transitions(self.delta(), self.down_transitions);
+        w.deltas = d.counters;
+        w.histogram_delta = d.histogram;
+        w.events.extend(d.wraps);
+        match self.decode() {
+            Ok(m) => w.module = Some(m),
+            Err(e) => w.module_error = Some(module_read_error.cloned().unwrap_or(e)),
+        }
+        w.rx_power_dbm_mean = self.rx.mean_dbm(None);
+    }
+}
+
+#[derive(Debug)]
+pub struct IfaceState {
+    pub name: String,
+    /// Latest interface record at or before the range end.
+    latest: Option<Arc<StaticModule>>,
+    segmenter: Segmenter,
+    /// Error / interface-gone events in the range.
+    events: Sentences,
+    /// "t=... s: reason" of every segment after the first.
+    breaks: Sentences,
+    module_read_error: Option<String>,
+    segments_started: usize,
+    earlier: VecDeque<Segment>,
+    earlier_dropped: usize,
+    current: Option<Segment>,
+    series: LaneSeries,
+    ring_spacing_s: Option<f64>,
+    ring_keep_s: f64,
+}
+
+impl IfaceState {
+    pub fn new(name: &str, buckets: usize, rolling_s: &[f64]) -> Self {
+        let longest = rolling_s.iter().copied().filter(|s| s.is_finite() && *s > 0.0).fold(0.0, f64::max);
+        IfaceState {
+            name: name.to_string(),
+            latest: None,
+            segmenter: Segmenter::default(),
+            events: Sentences::default(),
+            breaks: Sentences::default(),
+            module_read_error: None,
+            segments_started: 0,
+            earlier: VecDeque::new(),
+            earlier_dropped: 0,
+            current: None,
+            series: LaneSeries::new(buckets),
+            ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
+            ring_keep_s: longest,
+        }
+    }
+
+    pub fn series(&self) -> &LaneSeries {
+        &self.series
+    }
+
+    pub fn interface(&mut self, ir: &InterfaceRecord, range: &TimeRange) {
+        if range.before_end(ir.t) {
+            self.interface_static(Arc::new(StaticModule::new(ir.clone())));
+        }
+    }
+
+    /// An interface record already parsed (shared between states).
+    pub fn interface_static(&mut self, st: Arc<StaticModule>) {
+        self.segmenter.interface(st.record.t, module_identity(&st.record));
+        self.latest = Some(st);
+    }
+
+    pub fn event(&mut self, e: &EventRecord, range: &TimeRange) {
+        if !range.contains(e.t) || !matches!(e.kind, EventKind::Error | EventKind::InterfaceGone) {
+            return;
+        }
+        if e.message.contains("module") {
+            self.module_read_error = Some(e.message.clone());
+        }
+        self.events.push(e.t, format!("t={} s: {}: {}", e.t, e.kind.as_str().replace('_', " "), e.message));
+    }
+
+    pub fn sample(&mut self, s: &SampleRecord, range: &TimeRange) {
+        if !range.contains(s.t) {
+            return;
+        }
+        let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        let p = Point::from_normalized(s, &counters);
+        let brk = self.segmenter.sample(&p);
+        let image = StaticModule::with_sample(self.latest.as_deref(), s);
+        // Only the rx monitors are decoded per sample; the full decode waits for a window.
+        let rx_mw = image.as_ref().ok().and_then(SampleModule::rx_power_mw);
+        let continues = brk.is_none() && self.current.is_some();
+        if !continues {
+            self.start_segment(brk, s.t);
+        }
+        let spacing = self.ring_spacing_s;
+        let keep = self.ring_keep_s;
+        // start_segment() leaves a current segment.
+        let Some(seg) = self.current.as_mut() else { return };
+        let step = seg.sum.push(&p);
+        let up = s.link.up;
+        let went_down = seg.link_up == Some(true) && up == Some(false);
+        seg.link_seen |= up.is_some();
+        seg.down_transitions += u64::from(went_down);
+        if continues {
+            let down = step.link_down_events.unwrap_or(u64::from(went_down));
+            self.series.push(&Interval {
+                t_start: seg.last_t,
+                t_end: s.t,
+                corrected_bits_per_lane: step.corrected_bits_per_lane.as_deref(),
+                rx_bits: step.rx_bits,
+                rx_power_mw: rx_mw.as_deref().unwrap_or(&[]),
+                link_down_events: down,
+            });
+        }
+        if let Some(spacing) = spacing {
+            let due = seg.ring.back().is_none_or(|b| s.t - b.t >= spacing);
+            if due {
+                seg.ring.push_back(Snapshot {
+                    t: s.t,
+                    delta: seg.sum.total(),
+                    samples_before: seg.samples,
+                    rx_before: seg.rx.clone(),
+                    down_transitions: seg.down_transitions,
+                });
+            }
+            while seg.ring.len() >= 2 && seg.ring[1].t <= s.t - keep {
+                seg.ring.pop_front();
+            }
+        }
+        seg.samples += 1;
+        seg.last_t = s.t;
+        seg.link_up = up;
+        seg.link_ext_state = s.link.ext_state;
+        seg.gaps.push(s.t);
+        if let Some(r) = &rx_mw {
+            seg.rx.add(r);
+        }
+        seg.ir = self.latest.clone();
+        seg.image = image;
+        seg.counters_at_end = counters;
+        seg.time_base.clone_from(&s.time_base);
+    }
+
+    fn start_segment(&mut self, brk: Option<Break>, t: f64) {
+        if let Some(b) = &brk {
+            if self.segments_started > 0 {
+                self.breaks.push(b.t, format!("t={} s: {}", b.t, b.reason));
+            }
+        }
+        if let Some(mut old) = self.current.take() {
+            // Rolling windows look at the current segment only.
+            old.ring = VecDeque::new();
+            if self.earlier.len() == MAX_SEGMENTS {
+                self.earlier.pop_front();
+                self.earlier_dropped += 1;
+            }
+            self.earlier.push_back(old);
+        }
+        self.segments_started += 1;
+        self.current = Some(Segment {
+            started_by: brk,
+            first_t: t,
+            last_t: t,
+            samples: 0,
+            sum: DeltaSum::default(),
+            rx: RxSums::default(),
+            gaps: Gaps::default(),
+            link_up: None,
+            link_ext_state: None,
+            down_transitions: 0,
+            link_seen: false,
+            ir: None,
+            image: Err("no samples in the window".into()),
+            counters_at_end: PortCounters::default(),
+            time_base: None,
+            ring: VecDeque::new(),
+        });
+    }
+
+    fn base(&self, ir: Option<&StaticModule>) -> InterfaceWindow {
+        let mut w = InterfaceWindow { interface: self.name.clone(), ..Default::default() };
+        if let Some(ir) = ir {
+            w.identity = ir.record.identity();
+            w.link = ir.record.link.clone();
+        }
+        w
+    }
+
+    /// The whole run's window: the last segment, with every event of the run.
+    pub fn window(&self) -> InterfaceWindow {
+        let mut w = self.base(self.latest.as_deref());
+        self.events.since(f64::NEG_INFINITY, &mut w.events);
+        if self.latest.is_none() {
+            w.events.push("no interface record in the capture: identity and link unknown".into());
+        }
+        let Some(last) = &self.current else {
+            w.events.push("no samples in the window".into());
+            w.module_error = Some("no samples in the window".into());
+            return w;
+        };
+        self.breaks.since(f64::NEG_INFINITY, &mut w.events);
+        if self.segments_started > 1 {
+            w.events
+                .push(format!("deltas use the last {} samples (from t={} s), after the last segment break", last.samples, last.first_t));
+        }
+        last.fill(&mut w, self.module_read_error.as_ref());
+        w
+    }
+
+    /// The window over the last `seconds` of the current segment (at the resolution of
+    /// the snapshot ring: the window starts at the first snapshot inside it).
+    pub fn rolling_window(&self, seconds: f64) -> InterfaceWindow {
+        let Some(seg) = &self.current else { return self.window() };
+        let mut w = self.base(self.latest.as_deref());
+        let start = seg.last_t - seconds;
+        let snap = seg.ring.iter().find(|s| s.t >= start);
+        let Some(snap) = snap else {
+            // No snapshot inside the window: only the latest sample.
+            w.samples = 1;
+            w.link_up = seg.link_up;
+            w.link_ext_state = seg.link_ext_state;
+            match seg.decode() {
+                Ok(m) => w.module = Some(m),
+                Err(e) => w.module_error = Some(e),
+            }
+            return w;
+        };
+        self.events.since(snap.t, &mut w.events);
+        w.samples = seg.samples - snap.samples_before;
+        w.duration_s = seg.last_t - snap.t;
+        w.link_up = seg.link_up;
+        w.link_ext_state = seg.link_ext_state;
+        w.counters_at_end = seg.counters_at_end.clone();
+        let d = seg.with_transitions(seg.delta().since(&snap.delta), seg.down_transitions - snap.down_transitions);
+        w.deltas = d.counters;
+        w.histogram_delta = d.histogram;
+        match seg.decode() {
+            Ok(m) => w.module = Some(m),
+            Err(e) => w.module_error = Some(self.module_read_error.clone().unwrap_or(e)),
+        }
+        w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
+        w
+    }
+
+    /// Every kept segment's own window, oldest first, with why it started.
+    pub fn segment_windows(&self) -> Vec<(Option<&Break>, f64, f64, InterfaceWindow)> {
+        self.earlier
+            .iter()
+            .chain(self.current.iter())
+            .map(|seg| {
+                let mut w = self.base(seg.ir.as_deref());
+                seg.fill(&mut w, None);
+                (seg.started_by.as_ref(), seg.first_t, seg.last_t, w)
+            })
+            .collect()
+    }
+
+    /// Earlier segments no longer kept.
+    pub fn segments_dropped(&self) -> usize {
+        self.earlier_dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rx_power_is_averaged_in_milliwatts() {
+        // Lane 1: 1.0 mW and 0.1 mW -> mean 0.55 mW -> 10*log10(0.55) = -2.596 dBm
+        // (the mean of 0 dBm and -10 dBm would wrongly be -5 dBm).
+        // Lane 2: only one reading, 0.5 mW -> -3.0103 dBm. Lane 3: never read.
+        let mut s = RxSums::default();
+        s.add(&[Some(1.0), Some(0.5), None]);
+        s.add(&[Some(0.1), None]);
+        let r = s.mean_dbm(None);
+        assert_eq!(r.len(), 3);
+        assert!((r[0].unwrap() - (-2.5964)).abs() < 1e-3);
+        assert!((r[1].unwrap() - (-3.0103)).abs() < 1e-3);
+        assert_eq!(r[2], None);
+        // Minus the first reading: lane 1 is 0.1 mW alone (-10 dBm), lane 2 has none left.
+        let mut first = RxSums::default();
+        first.add(&[Some(1.0), Some(0.5), None]);
+        let r = s.mean_dbm(Some(&first));
+        assert!((r[0].unwrap() + 10.0).abs() < 1e-9);
+        assert_eq!(r[1], None);
+    }
+
+    #[test]
+    fn range_bounds_are_inclusive() {
+        let r = TimeRange { from: Some(1.0), to: Some(2.0) };
+        assert!(r.contains(1.0) && r.contains(2.0) && !r.contains(2.0001));
+        assert!(TimeRange::whole().contains(1e9));
+    }
+}

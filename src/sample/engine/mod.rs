@@ -1,0 +1,271 @@
+//! The streaming engine: records (live samples, or a capture read line by line) pass
+//! once through per-interface state that holds only what the analysis needs, and at any
+//! moment yields the [`InterfaceWindow`]s analysis turns into verdicts. Every command
+//! (`scan`, `watch`, `compare`, `export`, `decode` of a capture) runs on it.
+//!
+//! Per interface, over the samples with `from <= t <= to` (records outside are skipped,
+//! never kept):
+//! - records are split into segments ([`crate::sample::delta::Segmenter`]: counter
+//!   reset, module swap, time backwards); the whole-run window uses the **last**
+//!   segment, so every delta belongs to one module and one unbroken counter run. Earlier
+//!   segments are named in `events` and kept (the last [`iface::MAX_SEGMENTS`]) for
+//!   per-segment analysis;
+//! - time base = the samples' own timestamps: `duration_s` = last t - first t of the
+//!   segment (gaps and missed samples included; gaps are also named in `events`, see
+//!   [`gaps`]);
+//! - identity and link come from the latest interface record at or before `to`;
+//! - `module` = decode(static pages of the interface record in force at the last sample
+//!   + that sample's monitor pages); a decode failure fills `module_error` instead. The
+//!   static pages are parsed into an image once per interface record; each sample only
+//!   lays its monitor bytes over a copy of it;
+//! - `rx_power_dbm_mean`: per lane, the mean of the linear power (mW) over the segment's
+//!   samples (running sums), then converted to dBm;
+//! - link-down events: the counter's increase where the driver counts them, else the
+//!   up -> down transitions seen in the samples (origin `samples`);
+//! - capture `error` / `interface_gone` events become sentences; `counter_reset` and
+//!   `module_changed` events are re-derived from the data (the segments) instead.
+//!
+//! Memory: per interface a few counter vectors per segment, the latest interface record,
+//! a ring of at most ~256 counter snapshots for rolling windows, and a [`LaneSeries`] of
+//! at most `buckets` buckets: bounded by interfaces x lanes x buckets, never by the
+//! length of the run.
+
+mod gaps;
+mod iface;
+pub mod series;
+
+pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
+pub use series::{LaneBucket, LaneSeries, SeriesBucket};
+
+use super::capture::{CaptureError, CaptureReader, Header, Record};
+use super::RecordSink;
+use crate::analysis::InterfaceWindow;
+use crate::sample::delta::Break;
+use iface::IfaceState;
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Seconds since capture start; `None` = open end.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeRange {
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+}
+
+impl TimeRange {
+    pub fn whole() -> Self {
+        Self::default()
+    }
+    pub fn contains(&self, t: f64) -> bool {
+        self.from.is_none_or(|f| t >= f) && self.to.is_none_or(|e| t <= e)
+    }
+    pub fn before_end(&self, t: f64) -> bool {
+        self.to.is_none_or(|e| t <= e)
+    }
+    /// True when a bound is set.
+    pub fn is_partial(&self) -> bool {
+        self.from.is_some() || self.to.is_some()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineConfig {
+    pub range: TimeRange,
+    /// Rolling windows the state can answer for (seconds); the longest sizes the ring.
+    pub rolling_s: Vec<f64>,
+    /// Per-lane series length bound (buckets per interface).
+    pub buckets: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig { range: TimeRange::whole(), rolling_s: vec![60.0, 300.0], buckets: 512 }
+    }
+}
+
+/// Why a segment started, as the JSON `segments[].reason` names it.
+pub fn segment_reason(b: Option<&Break>) -> &'static str {
+    match b.map(|b| b.kind) {
+        None => "start",
+        Some(k) => k.as_str(),
+    }
+}
+
+/// One segment's own window: `reason` is "start", "counter_reset" or "module_changed".
+#[derive(Clone, Debug, PartialEq)]
+pub struct SegmentWindow {
+    pub reason: &'static str,
+    /// Sentence of the break that started it, if any.
+    pub started_by: Option<String>,
+    pub from_t: f64,
+    pub to_t: f64,
+    pub window: InterfaceWindow,
+}
+
+/// The incremental fold over records (module docs).
+#[derive(Debug)]
+pub struct Engine {
+    cfg: EngineConfig,
+    index: HashMap<String, usize>,
+    /// In order of first appearance; `None` once removed.
+    states: Vec<Option<IfaceState>>,
+}
+
+impl Engine {
+    pub fn new(cfg: EngineConfig) -> Self {
+        Engine { cfg, index: HashMap::new(), states: Vec::new() }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
+    fn state(&mut self, name: &str) -> &mut IfaceState {
+        let i = match self.index.get(name) {
+            Some(i) => *i,
+            None => {
+                self.states.push(Some(IfaceState::new(name, self.cfg.buckets, &self.cfg.rolling_s)));
+                self.index.insert(name.to_string(), self.states.len() - 1);
+                self.states.len() - 1
+            }
+        };
+        // `index` only holds positions of live states (remove() drops both), so the
+        // slot is filled; were it not, a fresh state is the right answer anyway.
+        let (buckets, rolling) = (self.cfg.buckets, &self.cfg.rolling_s);
+        self.states[i].get_or_insert_with(|| IfaceState::new(name, buckets, rolling))
+    }
+
+    fn get(&self, name: &str) -> Option<&IfaceState> {
+        self.index.get(name).and_then(|i| self.states.get(*i)).and_then(Option::as_ref)
+    }
+
+    fn live(&self) -> impl Iterator<Item = &IfaceState> {
+        self.states.iter().flatten()
+    }
+
+    /// Folds one record (any interface); header records are ignored.
+    pub fn push(&mut self, rec: &Record) {
+        let range = self.cfg.range;
+        match rec {
+            Record::Header(_) => {}
+            Record::Interface(ir) => self.state(&ir.interface).interface(ir, &range),
+            Record::Sample(s) => self.state(&s.interface).sample(s, &range),
+            Record::Event(e) => self.state(&e.interface).event(e, &range),
+        }
+    }
+
+    /// Interface names in order of first appearance.
+    pub fn interfaces(&self) -> Vec<String> {
+        self.live().map(|s| s.name.clone()).collect()
+    }
+
+    /// One window per interface over the whole run (in the range).
+    pub fn windows(&self) -> Vec<InterfaceWindow> {
+        self.live().map(IfaceState::window).collect()
+    }
+
+    pub fn window(&self, iface: &str) -> Option<InterfaceWindow> {
+        self.get(iface).map(IfaceState::window)
+    }
+
+    /// One window per interface over the last `seconds` of its current segment, from the
+    /// ring of counter snapshots (resolution: the longest configured rolling window / 256).
+    pub fn rolling_windows(&self, seconds: f64) -> Vec<InterfaceWindow> {
+        self.live().map(|s| s.rolling_window(seconds)).collect()
+    }
+
+    /// Every kept segment of `iface`, oldest first (the last is the whole-run window's).
+    pub fn segments(&self, iface: &str) -> Vec<SegmentWindow> {
+        let Some(st) = self.get(iface) else { return Vec::new() };
+        st.segment_windows()
+            .into_iter()
+            .map(|(b, from_t, to_t, window)| SegmentWindow {
+                reason: segment_reason(b),
+                started_by: b.map(|b| b.reason.clone()),
+                from_t,
+                to_t,
+                window,
+            })
+            .collect()
+    }
+
+    /// Earlier segments of `iface` no longer kept (more than [`MAX_SEGMENTS`]).
+    pub fn segments_dropped(&self, iface: &str) -> usize {
+        self.get(iface).map_or(0, IfaceState::segments_dropped)
+    }
+
+    /// The interface vanished: forget its state.
+    pub fn remove(&mut self, iface: &str) {
+        if let Some(i) = self.index.remove(iface) {
+            if let Some(slot) = self.states.get_mut(i) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// The bounded per-lane series of `iface`.
+    pub fn series(&self, iface: &str) -> Option<&LaneSeries> {
+        self.get(iface).map(IfaceState::series)
+    }
+}
+
+impl RecordSink for Engine {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        self.push(rec);
+        Ok(())
+    }
+}
+
+/// The window over a few records of one interface (file order), given the interface
+/// record in force (parsed once by the caller): what a CSV row or a live-table interval
+/// describes. Other interfaces' records and header records are ignored.
+pub fn records_window<'a>(iface: &str, ir: Option<&Arc<StaticModule>>, records: impl IntoIterator<Item = &'a Record>) -> InterfaceWindow {
+    let mut st = IfaceState::new(iface, 2, &[]);
+    let all = TimeRange::whole();
+    if let Some(ir) = ir {
+        st.interface_static(Arc::clone(ir));
+    }
+    for rec in records.into_iter().filter(|r| r.interface() == Some(iface)) {
+        match rec {
+            Record::Interface(i) => st.interface(i, &all),
+            Record::Sample(s) => st.sample(s, &all),
+            Record::Event(e) => st.event(e, &all),
+            Record::Header(_) => {}
+        }
+    }
+    st.window()
+}
+
+/// What a streamed capture left besides its records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replayed {
+    pub header: Header,
+    /// What the reader tolerated (a truncated last line), one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// Streams a capture: each record, read line by line, goes to `f` and is dropped.
+pub fn for_each_record(reader: impl BufRead, mut f: impl FnMut(&Record) -> std::io::Result<()>) -> Result<Replayed, CaptureError> {
+    let mut r = CaptureReader::new(reader)?;
+    while let Some(rec) = r.next_record()? {
+        f(&rec).map_err(CaptureError::Sink)?;
+    }
+    Ok(Replayed { header: r.header().clone(), notes: r.notes().to_vec() })
+}
+
+/// Replays a capture file into a fresh engine.
+pub fn replay(path: impl AsRef<Path>, cfg: EngineConfig) -> Result<(Engine, Replayed), CaptureError> {
+    let file = std::fs::File::open(path)?;
+    replay_from(std::io::BufReader::with_capacity(1 << 16, file), cfg)
+}
+
+pub fn replay_from(reader: impl BufRead, cfg: EngineConfig) -> Result<(Engine, Replayed), CaptureError> {
+    let mut engine = Engine::new(cfg);
+    let done = for_each_record(reader, |rec| {
+        engine.push(rec);
+        Ok(())
+    })?;
+    Ok((engine, done))
+}

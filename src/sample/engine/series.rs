@@ -1,0 +1,216 @@
+//! A bounded per-lane time series of one interface, for trend work (margin slope,
+//! time to the FEC limit, which lane's BER rose before a link drop).
+//!
+//! Every sample interval (two consecutive samples of one segment) is added to the last
+//! bucket. There are at most `capacity` buckets: when they are full, adjacent pairs are
+//! merged (the series is downsampled by 2) and each bucket then spans twice as many
+//! intervals, so memory stays `capacity x lanes` whatever the run length. A sample that
+//! starts a new segment (counter reset, module swap) adds no interval: no delta crosses
+//! a segment boundary.
+//!
+//! Per bucket: `t_start`/`t_end` (seconds since capture start; `duration_s` is the sum of
+//! the intervals in it, which excludes time across segment breaks), per lane the corrected
+//! bits (a BER per bucket is `corrected_bits / (lane rate x duration_s)`, or over
+//! `rx_bits` split per lane where the driver counts them) and the rx power sum/count in
+//! mW (mean = sum / count), and the link-down events inside it with their times.
+
+use serde::Serialize;
+
+/// Link-down times kept per bucket; more are counted in `link_down_events` only.
+const MAX_DOWN_TIMES: usize = 16;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LaneBucket {
+    /// Corrected bits on this lane over the bucket; `None` = no per-lane counter.
+    pub corrected_bits: Option<u64>,
+    /// Sum and count of the rx power readings (mW) of the samples ending the bucket's intervals.
+    pub rx_power_mw_sum: f64,
+    pub rx_power_mw_count: u32,
+}
+
+impl LaneBucket {
+    pub fn rx_power_mw_mean(&self) -> Option<f64> {
+        (self.rx_power_mw_count > 0).then(|| self.rx_power_mw_sum / f64::from(self.rx_power_mw_count))
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SeriesBucket {
+    pub t_start: f64,
+    pub t_end: f64,
+    /// Seconds of sampled intervals in the bucket.
+    pub duration_s: f64,
+    /// Sample intervals merged into it.
+    pub intervals: u32,
+    /// Received bits over the bucket (whole port), where the driver counts them.
+    pub rx_bits: Option<u64>,
+    /// Index 0 = lane 1.
+    pub lanes: Vec<LaneBucket>,
+    /// Link-down events inside the bucket (counter increases, or up -> down transitions
+    /// seen in the samples where no counter exists).
+    pub link_down_events: u64,
+    /// Times of the first [`MAX_DOWN_TIMES`] of them.
+    pub link_down_t: Vec<f64>,
+}
+
+impl SeriesBucket {
+    /// Bits on the wire of one lane over the bucket, the BER denominator analysis uses:
+    /// the driver's received bits split evenly over `lanes` where counted, else
+    /// `lane_rate_gbps` x `duration_s`.
+    pub fn lane_bits_on_wire(&self, lane_rate_gbps: f64, lanes: u32) -> f64 {
+        match self.rx_bits.filter(|b| *b > 0) {
+            Some(rx) if lanes > 0 => rx as f64 / f64::from(lanes),
+            _ => lane_rate_gbps * 1e9 * self.duration_s,
+        }
+    }
+
+    /// Pre-FEC BER of lane `lane` (0-based) over the bucket, where its bits are counted.
+    pub fn lane_ber(&self, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
+        let k = self.lanes.get(lane)?.corrected_bits?;
+        let bits = self.lane_bits_on_wire(lane_rate_gbps, lanes);
+        (bits > 0.0).then(|| k as f64 / bits)
+    }
+
+    fn absorb(&mut self, o: SeriesBucket) {
+        self.t_end = o.t_end;
+        self.duration_s += o.duration_s;
+        self.intervals += o.intervals;
+        self.rx_bits = match (self.rx_bits, o.rx_bits) {
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            (a, b) => a.or(b),
+        };
+        if self.lanes.len() < o.lanes.len() {
+            self.lanes.resize(o.lanes.len(), LaneBucket::default());
+        }
+        for (a, b) in self.lanes.iter_mut().zip(o.lanes) {
+            a.corrected_bits = match (a.corrected_bits, b.corrected_bits) {
+                (Some(x), Some(y)) => Some(x.saturating_add(y)),
+                (x, y) => x.or(y),
+            };
+            a.rx_power_mw_sum += b.rx_power_mw_sum;
+            a.rx_power_mw_count += b.rx_power_mw_count;
+        }
+        self.link_down_events += o.link_down_events;
+        for t in o.link_down_t {
+            if self.link_down_t.len() < MAX_DOWN_TIMES {
+                self.link_down_t.push(t);
+            }
+        }
+    }
+}
+
+/// One interval's figures, as the engine hands them over.
+#[derive(Clone, Debug, Default)]
+pub struct Interval<'a> {
+    pub t_start: f64,
+    pub t_end: f64,
+    pub corrected_bits_per_lane: Option<&'a [u64]>,
+    pub rx_bits: Option<u64>,
+    pub rx_power_mw: &'a [Option<f64>],
+    pub link_down_events: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LaneSeries {
+    pub buckets: Vec<SeriesBucket>,
+    /// Sample intervals per bucket at the current resolution (doubles at each merge).
+    pub intervals_per_bucket: u32,
+    #[serde(skip)]
+    capacity: usize,
+}
+
+impl LaneSeries {
+    /// `capacity` is rounded up to an even number of at least 2.
+    pub fn new(capacity: usize) -> Self {
+        let capacity = capacity.max(2).div_ceil(2) * 2;
+        LaneSeries { buckets: Vec::new(), intervals_per_bucket: 1, capacity }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn push(&mut self, iv: &Interval) {
+        let mut b = SeriesBucket {
+            t_start: iv.t_start,
+            t_end: iv.t_end,
+            duration_s: iv.t_end - iv.t_start,
+            intervals: 1,
+            rx_bits: iv.rx_bits,
+            lanes: Vec::new(),
+            link_down_events: iv.link_down_events,
+            link_down_t: if iv.link_down_events > 0 { vec![iv.t_end] } else { Vec::new() },
+        };
+        let n = iv.corrected_bits_per_lane.map_or(0, <[u64]>::len).max(iv.rx_power_mw.len());
+        b.lanes = (0..n)
+            .map(|i| {
+                let rx = iv.rx_power_mw.get(i).copied().flatten();
+                LaneBucket {
+                    corrected_bits: iv.corrected_bits_per_lane.and_then(|v| v.get(i).copied()),
+                    rx_power_mw_sum: rx.unwrap_or(0.0),
+                    rx_power_mw_count: u32::from(rx.is_some()),
+                }
+            })
+            .collect();
+        match self.buckets.last_mut() {
+            Some(last) if last.intervals < self.intervals_per_bucket => last.absorb(b),
+            _ => {
+                if self.buckets.len() == self.capacity {
+                    self.halve();
+                    return self.push(iv);
+                }
+                self.buckets.push(b);
+            }
+        }
+    }
+
+    /// Merges adjacent pairs: half as many buckets, each twice as long.
+    fn halve(&mut self) {
+        let old = std::mem::take(&mut self.buckets);
+        let mut it = old.into_iter();
+        while let Some(mut a) = it.next() {
+            if let Some(b) = it.next() {
+                a.absorb(b);
+            }
+            self.buckets.push(a);
+        }
+        self.intervals_per_bucket = self.intervals_per_bucket.saturating_mul(2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_stays_bounded_and_keeps_totals() {
+        // 10,000 one-second intervals of 3 corrected bits on lane 1 into 8 buckets:
+        // the buckets stay at most 8, and their bits add up to 30,000, their time to 10,000 s.
+        let mut s = LaneSeries::new(8);
+        for i in 0..10_000u32 {
+            let t = f64::from(i);
+            s.push(&Interval {
+                t_start: t,
+                t_end: t + 1.0,
+                corrected_bits_per_lane: Some(&[3]),
+                rx_power_mw: &[Some(0.5)],
+                link_down_events: u64::from(i == 4321),
+                ..Default::default()
+            });
+            assert!(s.buckets.len() <= 8);
+        }
+        let bits: u64 = s.buckets.iter().map(|b| b.lanes[0].corrected_bits.unwrap()).sum();
+        assert_eq!(bits, 30_000);
+        assert_eq!(s.buckets.iter().map(|b| b.duration_s).sum::<f64>(), 10_000.0);
+        // 10,000 intervals need 2048 per bucket (8 x 1024 = 8192 < 10,000 <= 16,384).
+        assert_eq!(s.intervals_per_bucket, 2048);
+        assert_eq!(s.buckets[0].t_start, 0.0);
+        assert_eq!(s.buckets.last().unwrap().t_end, 10_000.0);
+        let down: Vec<f64> = s.buckets.iter().flat_map(|b| b.link_down_t.clone()).collect();
+        assert_eq!(down, vec![4322.0]);
+        assert_eq!(s.buckets[0].lanes[0].rx_power_mw_mean(), Some(0.5));
+        // First bucket: 2048 s x 3 bits/s on a 53.125 Gb/s lane: 6144 / 1.088e14 = 5.647e-11.
+        let ber = s.buckets[0].lane_ber(0, 53.125, 1).unwrap();
+        assert!((ber - 6144.0 / (53.125e9 * 2048.0)).abs() < 1e-20);
+    }
+}
