@@ -1,13 +1,17 @@
-//! The sampling loop: every tick, every interface is sampled concurrently (each on its
-//! own [`Source`], blocking calls on tokio's blocking pool), and the resulting records
-//! go to every [`RecordSink`] in interface order.
+//! The sampling loop: every tick, every interface is sampled (each on its own
+//! [`Source`]) in one task on tokio's blocking pool, and the resulting records go to
+//! every [`RecordSink`] in interface order. One blocking task per tick, not one per
+//! interface: the hand-off to the pool costs a few futex/epoll calls, which would be
+//! as many as the sample itself makes.
 //!
 //! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
 //! - Missed ticks are skipped, not bunched (`MissedTickBehavior::Skip`).
 //! - One `sample` record per interface per tick; an `interface` record first and again
 //!   when the negotiated link or the module changes; `event` records for counter resets,
 //!   module changes, errors, and an interface that vanished (`NoDevice`: that interface
-//!   stops, the others keep going).
+//!   stops, the others keep going). A name that now belongs to another device (its
+//!   ifindex changed: a rename swap) is an `interface_gone` for the old device and a
+//!   new `interface` record for the new one, which is sampled from then on.
 //! - SIGINT / SIGTERM, `duration` or `max_ticks` end the loop between ticks; a tick in
 //!   flight is finished and written, so every sample taken is in the sinks.
 
@@ -75,6 +79,9 @@ pub enum WatchError {
 struct Iface {
     name: String,
     source: Box<dyn Source + Send>,
+    /// The device the name stood for at its interface record (`None` for sources
+    /// without ifindex, or before the first sample).
+    ifindex: Option<u32>,
     cache: ModuleCache,
     detector: ResetDetector,
     read_module: bool,
@@ -122,7 +129,23 @@ impl Iface {
     fn sample(&mut self, start: Instant) -> TickOutput {
         let t = round_t(start.elapsed().as_secs_f64());
         let mut out = Vec::new();
-        let r = self.sample_at(t, &mut out);
+        if self.ifindex.is_none() {
+            self.ifindex = self.source.ifindex(&self.name);
+        }
+        let mut r = self.sample_at(t, &mut out);
+        if let Err(Gone(ev)) = &r {
+            // The name may stand for another device now (a rename swap): the old one is
+            // gone, the new one starts afresh under the same name.
+            let now = self.source.ifindex(&self.name);
+            if let (Some(old), Some(new)) = (self.ifindex, now) {
+                if new != old {
+                    let message = format!("{} now names another device (ifindex {old} -> {new}): {}", self.name, ev.message);
+                    out.push(self.event(t, EventKind::InterfaceGone, message));
+                    self.restart(new);
+                    r = self.sample_at(t, &mut out);
+                }
+            }
+        }
         self.source.end_sample();
         match r {
             Ok(()) => TickOutput { records: out, gone: false },
@@ -131,6 +154,16 @@ impl Iface {
                 TickOutput { records: out, gone: true }
             }
         }
+    }
+
+    /// Forgets the previous device: the next sample writes a new interface record and
+    /// starts new counter and module state.
+    fn restart(&mut self, ifindex: u32) {
+        self.ifindex = Some(ifindex);
+        self.announced_link = None;
+        self.cache = ModuleCache::new();
+        self.detector.clear();
+        self.module_error = None;
     }
 
     fn sample_at(&mut self, t: f64, out: &mut Vec<Record>) -> Result<(), Gone> {
@@ -250,7 +283,9 @@ where
     S: Future<Output = String>,
 {
     let start = Instant::now();
-    let deadline = cfg.duration.map(|d| tokio::time::Instant::from_std(start + d));
+    // A duration past what an Instant can hold means no deadline (the CLI refuses such
+    // durations; the library must not panic on them either).
+    let deadline = cfg.duration.and_then(|d| start.checked_add(d)).map(tokio::time::Instant::from_std);
     let mut live: Vec<Box<Iface>> = cfg
         .interfaces
         .iter()
@@ -258,6 +293,7 @@ where
             Box::new(Iface {
                 name: n.clone(),
                 source: make_source(n),
+                ifindex: None,
                 cache: ModuleCache::new(),
                 detector: ResetDetector::new(),
                 read_module: cfg.read_module,
@@ -304,17 +340,19 @@ where
             _ = until_deadline => { summary.stopped_by = StopReason::Duration; break; }
             _ = interval.tick() => {}
         }
-        let tasks: Vec<_> = std::mem::take(&mut live)
-            .into_iter()
-            .map(|mut st| {
-                tokio::task::spawn_blocking(move || {
+        let batch = std::mem::take(&mut live);
+        let sampled = tokio::task::spawn_blocking(move || {
+            batch
+                .into_iter()
+                .map(|mut st| {
                     let out = st.sample(start);
                     (st, out)
                 })
-            })
-            .collect();
-        for task in tasks {
-            let (st, out) = task.await.map_err(|e| WatchError::Task(e.to_string()))?;
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| WatchError::Task(e.to_string()))?;
+        for (st, out) in sampled {
             for rec in &out.records {
                 for sink in sinks.iter_mut() {
                     sink.record(rec)?;
