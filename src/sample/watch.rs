@@ -316,7 +316,11 @@ where
         paths: Default::default(),
     };
     let mut finished: Vec<Box<Iface>> = Vec::new();
-    let mut interval = tokio::time::interval(cfg.interval);
+    // tokio adds the period to a clock reading each tick; one that cannot be added is
+    // as good as "never again" and is clamped to a century instead of panicking.
+    let century = Duration::from_secs(100 * 365 * 24 * 3600);
+    let period = if start.checked_add(cfg.interval.saturating_mul(2)).is_some() { cfg.interval.min(century) } else { century };
+    let mut interval = tokio::time::interval(period);
     interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
     tokio::pin!(stop);
     loop {
@@ -383,4 +387,119 @@ where
         summary.paths.insert(st.name.clone(), st.source.paths(&st.name));
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::{DriverStats, FecStats};
+    use crate::module::PageRequest;
+    use crate::source::{DeviceIdentity, PathsUsed};
+    use std::sync::{Arc, Mutex};
+
+    /// A device whose name is taken over by another (ifindex 3 -> 9) before sample `swap_at`;
+    /// the first request of that sample fails ENODEV as the kernel's name/index check does.
+    struct Swapping {
+        sample: u32,
+        swap_at: u32,
+        reported_gone: bool,
+        ifindex_calls: Arc<Mutex<u32>>,
+    }
+
+    impl Source for Swapping {
+        fn interfaces(&mut self) -> crate::source::Result<Vec<String>> {
+            Ok(vec!["v0".into()])
+        }
+        fn identity(&mut self, _: &str) -> crate::source::Result<DeviceIdentity> {
+            Ok(DeviceIdentity::default())
+        }
+        fn link_info(&mut self, _: &str) -> crate::source::Result<LinkInfo> {
+            Ok(LinkInfo { speed_mbps: Some(10_000), ..LinkInfo::default() })
+        }
+        fn link_state(&mut self, iface: &str) -> crate::source::Result<LinkState> {
+            if self.sample == self.swap_at && !self.reported_gone {
+                self.reported_gone = true;
+                return Err(SourceError::from_errno(
+                    "LINKSTATE_GET",
+                    iface,
+                    None,
+                    libc::ENODEV,
+                    Some("ifindex and name do not match".into()),
+                ));
+            }
+            Ok(LinkState { up: Some(true), ..LinkState::default() })
+        }
+        fn fec(&mut self, _: &str) -> crate::source::Result<FecStats> {
+            Err(SourceError::from_errno("FEC", "v0", None, libc::EOPNOTSUPP, None))
+        }
+        fn driver_stats(&mut self, _: &str) -> crate::source::Result<DriverStats> {
+            Ok(DriverStats::new())
+        }
+        fn read_eeprom(&mut self, _: &str, _: PageRequest) -> crate::source::Result<Vec<u8>> {
+            Err(SourceError::from_errno("EEPROM", "v0", None, libc::EOPNOTSUPP, None))
+        }
+        fn paths(&self, _: &str) -> PathsUsed {
+            PathsUsed::default()
+        }
+        fn io_counts(&self) -> IoCounts {
+            IoCounts::default()
+        }
+        fn ifindex(&mut self, _: &str) -> Option<u32> {
+            *self.ifindex_calls.lock().unwrap() += 1;
+            Some(if self.reported_gone { 9 } else { 3 })
+        }
+        fn end_sample(&mut self) {
+            self.sample += 1;
+        }
+    }
+
+    fn cfg(interval: Duration, duration: Option<Duration>, max_ticks: u64) -> WatchConfig {
+        WatchConfig { interfaces: vec!["v0".into()], interval, duration, max_ticks: Some(max_ticks), read_module: false }
+    }
+
+    fn run(cfg: WatchConfig, swap_at: u32, calls: Arc<Mutex<u32>>) -> (Vec<Record>, WatchSummary) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let mut records: Vec<Record> = Vec::new();
+        let make = move |_: &str| -> Box<dyn Source + Send> {
+            Box::new(Swapping { sample: 0, swap_at, reported_gone: false, ifindex_calls: calls.clone() })
+        };
+        let summary = rt.block_on(watch_until(cfg, make, &mut [&mut records], std::future::pending())).unwrap();
+        (records, summary)
+    }
+
+    #[test]
+    fn rename_swap_is_gone_then_a_new_interface() {
+        let calls = Arc::new(Mutex::new(0));
+        let (records, summary) = run(cfg(Duration::from_millis(1), None, 4), 2, calls.clone());
+        let kinds: Vec<String> = records
+            .iter()
+            .map(|r| match r {
+                Record::Interface(_) => "interface".to_string(),
+                Record::Sample(_) => "sample".to_string(),
+                Record::Event(e) => e.kind.as_str().to_string(),
+                _ => "other".to_string(),
+            })
+            .collect();
+        // Samples 0 and 1 of the first device; at sample 2 the old device is gone and the
+        // new one gets its own interface record and keeps being sampled.
+        assert_eq!(kinds, ["interface", "sample", "sample", "interface_gone", "interface", "sample", "sample"]);
+        let gone = records.iter().find_map(|r| match r {
+            Record::Event(e) if e.kind == EventKind::InterfaceGone => Some(e.message.clone()),
+            _ => None,
+        });
+        assert!(gone.unwrap().contains("ifindex 3 -> 9"));
+        assert!(summary.interfaces_gone.is_empty(), "the name is still sampled");
+        assert_eq!(summary.samples, 4);
+        // Resolved once at the start and once after the failure, not per sample.
+        assert_eq!(*calls.lock().unwrap(), 2);
+    }
+
+    #[test]
+    fn absurd_durations_do_not_panic() {
+        let calls = Arc::new(Mutex::new(0));
+        let (_, s) = run(cfg(Duration::from_millis(1), Some(Duration::MAX), 2), u32::MAX, calls.clone());
+        assert_eq!((s.ticks, s.stopped_by), (2, StopReason::MaxTicks));
+        let (_, s) = run(cfg(Duration::MAX, Some(Duration::MAX), 1), u32::MAX, calls);
+        assert_eq!((s.ticks, s.stopped_by), (1, StopReason::MaxTicks));
+    }
 }

@@ -208,6 +208,12 @@ impl<K: EthtoolKernel> LiveSource<K> {
         Ok(dev)
     }
 
+    /// The netdev name `iface` stands for (an ifindex given as a decimal string becomes
+    /// its name); a name no device has is returned as is (requests then fail ENODEV).
+    pub fn netdev_name(&mut self, iface: &str) -> Result<String> {
+        Ok(self.dev(iface)?.name)
+    }
+
     /// A request that found the device gone (or another device under its name) drops
     /// what is known of it, so the next request resolves the name afresh.
     fn seen<T>(&mut self, iface: &str, r: Result<T>) -> Result<T> {
