@@ -147,13 +147,44 @@ fn c_string(b: &[u8]) -> String {
     super::netlink::parse::string_of(b)
 }
 
+/// A device's counter names, ready to take each sample's values without sorting or
+/// large temporaries: `template` is the map with every value 0, `order[k]` the GSTATS
+/// index of its k-th key. A name the driver repeats keeps its last value, as collecting
+/// the pairs into a map would.
+struct StatTable {
+    count: usize,
+    template: DriverStats,
+    order: Vec<usize>,
+}
+
+impl StatTable {
+    fn new(names: Vec<String>) -> Self {
+        let count = names.len();
+        let index: std::collections::BTreeMap<String, usize> = names.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+        let order = index.values().copied().collect();
+        StatTable { count, template: index.into_keys().map(|n| (n, 0)).collect(), order }
+    }
+
+    /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
+    fn fill(&self, buf: &[u8]) -> DriverStats {
+        let mut stats = self.template.clone();
+        for (slot, &i) in stats.values_mut().zip(&self.order) {
+            let at = 8 + 8 * i;
+            *slot = buf.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0);
+        }
+        stats
+    }
+}
+
 /// An `AF_INET`/`SOCK_DGRAM` socket for `SIOCETHTOOL` in the calling thread's netns.
 pub struct Ethtool {
     fd: OwnedFd,
     io: IoCounts,
     /// Counter names per device (name and ifindex, so a device renamed into the name is
     /// a miss): the string table is read once and again only when its count changes.
-    stat_names: HashMap<(String, Option<u32>), Vec<String>>,
+    stat_names: HashMap<(String, Option<u32>), StatTable>,
+    /// The GSTATS buffer, kept between samples (several kB for a 64-queue device).
+    stats_buf: Vec<u8>,
 }
 
 impl Ethtool {
@@ -164,7 +195,7 @@ impl Ethtool {
             return Err(SourceError::Io { what: "ethtool ioctl socket".into(), source: std::io::Error::last_os_error() });
         }
         // SAFETY: fd is a freshly created descriptor owned by nothing else.
-        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_names: HashMap::new() })
+        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_names: HashMap::new(), stats_buf: Vec::new() })
     }
 
     pub fn io_counts(&self) -> IoCounts {
@@ -293,18 +324,20 @@ impl Ethtool {
         Ok(Some(names.chunks_exact(ETH_GSTRING_LEN).map(c_string).collect()))
     }
 
-    /// `ETHTOOL_GSTATS` for `n` counters; `None` on a count mismatch as for strings.
-    fn stats(&mut self, dev: &Dev, n: u32) -> Result<Option<Vec<u64>>> {
-        let mut buf = vec![0u8; 8 + with_headroom(n) * 8];
+    /// `ETHTOOL_GSTATS` for `n` counters into `stats_buf`; false on a count mismatch as
+    /// for strings.
+    fn stats(&mut self, dev: &Dev, n: u32) -> Result<bool> {
+        let mut buf = std::mem::take(&mut self.stats_buf);
+        buf.clear();
+        buf.resize(8 + with_headroom(n) * 8, 0);
         put_u32(&mut buf, 0, ETHTOOL_GSTATS);
         put_u32(&mut buf, 4, n);
-        self.call(dev, &mut buf, "ETHTOOL_GSTATS")?;
+        let r = self.call(dev, &mut buf, "ETHTOOL_GSTATS");
         let written = get_u32(&buf, 4);
+        self.stats_buf = buf;
+        r?;
         self.got(8 + (written as usize).min(with_headroom(n)) * 8);
-        if written != n {
-            return Ok(None);
-        }
-        Ok(super::netlink::parse::u64_array(buf.get(8..8 + n as usize * 8).unwrap_or_default()))
+        Ok(written == n)
     }
 
     /// Driver-private counters (`ethtool -S`): GSSET_INFO -> GSTRINGS -> GSTATS, always
@@ -325,18 +358,20 @@ impl Ethtool {
                 }
                 Some(n) => n,
             };
-            let names = match self.stat_names.remove(&key) {
-                Some(names) if names.len() == n as usize => names,
+            let table = match self.stat_names.remove(&key) {
+                Some(t) if t.count == n as usize => t,
                 _ => match self.strings(dev, ETH_SS_STATS, n)? {
-                    Some(names) => names,
+                    Some(names) => StatTable::new(names),
                     None => continue,
                 },
             };
-            let Some(values) = self.stats(dev, n)? else { continue };
-            let stats = names.iter().cloned().zip(values).collect();
+            if !self.stats(dev, n)? {
+                continue;
+            }
+            let stats = table.fill(&self.stats_buf);
             // One table per name: a device that took this name replaces the old entry.
             self.stat_names.retain(|(name, _), _| *name != dev.name);
-            self.stat_names.insert(key, names);
+            self.stat_names.insert(key, table);
             return Ok(stats);
         }
         Err(SourceError::Unavailable {
@@ -403,6 +438,19 @@ impl Ethtool {
 mod tests {
     use super::*;
     use crate::module::map::{first_overlap, first_straddling};
+
+    #[test]
+    fn stat_table_maps_driver_order_to_names() {
+        // Driver order is not name order; a repeated name keeps its last value.
+        let t = StatTable::new(["tx", "rx", "drops", "rx"].map(String::from).to_vec());
+        let mut buf = vec![0u8; 8];
+        for v in [10u64, 20, 30, 40] {
+            buf.extend_from_slice(&v.to_ne_bytes());
+        }
+        let s = t.fill(&buf);
+        assert_eq!(t.count, 4);
+        assert_eq!(s, DriverStats::from([("drops".into(), 30), ("rx".into(), 40), ("tx".into(), 10)]));
+    }
 
     #[test]
     fn legacy_spans_are_half_pages_without_overlap() {
