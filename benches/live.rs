@@ -24,7 +24,10 @@
 use std::os::fd::AsRawFd;
 use std::process::{Command, Output, Stdio};
 
-const OPTICS: &str = env!("CARGO_BIN_EXE_optics");
+/// The binary measured: this build's, or `OPTICS_BENCH_BIN` (to compare with another build).
+fn optics_bin() -> String {
+    std::env::var("OPTICS_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_optics").to_string())
+}
 
 /// A namespace with `s0..s63` (1 queue) and `m0..m63` (64 queues), veth peers `t*`/`n*`;
 /// deleted on drop.
@@ -124,7 +127,7 @@ fn verbose_counts(out: &Output) -> Option<(u64, u64, u64, u64)> {
 }
 
 fn watch_cmd(ifaces: &[String], interval: &str, duration: &str) -> Command {
-    let mut c = Command::new(OPTICS);
+    let mut c = Command::new(optics_bin());
     c.arg("watch").args(ifaces).args(["--interval", interval, "--duration", duration, "--verbose"]);
     c
 }
