@@ -359,6 +359,7 @@ fn synthetic_capture(template: &Capture) -> Result<(Vec<u8>, f64, usize)> {
                 fec: extrapolate_fec(&first.fec, &last.fec, k, steps),
                 driver_stats: extrapolate_stats(&first.driver_stats, &last.driver_stats, k, steps),
                 module: tpl.module.clone(),
+                ..Default::default()
             };
             write(&mut writer, Record::Sample(s))?;
         }

@@ -12,7 +12,8 @@ fn main() -> ExitCode {
             if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("optics: error: {}", chain_text(&e));
+            // Errors quote interface names and capture text: escape their control characters.
+            eprintln!("optics: error: {}", optics::output::text::escape(&chain_text(&e)));
             ExitCode::FAILURE
         }
     }

@@ -4,6 +4,8 @@
 #[allow(dead_code)]
 mod support {
     pub mod captures;
+    pub mod fecx_captures;
+    pub mod vdm_captures;
 }
 
 use serde_json::{json, Value};
@@ -137,6 +139,8 @@ fn all_captures() -> Vec<(&'static str, String)> {
     // CMIS at 100G per lane: counters start mid-run, as on a link up for a while.
     out.push(("dr4-400g-cmis-marginal.jsonl", steady_capture(&[dr4_400g_port()], 61, 9, [2_000_000, 150_000_000, 2_500_000, 1_800_000])));
     out.push(("dr8-800g-cmis-healthy.jsonl", steady_capture(&[dr8_800g_port()], 61, 10, [1_000_000; 8])));
+    out.extend(support::vdm_captures::vdm_captures());
+    out.extend(support::fecx_captures::bundled());
     out
 }
 

@@ -35,7 +35,7 @@ proptest! {
     fn decoders_never_panic(
         id in identifier(),
         pages in proptest::collection::vec(
-            (any::<bool>(), prop_oneof![Just(0u8), Just(1), Just(2), Just(3), Just(0x10), Just(0x11), any::<u8>()],
+            (any::<bool>(), prop_oneof![Just(0u8), Just(1), Just(2), Just(3), Just(0x10), Just(0x11), Just(0x20), Just(0x24), Just(0x2c), Just(0x2f), any::<u8>()],
              0u8..4, any::<bool>(), proptest::collection::vec(any::<u8>(), 1..129)),
             0..10),
     ) {

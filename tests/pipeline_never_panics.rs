@@ -7,8 +7,8 @@
 use optics::analysis::{self, compare, Config, InterfaceAnalysis};
 use optics::counters::{DriverStats, FecHistogramBin, FecStats, LinkInfo, LinkState};
 use optics::module::PageEntry;
-use optics::output::analysis_text::{write_comparisons, write_scan};
 use optics::output::csv::CsvSink;
+use optics::output::text::{write_comparisons, write_scan, TextOptions};
 use optics::sample::capture::{
     read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
 };
@@ -281,14 +281,14 @@ fn interface_record() -> impl Strategy<Value = Record> {
         module_pages(),
     )
         .prop_map(|(t, iface, driver, bus_info, pci, port, link, module)| {
-            Record::Interface(InterfaceRecord { t, interface: iface.into(), driver, bus_info, pci, port, link, module })
+            Record::Interface(InterfaceRecord { t, interface: iface.into(), driver, bus_info, pci, port, link, module, origin_file: None })
         })
 }
 
 fn sample_record() -> impl Strategy<Value = Record> {
     (timestamp(), select(IFACES), link_state(), fec(), driver_stats(), module_pages()).prop_map(
         |(t, iface, link, fec, driver_stats, module)| {
-            Record::Sample(SampleRecord { t, interface: iface.into(), link, fec, driver_stats, module })
+            Record::Sample(SampleRecord { t, interface: iface.into(), link, fec, driver_stats, module, ..Default::default() })
         },
     )
 }
@@ -428,7 +428,7 @@ fn records() -> impl Strategy<Value = Vec<Record>> {
 const CREATED: &[&str] = &["2026-11-30T10:00:00Z", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "garbage", ""];
 
 fn header(created: &str) -> Header {
-    Header { format: "optics-capture".into(), version: 1, created: created.into(), host: None, kernel: None, tool: None }
+    Header { format: "optics-capture".into(), version: 1, created: created.into(), host: None, kernel: None, tool: None, source: None }
 }
 
 // ---------------------------------------------------------------- the pipeline
@@ -478,7 +478,7 @@ fn run_pipeline(cap: &Capture, cfgs: &[Config]) -> Result<(), TestCaseError> {
         a.extend(analysis::analyze(&sub, cfg, &[]));
         json_round_trips(&a)?;
         let mut text = Vec::new();
-        write_scan(&mut text, &a).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        write_scan(&mut text, &a, &TextOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
         all.extend(a);
     }
     let comparisons: Vec<_> = all.iter().take(6).flat_map(|b| all.iter().take(6).map(move |a| compare(b, a))).collect();
@@ -699,6 +699,7 @@ fn bare_sample(t: f64) -> Record {
         fec: None,
         driver_stats: DriverStats::new(),
         module: None,
+        ..Default::default()
     })
 }
 

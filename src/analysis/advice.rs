@@ -25,6 +25,10 @@ pub struct LaneFacts<'a> {
     pub peer_tx_flagged: bool,
     /// A peer window was given at all.
     pub have_peer: bool,
+    /// The module's media eSNR on this lane (CMIS VDM) and its offset from the siblings'
+    /// median (negative = worse).
+    pub esnr_db: Option<f64>,
+    pub esnr_delta_db: Option<f64>,
 }
 
 fn has(flags: &[String], names: &[&str]) -> bool {
@@ -54,6 +58,13 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
         return format!(
             "lane {n}: low received light{by}, {far}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists{}",
             if f.have_peer { "" } else { ", then check the far-end module" }
+        );
+    }
+    // Low eSNR with normal light: the signal arrives distorted, not weak (docs/vdm.md).
+    if let (Some(e), Some(d)) = (f.esnr_db, f.esnr_delta_db.filter(|d| *d <= -super::vdm_lanes::ESNR_LOW_DELTA_DB)) {
+        return format!(
+            "lane {n}: received light is normal but the module's eSNR is {e:.1} dB, {:.1} dB below its other lanes: this module's receiver on lane {n} or the far end's transmitter, not the fiber: swap this module, then the far-end module",
+            -d
         );
     }
     format!("lane {n}: received light is normal but errors are high: this module's receiver on lane {n} is suspect: swap the module")

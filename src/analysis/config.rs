@@ -46,8 +46,23 @@ pub struct Config {
     pub max_uncorrectable_blocks: u64,
     /// Link-down events tolerated in a window before `link_flaps`.
     pub max_link_down_events: u64,
+    /// `fec_tail_near_limit` when the codeword histogram's highest non-empty bin reaches
+    /// within this many symbols of the correction limit t (RS(544,514): 15).
+    pub fec_tail_near_limit_symbols: u32,
+    /// ...or when the tail fit predicts a frame loss ratio above this. Default: the FLR
+    /// IEEE 802.3 equates with a BER of 1e-13 at the MAC (6.2e-11, 64-octet frames).
+    pub fec_max_predicted_flr: f64,
+    /// Frame size (bytes, without preamble and gap) the predicted FLR assumes.
+    pub fec_flr_frame_bytes: u32,
+    /// |slope| range (decades/dB) called the NRZ signature: the Q model gives 1.60 at the
+    /// RS(528,514) limit 5e-5 and 5.04 at 1e-12 (`q::model_slope_decades_per_db`); the
+    /// range runs from 0.8x the first to where light alone no longer explains the errors.
+    pub nrz_signature_slope_min: f64,
+    pub nrz_signature_slope_max: f64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
     pub profiles: Vec<Profile>,
+    /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
+    pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
 
 /// A speed tier: any field given replaces the base value.
@@ -79,7 +94,13 @@ impl Default for Config {
             pcie_efficiency: 0.92,
             max_uncorrectable_blocks: 0,
             max_link_down_events: 0,
+            fec_tail_near_limit_symbols: 3,
+            fec_max_predicted_flr: 6.2e-11,
+            fec_flr_frame_bytes: 1518,
+            nrz_signature_slope_min: 1.3,
+            nrz_signature_slope_max: 8.0,
             profiles: Vec::new(),
+            node_profiles: Default::default(),
         }
     }
 }

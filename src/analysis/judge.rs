@@ -9,7 +9,8 @@ fn fmt_opt_db(v: Option<f64>) -> String {
 }
 
 /// The `fec_hiding_marginal_optics` sentence with its evidence.
-fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, pam4: bool) -> String {
+fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, modulation: Option<Modulation>) -> String {
+    let pam4 = modulation == Some(Modulation::Pam4);
     let n = la.lane;
     let mut msg = format!(
         "lane {n}: pre-FEC BER {:.1e}{} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {} to {limit_text}",
@@ -24,6 +25,9 @@ fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Optio
         msg.push_str(&format!("; BER vs light across lanes {:.1} decades/dB", f.slope_decades_per_db));
         if f.pam4_signature {
             msg.push_str(" (the PAM4 signature: a few tenths of a dB move the BER by a decade)");
+        } else if f.signature && modulation == Some(Modulation::Nrz) {
+            let model = f.model_slope_decades_per_db.map(|m| format!("; the Q model gives {:.1} at this BER", m)).unwrap_or_default();
+            msg.push_str(&format!(" (the NRZ signature: errors follow the light{model})"));
         }
     } else if pam4 {
         msg.push_str(" (PAM4: a few tenths of a dB move the BER by a decade)");
@@ -46,10 +50,11 @@ pub(super) fn judge_lanes(
         && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
         && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
     let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
+    let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
     let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
-    for (la, ev) in lanes.iter_mut().zip(evidence) {
+    for ((la, ev), esnr_delta_db) in lanes.iter_mut().zip(evidence).zip(esnr_deltas) {
         let n = la.lane;
         let flags: &[String] = module_lanes.iter().find(|l| l.lane == n).map_or(&[], |l| &l.flags[..]);
         // Module flags on this lane.
@@ -62,19 +67,20 @@ pub(super) fn judge_lanes(
             }
         }
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
-        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
+        // A module's VDM BER is a point figure with no bounds: it stands for the lower bound.
+        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).or(vdm_lanes::module_point_ber(la)).and_then(|b| cx.margin(b));
         let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
         let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
-        let pam4 = cx.modulation == Some(Modulation::Pam4);
         let limit_text = match (cx.limit, link.fec.map(|f| f.name())) {
             (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
             _ => "the FEC limit".into(),
         };
-        let hiding = link_clean && la.corrected_bits.is_some_and(|k| k > 0) && (ev.outlier || ber_low_margin);
+        let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();
+        let hiding = link_clean && corrected && (ev.outlier || ber_low_margin);
         if hiding {
             la.flags.push(FEC_HIDING);
-            let msg = hiding_message(la, &ev, &limit_text, fit, pam4);
+            let msg = hiding_message(la, &ev, &limit_text, fit, cx.modulation);
             reasons.push(Reason::new(FEC_HIDING, Severity::Investigate, Some(n), msg));
         }
         if ber_low_margin || optical_low {
@@ -106,6 +112,8 @@ pub(super) fn judge_lanes(
                 peer_tx_delta_db,
                 peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
                 have_peer: peer.is_some(),
+                esnr_db: la.esnr_db,
+                esnr_delta_db,
             };
             la.advice = Some(lane_advice(&facts, cfg));
         }
@@ -113,6 +121,7 @@ pub(super) fn judge_lanes(
         if !la.flags.is_empty() {
             la.evidence.slope_decades_per_db = fit.map(|f| f.slope_decades_per_db);
             la.evidence.pam4_signature = fit.map(|f| f.pam4_signature);
+            la.evidence.signature = fit.map(|f| f.signature);
         }
     }
 }

@@ -10,16 +10,23 @@
 
 pub mod advice;
 pub mod ber;
+pub mod breakout;
 pub mod compare;
 pub mod config;
 pub mod fec;
+pub mod histogram;
 mod judge;
+pub mod lane_groups;
 pub mod lanes;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
+pub mod profile;
 pub mod q;
+pub mod shares;
 pub mod stats;
+pub mod trend;
+pub mod vdm_lanes;
 pub mod verdict;
 
 pub use compare::{compare, Comparison};
@@ -64,6 +71,9 @@ pub struct InterfaceWindow {
     /// Counter increases over the window (each `Counted::value` is a delta), after
     /// resets and wraps were handled. `None` = the counter was never available.
     pub deltas: PortCounters,
+    /// Counters as read at the last sample (absolute, not deltas): what a lone snapshot
+    /// without a time base still tells ([`shares`]).
+    pub counters_at_end: PortCounters,
     /// FEC histogram increases over the window.
     pub histogram_delta: Vec<FecHistogramBin>,
     /// Counter resets, module swaps, gaps, errors seen in the window: one sentence each.
@@ -108,6 +118,8 @@ pub struct LinkAnalysis {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LaneAnalysis {
     pub lane: u8,
+    /// 1-based lane of the module this netdev lane uses (differs from `lane` on breakouts).
+    pub module_lane: Option<u8>,
     /// 1 = weakest.
     pub rank: usize,
     pub rx_power_dbm: Option<f64>,
@@ -130,6 +142,14 @@ pub struct LaneAnalysis {
     pub flags: Vec<&'static str>,
     pub evidence: Evidence,
     pub advice: Option<String>,
+    /// The module's own figures (CMIS VDM, media input) and where `pre_fec_ber` /
+    /// `margin_db` come from: [`vdm_lanes`].
+    pub esnr_db: Option<f64>,
+    pub ltp_db: Option<f64>,
+    pub module_pre_fec_ber: Option<f64>,
+    pub ber_source: Option<vdm_lanes::BerSource>,
+    /// The module's host-side (electrical input) VDM figures, when it reports any.
+    pub host: Option<vdm_lanes::HostSide>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -144,16 +164,29 @@ pub struct InterfaceAnalysis {
     pub lanes: Vec<LaneAnalysis>,
     /// log10(BER) against rx power across lanes, where there are enough points.
     pub rx_ber_fit: Option<RxBerFit>,
+    /// The RS-FEC codeword histogram over the window (Linux 6.18), when counted.
+    pub fec_histogram: Option<histogram::FecHistogram>,
+    /// Lanes the NIC counts only together (port total minus the per-lane counters).
+    pub lane_groups: Vec<lane_groups::LaneGroup>,
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
+    /// The `--profile` checks, expected beside measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<profile::ProfileCheck>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
 /// (its module's tx power tells fiber loss from a weak far-end transmitter).
 pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWindow]) -> Vec<InterfaceAnalysis> {
     let groups = pcie::groups(windows, cfg);
-    windows.iter().enumerate().map(|(i, w)| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned())).collect()
+    let maps = breakout::lane_maps(windows);
+    windows
+        .iter()
+        .zip(&maps)
+        .enumerate()
+        .map(|(i, (w, map))| analyze_one(w, cfg, peers.get(i), groups.get(&w.interface).cloned(), map))
+        .collect()
 }
 
 fn count(c: &Option<crate::counters::Counted>) -> Option<u64> {
@@ -327,7 +360,7 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
 }
 
 /// Weakest first: by BER margin when any lane has one, else by optical margin; lanes
-/// without the figure go last, ties by lane number.
+/// without the figure go last, ties by media eSNR (lower first), then lane number.
 fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
     let key = |l: &LaneAnalysis| {
@@ -338,18 +371,27 @@ fn rank(lanes: &mut [LaneAnalysis]) {
         }
     };
     lanes.sort_by(|a, b| match (key(a), key(b)) {
-        (Some(x), Some(y)) => x.total_cmp(&y).then(a.lane.cmp(&b.lane)),
+        (Some(x), Some(y)) => x.total_cmp(&y).then(vdm_lanes::by_esnr(a, b)).then(a.lane.cmp(&b.lane)),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.lane.cmp(&b.lane),
+        (None, None) => vdm_lanes::by_esnr(a, b).then(a.lane.cmp(&b.lane)),
     });
     for (i, l) in lanes.iter_mut().enumerate() {
         l.rank = i + 1;
     }
 }
 
-fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow>, group: Option<PcieGroup>) -> InterfaceAnalysis {
+fn analyze_one(
+    w: &InterfaceWindow,
+    base: &Config,
+    peer: Option<&InterfaceWindow>,
+    group: Option<PcieGroup>,
+    map: &breakout::Mapping,
+) -> InterfaceAnalysis {
     let mut notes = Vec::new();
+    let module = breakout::reported_module(w, map);
+    let view = breakout::window_for(w, map, &mut notes);
+    let w = &*view;
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
@@ -358,6 +400,11 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
+    vdm_lanes::apply(&mut cx, &mut lanes);
+    for l in lanes.iter_mut() {
+        l.module_lane = breakout::module_lane(map, l.lane, w.module.is_some());
+    }
+    let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
             cx.notes.push(format!(
@@ -367,9 +414,10 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
             ));
         }
     }
-    if lanes.iter().all(|l| l.corrected_bits.is_none()) && link.corrected_bits.is_some() {
+    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
+    cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible()));
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);
@@ -380,6 +428,8 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);
+    let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
     let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
@@ -390,12 +440,15 @@ fn analyze_one(w: &InterfaceWindow, base: &Config, peer: Option<&InterfaceWindow
         reasons,
         pcie,
         link,
-        module: w.module.clone(),
+        module,
         module_error: w.module_error.clone(),
         lanes,
         rx_ber_fit: fit,
+        fec_histogram,
+        lane_groups: groups,
         events: w.events.clone(),
         notes: cx.notes,
+        profile: None,
     }
 }
 
@@ -559,9 +612,16 @@ mod tests {
             "optical_margin_db",
             "flags",
             "advice",
+            "esnr_db",
+            "ltp_db",
+            "module_pre_fec_ber",
+            "ber_source",
+            "host",
         ] {
             assert!(lane.get(k).is_some(), "{k}");
         }
+        // Per-lane corrected bits from the netlink FEC lanes (Origin::netlink).
+        assert_eq!(lane["ber_source"], "netlink");
         assert_eq!(lane["lane"], 4);
         assert_eq!(lane["flags"][0], "fec_hiding_marginal_optics");
         let r = &v["reasons"][0];

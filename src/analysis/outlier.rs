@@ -13,6 +13,7 @@
 //! lane is an outlier or below the margin floor.
 
 use super::config::Config;
+use super::q;
 use super::stats::{line_fit, median, LineFit};
 use super::LaneAnalysis;
 use crate::module::report::Modulation;
@@ -30,6 +31,8 @@ pub struct Evidence {
     /// The interface's [`RxBerFit`] slope, copied onto flagged lanes.
     pub slope_decades_per_db: Option<f64>,
     pub pam4_signature: Option<bool>,
+    /// The fit's modulation-aware signature ([`RxBerFit::signature`]).
+    pub signature: Option<bool>,
 }
 
 /// log10(BER) against rx dBm across the lanes of one interface.
@@ -41,6 +44,11 @@ pub struct RxBerFit {
     pub lanes: usize,
     /// Slope within the configured PAM4 range on a PAM4 link: errors follow the light.
     pub pam4_signature: bool,
+    /// Slope within the range configured for the link's modulation (PAM4:
+    /// `signature_slope_*`, NRZ: `nrz_signature_slope_*`): errors follow the light.
+    pub signature: bool,
+    /// The Q model's slope at the median log10 BER of the fitted lanes ([`q::model_slope_decades_per_db`]).
+    pub model_slope_decades_per_db: Option<f64>,
 }
 
 fn siblings(lanes: &[LaneAnalysis], lane: u8) -> impl Iterator<Item = &LaneAnalysis> {
@@ -68,17 +76,36 @@ pub fn evidence(lanes: &[LaneAnalysis], i: usize, cfg: &Config, ber_limit: Optio
     Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
 }
 
-/// The fit over lanes with both a finite rx power and at least one corrected bit.
-pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
-    let pts: Vec<(f64, f64)> = lanes
+/// (rx dBm, log10 BER) of the lanes with both a finite rx power and at least one corrected bit.
+pub fn fit_points(lanes: &[LaneAnalysis]) -> Vec<(f64, f64)> {
+    lanes
         .iter()
         .filter(|l| l.corrected_bits.is_some_and(|k| k > 0))
         .filter_map(|l| Some((l.rx_power_dbm?, l.pre_fec_ber?.log10())))
-        .collect();
+        .collect()
+}
+
+/// The fit over [`fit_points`], with the modulation's signature slope range.
+pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
+    let pts = fit_points(lanes);
     let LineFit { slope, r, n, .. } = line_fit(&pts)?;
-    let pam4_signature =
-        modulation == Some(Modulation::Pam4) && slope < 0.0 && (cfg.signature_slope_min..=cfg.signature_slope_max).contains(&-slope);
-    Some(RxBerFit { slope_decades_per_db: slope, r, lanes: n, pam4_signature })
+    let range = match modulation {
+        Some(Modulation::Pam4) => Some(cfg.signature_slope_min..=cfg.signature_slope_max),
+        Some(Modulation::Nrz) => Some(cfg.nrz_signature_slope_min..=cfg.nrz_signature_slope_max),
+        None => None,
+    };
+    let signature = slope < 0.0 && range.is_some_and(|r| r.contains(&-slope));
+    // Median in log10 BER: the operating point the lanes' BERs centre on.
+    let median_ber = median(&pts.iter().map(|p| p.1).collect::<Vec<_>>()).map(|l| 10f64.powf(l));
+    let model_slope_decades_per_db = modulation.zip(median_ber).and_then(|(m, b)| q::model_slope_decades_per_db(b, m));
+    Some(RxBerFit {
+        slope_decades_per_db: slope,
+        r,
+        lanes: n,
+        pam4_signature: signature && modulation == Some(Modulation::Pam4),
+        signature,
+        model_slope_decades_per_db,
+    })
 }
 
 #[cfg(test)]
@@ -116,8 +143,25 @@ mod tests {
         // sxy = -0.2379 - 0.1293 + 0.0188 - 0.4601 = -0.8085 -> slope -3.110 decades/dB.
         let f = rx_ber_fit(&ls, Some(Modulation::Pam4), &cfg).unwrap();
         assert!((f.slope_decades_per_db + 3.110).abs() < 2e-3, "{}", f.slope_decades_per_db);
-        assert!(f.pam4_signature && f.lanes == 4);
-        assert!(!rx_ber_fit(&ls, Some(Modulation::Nrz), &cfg).unwrap().pam4_signature);
+        assert!(f.pam4_signature && f.signature && f.lanes == 4);
+        // Model at the median BER (log10 median of -6.3573, -5.8045 -> 10^-6.0809 = 8.30e-7).
+        let m = q::model_slope_decades_per_db(10f64.powf((-6.3573 - 5.8045) / 2.0), Modulation::Pam4).unwrap();
+        assert!((f.model_slope_decades_per_db.unwrap() - m).abs() < 1e-3);
+        // The same points on an NRZ link: 3.11 is inside the NRZ range 1.3-8.0, not PAM4's.
+        let nrz = rx_ber_fit(&ls, Some(Modulation::Nrz), &cfg).unwrap();
+        assert!(!nrz.pam4_signature && nrz.signature);
+        // A slope of 9 decades/dB is too steep for NRZ light alone; 1.1 passes PAM4, not NRZ.
+        let steep = |slope: f64| {
+            vec![
+                lane(1, -1.0, 1_000_000),
+                lane(2, -1.1, (1e6 * 10f64.powf(0.1 * slope)) as u64),
+                lane(3, -1.2, (1e6 * 10f64.powf(0.2 * slope)) as u64),
+            ]
+        };
+        assert!(!rx_ber_fit(&steep(9.0), Some(Modulation::Nrz), &cfg).unwrap().signature);
+        assert!(!rx_ber_fit(&steep(1.1), Some(Modulation::Nrz), &cfg).unwrap().signature);
+        assert!(rx_ber_fit(&steep(1.1), Some(Modulation::Pam4), &cfg).unwrap().signature);
+        assert!(!rx_ber_fit(&ls, None, &cfg).unwrap().signature);
     }
 
     #[test]

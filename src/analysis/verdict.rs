@@ -7,7 +7,8 @@
 //!   (a seating or slot fault that caps the port).
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
-//!   `module_unreadable`, `no_fec_data` when FEC is on (or unknown) and nothing counts it.
+//!   `module_unreadable`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
+//!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -39,6 +40,7 @@ pub const DOM_WARNING: &str = "dom_warning";
 pub const MODULE_FAULT: &str = "module_fault";
 pub const NO_FEC_DATA: &str = "no_fec_data";
 pub const MODULE_UNREADABLE: &str = "module_unreadable";
+pub const FEC_TAIL_NEAR_LIMIT: &str = "fec_tail_near_limit";
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reason {

@@ -125,7 +125,7 @@ impl RangeArgs {
 pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
     let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
     for note in &cap.notes {
-        eprintln!("optics: note: {}: {note}", path.display());
+        eprintln!("optics: note: {}: {}", path.display(), optics::output::text::escape(note));
     }
     Ok(cap)
 }

@@ -1,10 +1,11 @@
-use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::common::{analyze_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs};
+use super::import::load_inputs;
 use super::live::{self, LivePlan};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
 use optics::analysis::InterfaceAnalysis;
-use optics::output::{self, analysis_text};
+use optics::output::{self, text};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,9 +41,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
-    let before = analyze_capture(&load_capture(&args.before)?, &only, range, &cfg, None)?;
-    let after = match &args.after {
-        Some(path) => analyze_capture(&load_capture(path)?, &only, range, &cfg, None)?,
+    let (before_cap, after_cap) = load_inputs(&args.before, args.after.as_deref())?;
+    let before = analyze_capture(&before_cap, &only, range, &cfg, None)?;
+    let after = match &after_cap {
+        Some(cap) => analyze_capture(cap, &only, range, &cfg, None)?,
         None => {
             let named: Vec<String> = before.iter().map(|a| a.interface.clone()).collect();
             let plan = LivePlan {
@@ -63,7 +65,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if args.analysis.json {
         output::write_json(&mut out, &CompareOutput { comparisons: &comparisons })?;
     } else {
-        analysis_text::write_comparisons(&mut out, &comparisons)?;
+        text::write_comparisons(&mut out, &comparisons)?;
     }
     out.flush()?;
     Ok(())

@@ -2,16 +2,16 @@
 //! into the requested sinks, and return what was recorded as a capture.
 
 use super::common::{local_header, FileSinks};
+use super::present::stderr_width;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
-use optics::counters::normalize;
+use optics::output::live_table::LiveTable;
 use optics::sample::capture::{Capture, Record};
 use optics::sample::watch::{watch, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
 use optics::source::{discover, Source};
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -78,11 +78,8 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     let factory = make_source(plan.i2c.as_deref())?;
     let mut records: Vec<Record> = Vec::new();
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
-    let mut progress = Progress::default();
-    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records];
-    if std::io::stderr().is_terminal() {
-        sinks.push(&mut progress);
-    }
+    let mut progress = LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
+    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut records, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {
         interfaces: plan.interfaces.clone(),
@@ -94,38 +91,4 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Capture, WatchSu
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
     let summary = rt.block_on(watch(wcfg, factory, &mut sinks)).context("sampling")?;
     Ok((Capture { header, records, notes: Vec::new() }, summary))
-}
-
-/// One line per sample on a terminal's stderr, so a long `watch` shows it is alive:
-/// link state and the corrected bits / uncorrectable blocks since the previous sample.
-#[derive(Default)]
-struct Progress {
-    last: HashMap<String, (Option<u64>, Option<u64>)>,
-}
-
-impl RecordSink for Progress {
-    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
-        match rec {
-            Record::Sample(s) => {
-                let c = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
-                let now = (c.corrected_bits.map(|x| x.value), c.uncorrectable_blocks.map(|x| x.value));
-                let prev = self.last.insert(s.interface.clone(), now);
-                // A counter that went down (reset) shows no delta.
-                let delta = |p: Option<u64>, n: Option<u64>| match (p, n) {
-                    (Some(p), Some(n)) if n >= p => format!("+{}", n - p),
-                    _ => "n/a".into(),
-                };
-                let (cb, ub) = prev.map(|p| (delta(p.0, now.0), delta(p.1, now.1))).unwrap_or(("n/a".into(), "n/a".into()));
-                let link = match s.link.up {
-                    Some(true) => "up",
-                    Some(false) => "DOWN",
-                    None => "?",
-                };
-                eprintln!("t={:>8.1}s {}: link {link}, corrected bits {cb}, uncorrectable blocks {ub}", s.t, s.interface);
-            }
-            Record::Event(e) => eprintln!("t={:>8.1}s {}: {}: {}", e.t, e.interface, e.kind.as_str(), e.message),
-            _ => {}
-        }
-        Ok(())
-    }
 }

@@ -1,18 +1,32 @@
 //! Argument parsing and wiring only: validate what the user typed, then call the library.
 
+mod check;
 mod common;
 mod compare;
 mod decode;
 mod export;
+mod generate;
+mod import;
 mod live;
+mod plot;
+mod present;
+mod report;
 mod scan;
 mod watch;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Every exit status, for `--help` and the README.
+pub const EXIT_CODES: &str = "\
+Exit status:
+  0  done; with --check: OK (accept)
+  1  error: bad input, unknown interface, unreadable file; with --check: WARNING (investigate)
+  2  usage error (clap); with --check: CRITICAL (reject)
+  3  --fail-on met; with --check: UNKNOWN (no data, or an error such as an unreadable capture)";
+
 #[derive(Parser, Debug)]
-#[command(name = "optics", version, about = "Find the physical-layer faults hiding under a green high-speed link")]
+#[command(name = "optics", version, about = "Find the physical-layer faults hiding under a green high-speed link", after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -21,23 +35,40 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Sample an interface briefly (or replay a capture), rank lanes by margin, give a verdict.
+    #[command(after_help = EXIT_CODES)]
     Scan(scan::ScanArgs),
     /// Sample interfaces over time; record a capture and/or stream CSV; analyse at the end.
+    #[command(after_help = EXIT_CODES)]
     Watch(watch::WatchArgs),
     /// Before/after per lane: did the swap or clean help?
     Compare(compare::CompareArgs),
     /// Export a capture as CSV lane rows.
     Export(export::ExportArgs),
+    /// Turn tool outputs (mlxlink, ethtool, lspci, support bundles, runbook baselines) into a capture.
+    Import(import::ImportArgs),
     /// Decode a module EEPROM image (image JSON, flat binary dump, or ethtool/i2cdump hex text).
     Decode(decode::DecodeArgs),
+    /// Draw a capture as SVG: BER against rx power, margin over time, or the FEC histogram.
+    Plot(plot::PlotArgs),
+    /// Markdown evidence for a ticket or a vendor: node, module, measured, expected, ruled out, conclusion.
+    Report(report::ReportArgs),
+    /// Shell completions (bash, zsh, fish) on stdout.
+    Completions(generate::CompletionsArgs),
+    /// The man page (roff) on stdout.
+    Man,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Scan(args) => scan::run(args),
-        Command::Watch(args) => watch::run(args),
+        Command::Scan(args) => check::guard(args.check.check, || scan::run(args)),
+        Command::Watch(args) => check::guard(args.check.check, || watch::run(args)),
         Command::Compare(args) => compare::run(args).map(|()| ExitCode::SUCCESS),
         Command::Export(args) => export::run(args).map(|()| ExitCode::SUCCESS),
         Command::Decode(args) => decode::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Import(args) => import::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Plot(args) => plot::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Report(args) => report::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Completions(args) => generate::completions(args).map(|()| ExitCode::SUCCESS),
+        Command::Man => generate::man().map(|()| ExitCode::SUCCESS),
     }
 }

@@ -1,9 +1,12 @@
+use super::check::CheckArgs;
 use super::common::{analyze_capture, load_capture, parse_duration, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
+use super::present::DisplayArgs;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::InterfaceAnalysis;
-use optics::output::{self, analysis_text};
+use optics::output::text::{self, TextOptions};
+use optics::output::{self};
 use optics::sample::watch::WatchSummary;
 use optics::source::{IoCounts, PathsUsed};
 use serde::Serialize;
@@ -32,6 +35,10 @@ pub struct ScanArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
+    #[command(flatten)]
+    pub display: DisplayArgs,
 }
 
 /// `scan`/`watch --json`: `interfaces` is the contract; the rest is context.
@@ -58,7 +65,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let peer = args.peer.as_deref().map(load_capture).transpose()?;
-    let (analyses, source, summary) = match &args.replay {
+    let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.record.is_some() || args.live.i2c.is_some() {
                 bail!("--record and --i2c read the live system; they do not go with --replay");
@@ -88,8 +95,12 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             (analyses, source, Some(summary))
         }
     };
-    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
-    Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    args.check.apply_profile(&mut analyses, &cfg)?;
+    args.check.finish(&analyses, &cfg, || {
+        let opts = args.display.options(args.live.verbose);
+        print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;
+        Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    })
 }
 
 /// Prints analyses as text or JSON, with live-path details when `verbose`.
@@ -98,8 +109,9 @@ pub fn print_analyses(
     source: SourceInfo,
     summary: Option<&WatchSummary>,
     json: bool,
-    verbose: bool,
+    opts: &TextOptions,
 ) -> anyhow::Result<()> {
+    let verbose = opts.verbose;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if json {
@@ -111,7 +123,7 @@ pub fn print_analyses(
         };
         output::write_json(&mut out, &doc)?;
     } else {
-        analysis_text::write_scan(&mut out, analyses)?;
+        text::write_scan(&mut out, analyses, opts)?;
         if let (Some(s), true) = (summary, verbose) {
             writeln!(out)?;
             for (iface, p) in &s.paths {
@@ -139,4 +151,9 @@ pub fn print_analyses(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The interface with the worst verdict (smallest worst-lane margin among equals).
+pub fn worst_interface(analyses: &[InterfaceAnalysis]) -> Option<&InterfaceAnalysis> {
+    text::worst_first(analyses).into_iter().next()
 }

@@ -1,7 +1,9 @@
+use super::check::CheckArgs;
 use super::common::{
     analyze_capture, check_interfaces, load_capture, parse_duration, records_of, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED,
 };
 use super::live::{self, LivePlan};
+use super::present::DisplayArgs;
 use super::scan::{print_analyses, SourceInfo};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -33,11 +35,15 @@ pub struct WatchArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
+    #[command(flatten)]
+    pub display: DisplayArgs,
 }
 
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let cfg = args.analysis.config()?;
-    let (analyses, source, summary) = match &args.replay {
+    let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.i2c.is_some() {
                 bail!("--i2c reads the live system; it does not go with --replay");
@@ -63,8 +69,12 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             (analyses, source, Some(summary))
         }
     };
-    print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, args.live.verbose)?;
-    Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    args.check.apply_profile(&mut analyses, &cfg)?;
+    args.check.finish(&analyses, &cfg, || {
+        let opts = args.display.options(args.live.verbose);
+        print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;
+        Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    })
 }
 
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples.

@@ -55,7 +55,9 @@ const DRIVER_CORRECTED_BITS: &[&str] = &["rx_corrected_bits_phy", "rx_corrected_
 const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"];
 const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
 const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
-const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err"];
+/// `mlxlink_effective_physical_errors`: mlxlink's "Effective Physical Errors" (errors left
+/// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs).
+const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors"];
 const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
 
 fn from_driver(stats: &DriverStats, names: &[&str]) -> Option<Counted> {

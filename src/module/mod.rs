@@ -5,17 +5,21 @@
 //! - [`sff8472`]: SFP/SFP+ (A0h identity, A2h diagnostics with internal/external calibration).
 //! - [`sff8636`]: QSFP+/QSFP28 (SFF-8636, and SFF-8436 which it supersedes).
 //! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
+//! - [`vdm`]: the decoded CMIS VDM model (per-lane eSNR, PAM4 LTP, pre-FEC BER).
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
+//! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
 pub mod cmis;
 pub mod image;
 pub mod input;
 pub mod map;
+pub mod printed;
 pub mod report;
 pub mod sff8024;
 pub mod sff8472;
 pub mod sff8636;
 pub mod units;
+pub mod vdm;
 
 pub use image::{ModuleImage, PageEntry, I2C_A0, I2C_A2};
 pub use report::{ModuleReport, Standard};

@@ -71,6 +71,11 @@ pub struct LaneReport {
     pub flags: Vec<String>,
     /// CMIS data path state of the host lane (`DPActivated`, `DPInit`, ...), if read.
     pub data_path_state: Option<String>,
+    /// CMIS Active Control Set (page 11h Table 8-86): the AppSel code of the data path
+    /// this lane belongs to, and that data path's first lane (1-based); `None` when the
+    /// lane is in no data path or the page was not read.
+    pub app_sel: Option<u8>,
+    pub data_path_first_lane: Option<u8>,
 }
 
 impl LaneReport {
@@ -157,6 +162,8 @@ pub struct ModuleReport {
     pub applications: Vec<Application>,
     pub lanes: Vec<LaneReport>,
     pub thresholds: Thresholds,
+    /// CMIS VDM (pages 20h-2Fh) when page 01h advertises it.
+    pub vdm: Option<super::vdm::VdmReport>,
     pub checksums: Vec<ChecksumCheck>,
     pub warnings: Vec<String>,
 }
@@ -194,6 +201,7 @@ impl ModuleReport {
             applications: Vec::new(),
             lanes: Vec::new(),
             thresholds: Thresholds::default(),
+            vdm: None,
             checksums: Vec::new(),
             warnings: Vec::new(),
         }

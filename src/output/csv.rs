@@ -41,6 +41,12 @@ pub struct LaneRow {
     pub optical_margin_db: Option<f64>,
     pub interval_s: Option<f64>,
     pub flags: String,
+    /// The module's media-side VDM figures, and which measurement `pre_fec_ber` is
+    /// (`driver`, `netlink`, `vdm`; empty = none).
+    pub esnr_db: Option<f64>,
+    pub ltp_db: Option<f64>,
+    pub module_pre_fec_ber: Option<f64>,
+    pub ber_source: Option<crate::analysis::vdm_lanes::BerSource>,
 }
 
 #[derive(Default)]
@@ -100,8 +106,10 @@ impl<W: Write> CsvSink<W> {
         lanes
             .into_iter()
             .map(|l| {
-                // This sample's own DOM reading, not the window mean.
-                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == l.lane));
+                // This sample's own DOM reading, not the window mean; on a breakout the
+                // netdev lane's module lane (docs/breakout.md).
+                let module_lane = l.module_lane.unwrap_or(l.lane);
+                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
                 LaneRow {
                     lane: Some(l.lane),
                     rx_power_dbm: dom.and_then(|d| d.rx_power_dbm),
@@ -114,6 +122,10 @@ impl<W: Write> CsvSink<W> {
                     margin_db: l.margin_db.filter(|_| has_interval),
                     optical_margin_db: l.optical_margin_db,
                     flags: l.flags.join(";"),
+                    esnr_db: l.esnr_db,
+                    ltp_db: l.ltp_db,
+                    module_pre_fec_ber: l.module_pre_fec_ber,
+                    ber_source: l.ber_source,
                     ..base.clone()
                 }
             })

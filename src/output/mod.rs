@@ -1,9 +1,12 @@
 //! Output writers over the same decoded and analysed data: readable text and JSON.
 //! Writers never reach back into sources.
 
-pub mod analysis_text;
 pub mod csv;
+pub mod live_table;
 pub mod module_text;
+pub mod plot;
+pub mod report;
+pub mod text;
 
 use serde::Serialize;
 use std::io::{self, Write};

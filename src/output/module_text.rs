@@ -1,6 +1,7 @@
 //! The readable form of a decoded module (`optics decode` without `--json`).
 
 use crate::module::report::{ModuleReport, ThresholdSet};
+use crate::module::vdm::{VdmReport, VdmSideValues};
 use std::io::{self, Write};
 
 /// "-3.21 dBm", "-inf dBm" (no light), or "n/a".
@@ -16,8 +17,9 @@ fn fmt_opt(v: Option<f64>, unit: &str, decimals: usize) -> String {
     v.map(|x| format!("{x:.decimals$} {unit}")).unwrap_or_else(|| "n/a".into())
 }
 
-fn text(v: &Option<String>) -> &str {
-    v.as_deref().unwrap_or("n/a")
+/// A string from the EEPROM, with control characters escaped (they come from the module).
+fn text(v: &Option<String>) -> std::borrow::Cow<'_, str> {
+    super::text::escape(v.as_deref().unwrap_or("n/a"))
 }
 
 pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()> {
@@ -97,11 +99,60 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
             }
         }
     }
+    if let Some(v) = &r.vdm {
+        write_vdm(w, v)?;
+    }
     for c in &r.checksums {
         writeln!(w, "Checksum {}: {}", c.name, if c.ok { "ok" } else { "MISMATCH" })?;
     }
     for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
+        writeln!(w, "warning: {}", super::text::escape(warning))?;
+    }
+    Ok(())
+}
+
+fn fmt_ber(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2e}")).unwrap_or_else(|| "n/a".into())
+}
+
+/// Per-lane VDM figures, media side then host side (CMIS VDM, pages 20h-2Fh).
+fn write_vdm(w: &mut dyn Write, v: &VdmReport) -> io::Result<()> {
+    writeln!(w)?;
+    let groups = v.groups_supported.map_or("n/a".to_string(), |g| g.to_string());
+    writeln!(w, "VDM: {} observables in {groups} group(s)", v.observables.len())?;
+    let sides: [(&str, fn(&crate::module::vdm::VdmLane) -> &VdmSideValues); 2] = [("media", |l| &l.media), ("host", |l| &l.host)];
+    for (name, side) in sides {
+        if v.lanes.iter().all(|l| side(l).is_empty()) {
+            continue;
+        }
+        writeln!(
+            w,
+            "{:<5} {:<6} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
+            "lane", "input", "eSNR dB", "LTP dB", "BER now", "BER avg", "BER min", "BER max", "err frames"
+        )?;
+        for l in &v.lanes {
+            let s = side(l);
+            if s.is_empty() {
+                continue;
+            }
+            writeln!(
+                w,
+                "{:<5} {:<6} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                l.lane,
+                name,
+                s.esnr_db.map(|x| format!("{x:.2}")).unwrap_or_else(|| "n/a".into()),
+                s.ltp_db.map(|x| format!("{x:.2}")).unwrap_or_else(|| "n/a".into()),
+                fmt_ber(s.pre_fec_ber_current),
+                fmt_ber(s.pre_fec_ber_average),
+                fmt_ber(s.pre_fec_ber_min),
+                fmt_ber(s.pre_fec_ber_max),
+                fmt_ber(s.errored_frames_current),
+            )?;
+        }
+    }
+    for o in v.observables.iter().filter(|o| !o.flags.is_empty()) {
+        let name = o.key.map_or_else(|| format!("type {}", o.type_id), str::to_string);
+        writeln!(w, "VDM flag: lane {} {name}: {}", o.lane, o.flags.join(", "))?;
     }
     Ok(())
 }

@@ -6,9 +6,11 @@
 use super::RecordSink;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::image::ImageError;
+use crate::module::printed::PrintedModule;
 use crate::module::{ModuleImage, PageEntry};
 use crate::source::{DeviceIdentity, PciLink, PortIdentity};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use thiserror::Error;
@@ -27,6 +29,10 @@ pub struct Header {
     pub host: Option<String>,
     pub kernel: Option<String>,
     pub tool: Option<String>,
+    /// What produced the records: absent for live sampling, `"import"` for `optics import`
+    /// (tool outputs turned into records, docs/import.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Header {
@@ -35,7 +41,7 @@ impl Header {
         let created = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_else(|_| "1970-01-01T00:00:00Z".into());
-        Header { format: FORMAT_NAME.into(), version: FORMAT_VERSION, created, host, kernel, tool }
+        Header { format: FORMAT_NAME.into(), version: FORMAT_VERSION, created, host, kernel, tool, source: None }
     }
 }
 
@@ -64,6 +70,9 @@ pub struct InterfaceRecord {
     pub link: LinkInfo,
     /// Static pages (identity, thresholds, advertisement); `null` = module not readable.
     pub module: Option<ModulePages>,
+    /// Imported records: the tool-output file(s) this record was built from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_file: Option<String>,
 }
 
 impl InterfaceRecord {
@@ -73,7 +82,7 @@ impl InterfaceRecord {
 }
 
 /// One reading of one interface.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
     pub t: f64,
     pub interface: String,
@@ -84,6 +93,20 @@ pub struct SampleRecord {
     pub driver_stats: DriverStats,
     /// Monitor and flag bytes read this sample; `null` = not read.
     pub module: Option<ModulePages>,
+    /// Imported records: the tool-output file(s) this sample was built from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin_file: Option<String>,
+    /// Imported records: how `t` was found (docs/import.md "Time base"), one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_base: Option<String>,
+    /// Imported records: module monitors as a tool printed them (e.g. `mlxlink -m`), for
+    /// inputs that carry no EEPROM bytes. Used instead of decoding `module` pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_module: Option<PrintedModule>,
+    /// Imported records: every field as the tool printed it (`Section/Field` -> text), so
+    /// values parsed from text ("15E-255", "1,2,3,4 [0..9]") can be checked against it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub printed_fields: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -320,6 +320,7 @@ mod tests {
             fec: Some(FecStats { corrected_bits: bits, ..Default::default() }),
             driver_stats: Default::default(),
             module: None,
+            ..Default::default()
         })
     }
 
@@ -339,6 +340,7 @@ mod tests {
             port: None,
             link: LinkInfo::default(),
             module: Some(ModulePages { pages }),
+            origin_file: None,
         })
     }
 

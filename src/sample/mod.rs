@@ -11,6 +11,7 @@
 
 pub mod capture;
 pub mod delta;
+pub mod intervals;
 pub mod module_cache;
 pub mod watch;
 pub mod window;

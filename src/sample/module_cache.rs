@@ -1,6 +1,9 @@
 //! Module read economy: static pages (identity, thresholds, advertisement) are read once
 //! per module and cached; every later sample reads only the monitor and flag bytes
-//! `module::monitor_requests` names.
+//! `module::monitor_requests` names. CMIS VDM follows the same split
+//! (src/module/cmis/vdm.rs): the advertisement (2Fh), descriptor (20h-23h) and threshold
+//! (28h-2Bh) pages are static; the sample words (24h-27h) and flags (2Ch) of the instances
+//! in use are re-read every sample. VDM pages are read in bank 0 and never written.
 //!
 //! Module change detection (a swap while sampling), in order:
 //! 1. a monitor read covers an identity byte (`identity_fields`: the SFF-8024 identifier

@@ -189,6 +189,7 @@ impl Iface {
                 port: identity.port,
                 link,
                 module: self.cache.static_image().map(|img| ModulePages { pages: img.entries() }),
+                origin_file: None,
             }));
         }
         if module_changed {
@@ -206,6 +207,7 @@ impl Iface {
             fec,
             driver_stats,
             module: module.map(|m| ModulePages { pages: m.monitor }),
+            ..Default::default()
         };
         let point = Point::from_sample(&sample);
         let reset = self.detector.check(&point);

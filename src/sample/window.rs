@@ -19,6 +19,7 @@
 use super::capture::{Capture, EventKind, InterfaceRecord, Record, SampleRecord};
 use super::delta::{segments, sum_deltas};
 use crate::analysis::InterfaceWindow;
+use crate::counters::normalize;
 use crate::module::units::mw_to_dbm;
 use crate::module::{decode, ModuleImage, ModuleReport};
 use std::collections::HashMap;
@@ -65,6 +66,10 @@ pub fn module_image(ir: Option<&InterfaceRecord>, s: &SampleRecord) -> Result<Mo
 }
 
 fn decode_sample(ir: Option<&InterfaceRecord>, s: &SampleRecord) -> Result<ModuleReport, String> {
+    // Imported tool output without EEPROM bytes carries the monitors as printed instead.
+    if let (Some(p), None, None) = (&s.printed_module, ir.and_then(|i| i.module.as_ref()), &s.module) {
+        return Ok(p.to_report());
+    }
     let img = module_image(ir, s)?;
     decode(&img).map_err(|e| e.to_string())
 }
@@ -151,6 +156,8 @@ pub fn window<'a>(iface: &str, records: impl IntoIterator<Item = &'a Record>, ra
     w.duration_s = end.t - first.t;
     w.link_up = end.link.up;
     w.link_ext_state = end.link.ext_state;
+    w.counters_at_end = normalize(end.fec.as_ref(), Some(&end.link), &end.driver_stats);
+    w.events.extend(end.time_base.iter().map(|tb| format!("time base: {tb}")));
     report_gaps(&last.samples, &mut w.events);
 
     let d = sum_deltas(&last.points);

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub mod i2c;
+pub mod import;
 pub mod ioctl;
 pub mod live;
 pub mod netlink;

@@ -37,7 +37,7 @@ pub fn power_word(dbm: f64) -> u16 {
     (10f64.powf(dbm / 10.0) * 10_000.0).round() as u16
 }
 
-fn put16(b: &mut [u8], at: usize, v: u16) {
+pub fn put16(b: &mut [u8], at: usize, v: u16) {
     b[at..at + 2].copy_from_slice(&v.to_be_bytes());
 }
 
@@ -47,7 +47,7 @@ fn put_ascii(b: &mut [u8], at: usize, len: usize, s: &str) {
     b[at..at + len].copy_from_slice(&field);
 }
 
-fn sum8(b: &[u8]) -> u8 {
+pub fn sum8(b: &[u8]) -> u8 {
     b.iter().fold(0u8, |a, x| a.wrapping_add(*x))
 }
 
@@ -619,8 +619,8 @@ pub fn dr8_800g_port() -> CmisPort<8> {
             media_tech: 0x06,
             wavelength_nm: 1311.0,
             max_power_w: 16.0,
-            // App 1: 800GAUI-8 over 8 x 100GBASE-DR media lanes ("DR8": the decoder's SFF-8024
-            // tables carry no 800G-DR8 code, so the per-lane PMD stands in); app 2: 400G-DR4
+            // App 1: 800GAUI-8 over 8 x 100GBASE-DR media lanes (the per-lane PMD code;
+            // dr8-800g-vdm-lane7-weak.jsonl uses SFF-8024 0x56 800GBASE-DR8); app 2: 400G-DR4
             // breakout, a data path may start on lane 1 or 5.
             apps: vec![
                 AppDescriptor {

@@ -1,6 +1,14 @@
-//! SFF-8024 Rev 4.11 interface codes used in CMIS Application Descriptors:
-//! host electrical (Table 4-5) and module media (Tables 4-6 MMF, 4-7 SMF, 4-8 passive
-//! copper, 4-9 active cable, 4-10 BASE-T), with the per-lane signalling each implies.
+//! SFF-8024 interface codes used in CMIS Application Descriptors: host electrical
+//! (Table 4-5) and module media (Tables 4-6 MMF, 4-7 SMF, 4-8 passive copper, 4-9 active
+//! cable, 4-10 BASE-T), with the per-lane signalling each implies.
+//!
+//! Revision: Rev 4.11 plus the codes Rev 4.12/4.13 add (IEEE 802.3df/dj 800G and 1.6T PMDs,
+//! 200G-per-lane AUIs, LPO, OpenZR+/Open XR, PCIe, EEI). Cross-checked against SONiC
+//! sonic_xcvr (codes/public/sff8024.py, whose tables stop at Rev 4.8a-era codes, and the
+//! SONiC 1.6T design note's SMF table, IDs 115-128 with lane counts and signalling rates)
+//! and against a second open implementation's Rev 4.13 tables. Where those two disagree
+//! (host codes 0x1e-0x24: BASE-T here and in SONiC, 200GBASE-CR1 / LPO LEI codes in the
+//! other) the older, SONiC-confirmed assignment is kept.
 //!
 //! Lane rates are the nominal per-lane bit rates of the IEEE 802.3 clause or annex the
 //! code names (e.g. 400GAUI-4: 4 lanes x 106.25 Gb/s PAM4). Codes whose clause does not
@@ -69,6 +77,13 @@ pub(super) const HOST_ELECTRICAL: &[Code] = &[
     plain("2.5GBASE-T (Clause 126)", 0x1f),
     plain("5GBASE-T (Clause 126)", 0x20),
     plain("10GBASE-T (Clause 55)", 0x21),
+    plain("8GFC (FC-PI-4)", 0x25),
+    plain("10GFC (10GFC)", 0x26),
+    plain("16GFC (FC-PI-5)", 0x27),
+    plain("32GFC (FC-PI-6)", 0x28),
+    plain("64GFC (FC-PI-7)", 0x29),
+    plain("128GFC (FC-PI-6P)", 0x2a),
+    plain("256GFC (FC-PI-7P)", 0x2b),
     plain("IB SDR (Arch.Spec.Vol.2)", 0x2c),
     plain("IB DDR (Arch.Spec.Vol.2)", 0x2d),
     plain("IB QDR (Arch.Spec.Vol.2)", 0x2e),
@@ -76,6 +91,20 @@ pub(super) const HOST_ELECTRICAL: &[Code] = &[
     plain("IB EDR (Arch.Spec.Vol.2)", 0x30),
     plain("IB HDR (Arch.Spec.Vol.2)", 0x31),
     plain("IB NDR", 0x32),
+    plain("E.96 (CPRI Specification V7.0)", 0x33),
+    plain("E.99 (CPRI Specification V7.0)", 0x34),
+    plain("E.119 (CPRI Specification V7.0)", 0x35),
+    plain("E.238 (CPRI Specification V7.0)", 0x36),
+    plain("OTL3.4 (ITU-T G.709/Y.1331 G.Sup58)", 0x37),
+    plain("OTL4.10 (ITU-T G.709/Y.1331 G.Sup58)", 0x38),
+    plain("OTL4.4 (ITU-T G.709/Y.1331 G.Sup58)", 0x39),
+    plain("OTLC.4 (ITU-T G.709.1/Y.1331 G.Sup58)", 0x3a),
+    plain("FOIC1.4 (ITU-T G.709.1/Y.1331 G.Sup58)", 0x3b),
+    plain("FOIC1.2 (ITU-T G.709.1/Y.1331 G.Sup58)", 0x3c),
+    plain("FOIC2.8 (ITU-T G.709.1/Y.1331 G.Sup58)", 0x3d),
+    plain("FOIC2.4 (ITU-T G.709.1/Y.1331 G.Sup58)", 0x3e),
+    plain("FOIC4.16 (ITU-T G.709.1 G.Sup58)", 0x3f),
+    plain("FOIC4.8 (ITU-T G.709.1 G.Sup58)", 0x40),
     nrz("CAUI-4 C2M (Annex 83E) without FEC", 0x41, 25.78125),
     nrz("CAUI-4 C2M (Annex 83E) with RS(528,514) FEC", 0x42, 25.78125),
     nrz("50GBASE-CR2 (Ethernet Technology Consortium) with RS(528,514) FEC", 0x43, 25.78125),
@@ -85,6 +114,7 @@ pub(super) const HOST_ELECTRICAL: &[Code] = &[
     pam4("200GBASE-CR2 (Clause 162)", 0x47, 106.25),
     pam4("400GBASE-CR4 (Clause 162)", 0x48, 106.25),
     pam4("800G-ETC-CR8 or 800GBASE-CR8", 0x49, 106.25),
+    plain("128GFC (FC-PI-8)", 0x4a),
     pam4("100GAUI-1-S C2M (Annex 120G)", 0x4b, 106.25),
     pam4("100GAUI-1-L C2M (Annex 120G)", 0x4c, 106.25),
     pam4("200GAUI-2-S C2M (Annex 120G)", 0x4d, 106.25),
@@ -93,14 +123,33 @@ pub(super) const HOST_ELECTRICAL: &[Code] = &[
     pam4("400GAUI-4-L C2M (Annex 120G)", 0x50, 106.25),
     pam4("800GAUI-8 S C2M (Annex 120G)", 0x51, 106.25),
     pam4("800GAUI-8 L C2M (Annex 120G)", 0x52, 106.25),
+    plain("OTL4.2 (ITU-T G.709)", 0x53),
     pam4("1.6TAUI-16-S C2M (Annex 120G)", 0x55, 106.25),
     pam4("1.6TAUI-16-L C2M (Annex 120G)", 0x56, 106.25),
     pam4("800GBASE-CR4 (Clause 179)", 0x57, 212.5),
     pam4("1.6TBASE-CR8 (Clause 179)", 0x58, 212.5),
+    plain("PCIe 4.0", 0x70),
+    plain("PCIe 5.0", 0x71),
+    plain("PCIe 6.0", 0x72),
+    plain("PCIe 7.0", 0x73),
+    plain("CEI-112G-LINEAR-PAM4 (OIF)", 0x74),
     pam4("200GAUI-1 C2M (Annex 176E)", 0x80, 212.5),
     pam4("400GAUI-2 C2M (Annex 176E)", 0x81, 212.5),
     pam4("800GAUI-4 C2M (Annex 176E)", 0x82, 212.5),
     pam4("1.6TAUI-8 C2M (Annex 176E)", 0x83, 212.5),
+    plain("EEI-100G-RTLR-1-S (OIF)", 0x90),
+    plain("EEI-100G-RTLR-1-L (OIF)", 0x91),
+    plain("EEI-200G-RTLR-2-S (OIF)", 0x92),
+    plain("EEI-200G-RTLR-2-L (OIF)", 0x93),
+    plain("EEI-400G-RTLR-4-S (OIF)", 0x94),
+    plain("EEI-400G-RTLR-4-L (OIF)", 0x95),
+    plain("EEI-800G-RTLR-8-S (OIF)", 0x96),
+    plain("EEI-800G-RTLR-8-L (OIF)", 0x97),
+    plain("IB XDR", 0xa0),
+    plain("FOIC1.1-MFI (ITU-T G.709.5)", 0xb0),
+    plain("FOIC4.4-MFI (ITU-T G.709.5)", 0xb1),
+    plain("FOIC8.8-MFI (ITU-T G.709.5)", 0xb2),
+    plain("ITU-T G.9804.3 (PON)", 0xb7),
 ];
 
 /// SFF-8024 Table 4-6, MMF Media Interface Codes.
@@ -132,6 +181,17 @@ pub(super) const MEDIA_MMF: &[Code] = &[
     plain("128GFC-MM4 (FC-PI-6P)", 0x18),
     plain("256GFC-MM4 (FC-PI-7P)", 0x19),
     pam4("400GBASE-SR4.2 (Clause 150)", 0x1a, 53.125),
+    pam4("200GBASE-SR2 (Clause 167)", 0x1b, 106.25),
+    plain("128GFC-MM (FC-PI-8)", 0x1c),
+    pam4("100GBASE-VR1 (Clause 167)", 0x1d, 106.25),
+    pam4("200GBASE-VR2 (Clause 167)", 0x1e, 106.25),
+    pam4("400GBASE-VR4 (Clause 167)", 0x1f, 106.25),
+    pam4("800GBASE-VR8 (Clause 167)", 0x20, 106.25),
+    // Two wavelengths per fiber (BiDi MSAs): the code fixes no single lane signal here.
+    plain("800G-VR4.2", 0x21),
+    plain("800G-SR4.2", 0x22),
+    plain("1.6T-VR8.2", 0x23),
+    plain("1.6T-SR8.2", 0x24),
 ];
 
 /// SFF-8024 Table 4-7, SMF Media Interface Codes.
@@ -167,6 +227,124 @@ pub(super) const MEDIA_SMF: &[Code] = &[
     pam4("400GBASE-DR4 (Clause 124)", 0x1c, 106.25),
     pam4("400G-FR4/400GBASE-FR4 (Clause 151)", 0x1d, 106.25),
     pam4("400G-LR4-10", 0x1e, 106.25),
+    plain("8GFC-SM (FC-PI-4)", 0x1f),
+    plain("10GFC-SM (10GFC)", 0x20),
+    plain("16GFC-SM (FC-PI-5)", 0x21),
+    plain("32GFC-SM (FC-PI-6)", 0x22),
+    plain("64GFC-SM (FC-PI-7)", 0x23),
+    plain("128GFC-PSM4 (FC-PI-6P)", 0x24),
+    plain("256GFC-PSM4 (FC-PI-7P)", 0x25),
+    plain("128GFC-CWDM4 (FC-PI-6P)", 0x26),
+    plain("256GFC-CWDM4 (FC-PI-7P)", 0x27),
+    plain("4I1-9D1F (G.959.1)", 0x2c),
+    plain("4L1-9C1F (G.959.1)", 0x2d),
+    plain("4L1-9D1F (G.959.1)", 0x2e),
+    plain("C4S1-9D1F (G.695)", 0x2f),
+    plain("C4S1-4D1F (G.695)", 0x30),
+    plain("4I1-4D1F (G.959.1)", 0x31),
+    plain("8R1-4D1F (G.959.1)", 0x32),
+    plain("8I1-4D1F (G.959.1)", 0x33),
+    nrz("100G CWDM4-OCP", 0x34, 25.78125),
+    plain("ZR400-OFEC-16QAM-HA", 0x35),
+    plain("ZR400-OFEC-16QAM-HB", 0x36),
+    plain("ZR400-OFEC-8QAM-HA", 0x37),
+    plain("10G-SR (CPRI)", 0x38),
+    plain("10G-LR (CPRI)", 0x39),
+    plain("25G-SR (CPRI)", 0x3a),
+    plain("25G-LR (CPRI)", 0x3b),
+    plain("10G-LR-BiDi (CPRI)", 0x3c),
+    plain("25G-LR-BiDi (CPRI)", 0x3d),
+    // Coherent codes (400ZR, OpenZR+, FLEXO, 800ZR, 800GBASE-LR1/ER1): symbols, not bit
+    // lanes, so no lane signal.
+    plain("400ZR, DWDM, amplified", 0x3e),
+    plain("400ZR, Single Wavelength, Unamplified", 0x3f),
+    pam4("50GBASE-ER (Clause 139)", 0x40, 53.125),
+    pam4("200GBASE-ER4 (Clause 122)", 0x41, 53.125),
+    pam4("400GBASE-ER8 (Clause 122)", 0x42, 53.125),
+    pam4("400GBASE-LR4-6 (Clause 151)", 0x43, 106.25),
+    plain("100GBASE-ZR (Clause 153)", 0x44),
+    plain("128GFC-SM (FC-PI-8)", 0x45),
+    plain("ZR400-OFEC-16QAM", 0x46),
+    plain("ZR300-OFEC-8QAM", 0x47),
+    plain("ZR200-OFEC-QPSK", 0x48),
+    plain("ZR100-OFEC-QPSK", 0x49),
+    pam4("100G-LR1-20 MSA", 0x4a, 106.25),
+    pam4("100G-ER1-30 MSA", 0x4b, 106.25),
+    pam4("100G-ER1-40 MSA", 0x4c, 106.25),
+    plain("400GBASE-ZR (Clause 155)", 0x4d),
+    nrz("10GBASE-BR (Clause 158)", 0x4e, 10.3125),
+    nrz("25GBASE-BR (Clause 159)", 0x4f, 25.78125),
+    pam4("50GBASE-BR (Clause 160)", 0x50, 53.125),
+    plain("FOIC1.4-DO (G.709.3/Y.1331.3)", 0x51),
+    plain("FOIC2.8-DO (G.709.3/Y.1331.3)", 0x52),
+    plain("FOIC4.8-DO (G.709.3/Y.1331.3)", 0x53),
+    plain("FOIC2.4-DO (G.709.3/Y.1331.3)", 0x54),
+    // IEEE 802.3df: 100G-per-lane SMF PMDs in Clause 124.
+    pam4("400GBASE-DR4-2 (Clause 124)", 0x55, 106.25),
+    pam4("800GBASE-DR8 (Clause 124)", 0x56, 106.25),
+    pam4("800GBASE-DR8-2 (Clause 124)", 0x57, 106.25),
+    plain("ZR400-OFEC-8QAM-HB", 0x58),
+    plain("ZR300-OFEC-8QAM-HA", 0x59),
+    plain("ZR300-OFEC-8QAM-HB", 0x5a),
+    plain("ZR200-OFEC-QPSK-HA", 0x5b),
+    plain("ZR200-OFEC-QPSK-HB", 0x5c),
+    plain("ZR100-OFEC-QPSK-HA", 0x5d),
+    plain("ZR100-OFEC-QPSK-HB", 0x5e),
+    plain("FLEXO-4-DO-16QAM/FOIC4.8-DO", 0x5f),
+    plain("FLEXO-3-DO-8QAM/FOIC3.6-DO", 0x60),
+    plain("FLEXO-2-DO-QPSK/FOIC2.4-DO", 0x61),
+    plain("FLEXO-2-DO-16QAM/FOIC2.8-DO", 0x62),
+    plain("FLEXO-1-DO-QPSK/FOIC1.4-DO", 0x63),
+    plain("FLEXO-4e-DO-QPSK/FOIC4e.4-DO", 0x64),
+    plain("FLEXO-4-DO-QPSK/FOIC4.4-DO", 0x65),
+    plain("FLEXO-8e-DO-16QAM/FOIC8e.8-DO", 0x66),
+    plain("FLEXO-8-DO-16QAM/FOIC8.8-DO", 0x67),
+    plain("FLEXO-8e-DPO-16QAM/FOIC8e.8-DPO", 0x68),
+    plain("FLEXO-8-DPO-16QAM/FOIC8.8-DPO", 0x69),
+    plain("FLEXO-6e-DPO-16QAM/FOIC6e.8-DPO", 0x6a),
+    plain("FLEXO-6-DPO-16QAM/FOIC6.8-DPO", 0x6b),
+    plain("800ZR-A, 150 GHz DWDM", 0x6c),
+    plain("800ZR-B, 150 GHz DWDM", 0x6d),
+    plain("800ZR-C, 150 GHz DWDM", 0x6e),
+    pam4("400G-ER4-30 MSA", 0x6f, 106.25),
+    plain("1I1-5D1F (G.959.1)", 0x70),
+    plain("1R1-5D1F (G.959.1)", 0x71),
+    plain("FOIC1.1-RS (G.709.1/Y.1331.58)", 0x72),
+    // IEEE 802.3dj: 200G-per-lane PMDs, 106.25 GBd PAM4 (212.5 Gb/s), the "-2" and FR4/LR4
+    // variants at 113.4375 GBd (226.875 Gb/s, inner FEC included).
+    pam4("200GBASE-DR1 (Clause 180)", 0x73, 212.5),
+    pam4("200GBASE-DR1-2 (Clause 181)", 0x74, 226.875),
+    pam4("400GBASE-DR2 (Clause 180)", 0x75, 212.5),
+    pam4("400GBASE-DR2-2 (Clause 181)", 0x76, 226.875),
+    pam4("800GBASE-DR4 (Clause 180)", 0x77, 212.5),
+    pam4("800GBASE-DR4-2 (Clause 181)", 0x78, 226.875),
+    pam4("800GBASE-FR4-500 (Clause 183)", 0x79, 212.5),
+    pam4("800GBASE-FR4 (Clause 183)", 0x7a, 226.875),
+    pam4("800GBASE-LR4 (Clause 183)", 0x7b, 226.875),
+    plain("800GBASE-LR1", 0x7c),
+    plain("800GBASE-ER1-20", 0x7d),
+    plain("800GBASE-ER1", 0x7e),
+    pam4("1.6TBASE-DR8 (Clause 180)", 0x7f, 212.5),
+    pam4("1.6TBASE-DR8-2 (Clause 181)", 0x80, 226.875),
+    plain("XR400-16QAM (Open XR Optics)", 0x81),
+    plain("XR300-8QAM (Open XR Optics)", 0x82),
+    plain("XR200-QPSK (Open XR Optics)", 0x83),
+    plain("XR200-16QAM (Open XR Optics)", 0x84),
+    plain("XR100-QPSK (Open XR Optics)", 0x85),
+    plain("XR100-16QAM (Open XR Optics)", 0x86),
+    plain("XR400-WS-16QAM (Open XR Optics)", 0x87),
+    plain("XR200-WS-QPSK (Open XR Optics)", 0x88),
+    plain("XR200-WS-16QAM (Open XR Optics)", 0x89),
+    plain("XR100-WS-QPSK (Open XR Optics)", 0x8a),
+    plain("XR100-WS-16QAM (Open XR Optics)", 0x8b),
+    plain("XR200-WS-BIDI-16QAM (Open XR Optics)", 0x8c),
+    plain("XR100-WS-BIDI-QPSK (Open XR Optics)", 0x8d),
+    plain("XR100-WS-BIDI-16QAM (Open XR Optics)", 0x8e),
+    // Linear pluggable optics: 100G PAM4 per lane, no DSP in the module.
+    pam4("100G-DR1-LPO", 0x8f, 106.25),
+    pam4("200G-DR2-LPO", 0x90, 106.25),
+    pam4("400G-DR4-LPO", 0x91, 106.25),
+    pam4("800G-DR8-LPO", 0x92, 106.25),
 ];
 
 /// SFF-8024 Table 4-8, Passive Copper Cable Media Interface Codes.
@@ -286,5 +464,25 @@ mod tests {
         assert_eq!(find(Some(MEDIA_MMF), 0x7e).0, "Unknown (0x7e)");
         assert_eq!(find(None, 0x03).0, "Unknown (0x03)");
         assert_eq!(media_table(0x04).map(|t| t.len()), Some(MEDIA_ACTIVE_CABLE.len()));
+    }
+
+    #[test]
+    fn current_800g_and_1_6t_media_codes_decode() {
+        // SFF-8024 Table 4-7 (Rev 4.12+): 0x56 = 86 800GBASE-DR8, 8 x 106.25 Gb/s PAM4 (IEEE
+        // 802.3df Clause 124: 53.125 GBd x 2 bits); 0x7a = 122 800GBASE-FR4, 4 lanes at
+        // 113.4375 GBd x 2 = 226.875 Gb/s; 0x7f = 127 1.6TBASE-DR8, 106.25 GBd x 2 = 212.5.
+        let (name, sig) = find(Some(MEDIA_SMF), 0x56);
+        assert_eq!(name, "800GBASE-DR8 (Clause 124)");
+        assert_eq!(sig, Some(Signal { modulation: Modulation::Pam4, lane_gbps: 106.25 }));
+        assert_eq!(
+            find(Some(MEDIA_SMF), 0x7a),
+            ("800GBASE-FR4 (Clause 183)".into(), Some(Signal { modulation: Modulation::Pam4, lane_gbps: 226.875 }))
+        );
+        assert_eq!(find(Some(MEDIA_SMF), 0x7f).1.map(|s| s.lane_gbps), Some(212.5));
+        // Table 4-6 0x20 = 32 800GBASE-VR8 (Clause 167), 8 x 106.25 Gb/s.
+        assert_eq!(find(Some(MEDIA_MMF), 0x20).0, "800GBASE-VR8 (Clause 167)");
+        // Coherent codes name no lane signal: 0x6c 800ZR-A.
+        assert_eq!(find(Some(MEDIA_SMF), 0x6c).1, None);
+        assert!(!find(Some(HOST_ELECTRICAL), 0x74).0.starts_with("Unknown"));
     }
 }

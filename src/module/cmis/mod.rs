@@ -2,7 +2,8 @@
 //!
 //! One file per page, as SONiC's sonic_xcvr lays out its CMIS map: [`lower`] (bytes
 //! 0-127), [`page00`], [`page01`], [`page02`], [`page11`] (one per bank), and
-//! [`appcodes`] (the SFF-8024 interface code tables the Application Descriptors use).
+//! [`appcodes`] (the SFF-8024 interface code tables the Application Descriptors use), and
+//! [`vdm`] + [`vdm_types`] (Versatile Diagnostics Monitoring, pages 20h-2Fh, read only).
 //!
 //! CMIS 4.0 vs 5.x: every field decoded here sits at the same offset with the same
 //! encoding in CMIS 4.0 and 5.0-5.2 (flat-memory bit 2.7, module state 3.3-1, page 01h
@@ -24,6 +25,8 @@ mod page00;
 mod page01;
 mod page02;
 mod page11;
+mod vdm;
+mod vdm_types;
 
 use super::report::Application;
 use super::{ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
@@ -87,6 +90,7 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
                 }
             }
         }
+        vdm::decode(img, &mut r);
     }
     r
 }
@@ -110,7 +114,8 @@ fn applications(img: &ModuleImage, media_type: Option<u8>, warnings: &mut Vec<St
 }
 
 /// Static pages worth reading: lower memory and page 00h, and on paged modules pages
-/// 01h, 02h, and 10h + 11h of each bank page 01h advertises (bank 0 until it is read).
+/// 01h, 02h, 10h + 11h of each bank page 01h advertises (bank 0 until it is read), and
+/// the VDM advertisement, descriptor and threshold pages when page 01h advertises VDM.
 /// The list depends only on what the image holds, so callers repeat until it stops growing.
 pub fn static_pages(img: &ModuleImage) -> Vec<PageRequest> {
     let mut out = vec![PageRequest::lower(I2C_A0), PageRequest::upper(I2C_A0, 0x00, 0)];
@@ -121,13 +126,14 @@ pub fn static_pages(img: &ModuleImage) -> Vec<PageRequest> {
             out.push(PageRequest::upper(I2C_A0, 0x10, bank));
             out.push(PageRequest::upper(I2C_A0, 0x11, bank));
         }
+        out.extend(vdm::static_pages(img));
     }
     out
 }
 
 /// Per-sample reads: lower bytes 0-25 (state, flags, temperature, Vcc) and, on paged
 /// modules, page 11h bytes 128-213 (data path state, flags, monitors, Active Control Set)
-/// of each bank.
+/// of each bank, and the VDM samples and flags of the instances in use.
 pub fn monitor_requests(img: &ModuleImage) -> Vec<PageRequest> {
     let mut out = vec![PageRequest::new(I2C_A0, 0, 0, 0, lower::MONITOR_SPAN_LEN)];
     if lower::flat_memory(img) == Some(false) {
@@ -135,6 +141,7 @@ pub fn monitor_requests(img: &ModuleImage) -> Vec<PageRequest> {
         for bank in 0..page01::bank_count(img).unwrap_or(1) {
             out.push(PageRequest::new(I2C_A0, 0x11, bank, 128, len));
         }
+        out.extend(vdm::monitor_requests(img));
     }
     out
 }
@@ -146,7 +153,7 @@ mod tests {
 
     #[test]
     fn field_tables_do_not_overlap() {
-        let all: Vec<Field> = [lower::FIELDS, page00::FIELDS, page01::FIELDS, page02::FIELDS, page11::FIELDS].concat();
+        let all: Vec<Field> = [lower::FIELDS, page00::FIELDS, page01::FIELDS, page02::FIELDS, page11::FIELDS, vdm::FIELDS].concat();
         assert_eq!(first_overlap(&all), None);
         assert_eq!(first_straddling(&all), None);
     }

@@ -141,6 +141,12 @@ pub(super) fn lanes(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) ->
         // Banks are at most 4 (page 01h byte 142), so lane numbers stay below 33.
         let mut lane = LaneReport::new(u8::try_from(first + i as u16 + 1).unwrap_or(u8::MAX));
         lane.data_path_state = DP_STATE.read(img, bank).map(|b| dp_state_name((b[i / 2] >> (4 * (i % 2))) & 0x0f));
+        // DPConfigLane: AppSel 0 = the lane is in no data path; DataPathID = index of the
+        // data path's first lane within the bank (bits 3-1).
+        if let Some(c) = DP_CONFIG.read(img, bank).and_then(|b| b.get(i).copied()).filter(|c| c >> 4 != 0) {
+            lane.app_sel = Some(c >> 4);
+            lane.data_path_first_lane = u8::try_from(first + u16::from((c >> 1) & 0x07) + 1).ok();
+        }
         for f in LANE_FLAGS {
             let (adv_field, adv_bit) = f.advertised_by;
             let advertised = adv_field.byte(img, 0).is_none_or(|b| b & (1 << adv_bit) != 0);

@@ -1,0 +1,319 @@
+//! The RS-FEC codeword histogram (Linux 6.18 `ETHTOOL_A_FEC_STAT_HIST`, kernel-uapi.md §3):
+//! how many codewords had 0, 1, 2, ... symbol errors over a window, and how close the tail
+//! is to the correction limit t.
+//!
+//! - t = (n − k) / 2 symbols: RS(544,514) t = 15, RS(528,514) t = 7, LL-RS(272,258) t = 7
+//!   (IEEE 802.3 Clauses 91, 119, 161).
+//! - `max_symbol_errors` is the upper edge of the highest non-empty bin (a 4-7 bin with
+//!   counts may hold 7-error codewords), so `headroom_symbols = t − max_symbol_errors` is
+//!   the pessimistic reading; negative when bins past t (uncorrectable codewords) count.
+//! - Bins cover arbitrary ranges (mlx5 PPHCR single-symbol bins, netdevsim 0 / 1-3 / 4-7):
+//!   each bin becomes a per-symbol density, count / width, placed at its midpoint, so a
+//!   4-7 bin weighs like four single-symbol bins would. The tail fit is least squares of
+//!   log10(density) against symbol errors over the non-empty bins above the peak (the bin
+//!   of highest density) and at or below t.
+//! - The fitted line is extrapolated to t+1 and summed as a geometric series over
+//!   t+1, t+2, ...: predicted uncorrectable codewords per second = density(t+1) / (1 − 10^slope)
+//!   per window second. For independent symbol errors the true tail is binomial and falls
+//!   faster than any line on a log scale, so the straight line over-predicts: a warning,
+//!   not an underestimate. Error bursts flatten the tail, which the fit sees as they happen.
+//! - Frame loss ratio: each uncorrectable codeword costs the frame it carries (IEEE 802.3
+//!   91.5.3.3: the decoder marks the codeword's 66-bit blocks as errored, so every frame
+//!   that touches it is dropped). A codeword carries floor(10k / 257) 257-bit transcoded
+//!   blocks of 256 data bits (RS(544,514), RS(528,514): 20 blocks, 5120 bits). A frame of
+//!   `frame_bytes` plus 20 bytes of preamble and gap spans `frame_bits / 5120` codewords;
+//!   so FLR = codeword error ratio x max(1, frame_bits / codeword data bits): long frames
+//!   lose one frame per codeword lost, frames shorter than a codeword share its fate.
+//!   The codeword error ratio is uncorrectable codewords / all codewords, where all
+//!   codewords per second come from the histogram itself when it counts bin 0, else from
+//!   the lane rate (n·10 bits per codeword on the wire).
+
+use super::fec::FecKind;
+use super::stats::line_fit;
+use super::{count, Context, Reason, Severity, FEC_TAIL_NEAR_LIMIT};
+use crate::counters::FecHistogramBin;
+use serde::Serialize;
+
+/// Ethernet preamble + SFD (8 bytes) and minimum inter-packet gap (12 bytes) per frame.
+const FRAME_OVERHEAD_BYTES: u32 = 20;
+
+/// Codeword length n and message length k, in 10-bit symbols, of an RS FEC.
+pub fn rs_geometry(kind: FecKind) -> Option<(u32, u32)> {
+    match kind {
+        FecKind::Rs544 => Some((544, 514)),
+        FecKind::Rs528 => Some((528, 514)),
+        // LL-RS(272,257+1): 258 message symbols, one of them padding (ETC LL-RS).
+        FecKind::Llrs => Some((272, 258)),
+        _ => None,
+    }
+}
+
+/// Symbols an RS(n, k) codeword can correct: t = (n − k) / 2.
+pub fn correction_limit_symbols(kind: FecKind) -> Option<u32> {
+    rs_geometry(kind).map(|(n, k)| (n - k) / 2)
+}
+
+/// Data bits a codeword carries: floor(10k / 257) transcoded blocks of 256 bits.
+pub fn codeword_data_bits(kind: FecKind) -> Option<u32> {
+    rs_geometry(kind).map(|(_, k)| 10 * k / 257 * 256)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BinRate {
+    pub low: u32,
+    pub high: u32,
+    pub count: u64,
+    pub rate_per_s: f64,
+}
+
+/// The histogram of one window (the port, or one lane in [`FecHistogram::lanes`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FecHistogram {
+    /// 1-based lane for a per-lane histogram; `None` for the port.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lane: Option<u8>,
+    pub bins: Vec<BinRate>,
+    /// t: symbols per codeword the FEC corrects.
+    pub correction_limit_symbols: Option<u32>,
+    /// Upper edge of the highest non-empty bin.
+    pub max_symbol_errors: Option<u32>,
+    /// t − max_symbol_errors (negative: codewords past t were counted).
+    pub headroom_symbols: Option<i64>,
+    /// Fitted tail slope: log10 codewords per symbol-error bin, per extra symbol error.
+    pub tail_slope_log10_per_symbol: Option<f64>,
+    pub predicted_uncorrectable_per_s: Option<f64>,
+    pub predicted_flr: Option<f64>,
+    pub fit_r2: Option<f64>,
+    pub bins_used: usize,
+    /// Codewords per second, from the histogram (bin 0 counted) or the lane rate.
+    pub codewords_per_s: Option<f64>,
+    /// Per-lane histograms, when the driver gives per-lane bin values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lanes: Vec<FecHistogram>,
+}
+
+/// What the analysis knows that the bins do not say.
+pub struct HistogramInput<'a> {
+    pub bins: &'a [FecHistogramBin],
+    pub duration_s: f64,
+    pub fec: FecKind,
+    /// Line codewords per second of the port from the lane rate, if known.
+    pub line_codewords_per_s: Option<f64>,
+    pub frame_bytes: u32,
+}
+
+/// Codewords per second on the wire of `lanes` lanes at `lane_rate_gbps`.
+pub fn line_codewords_per_s(kind: FecKind, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
+    let (n, _) = rs_geometry(kind)?;
+    Some(lane_rate_gbps * 1e9 * f64::from(lanes) / f64::from(10 * n))
+}
+
+/// `None` when the window has no bins or no duration.
+pub fn analyze(input: &HistogramInput) -> Option<FecHistogram> {
+    if input.bins.is_empty() || !(input.duration_s > 0.0) {
+        return None;
+    }
+    let counts: Vec<(u32, u32, u64)> = input.bins.iter().map(|b| (b.low, b.high, b.count)).collect();
+    let mut h = summarize(&counts, input, input.line_codewords_per_s);
+    let lanes = input.bins.iter().map(|b| b.per_lane.len()).max().unwrap_or(0);
+    // A lane's share of the line's codewords is unknown (RS codewords are striped across
+    // lanes), so per-lane predictions use the lane's own bin-0 count when it has one.
+    for j in 0..lanes.min(usize::from(u8::MAX)) {
+        let lane_counts: Vec<(u32, u32, u64)> = input.bins.iter().filter_map(|b| b.per_lane.get(j).map(|c| (b.low, b.high, *c))).collect();
+        let mut l = summarize(&lane_counts, input, None);
+        // j < 255 by the bound above.
+        l.lane = u8::try_from(j + 1).ok();
+        h.lanes.push(l);
+    }
+    Some(h)
+}
+
+fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option<f64>) -> FecHistogram {
+    let t = correction_limit_symbols(input.fec);
+    let mut sorted = counts.to_vec();
+    sorted.sort_by_key(|(lo, hi, _)| (*lo, *hi));
+    let bins: Vec<BinRate> =
+        sorted.iter().map(|&(low, high, count)| BinRate { low, high, count, rate_per_s: count as f64 / input.duration_s }).collect();
+    let max_symbol_errors = bins.iter().filter(|b| b.count > 0).map(|b| b.high).max();
+    let headroom_symbols = t.zip(max_symbol_errors).map(|(t, m)| i64::from(t) - i64::from(m));
+    // All codewords: the histogram's own total when it counts the error-free ones.
+    let total: u64 = bins.iter().map(|b| b.count).sum();
+    let codewords_per_s = if bins.iter().any(|b| b.low == 0) && total > 0 { Some(total as f64 / input.duration_s) } else { line_cw };
+    let mut h =
+        FecHistogram { bins, correction_limit_symbols: t, max_symbol_errors, headroom_symbols, codewords_per_s, ..Default::default() };
+    let Some(t) = t else { return h };
+    let density = |b: &BinRate| b.count as f64 / f64::from(b.high.saturating_sub(b.low) + 1);
+    let mid = |b: &BinRate| (f64::from(b.low) + f64::from(b.high)) / 2.0;
+    // The peak: the densest bin (ties: the lower one).
+    let Some(peak) = h.bins.iter().filter(|b| b.count > 0).max_by(|a, b| density(a).total_cmp(&density(b)).then(b.low.cmp(&a.low))) else {
+        return h;
+    };
+    let pts: Vec<(f64, f64)> =
+        h.bins.iter().filter(|b| b.count > 0 && b.low > peak.high && b.high <= t).map(|b| (mid(b), density(b).log10())).collect();
+    h.bins_used = pts.len();
+    let Some(fit) = line_fit(&pts) else { return h };
+    h.fit_r2 = Some(fit.r * fit.r);
+    h.tail_slope_log10_per_symbol = Some(fit.slope);
+    if fit.slope >= 0.0 {
+        return h; // a tail that does not fall cannot be summed: no prediction
+    }
+    // Codewords in the window with exactly t+1 errors, then the geometric sum beyond.
+    let at_t1 = 10f64.powf(fit.intercept + fit.slope * f64::from(t + 1));
+    let uncorrectable = at_t1 / (1.0 - 10f64.powf(fit.slope)) / input.duration_s;
+    h.predicted_uncorrectable_per_s = Some(uncorrectable);
+    if let (Some(cw), Some(data_bits)) = (codewords_per_s.filter(|c| *c > 0.0), codeword_data_bits(input.fec)) {
+        let frame_bits = (f64::from(input.frame_bytes) + f64::from(FRAME_OVERHEAD_BYTES)) * 8.0;
+        let codewords_per_frame = (frame_bits / f64::from(data_bits)).max(1.0);
+        h.predicted_flr = Some((uncorrectable / cw * codewords_per_frame).min(1.0));
+    }
+    h
+}
+
+/// The window's histogram, and its headroom and prediction stated: in
+/// `fec_tail_near_limit` when the tail nears t or the predicted FLR passes the limit,
+/// whether or not any codeword was uncorrectable yet, else in a note.
+pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHistogram> {
+    let line_cw = cx.rate.as_ref().and_then(|r| line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes));
+    let input = HistogramInput {
+        bins: &cx.w.histogram_delta,
+        duration_s: cx.w.duration_s,
+        fec: cx.fec,
+        line_codewords_per_s: line_cw,
+        frame_bytes: cx.cfg.fec_flr_frame_bytes,
+    };
+    let h = analyze(&input)?;
+    let Some(t) = h.correction_limit_symbols else {
+        cx.notes.push(format!("FEC histogram counted, but {} has no symbol correction limit: rates only", cx.fec.name()));
+        return Some(h);
+    };
+    let (Some(max), Some(headroom)) = (h.max_symbol_errors, h.headroom_symbols) else {
+        cx.notes.push("FEC histogram: no codeword counted in the window".into());
+        return Some(h);
+    };
+    let fec = cx.fec.name();
+    let prediction = match (h.predicted_uncorrectable_per_s, h.predicted_flr, h.fit_r2) {
+        (Some(u), flr, Some(r2)) => format!(
+            "; the tail fit over {} bins (R² {r2:.2}) predicts {u:.1e} uncorrectable codewords/s{}",
+            h.bins_used,
+            flr.map(|f| format!(", frame loss ratio {f:.1e}")).unwrap_or_default()
+        ),
+        _ => format!("; {} tail bin(s) above the peak: no tail fit", h.bins_used),
+    };
+    let summary =
+        format!("codewords with up to {max} symbol errors, {headroom} symbol(s) of headroom to the {fec} limit t = {t}{prediction}");
+    let near = headroom <= i64::from(cx.cfg.fec_tail_near_limit_symbols);
+    let flr_high = h.predicted_flr.is_some_and(|f| f > cx.cfg.fec_max_predicted_flr);
+    if near || flr_high {
+        let uncorrectable = count(&cx.w.deltas.uncorrectable_blocks);
+        let why = match (near, flr_high) {
+            (true, true) => format!(
+                "within {} symbols of t and a predicted FLR over {:.1e}",
+                cx.cfg.fec_tail_near_limit_symbols, cx.cfg.fec_max_predicted_flr
+            ),
+            (true, false) => format!("within {} symbols of t", cx.cfg.fec_tail_near_limit_symbols),
+            _ => format!("a predicted FLR over {:.1e}", cx.cfg.fec_max_predicted_flr),
+        };
+        let lost = match uncorrectable {
+            Some(0) => ": no codeword was uncorrectable yet, but the link is near the FEC cliff".to_string(),
+            Some(k) => format!("; {k} codewords were already uncorrectable"),
+            None => String::new(),
+        };
+        reasons.push(Reason::new(FEC_TAIL_NEAR_LIMIT, Severity::Investigate, None, format!("FEC tail {why}: {summary}{lost}")));
+    } else {
+        cx.notes.push(format!("FEC histogram: {summary}"));
+    }
+    Some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bin(low: u32, high: u32, count: u64) -> FecHistogramBin {
+        FecHistogramBin { low, high, count, per_lane: Vec::new() }
+    }
+
+    fn input(bins: &[FecHistogramBin], fec: FecKind) -> HistogramInput<'_> {
+        HistogramInput { bins, duration_s: 10.0, fec, line_codewords_per_s: None, frame_bytes: 1518 }
+    }
+
+    #[test]
+    fn limits_and_geometry() {
+        assert_eq!(correction_limit_symbols(FecKind::Rs544), Some(15));
+        assert_eq!(correction_limit_symbols(FecKind::Rs528), Some(7));
+        assert_eq!(correction_limit_symbols(FecKind::Llrs), Some(7));
+        assert_eq!(correction_limit_symbols(FecKind::BaseR), None);
+        // 10 x 514 = 5140 = 20 x 257 -> 5120 data bits; LL-RS 2580 -> 10 blocks, 2560.
+        assert_eq!(codeword_data_bits(FecKind::Rs544), Some(5120));
+        assert_eq!(codeword_data_bits(FecKind::Rs528), Some(5120));
+        assert_eq!(codeword_data_bits(FecKind::Llrs), Some(2560));
+        // 400G: 4 x 106.25e9 / 5440 = 78.125e6 codewords/s.
+        assert!((line_codewords_per_s(FecKind::Rs544, 106.25, 4).unwrap() - 78.125e6).abs() < 1e-3);
+        // 100G NRZ: 4 x 25.78125e9 / 5280 = 19.53125e6 codewords/s.
+        assert!((line_codewords_per_s(FecKind::Rs528, 25.78125, 4).unwrap() - 19.53125e6).abs() < 1e-3);
+        assert_eq!(line_codewords_per_s(FecKind::Off, 25.78125, 4), None);
+    }
+
+    #[test]
+    fn single_symbol_bins_exact_geometric_tail() {
+        // Bins 0..=15 with counts 1e9 (bin 0) and 10^(8 - s) for s = 1..=6; empty above.
+        let mut bins = vec![bin(0, 0, 1_000_000_000)];
+        for s in 1..=15u32 {
+            bins.push(bin(s, s, if s <= 6 { 10u64.pow(8 - s) } else { 0 }));
+        }
+        let h = analyze(&input(&bins, FecKind::Rs544)).unwrap();
+        assert_eq!((h.max_symbol_errors, h.headroom_symbols, h.bins_used), (Some(6), Some(9), 6));
+        assert!((h.tail_slope_log10_per_symbol.unwrap() + 1.0).abs() < 1e-12);
+        assert!((h.fit_r2.unwrap() - 1.0).abs() < 1e-12);
+        // Line: log10 N = 8 - s -> N(16) = 1e-8; geometric sum 1e-8 / (1 - 0.1) = 1.111e-8
+        // over 10 s = 1.111e-9 per s.
+        let u = h.predicted_uncorrectable_per_s.unwrap();
+        assert!((u - 1.0e-8 / 0.9 / 10.0).abs() < 1e-20, "{u}");
+        // Codewords: (1e9 + 1111111) / 10 s; 1538 x 8 = 12304 bits / 5120 = 2.403 codewords per frame.
+        let cw = (1e9 + 11_111_100.0) / 10.0;
+        assert!((h.codewords_per_s.unwrap() - cw).abs() < 1e-3);
+        assert!((h.predicted_flr.unwrap() - u / cw * 12304.0 / 5120.0).abs() < 1e-25);
+        assert_eq!(h.bins[3].rate_per_s, 1e5 / 10.0);
+    }
+
+    #[test]
+    fn ranges_become_densities() {
+        // netdevsim ranges: 0, 1-3, 4-7 on RS(528,514) (t = 7).
+        // Densities: 3e6 / 3 = 1e6 at 2; 4e3 / 4 = 1e3 at 5.5 -> slope -3 / 3.5 = -0.857 per symbol.
+        let bins = [bin(0, 0, 1_000_000_000), bin(1, 3, 3_000_000), bin(4, 7, 4_000)];
+        let h = analyze(&input(&bins, FecKind::Rs528)).unwrap();
+        assert_eq!((h.max_symbol_errors, h.headroom_symbols, h.bins_used), (Some(7), Some(0), 2));
+        let slope = h.tail_slope_log10_per_symbol.unwrap();
+        assert!((slope + 3.0 / 3.5).abs() < 1e-12);
+        // log10 density at 8 = 3 + slope x 2.5 = 0.857 -> 7.197 codewords, sum / (1 - 10^slope).
+        let at8 = 10f64.powf(3.0 + slope * 2.5);
+        assert!((h.predicted_uncorrectable_per_s.unwrap() - at8 / (1.0 - 10f64.powf(slope)) / 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_tail_no_fit_and_past_t_is_negative_headroom() {
+        let bins = [bin(0, 0, 1000), bin(1, 1, 5)];
+        let h = analyze(&input(&bins, FecKind::Rs544)).unwrap();
+        assert_eq!((h.bins_used, h.fit_r2, h.predicted_flr), (1, None, None));
+        let bins = [bin(0, 0, 1000), bin(1, 3, 50), bin(8, 8, 2)];
+        let h = analyze(&input(&bins, FecKind::Rs528)).unwrap();
+        assert_eq!(h.headroom_symbols, Some(-1));
+        assert!(analyze(&input(&[], FecKind::Rs544)).is_none());
+        // No RS FEC: rates only.
+        let h = analyze(&input(&bins, FecKind::BaseR)).unwrap();
+        assert_eq!((h.correction_limit_symbols, h.headroom_symbols, h.fit_r2), (None, None, None));
+    }
+
+    #[test]
+    fn per_lane_bins() {
+        let mut b0 = bin(0, 0, 200);
+        b0.per_lane = vec![100, 100];
+        let mut b1 = bin(1, 3, 30);
+        b1.per_lane = vec![10, 20];
+        let h = analyze(&input(&[b0, b1], FecKind::Rs544)).unwrap();
+        assert_eq!(h.lanes.len(), 2);
+        assert_eq!(h.lanes[1].lane, Some(2));
+        assert_eq!(h.lanes[1].bins[1].count, 20);
+        assert_eq!(h.lanes[1].headroom_symbols, Some(12));
+    }
+}

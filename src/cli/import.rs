@@ -1,0 +1,94 @@
+//! `optics import FILE|DIR... -o CAPTURE`: tool outputs into a capture (docs/import.md).
+
+use anyhow::{bail, Context};
+use clap::Args;
+use optics::sample::capture::{Capture, CaptureWriter, Record};
+use optics::source::import::{import, load_any, load_pair, ImportOptions, Imported};
+use std::path::{Path, PathBuf};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// Tool outputs or directories of them (a sosreport, a runbook baseline folder). Each
+    /// argument is one snapshot of the interfaces it covers.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The capture to write.
+    #[arg(short, long, value_name = "CAPTURE")]
+    pub output: PathBuf,
+    /// When an input was taken (time base when the content has none): `FILE=2026-12-01T10:00:00Z`.
+    #[arg(long, value_name = "FILE=RFC3339", value_parser = parse_at)]
+    pub at: Vec<(PathBuf, OffsetDateTime)>,
+    /// A lone snapshot's counters cover the last N seconds (e.g. counters cleared N s before).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive)]
+    pub window_s: Option<f64>,
+    /// A lone snapshot's counters cover the time since boot (needs the uptime in the input).
+    #[arg(long)]
+    pub since_boot: bool,
+    /// The interface of files that name none (`counters.baseline`).
+    #[arg(long = "interface", value_name = "IFACE")]
+    pub interface: Option<String>,
+}
+
+fn parse_at(s: &str) -> Result<(PathBuf, OffsetDateTime), String> {
+    let (path, when) = s.rsplit_once('=').ok_or("expected FILE=RFC3339, e.g. a.json=2026-12-01T10:00:00Z")?;
+    let t = OffsetDateTime::parse(when, &Rfc3339).map_err(|e| format!("{when:?} is not RFC 3339: {e}"))?;
+    Ok((PathBuf::from(path), t))
+}
+
+fn parse_positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err("a number of seconds above 0".into()),
+    }
+}
+
+pub fn run(args: ImportArgs) -> anyhow::Result<()> {
+    for (p, _) in &args.at {
+        if !args.inputs.contains(p) {
+            bail!("--at {}: not one of the inputs", p.display());
+        }
+    }
+    if args.window_s.is_some() && args.since_boot {
+        bail!("--window-s and --since-boot both give a lone snapshot's span: choose one");
+    }
+    let opts =
+        ImportOptions { at: args.at.clone(), window_s: args.window_s, since_boot: args.since_boot, interface: args.interface.clone() };
+    let imported = import(&args.inputs, &opts).context("importing")?;
+    write_capture(&args.output, &imported.capture)?;
+    for n in &imported.notes {
+        eprintln!("optics: import: {n}");
+    }
+    Ok(())
+}
+
+fn write_capture(path: &Path, cap: &Capture) -> anyhow::Result<()> {
+    let mut w = CaptureWriter::create(path, &cap.header).with_context(|| format!("creating {}", path.display()))?;
+    for r in &cap.records {
+        w.write(r).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `compare`'s inputs: captures, or anything `import` reads (two tool outputs: the baseline
+/// alone, and the interval from it to AFTER); notes go to stderr.
+pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Capture, Option<Capture>)> {
+    match after {
+        None => Ok((checked(before, load_any(before).with_context(|| format!("reading {}", before.display()))?)?, None)),
+        Some(after) => {
+            let (b, a) = load_pair(before, after).with_context(|| format!("reading {} and {}", before.display(), after.display()))?;
+            Ok((checked(before, b)?, Some(checked(after, a)?)))
+        }
+    }
+}
+
+fn checked(path: &Path, imported: Imported) -> anyhow::Result<Capture> {
+    for n in imported.capture.notes.iter().chain(&imported.notes) {
+        eprintln!("optics: note: {}: {n}", path.display());
+    }
+    if imported.capture.records.iter().all(|r| !matches!(r, Record::Sample(_))) {
+        bail!("{}: no samples to analyse", path.display());
+    }
+    Ok(imported.capture)
+}

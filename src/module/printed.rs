@@ -1,0 +1,153 @@
+//! Module monitors as a management tool printed them (e.g. `mlxlink -m`): values already in
+//! SI units, with no EEPROM bytes behind them. Kept in imported capture records
+//! (`printed_module`, docs/capture-format.md) and turned into a [`ModuleReport`] so the
+//! analysis reads them exactly as it reads a decoded EEPROM.
+
+use super::report::{LaneReport, ModuleReport, Standard, ThresholdSet, Thresholds};
+use super::sff8024;
+use serde::{Deserialize, Serialize};
+
+/// A `[low..high]` range as the tool printed it after a monitor's values, in the monitor's unit.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrintedRange {
+    pub low: f64,
+    pub high: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrintedModule {
+    /// Which tool printed it, e.g. `mlxlink`.
+    pub tool: String,
+    /// Form factor as printed (`QSFP-DD`, `OSFP`, `QSFP28`, ...).
+    #[serde(default)]
+    pub identifier: Option<String>,
+    #[serde(default)]
+    pub vendor_name: Option<String>,
+    #[serde(default)]
+    pub vendor_pn: Option<String>,
+    #[serde(default)]
+    pub vendor_sn: Option<String>,
+    /// Cable type / compliance text as printed.
+    #[serde(default)]
+    pub media: Option<String>,
+    #[serde(default)]
+    pub temperature_c: Option<f64>,
+    #[serde(default)]
+    pub supply_voltage_v: Option<f64>,
+    /// Per lane (index 0 = lane 1); `null` where the tool printed `N/A`.
+    #[serde(default)]
+    pub rx_power_dbm: Vec<Option<f64>>,
+    #[serde(default)]
+    pub tx_power_dbm: Vec<Option<f64>>,
+    #[serde(default)]
+    pub tx_bias_ma: Vec<Option<f64>>,
+    /// The alarm ranges printed after the values (mlxlink prints the module's alarm
+    /// thresholds this way; warning thresholds are not printed).
+    #[serde(default)]
+    pub rx_power_alarm_dbm: Option<PrintedRange>,
+    #[serde(default)]
+    pub tx_power_alarm_dbm: Option<PrintedRange>,
+    #[serde(default)]
+    pub tx_bias_alarm_ma: Option<PrintedRange>,
+    #[serde(default)]
+    pub temperature_alarm_c: Option<PrintedRange>,
+    #[serde(default)]
+    pub supply_voltage_alarm_v: Option<PrintedRange>,
+}
+
+/// SFF-8024 Table 4-1 codes of the form factors tools print by name.
+const IDENTIFIERS: &[(&str, u8)] =
+    &[("QSFP-DD", 0x18), ("OSFP", 0x19), ("QSFP112", 0x1e), ("QSFP28", 0x11), ("QSFP+", 0x0d), ("QSFP", 0x0c), ("SFP", 0x03)];
+
+fn dbm_to_mw(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// Alarm limits only: the warnings are not printed, so they are NaN ("not set"), which
+/// `analysis::optical` skips in favour of the low alarm.
+fn alarm_set(r: Option<PrintedRange>, conv: fn(f64) -> f64) -> Option<ThresholdSet> {
+    r.map(|r| ThresholdSet { high_alarm: conv(r.high), low_alarm: conv(r.low), high_warning: f64::NAN, low_warning: f64::NAN })
+}
+
+impl PrintedModule {
+    /// The SFF-8024 identifier of the printed form factor, when it names one.
+    pub fn identifier_code(&self) -> Option<u8> {
+        let id = self.identifier.as_deref()?.to_ascii_uppercase();
+        IDENTIFIERS.iter().find(|(name, _)| id.contains(name)).map(|(_, code)| *code)
+    }
+
+    pub fn to_report(&self) -> ModuleReport {
+        let code = self.identifier_code();
+        let standard = code.and_then(sff8024::standard_for_identifier);
+        let mut m = ModuleReport::new(standard.unwrap_or(Standard::Cmis), code.unwrap_or(0));
+        if standard.is_none() {
+            m.warnings.push(format!(
+                "module form factor {:?} as printed by {} is not a known identifier: the standard shown is a placeholder",
+                self.identifier.as_deref().unwrap_or("(not printed)"),
+                self.tool
+            ));
+        }
+        m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): alarm thresholds only, no warnings", self.tool));
+        m.vendor_name = self.vendor_name.clone();
+        m.vendor_pn = self.vendor_pn.clone();
+        m.vendor_sn = self.vendor_sn.clone();
+        m.media_type = self.media.clone();
+        m.module_temperature_c = self.temperature_c;
+        m.supply_voltage_v = self.supply_voltage_v;
+        let n = self.rx_power_dbm.len().max(self.tx_power_dbm.len()).max(self.tx_bias_ma.len()).min(usize::from(u8::MAX));
+        for i in 0..n {
+            // i < 255, so the lane number fits a u8.
+            let mut l = LaneReport::new(u8::try_from(i + 1).unwrap_or(u8::MAX));
+            if let Some(dbm) = self.rx_power_dbm.get(i).copied().flatten() {
+                l.set_rx_power_mw(dbm_to_mw(dbm));
+            }
+            if let Some(dbm) = self.tx_power_dbm.get(i).copied().flatten() {
+                l.set_tx_power_mw(dbm_to_mw(dbm));
+            }
+            l.tx_bias_ma = self.tx_bias_ma.get(i).copied().flatten();
+            m.lanes.push(l);
+        }
+        m.thresholds = Thresholds {
+            temperature_c: alarm_set(self.temperature_alarm_c, |v| v),
+            supply_voltage_v: alarm_set(self.supply_voltage_alarm_v, |v| v),
+            rx_power_mw: alarm_set(self.rx_power_alarm_dbm, dbm_to_mw),
+            tx_power_mw: alarm_set(self.tx_power_alarm_dbm, dbm_to_mw),
+            tx_bias_ma: alarm_set(self.tx_bias_alarm_ma, |v| v),
+        };
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::optical::optical_margin;
+
+    #[test]
+    fn printed_values_become_a_report_with_alarm_thresholds() {
+        let p = PrintedModule {
+            tool: "mlxlink".into(),
+            identifier: Some("OSFP".into()),
+            rx_power_dbm: vec![Some(-1.0), None],
+            tx_bias_ma: vec![Some(7.5), Some(7.6)],
+            rx_power_alarm_dbm: Some(PrintedRange { low: -10.0, high: 4.0 }),
+            ..Default::default()
+        };
+        let m = p.to_report();
+        assert_eq!((m.standard, m.identifier), (Standard::Cmis, 0x19));
+        assert_eq!(m.lanes.len(), 2);
+        // -1 dBm = 0.7943 mW.
+        assert!((m.lanes[0].rx_power_mw.unwrap() - 0.794_33).abs() < 1e-5);
+        assert_eq!(m.lanes[1].rx_power_mw, None);
+        // No warning printed: the margin is over the low alarm, -1 - (-10) = 9 dB.
+        let om = optical_margin(m.lanes[0].rx_power_dbm, &m.thresholds, None).unwrap();
+        assert_eq!(om.reference, "low_alarm");
+        assert!((om.margin_db - 9.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn unknown_form_factor_is_said() {
+        let m = PrintedModule { tool: "mlxlink".into(), identifier: Some("CXP".into()), ..Default::default() }.to_report();
+        assert!(m.warnings[0].contains("placeholder"), "{:?}", m.warnings);
+    }
+}

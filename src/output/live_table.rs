@@ -1,0 +1,236 @@
+//! `watch` as it runs: on a terminal, a per-lane table redrawn in place (rx dBm, BER over
+//! the last interval, margin, a sparkline of recent margins); elsewhere one plain line per
+//! interface per sample. Each interval is analysed like any window (consecutive samples
+//! through [`IntervalWalker`] and [`analyze`]), so the figures are the report's.
+
+use crate::analysis::{analyze, Config, InterfaceAnalysis};
+use crate::output::text::wrap::fit;
+use crate::output::text::{escape, DEFAULT_WIDTH};
+use crate::sample::capture::Record;
+use crate::sample::intervals::IntervalWalker;
+use crate::sample::RecordSink;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, Write};
+
+/// Margins kept per lane for the sparkline.
+const HISTORY: usize = 24;
+/// Sparkline levels, and the margin (dB) the top level stands for (as the report's bar).
+const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+const FULL_DB: f64 = 4.0;
+
+#[derive(Default)]
+struct LaneState {
+    rx_dbm: Option<f64>,
+    ber: Option<f64>,
+    ber_is_bound: bool,
+    margin_db: Option<f64>,
+    history: VecDeque<Option<f64>>,
+}
+
+#[derive(Default)]
+struct IfaceState {
+    t: f64,
+    link_up: Option<bool>,
+    lanes: BTreeMap<u8, LaneState>,
+}
+
+pub struct LiveTable<W: Write> {
+    out: W,
+    redraw: bool,
+    width: usize,
+    cfg: Config,
+    walker: IntervalWalker,
+    ifaces: BTreeMap<String, IfaceState>,
+    /// Lines of the table on screen, to move back over when redrawing.
+    drawn: usize,
+}
+
+/// One sparkline cell for a margin: blank when the interval had none.
+pub fn spark(margin_db: Option<f64>) -> char {
+    match margin_db.filter(|m| m.is_finite()) {
+        Some(m) => {
+            let i = ((m.clamp(0.0, FULL_DB) / FULL_DB) * (LEVELS.len() - 1) as f64).round() as usize;
+            LEVELS[i]
+        }
+        None => ' ',
+    }
+}
+
+impl<W: Write> LiveTable<W> {
+    /// `redraw`: a terminal that takes cursor movement; else plain lines.
+    pub fn new(out: W, redraw: bool, width: Option<usize>, cfg: Config) -> Self {
+        LiveTable {
+            out,
+            redraw,
+            width: width.unwrap_or(DEFAULT_WIDTH).max(40),
+            cfg,
+            walker: IntervalWalker::new(1),
+            ifaces: BTreeMap::new(),
+            drawn: 0,
+        }
+    }
+
+    fn update(&mut self, t: f64, a: &InterfaceAnalysis) {
+        let st = self.ifaces.entry(a.interface.clone()).or_default();
+        st.t = t;
+        st.link_up = a.link.up;
+        for l in &a.lanes {
+            let ls = st.lanes.entry(l.lane).or_default();
+            ls.rx_dbm = l.rx_power_dbm;
+            ls.ber_is_bound = l.corrected_bits == Some(0);
+            ls.ber = if ls.ber_is_bound { l.pre_fec_ber_upper } else { l.pre_fec_ber };
+            ls.margin_db = l.margin_db;
+            if ls.history.len() == HISTORY {
+                ls.history.pop_front();
+            }
+            ls.history.push_back(l.margin_db);
+        }
+    }
+
+    fn table(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (name, st) in &self.ifaces {
+            let link = match st.link_up {
+                Some(true) => "up",
+                Some(false) => "DOWN",
+                None => "state unknown",
+            };
+            lines.push(format!("{}  t={:.1} s  link {link}", escape(name), st.t));
+            if st.lanes.is_empty() {
+                lines.push("  no per-lane data (no module monitors or per-lane FEC counters)".into());
+                continue;
+            }
+            lines.push(format!("  {:>4} {:>7} {:>11} {:>9}  margin, last {HISTORY} intervals", "lane", "rx dBm", "BER", "margin dB"));
+            for (lane, ls) in &st.lanes {
+                let ber = match ls.ber {
+                    Some(b) if ls.ber_is_bound => format!("<{b:.2e}"),
+                    Some(b) => format!("{b:.2e}"),
+                    None => "n/a".into(),
+                };
+                let spark: String = ls.history.iter().map(|m| spark(*m)).collect();
+                lines.push(format!(
+                    "  {lane:>4} {:>7} {ber:>11} {:>9}  {spark}",
+                    ls.rx_dbm.map(|v| format!("{v:.2}")).unwrap_or_else(|| "n/a".into()),
+                    ls.margin_db.map(|v| format!("{v:.2}")).unwrap_or_else(|| "n/a".into()),
+                ));
+            }
+        }
+        lines.into_iter().map(|l| fit(&l, self.width)).collect()
+    }
+
+    fn plain(&mut self, a: &InterfaceAnalysis, t: f64) -> io::Result<()> {
+        let link = match a.link.up {
+            Some(true) => "up",
+            Some(false) => "DOWN",
+            None => "?",
+        };
+        let weakest = match a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
+            Some((lane, m)) => format!(", weakest lane {lane} margin {m:.2} dB"),
+            None => String::new(),
+        };
+        let count = |v: Option<u64>| v.map(|v| format!("+{v}")).unwrap_or_else(|| "n/a".into());
+        let line = format!(
+            "t={t:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{weakest}",
+            escape(&a.interface),
+            count(a.link.corrected_bits),
+            count(a.link.uncorrectable_blocks)
+        );
+        writeln!(self.out, "{line}")
+    }
+
+    /// Moves back over the table and clears it (cursor up, erase below: ECMA-48 CUU, ED).
+    fn clear(&mut self) -> io::Result<()> {
+        if self.drawn > 0 {
+            write!(self.out, "\x1b[{}A\x1b[J", self.drawn)?;
+            self.drawn = 0;
+        }
+        Ok(())
+    }
+
+    fn draw(&mut self) -> io::Result<()> {
+        self.clear()?;
+        let lines = self.table();
+        for l in &lines {
+            writeln!(self.out, "{l}")?;
+        }
+        self.drawn = lines.len();
+        self.out.flush()
+    }
+}
+
+impl<W: Write> RecordSink for LiveTable<W> {
+    fn record(&mut self, rec: &Record) -> io::Result<()> {
+        if let Record::Event(e) = rec {
+            // Events scroll above the table.
+            self.clear()?;
+            writeln!(self.out, "t={:>8.1}s {}: {}: {}", e.t, escape(&e.interface), e.kind.as_str(), escape(&e.message))?;
+            if self.redraw {
+                self.draw()?;
+            }
+        }
+        let Some(w) = self.walker.push(rec) else { return Ok(()) };
+        let t = rec.t().unwrap_or_default();
+        for a in analyze(std::slice::from_ref(&w), &self.cfg, &[]) {
+            if self.redraw {
+                self.update(t, &a);
+            } else {
+                self.plain(&a, t)?;
+            }
+        }
+        if self.redraw {
+            self.draw()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::capture::read_capture;
+
+    fn marginal() -> Vec<Record> {
+        read_capture(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures/sr4-200g-lane4-marginal.jsonl"))).unwrap().records
+    }
+
+    #[test]
+    fn sparkline_levels() {
+        assert_eq!(spark(Some(0.0)), '▁');
+        assert_eq!(spark(Some(4.0)), '█');
+        assert_eq!(spark(Some(9.0)), '█');
+        // 0.41 dB of 4: 0.1 of 7 steps = 0.7 -> level 1.
+        assert_eq!(spark(Some(0.41)), '▂');
+        assert_eq!(spark(None), ' ');
+    }
+
+    #[test]
+    fn plain_lines_when_piped() {
+        let mut buf = Vec::new();
+        let mut t = LiveTable::new(&mut buf, false, None, Config::default());
+        for r in marginal() {
+            t.record(&r).unwrap();
+        }
+        let text = String::from_utf8(buf).unwrap();
+        // 61 samples: 60 intervals, one line each, no cursor movement.
+        assert_eq!(text.lines().count(), 60);
+        assert!(!text.contains('\x1b'));
+        // Lane 4 carries ~212e6 bits per 60 s, ~3.5e6 per second: BER ~6.7e-5, margin ~0.4 dB.
+        assert!(text.lines().all(|l| l.contains("weakest lane 4 margin 0.")), "{text}");
+    }
+
+    #[test]
+    fn redraws_in_place_on_a_terminal() {
+        let mut buf = Vec::new();
+        let mut t = LiveTable::new(&mut buf, true, Some(100), Config::default());
+        for r in marginal() {
+            t.record(&r).unwrap();
+        }
+        let text = String::from_utf8(buf).unwrap();
+        // Header, column line and 4 lanes: every redraw after the first moves up 6 lines.
+        assert_eq!(text.matches("\x1b[6A\x1b[J").count(), 59);
+        let last = text.rsplit("\x1b[J").next().unwrap();
+        let lane4 = last.lines().find(|l| l.trim_start().starts_with("4 ")).unwrap();
+        assert_eq!(lane4.chars().filter(|c| LEVELS.contains(c)).count(), HISTORY, "{lane4}");
+        assert!(last.lines().all(|l| l.chars().count() <= 100));
+    }
+}

@@ -1,0 +1,370 @@
+//! `optics report`: Markdown evidence for a ticket or a vendor letter. Plain prose and
+//! tables; every number comes from the capture (its header, interface records and the
+//! window analysis), and each section says where.
+
+use crate::analysis::config::Config;
+use crate::analysis::{InterfaceAnalysis, Severity, Verdict};
+use crate::module::report::ThresholdSet;
+use crate::output::text::{escape, num, sci, verdict_word};
+use crate::sample::capture::Header;
+use crate::source::DeviceIdentity;
+use std::io::{self, Write};
+
+/// What one interface's evidence is built from.
+pub struct Evidence<'a> {
+    pub capture: &'a str,
+    pub header: &'a Header,
+    pub analysis: &'a InterfaceAnalysis,
+    pub identity: &'a DeviceIdentity,
+    pub cfg: &'a Config,
+    /// The far end, analysed from its own capture.
+    pub peer: Option<(&'a str, &'a InterfaceAnalysis)>,
+    /// (caption, path as embedded) of plots written beside the report.
+    pub plots: Vec<(String, String)>,
+}
+
+/// Markdown text: control characters escaped, table pipes neutralised.
+fn md(s: &str) -> String {
+    escape(s).replace('|', "\\|")
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "not reported".into())
+}
+
+fn mw_dbm(mw: f64) -> String {
+    if mw > 0.0 {
+        format!("{:.2} dBm", 10.0 * mw.log10())
+    } else {
+        "-inf dBm".into()
+    }
+}
+
+pub fn write_report(w: &mut dyn Write, items: &[Evidence]) -> io::Result<()> {
+    let Some(first) = items.first() else { return Ok(()) };
+    let h = first.header;
+    writeln!(w, "# Link evidence: {}", md(h.host.as_deref().unwrap_or("unknown host")))?;
+    writeln!(w)?;
+    let verdicts: Vec<String> =
+        items.iter().map(|i| format!("{} {}", md(&i.analysis.interface), verdict_word(i.analysis.verdict))).collect();
+    writeln!(w, "Verdicts: {}.", verdicts.join(", "))?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Measured by `{}` from the capture `{}` (created {}). Every figure below is read or computed from that file; \
+         `optics scan --replay {}` reproduces it.",
+        md(h.tool.as_deref().unwrap_or("optics")),
+        md(first.capture),
+        md(&h.created),
+        md(first.capture),
+    )?;
+    for it in items {
+        writeln!(w)?;
+        write_interface(w, it)?;
+    }
+    Ok(())
+}
+
+fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
+    let a = it.analysis;
+    let l = &a.link;
+    let h = it.header;
+    writeln!(w, "## {}: {}", md(&a.interface), verdict_word(a.verdict))?;
+    writeln!(w)?;
+    writeln!(w, "### Node")?;
+    writeln!(w)?;
+    writeln!(w, "- Host: {} (capture header)", md(&opt(h.host.as_deref())))?;
+    writeln!(w, "- Kernel: {} (capture header)", md(&opt(h.kernel.as_deref())))?;
+    writeln!(w, "- NIC driver: {}; firmware version: not recorded in the capture", md(&opt(it.identity.driver.as_deref())))?;
+    writeln!(w, "- PCI address: {}", md(&opt(it.identity.bus_info.as_deref())))?;
+    let p = &a.pcie;
+    match (p.current_speed_gts, p.current_width) {
+        (Some(s), Some(wd)) => writeln!(
+            w,
+            "- PCIe link: trained at {s:.1} GT/s x{wd} (the card supports {} GT/s x{}); usable ceiling {} Gb/s \
+             (GT/s x width x line code x {} protocol efficiency) for a {} Gb/s port",
+            num(p.max_speed_gts, 1),
+            opt(p.max_width),
+            num(p.ceiling_gbps, 1),
+            it.cfg.pcie_efficiency,
+            num(p.port_speed_gbps, 0),
+        )?,
+        _ => writeln!(w, "- PCIe link: not reported (no sysfs PCIe attributes in the capture)")?,
+    }
+    if let Some(msg) = &p.message {
+        writeln!(w, "- PCIe note: {}", md(msg))?;
+    }
+    writeln!(w)?;
+    writeln!(w, "### Module")?;
+    writeln!(w)?;
+    match (&a.module, &a.module_error) {
+        (Some(m), _) => {
+            writeln!(
+                w,
+                "- Vendor: {}; part number: {}; revision: {}",
+                md(&opt(m.vendor_name.as_deref())),
+                md(&opt(m.vendor_pn.as_deref())),
+                md(&opt(m.vendor_rev.as_deref()))
+            )?;
+            writeln!(w, "- Serial number: {}; date code: {}", md(&opt(m.vendor_sn.as_deref())), md(&opt(m.date_code.as_deref())))?;
+            writeln!(w, "- Standard: {}; media: {}", m.standard.as_str(), md(&opt(m.media_type.as_deref())))?;
+            writeln!(w, "- Temperature at the last sample: {} C", num(m.module_temperature_c, 1))?;
+        }
+        (None, Some(err)) => writeln!(w, "- The module could not be read: {}", md(err))?,
+        (None, None) => writeln!(w, "- No module data in the capture.")?,
+    }
+    writeln!(w)?;
+    writeln!(w, "### What was measured")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Link {} {}, {} lanes x {} Gb/s, FEC {} (pre-FEC BER limit {}, {}). Window: {:.1} s between the first and last of {} samples; \
+         BER denominator: {}.",
+        md(&opt(l.link_mode.as_deref())),
+        match l.up {
+            Some(true) => "up",
+            Some(false) => "down",
+            None => "state unknown",
+        },
+        opt(l.lanes),
+        num(l.lane_rate_gbps, 3),
+        l.fec.map(|x| x.name()).unwrap_or("unknown"),
+        sci(l.fec_limit_ber),
+        l.fec_limit_source.unwrap_or("no clause"),
+        l.duration_s,
+        l.samples,
+        match l.ber_denominator {
+            Some("rx_bits") => "the driver's received-bit counter",
+            _ => "lane rate x window",
+        },
+    )?;
+    writeln!(w)?;
+    if !l.counter_sources.is_empty() {
+        let src: Vec<String> = l.counter_sources.iter().map(|(k, v)| format!("`{k}` from {}", md(v))).collect();
+        writeln!(w, "Counters used: {}.", src.join(", "))?;
+        writeln!(w)?;
+    }
+    let pct = (2.0 * it.cfg.confidence - 1.0) * 100.0;
+    if !a.lanes.is_empty() {
+        writeln!(w, "| lane | rx dBm (window mean) | tx dBm | bias mA | corrected bits | pre-FEC BER | {pct:.0}% interval | margin dB | optical margin dB | flags |")?;
+        writeln!(w, "|---:|---:|---:|---:|---:|---:|---|---:|---:|---|")?;
+        let mut lanes: Vec<_> = a.lanes.iter().collect();
+        lanes.sort_by_key(|x| x.lane);
+        for x in lanes {
+            let ber = if x.corrected_bits == Some(0) { format!("0 (< {})", sci(x.pre_fec_ber_upper)) } else { sci(x.pre_fec_ber) };
+            let interval = match (x.pre_fec_ber_lower, x.pre_fec_ber_upper) {
+                (Some(lo), Some(hi)) => format!("{} .. {}", sci(Some(lo)), sci(Some(hi))),
+                _ => "n/a".into(),
+            };
+            let margin = match x.margin_db {
+                Some(m) if x.margin_is_lower_bound => format!("> {m:.2}"),
+                m => num(m, 2),
+            };
+            writeln!(
+                w,
+                "| {} | {} | {} | {} | {} | {ber} | {interval} | {margin} | {} | {} |",
+                x.lane,
+                num(x.rx_power_dbm, 2),
+                num(x.tx_power_dbm, 2),
+                num(x.tx_bias_ma, 2),
+                opt(x.corrected_bits),
+                num(x.optical_margin_db, 2),
+                x.flags.join(", "),
+            )?;
+        }
+        writeln!(w)?;
+    }
+    writeln!(
+        w,
+        "Port: {} corrected bits, pre-FEC BER {}, {} uncorrectable blocks, {} link-down events in the window.",
+        opt(l.corrected_bits),
+        sci(l.pre_fec_ber),
+        opt(l.uncorrectable_blocks),
+        opt(l.link_down_events)
+    )?;
+    if let Some(fit) = &a.rx_ber_fit {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "BER against rx power across {} lanes: {:.2} decades per dB (r = {:.2}){}.",
+            fit.lanes,
+            fit.slope_decades_per_db,
+            fit.r,
+            if fit.pam4_signature { ", the PAM4 signature: the errors follow the light" } else { "" }
+        )?;
+    }
+    write_expected(w, it)?;
+    write_ruled_out(w, a)?;
+    if let Some((cap, peer)) = it.peer {
+        writeln!(w)?;
+        writeln!(w, "### Far end")?;
+        writeln!(w)?;
+        writeln!(w, "From `{}`, interface {} ({}):", md(cap), md(&peer.interface), verdict_word(peer.verdict))?;
+        writeln!(w)?;
+        let mut lanes: Vec<_> = peer.lanes.iter().collect();
+        lanes.sort_by_key(|x| x.lane);
+        for x in lanes {
+            writeln!(w, "- lane {}: tx {} dBm, bias {} mA", x.lane, num(x.tx_power_dbm, 2), num(x.tx_bias_ma, 2))?;
+        }
+    }
+    if !it.plots.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "### Plots")?;
+        for (caption, path) in &it.plots {
+            writeln!(w)?;
+            writeln!(w, "![{}]({})", md(caption), path.replace(' ', "%20"))?;
+        }
+    }
+    writeln!(w)?;
+    writeln!(w, "### Conclusion")?;
+    writeln!(w)?;
+    match a.verdict {
+        Verdict::Accept => writeln!(w, "ACCEPT: nothing above measures outside what the link, the FEC and the module specify.")?,
+        v => writeln!(w, "{}:", verdict_word(v))?,
+    }
+    let reasons: Vec<_> = a.reasons.iter().filter(|r| r.severity > Severity::Info).collect();
+    if !reasons.is_empty() {
+        writeln!(w)?;
+    }
+    for r in reasons {
+        writeln!(w, "- `{}`: {}", r.code, md(&r.message))?;
+    }
+    let advice: Vec<&str> = a.lanes.iter().filter_map(|x| x.advice.as_deref()).chain(p.advice.as_deref()).collect();
+    if !advice.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "Advice:")?;
+        writeln!(w)?;
+        for adv in advice {
+            writeln!(w, "- {}", md(adv))?;
+        }
+    }
+    let notes: Vec<&String> = a.notes.iter().chain(&a.events).collect();
+    if !notes.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "Notes from the analysis:")?;
+        writeln!(w)?;
+        for n in notes {
+            writeln!(w, "- {}", md(n))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_expected(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
+    let a = it.analysis;
+    let c = it.cfg;
+    writeln!(w)?;
+    writeln!(w, "### What was expected")?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "- Analysis thresholds: BER margin floor {} dB to the FEC limit; a lane is an outlier at {}x its siblings' median BER; \
+         at most {} uncorrectable blocks and {} link-down events per window; one-sided Poisson confidence {}.",
+        c.margin_floor_db, c.outlier_ratio, c.max_uncorrectable_blocks, c.max_link_down_events, c.confidence
+    )?;
+    if let Some(pc) = &a.profile {
+        writeln!(w, "- Profile `{}`:", md(&pc.profile))?;
+        writeln!(w)?;
+        writeln!(w, "  | check | expected | measured | result |")?;
+        writeln!(w, "  |---|---|---|---|")?;
+        for i in &pc.items {
+            let res = match i.ok {
+                Some(true) => "meets",
+                Some(false) => "BELOW",
+                None => "not measured",
+            };
+            writeln!(w, "  | {} | {} | {} | {res} |", i.check, md(&i.expected), md(&i.measured))?;
+        }
+        writeln!(w)?;
+    }
+    if let Some(m) = &a.module {
+        let t = &m.thresholds;
+        let power = |name: &str, s: &Option<ThresholdSet>| {
+            s.as_ref().map(|s| {
+                format!(
+                    "{name} low alarm {} / low warning {} / high warning {} / high alarm {}",
+                    mw_dbm(s.low_alarm),
+                    mw_dbm(s.low_warning),
+                    mw_dbm(s.high_warning),
+                    mw_dbm(s.high_alarm)
+                )
+            })
+        };
+        let plain = |name: &str, unit: &str, s: &Option<ThresholdSet>| {
+            s.as_ref().map(|s| {
+                format!(
+                    "{name} {} .. {} {unit} (warning), {} .. {} {unit} (alarm)",
+                    s.low_warning, s.high_warning, s.low_alarm, s.high_alarm
+                )
+            })
+        };
+        let lines: Vec<String> = [
+            power("rx power", &t.rx_power_mw),
+            power("tx power", &t.tx_power_mw),
+            plain("tx bias", "mA", &t.tx_bias_ma),
+            plain("temperature", "C", &t.temperature_c),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if lines.is_empty() {
+            writeln!(w, "- The module's own thresholds: not in the capture.")?;
+        } else {
+            writeln!(w, "- The module's own thresholds (from its EEPROM): {}.", lines.join("; "))?;
+        }
+    }
+    Ok(())
+}
+
+/// What the window shows is not the cause, each with the figure that says so.
+fn write_ruled_out(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
+    let l = &a.link;
+    let p = &a.pcie;
+    writeln!(w)?;
+    writeln!(w, "### What was ruled out")?;
+    writeln!(w)?;
+    let line = |ok: Option<bool>, what: String| match ok {
+        Some(true) => format!("- Ruled out: {what}"),
+        Some(false) => format!("- NOT ruled out: {what}"),
+        None => format!("- Not measured: {what}"),
+    };
+    let pcie_ok = p.ceiling_gbps.map(|_| !p.degraded);
+    writeln!(
+        w,
+        "{}",
+        line(pcie_ok, format!("PCIe bottleneck (ceiling {} Gb/s, port {} Gb/s).", num(p.ceiling_gbps, 1), num(p.port_speed_gbps, 0)))
+    )?;
+    let flaps_ok = l.link_down_events.map(|n| n == 0 && l.up != Some(false));
+    writeln!(
+        w,
+        "{}",
+        line(
+            flaps_ok,
+            format!(
+                "link flaps ({} link-down events; link {} at the end).",
+                opt(l.link_down_events),
+                match l.up {
+                    Some(true) => "up",
+                    Some(false) => "down",
+                    None => "state unknown",
+                }
+            )
+        )
+    )?;
+    writeln!(
+        w,
+        "{}",
+        line(
+            l.uncorrectable_blocks.map(|n| n == 0),
+            format!("frame loss past the FEC ({} uncorrectable blocks).", opt(l.uncorrectable_blocks))
+        )
+    )?;
+    let temp = a.module.as_ref().and_then(|m| Some((m.module_temperature_c?, m.thresholds.temperature_c.as_ref()?.high_warning)));
+    let temp_ok = temp.map(|(t, hw)| t < hw);
+    let temp_text = match temp {
+        Some((t, hw)) => format!("module temperature ({t:.1} C against its {hw:.1} C high warning)."),
+        None => "module temperature (no reading or threshold).".into(),
+    };
+    writeln!(w, "{}", line(temp_ok, temp_text))?;
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! One interface in full: verdict, the descent (PCIe, link/FEC, module), lanes, then
+//! reasons, advice, events and notes as wrapped paragraphs. Every reason, note and event
+//! the analysis produced is printed, so new codes appear without changes here.
+
+use super::style::Tone;
+use super::{ber_text, escape, field, lanes, num, verdict_word, wrap, TextOptions};
+use crate::analysis::InterfaceAnalysis;
+use std::io::{self, Write};
+
+pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
+    let width = opts.width();
+    let paint = opts.painter();
+    verdict_line(w, a, opts)?;
+    let p = &a.pcie;
+    if p.current_width.is_some() || p.ceiling_gbps.is_some() {
+        let text = format!(
+            "{} GT/s x{} (max {} GT/s x{}), ceiling {} Gb/s{}",
+            num(p.current_speed_gts, 1),
+            p.current_width.map(|v| v.to_string()).unwrap_or_else(|| "?".into()),
+            num(p.max_speed_gts, 1),
+            p.max_width.map(|v| v.to_string()).unwrap_or_else(|| "?".into()),
+            num(p.ceiling_gbps, 1),
+            if p.degraded { ", DEGRADED" } else { "" },
+        );
+        field(w, "pcie", &text, width)?;
+    }
+    if let (Some(_), Some(msg)) = (&p.group, &p.message) {
+        field(w, "shared", msg, width)?;
+    }
+    field(w, "link", &link_text(a), width)?;
+    field(w, "window", &window_text(a), width)?;
+    if opts.verbose && !a.link.counter_sources.is_empty() {
+        let src: Vec<String> = a.link.counter_sources.iter().map(|(k, v)| format!("{k} from {v};")).collect();
+        field(w, "counters", src.join(" ").trim_end_matches(';'), width)?;
+    }
+    match (&a.module, &a.module_error) {
+        (Some(m), _) => {
+            let text = format!(
+                "{} {} SN {} ({}, {}), {} C",
+                m.vendor_name.as_deref().unwrap_or("?"),
+                m.vendor_pn.as_deref().unwrap_or("?"),
+                m.vendor_sn.as_deref().unwrap_or("?"),
+                m.standard.as_str(),
+                m.media_type.as_deref().unwrap_or("media unknown"),
+                num(m.module_temperature_c, 1),
+            );
+            field(w, "module", &text, width)?;
+        }
+        (None, Some(e)) => field(w, "module", &format!("unreadable: {e}"), width)?,
+        (None, None) => field(w, "module", "none", width)?,
+    }
+    lanes::write_table(w, a, opts)?;
+    for r in &a.reasons {
+        // Reject reasons red, investigate yellow, info plain.
+        for l in wrapped("reason", &format!("{}: {}", r.code, r.message), width) {
+            writeln!(w, "{}", paint.paint(&l, Tone::from(r.severity)))?;
+        }
+    }
+    // Advice sentences name their lane; weakest lane first.
+    for adv in a.lanes.iter().filter_map(|l| l.advice.as_deref()).chain(p.advice.as_deref()) {
+        field(w, "advice", adv, width)?;
+    }
+    for e in &a.events {
+        field(w, "event", e, width)?;
+    }
+    for n in &a.notes {
+        field(w, "note", n, width)?;
+    }
+    Ok(())
+}
+
+/// The lines `field` would write, for colouring them whole.
+fn wrapped(label: &str, text: &str, width: usize) -> Vec<String> {
+    let mut buf = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = field(&mut buf, label, text, width);
+    String::from_utf8_lossy(&buf).lines().map(str::to_string).collect()
+}
+
+fn verdict_line(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
+    let paint = opts.painter();
+    let name = escape(&a.interface);
+    let word = verdict_word(a.verdict);
+    let mut codes: Vec<&str> = Vec::new();
+    for r in a.reasons.iter().filter(|r| r.severity > crate::analysis::Severity::Info) {
+        if !codes.contains(&r.code) {
+            codes.push(r.code);
+        }
+    }
+    let head = format!("{name}  {word}");
+    let indent = wrap::cols(&head) + 2;
+    let rest = if indent + 20 <= opts.width() { wrap::wrap(&codes.join(", "), opts.width() - indent) } else { Vec::new() };
+    let coloured = head.replacen(word, &paint.bold(word, Tone::from(a.verdict)), 1);
+    match rest.first().filter(|s| !s.is_empty()) {
+        Some(first) => writeln!(w, "{coloured}  {first}")?,
+        None => writeln!(w, "{coloured}")?,
+    }
+    for l in rest.iter().skip(1) {
+        writeln!(w, "{:indent$}{l}", "")?;
+    }
+    Ok(())
+}
+
+fn link_text(a: &InterfaceAnalysis) -> String {
+    let l = &a.link;
+    let up = match l.up {
+        Some(true) => "up",
+        Some(false) => "DOWN",
+        None => "state unknown",
+    };
+    let mode = match (&l.link_mode, l.speed_mbps) {
+        (Some(m), _) => m.clone(),
+        (None, Some(s)) => format!("{s} Mb/s"),
+        (None, None) => "speed unknown".into(),
+    };
+    let lanes = match (l.lanes, l.lane_rate_gbps) {
+        (Some(n), Some(r)) => format!(", {n} lane{} x {r:.3} Gb/s", if n == 1 { "" } else { "s" }),
+        (Some(n), None) => format!(", {n} lane{}", if n == 1 { "" } else { "s" }),
+        _ => String::new(),
+    };
+    let modulation = l.modulation.map(|m| format!(" {m:?}").to_uppercase()).unwrap_or_default();
+    let fec = l.fec.map(|f| f.name()).unwrap_or("unknown");
+    let limit = l.fec_limit_ber.map(|b| format!(" (limit {b:.1e})")).unwrap_or_default();
+    let ext = l.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+    format!("{mode} {up}{ext}{lanes}{modulation}, FEC {fec}{limit}")
+}
+
+fn window_text(a: &InterfaceAnalysis) -> String {
+    let l = &a.link;
+    let count = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into());
+    format!(
+        "{:.1} s, {} sample{}; link-down events {}, uncorrectable blocks {}, port pre-FEC BER {}",
+        l.duration_s,
+        l.samples,
+        if l.samples == 1 { "" } else { "s" },
+        count(l.link_down_events),
+        count(l.uncorrectable_blocks),
+        ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
+    )
+}

@@ -1,0 +1,159 @@
+//! The lane table, weakest first, with a small margin bar. Columns that do not fit the
+//! width are dropped, least useful first; flags go beside the row when they fit there,
+//! else on a line of their own under it.
+
+use super::style::{Painter, Tone};
+use super::wrap::pack;
+use super::{ber_text, margin_text, num, TextOptions};
+use crate::analysis::{InterfaceAnalysis, LaneAnalysis};
+use crate::output::module_text::fmt_dbm;
+use std::io::{self, Write};
+
+/// Cells of the margin bar, and the margin (dB) a full bar stands for.
+const BAR_CELLS: usize = 8;
+const BAR_FULL_DB: f64 = 4.0;
+
+struct Column {
+    header: &'static str,
+    width: usize,
+    /// Lower is kept longer when the width runs out.
+    keep: u8,
+    cell: fn(&LaneAnalysis) -> String,
+    /// Shown only when this holds for the interface (columns most ports leave empty).
+    shown: fn(&InterfaceAnalysis) -> bool,
+}
+
+fn always(_: &InterfaceAnalysis) -> bool {
+    true
+}
+
+/// Where the lanes' BER comes from, when it is not the same counter on every lane.
+fn mixed_ber_sources(a: &InterfaceAnalysis) -> bool {
+    let mut it = a.lanes.iter().map(|l| l.ber_source);
+    let first = it.next().flatten();
+    it.any(|s| s != first)
+}
+
+/// A breakout netdev's lane and the module lane it uses: "2:m6".
+fn lane_cell(l: &LaneAnalysis) -> String {
+    match l.module_lane.filter(|m| *m != l.lane) {
+        Some(m) => format!("{}:m{m}", l.lane),
+        None => l.lane.to_string(),
+    }
+}
+
+const COLUMNS: &[Column] = &[
+    Column { header: "lane", width: 4, keep: 0, cell: lane_cell, shown: always },
+    Column { header: "rx dBm", width: 6, keep: 3, cell: |l| fmt_dbm(l.rx_power_dbm).trim_end_matches(" dBm").to_string(), shown: always },
+    Column { header: "tx dBm", width: 6, keep: 6, cell: |l| fmt_dbm(l.tx_power_dbm).trim_end_matches(" dBm").to_string(), shown: always },
+    Column { header: "bias mA", width: 7, keep: 7, cell: |l| num(l.tx_bias_ma, 2), shown: always },
+    Column {
+        header: "corr bits",
+        width: 10,
+        keep: 4,
+        cell: |l| l.corrected_bits.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
+        shown: always,
+    },
+    Column {
+        header: "pre-FEC BER",
+        width: 11,
+        keep: 2,
+        cell: |l| ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
+        shown: always,
+    },
+    Column { header: "margin dB", width: 9, keep: 1, cell: |l| margin_text(l.margin_db, l.margin_is_lower_bound), shown: always },
+    Column { header: "", width: BAR_CELLS, keep: 1, cell: bar, shown: always },
+    Column { header: "opt dB", width: 6, keep: 5, cell: |l| num(l.optical_margin_db, 2), shown: always },
+    Column {
+        header: "BER by",
+        width: 7,
+        keep: 8,
+        cell: |l| l.ber_source.map_or("-", |b| b.as_str()).to_string(),
+        shown: mixed_ber_sources,
+    },
+    Column { header: "eSNR dB", width: 7, keep: 5, cell: |l| num(l.esnr_db, 1), shown: |a| a.lanes.iter().any(|l| l.esnr_db.is_some()) },
+];
+
+/// Filled cells for the margin, 2 per dB up to 4 dB; blank when there is no margin.
+fn bar(l: &LaneAnalysis) -> String {
+    let Some(m) = l.margin_db.filter(|m| m.is_finite()) else { return String::new() };
+    let filled = ((m.clamp(0.0, BAR_FULL_DB) / BAR_FULL_DB) * BAR_CELLS as f64).round() as usize;
+    format!("{}{}", "█".repeat(filled), "·".repeat(BAR_CELLS - filled))
+}
+
+/// How bad a lane is: the worst reason naming it.
+fn lane_tone(a: &InterfaceAnalysis, lane: u8) -> Tone {
+    a.reasons.iter().filter(|r| r.lane == Some(lane)).map(|r| Tone::from(r.severity)).max().unwrap_or(Tone::Plain)
+}
+
+pub fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
+    if a.lanes.is_empty() {
+        return Ok(());
+    }
+    let width = opts.width();
+    let paint = opts.painter();
+    let mut cols_kept: Vec<&Column> = COLUMNS.iter().filter(|c| (c.shown)(a)).collect();
+    // 2 of indent, one space before each column after the first.
+    let used = |cs: &[&Column]| 2 + cs.iter().map(|c| c.width + 1).sum::<usize>() - 1;
+    while used(&cols_kept) > width {
+        let Some(drop) = cols_kept.iter().enumerate().max_by_key(|(_, c)| c.keep).map(|(i, _)| i) else { break };
+        if cols_kept[drop].keep == 0 {
+            break;
+        }
+        cols_kept.remove(drop);
+    }
+    let flags_at = used(&cols_kept) + 2;
+    let header: Vec<String> = cols_kept.iter().map(|c| format!("{:>w$}", c.header, w = c.width)).collect();
+    let flags_head = if flags_at + 5 <= width { "  flags" } else { "" };
+    writeln!(w, "  {}{flags_head}", header.join(" ").trim_end())?;
+    for l in &a.lanes {
+        let tone = lane_tone(a, l.lane);
+        let row: Vec<String> = cols_kept.iter().map(|c| format!("{:>w$}", (c.cell)(l), w = c.width)).collect();
+        let row = format!("  {}", row.join(" "));
+        let row = colour_bar(&row, l, tone, &paint);
+        let flags: Vec<String> = l.flags.iter().map(|f| f.to_string()).collect();
+        let beside = if flags.is_empty() { Some(Vec::new()) } else { pack(&flags, width.saturating_sub(flags_at)) };
+        match beside {
+            Some(lines) => {
+                let mut it = lines.into_iter();
+                match it.next() {
+                    Some(first) => writeln!(w, "{row}  {}", paint.paint(&first, tone))?,
+                    None => writeln!(w, "{}", row.trim_end())?,
+                }
+                for rest in it {
+                    writeln!(w, "{:flags_at$}{}", "", paint.paint(&rest, tone))?;
+                }
+            }
+            None => {
+                writeln!(w, "{}", row.trim_end())?;
+                let indent = 8;
+                for line in pack(&flags, width.saturating_sub(indent)).unwrap_or_else(|| flags.clone()) {
+                    writeln!(w, "{:indent$}{}", "", paint.paint(&line, tone))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The row with its lane number coloured by the lane's worst reason and the bar by margin.
+fn colour_bar(row: &str, l: &LaneAnalysis, tone: Tone, paint: &Painter) -> String {
+    if !paint.color {
+        return row.to_string();
+    }
+    let mut out = row.to_string();
+    let b = bar(l);
+    if !b.is_empty() {
+        let bar_tone = if tone == Tone::Plain { Tone::Good } else { tone };
+        out = out.replacen(&b, &paint.paint(&b, bar_tone), 1);
+    }
+    if tone != Tone::Plain {
+        // The lane number is the first cell after the indent.
+        let lane = format!("{:>4}", lane_cell(l));
+        let at = 2;
+        if out.get(at..at + lane.len()) == Some(lane.as_str()) {
+            out.replace_range(at..at + lane.len(), &paint.bold(&lane, tone));
+        }
+    }
+    out
+}

@@ -1,0 +1,523 @@
+//! From parsed files to capture records: fragments grouped per interface and snapshot, a
+//! stated time base, records as the live sampler writes them (docs/import.md).
+//!
+//! - A **snapshot** is what one input argument (a file, or a directory) says about one
+//!   interface: its counter files (different formats merge; two of the same format are an
+//!   error) plus identity, link and module files.
+//! - A file that names no interface belongs to the only interface the input names, or to
+//!   `--interface`; with several candidates it is an error, never a guess. With none at all
+//!   the interface is called `unnamed`.
+//! - **Time base**, per interface: several snapshots are spaced by their content
+//!   (mlxlink "Time Since Last Clear" of each, while it grows), else `--at`, else the
+//!   files' modification times. One snapshot: since the clear (mlxlink), else
+//!   `--window-s`, else the uptime with `--since-boot`: a zero reading is written at the
+//!   start of that span. Otherwise the snapshot stands alone and the analysis says no BER.
+
+use super::walk::{read_input, ParsedFile};
+use super::{lspci, Fragment, ImportError};
+use crate::counters::{FecStats, LinkInfo, LinkState};
+use crate::module::printed::PrintedModule;
+use crate::sample::capture::{read_capture, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
+use crate::source::PciLink;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use time::OffsetDateTime;
+
+/// The interface name when no input names one.
+pub const UNNAMED: &str = "unnamed";
+
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// `--at PATH=RFC3339`: when the input at PATH was taken.
+    pub at: Vec<(PathBuf, OffsetDateTime)>,
+    /// `--window-s N`: a lone snapshot's counters span the last N seconds.
+    pub window_s: Option<f64>,
+    /// `--since-boot`: a lone snapshot's counters span the host's uptime (from the input).
+    pub since_boot: bool,
+    /// `--interface`: the interface of files that name none.
+    pub interface: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub capture: Capture,
+    /// Per interface: snapshots and the time base used, and what was assumed; one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// One interface as one input argument saw it.
+#[derive(Clone, Debug, Default)]
+struct Snapshot {
+    files: Vec<PathBuf>,
+    counter_files: Vec<PathBuf>,
+    formats: Vec<&'static str>,
+    counters: Fragment,
+    driver: Option<String>,
+    bus_info: Option<String>,
+    pci: Option<PciLink>,
+    link: LinkInfo,
+    up: Option<bool>,
+    module_pages: Option<ModulePages>,
+    printed_module: Option<PrintedModule>,
+    mtime: Option<std::time::SystemTime>,
+    at: Option<OffsetDateTime>,
+    uptime_s: Option<f64>,
+}
+
+fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
+    if slot.is_none() {
+        *slot = v.clone();
+    }
+}
+
+fn merge_link(into: &mut LinkInfo, from: &LinkInfo) {
+    fill(&mut into.speed_mbps, &from.speed_mbps);
+    fill(&mut into.lanes, &from.lanes);
+    fill(&mut into.link_mode, &from.link_mode);
+    fill(&mut into.fec_active, &from.fec_active);
+}
+
+fn merge_fec(into: &mut Option<FecStats>, from: &FecStats, path: &Path) -> Result<(), ImportError> {
+    match into {
+        None => *into = Some(from.clone()),
+        Some(cur) => {
+            for (a, b, name) in [
+                (&mut cur.corrected_bits, &from.corrected_bits, "corrected bits"),
+                (&mut cur.corrected_blocks, &from.corrected_blocks, "corrected blocks"),
+                (&mut cur.uncorrectable_blocks, &from.uncorrectable_blocks, "uncorrectable blocks"),
+            ] {
+                if !a.is_empty() && !b.is_empty() {
+                    return Err(ImportError::Input(format!("{}: FEC {name} given twice for one interface in one input", path.display())));
+                }
+                if a.is_empty() {
+                    a.clone_from(b);
+                }
+            }
+            if cur.histogram.is_empty() {
+                cur.histogram.clone_from(&from.histogram);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Snapshot {
+    fn add(&mut self, pf: &ParsedFile) -> Result<(), ImportError> {
+        let f = &pf.fragment;
+        self.files.push(pf.path.clone());
+        if f.has_counters() {
+            if self.formats.contains(&pf.format.name()) {
+                return Err(ImportError::Input(format!(
+                    "{}: a second {} output of one interface in one input; give each snapshot as its own argument",
+                    pf.path.display(),
+                    pf.format.name()
+                )));
+            }
+            self.formats.push(pf.format.name());
+            self.counter_files.push(pf.path.clone());
+            self.mtime = self.mtime.max(pf.mtime);
+            let c = &mut self.counters;
+            for (k, v) in &f.driver_stats {
+                c.driver_stats.insert(k.clone(), *v);
+            }
+            if let Some(fec) = &f.fec {
+                merge_fec(&mut c.fec, fec, &pf.path)?;
+            }
+            fill(&mut c.since_clear_s, &f.since_clear_s);
+            if let Some(d) = f.link_state.as_ref().and_then(|l| l.down_events) {
+                c.link_state.get_or_insert_with(LinkState::default).down_events = Some(d);
+            }
+        }
+        for (k, v) in &f.printed_fields {
+            self.counters.printed_fields.insert(k.clone(), v.clone());
+        }
+        fill(&mut self.driver, &f.driver);
+        fill(&mut self.bus_info, &f.bus_info);
+        fill(&mut self.up, &f.link_state.as_ref().and_then(|l| l.up));
+        if let Some(l) = &f.link {
+            merge_link(&mut self.link, l);
+        }
+        fill(&mut self.module_pages, &f.module_pages);
+        fill(&mut self.printed_module, &f.printed_module);
+        fill(&mut self.uptime_s, &f.uptime_s);
+        Ok(())
+    }
+
+    fn has_counters(&self) -> bool {
+        self.counters.has_counters()
+    }
+
+    fn has_module(&self) -> bool {
+        self.module_pages.is_some() || self.printed_module.is_some()
+    }
+
+    fn files_text(files: &[PathBuf]) -> String {
+        files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The module's vendor SN as the pages and the printed module give it; a mismatch is mixed-up input.
+    fn check_module(&self, iface: &str) -> Result<(), ImportError> {
+        let (Some(pages), Some(printed)) = (&self.module_pages, &self.printed_module) else { return Ok(()) };
+        let from_pages = pages.image().ok().and_then(|img| crate::module::decode(&img).ok()).and_then(|m| m.vendor_sn);
+        match (from_pages, &printed.vendor_sn) {
+            (Some(a), Some(b)) if a.trim() != b.trim() => Err(ImportError::Input(format!(
+                "{iface}: the module pages say vendor SN {a:?} and mlxlink says {b:?}: these files are of different modules ({})",
+                Self::files_text(&self.files)
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The interface of each parsed file (rules in the module docs).
+fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mut Vec<String>) -> Result<Vec<Vec<String>>, ImportError> {
+    let mut named: Vec<String> = Vec::new();
+    let mut names: Vec<Vec<Option<String>>> = Vec::new();
+    for group in files {
+        let mut g = Vec::new();
+        for pf in group {
+            // Host-wide outputs (lspci, uptime) belong to no one interface.
+            let fr = &pf.fragment;
+            if fr.interface.is_none() && pf.name_interface.is_none() && (fr.uptime_s.is_some() || !fr.pci_devices.is_empty()) {
+                g.push(Some(String::new()));
+                continue;
+            }
+            let n = match (&pf.fragment.interface, &pf.name_interface) {
+                (Some(c), Some(n)) if c != n => {
+                    return Err(ImportError::Input(format!("{}: the output is of {c} but the file name says {n}", pf.path.display())))
+                }
+                (c, n) => c.clone().or(n.clone()),
+            };
+            if let Some(n) = &n {
+                if !named.contains(n) && !n.is_empty() {
+                    named.push(n.clone());
+                }
+            }
+            g.push(n);
+        }
+        names.push(g);
+    }
+    let fallback = match (&opts.interface, named.len()) {
+        (Some(i), _) => Some(i.clone()),
+        (None, 0) => Some(UNNAMED.to_string()),
+        (None, 1) => Some(named[0].clone()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for (group, g) in files.iter().zip(names) {
+        let mut o = Vec::new();
+        for (pf, n) in group.iter().zip(g) {
+            let n = match (n, &fallback) {
+                (Some(n), _) => n,
+                (None, Some(f)) => {
+                    let f_data = &pf.fragment;
+                    if opts.interface.is_none() && f != UNNAMED && (f_data.has_counters() || f_data.module_pages.is_some()) {
+                        notes.push(format!("{}: names no interface; taken as {f}, the only interface in the input", pf.path.display()));
+                    }
+                    f.clone()
+                }
+                (None, None) => {
+                    return Err(ImportError::Input(format!(
+                        "{}: names no interface and the input has several ({}): give --interface",
+                        pf.path.display(),
+                        named.join(", ")
+                    )))
+                }
+            };
+            o.push(n);
+        }
+        out.push(o);
+    }
+    if named.is_empty() && opts.interface.is_none() {
+        notes.push(format!("no input names its interface: recorded as {UNNAMED:?} (give --interface NAME)"));
+    }
+    Ok(out)
+}
+
+/// Seconds of each snapshot from the first, and the time-base sentence.
+fn spacing(iface: &str, snaps: &[&Snapshot]) -> Result<(Vec<f64>, String, Option<OffsetDateTime>), ImportError> {
+    let clears: Vec<Option<f64>> = snaps.iter().map(|s| s.counters.since_clear_s).collect();
+    if clears.iter().all(Option::is_some) {
+        let c: Vec<f64> = clears.iter().flatten().copied().collect();
+        if c.windows(2).all(|w| w[1] >= w[0]) {
+            let t = c.iter().map(|v| v - c[0]).collect();
+            return Ok((t, "content: the interval between mlxlink's \"Time Since Last Clear\" readings".into(), None));
+        }
+    }
+    if snaps.iter().any(|s| s.at.is_some()) && !snaps.iter().all(|s| s.at.is_some()) {
+        return Err(ImportError::Input(format!("{iface}: --at is given for some of its inputs only: give it for each")));
+    }
+    if snaps.iter().all(|s| s.at.is_some()) {
+        let at: Vec<OffsetDateTime> = snaps.iter().filter_map(|s| s.at).collect();
+        let t = at.iter().map(|a| (*a - at[0]).as_seconds_f64()).collect();
+        return Ok((t, "--at: the times given for each input".into(), Some(at[0])));
+    }
+    let mtimes: Vec<std::time::SystemTime> = snaps.iter().filter_map(|s| s.mtime).collect();
+    if mtimes.len() != snaps.len() {
+        return Err(ImportError::Input(format!("{iface}: no time base for its snapshots: give --at FILE=RFC3339 for each")));
+    }
+    let t = mtimes
+        .iter()
+        .map(|m| m.duration_since(mtimes[0]).map(|d| d.as_secs_f64()).unwrap_or_else(|e| -e.duration().as_secs_f64()))
+        .collect();
+    Ok((t, "file modification times of the counter files (no time in the content, no --at)".into(), Some(OffsetDateTime::from(mtimes[0]))))
+}
+
+/// A reading of zero counts in the shape of `s`: the start of a span the counters cover.
+fn zero_sample(s: &SampleRecord) -> SampleRecord {
+    let zero = |v: &Vec<u64>| vec![0; v.len()];
+    let fec = s.fec.as_ref().map(|f| FecStats {
+        corrected_blocks: zero(&f.corrected_blocks),
+        uncorrectable_blocks: zero(&f.uncorrectable_blocks),
+        corrected_bits: zero(&f.corrected_bits),
+        histogram: f
+            .histogram
+            .iter()
+            .map(|b| crate::counters::FecHistogramBin { count: 0, per_lane: zero(&b.per_lane), ..b.clone() })
+            .collect(),
+    });
+    SampleRecord {
+        t: 0.0,
+        interface: s.interface.clone(),
+        link: LinkState { down_events: s.link.down_events.map(|_| 0), ..s.link.clone() },
+        fec,
+        driver_stats: s.driver_stats.keys().map(|k| (k.clone(), 0)).collect(),
+        origin_file: s.origin_file.clone(),
+        ..Default::default()
+    }
+}
+
+fn fmt_s(s: f64) -> String {
+    format!("{s:.1} s")
+}
+
+/// The snapshots one input argument gives, per interface, with the host-wide lspci and
+/// uptime matched to them, and mixed-up input refused.
+fn group_snapshots(
+    input: &Path,
+    group: &[ParsedFile],
+    names: &[String],
+    opts: &ImportOptions,
+    notes: &mut Vec<String>,
+) -> Result<BTreeMap<String, Snapshot>, ImportError> {
+    let mut by_iface: BTreeMap<String, Snapshot> = BTreeMap::new();
+    let mut pci_devices: Vec<(String, PciLink)> = Vec::new();
+    let mut uptime = None;
+    for (pf, name) in group.iter().zip(names) {
+        pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
+        if pf.fragment.uptime_s.is_some() {
+            uptime = pf.fragment.uptime_s;
+        } else if !name.is_empty() {
+            by_iface.entry(name.clone()).or_default().add(pf)?;
+        }
+    }
+    let at = opts.at.iter().find(|(p, _)| p == input).map(|(_, t)| *t);
+    let single = by_iface.len() == 1;
+    for (name, snap) in &mut by_iface {
+        snap.at = at;
+        snap.uptime_s = snap.uptime_s.or(uptime);
+        let nics: Vec<&(String, PciLink)> = match &snap.bus_info {
+            Some(b) => pci_devices.iter().filter(|(a, _)| lspci::same_address(a, b)).collect(),
+            // Without a bus address, the only device is this interface's only when it is the only interface.
+            None if single => pci_devices.iter().collect(),
+            None => Vec::new(),
+        };
+        match nics.as_slice() {
+            [one] => snap.pci = Some(one.1.clone()),
+            [] => {}
+            _ => notes
+                .push(format!("{name}: lspci lists {} PCIe devices and no ethtool -i bus-info picks one: PCIe link not used", nics.len())),
+        }
+        snap.check_module(name)?;
+    }
+    // An ethtool -S of one interface with a -m of another: mixed-up input, not two half interfaces.
+    let counters_only = by_iface.iter().find(|(_, s)| s.has_counters() && !s.has_module()).map(|(n, _)| n);
+    let module_only = by_iface
+        .iter()
+        .find(|(_, s)| s.has_module() && !s.has_counters() && s.driver.is_none() && s.link == LinkInfo::default())
+        .map(|(n, _)| n);
+    if let (Some(c), Some(m)) = (counters_only, module_only) {
+        return Err(ImportError::Input(format!(
+            "{}: counters of {c} but module pages of {m} only: these are outputs of different interfaces; import them separately or name the right files",
+            input.display()
+        )));
+    }
+    Ok(by_iface)
+}
+
+/// The span a lone snapshot's counts cover (seconds, and the sentence saying why), if any.
+fn lone_span(name: &str, s: &Snapshot, opts: &ImportOptions) -> Result<Option<(f64, String)>, ImportError> {
+    Ok(match (s.counters.since_clear_s, opts.window_s, opts.since_boot) {
+        (Some(c), _, _) => Some((c, format!("mlxlink \"Time Since Last Clear\" {:.1} min: counts since the clear", c / 60.0))),
+        (None, Some(w), _) => Some((w, format!("--window-s {w}: counts taken as covering the last {}", fmt_s(w)))),
+        (None, None, true) => match s.uptime_s {
+            Some(u) => Some((u, format!("--since-boot: counts since boot, uptime {}", fmt_s(u)))),
+            None => {
+                return Err(ImportError::Input(format!(
+                    "{name}: --since-boot needs the host's uptime in the input (`cat /proc/uptime` or `uptime` output)"
+                )))
+            }
+        },
+        (None, None, false) => None,
+    })
+}
+
+/// One interface's records from its snapshots (argument order); returns the wall time of t = 0 when known.
+fn interface_records(
+    name: &str,
+    list: &[Snapshot],
+    opts: &ImportOptions,
+    notes: &mut Vec<String>,
+    records: &mut Vec<Record>,
+) -> Result<Option<OffsetDateTime>, ImportError> {
+    let counted: Vec<&Snapshot> = list.iter().filter(|s| s.has_counters()).collect();
+    let (times, base, start) = match counted.len() {
+        0 => (Vec::new(), "no counters: identity and module only".to_string(), None),
+        1 => (vec![0.0], String::new(), None),
+        _ => spacing(name, &counted)?,
+    };
+    let span = match counted.as_slice() {
+        [one] => lone_span(name, one, opts)?,
+        _ => None,
+    };
+    let mut ci = 0usize;
+    let mut last_sample: Option<usize> = None;
+    let mut prev: Option<&Snapshot> = None;
+    for snap in list {
+        // An identity-only input sits at the time of the snapshot before it.
+        let t0 = times.get(ci.saturating_sub(usize::from(!snap.has_counters()))).copied().unwrap_or(0.0);
+        // Identity is static: a later input without lspci/-i keeps the earlier one's.
+        let module = snap.module_pages.clone().or_else(|| prev.and_then(|p| p.module_pages.clone()));
+        if snap.module_pages.is_none() && module.is_some() && snap.has_counters() {
+            notes.push(format!("{name}: no module pages in {}: the earlier input's are kept", Snapshot::files_text(&snap.files)));
+        }
+        let mut link = snap.link.clone();
+        if let Some(p) = prev {
+            merge_link(&mut link, &p.link);
+        }
+        records.push(Record::Interface(InterfaceRecord {
+            t: round_t(t0),
+            interface: name.to_string(),
+            driver: snap.driver.clone().or_else(|| prev.and_then(|p| p.driver.clone())),
+            bus_info: snap.bus_info.clone().or_else(|| prev.and_then(|p| p.bus_info.clone())),
+            pci: snap.pci.clone().or_else(|| prev.and_then(|p| p.pci.clone())),
+            port: None,
+            link,
+            module,
+            origin_file: Some(Snapshot::files_text(&snap.files)),
+        }));
+        prev = Some(snap);
+        // Without counters, a sample only carries a module reading that has no other one.
+        let module_only = counted.is_empty() && snap.has_module();
+        if !snap.has_counters() && !module_only {
+            continue;
+        }
+        ci += usize::from(snap.has_counters());
+        let mut link_state = snap.counters.link_state.clone().unwrap_or_default();
+        link_state.up = link_state.up.or(snap.up);
+        let s = SampleRecord {
+            t: round_t(t0 + span.as_ref().map_or(0.0, |s| s.0)),
+            interface: name.to_string(),
+            link: link_state,
+            fec: snap.counters.fec.clone(),
+            driver_stats: snap.counters.driver_stats.clone(),
+            module: None,
+            origin_file: Some(Snapshot::files_text(if snap.counter_files.is_empty() { &snap.files } else { &snap.counter_files })),
+            time_base: None,
+            printed_module: snap.printed_module.clone(),
+            printed_fields: snap.counters.printed_fields.clone(),
+        };
+        if span.is_some() {
+            let mut z = zero_sample(&s);
+            z.t = round_t(t0);
+            z.time_base = Some("zero reading at the start of the span the counts cover".into());
+            records.push(Record::Sample(z));
+        }
+        last_sample = Some(records.len());
+        records.push(Record::Sample(s));
+    }
+    let sentence = match (&span, counted.len()) {
+        (Some((_, why)), _) => why.clone(),
+        (None, 1) => {
+            "none: one snapshot, counts since the counters last started at an unknown time (no BER; give --window-s N or --since-boot)"
+                .into()
+        }
+        (None, _) => base,
+    };
+    if let Some(Record::Sample(last)) = last_sample.and_then(|i| records.get_mut(i)) {
+        last.time_base = Some(sentence.clone());
+    }
+    notes.push(format!("{name}: {} snapshot(s); time base: {sentence}", counted.len()));
+    Ok(start)
+}
+
+/// Imports the inputs (files or directories) into one capture.
+pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, ImportError> {
+    if inputs.is_empty() {
+        return Err(ImportError::Input("nothing to import".into()));
+    }
+    let mut notes = Vec::new();
+    let files: Vec<Vec<ParsedFile>> = inputs.iter().map(|p| read_input(p, &mut notes)).collect::<Result<_, _>>()?;
+    for pf in files.iter().flatten() {
+        notes.extend(pf.fragment.notes.iter().map(|n| format!("{}: {n}", pf.path.display())));
+    }
+    let ifaces = assign_interfaces(&files, opts, &mut notes)?;
+    // Per interface, in order of first appearance: its snapshot in each input.
+    let mut order: Vec<String> = Vec::new();
+    let mut snaps: BTreeMap<String, Vec<Snapshot>> = BTreeMap::new();
+    for ((input, group), names) in inputs.iter().zip(&files).zip(&ifaces) {
+        for (name, snap) in group_snapshots(input, group, names, opts, &mut notes)? {
+            if !order.contains(&name) {
+                order.push(name.clone());
+            }
+            snaps.entry(name).or_default().push(snap);
+        }
+    }
+    let mut records: Vec<Record> = Vec::new();
+    let mut created: Option<OffsetDateTime> = None;
+    for name in &order {
+        let start = interface_records(name, snaps.get(name).map_or(&[][..], |v| &v[..]), opts, &mut notes, &mut records)?;
+        created = created.or(start);
+    }
+    let mut header = Header::new(None, None, Some(format!("optics {} import", env!("CARGO_PKG_VERSION"))));
+    if let Some(c) = created.and_then(|c| c.format(&time::format_description::well_known::Rfc3339).ok()) {
+        header.created = c;
+    }
+    header.source = Some("import".into());
+    Ok(Imported { capture: Capture { header, records, notes: Vec::new() }, notes })
+}
+
+/// True when the file starts with a capture header line.
+fn is_capture(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    let mut line = String::new();
+    let mut r = std::io::BufReader::new(f.take(1 << 16));
+    while line.trim().is_empty() {
+        line.clear();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            return false;
+        }
+    }
+    serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| v["record"] == "header")
+}
+
+/// `compare BEFORE AFTER`: captures as they are; two tool outputs (a runbook's stored
+/// baseline and a new dump) become the baseline alone and the interval from it to AFTER,
+/// so the comparison's "after" is the per-lane BER over that interval.
+pub fn load_pair(before: &Path, after: &Path) -> Result<(Imported, Imported), ImportError> {
+    if (before.is_file() && is_capture(before)) || (after.is_file() && is_capture(after)) {
+        return Ok((load_any(before)?, load_any(after)?));
+    }
+    let opts = ImportOptions::default();
+    Ok((import(&[before.to_path_buf()], &opts)?, import(&[before.to_path_buf(), after.to_path_buf()], &opts)?))
+}
+
+/// A capture as is, or anything `import` reads, imported with default options.
+pub fn load_any(path: &Path) -> Result<Imported, ImportError> {
+    if path.is_file() && is_capture(path) {
+        let capture = read_capture(path).map_err(|source| ImportError::Capture { path: path.to_path_buf(), source })?;
+        return Ok(Imported { capture, notes: Vec::new() });
+    }
+    import(&[path.to_path_buf()], &ImportOptions::default())
+}

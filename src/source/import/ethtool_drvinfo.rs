@@ -1,0 +1,39 @@
+//! `ethtool -i IFACE` (ethtool.c `dump_drvinfo`): `driver:`, `version:`, `firmware-version:`,
+//! `bus-info:` lines. Driver and bus address go into the interface record; the firmware
+//! version has no place in a capture and is kept with the printed fields.
+
+use super::{content_lines, key_value, Fragment, ParseResult};
+
+pub fn parse(text: &str) -> ParseResult<Fragment> {
+    let mut f = Fragment::default();
+    for (k, v) in content_lines(text).filter_map(key_value) {
+        let val = (!v.is_empty()).then(|| v.to_string());
+        match k {
+            "driver" => f.driver = val,
+            "bus-info" => f.bus_info = val,
+            _ => {}
+        }
+        if let Some(v) = (!v.is_empty()).then_some(v) {
+            f.printed_fields.insert(format!("ethtool -i/{k}"), v.to_string());
+        }
+    }
+    if f.driver.is_none() {
+        return Err("no `driver:` line".into());
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drvinfo_lines() {
+        let text = "driver: mlx5_core\nversion: 6.8.0-45-generic\nfirmware-version: 28.39.1002 (MT_0000000838)\n\
+                    expansion-rom-version: \nbus-info: 0000:3b:00.0\nsupports-statistics: yes\n";
+        let f = parse(text).unwrap();
+        assert_eq!((f.driver.as_deref(), f.bus_info.as_deref()), (Some("mlx5_core"), Some("0000:3b:00.0")));
+        assert_eq!(f.printed_fields["ethtool -i/firmware-version"], "28.39.1002 (MT_0000000838)");
+        assert!(!f.printed_fields.contains_key("ethtool -i/expansion-rom-version"));
+    }
+}

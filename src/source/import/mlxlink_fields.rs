@@ -1,0 +1,221 @@
+//! mlxlink's fields (the same in its text and `--json` output, mstflint
+//! `mlxlink_commander.cpp`) mapped to capture terms. Values are strings with units and
+//! ranges ("-1.2,-1.3,-1.1,-4.5 [-10..4]", "45 [-5..75]", "15E-255"); multi-value
+//! fields are comma-joined before they reach here.
+//!
+//! - Operational Info: `State` (Active = up), `Speed` ("400G"), `Width` ("4x"), `FEC`;
+//! - Physical Counters and BER Info: `Time Since Last Clear [Min]`; `Raw Physical Errors Per
+//!   Lane` = PPCNT phy_raw_errors_laneN, the bits FEC corrected per lane: the FEC stats'
+//!   per-lane corrected bits `[sum, lane 1, ..]`; `Effective Physical Errors` (errors left
+//!   after FEC) as driver counter `mlxlink_effective_physical_errors` (normalised with the
+//!   PCS symbol errors); `Link Down Counter` = link-down events; BERs kept as printed;
+//! - Histogram of FEC Errors: `Bin N` = "[lo:hi],count" or "[n],count" -> histogram bins;
+//! - Module Info: identity, per-lane rx/tx power (dBm) and bias (mA), temperature (C),
+//!   voltage (mV), each with its printed `[low..high]` alarm range -> [`PrintedModule`].
+
+use super::{Fragment, ParseResult};
+use crate::counters::{FecHistogramBin, FecStats, LinkInfo, LinkState};
+use crate::module::printed::{PrintedModule, PrintedRange};
+
+/// The driver-counter name effective (post-FEC) errors are recorded under.
+pub const EFFECTIVE_ERRORS: &str = "mlxlink_effective_physical_errors";
+
+/// One printed field: section title, field name, value text.
+pub type Field = (String, String, String);
+
+/// mlxlink's BER notation `<coef>E-<magnitude>`: "15E-255" = 15 x 10^-255 (mlxlink's way of printing "no errors").
+pub fn parse_ber(s: &str) -> Option<f64> {
+    let (coef, mag) = s.trim().split_once(['E', 'e'])?;
+    Some(coef.trim().parse::<f64>().ok()? * 10f64.powi(mag.trim().parse::<i32>().ok()?))
+}
+
+/// "v1,v2,... [lo..hi]" -> values (`N/A` -> None) and the range.
+pub fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<PrintedRange>)> {
+    let (vals, range) = match s.trim().split_once('[') {
+        Some((v, r)) => (v, Some(r.trim_end().trim_end_matches(']'))),
+        None => (s, None),
+    };
+    let num = |t: &str| -> ParseResult<Option<f64>> {
+        let t = t.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("N/A") {
+            return Ok(None);
+        }
+        // A unit letter after the number ("45C").
+        let t = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        t.parse::<f64>().map(Some).map_err(|_| format!("{t:?} is not a number"))
+    };
+    let values = vals.split(',').map(num).collect::<ParseResult<Vec<_>>>()?;
+    let range = match range {
+        Some(r) => {
+            let (lo, hi) = r.split_once("..").ok_or_else(|| format!("range [{r}] is not [low..high]"))?;
+            match (num(lo)?, num(hi)?) {
+                (Some(low), Some(high)) => Some(PrintedRange { low, high }),
+                _ => None,
+            }
+        }
+        None => None,
+    };
+    Ok((values, range))
+}
+
+fn parse_u64(s: &str) -> ParseResult<u64> {
+    s.trim().parse().map_err(|_| format!("{s:?} is not an unsigned integer"))
+}
+
+/// "400G" / "400G_4X" / "100GbE" -> Mb/s.
+fn speed_mbps(s: &str) -> Option<u32> {
+    let digits: String = s.trim().chars().take_while(|c| c.is_ascii_digit()).collect();
+    let rest = &s.trim()[digits.len()..];
+    rest.starts_with('G').then(|| digits.parse::<u32>().ok().and_then(|g| g.checked_mul(1000))).flatten()
+}
+
+/// mlxlink FEC names ("Standard RS-FEC (544,514)", "RS-FEC - (544,514) + PLR", "No FEC",
+/// "Firecode FEC", "Standard_LL_RS-FEC - (272,257+1)") as kernel FEC names.
+fn fec_active(s: &str) -> Option<String> {
+    let u = s.to_ascii_uppercase();
+    if u.contains("NO FEC") || u.contains("NO-FEC") || u == "NONE" {
+        Some("None".into())
+    } else if u.contains("LL") || u.contains("272") {
+        Some("LLRS".into())
+    } else if u.contains("RS") {
+        Some("RS".into())
+    } else if u.contains("FIRECODE") || u.contains("FC_FEC") {
+        Some("BASER".into())
+    } else {
+        None
+    }
+}
+
+/// "[0]" -> (0, 0); "[16:31]" -> (16, 31).
+fn bin_range(s: &str) -> ParseResult<(u32, u32)> {
+    let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let p = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("bin range {s:?}"));
+    match inner.split_once(':') {
+        Some((lo, hi)) => Ok((p(lo)?, p(hi)?)),
+        None => p(inner).map(|v| (v, v)),
+    }
+}
+
+pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
+    let mut f = Fragment::default();
+    let mut link = LinkInfo::default();
+    let mut state = LinkState::default();
+    let mut fec = FecStats::default();
+    let mut module = PrintedModule { tool: "mlxlink".into(), ..Default::default() };
+    let mut has_module = false;
+    let mut bins: Vec<(u32, FecHistogramBin)> = Vec::new();
+    for (section, name, value) in fields {
+        f.printed_fields.insert(format!("{section}/{name}"), value.clone());
+        let v = value.trim();
+        let na = v.is_empty() || v == "N/A";
+        match (section.as_str(), name.as_str()) {
+            ("Operational Info", "State") => state.up = Some(v == "Active"),
+            ("Operational Info", "Speed") => link.speed_mbps = speed_mbps(v),
+            ("Operational Info", "Width") => link.lanes = v.trim_end_matches(['x', 'X']).parse().ok(),
+            ("Operational Info", "FEC") => {
+                link.fec_active = fec_active(v);
+                if link.fec_active.is_none() && !na {
+                    f.notes.push(format!("mlxlink FEC {v:?} not recognised"));
+                }
+            }
+            ("Physical Counters and BER Info", "Time Since Last Clear [Min]") if !na => {
+                f.since_clear_s = Some(v.parse::<f64>().map_err(|_| format!("Time Since Last Clear {v:?}"))? * 60.0)
+            }
+            ("Physical Counters and BER Info", "Raw Physical Errors Per Lane") if !na => {
+                let lanes = v.split(',').map(parse_u64).collect::<ParseResult<Vec<_>>>()?;
+                let total =
+                    lanes.iter().try_fold(0u64, |a, v| a.checked_add(*v)).ok_or("Raw Physical Errors Per Lane: sum exceeds 64 bits")?;
+                fec.corrected_bits = std::iter::once(total).chain(lanes).collect();
+            }
+            ("Physical Counters and BER Info", "Effective Physical Errors") if !na => {
+                f.driver_stats.insert(EFFECTIVE_ERRORS.into(), parse_u64(v)?);
+            }
+            ("Physical Counters and BER Info", "Link Down Counter") if !na => state.down_events = Some(parse_u64(v)?),
+            ("Physical Counters and BER Info", n) if n.ends_with("BER") && !na && parse_ber(v).is_none() => {
+                f.notes.push(format!("{n} {v:?} is not in mlxlink's <coef>E-<magnitude> form"))
+            }
+            ("Histogram of FEC Errors", n) if n.starts_with("Bin ") => {
+                let idx: u32 = n[4..].trim().parse().map_err(|_| format!("histogram {n}"))?;
+                // "[lo:hi],count" (JSON values joined) or "[lo:hi]  ,count" / "[lo:hi]   count" (text).
+                let end = v.find(']').ok_or_else(|| format!("histogram {n} {v:?} is not [range],count"))?;
+                let (range, count) = (&v[..=end], v[end + 1..].trim_start_matches([',', ' ', '\t']));
+                let (low, high) = bin_range(range)?;
+                bins.push((idx, FecHistogramBin { low, high, count: parse_u64(count)?, per_lane: Vec::new() }));
+            }
+            ("Module Info", n) if !na => {
+                has_module = true;
+                let s = Some(v.to_string());
+                match n {
+                    "Identifier" => module.identifier = s,
+                    "Vendor Name" => module.vendor_name = s,
+                    "Vendor Part Number" => module.vendor_pn = s,
+                    "Vendor Serial Number" => module.vendor_sn = s,
+                    // The compliance code names the media best; the cable type is the fallback.
+                    "Compliance" | "Active Set Media Compliance Code" => module.media = s,
+                    "Cable Type" if module.media.is_none() => module.media = s,
+                    "Temperature [C]" => {
+                        let (vals, r) = parse_values(v)?;
+                        module.temperature_c = vals.first().copied().flatten();
+                        module.temperature_alarm_c = r;
+                    }
+                    "Voltage [mV]" => {
+                        let (vals, r) = parse_values(v)?;
+                        module.supply_voltage_v = vals.first().copied().flatten().map(|mv| mv / 1000.0);
+                        module.supply_voltage_alarm_v = r.map(|r| PrintedRange { low: r.low / 1000.0, high: r.high / 1000.0 });
+                    }
+                    "Bias Current [mA]" => (module.tx_bias_ma, module.tx_bias_alarm_ma) = parse_values(v)?,
+                    "Rx Power Current [dBm]" => (module.rx_power_dbm, module.rx_power_alarm_dbm) = parse_values(v)?,
+                    "Tx Power Current [dBm]" => (module.tx_power_dbm, module.tx_power_alarm_dbm) = parse_values(v)?,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    bins.sort_by_key(|(i, _)| *i);
+    fec.histogram = bins.into_iter().map(|(_, b)| b).collect();
+    if state.up.is_some() || state.down_events.is_some() {
+        f.link_state = Some(state);
+    }
+    if link != LinkInfo::default() {
+        f.link = Some(link);
+    }
+    if fec != FecStats::default() {
+        f.fec = Some(fec);
+    }
+    if has_module {
+        f.printed_module = Some(module);
+    }
+    if f.link.is_none() && f.fec.is_none() && f.printed_module.is_none() {
+        return Err("no Operational Info, counters or Module Info fields".into());
+    }
+    if f.fec.is_some() && f.since_clear_s.is_none() {
+        f.notes.push("counters without \"Time Since Last Clear [Min]\": no time base from the content".into());
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_as_mlxlink_prints_them() {
+        assert_eq!(parse_ber("15E-255"), Some(15.0 * 10f64.powi(-255)));
+        assert_eq!(parse_ber("1E-8"), Some(1e-8));
+        let (v, r) = parse_values("266.360,266.360,249.272,249.272 [40..480]").unwrap();
+        assert_eq!(v, vec![Some(266.36), Some(266.36), Some(249.272), Some(249.272)]);
+        assert_eq!(r, Some(PrintedRange { low: 40.0, high: 480.0 }));
+        let (v, r) = parse_values("45C [-5C..75C]").unwrap();
+        assert_eq!((v, r), (vec![Some(45.0)], Some(PrintedRange { low: -5.0, high: 75.0 })));
+        assert_eq!(parse_values("N/A").unwrap().0, vec![None]);
+        assert!(parse_values("abc").is_err());
+        assert_eq!(bin_range("[16:31]").unwrap(), (16, 31));
+        assert_eq!(bin_range("[0]  ").unwrap(), (0, 0));
+        assert_eq!(speed_mbps("400G"), Some(400_000));
+        assert_eq!(speed_mbps("N/A"), None);
+        assert_eq!(fec_active("Standard RS-FEC (544,514)").as_deref(), Some("RS"));
+        assert_eq!(fec_active("Standard_LL_RS-FEC - (272,257+1)").as_deref(), Some("LLRS"));
+        assert_eq!(fec_active("No FEC").as_deref(), Some("None"));
+    }
+}

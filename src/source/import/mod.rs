@@ -1,0 +1,93 @@
+//! `optics import`: outputs of the tools people already run (`mlxlink`, `ethtool`, `lspci`,
+//! support bundles, runbook baselines) turned into capture records, so every analysis runs
+//! on them unchanged (docs/import.md).
+//!
+//! Each file is recognised by its content ([`recognize`]), parsed into a [`Fragment`] by
+//! the parser of its format (one file each), and the fragments are grouped per interface
+//! and snapshot into records with a stated time base ([`build`]). Parsers never do I/O;
+//! [`walk`] reads the files.
+
+pub mod build;
+pub mod ethtool_drvinfo;
+pub mod ethtool_fec;
+pub mod ethtool_link;
+pub mod ethtool_stats;
+pub mod lspci;
+pub mod mlxlink_fields;
+pub mod mlxlink_json;
+pub mod mlxlink_text;
+pub mod module_pages;
+pub mod recognize;
+pub mod uptime;
+pub mod walk;
+
+pub use build::{import, load_any, load_pair, ImportOptions, Imported};
+pub use recognize::{recognize, Format};
+
+use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::module::printed::PrintedModule;
+use crate::sample::capture::ModulePages;
+use crate::source::PciLink;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ImportError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex / -i / IFACE, lspci -vvv, /proc/uptime)")]
+    Unrecognised { path: PathBuf },
+    #[error("{path}: {format}: {detail}")]
+    Parse { path: PathBuf, format: &'static str, detail: String },
+    #[error("{0}")]
+    Input(String),
+    #[error("reading capture {path}: {source}")]
+    Capture { path: PathBuf, source: crate::sample::capture::CaptureError },
+}
+
+/// A `Parse` error's detail, before the path is known.
+pub type ParseResult<T> = Result<T, String>;
+
+/// What one file says, in capture terms. Every field is optional: each format fills its part.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fragment {
+    /// The interface as the content names it (`Settings for X:`, `"ifname"`).
+    pub interface: Option<String>,
+    /// mlxlink "Time Since Last Clear [Min]", in seconds.
+    pub since_clear_s: Option<f64>,
+    pub driver_stats: DriverStats,
+    pub fec: Option<FecStats>,
+    pub link_state: Option<LinkState>,
+    pub link: Option<LinkInfo>,
+    pub driver: Option<String>,
+    pub bus_info: Option<String>,
+    /// `lspci -vvv` devices with a PCIe link: (address as printed, link).
+    pub pci_devices: Vec<(String, PciLink)>,
+    pub module_pages: Option<ModulePages>,
+    pub printed_module: Option<PrintedModule>,
+    /// Every field as printed (`Section/Field` -> text), kept in the record.
+    pub printed_fields: BTreeMap<String, String>,
+    /// Host uptime (`/proc/uptime`, `uptime`), seconds.
+    pub uptime_s: Option<f64>,
+    /// What the parser had to assume or skipped, one sentence each.
+    pub notes: Vec<String>,
+}
+
+impl Fragment {
+    /// True when the file holds counters (a snapshot), not only identity or module data.
+    pub fn has_counters(&self) -> bool {
+        !self.driver_stats.is_empty() || self.fec.is_some() || self.link_state.as_ref().is_some_and(|l| l.down_events.is_some())
+    }
+}
+
+/// `key: value` split at the first `:` (values may contain more colons).
+pub(crate) fn key_value(line: &str) -> Option<(&str, &str)> {
+    let (k, v) = line.split_once(':')?;
+    Some((k.trim(), v.trim()))
+}
+
+/// Lines that are not `#` comments (fixtures and runbooks annotate their files that way).
+pub(crate) fn content_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.trim_start().starts_with('#'))
+}

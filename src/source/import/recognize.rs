@@ -1,0 +1,124 @@
+//! Which tool printed a file, from its content alone (file names only supply the interface).
+
+use super::{content_lines, key_value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    MlxlinkJson,
+    MlxlinkText,
+    EthtoolStats,
+    EthtoolStatsJson,
+    EthtoolFec,
+    EthtoolFecJson,
+    EthtoolLink,
+    EthtoolDrvinfo,
+    Lspci,
+    /// `ethtool -m IFACE hex on` / `raw on`, i2cdump, module image JSON (`module::input`).
+    ModulePages,
+    Uptime,
+}
+
+impl Format {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::MlxlinkJson => "mlxlink --json",
+            Format::MlxlinkText => "mlxlink",
+            Format::EthtoolStats => "ethtool -S",
+            Format::EthtoolStatsJson => "ethtool --json -S",
+            Format::EthtoolFec => "ethtool --show-fec",
+            Format::EthtoolFecJson => "ethtool --json --show-fec",
+            Format::EthtoolLink => "ethtool IFACE",
+            Format::EthtoolDrvinfo => "ethtool -i",
+            Format::Lspci => "lspci -vvv",
+            Format::ModulePages => "ethtool -m (module pages)",
+            Format::Uptime => "uptime",
+        }
+    }
+}
+
+fn recognize_json(v: &serde_json::Value) -> Option<Format> {
+    if v.pointer("/result/output").is_some() || v.get("Operational Info").is_some() || v.get("Physical Counters and BER Info").is_some() {
+        return Some(Format::MlxlinkJson);
+    }
+    if v.get("pages").is_some() {
+        return Some(Format::ModulePages);
+    }
+    let first = v.as_array()?.first()?;
+    if first.get("active").is_some() || first.get("config").is_some() {
+        Some(Format::EthtoolFecJson)
+    } else if first.get("ifname").is_some() {
+        Some(Format::EthtoolStatsJson)
+    } else {
+        None
+    }
+}
+
+/// `ethtool -S` lines: `name: <unsigned integer>` (with or without the `NIC statistics:` heading).
+fn is_stat_line(line: &str) -> bool {
+    key_value(line).is_some_and(|(k, v)| !k.is_empty() && !v.is_empty() && v.parse::<u64>().is_ok())
+}
+
+/// The format of `bytes`, or `None` when no parser knows it.
+pub fn recognize(bytes: &[u8]) -> Option<Format> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        // A flat binary EEPROM dump.
+        return crate::module::input::parse(bytes).is_ok().then_some(Format::ModulePages);
+    };
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return serde_json::from_str::<serde_json::Value>(trimmed).ok().as_ref().and_then(recognize_json);
+    }
+    let lines: Vec<&str> = content_lines(text).map(str::trim).filter(|l| !l.is_empty()).collect();
+    let starts = |p: &str| lines.iter().any(|l| l.starts_with(p));
+    if starts("FEC parameters for ") {
+        return Some(Format::EthtoolFec);
+    }
+    if starts("Settings for ") {
+        return Some(Format::EthtoolLink);
+    }
+    if starts("driver:") && starts("bus-info:") {
+        return Some(Format::EthtoolDrvinfo);
+    }
+    if lines.iter().any(|l| l.starts_with("LnkCap:") || l.starts_with("LnkSta:")) {
+        return Some(Format::Lspci);
+    }
+    let titled = |t: &str| lines.windows(2).any(|w| super::mlxlink_text::strip_ansi(w[0]) == t && w[1].starts_with("---"));
+    if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
+        return Some(Format::MlxlinkText);
+    }
+    if starts("NIC statistics:")
+        || lines.first().is_some_and(|l| l.starts_with("Stats for ") && l.ends_with(':'))
+        || (!lines.is_empty() && lines.iter().all(|l| is_stat_line(l)))
+    {
+        return Some(Format::EthtoolStats);
+    }
+    if super::uptime::parse(text).is_ok() {
+        return Some(Format::Uptime);
+    }
+    crate::module::input::parse(bytes).is_ok().then_some(Format::ModulePages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_content() {
+        assert_eq!(recognize(b"NIC statistics:\n     rx_packets: 1\n"), Some(Format::EthtoolStats));
+        assert_eq!(recognize(b"rx_err_lane_0_phy: 6\nrx_err_lane_1_phy: 2\n"), Some(Format::EthtoolStats));
+        assert_eq!(recognize(b"Stats for eth0:\neth-phy-SymbolErrorDuringCarrier: 1\n"), Some(Format::EthtoolStats));
+        assert_eq!(recognize(b"FEC parameters for eth0:\nActive FEC encoding: RS\n"), Some(Format::EthtoolFec));
+        assert_eq!(recognize(b"Settings for eth0:\n\tSpeed: 400000Mb/s\n"), Some(Format::EthtoolLink));
+        assert_eq!(recognize(b"driver: mlx5_core\nversion: 6.8\nbus-info: 0000:3b:00.0\n"), Some(Format::EthtoolDrvinfo));
+        assert_eq!(recognize(b"12345.67 20000.00\n"), Some(Format::Uptime));
+        assert_eq!(recognize(b"Operational Info\n----------------\nState : Active\n"), Some(Format::MlxlinkText));
+        assert_eq!(recognize(br#"{"result":{"output":{}}}"#), Some(Format::MlxlinkJson));
+        assert_eq!(recognize(br#"[{"ifname":"eth0","active":["RS"]}]"#), Some(Format::EthtoolFecJson));
+        assert_eq!(recognize(br#"[{"ifname":"eth0","rx_packets":1}]"#), Some(Format::EthtoolStatsJson));
+        assert_eq!(recognize(b"0x0000: 11 07 00 00\n"), Some(Format::ModulePages));
+        // Not a counter dump: a value is not an integer.
+        assert_eq!(recognize(b"hello: world\n"), None);
+        assert_eq!(recognize(b"just some notes\n"), None);
+    }
+}

@@ -1,0 +1,130 @@
+//! Reading the inputs: a file is parsed by the format its content has; a directory is
+//! walked (sorted, symlinks not followed), every file recognised by content, files of no
+//! known format skipped and counted. The interface comes from the content, else from the
+//! file name as sosreport writes it (`sos_commands/networking/ethtool_-S_ens3np0`).
+
+use super::recognize::{recognize, Format};
+use super::{ethtool_drvinfo, ethtool_fec, ethtool_link, ethtool_stats, lspci, mlxlink_json, mlxlink_text, module_pages, uptime};
+use super::{Fragment, ImportError};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Files larger than this are not tool outputs (bounded memory on a support bundle).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+/// How deep a directory is walked.
+const MAX_DEPTH: usize = 8;
+
+#[derive(Clone, Debug)]
+pub struct ParsedFile {
+    pub path: PathBuf,
+    pub mtime: Option<SystemTime>,
+    pub format: Format,
+    pub fragment: Fragment,
+    /// The interface the file's name gives (sosreport `ethtool_-S_IFACE`, `ethtool_IFACE`).
+    pub name_interface: Option<String>,
+}
+
+/// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`; `ethtool_ens3np0` -> `ens3np0`.
+pub fn interface_from_name(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let rest = name.strip_prefix("ethtool_")?;
+    let iface = if rest.starts_with('-') { rest.split_once('_')?.1 } else { rest };
+    (!iface.is_empty()).then(|| iface.to_string())
+}
+
+pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
+    let text = || std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string());
+    match format {
+        Format::MlxlinkJson => mlxlink_json::parse(text()?),
+        Format::MlxlinkText => mlxlink_text::parse(text()?),
+        Format::EthtoolStats => ethtool_stats::parse_text(text()?),
+        Format::EthtoolStatsJson => ethtool_stats::parse_json(text()?),
+        Format::EthtoolFec => ethtool_fec::parse_text(text()?),
+        Format::EthtoolFecJson => ethtool_fec::parse_json(text()?),
+        Format::EthtoolLink => ethtool_link::parse(text()?),
+        Format::EthtoolDrvinfo => ethtool_drvinfo::parse(text()?),
+        Format::Lspci => lspci::parse(text()?),
+        Format::ModulePages => module_pages::parse(bytes),
+        Format::Uptime => uptime::parse_fragment(text()?),
+    }
+}
+
+fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
+    let io = |source| ImportError::Io { path: path.to_path_buf(), source };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ImportError::Input(format!("{}: {} bytes is too large for a tool output", path.display(), meta.len())));
+    }
+    std::fs::read(path).map_err(io)
+}
+
+/// Parses one file; `None` when its format is not known.
+pub fn parse_file(path: &Path) -> Result<Option<ParsedFile>, ImportError> {
+    let bytes = read_bounded(path)?;
+    let Some(format) = recognize(&bytes) else { return Ok(None) };
+    let fragment =
+        parse_bytes(format, &bytes).map_err(|detail| ImportError::Parse { path: path.to_path_buf(), format: format.name(), detail })?;
+    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    Ok(Some(ParsedFile { path: path.to_path_buf(), mtime, format, fragment, name_interface: interface_from_name(path) }))
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), ImportError> {
+    let io = |source| ImportError::Io { path: dir.to_path_buf(), source };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(io)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else { continue };
+        if meta.is_dir() && depth < MAX_DEPTH {
+            walk(&p, depth + 1, out)?;
+        } else if meta.is_file() && meta.len() <= MAX_FILE_BYTES {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The parsed files of one input argument. A file of no known format is an error; in a
+/// directory such files are skipped and counted in `notes`.
+pub fn read_input(path: &Path, notes: &mut Vec<String>) -> Result<Vec<ParsedFile>, ImportError> {
+    let meta = std::fs::metadata(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    if !meta.is_dir() {
+        return match parse_file(path)? {
+            Some(p) => Ok(vec![p]),
+            None => Err(ImportError::Unrecognised { path: path.to_path_buf() }),
+        };
+    }
+    let mut files = Vec::new();
+    walk(path, 0, &mut files)?;
+    let mut out = Vec::new();
+    let mut skipped = 0usize;
+    for f in &files {
+        match parse_file(f)? {
+            Some(p) => out.push(p),
+            None => skipped += 1,
+        }
+    }
+    if out.is_empty() {
+        return Err(ImportError::Input(format!(
+            "{}: no file in it is a format optics import reads ({} files looked at)",
+            path.display(),
+            files.len()
+        )));
+    }
+    if skipped > 0 {
+        notes.push(format!("{}: {skipped} file(s) of no known format skipped", path.display()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sosreport_names() {
+        assert_eq!(interface_from_name(Path::new("sos_commands/networking/ethtool_-S_ens3np0")).as_deref(), Some("ens3np0"));
+        assert_eq!(interface_from_name(Path::new("ethtool_--show-fec_ens3np0")).as_deref(), Some("ens3np0"));
+        assert_eq!(interface_from_name(Path::new("ethtool_ens3np0")).as_deref(), Some("ens3np0"));
+        assert_eq!(interface_from_name(Path::new("counters.baseline")), None);
+    }
+}

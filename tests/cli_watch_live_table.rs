@@ -1,0 +1,41 @@
+//! `watch` as it runs, on a real veth pair in a throw-away namespace: on a terminal (a
+//! pseudo-terminal from util-linux `script`) the live table is redrawn in place; piped,
+//! stderr gets one plain line per sample. Needs root and `ip netns`; skips otherwise.
+
+#[allow(dead_code)]
+mod support {
+    pub mod netns;
+}
+use support::netns::Netns;
+
+fn bin() -> String {
+    assert_cmd::cargo::cargo_bin!("optics").display().to_string()
+}
+
+#[test]
+fn live_table_on_a_terminal_plain_lines_when_piped() {
+    let Some(ns) = Netns::create("optics-ux") else { return };
+    // 2.5 s at 1 s: samples at t = 0, 1, 2, so two intervals.
+    let watch = format!("ip netns exec {} {} watch v0 --duration 2500ms --interval 1s", ns.name, bin());
+    let tty = match std::process::Command::new("script").args(["-qec", &watch, "/dev/null"]).env("COLUMNS", "100").output() {
+        Ok(o) => o,
+        Err(e) => {
+            println!("skipping: no util-linux script ({e})");
+            return;
+        }
+    };
+    assert!(tty.status.success(), "{}", String::from_utf8_lossy(&tty.stdout));
+    let text = String::from_utf8_lossy(&tty.stdout);
+    // The table (interface line + one line saying veth has no lanes) is drawn, then moved
+    // back over (CSI 2 A) and erased (CSI J) for the second interval.
+    assert!(text.contains("v0  t=1.0 s  link up"), "{text:?}");
+    assert!(text.contains("\x1b[2A\x1b[J"), "{text:?}");
+    assert!(text.contains("no per-lane data"), "{text:?}");
+
+    let piped = std::process::Command::new("sh").args(["-c", &watch]).output().unwrap();
+    assert!(piped.status.success());
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(!err.contains('\x1b'), "{err:?}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("v0: link up")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+}

@@ -1,0 +1,52 @@
+//! Every import parser takes arbitrary bytes, and mutated tool outputs, without panicking:
+//! bad input is an error or a skipped line, never a crash.
+
+use optics::source::import::walk::parse_bytes;
+use optics::source::import::{recognize, Format};
+use proptest::prelude::*;
+
+const FORMATS: [Format; 11] = [
+    Format::MlxlinkJson,
+    Format::MlxlinkText,
+    Format::EthtoolStats,
+    Format::EthtoolStatsJson,
+    Format::EthtoolFec,
+    Format::EthtoolFecJson,
+    Format::EthtoolLink,
+    Format::EthtoolDrvinfo,
+    Format::Lspci,
+    Format::ModulePages,
+    Format::Uptime,
+];
+
+const SEEDS: [&str; 4] = [
+    include_str!("fixtures/import/mlxlink_400g_a.json"),
+    include_str!("fixtures/import/mlxlink_400g_a.txt"),
+    include_str!("fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
+    include_str!("fixtures/real-dumps/fmt01_ethtool_show_fec_output_format_examples_NOT_MEASUREMENTS.txt"),
+];
+
+fn all_parsers(bytes: &[u8]) {
+    let _ = recognize(bytes);
+    for f in FORMATS {
+        let _ = parse_bytes(f, bytes);
+    }
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+        all_parsers(&bytes);
+    }
+
+    #[test]
+    fn mutated_tool_outputs(seed in 0usize..4, at in any::<prop::sample::Index>(), insert in "[0-9:,\\[\\]\\.E\\- ]{0,24}", cut in 0usize..40) {
+        let text = SEEDS[seed];
+        let i = at.index(text.len());
+        let i = (0..=i).rev().find(|j| text.is_char_boundary(*j)).unwrap_or(0);
+        let end = (i + cut).min(text.len());
+        let end = (end..=text.len()).find(|j| text.is_char_boundary(*j)).unwrap_or(text.len());
+        let mutated = format!("{}{}{}", &text[..i], insert, &text[end..]);
+        all_parsers(mutated.as_bytes());
+    }
+}
