@@ -94,25 +94,24 @@ fn children_cpu_s() -> f64 {
 fn run_measured(cmd: &mut Command) -> (Output, f64, i64) {
     let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawning");
     let pid = child.id() as libc::pid_t;
-    let out_pipe = child.stdout;
-    let err_pipe = child.stderr;
-    let reader = std::thread::spawn(move || {
-        use std::io::Read;
-        let (mut o, mut e) = (Vec::new(), Vec::new());
-        if let Some(mut p) = out_pipe {
-            let _ = p.read_to_end(&mut o);
-        }
-        if let Some(mut p) = err_pipe {
-            let _ = p.read_to_end(&mut e);
-        }
-        (o, e)
-    });
+    // Both pipes are drained at once: a child that fills one while the other is being
+    // read to its end would block forever.
+    fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    }
+    let (out_reader, err_reader) = (drain(child.stdout), drain(child.stderr));
     let mut status = 0;
     // SAFETY: rusage as above; pid is our child, not yet waited for.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: valid pointers to locals; reaps exactly our child.
     unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    let (stdout, stderr) = reader.join().expect("reader thread");
+    let (stdout, stderr) = (out_reader.join().expect("reader thread"), err_reader.join().expect("reader thread"));
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     let exit = std::os::unix::process::ExitStatusExt::from_raw(status);
     (Output { status: exit, stdout, stderr }, tv(ru.ru_utime) + tv(ru.ru_stime), ru.ru_maxrss)
