@@ -7,8 +7,9 @@
 
 use optics::counters::{FecHistogramBin, LinkState};
 use optics::module::PageRequest;
+use optics::source::netlink::consts::NLM_F_ACK;
 use optics::source::netlink::linkmodes::{active_mode_name, LinkModes};
-use optics::source::netlink::{eeprom, family, fec, linkmodes, linkstate, Dev};
+use optics::source::netlink::{eeprom, family, fec, linkmodes, linkstate, request_flags, Dev};
 use proptest::prelude::*;
 
 fn cat(parts: &[&[u8]]) -> Vec<u8> {
@@ -234,14 +235,27 @@ fn request_bytes_module_eeprom_get() {
 fn request_bytes_fec_get_with_stats() {
     let dev = Dev { name: "eth0".into(), ifindex: Some(3), driver: None };
     let expected = cat(&[
-        &[0x14, 0x00, 0x01, 0x80],                // HEADER(1) | NLA_F_NESTED, len 20
-        &[0x08, 0x00, 0x01, 0x00, 0x03, 0, 0, 0], //   DEV_INDEX(1) u32 3 (the name is not sent with it)
-        &[0x08, 0x00, 0x03, 0x00, 0x04, 0, 0, 0], //   FLAGS(3) u32 4 = ETHTOOL_FLAG_STATS
+        &[0x20, 0x00, 0x01, 0x80],                                        // HEADER(1) | NLA_F_NESTED, len 32
+        &[0x08, 0x00, 0x01, 0x00, 0x03, 0, 0, 0],                         //   DEV_INDEX(1) u32 3
+        &[0x09, 0x00, 0x02, 0x00, b'e', b't', b'h', b'0', 0x00, 0, 0, 0], //   DEV_NAME(2) "eth0\0": the kernel checks both match
+        &[0x08, 0x00, 0x03, 0x00, 0x04, 0, 0, 0],                         //   FLAGS(3) u32 4 = ETHTOOL_FLAG_STATS
     ]);
     assert_eq!(fec::request_attrs(&dev, 4), expected);
-    // LINKMODES asks for compact bitsets (flag 1): nest header 4 + DEV_INDEX 8, then FLAGS.
+    // LINKMODES asks for compact bitsets (flag 1): nest header 4 + DEV_INDEX 8 + DEV_NAME 12, then FLAGS.
     let lm = linkmodes::request_attrs(&dev);
-    assert_eq!(&lm[12..], &[0x08, 0x00, 0x03, 0x00, 0x01, 0, 0, 0]);
+    assert_eq!(&lm[24..], &[0x08, 0x00, 0x03, 0x00, 0x01, 0, 0, 0]);
+    // Without an ifindex, the name alone.
+    let by_name = fec::request_attrs(&Dev::named("eth0"), 0);
+    assert_eq!(by_name, cat(&[&[0x10, 0x00, 0x01, 0x80], &[0x09, 0x00, 0x02, 0x00, b'e', b't', b'h', b'0', 0x00, 0, 0, 0]]));
+}
+
+#[test]
+fn request_flags_do_without_ack_dump_with_done() {
+    // netlink.h: NLM_F_REQUEST 0x1, NLM_F_ACK 0x4, NLM_F_ROOT 0x100 | NLM_F_MATCH 0x200 = NLM_F_DUMP.
+    // A do gets its reply or NLMSG_ERROR either way; an ACK would be one more read per request.
+    assert_eq!(request_flags(false), 0x0001);
+    assert_eq!(request_flags(false) & NLM_F_ACK, 0);
+    assert_eq!(request_flags(true), 0x0301);
 }
 
 proptest! {

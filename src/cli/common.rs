@@ -15,13 +15,35 @@ use optics::sample::RecordSink;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The longest `--interval`/`--duration`/`--window` accepted: ten years is longer than
+/// any run, and far from where adding it to a clock reading could overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
 /// `--interval 1s`, `--duration 10m`, `--window 500ms`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 500ms, 1s, 10m, 2h)"))?;
     if d.is_zero() {
         return Err("must be longer than zero".into());
     }
+    if d > MAX_DURATION {
+        return Err(format!("{s} is longer than the 10 years (87600h) a run can last"));
+    }
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_bounded() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        // 10 years = 3650 days exactly is the limit; a second more is refused.
+        assert_eq!(parse_duration("3650d"), Ok(MAX_DURATION));
+        assert!(parse_duration("3650d 1s").unwrap_err().contains("10 years"));
+        assert!(parse_duration("18446744073709551615s").unwrap_err().contains("10 years"));
+        assert!(parse_duration("0s").is_err());
+    }
 }
 
 #[derive(Args, Debug, Clone)]

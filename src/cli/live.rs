@@ -26,28 +26,35 @@ pub struct LivePlan {
     pub csv: Option<PathBuf>,
 }
 
-/// Interfaces named by the user must exist (the kernel's answer is the check); with none
-/// named, discovery finds the netdevs with a module or FEC statistics.
+/// Interfaces named by the user must exist (the kernel's answer is the check); an
+/// ifindex becomes the device's name (reports and captures name devices), and a device
+/// named twice is sampled once. With none named, discovery finds the netdevs with a
+/// module or FEC statistics.
 pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Result<Vec<String>> {
     let mut src = LiveSource::new();
     if named.is_empty() {
         let found = discover(&mut src).context("discovering interfaces")?;
         if found.is_empty() {
-            bail!("no network interface with a readable module or FEC statistics was found; name one (optics scan IFACE) or use --replay FILE");
+            bail!("no network interface with a readable module or FEC statistics was found; name one (e.g. optics scan IFACE) or use --replay FILE");
         }
         return Ok(found);
     }
-    if i2c.is_some() && named.len() != 1 {
-        bail!("--i2c reads one module: name exactly one interface");
-    }
+    let mut names: Vec<String> = Vec::new();
     for iface in named {
         if let Err(e) = src.link_state(iface) {
             if e.is_no_device() {
                 bail!("no such interface {iface}: {e}");
             }
         }
+        let name = src.netdev_name(iface).with_context(|| format!("interface {iface}"))?;
+        if !names.contains(&name) {
+            names.push(name);
+        }
     }
-    Ok(named.to_vec())
+    if i2c.is_some() && names.len() != 1 {
+        bail!("--i2c reads one module: name exactly one interface");
+    }
+    Ok(names)
 }
 
 fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn Source + Send>> {

@@ -15,11 +15,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
+// A replay has no clock and no kernel paths: live-only flags are usage errors with it
+// rather than silently ignored (exit 2, clap's usage error).
+#[command(mut_arg("interval", |a| a.conflicts_with("replay")), mut_arg("verbose", |a| a.conflicts_with("replay")))]
 pub struct WatchArgs {
-    /// Interfaces to sample (names or ifindex); several are sampled concurrently.
+    /// Interfaces to sample (names or ifindex). None: every netdev with a module or FEC
+    /// statistics, as `scan` finds them.
     pub interfaces: Vec<String>,
     /// Stop after this long; without it, sample until Ctrl-C or SIGTERM.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_duration, conflicts_with = "replay")]
     pub duration: Option<Duration>,
     /// Stream lane rows as CSV as samples are taken.
     #[arg(long, value_name = "FILE")]
@@ -51,9 +55,6 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
             (analyses, SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: None, to: None }, None)
         }
         None => {
-            if args.interfaces.is_empty() {
-                bail!("name the interfaces to watch (optics watch IFACE...), or use --replay CAPTURE");
-            }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
                 interval: args.live.interval(),

@@ -1,13 +1,17 @@
-//! The sampling loop: every tick, every interface is sampled concurrently (each on its
-//! own [`Source`], blocking calls on tokio's blocking pool), and the resulting records
-//! go to every [`RecordSink`] in interface order.
+//! The sampling loop: every tick, every interface is sampled (each on its own
+//! [`Source`]) in one task on tokio's blocking pool, and the resulting records go to
+//! every [`RecordSink`] in interface order. One blocking task per tick, not one per
+//! interface: the hand-off to the pool costs a few futex/epoll calls, which would be
+//! as many as the sample itself makes.
 //!
 //! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
 //! - Missed ticks are skipped, not bunched (`MissedTickBehavior::Skip`).
 //! - One `sample` record per interface per tick; an `interface` record first and again
 //!   when the negotiated link or the module changes; `event` records for counter resets,
 //!   module changes, errors, and an interface that vanished (`NoDevice`: that interface
-//!   stops, the others keep going).
+//!   stops, the others keep going). A name that now belongs to another device (its
+//!   ifindex changed: a rename swap) is an `interface_gone` for the old device and a
+//!   new `interface` record for the new one, which is sampled from then on.
 //! - SIGINT / SIGTERM, `duration` or `max_ticks` end the loop between ticks; a tick in
 //!   flight is finished and written, so every sample taken is in the sinks.
 
@@ -75,6 +79,9 @@ pub enum WatchError {
 struct Iface {
     name: String,
     source: Box<dyn Source + Send>,
+    /// The device the name stood for at its interface record (`None` for sources
+    /// without ifindex, or before the first sample).
+    ifindex: Option<u32>,
     cache: ModuleCache,
     detector: ResetDetector,
     read_module: bool,
@@ -122,7 +129,23 @@ impl Iface {
     fn sample(&mut self, start: Instant) -> TickOutput {
         let t = round_t(start.elapsed().as_secs_f64());
         let mut out = Vec::new();
-        let r = self.sample_at(t, &mut out);
+        if self.ifindex.is_none() {
+            self.ifindex = self.source.ifindex(&self.name);
+        }
+        let mut r = self.sample_at(t, &mut out);
+        if let Err(Gone(ev)) = &r {
+            // The name may stand for another device now (a rename swap): the old one is
+            // gone, the new one starts afresh under the same name.
+            let now = self.source.ifindex(&self.name);
+            if let (Some(old), Some(new)) = (self.ifindex, now) {
+                if new != old {
+                    let message = format!("{} now names another device (ifindex {old} -> {new}): {}", self.name, ev.message);
+                    out.push(self.event(t, EventKind::InterfaceGone, message));
+                    self.restart(new);
+                    r = self.sample_at(t, &mut out);
+                }
+            }
+        }
         self.source.end_sample();
         match r {
             Ok(()) => TickOutput { records: out, gone: false },
@@ -131,6 +154,16 @@ impl Iface {
                 TickOutput { records: out, gone: true }
             }
         }
+    }
+
+    /// Forgets the previous device: the next sample writes a new interface record and
+    /// starts new counter and module state.
+    fn restart(&mut self, ifindex: u32) {
+        self.ifindex = Some(ifindex);
+        self.announced_link = None;
+        self.cache = ModuleCache::new();
+        self.detector.clear();
+        self.module_error = None;
     }
 
     fn sample_at(&mut self, t: f64, out: &mut Vec<Record>) -> Result<(), Gone> {
@@ -259,7 +292,9 @@ where
     S: Future<Output = String>,
 {
     let start = Instant::now();
-    let deadline = cfg.duration.map(|d| tokio::time::Instant::from_std(start + d));
+    // A duration past what an Instant can hold means no deadline (the CLI refuses such
+    // durations; the library must not panic on them either).
+    let deadline = cfg.duration.and_then(|d| start.checked_add(d)).map(tokio::time::Instant::from_std);
     let mut live: Vec<Box<Iface>> = cfg
         .interfaces
         .iter()
@@ -267,6 +302,7 @@ where
             Box::new(Iface {
                 name: n.clone(),
                 source: make_source(n),
+                ifindex: None,
                 cache: ModuleCache::new(),
                 detector: ResetDetector::new(),
                 read_module: cfg.read_module,
@@ -289,7 +325,11 @@ where
         paths: Default::default(),
     };
     let mut finished: Vec<Box<Iface>> = Vec::new();
-    let mut interval = tokio::time::interval(cfg.interval);
+    // tokio adds the period to a clock reading each tick; one that cannot be added is
+    // as good as "never again" and is clamped to a century instead of panicking.
+    let century = Duration::from_secs(100 * 365 * 24 * 3600);
+    let period = if start.checked_add(cfg.interval.saturating_mul(2)).is_some() { cfg.interval.min(century) } else { century };
+    let mut interval = tokio::time::interval(period);
     interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
     tokio::pin!(stop);
     loop {
@@ -314,17 +354,19 @@ where
             _ = interval.tick() => {}
         }
         let tick_start = Instant::now();
-        let tasks: Vec<_> = std::mem::take(&mut live)
-            .into_iter()
-            .map(|mut st| {
-                tokio::task::spawn_blocking(move || {
+        let batch = std::mem::take(&mut live);
+        let sampled = tokio::task::spawn_blocking(move || {
+            batch
+                .into_iter()
+                .map(|mut st| {
                     let out = st.sample(start);
                     (st, out)
                 })
-            })
-            .collect();
-        for task in tasks {
-            let (st, out) = task.await.map_err(|e| WatchError::Task(e.to_string()))?;
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| WatchError::Task(e.to_string()))?;
+        for (st, out) in sampled {
             for rec in &out.records {
                 for sink in sinks.iter_mut() {
                     sink.record(rec)?;
@@ -358,4 +400,119 @@ where
         summary.paths.insert(st.name.clone(), st.source.paths(&st.name));
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::{DriverStats, FecStats};
+    use crate::module::PageRequest;
+    use crate::source::{DeviceIdentity, PathsUsed};
+    use std::sync::{Arc, Mutex};
+
+    /// A device whose name is taken over by another (ifindex 3 -> 9) before sample `swap_at`;
+    /// the first request of that sample fails ENODEV as the kernel's name/index check does.
+    struct Swapping {
+        sample: u32,
+        swap_at: u32,
+        reported_gone: bool,
+        ifindex_calls: Arc<Mutex<u32>>,
+    }
+
+    impl Source for Swapping {
+        fn interfaces(&mut self) -> crate::source::Result<Vec<String>> {
+            Ok(vec!["v0".into()])
+        }
+        fn identity(&mut self, _: &str) -> crate::source::Result<DeviceIdentity> {
+            Ok(DeviceIdentity::default())
+        }
+        fn link_info(&mut self, _: &str) -> crate::source::Result<LinkInfo> {
+            Ok(LinkInfo { speed_mbps: Some(10_000), ..LinkInfo::default() })
+        }
+        fn link_state(&mut self, iface: &str) -> crate::source::Result<LinkState> {
+            if self.sample == self.swap_at && !self.reported_gone {
+                self.reported_gone = true;
+                return Err(SourceError::from_errno(
+                    "LINKSTATE_GET",
+                    iface,
+                    None,
+                    libc::ENODEV,
+                    Some("ifindex and name do not match".into()),
+                ));
+            }
+            Ok(LinkState { up: Some(true), ..LinkState::default() })
+        }
+        fn fec(&mut self, _: &str) -> crate::source::Result<FecStats> {
+            Err(SourceError::from_errno("FEC", "v0", None, libc::EOPNOTSUPP, None))
+        }
+        fn driver_stats(&mut self, _: &str) -> crate::source::Result<DriverStats> {
+            Ok(DriverStats::new())
+        }
+        fn read_eeprom(&mut self, _: &str, _: PageRequest) -> crate::source::Result<Vec<u8>> {
+            Err(SourceError::from_errno("EEPROM", "v0", None, libc::EOPNOTSUPP, None))
+        }
+        fn paths(&self, _: &str) -> PathsUsed {
+            PathsUsed::default()
+        }
+        fn io_counts(&self) -> IoCounts {
+            IoCounts::default()
+        }
+        fn ifindex(&mut self, _: &str) -> Option<u32> {
+            *self.ifindex_calls.lock().unwrap() += 1;
+            Some(if self.reported_gone { 9 } else { 3 })
+        }
+        fn end_sample(&mut self) {
+            self.sample += 1;
+        }
+    }
+
+    fn cfg(interval: Duration, duration: Option<Duration>, max_ticks: u64) -> WatchConfig {
+        WatchConfig { interfaces: vec!["v0".into()], interval, duration, max_ticks: Some(max_ticks), read_module: false }
+    }
+
+    fn run(cfg: WatchConfig, swap_at: u32, calls: Arc<Mutex<u32>>) -> (Vec<Record>, WatchSummary) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let mut records: Vec<Record> = Vec::new();
+        let make = move |_: &str| -> Box<dyn Source + Send> {
+            Box::new(Swapping { sample: 0, swap_at, reported_gone: false, ifindex_calls: calls.clone() })
+        };
+        let summary = rt.block_on(watch_until(cfg, make, &mut [&mut records], std::future::pending())).unwrap();
+        (records, summary)
+    }
+
+    #[test]
+    fn rename_swap_is_gone_then_a_new_interface() {
+        let calls = Arc::new(Mutex::new(0));
+        let (records, summary) = run(cfg(Duration::from_millis(1), None, 4), 2, calls.clone());
+        let kinds: Vec<String> = records
+            .iter()
+            .map(|r| match r {
+                Record::Interface(_) => "interface".to_string(),
+                Record::Sample(_) => "sample".to_string(),
+                Record::Event(e) => e.kind.as_str().to_string(),
+                _ => "other".to_string(),
+            })
+            .collect();
+        // Samples 0 and 1 of the first device; at sample 2 the old device is gone and the
+        // new one gets its own interface record and keeps being sampled.
+        assert_eq!(kinds, ["interface", "sample", "sample", "interface_gone", "interface", "sample", "sample"]);
+        let gone = records.iter().find_map(|r| match r {
+            Record::Event(e) if e.kind == EventKind::InterfaceGone => Some(e.message.clone()),
+            _ => None,
+        });
+        assert!(gone.unwrap().contains("ifindex 3 -> 9"));
+        assert!(summary.interfaces_gone.is_empty(), "the name is still sampled");
+        assert_eq!(summary.samples, 4);
+        // Resolved once at the start and once after the failure, not per sample.
+        assert_eq!(*calls.lock().unwrap(), 2);
+    }
+
+    #[test]
+    fn absurd_durations_do_not_panic() {
+        let calls = Arc::new(Mutex::new(0));
+        let (_, s) = run(cfg(Duration::from_millis(1), Some(Duration::MAX), 2), u32::MAX, calls.clone());
+        assert_eq!((s.ticks, s.stopped_by), (2, StopReason::MaxTicks));
+        let (_, s) = run(cfg(Duration::MAX, Some(Duration::MAX), 1), u32::MAX, calls);
+        assert_eq!((s.ticks, s.stopped_by), (1, StopReason::MaxTicks));
+    }
 }

@@ -12,6 +12,7 @@ use super::{IoCounts, Result, SourceError};
 use crate::counters::DriverStats;
 use crate::module::map::Field;
 use crate::module::{PageRequest, I2C_A0, I2C_A2};
+use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 // Command numbers, include/uapi/linux/ethtool.h (Linux 6.18).
@@ -146,10 +147,44 @@ fn c_string(b: &[u8]) -> String {
     super::netlink::parse::string_of(b)
 }
 
+/// A device's counter names, ready to take each sample's values without sorting or
+/// large temporaries: `template` is the map with every value 0, `order[k]` the GSTATS
+/// index of its k-th key. A name the driver repeats keeps its last value, as collecting
+/// the pairs into a map would.
+struct StatTable {
+    count: usize,
+    template: DriverStats,
+    order: Vec<usize>,
+}
+
+impl StatTable {
+    fn new(names: Vec<String>) -> Self {
+        let count = names.len();
+        let index: std::collections::BTreeMap<String, usize> = names.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+        let order = index.values().copied().collect();
+        StatTable { count, template: index.into_keys().map(|n| (n, 0)).collect(), order }
+    }
+
+    /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
+    fn fill(&self, buf: &[u8]) -> DriverStats {
+        let mut stats = self.template.clone();
+        for (slot, &i) in stats.values_mut().zip(&self.order) {
+            let at = 8 + 8 * i;
+            *slot = buf.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0);
+        }
+        stats
+    }
+}
+
 /// An `AF_INET`/`SOCK_DGRAM` socket for `SIOCETHTOOL` in the calling thread's netns.
 pub struct Ethtool {
     fd: OwnedFd,
     io: IoCounts,
+    /// Counter names per device (name and ifindex, so a device renamed into the name is
+    /// a miss): the string table is read once and again only when its count changes.
+    stat_names: HashMap<(String, Option<u32>), StatTable>,
+    /// The GSTATS buffer, kept between samples (several kB for a 64-queue device).
+    stats_buf: Vec<u8>,
 }
 
 impl Ethtool {
@@ -160,50 +195,90 @@ impl Ethtool {
             return Err(SourceError::Io { what: "ethtool ioctl socket".into(), source: std::io::Error::last_os_error() });
         }
         // SAFETY: fd is a freshly created descriptor owned by nothing else.
-        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default() })
+        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_names: HashMap::new(), stats_buf: Vec::new() })
     }
 
     pub fn io_counts(&self) -> IoCounts {
         self.io.clone()
     }
 
-    /// One `SIOCETHTOOL` call on `dev.name` with `buf` as `ifr_data`; `buf` starts with
-    /// the u32 command and is laid out like the command's uapi struct.
-    fn call(&mut self, dev: &Dev, buf: &mut [u8], what: &str) -> Result<()> {
-        let name = dev.name.as_bytes();
+    /// An `ifreq` naming `name`, or `NoDevice` for a name no netdev can have.
+    fn ifreq(name: &str, what: &str) -> Result<libc::ifreq> {
+        let bytes = name.as_bytes();
         // SAFETY: ifreq is a plain C struct (chars and a union of ints/pointers); all
         // zeroes is a valid value.
         let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
-        if name.is_empty() || name.len() >= ifr.ifr_name.len() || name.contains(&0) {
+        if bytes.is_empty() || bytes.len() >= ifr.ifr_name.len() || bytes.contains(&0) {
             return Err(SourceError::NoDevice {
                 what: what.into(),
-                iface: dev.name.clone(),
+                iface: name.into(),
                 message: Some("not a valid interface name".into()),
             });
         }
-        for (d, s) in ifr.ifr_name.iter_mut().zip(name) {
+        for (d, s) in ifr.ifr_name.iter_mut().zip(bytes) {
             *d = *s as libc::c_char;
         }
-        ifr.ifr_ifru.ifru_data = buf.as_mut_ptr().cast();
-        // SAFETY: ifr is a valid ifreq whose ifr_data points to `buf`, which is laid out
-        // as the command's struct and sized for what the kernel writes back: fixed
-        // structs at their uapi size, arrays from the count passed in (honoured by
-        // 6.18+/stable kernels) plus headroom for older kernels (`with_headroom`).
-        let rc = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::SIOCETHTOOL as _, &mut ifr) };
+        Ok(ifr)
+    }
+
+    /// One ioctl on the socket, counted as a request.
+    fn ioctl(&mut self, request: libc::c_ulong, ifr: &mut libc::ifreq) -> std::result::Result<(), i32> {
+        // SAFETY: ifr is a valid ifreq; for SIOCETHTOOL its ifr_data points to a buffer
+        // laid out as the command's struct and sized for what the kernel writes back
+        // (see `call`); SIOCGIFINDEX/SIOCGIFNAME read and write the ifreq itself.
+        let rc = unsafe { libc::ioctl(self.fd.as_raw_fd(), request as _, ifr as *mut libc::ifreq) };
         self.io.requests += 1;
         if rc < 0 {
-            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
-            return Err(SourceError::from_errno(what, &dev.name, dev.driver.as_deref(), errno, None));
+            return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO));
         }
-        self.io.bytes += buf.len() as u64;
         Ok(())
+    }
+
+    /// One `SIOCETHTOOL` call on `dev.name` with `buf` as `ifr_data`; `buf` starts with
+    /// the u32 command and is laid out like the command's uapi struct. Buffers are sized
+    /// for what the kernel may write: fixed structs at their uapi size, arrays from the
+    /// count passed in (honoured by 6.18+/stable kernels) plus headroom for older
+    /// kernels (`with_headroom`). Callers count the bytes the kernel filled (`got`).
+    fn call(&mut self, dev: &Dev, buf: &mut [u8], what: &str) -> Result<()> {
+        let mut ifr = Self::ifreq(&dev.name, what)?;
+        ifr.ifr_ifru.ifru_data = buf.as_mut_ptr().cast();
+        self.ioctl(libc::SIOCETHTOOL, &mut ifr)
+            .map_err(|errno| SourceError::from_errno(what, &dev.name, dev.driver.as_deref(), errno, None))
+    }
+
+    /// Bytes the kernel filled in for the caller.
+    fn got(&mut self, bytes: usize) {
+        self.io.bytes += bytes as u64;
     }
 
     fn command(&mut self, dev: &Dev, cmd: u32, len: usize, what: &str) -> Result<Vec<u8>> {
         let mut buf = vec![0u8; len];
         put_u32(&mut buf, 0, cmd);
         self.call(dev, &mut buf, what)?;
+        self.got(len);
         Ok(buf)
+    }
+
+    /// `SIOCGIFINDEX` on this socket (one syscall, where `if_nametoindex` opens and
+    /// closes a socket of its own): `None` when no netdev has the name.
+    pub fn ifindex(&mut self, name: &str) -> Option<u32> {
+        let mut ifr = Self::ifreq(name, "SIOCGIFINDEX").ok()?;
+        self.ioctl(libc::SIOCGIFINDEX, &mut ifr).ok()?;
+        // SAFETY: SIOCGIFINDEX succeeded, so the kernel wrote the ifindex member.
+        let i = unsafe { ifr.ifr_ifru.ifru_ifindex };
+        self.got(std::mem::size_of::<libc::ifreq>());
+        u32::try_from(i).ok().filter(|&i| i != 0)
+    }
+
+    /// `SIOCGIFNAME`: the name of the netdev with `ifindex`, `None` when there is none.
+    pub fn ifname(&mut self, ifindex: u32) -> Option<String> {
+        // SAFETY: as in `ifreq`, all zeroes is a valid ifreq.
+        let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
+        ifr.ifr_ifru.ifru_ifindex = i32::try_from(ifindex).ok()?;
+        self.ioctl(libc::SIOCGIFNAME, &mut ifr).ok()?;
+        self.got(std::mem::size_of::<libc::ifreq>());
+        let bytes: Vec<u8> = ifr.ifr_name.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        String::from_utf8(bytes).ok()
     }
 
     /// `ETHTOOL_GDRVINFO`.
@@ -227,6 +302,7 @@ impl Ethtool {
         put_u32(&mut buf, 0, ETHTOOL_GSSET_INFO);
         buf[8..16].copy_from_slice(&(1u64 << set).to_ne_bytes());
         self.call(dev, &mut buf, "ETHTOOL_GSSET_INFO")?;
+        self.got(buf.len());
         let mask = buf.get(8..16).and_then(|s| s.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0);
         Ok((mask & (1 << set) != 0).then(|| get_u32(&buf, 16)))
     }
@@ -239,29 +315,38 @@ impl Ethtool {
         put_u32(&mut buf, 4, set);
         put_u32(&mut buf, 8, n);
         self.call(dev, &mut buf, "ETHTOOL_GSTRINGS")?;
-        if get_u32(&buf, 8) != n {
+        let written = get_u32(&buf, 8);
+        self.got(12 + (written as usize).min(with_headroom(n)) * ETH_GSTRING_LEN);
+        if written != n {
             return Ok(None);
         }
         let names = buf.get(12..12 + n as usize * ETH_GSTRING_LEN).unwrap_or_default();
         Ok(Some(names.chunks_exact(ETH_GSTRING_LEN).map(c_string).collect()))
     }
 
-    /// `ETHTOOL_GSTATS` for `n` counters; `None` on a count mismatch as for strings.
-    fn stats(&mut self, dev: &Dev, n: u32) -> Result<Option<Vec<u64>>> {
-        let mut buf = vec![0u8; 8 + with_headroom(n) * 8];
+    /// `ETHTOOL_GSTATS` for `n` counters into `stats_buf`; false on a count mismatch as
+    /// for strings.
+    fn stats(&mut self, dev: &Dev, n: u32) -> Result<bool> {
+        let mut buf = std::mem::take(&mut self.stats_buf);
+        buf.clear();
+        buf.resize(8 + with_headroom(n) * 8, 0);
         put_u32(&mut buf, 0, ETHTOOL_GSTATS);
         put_u32(&mut buf, 4, n);
-        self.call(dev, &mut buf, "ETHTOOL_GSTATS")?;
-        if get_u32(&buf, 4) != n {
-            return Ok(None);
-        }
-        Ok(super::netlink::parse::u64_array(buf.get(8..8 + n as usize * 8).unwrap_or_default()))
+        let r = self.call(dev, &mut buf, "ETHTOOL_GSTATS");
+        let written = get_u32(&buf, 4);
+        self.stats_buf = buf;
+        r?;
+        self.got(8 + (written as usize).min(with_headroom(n)) * 8);
+        Ok(written == n)
     }
 
     /// Driver-private counters (`ethtool -S`): GSSET_INFO -> GSTRINGS -> GSTATS, always
-    /// passing the expected count and sizing the buffer to it. A count that changes
-    /// between calls (mlx5, iavf reconfigurations) is re-queried once.
+    /// passing the expected count and sizing the buffer to it. The names (32 bytes each:
+    /// 16 kB for a 64-queue veth) are read once per device and again only when
+    /// GSSET_INFO's count changes, so a sample is GSSET_INFO + GSTATS. A count that
+    /// changes between calls (mlx5, iavf reconfigurations) is re-queried once.
     pub fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats> {
+        let key = (dev.name.clone(), dev.ifindex);
         for _attempt in 0..2 {
             let n = match self.sset_count(dev, ETH_SS_STATS)? {
                 None | Some(0) => return Ok(DriverStats::new()),
@@ -273,10 +358,21 @@ impl Ethtool {
                 }
                 Some(n) => n,
             };
-            let (Some(names), Some(values)) = (self.strings(dev, ETH_SS_STATS, n)?, self.stats(dev, n)?) else {
-                continue;
+            let table = match self.stat_names.remove(&key) {
+                Some(t) if t.count == n as usize => t,
+                _ => match self.strings(dev, ETH_SS_STATS, n)? {
+                    Some(names) => StatTable::new(names),
+                    None => continue,
+                },
             };
-            return Ok(names.into_iter().zip(values).collect());
+            if !self.stats(dev, n)? {
+                continue;
+            }
+            let stats = table.fill(&self.stats_buf);
+            // One table per name: a device that took this name replaces the old entry.
+            self.stat_names.retain(|(name, _), _| *name != dev.name);
+            self.stat_names.insert(key, table);
+            return Ok(stats);
         }
         Err(SourceError::Unavailable {
             what: "driver statistics".into(),
@@ -302,6 +398,7 @@ impl Ethtool {
         put_u32(&mut buf, 12, u32::from(req.length));
         self.call(dev, &mut buf, &what)?;
         let got = (get_u32(&buf, 12) as usize).min(usize::from(req.length));
+        self.got(16 + got);
         Ok(buf.get(16..16 + got).unwrap_or_default().to_vec())
     }
 
@@ -318,6 +415,7 @@ impl Ethtool {
         put_u32(&mut buf, 0, ETHTOOL_GLINKSETTINGS);
         buf[15] = nwords as u8; // at most 127: it came from an i8
         self.call(dev, &mut buf, what)?;
+        self.got(buf.len());
         let words = |i: usize| (0..nwords).map(|w| get_u32(&buf, LINK_SETTINGS_LEN + 4 * (i * nwords + w))).collect();
         Ok(LinkModes {
             speed_mbps: Some(get_u32(&buf, 4)).filter(|&s| s != u32::MAX),
@@ -340,6 +438,19 @@ impl Ethtool {
 mod tests {
     use super::*;
     use crate::module::map::{first_overlap, first_straddling};
+
+    #[test]
+    fn stat_table_maps_driver_order_to_names() {
+        // Driver order is not name order; a repeated name keeps its last value.
+        let t = StatTable::new(["tx", "rx", "drops", "rx"].map(String::from).to_vec());
+        let mut buf = vec![0u8; 8];
+        for v in [10u64, 20, 30, 40] {
+            buf.extend_from_slice(&v.to_ne_bytes());
+        }
+        let s = t.fill(&buf);
+        assert_eq!(t.count, 4);
+        assert_eq!(s, DriverStats::from([("drops".into(), 30), ("rx".into(), 40), ("tx".into(), 10)]));
+    }
 
     #[test]
     fn legacy_spans_are_half_pages_without_overlap() {

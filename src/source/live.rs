@@ -32,9 +32,9 @@ pub trait EthtoolKernel {
     fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>>;
     fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats>;
     fn module_eeprom(&mut self, dev: &Dev, req: PageRequest) -> Result<Vec<u8>>;
-    /// `if_nametoindex` in the current netns.
+    /// The ifindex of the netdev named `name`, in the sockets' netns.
     fn ifindex(&mut self, name: &str) -> Option<u32>;
-    /// `if_indextoname` in the current netns.
+    /// The name of the netdev with `ifindex`, in the sockets' netns.
     fn ifname(&mut self, ifindex: u32) -> Option<String>;
     fn io_counts(&self) -> IoCounts;
 }
@@ -96,20 +96,10 @@ impl EthtoolKernel for RealKernel {
         self.ioctl()?.module_eeprom(dev, req)
     }
     fn ifindex(&mut self, name: &str) -> Option<u32> {
-        let c = std::ffi::CString::new(name).ok()?;
-        // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
-        let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
-        (i != 0).then_some(i)
+        self.ioctl().ok()?.ifindex(name)
     }
     fn ifname(&mut self, ifindex: u32) -> Option<String> {
-        let mut buf = [0 as libc::c_char; libc::IF_NAMESIZE];
-        // SAFETY: `buf` has the IF_NAMESIZE bytes if_indextoname may write.
-        let p = unsafe { libc::if_indextoname(ifindex, buf.as_mut_ptr()) };
-        if p.is_null() {
-            return None;
-        }
-        let bytes: Vec<u8> = buf.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-        String::from_utf8(bytes).ok()
+        self.ioctl().ok()?.ifname(ifindex)
     }
     fn io_counts(&self) -> IoCounts {
         let nl = self.nl.as_ref().map(Netlink::io_counts).unwrap_or_default();
@@ -120,12 +110,22 @@ impl EthtoolKernel for RealKernel {
 
 /// Live kernel source for any netdev of the calling thread's network namespace.
 /// Interfaces are named by name or by ifindex (a decimal string).
+///
+/// A sample costs one request per layer: the ifindex is resolved once per interface
+/// (and again after a request finds the device gone), netlink requests carry both the
+/// ifindex and the name so the kernel itself reports a rename swap (ENODEV "ifindex
+/// and name do not match", kernel-uapi.md §1.3), and the FEC_GET reply serves both
+/// the active mode (`link_info`) and the counters (`fec`) of the same sample.
 pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     kernel: K,
     sysfs: Sysfs,
     /// `None` until detected; then the family (or its absence) for the source's life.
     family: Option<Option<Family>>,
     drivers: HashMap<String, Option<DrvInfo>>,
+    /// Interface as given -> (netdev name, ifindex), until a request finds it gone.
+    resolved: HashMap<String, (String, u32)>,
+    /// The FEC_GET answer `link_info` fetched, for `fec` in the same sample.
+    fec_pending: Option<(String, Result<FecReply>)>,
     paths: HashMap<String, PathsUsed>,
     eeprom_override: Option<Box<dyn EepromReader>>,
 }
@@ -147,7 +147,16 @@ const PATH_IOCTL: &str = "ioctl";
 
 impl<K: EthtoolKernel> LiveSource<K> {
     pub fn with_kernel(kernel: K, sysfs: Sysfs) -> Self {
-        LiveSource { kernel, sysfs, family: None, drivers: HashMap::new(), paths: HashMap::new(), eeprom_override: None }
+        LiveSource {
+            kernel,
+            sysfs,
+            family: None,
+            drivers: HashMap::new(),
+            resolved: HashMap::new(),
+            fec_pending: None,
+            paths: HashMap::new(),
+            eeprom_override: None,
+        }
     }
 
     /// Module reads go to `reader` (e.g. direct I2C) instead of the netdev's path.
@@ -166,22 +175,55 @@ impl<K: EthtoolKernel> LiveSource<K> {
     }
 
     /// Name, ifindex and driver for `iface` (a name, or an ifindex as a decimal string).
+    /// A name that is a netdev wins over the same digits read as an ifindex.
     fn dev(&mut self, iface: &str) -> Result<Dev> {
-        let mut dev = if self.kernel.ifindex(iface).is_some() {
-            Dev::named(iface)
-        } else if let Ok(i) = iface.parse::<u32>() {
-            let name = self.kernel.ifname(i).ok_or_else(|| SourceError::NoDevice {
-                what: "interface lookup".into(),
-                iface: iface.into(),
-                message: Some("no interface has this ifindex".into()),
-            })?;
-            Dev { name, ifindex: Some(i), driver: None }
-        } else {
-            // Unknown name: the kernel's own answer (ENODEV "no device matches name") follows.
-            Dev::named(iface)
+        let mut dev = match self.resolved.get(iface) {
+            Some((name, i)) => Dev { name: name.clone(), ifindex: Some(*i), driver: None },
+            None => {
+                let found = match self.kernel.ifindex(iface) {
+                    Some(i) => Some((iface.to_string(), i)),
+                    None => match iface.parse::<u32>() {
+                        Ok(i) => Some((
+                            self.kernel.ifname(i).ok_or_else(|| SourceError::NoDevice {
+                                what: "interface lookup".into(),
+                                iface: iface.into(),
+                                message: Some("no interface has this ifindex".into()),
+                            })?,
+                            i,
+                        )),
+                        Err(_) => None,
+                    },
+                };
+                match found {
+                    Some((name, i)) => {
+                        self.resolved.insert(iface.to_string(), (name.clone(), i));
+                        Dev { name, ifindex: Some(i), driver: None }
+                    }
+                    // Unknown name: the kernel's own answer (ENODEV "no device matches name") follows.
+                    None => Dev::named(iface),
+                }
+            }
         };
         dev.driver = self.drvinfo(&dev).map(|d| d.driver);
         Ok(dev)
+    }
+
+    /// The netdev name `iface` stands for (an ifindex given as a decimal string becomes
+    /// its name); a name no device has is returned as is (requests then fail ENODEV).
+    pub fn netdev_name(&mut self, iface: &str) -> Result<String> {
+        Ok(self.dev(iface)?.name)
+    }
+
+    /// A request that found the device gone (or another device under its name) drops
+    /// what is known of it, so the next request resolves the name afresh.
+    fn seen<T>(&mut self, iface: &str, r: Result<T>) -> Result<T> {
+        if r.as_ref().is_err_and(SourceError::is_no_device) {
+            if let Some((name, _)) = self.resolved.remove(iface) {
+                self.drivers.remove(&name);
+            }
+            self.drivers.remove(iface);
+        }
+        r
     }
 
     fn drvinfo(&mut self, dev: &Dev) -> Option<DrvInfo> {
@@ -234,17 +276,19 @@ impl<K: EthtoolKernel> LiveSource<K> {
 }
 
 /// The same error about another `what` (the layer the user asked for, not the message).
-fn relabel(e: SourceError, what: &str) -> SourceError {
+fn relabel(e: &SourceError, what: &str) -> SourceError {
     let what = what.to_string();
     match e {
-        SourceError::NotSupported { driver, message, .. } => SourceError::NotSupported { what, driver, message },
-        SourceError::NoDevice { iface, message, .. } => SourceError::NoDevice { what, iface, message },
-        SourceError::Permission { message, .. } => SourceError::Permission { what, message },
-        SourceError::Busy { message, .. } => SourceError::Busy { what, message },
-        SourceError::Kernel { errno, message, .. } => SourceError::Kernel { what, errno, message },
-        SourceError::Malformed { detail, .. } => SourceError::Malformed { what, detail },
-        SourceError::Unavailable { detail, .. } => SourceError::Unavailable { what, detail },
-        SourceError::Io { source, .. } => SourceError::Io { what, source },
+        SourceError::NotSupported { driver, message, .. } => {
+            SourceError::NotSupported { what, driver: driver.clone(), message: message.clone() }
+        }
+        SourceError::NoDevice { iface, message, .. } => SourceError::NoDevice { what, iface: iface.clone(), message: message.clone() },
+        SourceError::Permission { message, .. } => SourceError::Permission { what, message: message.clone() },
+        SourceError::Busy { message, .. } => SourceError::Busy { what, message: message.clone() },
+        SourceError::Kernel { errno, message, .. } => SourceError::Kernel { what, errno: *errno, message: message.clone() },
+        SourceError::Malformed { detail, .. } => SourceError::Malformed { what, detail: detail.clone() },
+        SourceError::Unavailable { detail, .. } => SourceError::Unavailable { what, detail: detail.clone() },
+        SourceError::Io { source, .. } => SourceError::Io { what, source: std::io::Error::new(source.kind(), source.to_string()) },
     }
 }
 
@@ -267,14 +311,17 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
 
     fn link_info(&mut self, iface: &str) -> Result<LinkInfo> {
         let dev = self.dev(iface)?;
-        let lm = self.link_modes(iface, &dev).map_err(|e| relabel(e, "link modes"))?;
-        let fec_active = match self.fec_reply(iface, &dev) {
-            Ok(r) => r.active,
+        let lm = self.link_modes(iface, &dev).map_err(|e| relabel(&e, "link modes"));
+        let lm = self.seen(iface, lm)?;
+        let reply = self.fec_reply(iface, &dev);
+        let fec_active = match &reply {
+            Ok(r) => r.active.clone(),
             Err(e) => {
                 self.note(iface, &relabel(e, "active FEC mode"));
                 None
             }
         };
+        self.fec_pending = Some((iface.to_string(), reply));
         Ok(LinkInfo { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: active_mode_name(&lm), fec_active })
     }
 
@@ -290,7 +337,8 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
             }
         };
-        r.map_err(|e| relabel(e, "link state"))
+        let r = r.map_err(|e| relabel(&e, "link state"));
+        self.seen(iface, r)
     }
 
     fn fec(&mut self, iface: &str) -> Result<FecStats> {
@@ -303,7 +351,11 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 detail: "the kernel has no ethtool netlink FEC_GET (Linux 5.13+); the ioctl has no FEC counters".into(),
             })
         } else {
-            match self.fec_reply(iface, &dev) {
+            let reply = match self.fec_pending.take() {
+                Some((pending, r)) if pending == iface => r,
+                _ => self.fec_reply(iface, &dev),
+            };
+            match reply {
                 Ok(r) => {
                     for w in &r.warnings {
                         let e = SourceError::Malformed { what: what.into(), detail: w.clone() };
@@ -315,23 +367,23 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                         message: Some("FEC_GET reply has no statistics".into()),
                     })
                 }
-                Err(e) => Err(relabel(e, what)),
+                Err(e) => Err(relabel(&e, what)),
             }
         };
         if let Err(e) = &result {
             self.note(iface, e);
         }
-        result
+        self.seen(iface, result)
     }
 
     fn driver_stats(&mut self, iface: &str) -> Result<DriverStats> {
         let dev = self.dev(iface)?;
         self.paths_mut(iface).driver_stats = Some(PATH_IOCTL.into());
-        let r = self.kernel.driver_stats(&dev).map_err(|e| relabel(e, "driver statistics"));
+        let r = self.kernel.driver_stats(&dev).map_err(|e| relabel(&e, "driver statistics"));
         if let Err(e) = &r {
             self.note(iface, e);
         }
-        r
+        self.seen(iface, r)
     }
 
     fn read_eeprom(&mut self, iface: &str, req: PageRequest) -> Result<Vec<u8>> {
@@ -352,11 +404,11 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 retry_transient(|| self.kernel.module_eeprom(&dev, req))
             }
         };
-        let r = r.map_err(|e| relabel(e, "module EEPROM"));
+        let r = r.map_err(|e| relabel(&e, "module EEPROM"));
         if let Err(e) = &r {
             self.note(iface, e);
         }
-        r
+        self.seen(iface, r)
     }
 
     fn paths(&self, iface: &str) -> PathsUsed {
@@ -365,6 +417,15 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
 
     fn io_counts(&self) -> IoCounts {
         self.kernel.io_counts()
+    }
+
+    fn ifindex(&mut self, iface: &str) -> Option<u32> {
+        self.dev(iface).ok()?.ifindex
+    }
+
+    /// A FEC_GET answer is good for the sample it was fetched in only.
+    fn end_sample(&mut self) {
+        self.fec_pending = None;
     }
 }
 

@@ -154,6 +154,12 @@ pub trait Source {
     /// Which path each layer used and what was unavailable.
     fn paths(&self, iface: &str) -> PathsUsed;
     fn io_counts(&self) -> IoCounts;
+    /// The ifindex `iface` names now (resolved afresh after a request found the device
+    /// gone), so a sampler can tell a rename swap from the same device; `None` for
+    /// sources that have none (capture replay).
+    fn ifindex(&mut self, _iface: &str) -> Option<u32> {
+        None
+    }
     /// Called by the sampling loop after each sample of an interface. Live sources need
     /// nothing; capture replay moves to the next recorded sample.
     fn end_sample(&mut self) {}

@@ -13,6 +13,12 @@ pub const CTRL_ATTR_FAMILY_NAME: u16 = 2;
 pub const CTRL_ATTR_OPS: u16 = 6;
 pub const CTRL_ATTR_OP_ID: u16 = 1;
 
+// `nlmsghdr` flags, include/uapi/linux/netlink.h.
+pub const NLM_F_REQUEST: u16 = 0x1;
+pub const NLM_F_ACK: u16 = 0x4;
+/// `NLM_F_ROOT | NLM_F_MATCH`.
+pub const NLM_F_DUMP: u16 = 0x300;
+
 pub const ETHTOOL_GENL_NAME: &str = "ethtool";
 pub const ETHTOOL_GENL_VERSION: u8 = 1;
 

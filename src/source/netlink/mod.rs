@@ -43,14 +43,18 @@ impl Dev {
         Dev { name: name.to_string(), ..Dev::default() }
     }
 
-    /// The `ETHTOOL_A_*_HEADER` nest contents (kernel-uapi.md §1.3). Only one of index
-    /// and name is sent: both must match or the kernel answers ENODEV.
+    /// The `ETHTOOL_A_*_HEADER` nest contents (kernel-uapi.md §1.3): the ifindex when
+    /// known, and the name. With both the kernel answers ENODEV "ifindex and name do
+    /// not match" when the name now belongs to another device: a rename swap is seen
+    /// without a lookup of its own.
     pub fn header(&self, flags: u32) -> AttrWriter {
         let mut h = AttrWriter::new();
-        match self.ifindex {
-            Some(i) => h.u32(ETHTOOL_A_HEADER_DEV_INDEX, i),
-            None => h.string(ETHTOOL_A_HEADER_DEV_NAME, &self.name),
-        };
+        if let Some(i) = self.ifindex {
+            h.u32(ETHTOOL_A_HEADER_DEV_INDEX, i);
+        }
+        if self.ifindex.is_none() || !self.name.is_empty() {
+            h.string(ETHTOOL_A_HEADER_DEV_NAME, &self.name);
+        }
         if flags != 0 {
             h.u32(ETHTOOL_A_HEADER_FLAGS, flags);
         }
@@ -83,15 +87,15 @@ impl Netlink {
         self.io.clone()
     }
 
-    /// Sends one genl request (`dump` = `NLM_F_DUMP`, else a do with `NLM_F_ACK`) and
-    /// returns the attribute bytes of each reply message. A kernel error becomes a
-    /// [`SourceError`] carrying the extack message; `what` and `dev` name it.
+    /// Sends one genl request ([`request_flags`]) and returns the attribute bytes of each
+    /// reply message. A kernel error becomes a [`SourceError`] carrying the extack
+    /// message; `what` and `dev` name it.
     pub fn request(&mut self, family: u16, cmd: u8, attrs: &[u8], dump: bool, what: &str, dev: Option<&Dev>) -> Result<Vec<Vec<u8>>> {
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
         let mut payload = vec![cmd, ETHTOOL_GENL_VERSION, 0, 0];
         payload.extend_from_slice(attrs);
-        let flags = if dump { NlmF::REQUEST | NlmF::DUMP } else { NlmF::REQUEST | NlmF::ACK };
+        let flags = NlmF::from_bits_truncate(request_flags(dump));
         let msg: Nlmsghdr<u16, Buffer> = NlmsghdrBuilder::default()
             .nl_type(family)
             .nl_flags(flags)
@@ -102,7 +106,8 @@ impl Netlink {
         self.sock.send(&msg).map_err(|e| io_err(what, e))?;
         self.io.requests += 1;
 
-        // A do gets one reply then the ACK, a dump replies then DONE; either may span reads.
+        // A do gets its one reply (or NLMSG_ERROR); a dump replies then DONE, over any
+        // number of reads.
         let mut replies = Vec::new();
         loop {
             let (msgs, _) = self.sock.recv_all::<u16, Buffer>().map_err(|e| io_err(what, e))?;
@@ -121,6 +126,9 @@ impl Netlink {
                         let bytes = p.as_ref().get(GENL_HDRLEN..).unwrap_or_default().to_vec();
                         self.io.bytes += bytes.len() as u64;
                         replies.push(bytes);
+                        if !dump {
+                            return Ok(replies);
+                        }
                     }
                     NlPayload::Ack(_) | NlPayload::Empty => return Ok(replies),
                     NlPayload::DumpExtAck(e) => {
@@ -138,13 +146,21 @@ impl Netlink {
     }
 }
 
+/// `nlmsghdr` flags of a request: a do asks for no ACK (its reply, or `NLMSG_ERROR` with
+/// the extack, is answer enough: netlink(7) "NLM_F_ACK ... on success"), which saves a
+/// read per request; a dump is `NLM_F_DUMP` and ends with `NLMSG_DONE`.
+pub fn request_flags(dump: bool) -> u16 {
+    if dump {
+        NLM_F_REQUEST | NLM_F_DUMP
+    } else {
+        NLM_F_REQUEST
+    }
+}
+
 impl Netlink {
     /// A do request expecting exactly one reply message; returns its attributes.
     pub fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
-        self.request(family, cmd, attrs, false, what, dev)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| malformed(what, "no reply message before the ACK".into()))
+        self.request(family, cmd, attrs, false, what, dev)?.into_iter().next().ok_or_else(|| malformed(what, "no reply message".into()))
     }
 
     /// A do request with `ETHTOOL_FLAG_STATS`, asked again without it when the header
