@@ -137,8 +137,9 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     let max_symbol_errors = bins.iter().filter(|b| b.count > 0).map(|b| b.high).max();
     let headroom_symbols = t.zip(max_symbol_errors).map(|(t, m)| i64::from(t) - i64::from(m));
     // All codewords: the histogram's own total when it counts the error-free ones.
-    let total: u64 = bins.iter().map(|b| b.count).sum();
-    let codewords_per_s = if bins.iter().any(|b| b.low == 0) && total > 0 { Some(total as f64 / input.duration_s) } else { line_cw };
+    // Counts are untrusted: summed as f64, which cannot overflow.
+    let total: f64 = bins.iter().map(|b| b.count as f64).sum();
+    let codewords_per_s = if bins.iter().any(|b| b.low == 0) && total > 0.0 { Some(total / input.duration_s) } else { line_cw };
     let mut h =
         FecHistogram { bins, correction_limit_symbols: t, max_symbol_errors, headroom_symbols, codewords_per_s, ..Default::default() };
     let Some(t) = t else { return h };

@@ -44,9 +44,11 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis) -> Vec<LaneGroup> {
         return Vec::new();
     }
     let lanes: Vec<u8> = (counted + 1..=rate.lanes).filter_map(|l| u8::try_from(l).ok()).collect();
-    let sum: u64 = per_lane.values.iter().sum();
+    // Counters are untrusted: a sum past u64 exceeds any port total too.
+    let sum = per_lane.values.iter().try_fold(0u64, |a, v| a.checked_add(*v));
     let covered = format!("{} counts lanes 1-{counted} only", per_lane.origin.0);
-    let Some(k) = total.checked_sub(sum) else {
+    let Some(k) = sum.and_then(|s| total.checked_sub(s)) else {
+        let sum = sum.map_or_else(|| "past 2^64".to_string(), |s| s.to_string());
         cx.notes.push(format!("{covered}, and their sum {sum} exceeds the port total {total}: no figure for the other lanes"));
         return Vec::new();
     };
@@ -161,6 +163,9 @@ mod tests {
         // Lanes summing past the total: a note, no group.
         let a = analyze(&[port(10, &[106_250; 4])], &Config::default(), &[]).remove(0);
         assert!(a.lane_groups.is_empty() && a.notes.iter().any(|n| n.contains("exceeds the port total")));
+        // Lanes whose sum passes u64 (hostile counters; found by pipeline_never_panics): a note, no panic.
+        let a = analyze(&[port(u64::MAX, &[u64::MAX, 1, 0, 0])], &Config::default(), &[]).remove(0);
+        assert!(a.lane_groups.is_empty() && a.notes.iter().any(|n| n.contains("past 2^64")), "{:?}", a.notes);
         // Every lane counted: no group.
         assert!(analyze(&[port(8, &[1; 8])], &Config::default(), &[]).remove(0).lane_groups.is_empty());
     }
