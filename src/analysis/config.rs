@@ -72,8 +72,8 @@ pub struct Config {
     /// range runs from 0.8x the first to where light alone no longer explains the errors.
     pub nrz_signature_slope_min: f64,
     pub nrz_signature_slope_max: f64,
-    /// Shortest span (seconds) of bucket margins a lane's margin trend is fitted over, and
-    /// how far back from the last sample the fit looks (`margin_falling`; see `trend_lanes`).
+    /// Shortest span (seconds) of bucket margins a lane's margin trend needs (`margin_falling`;
+    /// the fit runs over every bucket of the run's last segment: see `trend_lanes`).
     pub trend_window_s: f64,
     /// Seconds before a link drop in which a lane's BER rise is compared with the time before.
     pub drop_lookback_s: f64,
