@@ -137,3 +137,96 @@ pub(super) fn drop_lane(cx: &Context) -> (Option<u8>, String) {
     let tail = if told.is_empty() { String::new() } else { format!("; {}", told.join("; ")) };
     (lane, tail)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+    use super::LaneTrend;
+    use crate::counters::{Counted, LaneCounts, Origin};
+    use crate::sample::engine::series::Interval;
+    use crate::sample::engine::LaneSeries;
+
+    /// 200GBASE-SR4 (4 x 53.125 Gb/s PAM4, RS(544,514)) over one hour of 60 s intervals;
+    /// `bits(lane, t_end)` gives each lane's corrected bits per interval, `drops` the
+    /// interval ends that counted a link drop.
+    fn window(bits: &dyn Fn(usize, u32) -> u64, drops: &[u32]) -> InterfaceWindow {
+        let mut s = LaneSeries::new(512);
+        for i in 0..60u32 {
+            let t_end = (i + 1) * 60;
+            let lanes: Vec<u64> = (1..=4).map(|l| bits(l, t_end)).collect();
+            s.push(&Interval {
+                t_start: f64::from(i * 60),
+                t_end: f64::from(t_end),
+                corrected_bits_per_lane: Some(&lanes),
+                link_down_events: u64::from(drops.contains(&t_end)),
+                ..Default::default()
+            });
+        }
+        let totals: Vec<u64> = (0..4).map(|k| s.buckets.iter().filter_map(|b| b.lanes[k].corrected_bits).sum()).collect();
+        let c = |v| Some(Counted { value: v, origin: Origin::netlink() });
+        InterfaceWindow {
+            interface: "eth0".into(),
+            link: LinkInfo {
+                speed_mbps: Some(200_000),
+                lanes: Some(4),
+                link_mode: Some("200000baseSR4/Full".into()),
+                fec_active: Some("RS".into()),
+            },
+            duration_s: 3600.0,
+            samples: 61,
+            link_up: Some(true),
+            module_error: Some("not read".into()),
+            deltas: PortCounters {
+                corrected_bits: c(totals.iter().sum()),
+                corrected_bits_per_lane: Some(LaneCounts { values: totals, origin: Origin::driver("rx_err_lane_N_phy") }),
+                uncorrectable_blocks: c(0),
+                link_down_events: c(drops.len() as u64),
+                ..Default::default()
+            },
+            series: Some(std::sync::Arc::new(s)),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_steady_lane_has_a_flat_trend_and_no_times() {
+        // BER 1e-6 on every lane: 1e-6 x 53.125e9 x 60 = 3,187,500 bits per interval, the
+        // same margin in every bucket: slope 0, interval [0, 0], not falling.
+        let a = analyze(&[window(&|_, _| 3_187_500, &[])], &Config::default(), &[]).remove(0);
+        for l in &a.lanes {
+            assert_eq!(l.trend.margin_slope_db_per_h, Some(0.0), "lane {}", l.lane);
+            // Rounding in the residuals leaves the interval a few 1e-16 wide.
+            let [lo, hi] = l.trend.margin_slope_ci_db_per_h.unwrap();
+            assert!(lo.abs() < 1e-9 && hi.abs() < 1e-9, "{lo} {hi}");
+            assert_eq!((l.trend.time_to_floor_s, l.trend.time_to_fec_limit_s), (None, None));
+        }
+        assert!(a.reasons.iter().all(|r| r.code != MARGIN_FALLING));
+        // A minimum span past the hour: no trend at all.
+        let cfg = Config { trend_window_s: 7200.0, ..Config::default() };
+        let a = analyze(&[window(&|_, _| 3_187_500, &[])], &cfg, &[]).remove(0);
+        assert!(a.lanes.iter().all(|l| l.trend == LaneTrend::default()));
+    }
+
+    #[test]
+    fn drops_naming_different_lanes_name_no_lane() {
+        // 1000 bits per minute everywhere; lane 2 at 50x in the 5 min before the drop at
+        // 1800 s, lane 4 at 50x in the 5 min before the drop at 3000 s. Each drop: near
+        // (5 x 50,000 + 1) / 5 intervals against (N x 1000 + 1) / N before = 49.99x.
+        let bits = |lane: usize, t: u32| {
+            let hot = (lane == 2 && (1560..=1800).contains(&t)) || (lane == 4 && (2760..=3000).contains(&t));
+            if hot {
+                50_000
+            } else {
+                1_000
+            }
+        };
+        let a = analyze(&[window(&bits, &[1800, 3000])], &Config::default(), &[]).remove(0);
+        let r = a.reasons.iter().find(|r| r.code == LINK_FLAPS && r.message.contains("link-down events")).unwrap();
+        assert_eq!(r.lane, None);
+        assert!(r.message.contains("lane 2's BER rose 50x in the 5 min before the drop at t=1800 s"), "{}", r.message);
+        assert!(r.message.contains("lane 4's BER rose 50x in the 5 min before the drop at t=3000 s"), "{}", r.message);
+        // One drop only: the lane is named.
+        let a = analyze(&[window(&bits, &[1800])], &Config::default(), &[]).remove(0);
+        assert_eq!(a.reasons.iter().find(|r| r.code == LINK_FLAPS).unwrap().lane, Some(2));
+    }
+}
