@@ -5,6 +5,7 @@
 mod support {
     pub mod captures;
     pub mod fecx_captures;
+    pub mod trend_captures;
     pub mod vdm_captures;
 }
 
@@ -141,6 +142,7 @@ fn all_captures() -> Vec<(&'static str, String)> {
     out.push(("dr8-800g-cmis-healthy.jsonl", steady_capture(&[dr8_800g_port()], 61, 10, [1_000_000; 8])));
     out.extend(support::vdm_captures::vdm_captures());
     out.extend(support::fecx_captures::bundled());
+    out.extend(support::trend_captures::bundled());
     out
 }
 

@@ -77,7 +77,13 @@ fn docs_list_exactly_the_exported_metrics() {
     }
     // Every metric is exposed by some bundled capture (or the exporter itself).
     let mut all = Vec::new();
-    for c in ["sr4-200g-lane4-marginal.jsonl", "sr4-200g-link-flaps.jsonl", "pcie-gen4-x4-of-x16.jsonl", "dr8-800g-cmis-healthy.jsonl"] {
+    for c in [
+        "sr4-200g-lane4-marginal.jsonl",
+        "sr4-200g-link-flaps.jsonl",
+        "pcie-gen4-x4-of-x16.jsonl",
+        "dr8-800g-cmis-healthy.jsonl",
+        "dr4-400g-lane2-degrading-4h.jsonl",
+    ] {
         all.extend(analyses(c));
     }
     let stats = ExporterStats { sample_duration_s: Some(0.01), last_sample_unix_s: Some(1.0), ..Default::default() };

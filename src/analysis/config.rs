@@ -72,6 +72,11 @@ pub struct Config {
     /// range runs from 0.8x the first to where light alone no longer explains the errors.
     pub nrz_signature_slope_min: f64,
     pub nrz_signature_slope_max: f64,
+    /// Shortest span (seconds) of bucket margins a lane's margin trend needs (`margin_falling`;
+    /// the fit runs over every bucket of the run's last segment: see `trend_lanes`).
+    pub trend_window_s: f64,
+    /// Seconds before a link drop in which a lane's BER rise is compared with the time before.
+    pub drop_lookback_s: f64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
     pub profiles: Vec<Profile>,
     /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
@@ -114,6 +119,8 @@ impl Default for Config {
             fec_flr_frame_bytes: 1518,
             nrz_signature_slope_min: 1.3,
             nrz_signature_slope_max: 8.0,
+            trend_window_s: 1800.0,
+            drop_lookback_s: 300.0,
             profiles: Vec::new(),
             node_profiles: Default::default(),
         }
@@ -164,6 +171,9 @@ impl Config {
             ("fec_flr_frame_bytes", f64::from(self.fec_flr_frame_bytes), Range::Closed(64.0, 65_535.0)),
             ("nrz_signature_slope_min", self.nrz_signature_slope_min, SLOPE),
             ("nrz_signature_slope_max", self.nrz_signature_slope_max, SLOPE),
+            // A trend needs a few buckets; past 30 days the bounded series is too coarse.
+            ("trend_window_s", self.trend_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
+            ("drop_lookback_s", self.drop_lookback_s, Range::Closed(1.0, 86_400.0)),
         ];
         for (key, value, range) in base {
             range.check(key, value)?;

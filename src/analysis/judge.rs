@@ -134,7 +134,8 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
         reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("link is down at the end of the window{why}")));
     }
     if let Some(k) = link.link_down_events.filter(|k| *k > cfg.max_link_down_events) {
-        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("{k} link-down events in {:.0} s", w.duration_s)));
+        let (lane, traced) = trend_lanes::drop_lane(cx);
+        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, lane, format!("{k} link-down events in {:.0} s{traced}", w.duration_s)));
     }
     if let Some(k) = link.uncorrectable_blocks.filter(|k| *k > cfg.max_uncorrectable_blocks) {
         reasons.push(Reason::new(

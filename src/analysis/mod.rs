@@ -29,6 +29,7 @@ pub mod shares;
 pub mod stats;
 mod transmitter;
 pub mod trend;
+pub mod trend_lanes;
 pub mod vdm_lanes;
 pub mod verdict;
 
@@ -81,6 +82,8 @@ pub struct InterfaceWindow {
     pub histogram_delta: Vec<FecHistogramBin>,
     /// Counter resets, module swaps, gaps, errors seen in the window: one sentence each.
     pub events: Vec<String>,
+    /// The bounded per-lane series of the window's segment ([`trend_lanes`]); run windows only.
+    pub series: Option<std::sync::Arc<crate::sample::engine::LaneSeries>>,
 }
 
 /// The link as analysed: rate, FEC, window counters and the port-level BER.
@@ -153,6 +156,9 @@ pub struct LaneAnalysis {
     pub ber_source: Option<vdm_lanes::BerSource>,
     /// The module's host-side (electrical input) VDM figures, when it reports any.
     pub host: Option<vdm_lanes::HostSide>,
+    /// Margin slope and times to the floor and the FEC limit: [`trend_lanes`].
+    #[serde(flatten)]
+    pub trend: trend_lanes::LaneTrend,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -454,6 +460,7 @@ fn analyze_one(
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
     lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);

@@ -8,7 +8,8 @@
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
 //!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
-//!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`).
+//!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`),
+//!   `margin_falling` (a lane's margin trend falls; see `trend_lanes`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -55,6 +56,7 @@ pub const BER_OVER_FEC_LIMIT: &str = "ber_over_fec_limit";
 pub const WEAK_TRANSMITTER: &str = "weak_transmitter";
 pub const INSUFFICIENT_DATA: &str = "insufficient_data";
 pub const FEC_TAIL_NEAR_LIMIT: &str = "fec_tail_near_limit";
+pub const MARGIN_FALLING: &str = "margin_falling";
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reason {

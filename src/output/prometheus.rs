@@ -101,6 +101,13 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ),
     ("optics_lane_pre_fec_ber_upper", "Upper confidence bound of the run-window pre-FEC BER per lane", false),
     ("optics_lane_margin_db", "Optical-equivalent margin to the FEC limit per lane, dB (run window)", false),
+    (
+        "optics_lane_margin_slope_db_per_hour",
+        "Slope of the lane's margin over the run, dB per hour (least squares on the bucketed series)",
+        false,
+    ),
+    ("optics_lane_time_to_fec_limit_seconds", "Seconds until a falling lane's margin reaches the FEC limit at its current slope", false),
+    ("optics_lane_time_to_floor_seconds", "Seconds until a falling lane's margin reaches the margin floor at its current slope", false),
     ("optics_lane_optical_margin_db", "Received power above the module's low warning (or alarm) threshold per lane, dB", false),
     ("optics_lane_corrected_bits_total", "Bits FEC corrected per lane, carried across hardware counter resets", true),
     ("optics_lane_rank", "Lane rank by margin within its interface, 1 = weakest", false),
@@ -338,6 +345,9 @@ impl Metrics {
             ("optics_lane_tx_bias_amperes", l.tx_bias_ma.map(|ma| ma / 1000.0)),
             ("optics_lane_pre_fec_ber_upper", l.pre_fec_ber_upper),
             ("optics_lane_margin_db", l.margin_db),
+            ("optics_lane_margin_slope_db_per_hour", l.trend.margin_slope_db_per_h),
+            ("optics_lane_time_to_fec_limit_seconds", l.trend.time_to_fec_limit_s),
+            ("optics_lane_time_to_floor_seconds", l.trend.time_to_floor_s),
             ("optics_lane_optical_margin_db", l.optical_margin_db),
             ("optics_lane_rank", Some(l.rank as f64)),
         ];

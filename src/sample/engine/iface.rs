@@ -415,6 +415,10 @@ impl IfaceState {
                 .push(format!("deltas use the last {} samples (from t={} s), after the last segment break", last.samples, last.first_t));
         }
         last.fill(&mut w, self.module_read_error.as_ref());
+        // The trend reads the buckets of this segment only: one module, one counter run.
+        let mut series = self.series.clone();
+        series.buckets.retain(|b| b.t_start >= last.first_t);
+        w.series = (!series.buckets.is_empty()).then(|| Arc::new(series));
         w
     }
 
