@@ -25,6 +25,7 @@ pub mod pcie;
 pub mod profile;
 pub mod q;
 pub mod segments;
+pub mod series_margin;
 pub mod shares;
 pub mod stats;
 mod transmitter;

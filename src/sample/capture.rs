@@ -239,6 +239,8 @@ impl Capture {
     }
 }
 
+/// Reads a whole capture file into memory: small inputs only (tests); commands stream
+/// it through the engine ([`crate::sample::engine::for_each_record`]).
 pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
     let file = std::fs::File::open(path)?;
     read_capture_from(std::io::BufReader::new(file))
@@ -335,6 +337,13 @@ impl<R: BufRead> CaptureReader<R> {
             }
         }
     }
+}
+
+/// Starts like a capture: the first non-blank line is a header record. (Telling a capture
+/// from a module image or a tool output by its first bytes.)
+pub fn is_capture_start(bytes: &[u8]) -> bool {
+    let first = bytes.split(|b| *b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or_default();
+    serde_json::from_slice::<serde_json::Value>(first).is_ok_and(|v| v["record"] == "header")
 }
 
 /// The `record` key alone; every other key is skipped without being kept.
