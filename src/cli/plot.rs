@@ -3,7 +3,7 @@
 //! engine's bounded per-lane series.
 
 use super::common::{analyze_engine, load_config, replay_capture};
-use super::outputs::{check_outputs, Output};
+use super::outputs::{check_outputs, write_whole};
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
@@ -14,7 +14,6 @@ use optics::sample::capture::Record;
 use optics::sample::engine::{Engine, TimeRange};
 use optics::sample::RecordSink;
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -79,8 +78,7 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
     let analyses = analyze_engine(&engine, &only, &cfg, None)?;
     let Some(a) = worst_interface(&analyses) else { bail!("the capture holds no interface samples") };
     let svg = render(&engine, &marks, a, args.kind, &cfg)?;
-    let mut out = Output::open("--output", &args.output)?;
-    out.write_all(svg.as_bytes()).and_then(|()| out.flush()).with_context(|| format!("writing {}", args.output.display()))
+    write_whole("--output", Some(&args.output), svg.as_bytes())
 }
 
 /// The SVG text of one plot of the analysed interface `a` of a replayed capture.

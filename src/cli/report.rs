@@ -2,15 +2,13 @@
 
 use super::check::CheckArgs;
 use super::common::{analyze_engine, load_config, replay_capture};
-use super::outputs::check_outputs;
+use super::outputs::{check_outputs, write_whole};
 use super::peer::{parse_peer, Peer, PeerArg};
 use super::plot::{write_all, EventMarks, PlotKind};
-use anyhow::Context;
 use clap::Args;
 use optics::output::report::{write_report, Evidence};
 use optics::output::text::worst_first;
 use optics::sample::engine::TimeRange;
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -69,14 +67,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     let mut buf = Vec::new();
     write_report(&mut buf, &items)?;
-    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
-        Some(p) => std::fs::write(p, &buf).with_context(|| format!("writing {}", p.display()))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&buf)?;
-            out.flush()?;
-        }
-    }
+    write_whole("--output", args.output.as_deref(), &buf)?;
     Ok(())
 }
 
