@@ -43,7 +43,7 @@ impl Peer {
         if local.is_some_and(|l| same_file(l, &arg.path)) {
             bail!("--peer {} is the analysed capture itself: give the far end's capture", arg.path.display());
         }
-        let (engine, _) = replay_capture(&arg.path, TimeRange::whole(), &[], &mut []).context("--peer")?;
+        let (mut engine, _) = replay_capture(&arg.path, TimeRange::whole(), &[], &mut []).context("--peer")?;
         let have = engine.interfaces();
         let interface = match (&arg.interface, have.as_slice()) {
             (Some(i), _) if have.contains(i) => i.clone(),
@@ -59,6 +59,8 @@ impl Peer {
                 many[0]
             ),
         };
+        // Only the far end's own state is needed from here on.
+        have.iter().filter(|n| **n != interface).for_each(|n| engine.remove(n));
         Ok(Peer { path: arg.path.clone(), engine, interface })
     }
 
