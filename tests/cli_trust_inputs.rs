@@ -120,3 +120,23 @@ fn image_entries_must_be_objects() {
     let (v, _, _) = decode_json(r#"{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":"18"}]}"#);
     assert_eq!(v["standard"], "CMIS");
 }
+
+/// Issue 9 leftover: serde reads a struct from a JSON array by position; a capture line
+/// that is an array (`["sample", ...]`) is refused naming its line, not matched to fields.
+#[test]
+fn capture_lines_must_be_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = r#"{"record":"header","format":"optics-capture","version":1,"created":"2026-12-01T00:00:00Z"}"#;
+    let interface = r#"["interface", 0.0, "ens3np0"]"#;
+    let path = dir.path().join("array.jsonl");
+    std::fs::write(&path, format!("{header}\n{interface}\n")).unwrap();
+    let out = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2: a capture record is a JSON object"), "{err}");
+    // The header line too.
+    std::fs::write(&path, r#"["header", "optics-capture", 1, "2026-12-01T00:00:00Z"]"#).unwrap();
+    let out = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1: a capture record is a JSON object"));
+}

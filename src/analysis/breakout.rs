@@ -20,6 +20,7 @@
 use super::*;
 use crate::source::PortIdentity;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// Netdev lane i+1 uses module lane `module_lanes[i]` (1-based).
 #[derive(Clone, Debug, PartialEq)]
@@ -61,16 +62,43 @@ fn subport(p: Option<&PortIdentity>) -> Option<usize> {
     s.parse().ok().filter(|_| name.starts_with('p'))
 }
 
-fn same_module(a: &ModuleReport, b: &ModuleReport) -> bool {
-    a.vendor_sn.is_some() && a.vendor_sn == b.vendor_sn && a.vendor_name == b.vendor_name
+/// Netdevs that see one module (same vendor and serial) and this one's place among them,
+/// ordered by `dev_port`, bus address and name.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Siblings {
+    count: usize,
+    position: usize,
+}
+
+/// [`Siblings`] of every window: grouped by module once and each group sorted once, so
+/// many netdevs on one serial cost n log n, not n² (issue 10). A window whose module has
+/// no serial shares it with no one (count 0).
+fn siblings(windows: &[InterfaceWindow]) -> Vec<Siblings> {
+    let mut groups: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
+    for (i, w) in windows.iter().enumerate() {
+        if let Some(m) = &w.module {
+            if let Some(sn) = m.vendor_sn.as_deref() {
+                groups.entry((sn, m.vendor_name.as_deref())).or_default().push(i);
+            }
+        }
+    }
+    let key = |o: &InterfaceWindow| (o.identity.port.as_ref().and_then(|p| p.dev_port), o.identity.bus_info.clone(), o.interface.clone());
+    let mut out = vec![Siblings::default(); windows.len()];
+    for group in groups.values_mut() {
+        group.sort_by_cached_key(|i| key(&windows[*i]));
+        for (position, i) in group.iter().enumerate() {
+            out[*i] = Siblings { count: group.len(), position };
+        }
+    }
+    out
 }
 
 /// How each window's lanes map to its module's.
 pub fn lane_maps(windows: &[InterfaceWindow]) -> Vec<Mapping> {
-    windows.iter().map(|w| lane_map(w, windows)).collect()
+    windows.iter().zip(siblings(windows)).map(|(w, sib)| lane_map(w, sib)).collect()
 }
 
-fn lane_map(w: &InterfaceWindow, all: &[InterfaceWindow]) -> Mapping {
+fn lane_map(w: &InterfaceWindow, sib: Siblings) -> Mapping {
     let Some(m) = &w.module else { return Mapping::Identity };
     let dps = data_paths(m);
     if dps.len() < 2 {
@@ -80,19 +108,14 @@ fn lane_map(w: &InterfaceWindow, all: &[InterfaceWindow]) -> Mapping {
     let (index, how) = match subport(w.identity.port.as_ref()) {
         Some(s) => (s, format!("split port name {}", w.identity.port.as_ref().and_then(|p| p.phys_port_name.as_deref()).unwrap_or(""))),
         None => {
-            let mut sib: Vec<&InterfaceWindow> = all.iter().filter(|o| o.module.as_ref().is_some_and(|om| same_module(m, om))).collect();
-            if sib.len() != dps.len() {
+            if sib.count != dps.len() {
                 return Mapping::Unknown(format!(
                     "the module carries {} data paths (a breakout) but which one {me} uses is unknown: no split port name (p<port>s<n>) and {} netdev(s) here share the module; lanes are paired by number",
                     dps.len(),
-                    sib.len()
+                    sib.count
                 ));
             }
-            let key =
-                |o: &InterfaceWindow| (o.identity.port.as_ref().and_then(|p| p.dev_port), o.identity.bus_info.clone(), o.interface.clone());
-            sib.sort_by_key(|o| key(o));
-            // `w` itself is in `sib` (it shares its own module).
-            (sib.iter().position(|o| o.interface == me).unwrap_or(0), "dev_port / bus order of the netdevs sharing the module".into())
+            (sib.position, "dev_port / bus order of the netdevs sharing the module".into())
         }
     };
     let Some(dp) = dps.get(index) else {
@@ -251,6 +274,35 @@ mod tests {
         // One data path: identity.
         let one = split_module(&[(1, 8)]);
         assert_eq!(lane_maps(&[netdev("e", None, 0, &one)])[0], Mapping::Identity);
+    }
+
+    #[test]
+    fn many_netdevs_group_by_serial_once() {
+        // 5,000 two-path modules (serials M0..M4999), each seen by two netdevs without split
+        // names, listed dev_port 1 before 0: 10^4 windows. Each pair splits by dev_port.
+        let mut ws = Vec::new();
+        for k in 0..5_000 {
+            let mut m = split_module(&[(1, 4), (5, 4)]);
+            m.vendor_sn = Some(format!("M{k}"));
+            ws.push(netdev(&format!("a{k}"), None, 1, &m));
+            ws.push(netdev(&format!("b{k}"), None, 0, &m));
+        }
+        let maps = lane_maps(&ws);
+        assert_eq!(maps.len(), 10_000);
+        for (w, map) in ws.iter().zip(&maps) {
+            let want: Vec<u8> = if w.interface.starts_with('a') { vec![5, 6, 7, 8] } else { vec![1, 2, 3, 4] };
+            assert!(matches!(map, Mapping::Breakout(b) if b.module_lanes == want), "{}: {map:?}", w.interface);
+        }
+        // 10^4 netdevs on one serial: each is told how many share it (one sort, not 10^4).
+        let m = split_module(&[(1, 4), (5, 4)]);
+        let same: Vec<_> = (0..10_000).map(|i| netdev(&format!("n{i}"), None, i, &m)).collect();
+        let maps = lane_maps(&same);
+        assert!(maps.iter().all(|m| matches!(m, Mapping::Unknown(s) if s.contains("10000 netdev(s)"))));
+        assert_eq!(siblings(&same)[9_999], Siblings { count: 10_000, position: 9_999 });
+        // No serial: shared with no one.
+        let mut anon = split_module(&[(1, 4), (5, 4)]);
+        anon.vendor_sn = None;
+        assert_eq!(siblings(&[netdev("z", None, 0, &anon)])[0], Siblings::default());
     }
 
     #[test]

@@ -2,11 +2,8 @@
 //! counters (uncorrectable blocks, link drops, FEC coverage) and its lanes (outliers,
 //! margin floors, module flags). Severities per code: [`super::verdict`].
 
+use super::limits::{below_floor, fmt_opt_db};
 use super::*;
-
-fn fmt_opt_db(v: Option<f64>) -> String {
-    v.map_or("unknown".into(), |v| format!("{v:.2} dB"))
-}
 
 /// The `fec_hiding_marginal_optics` sentence with its evidence.
 fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, modulation: Option<Modulation>) -> String {
@@ -46,9 +43,7 @@ pub(super) fn judge_lanes(
 ) {
     let w = cx.w;
     let cfg = &cx.cfg;
-    let link_clean = w.link_up != Some(false)
-        && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
-        && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
+    let link_clean = limits::link_clean(cx, link);
     let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
     let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
     let copper = is_copper(w);
@@ -72,10 +67,7 @@ pub(super) fn judge_lanes(
         let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
         let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
-        let limit_text = match (cx.limit, link.fec.map(|f| f.name())) {
-            (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
-            _ => "the FEC limit".into(),
-        };
+        let limit_text = limits::limit_text(cx, link);
         let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();
         let hiding = link_clean && corrected && (ev.outlier || ber_low_margin);
         if hiding {
@@ -86,7 +78,7 @@ pub(super) fn judge_lanes(
         if ber_low_margin || optical_low {
             la.flags.push(LOW_MARGIN);
             let msg = if ber_low_margin {
-                format!("lane {n}: margin {} to {limit_text} is below the {:.1} dB floor", fmt_opt_db(la.margin_db), cfg.margin_floor_db)
+                below_floor(&format!("lane {n}"), la.margin_db, &limit_text, cfg.margin_floor_db)
             } else {
                 format!(
                     "lane {n}: rx {:.2} dBm is {} over the module's {} threshold (floor {:.1} dB)",

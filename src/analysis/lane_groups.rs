@@ -77,13 +77,8 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis) -> Vec<LaneGroup> {
 /// (optimistic margin from the lower bound; outlier against the counted lanes).
 pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lanes: &[LaneAnalysis], reasons: &mut Vec<Reason>) {
     let cfg = &cx.cfg;
-    let link_clean = cx.w.link_up != Some(false)
-        && link.uncorrectable_blocks.unwrap_or(0) <= cfg.max_uncorrectable_blocks
-        && link.link_down_events.unwrap_or(0) <= cfg.max_link_down_events;
-    let limit_text = match (cx.limit, link.fec) {
-        (Some(l), Some(f)) => format!("the {} limit {l:.1e}", f.name()),
-        _ => "the FEC limit".into(),
-    };
+    let link_clean = limits::link_clean(cx, link);
+    let limit_text = limits::limit_text(cx, link);
     let sib_upper: Vec<f64> = lanes.iter().filter_map(|l| l.pre_fec_ber_upper).collect();
     for g in groups {
         let name = g.name();
@@ -97,7 +92,7 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lan
         };
         let what = format!("{name} (counted only as a group: {})", g.source);
         let ber = g.pre_fec_ber.map_or("unknown".into(), |b| format!("{b:.1e}"));
-        let margin = g.margin_db.map_or("unknown".into(), |m| format!("{m:.2} dB"));
+        let margin = limits::fmt_opt_db(g.margin_db);
         if link_clean && g.corrected_bits > 0 && (outlier || low) {
             let msg = format!(
                 "{what}: mean pre-FEC BER {ber} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {margin} to {limit_text}; its worst lane is at least this bad"
@@ -105,7 +100,7 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lan
             reasons.push(Reason::new(FEC_HIDING, Severity::Investigate, None, msg));
         }
         if low {
-            let msg = format!("{what}: margin {margin} to {limit_text} is below the {:.1} dB floor", cfg.margin_floor_db);
+            let msg = limits::below_floor(&what, g.margin_db, &limit_text, cfg.margin_floor_db);
             reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, None, msg));
         }
     }

@@ -12,11 +12,30 @@
 
 use super::*;
 
-fn limit_text(cx: &Context, link: &LinkAnalysis) -> String {
+/// "the RS(544,514) limit 2.4e-4" (or "the FEC limit" when unknown), as every reason says it.
+pub(super) fn limit_text(cx: &Context, link: &LinkAnalysis) -> String {
     match (cx.limit, link.fec.map(|f| f.name())) {
         (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
         _ => "the FEC limit".into(),
     }
+}
+
+/// A margin as reasons print it: "0.41 dB", or "unknown".
+pub(super) fn fmt_opt_db(v: Option<f64>) -> String {
+    v.map_or("unknown".into(), |v| format!("{v:.2} dB"))
+}
+
+/// The `low_margin` sentence of `what` (a lane, a group, the port).
+pub(super) fn below_floor(what: &str, margin_db: Option<f64>, limit_text: &str, floor_db: f64) -> String {
+    format!("{what}: margin {} to {limit_text} is below the {floor_db:.1} dB floor", fmt_opt_db(margin_db))
+}
+
+/// No uncorrectable blocks or link drops past the configured allowance and the link not
+/// down: corrected errors are then FEC hiding marginal optics, not a failing link.
+pub(super) fn link_clean(cx: &Context, link: &LinkAnalysis) -> bool {
+    cx.w.link_up != Some(false)
+        && link.uncorrectable_blocks.unwrap_or(0) <= cx.cfg.max_uncorrectable_blocks
+        && link.link_down_events.unwrap_or(0) <= cx.cfg.max_link_down_events
 }
 
 /// True when the BER's lower bound is past the limit: over it beyond counting noise.
@@ -60,10 +79,9 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
     let lanes_have_ber = lanes.iter().any(|l| l.pre_fec_ber.is_some());
     let optimistic = link.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
     if !lanes_have_ber && optimistic.is_some_and(|m| m < cx.cfg.margin_floor_db) {
-        let margin = link.margin_db.map_or("unknown".into(), |m| format!("{m:.2} dB"));
         let msg = format!(
-            "port: margin {margin} to {lim_text} is below the {:.1} dB floor (corrected bits are counted for the port only, so the weak lane is unknown)",
-            cx.cfg.margin_floor_db
+            "{} (corrected bits are counted for the port only, so the weak lane is unknown)",
+            below_floor("port", link.margin_db, &lim_text, cx.cfg.margin_floor_db)
         );
         reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, None, msg));
     }

@@ -9,7 +9,7 @@ use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{read_capture, Capture, CaptureWriter, Header};
+use optics::sample::capture::{Capture, CaptureWriter, Header};
 use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
 use optics::sample::RecordSink;
 use std::path::{Path, PathBuf};
@@ -234,17 +234,7 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
     Ok(analyze_selected(&ws, &selected, cfg, &peers, &segments))
 }
 
-/// A capture held in memory (imported tool output; commands that need every record, like
-/// `plot`), read whole. Notes go to stderr as for [`replay_capture`].
-pub fn load_capture(path: &Path) -> anyhow::Result<Capture> {
-    let cap = read_capture(path).with_context(|| format!("capture {}", path.display()))?;
-    for note in &cap.notes {
-        eprintln!("optics: note: {}: {}", path.display(), optics::output::text::escape(note));
-    }
-    Ok(cap)
-}
-
-/// An in-memory capture folded into a fresh engine over `range`.
+/// An in-memory capture (imported tool output: small) folded into a fresh engine over `range`.
 pub fn engine_of(cap: &Capture, range: TimeRange) -> Engine {
     let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
     cap.records.iter().for_each(|r| engine.push(r));

@@ -1,13 +1,16 @@
-use super::common::{analyze_capture, analyze_engine, parse_duration, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED};
-use super::import::load_inputs;
+use super::common::{
+    analyze_capture, analyze_engine, parse_duration, replay_capture, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED,
+};
+use super::import::{load_inputs, Input};
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::compare::{compare, Comparison};
 use optics::analysis::verdict::Verdict;
-use optics::analysis::InterfaceAnalysis;
+use optics::analysis::{Config, InterfaceAnalysis};
 use optics::output::{self, text};
+use optics::sample::engine::TimeRange;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -67,9 +70,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         args.live.refuse_without_live(args.window.is_some(), "an AFTER capture")?;
     }
     let (before_cap, after_cap) = load_inputs(&args.before, args.after.as_deref())?;
-    let before = analyze_capture(&before_cap, &before_only, range, &cfg, None).context("BEFORE")?;
+    let before = analyze_input(&before_cap, &before_only, range, &cfg).context("BEFORE")?;
     let after = match &after_cap {
-        Some(cap) => analyze_capture(cap, &after_only, range, &cfg, None).context("AFTER")?,
+        Some(input) => analyze_input(input, &after_only, range, &cfg).context("AFTER")?,
         None => {
             let named: Vec<String> = if args.pairs.is_empty() { before.iter().map(|a| a.interface.clone()).collect() } else { after_only };
             let plan = LivePlan {
@@ -94,6 +97,20 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(if failed(args.analysis.fail_on, &comparisons) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+}
+
+/// One side analysed: a capture streamed through the engine, an import from memory.
+fn analyze_input(input: &Input, only: &[String], range: TimeRange, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    match input {
+        Input::Capture(path) => {
+            let (engine, _) = replay_capture(path, range, &[], &mut [])?;
+            if !range.is_partial() && engine.windows().iter().all(|w| w.samples == 0) {
+                bail!("{}: no samples to analyse", path.display());
+            }
+            analyze_engine(&engine, only, cfg, None)
+        }
+        Input::Imported(cap) => analyze_capture(cap, only, range, cfg, None),
+    }
 }
 
 /// `--fail-on` over the comparisons: the AFTER verdicts, or any lane significantly worse.

@@ -3,6 +3,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
+use optics::sample::capture::is_capture_start;
 use optics::sample::engine::{replay_from, EngineConfig};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -17,12 +18,6 @@ pub struct DecodeArgs {
     /// Print the decoded module as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// A capture starts with its header record; module images never do.
-fn is_capture(bytes: &[u8]) -> bool {
-    let first = bytes.split(|b| *b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or_default();
-    serde_json::from_slice::<serde_json::Value>(first).is_ok_and(|v| v["record"] == "header")
 }
 
 /// The module of `wanted` (or the first interface with one) as of the capture's last sample.
@@ -53,7 +48,7 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     // The first 64 kB tell a capture (streamed, never held whole) from a module image.
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let head = reader.fill_buf().with_context(|| format!("reading {}", args.file.display()))?;
-    let report = if is_capture(head) {
+    let report = if is_capture_start(head) {
         decode_capture(reader, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
     } else {
         if args.interface.is_some() {

@@ -4,7 +4,7 @@ use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::sample::capture::{Capture, CaptureWriter, Record};
-use optics::source::import::{import, load_any, load_pair, ImportOptions, Imported};
+use optics::source::import::{import, import_pair, is_capture, ImportOptions, Imported};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -81,16 +81,33 @@ fn write_capture(path: &Path, cap: &Capture) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// One side of `compare`: a capture file (streamed through the engine when analysed, so
+/// memory follows its interfaces, not its length), or imported tool output (one snapshot
+/// per file: small) held in memory.
+pub enum Input {
+    Capture(PathBuf),
+    Imported(Capture),
+}
+
 /// `compare`'s inputs: captures, or anything `import` reads (two tool outputs: the baseline
 /// alone, and the interval from it to AFTER); notes go to stderr.
-pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Capture, Option<Capture>)> {
+pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input, Option<Input>)> {
     match after {
-        None => Ok((checked(before, load_any(before).with_context(|| format!("reading {}", before.display()))?)?, None)),
+        None => Ok((one_input(before)?, None)),
+        Some(after) if is_capture(before) || is_capture(after) => Ok((one_input(before)?, Some(one_input(after)?))),
         Some(after) => {
-            let (b, a) = load_pair(before, after).with_context(|| format!("reading {} and {}", before.display(), after.display()))?;
-            Ok((checked(before, b)?, Some(checked(after, a)?)))
+            let (b, a) = import_pair(before, after).with_context(|| format!("reading {} and {}", before.display(), after.display()))?;
+            Ok((Input::Imported(checked(before, b)?), Some(Input::Imported(checked(after, a)?))))
         }
     }
+}
+
+fn one_input(path: &Path) -> anyhow::Result<Input> {
+    if is_capture(path) {
+        return Ok(Input::Capture(path.to_path_buf()));
+    }
+    let imported = import(&[path.to_path_buf()], &ImportOptions::default()).with_context(|| format!("reading {}", path.display()))?;
+    Ok(Input::Imported(checked(path, imported)?))
 }
 
 fn checked(path: &Path, imported: Imported) -> anyhow::Result<Capture> {

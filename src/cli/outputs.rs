@@ -144,6 +144,14 @@ impl Output {
     }
 }
 
+/// Writes a whole document (an SVG, a report) to `path` (`None` or `-`: standard output)
+/// through a locked [`Output`], in one piece.
+pub fn write_whole(flag: &str, path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    let path = path.unwrap_or(Path::new("-"));
+    let mut out = Output::open(flag, path)?;
+    out.write_all(bytes).and_then(|()| out.flush()).with_context(|| format!("writing {}", path.display()))
+}
+
 /// Removes a file this run created, and says so.
 pub fn remove_created(path: &Path, why: &str) {
     if std::fs::remove_file(path).is_ok() {

@@ -3,12 +3,11 @@
 //! analysed capture or module itself, and its link must match (lane count and link mode),
 //! or its tx powers would be compared against the wrong lanes.
 
-use super::common::load_capture;
+use super::common::replay_capture;
 use super::outputs::same_file;
 use anyhow::{bail, Context};
 use optics::analysis::InterfaceWindow;
-use optics::sample::capture::Capture;
-use optics::sample::engine::records_window;
+use optics::sample::engine::{Engine, TimeRange};
 use std::path::{Path, PathBuf};
 
 /// What `--peer` named.
@@ -30,10 +29,11 @@ pub fn parse_peer(s: &str) -> Result<PeerArg, String> {
     }
 }
 
-/// The loaded far end: its capture and the interface chosen in it.
+/// The loaded far end: its capture streamed into an engine (bounded memory, like the
+/// analysed capture) and the interface chosen in it.
 pub struct Peer {
     path: PathBuf,
-    capture: Capture,
+    engine: Engine,
     interface: String,
 }
 
@@ -43,8 +43,8 @@ impl Peer {
         if local.is_some_and(|l| same_file(l, &arg.path)) {
             bail!("--peer {} is the analysed capture itself: give the far end's capture", arg.path.display());
         }
-        let capture = load_capture(&arg.path).context("--peer")?;
-        let have = capture.interfaces();
+        let (mut engine, _) = replay_capture(&arg.path, TimeRange::whole(), &[], &mut []).context("--peer")?;
+        let have = engine.interfaces();
         let interface = match (&arg.interface, have.as_slice()) {
             (Some(i), _) if have.contains(i) => i.clone(),
             (Some(i), _) => bail!("--peer: interface {i} is not in {} (it has: {})", arg.path.display(), have.join(", ")),
@@ -59,11 +59,13 @@ impl Peer {
                 many[0]
             ),
         };
-        Ok(Peer { path: arg.path.clone(), capture, interface })
+        // Only the far end's own state is needed from here on.
+        have.iter().filter(|n| **n != interface).for_each(|n| engine.remove(n));
+        Ok(Peer { path: arg.path.clone(), engine, interface })
     }
 
-    pub fn capture(&self) -> &Capture {
-        &self.capture
+    pub fn engine(&self) -> &Engine {
+        &self.engine
     }
 
     pub fn interface(&self) -> &str {
@@ -81,7 +83,8 @@ impl Peer {
             let names: Vec<&str> = ws.iter().map(|w| w.interface.as_str()).collect();
             bail!("--peer is the far end of one link, but {} interfaces are analysed ({}): name one", ws.len(), names.join(", "));
         };
-        let far = records_window(&self.interface, None, self.capture.records_for(&self.interface));
+        // `load` chose the interface among the engine's.
+        let Some(far) = self.engine.window(&self.interface) else { bail!("--peer: interface {} is gone from the replay", self.interface) };
         let shown = format!("--peer {}:{}", self.path.display(), self.interface);
         let lanes = |w: &InterfaceWindow| w.link.lanes.or(w.module.as_ref().map(|m| m.lanes.len() as u32).filter(|n| *n > 0));
         if let (Some(a), Some(b)) = (lanes(local), lanes(&far)) {

@@ -1,17 +1,19 @@
-//! `optics plot CAPTURE -o FILE.svg [--kind ...]`.
+//! `optics plot CAPTURE -o FILE.svg [--kind ...]`: the capture streams once through the
+//! engine (memory follows its interfaces, not its length); margin over time comes from the
+//! engine's bounded per-lane series.
 
-use super::common::{analyze_capture, engine_of, load_capture, load_config};
-use super::outputs::{check_outputs, Output};
+use super::common::{analyze_engine, load_config, replay_capture};
+use super::outputs::{check_outputs, write_whole};
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
-use optics::analysis::trend::MarginPoint;
-use optics::analysis::{analyze, Config};
+use optics::analysis::series_margin::lane_margins;
+use optics::analysis::{Config, InterfaceAnalysis};
 use optics::output::plot::{self, MarginSeries};
-use optics::sample::capture::{Capture, Record};
-use optics::sample::engine::TimeRange;
-use optics::sample::intervals::IntervalWalker;
-use std::io::Write;
+use optics::sample::capture::Record;
+use optics::sample::engine::{Engine, TimeRange};
+use optics::sample::RecordSink;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -41,64 +43,76 @@ pub struct PlotArgs {
     pub config: Option<PathBuf>,
 }
 
-/// Intervals plotted at most; longer captures are walked in strides of several samples.
-const MAX_INTERVALS: usize = 400;
+/// Event marks kept per interface; a plot with more would be unreadable anyway.
+const MAX_EVENT_MARKS: usize = 64;
+
+/// The event records of a replay, as plot marks: (t, what), at most [`MAX_EVENT_MARKS`]
+/// per interface.
+#[derive(Default)]
+pub struct EventMarks(HashMap<String, Vec<(f64, String)>>);
+
+impl RecordSink for EventMarks {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        if let Record::Event(e) = rec {
+            let marks = self.0.entry(e.interface.clone()).or_default();
+            if marks.len() < MAX_EVENT_MARKS {
+                marks.push((e.t, e.kind.as_str().replace('_', " ")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl EventMarks {
+    fn of(&self, iface: &str) -> Vec<(f64, String)> {
+        self.0.get(iface).cloned().unwrap_or_default()
+    }
+}
 
 pub fn run(args: PlotArgs) -> anyhow::Result<()> {
     check_outputs(&[("--output", Some(&args.output))], &[Some(&args.capture), args.config.as_deref()])?;
     let cfg = load_config(args.config.as_deref())?;
-    let cap = load_capture(&args.capture)?;
-    let svg = render(&cap, args.kind, args.interface.as_deref(), &cfg)?;
-    let mut out = Output::open("--output", &args.output)?;
-    out.write_all(svg.as_bytes()).and_then(|()| out.flush()).with_context(|| format!("writing {}", args.output.display()))
+    let only: Vec<String> = args.interface.iter().cloned().collect();
+    let mut marks = EventMarks::default();
+    let (engine, _) = replay_capture(&args.capture, TimeRange::whole(), &only, &mut [&mut marks])?;
+    let analyses = analyze_engine(&engine, &only, &cfg, None)?;
+    let Some(a) = worst_interface(&analyses) else { bail!("the capture holds no interface samples") };
+    let svg = render(&engine, &marks, a, args.kind, &cfg)?;
+    write_whole("--output", Some(&args.output), svg.as_bytes())
 }
 
-/// The SVG text of one plot of one interface of the capture.
-pub fn render(cap: &Capture, kind: PlotKind, interface: Option<&str>, cfg: &Config) -> anyhow::Result<String> {
-    let only: Vec<String> = interface.map(str::to_string).into_iter().collect();
-    let analyses = analyze_capture(cap, &only, TimeRange::whole(), cfg, None)?;
-    let Some(a) = worst_interface(&analyses) else { bail!("the capture holds no interface samples") };
+/// The SVG text of one plot of the analysed interface `a` of a replayed capture.
+pub fn render(engine: &Engine, marks: &EventMarks, a: &InterfaceAnalysis, kind: PlotKind, cfg: &Config) -> anyhow::Result<String> {
     let svg = match kind {
         PlotKind::BerVsRx => plot::ber_vs_rx(a)?,
-        PlotKind::MarginOverTime => plot::margin_over_time(&margin_series(cap, &a.interface, cfg))?,
+        PlotKind::MarginOverTime => {
+            let lanes = engine.series(&a.interface).map(|s| lane_margins(s, &a.link, cfg.confidence)).unwrap_or_default();
+            let s = MarginSeries { interface: a.interface.clone(), lanes, events: marks.of(&a.interface), floor_db: cfg.margin_floor_db };
+            plot::margin_over_time(&s)?
+        }
         PlotKind::Histogram => {
-            let w = engine_of(cap, TimeRange::whole()).windows().into_iter().find(|w| w.interface == a.interface);
+            let w = engine.window(&a.interface);
             plot::histogram(&a.interface, w.map(|w| w.histogram_delta).as_deref().unwrap_or(&[]))?
         }
     };
     Ok(svg)
 }
 
-/// Per-interval lane margins of one interface: consecutive samples (or strides of them)
-/// analysed like any window. One function, so a per-lane series kept by the sampling
-/// engine can replace it.
-pub fn margin_series(cap: &Capture, iface: &str, cfg: &Config) -> MarginSeries {
-    let samples = cap.samples_for(iface).count();
-    let mut walker = IntervalWalker::new(samples.div_ceil(MAX_INTERVALS));
-    let mut s = MarginSeries { interface: iface.to_string(), floor_db: cfg.margin_floor_db, ..Default::default() };
-    for rec in cap.records_for(iface) {
-        if let Record::Event(e) = rec {
-            s.events.push((e.t, e.kind.as_str().replace('_', " ")));
-        }
-        let (Some(w), Some(t)) = (walker.push(rec), rec.t()) else { continue };
-        for a in analyze(&[w], cfg, &[]) {
-            for l in a.lanes.iter().filter(|l| l.margin_db.is_some_and(f64::is_finite)) {
-                s.lanes.entry(l.lane).or_default().push(MarginPoint { t_s: t, margin_db: l.margin_db.unwrap_or_default() });
-            }
-        }
-    }
-    s
-}
-
 /// For `report --plots`: writes the plots that have data into `dir`, returning the file names.
-pub fn write_all(cap: &Capture, iface: &str, cfg: &Config, dir: &Path) -> anyhow::Result<Vec<(PlotKind, String)>> {
+pub fn write_all(
+    engine: &Engine,
+    marks: &EventMarks,
+    a: &InterfaceAnalysis,
+    cfg: &Config,
+    dir: &Path,
+) -> anyhow::Result<Vec<(PlotKind, String)>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut out = Vec::new();
     for (kind, stem) in
         [(PlotKind::BerVsRx, "ber-vs-rx"), (PlotKind::MarginOverTime, "margin-over-time"), (PlotKind::Histogram, "histogram")]
     {
-        let Ok(svg) = render(cap, kind, Some(iface), cfg) else { continue };
-        let name = format!("{}-{stem}.svg", sanitize(iface));
+        let Ok(svg) = render(engine, marks, a, kind, cfg) else { continue };
+        let name = format!("{}-{stem}.svg", sanitize(&a.interface));
         std::fs::write(dir.join(&name), svg).with_context(|| format!("writing {}", dir.join(&name).display()))?;
         out.push((kind, name));
     }

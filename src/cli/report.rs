@@ -1,16 +1,14 @@
 //! `optics report CAPTURE [--peer CAPTURE] [-o FILE.md] [--plots DIR]`.
 
 use super::check::CheckArgs;
-use super::common::{analyze_capture, engine_of, load_capture, load_config};
-use super::outputs::check_outputs;
+use super::common::{analyze_engine, load_config, replay_capture};
+use super::outputs::{check_outputs, write_whole};
 use super::peer::{parse_peer, Peer, PeerArg};
-use super::plot::{write_all, PlotKind};
-use anyhow::Context;
+use super::plot::{write_all, EventMarks, PlotKind};
 use clap::Args;
 use optics::output::report::{write_report, Evidence};
 use optics::output::text::worst_first;
 use optics::sample::engine::TimeRange;
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -41,23 +39,23 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let peer_path = args.peer.as_ref().map(|p| p.path.as_path());
     check_outputs(&[("--output", args.output.as_deref())], &[Some(args.capture.as_path()), peer_path, args.config.as_deref()])?;
     let cfg = load_config(args.config.as_deref())?;
-    let cap = load_capture(&args.capture)?;
+    let mut marks = EventMarks::default();
+    let (engine, replayed) = replay_capture(&args.capture, TimeRange::whole(), &args.interfaces, &mut [&mut marks])?;
     let peer = args.peer.as_ref().map(|p| Peer::load(p, Some(&args.capture))).transpose()?;
-    let mut analyses = analyze_capture(&cap, &args.interfaces, TimeRange::whole(), &cfg, peer.as_ref())?;
+    let mut analyses = analyze_engine(&engine, &args.interfaces, &cfg, peer.as_ref())?;
     CheckArgs { profile: args.profile.clone(), check: false }.apply_profile(&mut analyses, &cfg)?;
     let peer_analyses = match &peer {
-        Some(p) => analyze_capture(p.capture(), &[p.interface().to_string()], TimeRange::whole(), &cfg, None)?,
+        Some(p) => analyze_engine(p.engine(), &[p.interface().to_string()], &cfg, None)?,
         None => Vec::new(),
     };
-    let ws = engine_of(&cap, TimeRange::whole()).windows();
     let capture_name = args.capture.display().to_string();
     let peer_name = peer.as_ref().map(|p| format!("{}:{}", p.path().display(), p.interface()));
     let order = worst_first(&analyses);
+    let identities: Vec<_> = order.iter().map(|a| engine.window(&a.interface).map(|w| w.identity).unwrap_or_default()).collect();
     let mut items = Vec::new();
-    for (i, a) in order.iter().enumerate() {
-        let identity = ws.iter().find(|w| w.interface == a.interface).map(|w| &w.identity);
+    for (i, (a, identity)) in order.iter().zip(&identities).enumerate() {
         let plots = match &args.plots {
-            Some(dir) => write_all(&cap, &a.interface, &cfg, dir)?
+            Some(dir) => write_all(&engine, &marks, a, &cfg, dir)?
                 .into_iter()
                 .map(|(kind, name)| (caption(kind, &a.interface), dir.join(name).display().to_string()))
                 .collect(),
@@ -65,31 +63,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         };
         // `--peer` is the far end of the one analysed interface (Peer checks there is one).
         let peer = peer_name.as_deref().zip(peer_analyses.get(i).filter(|_| i == 0));
-        items.push(Evidence {
-            capture: &capture_name,
-            header: &cap.header,
-            analysis: a,
-            identity: identity.unwrap_or(&DEFAULT_IDENTITY),
-            cfg: &cfg,
-            peer,
-            plots,
-        });
+        items.push(Evidence { capture: &capture_name, header: &replayed.header, analysis: a, identity, cfg: &cfg, peer, plots });
     }
     let mut buf = Vec::new();
     write_report(&mut buf, &items)?;
-    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
-        Some(p) => std::fs::write(p, &buf).with_context(|| format!("writing {}", p.display()))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&buf)?;
-            out.flush()?;
-        }
-    }
+    write_whole("--output", args.output.as_deref(), &buf)?;
     Ok(())
 }
-
-static DEFAULT_IDENTITY: optics::source::DeviceIdentity =
-    optics::source::DeviceIdentity { driver: None, bus_info: None, pci: None, port: None };
 
 fn caption(kind: PlotKind, iface: &str) -> String {
     match kind {

@@ -195,6 +195,8 @@ pub enum CaptureError {
     Sink(std::io::Error),
     #[error("line {line}: not UTF-8 text")]
     NotUtf8 { line: usize },
+    #[error("line {line}: a capture record is a JSON object ({{\"record\": ...}}), not an array or other value")]
+    NotAnObject { line: usize },
 }
 
 /// Longest capture line accepted (docs/capture-format.md): a record holds at most a few
@@ -239,6 +241,8 @@ impl Capture {
     }
 }
 
+/// Reads a whole capture file into memory: small inputs only (tests); commands stream
+/// it through the engine ([`crate::sample::engine::for_each_record`]).
 pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
     let file = std::fs::File::open(path)?;
     read_capture_from(std::io::BufReader::new(file))
@@ -282,6 +286,7 @@ impl<R: BufRead> CaptureReader<R> {
         if !r.next_line()? {
             return Err(CaptureError::Empty);
         }
+        object_line(&r.buf, r.line)?;
         let first = std::str::from_utf8(&r.buf).map_err(|_| CaptureError::NotUtf8 { line: r.line })?;
         r.header = parse_header(first)?;
         Ok(r)
@@ -321,6 +326,7 @@ impl<R: BufRead> CaptureReader<R> {
         if !self.next_line()? {
             return Ok(None);
         }
+        object_line(&self.buf, self.line)?;
         match parse_record(&self.buf) {
             Ok(Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: self.line }),
             Ok(r) => Ok(Some(r)),
@@ -335,6 +341,23 @@ impl<R: BufRead> CaptureReader<R> {
             }
         }
     }
+}
+
+/// serde reads a struct from a JSON array too, by position (`["sample", 1.0, ...]`): a
+/// capture line must be an object, so a reordered or foreign line is refused, not
+/// silently matched to fields (docs/capture-format.md: one JSON object per line).
+fn object_line(buf: &[u8], line: usize) -> Result<(), CaptureError> {
+    match buf.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(()),
+        _ => Err(CaptureError::NotAnObject { line }),
+    }
+}
+
+/// Starts like a capture: the first non-blank line is a header record. (Telling a capture
+/// from a module image or a tool output by its first bytes.)
+pub fn is_capture_start(bytes: &[u8]) -> bool {
+    let first = bytes.split(|b| *b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or_default();
+    serde_json::from_slice::<serde_json::Value>(first).is_ok_and(|v| v["record"] == "header")
 }
 
 /// The `record` key alone; every other key is skipped without being kept.

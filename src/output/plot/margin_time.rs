@@ -1,4 +1,5 @@
-//! Margin to the FEC limit over time, per lane, from the per-interval values of a run;
+//! Margin to the FEC limit over time, per lane, from the buckets of the engine's bounded
+//! per-lane series (`analysis::series_margin`);
 //! the margin floor as a line, segment breaks and events as marked verticals.
 
 use super::{lane_color, span, PlotError, FONT, LIMIT_COLOR, SIZE};
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MarginSeries {
     pub interface: String,
-    /// Per lane, margins at the end of each interval (the trend analysis's points).
+    /// Per lane, the margin of each series bucket at its mid time (the trend analysis's points).
     pub lanes: BTreeMap<u8, Vec<MarginPoint>>,
     /// (t, what): counter resets, module swaps, errors.
     pub events: Vec<(f64, String)>,

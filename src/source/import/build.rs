@@ -17,7 +17,7 @@ use super::walk::{read_input, ParsedFile};
 use super::{lspci, Fragment, ImportError};
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::printed::PrintedModule;
-use crate::sample::capture::{read_capture, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
+use crate::sample::capture::{is_capture_start, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::source::PciLink;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -487,37 +487,18 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, Impo
     Ok(Imported { capture: Capture { header, records, notes: Vec::new() }, notes })
 }
 
-/// True when the file starts with a capture header line.
-fn is_capture(path: &Path) -> bool {
-    use std::io::{BufRead, Read};
+/// True when the file starts with a capture header line (its first 64 kB tell).
+pub fn is_capture(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
     let Ok(f) = std::fs::File::open(path) else { return false };
-    let mut line = String::new();
-    let mut r = std::io::BufReader::new(f.take(1 << 16));
-    while line.trim().is_empty() {
-        line.clear();
-        if r.read_line(&mut line).unwrap_or(0) == 0 {
-            return false;
-        }
-    }
-    serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| v["record"] == "header")
+    path.is_file() && f.take(1 << 16).read_to_end(&mut head).is_ok() && is_capture_start(&head)
 }
 
-/// `compare BEFORE AFTER`: captures as they are; two tool outputs (a runbook's stored
-/// baseline and a new dump) become the baseline alone and the interval from it to AFTER,
-/// so the comparison's "after" is the per-lane BER over that interval.
-pub fn load_pair(before: &Path, after: &Path) -> Result<(Imported, Imported), ImportError> {
-    if (before.is_file() && is_capture(before)) || (after.is_file() && is_capture(after)) {
-        return Ok((load_any(before)?, load_any(after)?));
-    }
+/// `compare BEFORE AFTER` of two tool outputs (a runbook's stored baseline and a new
+/// dump): the baseline alone, and the interval from it to AFTER, so the comparison's
+/// "after" is the per-lane BER over that interval. (Captures are streamed by the caller.)
+pub fn import_pair(before: &Path, after: &Path) -> Result<(Imported, Imported), ImportError> {
     let opts = ImportOptions::default();
     Ok((import(&[before.to_path_buf()], &opts)?, import(&[before.to_path_buf(), after.to_path_buf()], &opts)?))
-}
-
-/// A capture as is, or anything `import` reads, imported with default options.
-pub fn load_any(path: &Path) -> Result<Imported, ImportError> {
-    if path.is_file() && is_capture(path) {
-        let capture = read_capture(path).map_err(|source| ImportError::Capture { path: path.to_path_buf(), source })?;
-        return Ok(Imported { capture, notes: Vec::new() });
-    }
-    import(&[path.to_path_buf()], &ImportOptions::default())
 }

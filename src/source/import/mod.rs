@@ -21,7 +21,7 @@ pub mod recognize;
 pub mod uptime;
 pub mod walk;
 
-pub use build::{import, load_any, load_pair, ImportOptions, Imported};
+pub use build::{import, import_pair, is_capture, ImportOptions, Imported};
 pub use recognize::{recognize, Format};
 
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
@@ -42,8 +42,6 @@ pub enum ImportError {
     Parse { path: PathBuf, format: &'static str, detail: String },
     #[error("{0}")]
     Input(String),
-    #[error("reading capture {path}: {source}")]
-    Capture { path: PathBuf, source: crate::sample::capture::CaptureError },
 }
 
 /// A `Parse` error's detail, before the path is known.

@@ -1,0 +1,73 @@
+//! Margin to the FEC limit per lane per bucket of the engine's bounded [`LaneSeries`]:
+//! the points of `plot --kind margin-over-time` (and of a margin trend). Each bucket is
+//! judged like a window's lane: BER = corrected bits / bits on the wire, the Poisson
+//! upper bound where the bucket saw no error (its margin is then a lower bound), and
+//! margin = 10·log10(x / x_limit) ([`super::q::margin_db`]).
+
+use super::ber::Ber;
+use super::q::margin_db;
+use super::trend::MarginPoint;
+use super::LinkAnalysis;
+use crate::sample::engine::series::LaneSeries;
+use std::collections::BTreeMap;
+
+/// Per lane (1-based), the margin of every bucket with counted bits, at the bucket's mid
+/// time. Empty when the link's lane rate, modulation or FEC limit is unknown.
+pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -> BTreeMap<u8, Vec<MarginPoint>> {
+    let mut out: BTreeMap<u8, Vec<MarginPoint>> = BTreeMap::new();
+    let (Some(rate), Some(lanes), Some(m), Some(limit)) = (link.lane_rate_gbps, link.lanes, link.modulation, link.fec_limit_ber) else {
+        return out;
+    };
+    for b in &series.buckets {
+        let bits = b.lane_bits_on_wire(rate, lanes);
+        for (i, lb) in b.lanes.iter().enumerate() {
+            let (Some(k), Ok(lane)) = (lb.corrected_bits, u8::try_from(i + 1)) else { continue };
+            let Some(ber) = Ber::new(k, bits, confidence) else { continue };
+            let at = if k == 0 { ber.upper } else { ber.ber };
+            if let Some(margin) = margin_db(at, limit, m).filter(|v| v.is_finite()) {
+                out.entry(lane).or_default().push(MarginPoint { t_s: (b.t_start + b.t_end) / 2.0, margin_db: margin });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::report::Modulation;
+    use crate::sample::engine::series::Interval;
+
+    #[test]
+    fn margin_per_bucket_from_bits_and_rate() {
+        // Two 10 s buckets on a 4-lane 53.125 Gb/s PAM4 link, limit 2.4e-4: lane 1 corrects
+        // 5.3125e7 bits per bucket (BER 1e-4, the link's q::margin_db at 1e-4), lane 2 none.
+        let mut s = LaneSeries::new(8);
+        for i in 0..2 {
+            let t = f64::from(i) * 10.0;
+            s.push(&Interval {
+                t_start: t,
+                t_end: t + 10.0,
+                corrected_bits_per_lane: Some(&[53_125_000, 0]),
+                rx_power_mw: &[],
+                ..Default::default()
+            });
+        }
+        let link = LinkAnalysis {
+            lane_rate_gbps: Some(53.125),
+            lanes: Some(4),
+            modulation: Some(Modulation::Pam4),
+            fec_limit_ber: Some(2.4e-4),
+            ..Default::default()
+        };
+        let m = lane_margins(&s, &link, 0.95);
+        let l1 = &m[&1];
+        assert_eq!(l1.iter().map(|p| p.t_s).collect::<Vec<_>>(), vec![5.0, 15.0]);
+        let want = margin_db(1e-4, 2.4e-4, Modulation::Pam4).unwrap();
+        assert!((l1[0].margin_db - want).abs() < 1e-12);
+        // Lane 2: no error, so the margin is from the upper bound, above lane 1's.
+        assert!(m[&2][0].margin_db > want);
+        // No FEC limit: nothing to measure against.
+        assert!(lane_margins(&s, &LinkAnalysis { fec_limit_ber: None, ..link }, 0.95).is_empty());
+    }
+}
