@@ -11,10 +11,19 @@ use super::LinkAnalysis;
 use crate::sample::engine::series::LaneSeries;
 use std::collections::BTreeMap;
 
+/// One bucket's margin; `lower_bound` when the bucket saw no error (the margin is then
+/// from the BER upper bound: at least this much). A trend skips those (see
+/// [`super::trend`]); a plot draws them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BucketMargin {
+    pub point: MarginPoint,
+    pub lower_bound: bool,
+}
+
 /// Per lane (1-based), the margin of every bucket with counted bits, at the bucket's mid
 /// time. Empty when the link's lane rate, modulation or FEC limit is unknown.
-pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -> BTreeMap<u8, Vec<MarginPoint>> {
-    let mut out: BTreeMap<u8, Vec<MarginPoint>> = BTreeMap::new();
+pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -> BTreeMap<u8, Vec<BucketMargin>> {
+    let mut out: BTreeMap<u8, Vec<BucketMargin>> = BTreeMap::new();
     let (Some(rate), Some(lanes), Some(m), Some(limit)) = (link.lane_rate_gbps, link.lanes, link.modulation, link.fec_limit_ber) else {
         return out;
     };
@@ -25,7 +34,8 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
             let Some(ber) = Ber::new(k, bits, confidence) else { continue };
             let at = if k == 0 { ber.upper } else { ber.ber };
             if let Some(margin) = margin_db(at, limit, m).filter(|v| v.is_finite()) {
-                out.entry(lane).or_default().push(MarginPoint { t_s: (b.t_start + b.t_end) / 2.0, margin_db: margin });
+                let point = MarginPoint { t_s: (b.t_start + b.t_end) / 2.0, margin_db: margin };
+                out.entry(lane).or_default().push(BucketMargin { point, lower_bound: k == 0 });
             }
         }
     }
@@ -62,11 +72,11 @@ mod tests {
         };
         let m = lane_margins(&s, &link, 0.95);
         let l1 = &m[&1];
-        assert_eq!(l1.iter().map(|p| p.t_s).collect::<Vec<_>>(), vec![5.0, 15.0]);
+        assert_eq!(l1.iter().map(|p| p.point.t_s).collect::<Vec<_>>(), vec![5.0, 15.0]);
         let want = margin_db(1e-4, 2.4e-4, Modulation::Pam4).unwrap();
-        assert!((l1[0].margin_db - want).abs() < 1e-12);
+        assert!((l1[0].point.margin_db - want).abs() < 1e-12 && !l1[0].lower_bound);
         // Lane 2: no error, so the margin is from the upper bound, above lane 1's.
-        assert!(m[&2][0].margin_db > want);
+        assert!(m[&2][0].point.margin_db > want && m[&2][0].lower_bound);
         // No FEC limit: nothing to measure against.
         assert!(lane_margins(&s, &LinkAnalysis { fec_limit_ber: None, ..link }, 0.95).is_empty());
     }

@@ -8,6 +8,7 @@
 //! window's FEC limit and modulation. Buckets without errors give no point (trend.rs).
 //! The fit runs over every bucket of the segment once they span `trend_window_s`.
 
+use super::series_margin::lane_margins;
 use super::trend::{drop_culprit, humane_duration, margin_trend, DropCulprit, LaneInterval, MarginPoint, MarginTrend};
 use super::verdict::{Reason, Severity, MARGIN_FALLING};
 use super::{Context, LaneAnalysis, LinkAnalysis};
@@ -42,19 +43,6 @@ fn usable<'a>(cx: &'a Context) -> Option<(&'a LaneSeries, f64, u32)> {
     Some((s, rate.lane_rate_gbps, rate.lanes))
 }
 
-/// Margin of lane `idx` (0-based) per bucket with errors, at the bucket's mid time.
-fn margin_points(cx: &Context, idx: usize) -> Vec<MarginPoint> {
-    let Some((series, gbps, lanes)) = usable(cx) else { return Vec::new() };
-    series
-        .buckets
-        .iter()
-        .filter_map(|b| {
-            let margin_db = b.lane_ber(idx, gbps, lanes).and_then(|ber| cx.margin(ber))?;
-            Some(MarginPoint { t_s: (b.t_start + b.t_end) / 2.0, margin_db })
-        })
-        .collect()
-}
-
 fn fmt_db_per_h(v: f64) -> String {
     if v.abs() >= 0.01 {
         format!("{v:.2}")
@@ -67,8 +55,11 @@ fn fmt_db_per_h(v: f64) -> String {
 pub(super) fn judge(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
     let floor = cx.cfg.margin_floor_db;
     let limit = link.fec.map_or("FEC".to_string(), |f| f.name().to_string());
+    let Some(series) = cx.w.series.as_deref().filter(|_| cx.ber_possible()) else { return };
+    // Buckets without errors only bound their margin from below: not trend points.
+    let margins = lane_margins(series, link, cx.cfg.confidence);
     for la in lanes.iter_mut() {
-        let points = margin_points(cx, usize::from(la.lane).saturating_sub(1));
+        let points: Vec<MarginPoint> = margins.get(&la.lane).into_iter().flatten().filter(|m| !m.lower_bound).map(|m| m.point).collect();
         let Some(t) = margin_trend(&points, floor, cx.cfg.confidence, cx.cfg.trend_window_s) else { continue };
         la.trend = LaneTrend::from(&t);
         let (Some(to_floor), Some(to_limit)) = (t.time_to_floor_s, t.time_to_fec_limit_s) else { continue };

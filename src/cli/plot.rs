@@ -86,7 +86,14 @@ pub fn render(engine: &Engine, marks: &EventMarks, a: &InterfaceAnalysis, kind: 
     let svg = match kind {
         PlotKind::BerVsRx => plot::ber_vs_rx(a)?,
         PlotKind::MarginOverTime => {
-            let lanes = engine.series(&a.interface).map(|s| lane_margins(s, &a.link, cfg.confidence)).unwrap_or_default();
+            // Every bucket is drawn, the error-free ones at their lower-bound margin.
+            let lanes = engine
+                .series(&a.interface)
+                .map(|s| lane_margins(s, &a.link, cfg.confidence))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(lane, ms)| (lane, ms.into_iter().map(|m| m.point).collect()))
+                .collect();
             let s = MarginSeries { interface: a.interface.clone(), lanes, events: marks.of(&a.interface), floor_db: cfg.margin_floor_db };
             plot::margin_over_time(&s)?
         }
