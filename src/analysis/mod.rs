@@ -340,8 +340,8 @@ fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
         ("corrected_blocks_per_lane", &d.corrected_blocks_per_lane),
         ("uncorrectable_blocks_per_lane", &d.uncorrectable_blocks_per_lane),
     ];
-    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.clone())));
-    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.clone())));
+    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.to_string())));
+    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.to_string())));
     t.chain(l).collect()
 }
 

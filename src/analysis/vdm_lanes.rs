@@ -108,7 +108,7 @@ pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
     let counted = per_lane.map_or(0, |c| c.values.len());
     let blind: Vec<u8> = lanes.iter().filter(|l| l.pre_fec_ber.is_none()).map(|l| l.lane).collect();
     let nic_lanes = if counted > 0 {
-        let origin = per_lane.map_or("", |c| c.origin.0.as_str());
+        let origin = per_lane.map_or("", |c| c.origin.as_str());
         let who = if is_mlx5(w) { "mlx5 exposes" } else { "the NIC counts" };
         format!("{who} corrected bits for lanes 1-{counted} only ({origin})")
     } else {

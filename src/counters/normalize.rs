@@ -7,19 +7,32 @@
 
 use super::{DriverStats, FecStats, LinkState};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// Where a normalised figure came from: `netlink` or `driver:<ethtool -S name>`.
+/// Borrowed for the origins this module knows (every sample names one per figure:
+/// no allocation per sample), owned for any other.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct Origin(pub String);
+pub struct Origin(pub Cow<'static, str>);
 
 impl Origin {
     pub fn netlink() -> Self {
-        Origin("netlink".into())
+        Origin(Cow::Borrowed("netlink"))
     }
     pub fn driver(name: &str) -> Self {
-        Origin(format!("driver:{name}"))
+        Origin(Cow::Owned(format!("driver:{name}")))
     }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An `ethtool -S` name and its origin, spelled out at compile time.
+macro_rules! driver {
+    ($name:literal) => {
+        ($name, concat!("driver:", $name))
+    };
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -51,25 +64,49 @@ pub struct PortCounters {
 }
 
 /// Driver counters with a known meaning, in preference order per figure.
-const DRIVER_CORRECTED_BITS: &[&str] = &["rx_corrected_bits_phy", "rx_corrected_bits"];
-const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"];
-const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
-const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
+const DRIVER_CORRECTED_BITS: &[(&str, &str)] = &[driver!("rx_corrected_bits_phy"), driver!("rx_corrected_bits")];
+const DRIVER_CORRECTED_BLOCKS: &[(&str, &str)] = &[driver!("rx_fec_corrected_blocks")];
+const DRIVER_UNCORRECTABLE_BLOCKS: &[(&str, &str)] = &[driver!("rx_fec_uncorrectable_blocks")];
+const DRIVER_RX_BITS: &[(&str, &str)] = &[driver!("rx_bits_phy"), driver!("rx_bits")];
 /// `mlxlink_effective_physical_errors`: mlxlink's "Effective Physical Errors" (errors left
 /// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs).
-const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors"];
-const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
+const DRIVER_PCS_SYMBOL_ERRORS: &[(&str, &str)] =
+    &[driver!("rx_pcs_symbol_err_phy"), driver!("rx_pcs_symbol_err"), driver!("mlxlink_effective_physical_errors")];
+const DRIVER_LINK_DOWN: &[(&str, &str)] = &[driver!("link_down_events_phy"), driver!("link_down_events")];
 
-fn from_driver(stats: &DriverStats, names: &[&str]) -> Option<Counted> {
-    names.iter().find_map(|n| stats.get(*n).map(|v| Counted { value: *v, origin: Origin::driver(n) }))
+fn from_driver(stats: &DriverStats, names: &[(&str, &'static str)]) -> Option<Counted> {
+    names.iter().find_map(|(n, origin)| stats.get(*n).map(|v| Counted { value: *v, origin: Origin(Cow::Borrowed(origin)) }))
+}
+
+const MLX5_LANE_PREFIX: &str = "rx_err_lane_";
+
+/// The driver counters [`normalize`] reads (a copy of a sample that keeps only these
+/// normalises the same): the known names and the mlx5 per-lane ones.
+pub fn known_driver_stats(stats: &DriverStats) -> DriverStats {
+    let known = [
+        DRIVER_CORRECTED_BITS,
+        DRIVER_CORRECTED_BLOCKS,
+        DRIVER_UNCORRECTABLE_BLOCKS,
+        DRIVER_RX_BITS,
+        DRIVER_PCS_SYMBOL_ERRORS,
+        DRIVER_LINK_DOWN,
+    ];
+    let named = known.into_iter().flatten().filter_map(|(n, _)| stats.get_key_value(*n));
+    named.chain(lane_names(stats)).map(|(k, v)| (k.clone(), *v)).collect()
+}
+
+/// Counters whose name starts with `rx_err_lane_` (a range of the sorted map, not a scan).
+fn lane_names(stats: &DriverStats) -> impl Iterator<Item = (&String, &u64)> {
+    stats
+        .range::<str, _>((std::ops::Bound::Included(MLX5_LANE_PREFIX), std::ops::Bound::Unbounded))
+        .take_while(|(k, _)| k.starts_with(MLX5_LANE_PREFIX))
 }
 
 /// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN).
 fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
-    let mut lanes: Vec<(usize, u64)> = stats
-        .iter()
+    let mut lanes: Vec<(usize, u64)> = lane_names(stats)
         .filter_map(|(k, v)| {
-            let n = k.strip_prefix("rx_err_lane_")?.strip_suffix("_phy")?;
+            let n = k.strip_prefix(MLX5_LANE_PREFIX)?.strip_suffix("_phy")?;
             Some((n.parse::<usize>().ok()?, *v))
         })
         .collect();
@@ -82,7 +119,7 @@ fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
     if lanes.len() > super::MAX_LANES || lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
         return None;
     }
-    Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin::driver("rx_err_lane_N_phy") })
+    Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin(Cow::Borrowed("driver:rx_err_lane_N_phy")) })
 }
 
 /// Splits a netlink `[total, lane..]` array into a total and optional lanes.
@@ -160,6 +197,19 @@ mod tests {
         assert_eq!(p.link_down_events.unwrap().origin, Origin::driver("link_down_events"));
         assert!(p.corrected_bits_per_lane.is_none());
         assert_eq!(p.corrected_bits.unwrap().value, 0);
+    }
+
+    #[test]
+    fn the_known_counters_alone_normalise_the_same() {
+        // 64 queues of unrelated counters around the mlx5 per-lane and PPCNT names.
+        let mut d = stats(&[("rx_err_lane_0_phy", 6), ("rx_err_lane_1_phy", 2), ("rx_corrected_bits_phy", 8), ("link_down_events_phy", 1)]);
+        for q in 0..64 {
+            d.insert(format!("rx_queue_{q}_packets"), q);
+            d.insert(format!("rx_err_{q}"), q);
+        }
+        let known = known_driver_stats(&d);
+        assert_eq!(known.len(), 4);
+        assert_eq!(normalize(None, None, &known), normalize(None, None, &d));
     }
 
     #[test]

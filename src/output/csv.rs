@@ -4,15 +4,13 @@
 //! analysis as `scan`, over the interval since the interface's previous sample.
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
-use crate::analysis::{analyze, config::Config};
+use crate::analysis::{analyze, config::Config, InterfaceWindow};
 use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
-use crate::sample::engine::{records_window, StaticModule};
+use crate::sample::intervals::IntervalWalker;
 use crate::sample::RecordSink;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::io::{self, Write};
-use std::sync::Arc;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -53,13 +51,6 @@ pub struct LaneRow {
     pub host: Option<String>,
 }
 
-#[derive(Default)]
-struct IfaceState {
-    /// The interface record in force, its static pages parsed once.
-    interface: Option<Arc<StaticModule>>,
-    previous: Option<SampleRecord>,
-}
-
 /// Where rows go: CSV, or JSON Lines of the same rows (`export --json`).
 enum Out<W: Write> {
     Csv(csv::Writer<W>),
@@ -72,7 +63,8 @@ pub struct CsvSink<W: Write> {
     created: Option<OffsetDateTime>,
     host: Option<String>,
     cfg: Config,
-    state: HashMap<String, IfaceState>,
+    /// Each sample's window since the interface's previous sample.
+    walker: IntervalWalker,
 }
 
 impl<W: Write> CsvSink<W> {
@@ -87,7 +79,13 @@ impl<W: Write> CsvSink<W> {
     }
 
     fn with_out(out: Out<W>, created: Option<&str>, cfg: Config) -> Self {
-        CsvSink { out, created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()), host: None, cfg, state: HashMap::new() }
+        CsvSink {
+            out,
+            created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
+            host: None,
+            cfg,
+            walker: IntervalWalker::per_sample(),
+        }
     }
 
     /// The `host` cell of every row (the capture header's host), if known before the
@@ -115,11 +113,9 @@ impl<W: Write> CsvSink<W> {
         }
     }
 
-    fn rows(&self, st: &IfaceState, s: &SampleRecord) -> Vec<LaneRow> {
-        let (prev, cur) = (st.previous.clone().map(Record::Sample), Record::Sample(s.clone()));
-        let w = records_window(&s.interface, st.interface.as_ref(), prev.iter().chain(std::iter::once(&cur)));
+    fn rows(&self, w: &InterfaceWindow, s: &SampleRecord) -> Vec<LaneRow> {
         let has_interval = w.samples >= 2;
-        let analysis = analyze(std::slice::from_ref(&w), &self.cfg, &[]);
+        let analysis = analyze(std::slice::from_ref(w), &self.cfg, &[]);
         let Some(a) = analysis.into_iter().next() else { return Vec::new() };
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
@@ -200,22 +196,19 @@ impl<W: Write> RecordSink for CsvSink<W> {
                     self.host.clone_from(&h.host);
                 }
             }
-            Record::Interface(i) => {
-                // A new interface record means the module or link changed: deltas across
-                // it would mix two modules, so the next sample starts afresh.
-                self.state
-                    .insert(i.interface.clone(), IfaceState { interface: Some(Arc::new(StaticModule::new(i.clone()))), previous: None });
+            // A new interface record (the module or link changed) starts afresh: deltas
+            // across it would mix two modules.
+            Record::Interface(_) | Record::Event(_) => {
+                self.walker.push(rec);
             }
             Record::Sample(s) => {
-                let st = self.state.remove(&s.interface).unwrap_or_default();
-                let rows = self.rows(&st, s);
+                let Some(w) = self.walker.push(rec) else { return Ok(()) };
+                let rows = self.rows(&w, s);
                 for row in &rows {
                     self.write_row(row)?;
                 }
                 self.flush()?;
-                self.state.insert(s.interface.clone(), IfaceState { interface: st.interface, previous: Some(s.clone()) });
             }
-            Record::Event(_) => {}
         }
         Ok(())
     }

@@ -130,12 +130,13 @@ impl<W: Write> LiveTable<W> {
         };
         let count = |v: Option<u64>| v.map(|v| format!("+{v}")).unwrap_or_else(|| "n/a".into());
         let line = format!(
-            "t={t:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{weakest}",
+            "t={t:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{weakest}\n",
             escape(&a.interface),
             count(a.link.corrected_bits),
             count(a.link.uncorrectable_blocks)
         );
-        writeln!(self.out, "{line}")
+        // One write per line: stderr is unbuffered, and `writeln!` writes the newline apart.
+        self.out.write_all(line.as_bytes())
     }
 
     /// Moves back over the table and clears it (cursor up, erase below: ECMA-48 CUU, ED).

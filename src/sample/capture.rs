@@ -367,12 +367,25 @@ struct Tag<'a> {
     record: std::borrow::Cow<'a, str>,
 }
 
+/// The variant a line names in its first key, found by a byte comparison: the writer
+/// (serde's internally tagged enum) puts `"record"` first, so a capture's own lines are
+/// parsed once, straight into the variant's struct (which ignores the `record` key).
+fn leading_tag(line: &[u8]) -> Option<&'static str> {
+    let rest = line.trim_ascii_start().strip_prefix(b"{\"record\":\"")?;
+    ["sample", "interface", "event"].into_iter().find(|tag| rest.strip_prefix(tag.as_bytes()).is_some_and(|r| r.starts_with(b"\",")))
+}
+
 /// One record line. serde's internally tagged enum buffers a whole line into a generic
-/// tree before choosing the variant; reading the tag first (a pass that skips every
-/// value) and then the variant's own struct is several times cheaper. Any failure is
-/// reported as the enum itself reports it, so error messages do not change.
+/// tree before choosing the variant; choosing it from the leading tag (else from a pass
+/// that reads only the tag) and then parsing the variant's own struct is several times
+/// cheaper. Any failure is reported as the enum itself reports it, so error messages do
+/// not change.
 fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
-    let parsed = match serde_json::from_slice::<Tag>(line).ok().as_ref().map(|t| t.record.as_ref()) {
+    let tag = match leading_tag(line) {
+        Some(tag) => Some(std::borrow::Cow::Borrowed(tag)),
+        None => serde_json::from_slice::<Tag>(line).ok().map(|t| t.record),
+    };
+    let parsed = match tag.as_deref() {
         Some("sample") => serde_json::from_slice(line).map(Record::Sample).ok(),
         Some("interface") => serde_json::from_slice(line).map(Record::Interface).ok(),
         Some("event") => serde_json::from_slice(line).map(Record::Event).ok(),
@@ -458,6 +471,20 @@ mod tests {
                     {\"record\":\"header\",\"format\":\"optics-capture\",\"version\":1,\"created\":\"x\",\"host\":null,\"kernel\":null,\"tool\":null}\n\
                     {\"record\":\"event\",\"t\":1.0,\"interface\":\"e\",\"kind\":\"error\",\"message\":\"m\"}\n";
         assert!(matches!(read_capture_from(text.as_bytes()), Err(CaptureError::HeaderNotFirst { line: 2 })));
+    }
+
+    #[test]
+    fn leading_tag_is_read_only_when_it_is_the_first_key() {
+        assert_eq!(leading_tag(br#"{"record":"sample","t":1}"#), Some("sample"));
+        assert_eq!(leading_tag(br#"  {"record":"event","t":1}"#), Some("event"));
+        // Another first key, a longer tag, or spacing the writer never emits: the slow path decides.
+        assert_eq!(leading_tag(br#"{"t":1,"record":"sample"}"#), None);
+        assert_eq!(leading_tag(br#"{"record":"samples","t":1}"#), None);
+        assert_eq!(leading_tag(br#"{"record": "sample","t":1}"#), None);
+        // Both paths give the same record.
+        let line = br#"{"record":"event","t":2.5,"interface":"e","kind":"error","message":"m"}"#;
+        let spaced = br#"{"t":2.5, "record":"event","interface":"e","kind":"error","message":"m"}"#;
+        assert_eq!(parse_record(line).unwrap(), parse_record(spaced).unwrap());
     }
 
     #[test]

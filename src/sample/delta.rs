@@ -100,7 +100,7 @@ impl Slot {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Point {
     pub t: f64,
-    series: BTreeMap<Slot, (String, Vec<u64>)>,
+    series: BTreeMap<Slot, (Origin, Vec<u64>)>,
 }
 
 impl Point {
@@ -113,18 +113,18 @@ impl Point {
         let mut series = BTreeMap::new();
         for (i, (_, get, _)) in SCALARS.iter().enumerate() {
             if let Some(c) = get(p) {
-                series.insert(Slot::Scalar(i), (c.origin.0.clone(), vec![c.value]));
+                series.insert(Slot::Scalar(i), (c.origin.clone(), vec![c.value]));
             }
         }
         for (i, (_, get, _)) in LANES.iter().enumerate() {
             if let Some(l) = get(p) {
-                series.insert(Slot::Lanes(i), (l.origin.0.clone(), l.values.clone()));
+                series.insert(Slot::Lanes(i), (l.origin.clone(), l.values.clone()));
             }
         }
         for bin in s.fec.iter().flat_map(|f| &f.histogram) {
             let mut v = vec![bin.count];
             v.extend(&bin.per_lane);
-            series.insert(Slot::Bin(bin.low, bin.high), (Origin::netlink().0, v));
+            series.insert(Slot::Bin(bin.low, bin.high), (Origin::netlink(), v));
         }
         Point { t: s.t, series }
     }
@@ -144,7 +144,7 @@ pub struct Break {
 #[derive(Clone, Debug, Default)]
 pub struct ResetDetector {
     /// Per series, the last values of each origin seen.
-    last: BTreeMap<Slot, Vec<(String, Vec<u64>)>>,
+    last: BTreeMap<Slot, Vec<(Origin, Vec<u64>)>>,
     last_t: Option<f64>,
 }
 
@@ -251,8 +251,8 @@ struct OriginSum {
 #[derive(Clone, Debug, Default, PartialEq)]
 struct SlotSum {
     /// Origin of the latest observation: the one the slot is followed in.
-    latest: String,
-    by_origin: Vec<(String, OriginSum)>,
+    latest: Option<Origin>,
+    by_origin: Vec<(Origin, OriginSum)>,
 }
 
 /// Counter increases over one segment, folded one point at a time: per series and
@@ -279,13 +279,15 @@ impl DeltaSum {
         let mut out = PointStep::default();
         for (slot, (origin, cur)) in &p.series {
             let s = self.slots.entry(*slot).or_default();
-            if s.latest != *origin {
-                s.latest.clone_from(origin);
+            if s.latest.as_ref() != Some(origin) {
+                s.latest = Some(origin.clone());
             }
             let Some((_, o)) = s.by_origin.iter_mut().find(|(k, _)| k == origin) else {
                 s.by_origin.push((origin.clone(), OriginSum { last: cur.clone(), sum: vec![0; cur.len()] }));
                 continue;
             };
+            // Only the steps a per-interval consumer reads are kept.
+            let keep = matches!(*slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
             let mut inc = Vec::new();
             for (i, (a, b)) in o.last.iter().zip(cur).enumerate() {
                 let d = match step(*a, *b) {
@@ -303,7 +305,9 @@ impl DeltaSum {
                 if let Some(s) = o.sum.get_mut(i) {
                     *s = s.saturating_add(d);
                 }
-                inc.push(d);
+                if keep {
+                    inc.push(d);
+                }
             }
             o.last.clone_from(cur);
             match *slot {
@@ -320,9 +324,9 @@ impl DeltaSum {
     pub fn total(&self) -> SegmentDelta {
         let mut out = SegmentDelta::default();
         for (slot, s) in &self.slots {
-            let Some((_, o)) = s.by_origin.iter().find(|(k, _)| *k == s.latest) else { continue };
+            let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
             let sum = o.sum.clone();
-            let origin = Origin(s.latest.clone());
+            let origin = origin.clone();
             match *slot {
                 Slot::Scalar(i) => {
                     if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {

@@ -6,6 +6,7 @@
 use super::capture::{Record, SampleRecord};
 use super::engine::{records_window, StaticModule};
 use crate::analysis::InterfaceWindow;
+use crate::counters::normalize::known_driver_stats;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -16,27 +17,44 @@ const MAX_EVENTS: usize = 16;
 struct Pending {
     /// The interface record in force, its static pages parsed once.
     interface: Option<Arc<StaticModule>>,
-    start: Option<SampleRecord>,
+    /// The interval's first sample, with only the driver counters the window reads.
+    start: Option<Record>,
     samples_since: usize,
     events: Vec<Record>,
 }
 
 /// Emits one window every `every` samples of an interface, spanning back to the sample
-/// that started the interval (1 = every consecutive pair).
+/// that started the interval (1 = every consecutive pair). The one implementation of
+/// "the interval since an earlier sample": the live table, plots and CSV rows use it.
 pub struct IntervalWalker {
     every: usize,
+    /// A window for the first sample of an interface too (alone: no interval yet).
+    first_alone: bool,
+    /// Capture events between the interval's samples go into its window.
+    events: bool,
     per_iface: HashMap<String, Pending>,
 }
 
 impl IntervalWalker {
     pub fn new(every: usize) -> Self {
-        IntervalWalker { every: every.max(1), per_iface: HashMap::new() }
+        IntervalWalker { every: every.max(1), first_alone: false, events: true, per_iface: HashMap::new() }
+    }
+
+    /// One window per sample over the interval since the interface's previous sample (the
+    /// first sample after an interface record alone), counters only, without capture
+    /// events: what a CSV row describes.
+    pub fn per_sample() -> Self {
+        IntervalWalker { every: 1, first_alone: true, events: false, per_iface: HashMap::new() }
     }
 
     /// Feeds one record; returns the window of the interval it closes, if it closes one.
     pub fn push(&mut self, rec: &Record) -> Option<InterfaceWindow> {
-        let name = rec.interface()?.to_string();
-        let p = self.per_iface.entry(name.clone()).or_default();
+        let name = rec.interface()?;
+        if !self.per_iface.contains_key(name) {
+            self.per_iface.insert(name.to_string(), Pending::default());
+        }
+        // Inserted just above when missing.
+        let p = self.per_iface.get_mut(name)?;
         match rec {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval
@@ -47,23 +65,22 @@ impl IntervalWalker {
                 p.events.clear();
             }
             Record::Event(_) => {
-                if p.events.len() < MAX_EVENTS {
+                if self.events && p.events.len() < MAX_EVENTS {
                     p.events.push(rec.clone());
                 }
             }
             Record::Sample(s) => {
                 let Some(start) = p.start.as_ref() else {
-                    p.start = Some(s.clone());
-                    return None;
+                    p.start = Some(Record::Sample(kept_for_interval(s)));
+                    return self.first_alone.then(|| records_window(name, p.interface.as_ref(), std::iter::once(rec)));
                 };
                 p.samples_since += 1;
                 if p.samples_since < self.every {
                     return None;
                 }
-                let start = Record::Sample(start.clone());
-                let recs = std::iter::once(&start).chain(&p.events).chain(std::iter::once(rec));
-                let w = records_window(&name, p.interface.as_ref(), recs);
-                p.start = Some(s.clone());
+                let recs = std::iter::once(start).chain(&p.events).chain(std::iter::once(rec));
+                let w = records_window(name, p.interface.as_ref(), recs);
+                p.start = Some(Record::Sample(kept_for_interval(s)));
                 p.samples_since = 0;
                 p.events.clear();
                 return Some(w);
@@ -71,6 +88,24 @@ impl IntervalWalker {
             Record::Header(_) => {}
         }
         None
+    }
+}
+
+/// A copy of `s` for the start of an interval: of the driver's counters (hundreds on a
+/// multi-queue NIC) only those the counter model reads, which are all a window uses.
+fn kept_for_interval(s: &SampleRecord) -> SampleRecord {
+    let SampleRecord { t, interface, link, fec, driver_stats, module, origin_file, time_base, printed_module, printed_fields } = s;
+    SampleRecord {
+        t: *t,
+        interface: interface.clone(),
+        link: link.clone(),
+        fec: fec.clone(),
+        driver_stats: known_driver_stats(driver_stats),
+        module: module.clone(),
+        origin_file: origin_file.clone(),
+        time_base: time_base.clone(),
+        printed_module: printed_module.clone(),
+        printed_fields: printed_fields.clone(),
     }
 }
 

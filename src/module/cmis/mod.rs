@@ -103,8 +103,7 @@ pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
     if lower::flat_memory(img) != Some(false) {
         return out;
     }
-    // page01::decode also fills report fields: a scratch report takes them.
-    let adv = page01::decode(img, &mut ModuleReport::new(Standard::Cmis, 0));
+    let adv = page01::advertisement(img);
     let unsupported = page00::unsupported_media_lanes(img, &mut Vec::new());
     for bank in 0..page01::bank_count(img).unwrap_or(1) {
         let Some(rx) = page11::lane_rx_power_mw(img, bank, adv.as_ref()) else { continue };

@@ -73,6 +73,36 @@ pub(super) fn bank_count(img: &ModuleImage) -> Option<u8> {
     }
 }
 
+/// The monitors page 01h advertises, without the rest of its decode (no report, no
+/// checksum): what the per-sample rx power reading needs. `None` as for [`decode`].
+pub(super) fn advertisement(img: &ModuleImage) -> Option<Advertisement> {
+    if !img.has_upper_page(I2C_A0, 0x01, 0) {
+        return None;
+    }
+    Some(advertised(MODULE_MON_ADV.byte(img, 0)?, LANE_MON_ADV.byte(img, 0)?, img))
+}
+
+/// Bytes 159 (module monitors) and 160 (lane monitors), and byte 145 bit 4 (Rx power type).
+fn advertised(module_mon: u8, lane_mon: u8, img: &ModuleImage) -> Advertisement {
+    let tx_bias_multiplier = match (lane_mon >> 3) & 0x03 {
+        0 => Some(1),
+        1 => Some(2),
+        2 => Some(4),
+        _ => None,
+    };
+    let tx_bias_mon = lane_mon & 0x01 != 0;
+    let rx_average = RX_POWER_TYPE.byte(img, 0).is_some_and(|b| b & 0x10 != 0);
+    Advertisement {
+        temperature_mon: module_mon & 0x01 != 0,
+        vcc_mon: module_mon & 0x02 != 0,
+        tx_bias_mon,
+        tx_power_mon: lane_mon & 0x02 != 0,
+        rx_power_mon: lane_mon & 0x04 != 0,
+        tx_bias_multiplier,
+        rx_power_type: if rx_average { RxPowerType::Average } else { RxPowerType::Oma },
+    }
+}
+
 /// Decodes the advertisement; `None` (plus a warning) when page 01h was not read.
 pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) -> Option<Advertisement> {
     if !img.has_upper_page(I2C_A0, 0x01, 0) {
@@ -90,26 +120,10 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) -> Option<Advertis
         r.warnings.push("page 01h bytes 159-160 (monitor advertisement) missing".into());
         return None;
     };
-    let tx_bias_multiplier = match (lane_mon >> 3) & 0x03 {
-        0 => Some(1),
-        1 => Some(2),
-        2 => Some(4),
-        _ => None,
-    };
-    let tx_bias_mon = lane_mon & 0x01 != 0;
-    if tx_bias_mon && tx_bias_multiplier.is_none() {
+    let adv = advertised(module_mon, lane_mon, img);
+    if adv.tx_bias_mon && adv.tx_bias_multiplier.is_none() {
         r.warnings.push("page 01h byte 160: reserved Tx bias multiplier code 3, Tx bias not decoded".into());
     }
-    let rx_average = RX_POWER_TYPE.byte(img, 0).is_some_and(|b| b & 0x10 != 0);
-    let adv = Advertisement {
-        temperature_mon: module_mon & 0x01 != 0,
-        vcc_mon: module_mon & 0x02 != 0,
-        tx_bias_mon,
-        tx_power_mon: lane_mon & 0x02 != 0,
-        rx_power_mon: lane_mon & 0x04 != 0,
-        tx_bias_multiplier,
-        rx_power_type: if rx_average { RxPowerType::Average } else { RxPowerType::Oma },
-    };
     // The measurement type means nothing for a module that does not measure Rx power.
     r.rx_power_type = adv.rx_power_mon.then_some(adv.rx_power_type);
     Some(adv)

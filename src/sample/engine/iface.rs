@@ -7,7 +7,7 @@ use super::TimeRange;
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize, Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport};
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{module_identity, Break, DeltaSum, Point, SegmentDelta, Segmenter};
 use std::collections::VecDeque;
@@ -84,6 +84,16 @@ impl StaticModule {
             img.insert_entry(e).map_err(malformed)?;
         }
         Ok(SampleModule::Image(img))
+    }
+}
+
+/// Where a page entry's bytes go: address, page, bank, offset and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PageRun(u8, u8, u8, u16, usize);
+
+impl PageRun {
+    fn of(e: &PageEntry) -> Self {
+        PageRun(e.i2c_address, e.page, e.bank, e.offset, e.data.len())
     }
 }
 
@@ -179,6 +189,8 @@ pub struct Segment {
     /// Interface record in force at the last sample, and that sample's module.
     ir: Option<Arc<StaticModule>>,
     image: Result<SampleModule, String>,
+    /// Where the last sample's monitor pages lay in `image`.
+    layout: Vec<PageRun>,
     /// The last sample's absolute counters and time-base remark (imports).
     counters_at_end: PortCounters,
     time_base: Option<String>,
@@ -196,6 +208,30 @@ impl Segment {
             d.counters.link_down_events = Some(Counted { value: transitions, origin: Origin(SAMPLES_ORIGIN.into()) });
         }
         d
+    }
+
+    /// Takes a sample's module. When the static record is the last sample's and the
+    /// sample writes the same byte runs, its bytes are laid over the last sample's image
+    /// in place: every byte it leaves alone is then the static record's, as in a fresh
+    /// copy of it, without copying the static image per sample.
+    fn set_module(&mut self, latest: Option<&Arc<StaticModule>>, s: &SampleRecord) {
+        let same_base = match (&self.ir, latest) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        let pages = s.module.as_ref().map_or(&[][..], |m| &m.pages[..]);
+        let same_layout = self.layout.len() == pages.len() && self.layout.iter().zip(pages).all(|(r, e)| *r == PageRun::of(e));
+        if let (true, true, Ok(SampleModule::Image(img))) = (same_base, same_layout, &mut self.image) {
+            // The same runs were inserted into this image before, so they fit again.
+            if let Err(e) = pages.iter().try_for_each(|e| img.insert_entry(e)) {
+                self.image = Err(malformed(e));
+            }
+            return;
+        }
+        self.image = StaticModule::with_sample(latest.map(|a| &**a), s);
+        self.ir = latest.cloned();
+        self.layout.clear();
+        self.layout.extend(pages.iter().map(PageRun::of));
     }
 
     fn decode(&self) -> Result<ModuleReport, String> {
@@ -296,9 +332,6 @@ impl IfaceState {
         let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
         let p = Point::from_normalized(s, &counters);
         let brk = self.segmenter.sample(&p);
-        let image = StaticModule::with_sample(self.latest.as_deref(), s);
-        // Only the rx monitors are decoded per sample; the full decode waits for a window.
-        let rx_mw = image.as_ref().ok().and_then(SampleModule::rx_power_mw);
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
             self.start_segment(brk, s.t);
@@ -307,6 +340,9 @@ impl IfaceState {
         let keep = self.ring_keep_s;
         // start_segment() leaves a current segment.
         let Some(seg) = self.current.as_mut() else { return };
+        seg.set_module(self.latest.as_ref(), s);
+        // Only the rx monitors are decoded per sample; the full decode waits for a window.
+        let rx_mw = seg.image.as_ref().ok().and_then(SampleModule::rx_power_mw);
         let step = seg.sum.push(&p);
         let up = s.link.up;
         let went_down = seg.link_up == Some(true) && up == Some(false);
@@ -346,8 +382,6 @@ impl IfaceState {
         if let Some(r) = &rx_mw {
             seg.rx.add(r);
         }
-        seg.ir = self.latest.clone();
-        seg.image = image;
         seg.counters_at_end = counters;
         seg.time_base.clone_from(&s.time_base);
     }
@@ -382,6 +416,7 @@ impl IfaceState {
             link_seen: false,
             ir: None,
             image: Err("no samples in the window".into()),
+            layout: Vec::new(),
             counters_at_end: PortCounters::default(),
             time_base: None,
             ring: VecDeque::new(),
