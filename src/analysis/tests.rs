@@ -4,9 +4,8 @@ use super::*;
 fn counter_sources_name_netlink_and_driver_counters() {
     use crate::counters::normalize;
     let fec = crate::counters::FecStats { corrected_bits: vec![10], ..Default::default() };
-    let driver = [("rx_err_lane_0_phy".to_string(), 4), ("rx_err_lane_1_phy".to_string(), 6), ("link_down_events_phy".to_string(), 1)]
-        .into_iter()
-        .collect();
+    let driver =
+        [("rx_err_lane_0_phy".into(), 4), ("rx_err_lane_1_phy".into(), 6), ("link_down_events_phy".into(), 1)].into_iter().collect();
     let s = counter_sources(&normalize(Some(&fec), None, &driver));
     assert_eq!(s.get("corrected_bits").map(String::as_str), Some("netlink"));
     assert_eq!(s.get("corrected_bits_per_lane").map(String::as_str), Some("driver:rx_err_lane_N_phy"));

@@ -96,7 +96,7 @@ pub fn known_driver_stats(stats: &DriverStats) -> DriverStats {
 }
 
 /// Counters whose name starts with `rx_err_lane_` (a range of the sorted map, not a scan).
-fn lane_names(stats: &DriverStats) -> impl Iterator<Item = (&String, &u64)> {
+fn lane_names(stats: &DriverStats) -> impl Iterator<Item = (&std::sync::Arc<str>, &u64)> {
     stats
         .range::<str, _>((std::ops::Bound::Included(MLX5_LANE_PREFIX), std::ops::Bound::Unbounded))
         .take_while(|(k, _)| k.starts_with(MLX5_LANE_PREFIX))
@@ -156,7 +156,7 @@ mod tests {
     use super::*;
 
     fn stats(pairs: &[(&str, u64)]) -> DriverStats {
-        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+        pairs.iter().map(|(k, v)| ((*k).into(), *v)).collect()
     }
 
     #[test]
@@ -204,8 +204,8 @@ mod tests {
         // 64 queues of unrelated counters around the mlx5 per-lane and PPCNT names.
         let mut d = stats(&[("rx_err_lane_0_phy", 6), ("rx_err_lane_1_phy", 2), ("rx_corrected_bits_phy", 8), ("link_down_events_phy", 1)]);
         for q in 0..64 {
-            d.insert(format!("rx_queue_{q}_packets"), q);
-            d.insert(format!("rx_err_{q}"), q);
+            d.insert(format!("rx_queue_{q}_packets").into(), q);
+            d.insert(format!("rx_err_{q}").into(), q);
         }
         let known = known_driver_stats(&d);
         assert_eq!(known.len(), 4);

@@ -148,7 +148,8 @@ fn c_string(b: &[u8]) -> String {
 }
 
 /// A device's counter names, ready to take each sample's values without sorting or
-/// large temporaries: `template` is the map with every value 0, `order[k]` the GSTATS
+/// large temporaries: `template` is the map with every value 0 (its names shared with
+/// every sample's map, so cloning it allocates no name), `order[k]` the GSTATS
 /// index of its k-th key. A name the driver repeats keeps its last value, as collecting
 /// the pairs into a map would.
 struct StatTable {
@@ -160,7 +161,8 @@ struct StatTable {
 impl StatTable {
     fn new(names: Vec<String>) -> Self {
         let count = names.len();
-        let index: std::collections::BTreeMap<String, usize> = names.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+        let index: std::collections::BTreeMap<std::sync::Arc<str>, usize> =
+            names.into_iter().enumerate().map(|(i, n)| (n.into(), i)).collect();
         let order = index.values().copied().collect();
         StatTable { count, template: index.into_keys().map(|n| (n, 0)).collect(), order }
     }

@@ -489,7 +489,7 @@ mod tests {
         }
         fn driver_stats(&mut self, _: &Dev) -> Result<DriverStats> {
             self.calls.push("driver_stats");
-            Ok(DriverStats::from([("peer_ifindex".to_string(), 2)]))
+            Ok(DriverStats::from([("peer_ifindex".into(), 2)]))
         }
         fn module_eeprom(&mut self, _: &Dev, req: PageRequest) -> Result<Vec<u8>> {
             self.calls.push("module_eeprom");

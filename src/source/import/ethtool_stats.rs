@@ -18,7 +18,7 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
         // Per-queue lines keep their prefix (`[0]: rx_ucast_packets: 5`): split at the last colon.
         match line.rsplit_once(':').map(|(k, v)| (k.trim(), v.trim().parse::<u64>())) {
             Some((k, Ok(v))) if !k.is_empty() => {
-                f.driver_stats.insert(k.to_string(), v);
+                f.driver_stats.insert(k.into(), v);
             }
             _ => skipped += 1,
         }
@@ -37,10 +37,10 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
 fn insert_numbers(obj: &serde_json::Map<String, serde_json::Value>, out: &mut DriverStats) {
     for (k, v) in obj {
         if let Some(n) = v.as_u64() {
-            out.insert(k.clone(), n);
+            out.insert(k.as_str().into(), n);
         } else if let Some(group) = v.as_object().filter(|_| k != "statistics") {
             for (name, n) in group.iter().filter_map(|(name, n)| n.as_u64().map(|n| (name, n))) {
-                out.insert(format!("{k}-{name}"), n);
+                out.insert(format!("{k}-{name}").into(), n);
             }
         }
     }
