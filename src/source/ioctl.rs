@@ -330,7 +330,8 @@ impl Ethtool {
     /// for strings.
     fn stats(&mut self, dev: &Dev, n: u32) -> Result<bool> {
         let mut buf = std::mem::take(&mut self.stats_buf);
-        buf.clear();
+        // Not cleared: the kernel writes all n values (a short write is a mismatch,
+        // refused), so only a grown tail needs zeroing.
         buf.resize(8 + with_headroom(n) * 8, 0);
         put_u32(&mut buf, 0, ETHTOOL_GSTATS);
         put_u32(&mut buf, 4, n);

@@ -14,6 +14,7 @@ pub mod fec;
 pub mod linkmodes;
 pub mod linkstate;
 pub mod parse;
+mod recv;
 
 use super::{IoCounts, Result, SourceError};
 use consts::*;
@@ -72,6 +73,8 @@ pub struct Netlink {
     sock: NlSocketHandle,
     seq: u32,
     io: IoCounts,
+    /// Kept between reads (see [`recv`]).
+    recv_buf: Vec<u8>,
 }
 
 impl Netlink {
@@ -80,7 +83,7 @@ impl Netlink {
         let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty()).map_err(|e| io_err("netlink socket", e))?;
         // Without this the kernel's reason ("no device matches name", ...) is not sent.
         sock.enable_ext_ack(true).map_err(|e| io_err("netlink extended ACK", e))?;
-        Ok(Netlink { sock, seq: 0, io: IoCounts::default() })
+        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer() })
     }
 
     pub fn io_counts(&self) -> IoCounts {
@@ -110,7 +113,7 @@ impl Netlink {
         // number of reads.
         let mut replies = Vec::new();
         loop {
-            let (msgs, _) = self.sock.recv_all::<u16, Buffer>().map_err(|e| io_err(what, e))?;
+            let msgs = recv::recv_messages(&self.sock, &mut self.recv_buf, what)?;
             if msgs.is_empty() {
                 return Err(malformed(what, "socket closed before the kernel finished".into()));
             }
