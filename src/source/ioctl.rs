@@ -361,10 +361,10 @@ impl Ethtool {
                 }
                 Some(n) => n,
             };
-            let table = match self.stat_names.remove(&key) {
-                Some(t) if t.count == n as usize => t,
+            let (table, fresh) = match self.stat_names.remove(&key) {
+                Some(t) if t.count == n as usize => (t, false),
                 _ => match self.strings(dev, ETH_SS_STATS, n)? {
-                    Some(names) => StatTable::new(names),
+                    Some(names) => (StatTable::new(names), true),
                     None => continue,
                 },
             };
@@ -372,8 +372,11 @@ impl Ethtool {
                 continue;
             }
             let stats = table.fill(&self.stats_buf);
-            // One table per name: a device that took this name replaces the old entry.
-            self.stat_names.retain(|(name, _), _| *name != dev.name);
+            // One table per name: a device that took this name replaces the old entry (a
+            // table found under its key has no other entry of that name: no scan per sample).
+            if fresh {
+                self.stat_names.retain(|(name, _), _| *name != dev.name);
+            }
             self.stat_names.insert(key, table);
             return Ok(stats);
         }
