@@ -25,6 +25,7 @@ pub mod pcie;
 pub mod profile;
 pub mod q;
 pub mod segments;
+pub mod series;
 pub mod series_margin;
 pub mod shares;
 pub mod stats;
@@ -84,7 +85,7 @@ pub struct InterfaceWindow {
     /// Counter resets, module swaps, gaps, errors seen in the window: one sentence each.
     pub events: Vec<String>,
     /// The bounded per-lane series of the window's segment ([`trend_lanes`]); run windows only.
-    pub series: Option<std::sync::Arc<crate::sample::engine::LaneSeries>>,
+    pub series: Option<std::sync::Arc<series::LaneSeries>>,
 }
 
 /// The link as analysed: rate, FEC, window counters and the port-level BER.

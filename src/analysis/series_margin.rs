@@ -6,9 +6,9 @@
 
 use super::ber::Ber;
 use super::q::margin_db;
+use super::series::LaneSeries;
 use super::trend::MarginPoint;
 use super::LinkAnalysis;
-use crate::sample::engine::series::LaneSeries;
 use std::collections::BTreeMap;
 
 /// One bucket's margin; `lower_bound` when the bucket saw no error (the margin is then
@@ -45,8 +45,8 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::series::Interval;
     use crate::module::report::Modulation;
-    use crate::sample::engine::series::Interval;
 
     #[test]
     fn margin_per_bucket_from_bits_and_rate() {

@@ -8,11 +8,11 @@
 //! window's FEC limit and modulation. Buckets without errors give no point (trend.rs).
 //! The fit runs over every bucket of the segment once they span `trend_window_s`.
 
+use super::series::LaneSeries;
 use super::series_margin::lane_margins;
 use super::trend::{drop_culprit, humane_duration, margin_trend, DropCulprit, LaneInterval, MarginPoint, MarginTrend};
 use super::verdict::{Reason, Severity, MARGIN_FALLING};
 use super::{Context, LaneAnalysis, LinkAnalysis};
-use crate::sample::engine::LaneSeries;
 use serde::Serialize;
 
 /// The trend keys of one lane (flattened into the lane's JSON). `time_to_*` are `null`
@@ -133,9 +133,8 @@ pub(super) fn drop_lane(cx: &Context) -> (Option<u8>, String) {
 mod tests {
     use super::super::*;
     use super::LaneTrend;
+    use crate::analysis::series::{Interval, LaneSeries};
     use crate::counters::{Counted, LaneCounts, Origin};
-    use crate::sample::engine::series::Interval;
-    use crate::sample::engine::LaneSeries;
 
     /// 200GBASE-SR4 (4 x 53.125 Gb/s PAM4, RS(544,514)) over one hour of 60 s intervals;
     /// `bits(lane, t_end)` gives each lane's corrected bits per interval, `drops` the

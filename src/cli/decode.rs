@@ -66,7 +66,7 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     if args.json {
         output::write_json(&mut out, &report)?;
     } else {
-        output::module_text::write_module_report(&mut out, &report)?;
+        output::text::module::write_module_report(&mut out, &report)?;
     }
     out.flush()?;
     if report.lanes.is_empty() && report.vendor_name.is_none() && report.module_temperature_c.is_none() {

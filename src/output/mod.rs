@@ -5,7 +5,6 @@
 pub mod csv;
 pub mod html;
 pub mod live_table;
-pub mod module_text;
 pub mod plot;
 pub mod prometheus;
 pub mod report;

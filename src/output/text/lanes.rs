@@ -2,11 +2,11 @@
 //! width are dropped, least useful first; flags go beside the row when they fit there,
 //! else on a line of their own under it.
 
+use super::module::fmt_dbm;
 use super::style::{Painter, Tone};
 use super::wrap::pack;
 use super::{ber_text, margin_text, num, TextOptions};
 use crate::analysis::{InterfaceAnalysis, LaneAnalysis};
-use crate::output::module_text::fmt_dbm;
 use std::io::{self, Write};
 
 /// Cells of the margin bar, and the margin (dB) a full bar stands for.

@@ -9,6 +9,7 @@ mod compare;
 mod detail;
 mod fleet;
 mod lanes;
+pub mod module;
 pub mod style;
 pub mod wrap;
 

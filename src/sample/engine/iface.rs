@@ -2,8 +2,8 @@
 //! at a time (the rules are those of the module docs of [`super`]).
 
 use super::gaps::Gaps;
-use super::series::{Interval, LaneSeries};
 use super::TimeRange;
+use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize, Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;

@@ -32,10 +32,9 @@
 
 mod gaps;
 mod iface;
-pub mod series;
 
+use crate::analysis::series::LaneSeries;
 pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
-pub use series::{LaneBucket, LaneSeries, SeriesBucket};
 
 use super::capture::{CaptureError, CaptureReader, Header, Record};
 use super::RecordSink;

@@ -1,5 +1,7 @@
 //! A bounded per-lane time series of one interface, for trend work (margin slope,
-//! time to the FEC limit, which lane's BER rose before a link drop).
+//! time to the FEC limit, which lane's BER rose before a link drop). The sampling engine
+//! (`sample::engine`) fills it; like [`super::InterfaceWindow`] it is analysis input, so it
+//! lives here and analysis imports nothing from the sampling layer.
 //!
 //! Every sample interval (two consecutive samples of one segment) is added to the last
 //! bucket. There are at most `capacity` buckets: when they are full, adjacent pairs are

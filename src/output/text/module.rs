@@ -19,7 +19,7 @@ fn fmt_opt(v: Option<f64>, unit: &str, decimals: usize) -> String {
 
 /// A string from the EEPROM, with control characters escaped (they come from the module).
 fn text(v: &Option<String>) -> std::borrow::Cow<'_, str> {
-    super::text::escape(v.as_deref().unwrap_or("n/a"))
+    super::escape(v.as_deref().unwrap_or("n/a"))
 }
 
 pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()> {
@@ -106,7 +106,7 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         writeln!(w, "Checksum {}: {}", c.name, if c.ok { "ok" } else { "MISMATCH" })?;
     }
     for warning in &r.warnings {
-        writeln!(w, "warning: {}", super::text::escape(warning))?;
+        writeln!(w, "warning: {}", super::escape(warning))?;
     }
     Ok(())
 }
