@@ -44,6 +44,8 @@ pub(super) fn judge_lanes(
     let w = cx.w;
     let cfg = &cx.cfg;
     let link_clean = limits::link_clean(cx, link);
+    // Once, not per lane: formatted per lane it was 4% of a CSV export.
+    let limit_text = limits::limit_text(cx, link);
     let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
     let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
     let copper = is_copper(w);
@@ -67,7 +69,6 @@ pub(super) fn judge_lanes(
         let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
         let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
-        let limit_text = limits::limit_text(cx, link);
         let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();
         let hiding = link_clean && corrected && (ev.outlier || ber_low_margin);
         if hiding {

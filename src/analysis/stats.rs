@@ -4,11 +4,26 @@ use serde::Serialize;
 
 /// Median of the finite values; `None` when there are none.
 pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    // Called per lane over its siblings (a CSV export does it for every row): up to
+    // STACK values are sorted in place on the stack, without an allocation.
+    const STACK: usize = 16;
+    let mut stack = [0.0; STACK];
+    let mut heap = Vec::new();
+    let v: &mut [f64] = if values.len() <= STACK {
+        let mut n = 0;
+        for x in values.iter().copied().filter(|x| x.is_finite()) {
+            stack[n] = x;
+            n += 1;
+        }
+        &mut stack[..n]
+    } else {
+        heap.extend(values.iter().copied().filter(|x| x.is_finite()));
+        &mut heap
+    };
     if v.is_empty() {
         return None;
     }
-    v.sort_by(f64::total_cmp);
+    v.sort_unstable_by(f64::total_cmp);
     let mid = v.len() / 2;
     // mid < len, and mid >= 1 when len is even and non-empty.
     Some(if v.len() % 2 == 1 { v[mid] } else { (v[mid - 1] + v[mid]) / 2.0 })

@@ -2,7 +2,7 @@ use super::common::{analyze_engine, check_interfaces, load_config, replay_captur
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::output::csv::CsvSink;
+use optics::output::csv::{CsvSink, FlushPolicy};
 use optics::sample::capture::read_header;
 use optics::sample::engine::TimeRange;
 use optics::sample::RecordSink;
@@ -52,18 +52,23 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         } else {
             CsvSink::new(out, Some(&header.created), cfg.clone())
         };
-        sinks.push(sink.with_host(header.host.clone()));
+        sinks.push(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched));
     }
     let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
-    let checked = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs).and_then(|(engine, _)| {
+    let replayed = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs);
+    drop(refs);
+    // The rows still held by the batched sinks, also after an error (its files are removed
+    // below, but a write error of their own is the one to report).
+    let finished = sinks.iter_mut().try_for_each(|s| s.finish()).context("writing the rows");
+    let checked = replayed.and_then(|(engine, _)| {
+        finished?;
         check_interfaces(&engine, &args.interfaces)?;
         match args.prometheus.as_deref() {
             Some(p) => super::serve::write_textfile(Some(p), &analyze_engine(&engine, &args.interfaces, &cfg, None)?),
             None => Ok(()),
         }
     });
-    drop(refs);
-    drop(sinks); // flushes
+    drop(sinks);
     if checked.is_err() {
         // Only this run made these files, and rows are written whole: a failed export
         // leaves no partial output behind.
