@@ -8,6 +8,7 @@
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cmp::Ordering;
 use std::sync::{Arc, LazyLock};
 
 /// Driver counters, kept raw for captures: a map from name to value with the semantics of
@@ -16,14 +17,43 @@ use std::sync::{Arc, LazyLock};
 #[derive(Clone, PartialEq, Eq)]
 pub struct DriverStats {
     /// Unique names in ascending byte-wise order, shared by every sample of a device.
-    names: Arc<[Arc<str>]>,
+    names: Arc<[Name]>,
     /// `values[k]` is the value of `names[k]`.
     values: Vec<u64>,
 }
 
+/// A name and its first 8 bytes as a big-endian integer, zero-padded. Two heads that
+/// differ order their names as the names' bytes do (the first differing byte decides, and
+/// a name that ended there has the padding's 0, so it is the shorter, smaller one): a
+/// search compares integers in one array and reads a name (another allocation) only on a
+/// tie. A profile of `watch` at 577 counters had 12% of its CPU in name comparisons.
+#[derive(Clone, PartialEq, Eq)]
+struct Name {
+    head: u64,
+    name: Arc<str>,
+}
+
+impl Name {
+    fn new(name: Arc<str>) -> Self {
+        Name { head: head(&name), name }
+    }
+
+    /// This name against `name` (whose head is `head`), in byte-wise order.
+    fn cmp_to(&self, head: u64, name: &str) -> Ordering {
+        self.head.cmp(&head).then_with(|| (*self.name).cmp(name))
+    }
+}
+
+fn head(name: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = name.len().min(8);
+    b[..n].copy_from_slice(&name.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
 /// One empty name table for every empty set of counters (most records of a capture
 /// without driver counters): `Default` allocates nothing.
-static NO_NAMES: LazyLock<Arc<[Arc<str>]>> = LazyLock::new(|| Arc::new([]));
+static NO_NAMES: LazyLock<Arc<[Name]>> = LazyLock::new(|| Arc::new([]));
 
 impl Default for DriverStats {
     fn default() -> Self {
@@ -44,23 +74,25 @@ impl DriverStats {
         self.values.is_empty()
     }
 
-    fn position(&self, name: &str) -> Option<usize> {
-        self.names.binary_search_by(|n| (**n).cmp(name)).ok()
+    /// Where `name` is, or where it would go.
+    fn search(&self, name: &str) -> Result<usize, usize> {
+        let h = head(name);
+        self.names.binary_search_by(|n| n.cmp_to(h, name))
     }
 
     /// The value of `name` (a binary search of the names).
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.position(name).map(|k| self.values[k])
+        self.search(name).ok().map(|k| self.values[k])
     }
 
     /// The stored name (shared, so a copy costs a reference count) and its value.
     pub fn get_key_value(&self, name: &str) -> Option<(&Arc<str>, u64)> {
-        self.position(name).map(|k| (&self.names[k], self.values[k]))
+        self.search(name).ok().map(|k| (&self.names[k].name, self.values[k]))
     }
 
     /// Every counter in name order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Arc<str>, u64)> + DoubleEndedIterator + '_ {
-        self.names.iter().zip(self.values.iter().copied())
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { names: self.names.iter(), values: self.values.iter() }
     }
 
     /// The values in name order, to change in place (the names stay shared).
@@ -71,7 +103,8 @@ impl DriverStats {
     /// The counters whose name starts with `prefix`, in name order (a range of the
     /// sorted names, not a scan).
     pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a Arc<str>, u64)> + 'a {
-        let start = self.names.partition_point(|n| **n < *prefix);
+        let h = head(prefix);
+        let start = self.names.partition_point(|n| n.cmp_to(h, prefix) == Ordering::Less);
         self.iter().skip(start).take_while(move |(n, _)| n.starts_with(prefix))
     }
 
@@ -84,11 +117,11 @@ impl DriverStats {
     /// Sets `name` to `value`, adding the name if it is new. Adding copies the name table
     /// (O(n)): build many counters with `collect` instead.
     pub fn insert(&mut self, name: Arc<str>, value: u64) {
-        match self.names.binary_search(&name) {
+        match self.search(&name) {
             Ok(k) => self.values[k] = value,
             Err(k) => {
                 let mut names = self.names.to_vec();
-                names.insert(k, name);
+                names.insert(k, Name::new(name));
                 self.names = names.into();
                 self.values.insert(k, value);
             }
@@ -114,10 +147,34 @@ impl DriverStats {
             }
             pairs = unique;
         }
-        let (names, values): (Vec<Arc<str>>, Vec<u64>) = pairs.into_iter().unzip();
+        let (names, values): (Vec<Name>, Vec<u64>) = pairs.into_iter().map(|(n, v)| (Name::new(n), v)).unzip();
         DriverStats { names: names.into(), values }
     }
 }
+
+/// [`DriverStats::iter`]: (name, value) in name order.
+pub struct Iter<'a> {
+    names: std::slice::Iter<'a, Name>,
+    values: std::slice::Iter<'a, u64>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a Arc<str>, u64);
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((&self.names.next()?.name, *self.values.next()?))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        Some((&self.names.next_back()?.name, *self.values.next_back()?))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 // Keys are `Arc<str>` as in the map this replaced (`("name".into(), 1)`, a shared name's
 // `clone()`), so the name type is inferred where a generic key would need annotations.
@@ -144,9 +201,9 @@ impl<const N: usize> From<[(Arc<str>, u64); N]> for DriverStats {
 
 impl<'a> IntoIterator for &'a DriverStats {
     type Item = (&'a Arc<str>, u64);
-    type IntoIter = std::iter::Zip<std::slice::Iter<'a, Arc<str>>, std::iter::Copied<std::slice::Iter<'a, u64>>>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.names.iter().zip(self.values.iter().copied())
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
     }
 }
 
@@ -154,9 +211,9 @@ impl std::ops::Index<&str> for DriverStats {
     type Output = u64;
     /// Panics when `name` is missing, as a map's index does.
     fn index(&self, name: &str) -> &u64 {
-        match self.position(name) {
-            Some(k) => &self.values[k],
-            None => panic!("no driver counter named {name:?}"),
+        match self.search(name) {
+            Ok(k) => &self.values[k],
+            Err(_) => panic!("no driver counter named {name:?}"),
         }
     }
 }
@@ -294,6 +351,32 @@ mod tests {
         let map: BTreeMap<String, u64> = serde_json::from_str(&text).unwrap();
         assert_eq!(s.len(), n as usize);
         assert_eq!(s.get("c0000007"), Some(15));
+        assert_eq!(serde_json::to_string(&s).unwrap(), serde_json::to_string(&map).unwrap());
+    }
+
+    #[test]
+    fn searches_agree_with_the_map() {
+        // Every string over {NUL, 'a', 'b', 'é'} up to 4 symbols, alone and after an 8-byte
+        // prefix (heads tie, so the full names decide), plus 7- to 9-byte names: every
+        // other one stored, all of them looked up and used as prefixes.
+        let symbols = ["\0", "a", "b", "é"];
+        let mut all = vec![String::new()];
+        for len in 1..=4 {
+            let shorter: Vec<String> = all.iter().filter(|w| w.chars().count() == len - 1).cloned().collect();
+            all.extend(shorter.iter().flat_map(|w| symbols.iter().map(move |c| format!("{w}{c}"))));
+        }
+        let long: Vec<String> = all.iter().map(|w| format!("rx_queue{w}")).collect();
+        all.extend(long);
+        all.extend(["rx_queu", "rx_queue", "rx_queue_", "rx_queuf", "rx_queud\u{10ffff}"].map(String::from));
+        let pairs: Vec<(&str, u64)> = all.iter().step_by(2).zip(0..).map(|(w, i)| (w.as_str(), i)).collect();
+        let s = stats(&pairs);
+        let map = as_map(&pairs);
+        for w in &all {
+            assert_eq!(s.get(w), map.get(w).copied(), "{w:?}");
+            let ours: Vec<(&str, u64)> = s.with_prefix(w).map(|(k, v)| (&**k, v)).collect();
+            let theirs: Vec<(&str, u64)> = map.iter().filter(|(k, _)| k.starts_with(w.as_str())).map(|(k, v)| (k.as_str(), *v)).collect();
+            assert_eq!(ours, theirs, "{w:?}");
+        }
         assert_eq!(serde_json::to_string(&s).unwrap(), serde_json::to_string(&map).unwrap());
     }
 
