@@ -108,10 +108,14 @@ impl DriverStats {
         self.iter().skip(start).take_while(move |(n, _)| n.starts_with(prefix))
     }
 
-    /// The same names with new values, `value_of(k)` for the k-th name in name order: a
-    /// new sample of the same counters that shares this name table (one allocation).
-    pub fn with_values(&self, value_of: impl FnMut(usize) -> u64) -> DriverStats {
-        DriverStats { names: self.names.clone(), values: (0..self.names.len()).map(value_of).collect() }
+    /// The same names with new values, the k-th for the k-th name in name order (0 for
+    /// names past the end of `values`; values past the last name are ignored): a new
+    /// sample of the same counters that shares this name table (one allocation).
+    pub fn with_values(&self, values: impl IntoIterator<Item = u64>) -> DriverStats {
+        let n = self.names.len();
+        let mut values: Vec<u64> = values.into_iter().take(n).collect();
+        values.resize(n, 0);
+        DriverStats { names: self.names.clone(), values }
     }
 
     /// Sets `name` to `value`, adding the name if it is new. Adding copies the name table
@@ -383,10 +387,10 @@ mod tests {
     #[test]
     fn shared_names_new_values() {
         let s = stats(&[("b", 1), ("a", 2)]);
-        let t = s.with_values(|k| 10 + k as u64);
+        let t = s.with_values([10, 11, 12]);
         assert!(Arc::ptr_eq(&s.names, &t.names));
         assert_eq!(t, stats(&[("a", 10), ("b", 11)]));
-        let mut zero = s.with_values(|_| 0);
+        let mut zero = s.with_values([]);
         assert_eq!(zero, stats(&[("a", 0), ("b", 0)]));
         zero.values_mut().for_each(|v| *v += 5);
         assert_eq!((zero, s), (stats(&[("a", 5), ("b", 5)]), stats(&[("a", 2), ("b", 1)])));

@@ -170,10 +170,11 @@ impl StatTable {
 
     /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
     fn fill(&self, buf: &[u8]) -> DriverStats {
-        self.names.with_values(|k| {
-            let at = 8 + 8 * self.order[k];
-            buf.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0)
-        })
+        let data = buf.get(8..).unwrap_or_default();
+        self.names.with_values(self.order.iter().map(|&i| match data.get(8 * i..8 * i + 8) {
+            Some(&[a, b, c, d, e, f, g, h]) => u64::from_ne_bytes([a, b, c, d, e, f, g, h]),
+            _ => 0,
+        }))
     }
 }
 

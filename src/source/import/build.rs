@@ -279,7 +279,7 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
         interface: s.interface.clone(),
         link: LinkState { down_events: s.link.down_events.map(|_| 0), ..s.link.clone() },
         fec,
-        driver_stats: s.driver_stats.with_values(|_| 0),
+        driver_stats: s.driver_stats.with_values([]), // the same names, every value 0
         origin_file: s.origin_file.clone(),
         ..Default::default()
     }
