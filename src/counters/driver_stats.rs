@@ -172,12 +172,6 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
-impl DoubleEndedIterator for Iter<'_> {
-    fn next_back(&mut self) -> Option<Self::Item> {
-        Some((&self.names.next_back()?.name, *self.values.next_back()?))
-    }
-}
-
 impl ExactSizeIterator for Iter<'_> {}
 
 // Keys are `Arc<str>` as in the map this replaced (`("name".into(), 1)`, a shared name's
