@@ -170,11 +170,8 @@ impl StatTable {
 
     /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
     fn fill(&self, buf: &[u8]) -> DriverStats {
-        let data = buf.get(8..).unwrap_or_default();
-        self.names.with_values(self.order.iter().map(|&i| match data.get(8 * i..8 * i + 8) {
-            Some(&[a, b, c, d, e, f, g, h]) => u64::from_ne_bytes([a, b, c, d, e, f, g, h]),
-            _ => 0,
-        }))
+        let (data, _) = buf.get(8..).unwrap_or_default().as_chunks::<8>();
+        self.names.with_values(self.order.iter().map(|&i| data.get(i).map_or(0, |v| u64::from_ne_bytes(*v))))
     }
 }
 
