@@ -4,6 +4,7 @@
 //! analysis as `scan`, over the interval since the interface's previous sample.
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
+use super::csv_cells::CellWriter;
 use crate::analysis::{analyze, config::Config, InterfaceWindow};
 use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
@@ -51,10 +52,14 @@ pub struct LaneRow {
     pub host: Option<String>,
 }
 
-/// Where rows go: CSV, or JSON Lines of the same rows (`export --json`).
-enum Out<W: Write> {
-    Csv(csv::Writer<W>),
-    JsonLines(W),
+/// How rows are encoded: CSV, or JSON Lines of the same rows (`export --json`).
+enum Encoding {
+    /// `header_written`: the header goes before the first row (none without rows).
+    Csv {
+        cells: CellWriter,
+        header_written: bool,
+    },
+    JsonLines,
 }
 
 /// When a [`CsvSink`] hands its rows to the writer's `flush` (one write to the file).
@@ -72,7 +77,10 @@ pub const BATCH_ROWS: usize = 1024;
 
 /// A [`RecordSink`] that turns sample records into lane rows, flushed per its [`FlushPolicy`].
 pub struct CsvSink<W: Write> {
-    out: Out<W>,
+    out: W,
+    encoding: Encoding,
+    /// Encoded rows not yet handed to `out` (reused: cleared at each flush).
+    buf: Vec<u8>,
     flush: FlushPolicy,
     /// Rows written since the last flush.
     pending_rows: usize,
@@ -86,17 +94,19 @@ pub struct CsvSink<W: Write> {
 impl<W: Write> CsvSink<W> {
     /// `created` is the capture start (RFC 3339), if known before the header record arrives.
     pub fn new(out: W, created: Option<&str>, cfg: Config) -> Self {
-        Self::with_out(Out::Csv(csv::Writer::from_writer(out)), created, cfg)
+        Self::with_out(out, Encoding::Csv { cells: CellWriter::default(), header_written: false }, created, cfg)
     }
 
     /// The same rows as JSON Lines: one object per row, keys = the CSV column names.
     pub fn json_lines(out: W, created: Option<&str>, cfg: Config) -> Self {
-        Self::with_out(Out::JsonLines(out), created, cfg)
+        Self::with_out(out, Encoding::JsonLines, created, cfg)
     }
 
-    fn with_out(out: Out<W>, created: Option<&str>, cfg: Config) -> Self {
+    fn with_out(out: W, encoding: Encoding, created: Option<&str>, cfg: Config) -> Self {
         CsvSink {
             out,
+            encoding,
+            buf: Vec::new(),
             flush: FlushPolicy::PerSample,
             pending_rows: 0,
             created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
@@ -127,21 +137,27 @@ impl<W: Write> CsvSink<W> {
     }
 
     fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
-        match &mut self.out {
-            Out::Csv(w) => w.serialize(row).map_err(io::Error::other),
-            Out::JsonLines(w) => {
-                let mut line = serde_json::to_vec(row).map_err(io::Error::other)?;
-                line.push(b'\n');
-                w.write_all(&line)
+        match &mut self.encoding {
+            Encoding::Csv { cells, header_written } => {
+                if !*header_written {
+                    CellWriter::header(&mut self.buf);
+                    *header_written = true;
+                }
+                cells.row(&mut self.buf, row);
+            }
+            Encoding::JsonLines => {
+                serde_json::to_writer(&mut self.buf, row).map_err(io::Error::other)?;
+                self.buf.push(b'\n');
             }
         }
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match &mut self.out {
-            Out::Csv(w) => w.flush(),
-            Out::JsonLines(w) => w.flush(),
-        }
+        let written = self.out.write_all(&self.buf);
+        self.buf.clear();
+        written?;
+        self.out.flush()
     }
 
     fn rows(&self, w: &InterfaceWindow, s: &SampleRecord) -> Vec<LaneRow> {
@@ -216,6 +232,13 @@ fn rfc3339_micros(at: OffsetDateTime) -> Option<String> {
             u.microsecond()
         )
     })
+}
+
+/// Rows still held are written when the sink goes away, as the csv crate's writer did.
+impl<W: Write> Drop for CsvSink<W> {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
 }
 
 impl<W: Write> RecordSink for CsvSink<W> {

@@ -3,6 +3,7 @@
 //! Writers never reach back into sources.
 
 pub mod csv;
+mod csv_cells;
 pub mod html;
 pub mod live_table;
 pub mod plot;
