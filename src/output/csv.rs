@@ -5,7 +5,7 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use super::csv_cells::CellWriter;
-use crate::analysis::{analyze, config::Config, InterfaceWindow};
+use crate::analysis::{config::Config, lane_rows::row_figures, InterfaceWindow};
 use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
 use crate::sample::intervals::IntervalWalker;
@@ -162,8 +162,7 @@ impl<W: Write> CsvSink<W> {
 
     fn rows(&self, w: &InterfaceWindow, s: &SampleRecord) -> Vec<LaneRow> {
         let has_interval = w.samples >= 2;
-        let analysis = analyze(std::slice::from_ref(w), &self.cfg, &[]);
-        let Some(a) = analysis.into_iter().next() else { return Vec::new() };
+        let a = row_figures(w, &self.cfg);
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
         let time = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(rfc3339_micros);
@@ -184,9 +183,8 @@ impl<W: Write> CsvSink<W> {
         if a.lanes.is_empty() {
             return vec![base];
         }
-        let mut lanes = a.lanes;
-        lanes.sort_by_key(|l| l.lane);
-        lanes
+        // In lane order already.
+        a.lanes
             .into_iter()
             .map(|l| {
                 // This sample's own DOM reading, not the window mean; on a breakout the
