@@ -34,11 +34,25 @@ pub const COLUMNS: [&str; 24] = [
     "host",
 ];
 
+/// Float columns of a row, for [`CellWriter`]'s per-column cache.
+const FLOAT_COLUMNS: usize = 14;
+
+/// A float column's last value (its bits) and its text: the lane rows of one sample
+/// repeat `t`, the temperature and the interval, which are then formatted once.
+#[derive(Clone, Copy, Default)]
+struct LastFloat {
+    bits: Option<u64>,
+    len: usize,
+    /// `ryu` writes at most 24 bytes.
+    text: [u8; 24],
+}
+
 /// Appends CSV records to a byte buffer the caller owns (and reuses).
 #[derive(Default)]
 pub struct CellWriter {
     ryu: ryu::Buffer,
     itoa: itoa::Buffer,
+    last: [LastFloat; FLOAT_COLUMNS],
 }
 
 impl CellWriter {
@@ -66,11 +80,17 @@ impl CellWriter {
         }
     }
 
-    /// `ryu`'s digits never need quotes (`NaN`, `inf`, `-1.5e-7`).
-    fn float(&mut self, out: &mut Vec<u8>, v: Option<f64>) {
-        if let Some(v) = v {
-            out.extend_from_slice(self.ryu.format(v).as_bytes());
+    /// Float column `col`: `ryu`'s digits never need quotes (`NaN`, `inf`, `-1.5e-7`).
+    fn float(&mut self, out: &mut Vec<u8>, col: usize, v: Option<f64>) {
+        let Some(v) = v else { return };
+        let last = &mut self.last[col];
+        if last.bits != Some(v.to_bits()) {
+            let text = self.ryu.format(v).as_bytes();
+            last.len = text.len().min(last.text.len());
+            last.text[..last.len].copy_from_slice(&text[..last.len]);
+            last.bits = Some(v.to_bits());
         }
+        out.extend_from_slice(&last.text[..last.len]);
     }
 
     fn int(&mut self, out: &mut Vec<u8>, v: Option<u64>) {
@@ -94,36 +114,36 @@ impl CellWriter {
     pub fn row(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
         Self::opt_text(out, r.time.as_deref());
         out.push(b',');
-        self.float(out, Some(r.t));
+        self.float(out, 0, Some(r.t));
         out.push(b',');
         Self::text(out, &r.interface);
         out.push(b',');
         Self::opt_text(out, r.module_sn.as_deref());
         out.push(b',');
         self.int(out, r.lane.map(u64::from));
-        for v in [r.rx_power_dbm, r.tx_power_dbm, r.tx_bias_ma, r.module_temperature_c] {
+        for (i, v) in [r.rx_power_dbm, r.tx_power_dbm, r.tx_bias_ma, r.module_temperature_c].into_iter().enumerate() {
             out.push(b',');
-            self.float(out, v);
+            self.float(out, 1 + i, v);
         }
         out.push(b',');
         self.int(out, r.corrected_bits_delta);
-        for v in [r.pre_fec_ber, r.margin_db] {
+        for (i, v) in [r.pre_fec_ber, r.margin_db].into_iter().enumerate() {
             out.push(b',');
-            self.float(out, v);
+            self.float(out, 5 + i, v);
         }
         for v in [r.uncorrectable_blocks_delta, r.link_down_events_delta] {
             out.push(b',');
             self.int(out, v);
         }
-        for v in [r.rx_power_mw, r.pre_fec_ber_upper, r.optical_margin_db, r.interval_s] {
+        for (i, v) in [r.rx_power_mw, r.pre_fec_ber_upper, r.optical_margin_db, r.interval_s].into_iter().enumerate() {
             out.push(b',');
-            self.float(out, v);
+            self.float(out, 7 + i, v);
         }
         out.push(b',');
         Self::text(out, &r.flags);
-        for v in [r.esnr_db, r.ltp_db, r.module_pre_fec_ber] {
+        for (i, v) in [r.esnr_db, r.ltp_db, r.module_pre_fec_ber].into_iter().enumerate() {
             out.push(b',');
-            self.float(out, v);
+            self.float(out, 11 + i, v);
         }
         out.push(b',');
         Self::opt_text(out, r.ber_source.as_ref().map(|b| b.as_str()));
@@ -202,6 +222,8 @@ mod tests {
             hostile(" spaced "),
             LaneRow { ber_source: Some(BerSource::Netlink), ..Default::default() },
         ];
+        // Repeated and alternating values go through the per-column cache.
+        let rows: Vec<LaneRow> = rows.iter().chain(rows.iter().rev()).chain(&rows).cloned().collect();
         assert_eq!(String::from_utf8(by_cells(&rows)).unwrap(), String::from_utf8(by_csv_crate(&rows)).unwrap());
     }
 }

@@ -9,7 +9,8 @@ use crate::counters::{normalize, Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;
 use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
-use crate::sample::delta::{module_identity, Break, DeltaSum, Point, SegmentDelta, Segmenter};
+use crate::sample::delta::{Break, DeltaSum, Point, SegmentDelta, Segmenter};
+use crate::sample::module_cache::fingerprint;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -52,6 +53,8 @@ pub struct StaticModule {
     pub record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
     image: Result<Option<ModuleImage>, String>,
+    /// [`module_identity`](crate::sample::delta::module_identity) of the record, from `image` (no second parse per interval).
+    fingerprint: Option<Vec<u8>>,
 }
 
 fn malformed(e: impl std::fmt::Display) -> String {
@@ -61,7 +64,8 @@ fn malformed(e: impl std::fmt::Display) -> String {
 impl StaticModule {
     pub fn new(record: InterfaceRecord) -> Self {
         let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
-        StaticModule { record, image }
+        let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
+        StaticModule { record, image, fingerprint }
     }
 
     /// The module of a sample: these static pages plus the sample's monitor pages
@@ -311,7 +315,7 @@ impl IfaceState {
 
     /// An interface record already parsed (shared between states).
     pub fn interface_static(&mut self, st: Arc<StaticModule>) {
-        self.segmenter.interface(st.record.t, module_identity(&st.record));
+        self.segmenter.interface(st.record.t, st.fingerprint.clone());
         self.latest = Some(st);
     }
 
