@@ -72,6 +72,33 @@ pub(super) const FIELDS: &[Field] = &[
     DP_CONFIG,
 ];
 
+/// The fields [`lanes`] decodes that a sample re-reads (everything but the Active Control
+/// Set, which selects the application and so is decoded with the static pages).
+pub(super) const MONITOR_FIELDS: &[Field] = &[
+    DP_STATE,
+    TX_FAULT,
+    TX_LOS,
+    TX_LOL,
+    TX_EQ_FAULT,
+    TX_POWER_HA,
+    TX_POWER_LA,
+    TX_POWER_HW,
+    TX_POWER_LW,
+    TX_BIAS_HA,
+    TX_BIAS_LA,
+    TX_BIAS_HW,
+    TX_BIAS_LW,
+    RX_LOS,
+    RX_LOL,
+    RX_POWER_HA,
+    RX_POWER_LA,
+    RX_POWER_HW,
+    RX_POWER_LW,
+    TX_POWER,
+    TX_BIAS,
+    RX_POWER,
+];
+
 /// Last byte monitor reads need: flags, monitors and the Active Control Set (128-213).
 pub(super) const MONITOR_SPAN_END: u8 = 213;
 

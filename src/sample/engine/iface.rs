@@ -6,6 +6,7 @@ use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize, Counted, Origin, PortCounters};
+use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
 use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
@@ -55,6 +56,8 @@ pub struct StaticModule {
     image: Result<Option<ModuleImage>, String>,
     /// [`module_identity`](crate::sample::delta::module_identity) of the record, from `image` (no second parse per interval).
     fingerprint: Option<Vec<u8>>,
+    /// `image` decoded once: a sample then decodes only its monitor fields.
+    decoded: Option<StaticDecode>,
 }
 
 fn malformed(e: impl std::fmt::Display) -> String {
@@ -65,7 +68,8 @@ impl StaticModule {
     pub fn new(record: InterfaceRecord) -> Self {
         let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
         let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
-        StaticModule { record, image, fingerprint }
+        let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
+        StaticModule { record, image, fingerprint, decoded }
     }
 
     /// The module of a sample: these static pages plus the sample's monitor pages
@@ -239,6 +243,13 @@ impl Segment {
     }
 
     fn decode(&self) -> Result<ModuleReport, String> {
+        // `image` is the record's static image with the `layout` runs laid over it.
+        if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
+            if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
+                let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
+                return st.decode_sample(base, img, runs).map_err(|e| e.to_string());
+            }
+        }
         self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
     }
 
