@@ -5,7 +5,9 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use super::csv_cells::CellWriter;
-use crate::analysis::{config::Config, lane_rows::row_figures, InterfaceWindow};
+use crate::analysis::lane_rows::{row_figures, RowFigures};
+use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
+use crate::module::report::LaneReport;
 use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
 use crate::sample::intervals::IntervalWalker;
@@ -89,6 +91,8 @@ pub struct CsvSink<W: Write> {
     cfg: Config,
     /// Each sample's window since the interface's previous sample.
     walker: IntervalWalker,
+    /// The row being written (reused).
+    row: LaneRow,
 }
 
 impl<W: Write> CsvSink<W> {
@@ -113,6 +117,7 @@ impl<W: Write> CsvSink<W> {
             host: None,
             cfg,
             walker: IntervalWalker::per_sample(),
+            row: LaneRow::default(),
         }
     }
 
@@ -160,58 +165,89 @@ impl<W: Write> CsvSink<W> {
         self.out.flush()
     }
 
-    fn rows(&self, w: &InterfaceWindow, s: &SampleRecord) -> Vec<LaneRow> {
-        let has_interval = w.samples >= 2;
+    /// Writes the rows of `w`, the window that sample `s` closes: one per lane (lane
+    /// order), or one without lane cells when there are no lanes. Returns how many.
+    fn write_rows(&mut self, w: &InterfaceWindow, s: &SampleRecord) -> io::Result<usize> {
         let a = row_figures(w, &self.cfg);
+        // One row value, refilled per row: its strings keep their allocations.
+        let mut row = std::mem::take(&mut self.row);
+        self.fill_base(&mut row, w, s, &a);
+        let module = w.module.as_ref();
+        let has_interval = w.samples >= 2;
+        let mut written = Ok(());
+        if a.lanes.is_empty() {
+            fill_lane(&mut row, None, None, has_interval);
+            written = self.write_row(&row);
+        }
+        for l in &a.lanes {
+            if written.is_err() {
+                break;
+            }
+            // This sample's own DOM reading, not the window mean; on a breakout the
+            // netdev lane's module lane (docs/breakout.md).
+            let module_lane = l.module_lane.unwrap_or(l.lane);
+            let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
+            fill_lane(&mut row, Some(l), dom, has_interval);
+            written = self.write_row(&row);
+        }
+        self.row = row;
+        written.map(|()| a.lanes.len().max(1))
+    }
+
+    /// The cells every row of a sample shares.
+    fn fill_base(&self, row: &mut LaneRow, w: &InterfaceWindow, s: &SampleRecord, a: &RowFigures) {
+        let has_interval = w.samples >= 2;
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
-        let time = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(rfc3339_micros);
+        row.time = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(rfc3339_micros);
         let module = w.module.as_ref();
         let port = |v: Option<u64>| v.filter(|_| has_interval);
-        let base = LaneRow {
-            time,
-            t: s.t,
-            interface: s.interface.clone(),
-            module_sn: module.and_then(|m| m.vendor_sn.clone()),
-            module_temperature_c: module.and_then(|m| m.module_temperature_c),
-            uncorrectable_blocks_delta: port(a.link.uncorrectable_blocks),
-            link_down_events_delta: port(a.link.link_down_events),
-            interval_s: has_interval.then_some(round_t(w.duration_s)),
-            host: self.host.clone(),
-            ..Default::default()
-        };
-        if a.lanes.is_empty() {
-            return vec![base];
-        }
-        // In lane order already.
-        a.lanes
-            .into_iter()
-            .map(|l| {
-                // This sample's own DOM reading, not the window mean; on a breakout the
-                // netdev lane's module lane (docs/breakout.md).
-                let module_lane = l.module_lane.unwrap_or(l.lane);
-                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
-                LaneRow {
-                    lane: Some(l.lane),
-                    rx_power_dbm: dom.and_then(|d| d.rx_power_dbm),
-                    rx_power_mw: dom.and_then(|d| d.rx_power_mw),
-                    tx_power_dbm: dom.and_then(|d| d.tx_power_dbm),
-                    tx_bias_ma: dom.and_then(|d| d.tx_bias_ma),
-                    corrected_bits_delta: l.corrected_bits.filter(|_| has_interval),
-                    pre_fec_ber: l.pre_fec_ber.filter(|_| has_interval),
-                    pre_fec_ber_upper: l.pre_fec_ber_upper.filter(|_| has_interval),
-                    margin_db: l.margin_db.filter(|_| has_interval),
-                    optical_margin_db: l.optical_margin_db,
-                    flags: l.flags.join(";"),
-                    esnr_db: l.esnr_db,
-                    ltp_db: l.ltp_db,
-                    module_pre_fec_ber: l.module_pre_fec_ber,
-                    ber_source: l.ber_source,
-                    ..base.clone()
-                }
-            })
-            .collect()
+        row.t = s.t;
+        row.interface.clone_from(&s.interface);
+        set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()));
+        row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
+        row.uncorrectable_blocks_delta = port(a.link.uncorrectable_blocks);
+        row.link_down_events_delta = port(a.link.link_down_events);
+        row.interval_s = has_interval.then_some(round_t(w.duration_s));
+        set_text(&mut row.host, self.host.as_deref());
     }
+}
+
+/// `slot = text`, keeping the slot's allocation.
+fn set_text(slot: &mut Option<String>, text: Option<&str>) {
+    match (slot.as_mut(), text) {
+        (Some(s), Some(t)) => {
+            s.clear();
+            s.push_str(t);
+        }
+        (_, t) => *slot = t.map(str::to_string),
+    }
+}
+
+/// The cells of lane `l` (all empty for `None`), with the sample's own monitors `dom`.
+fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneReport>, has_interval: bool) {
+    let counted = |v: Option<f64>| v.filter(|_| has_interval);
+    row.lane = l.map(|l| l.lane);
+    row.rx_power_dbm = dom.and_then(|d| d.rx_power_dbm);
+    row.rx_power_mw = dom.and_then(|d| d.rx_power_mw);
+    row.tx_power_dbm = dom.and_then(|d| d.tx_power_dbm);
+    row.tx_bias_ma = dom.and_then(|d| d.tx_bias_ma);
+    row.corrected_bits_delta = l.and_then(|l| l.corrected_bits).filter(|_| has_interval);
+    row.pre_fec_ber = counted(l.and_then(|l| l.pre_fec_ber));
+    row.pre_fec_ber_upper = counted(l.and_then(|l| l.pre_fec_ber_upper));
+    row.margin_db = counted(l.and_then(|l| l.margin_db));
+    row.optical_margin_db = l.and_then(|l| l.optical_margin_db);
+    row.flags.clear();
+    for (i, f) in l.iter().flat_map(|l| &l.flags).enumerate() {
+        if i > 0 {
+            row.flags.push(';');
+        }
+        row.flags.push_str(f);
+    }
+    row.esnr_db = l.and_then(|l| l.esnr_db);
+    row.ltp_db = l.and_then(|l| l.ltp_db);
+    row.module_pre_fec_ber = l.and_then(|l| l.module_pre_fec_ber);
+    row.ber_source = l.and_then(|l| l.ber_source);
 }
 
 /// RFC 3339 in UTC with exactly six fractional digits (`2026-12-01T19:30:05.123456Z`), so
@@ -255,11 +291,7 @@ impl<W: Write> RecordSink for CsvSink<W> {
             }
             Record::Sample(s) => {
                 let Some(w) = self.walker.push(rec) else { return Ok(()) };
-                let rows = self.rows(&w, s);
-                for row in &rows {
-                    self.write_row(row)?;
-                }
-                self.pending_rows += rows.len();
+                self.pending_rows += self.write_rows(&w, s)?;
                 // At a sample boundary, so a flush writes whole rows only.
                 if self.flush == FlushPolicy::PerSample || self.pending_rows >= BATCH_ROWS {
                     self.finish()?;
