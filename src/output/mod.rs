@@ -4,6 +4,8 @@
 
 pub mod csv;
 mod csv_cells;
+#[cfg(test)]
+mod csv_equivalence;
 pub mod html;
 pub mod live_table;
 pub mod plot;
