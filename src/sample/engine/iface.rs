@@ -54,7 +54,8 @@ pub struct StaticModule {
     pub record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
     image: Result<Option<ModuleImage>, String>,
-    /// [`module_identity`](crate::sample::delta::module_identity) of the record, from `image` (no second parse per interval).
+    /// The record's module fingerprint (`delta::module_identity`), from `image`: not
+    /// parsed again per interval.
     fingerprint: Option<Vec<u8>>,
     /// `image` decoded once: a sample then decodes only its monitor fields.
     decoded: Option<StaticDecode>,
