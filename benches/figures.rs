@@ -305,7 +305,7 @@ fn extrapolate_fec(first: &Option<FecStats>, last: &Option<FecStats>, k: usize, 
 }
 
 fn extrapolate_stats(first: &DriverStats, last: &DriverStats, k: usize, steps: usize) -> DriverStats {
-    first.iter().map(|(name, a)| (name.clone(), extrapolate(*a, last.get(name).copied().unwrap_or(*a), k, steps))).collect()
+    first.iter().map(|(name, a)| (name.clone(), extrapolate(a, last.get(name).unwrap_or(a), k, steps))).collect()
 }
 
 /// Gives port `n` its own module serial (SFF-8636 Table 6-15: page 00h bytes 196-211)

@@ -114,7 +114,7 @@ fn rename_swap_is_interface_gone_and_a_new_interface() {
     assert_eq!(interfaces.len(), 2, "an interface record for each device: {interfaces:?}");
     assert!(interfaces[0] < gone && gone < interfaces[1]);
     // veth's peer_ifindex says which device a sample came from: v1's peer before, v3's after.
-    let peer = |s: &optics::sample::capture::SampleRecord| s.driver_stats.get("peer_ifindex").copied();
+    let peer = |s: &optics::sample::capture::SampleRecord| s.driver_stats.get("peer_ifindex");
     let before: Vec<_> = cap.records[..gone].iter().filter_map(|r| if let Record::Sample(s) = r { peer(s) } else { None }).collect();
     let after: Vec<_> = cap.records[gone..].iter().filter_map(|r| if let Record::Sample(s) = r { peer(s) } else { None }).collect();
     assert!(!before.is_empty() && before.iter().all(|&p| p == u64::from(v1)), "{before:?} (v1 = {v1})");

@@ -46,7 +46,7 @@ fn live_source_on_veth() {
     // veth has 10 counters; peer_ifindex is v1's ifindex.
     let stats = s.driver_stats("v0").unwrap();
     assert_eq!(stats.len(), 10, "{stats:?}");
-    assert_eq!(stats.get("peer_ifindex").copied(), Some(u64::from(ifindex("v1"))));
+    assert_eq!(stats.get("peer_ifindex"), Some(u64::from(ifindex("v1"))));
 
     let fec = s.fec("v0").unwrap_err();
     assert!(fec.is_not_supported(), "{fec}");
@@ -83,7 +83,7 @@ fn ioctl_paths_on_veth() {
     assert!(e.fec_active(&dev).unwrap_err().is_not_supported());
     assert!(e.module_eeprom(&dev, PageRequest::lower(0x50)).unwrap_err().is_not_supported());
     let stats = e.driver_stats(&dev).unwrap();
-    assert!(stats.contains_key("rx_queue_0_xdp_packets"), "{stats:?}");
+    assert!(stats.get("rx_queue_0_xdp_packets").is_some(), "{stats:?}");
     let missing = e.drvinfo(&Dev::named("nosuch0")).unwrap_err();
     assert!(missing.is_no_device(), "{missing}");
 }

@@ -89,6 +89,7 @@ const DRIVER_NAMES: &[&str] = &[
 
 fn driver_stats() -> impl Strategy<Value = DriverStats> {
     proptest::collection::btree_map(select(DRIVER_NAMES).prop_map(std::sync::Arc::<str>::from), counter(), 0..10)
+        .prop_map(|m| m.into_iter().collect())
 }
 
 fn link_state() -> impl Strategy<Value = LinkState> {

@@ -99,7 +99,7 @@ fn corrected_bits_stay_monotonic_across_a_counter_reset() {
     // raw driver counters: (last - first) before the reset + (last - first) after it.
     let cap = capture("sr4-200g-counter-reset.jsonl");
     let lane_counter = |r: &Record, lane: usize| match r {
-        Record::Sample(s) => s.driver_stats.get(format!("rx_err_lane_{}_phy", lane - 1).as_str()).copied(),
+        Record::Sample(s) => s.driver_stats.get(format!("rx_err_lane_{}_phy", lane - 1).as_str()),
         _ => None,
     };
     let mut engine = Engine::new(EngineConfig::default());

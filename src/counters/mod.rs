@@ -5,13 +5,12 @@
 //! The raw types serialize exactly as the capture format's `fec`, `link` and
 //! `driver_stats` objects (docs/capture-format.md).
 
+pub mod driver_stats;
 pub mod normalize;
 
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
+pub use driver_stats::DriverStats;
 pub use normalize::{normalize, Counted, LaneCounts, Origin, PortCounters};
+use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.
 /// An empty array means the driver does not report that counter (0-byte payload).
@@ -117,12 +116,6 @@ pub struct LinkInfo {
     #[serde(default)]
     pub fec_active: Option<String>,
 }
-
-/// Driver-private counters by `ethtool -S` name, kept raw for captures. The names are
-/// shared (`Arc<str>`): a live sampler hands out the device's name table with each
-/// sample's values instead of allocating every name again (577 on a 64-queue veth).
-/// They serialize as plain strings (serde's `rc` feature), so the capture is unchanged.
-pub type DriverStats = BTreeMap<Arc<str>, u64>;
 
 /// `ethtool_link_ext_state` names (uapi `enum ethtool_link_ext_state`).
 pub fn ext_state_name(state: u8) -> String {

@@ -75,7 +75,7 @@ const DRIVER_PCS_SYMBOL_ERRORS: &[(&str, &str)] =
 const DRIVER_LINK_DOWN: &[(&str, &str)] = &[driver!("link_down_events_phy"), driver!("link_down_events")];
 
 fn from_driver(stats: &DriverStats, names: &[(&str, &'static str)]) -> Option<Counted> {
-    names.iter().find_map(|(n, origin)| stats.get(*n).map(|v| Counted { value: *v, origin: Origin(Cow::Borrowed(origin)) }))
+    names.iter().find_map(|(n, origin)| stats.get(n).map(|value| Counted { value, origin: Origin(Cow::Borrowed(origin)) }))
 }
 
 const MLX5_LANE_PREFIX: &str = "rx_err_lane_";
@@ -92,14 +92,12 @@ pub fn known_driver_stats(stats: &DriverStats) -> DriverStats {
         DRIVER_LINK_DOWN,
     ];
     let named = known.into_iter().flatten().filter_map(|(n, _)| stats.get_key_value(*n));
-    named.chain(lane_names(stats)).map(|(k, v)| (k.clone(), *v)).collect()
+    named.chain(lane_names(stats)).map(|(k, v)| (k.clone(), v)).collect()
 }
 
-/// Counters whose name starts with `rx_err_lane_` (a range of the sorted map, not a scan).
-fn lane_names(stats: &DriverStats) -> impl Iterator<Item = (&std::sync::Arc<str>, &u64)> {
-    stats
-        .range::<str, _>((std::ops::Bound::Included(MLX5_LANE_PREFIX), std::ops::Bound::Unbounded))
-        .take_while(|(k, _)| k.starts_with(MLX5_LANE_PREFIX))
+/// Counters whose name starts with `rx_err_lane_` (a range of the sorted names, not a scan).
+fn lane_names(stats: &DriverStats) -> impl Iterator<Item = (&std::sync::Arc<str>, u64)> {
+    stats.with_prefix(MLX5_LANE_PREFIX)
 }
 
 /// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN).
@@ -107,7 +105,7 @@ fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
     let mut lanes: Vec<(usize, u64)> = lane_names(stats)
         .filter_map(|(k, v)| {
             let n = k.strip_prefix(MLX5_LANE_PREFIX)?.strip_suffix("_phy")?;
-            Some((n.parse::<usize>().ok()?, *v))
+            Some((n.parse::<usize>().ok()?, v))
         })
         .collect();
     if lanes.is_empty() {

@@ -147,34 +147,31 @@ fn c_string(b: &[u8]) -> String {
     super::netlink::parse::string_of(b)
 }
 
-/// A device's counter names, ready to take each sample's values without sorting or
-/// large temporaries: `template` is the map with every value 0 (its names shared with
-/// every sample's map, so cloning it allocates no name), `order[k]` the GSTATS
-/// index of its k-th key. A name the driver repeats keeps its last value, as collecting
-/// the pairs into a map would.
+/// A device's counter names, ready to take each sample's values: `names` holds them
+/// sorted (a repeated name once, with the GSTATS index of its last occurrence as its
+/// value, as collecting the pairs into a map would keep), and each sample is a new
+/// vector of values in that order sharing the name table. `ifindex` is the device's
+/// when the table was read: a device renamed into the name is a miss.
 struct StatTable {
+    ifindex: Option<u32>,
     count: usize,
-    template: DriverStats,
+    names: DriverStats,
     order: Vec<usize>,
 }
 
 impl StatTable {
-    fn new(names: Vec<String>) -> Self {
+    fn new(ifindex: Option<u32>, names: Vec<String>) -> Self {
         let count = names.len();
-        let index: std::collections::BTreeMap<std::sync::Arc<str>, usize> =
-            names.into_iter().enumerate().map(|(i, n)| (n.into(), i)).collect();
-        let order = index.values().copied().collect();
-        StatTable { count, template: index.into_keys().map(|n| (n, 0)).collect(), order }
+        let names: DriverStats = names.into_iter().zip(0..).map(|(n, i)| (n.into(), i)).collect();
+        // Each index is below `count`, a u32 (GSSET_INFO): it fits usize.
+        let order = names.iter().map(|(_, i)| i as usize).collect();
+        StatTable { ifindex, count, names, order }
     }
 
     /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
     fn fill(&self, buf: &[u8]) -> DriverStats {
-        let mut stats = self.template.clone();
-        for (slot, &i) in stats.values_mut().zip(&self.order) {
-            let at = 8 + 8 * i;
-            *slot = buf.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0);
-        }
-        stats
+        let (data, _) = buf.get(8..).unwrap_or_default().as_chunks::<8>();
+        self.names.with_values(self.order.iter().map(|&i| data.get(i).map_or(0, |v| u64::from_ne_bytes(*v))))
     }
 }
 
@@ -182,9 +179,9 @@ impl StatTable {
 pub struct Ethtool {
     fd: OwnedFd,
     io: IoCounts,
-    /// Counter names per device (name and ifindex, so a device renamed into the name is
-    /// a miss): the string table is read once and again only when its count changes.
-    stat_names: HashMap<(String, Option<u32>), StatTable>,
+    /// Counter names per device name: the string table is read once and again only when
+    /// its count (or the ifindex under the name) changes.
+    stat_names: HashMap<String, StatTable>,
     /// The GSTATS buffer, kept between samples (several kB for a 64-queue device).
     stats_buf: Vec<u8>,
 }
@@ -300,7 +297,7 @@ impl Ethtool {
     /// set's bit (the driver has no such set).
     pub fn sset_count(&mut self, dev: &Dev, set: u32) -> Result<Option<u32>> {
         // {u32 cmd; u32 reserved; u64 sset_mask; u32 data[1]}
-        let mut buf = vec![0u8; 20];
+        let mut buf = [0u8; 20];
         put_u32(&mut buf, 0, ETHTOOL_GSSET_INFO);
         buf[8..16].copy_from_slice(&(1u64 << set).to_ne_bytes());
         self.call(dev, &mut buf, "ETHTOOL_GSSET_INFO")?;
@@ -349,7 +346,6 @@ impl Ethtool {
     /// GSSET_INFO's count changes, so a sample is GSSET_INFO + GSTATS. A count that
     /// changes between calls (mlx5, iavf reconfigurations) is re-queried once.
     pub fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats> {
-        let key = (dev.name.clone(), dev.ifindex);
         for _attempt in 0..2 {
             let n = match self.sset_count(dev, ETH_SS_STATS)? {
                 None | Some(0) => return Ok(DriverStats::new()),
@@ -361,24 +357,17 @@ impl Ethtool {
                 }
                 Some(n) => n,
             };
-            let (table, fresh) = match self.stat_names.remove(&key) {
-                Some(t) if t.count == n as usize => (t, false),
-                _ => match self.strings(dev, ETH_SS_STATS, n)? {
-                    Some(names) => (StatTable::new(names), true),
-                    None => continue,
-                },
-            };
+            let known = self.stat_names.get(&dev.name).is_some_and(|t| t.count == n as usize && t.ifindex == dev.ifindex);
+            if !known {
+                let Some(names) = self.strings(dev, ETH_SS_STATS, n)? else { continue };
+                self.stat_names.insert(dev.name.clone(), StatTable::new(dev.ifindex, names));
+            }
             if !self.stats(dev, n)? {
                 continue;
             }
-            let stats = table.fill(&self.stats_buf);
-            // One table per name: a device that took this name replaces the old entry (a
-            // table found under its key has no other entry of that name: no scan per sample).
-            if fresh {
-                self.stat_names.retain(|(name, _), _| *name != dev.name);
-            }
-            self.stat_names.insert(key, table);
-            return Ok(stats);
+            // Present: found or inserted above, and nothing removes a table in between.
+            let table = &self.stat_names[&dev.name];
+            return Ok(table.fill(&self.stats_buf));
         }
         Err(SourceError::Unavailable {
             what: "driver statistics".into(),
@@ -448,7 +437,7 @@ mod tests {
     #[test]
     fn stat_table_maps_driver_order_to_names() {
         // Driver order is not name order; a repeated name keeps its last value.
-        let t = StatTable::new(["tx", "rx", "drops", "rx"].map(String::from).to_vec());
+        let t = StatTable::new(Some(1), ["tx", "rx", "drops", "rx"].map(String::from).to_vec());
         let mut buf = vec![0u8; 8];
         for v in [10u64, 20, 30, 40] {
             buf.extend_from_slice(&v.to_ne_bytes());

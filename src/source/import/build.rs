@@ -117,9 +117,7 @@ impl Snapshot {
             self.counter_files.push(pf.path.clone());
             self.mtime = self.mtime.max(pf.mtime);
             let c = &mut self.counters;
-            for (k, v) in &f.driver_stats {
-                c.driver_stats.insert(k.clone(), *v);
-            }
+            c.driver_stats.extend(f.driver_stats.iter().map(|(k, v)| (k.clone(), v)));
             if let Some(fec) = &f.fec {
                 merge_fec(&mut c.fec, fec, &pf.path)?;
             }
@@ -281,7 +279,7 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
         interface: s.interface.clone(),
         link: LinkState { down_events: s.link.down_events.map(|_| 0), ..s.link.clone() },
         fec,
-        driver_stats: s.driver_stats.keys().map(|k| (k.clone(), 0)).collect(),
+        driver_stats: s.driver_stats.with_values([]), // the same names, every value 0
         origin_file: s.origin_file.clone(),
         ..Default::default()
     }

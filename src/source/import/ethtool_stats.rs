@@ -5,10 +5,12 @@
 //! `driver_stats` exactly as the live ioctl reads them, so `counters::normalize` maps them.
 
 use super::{content_lines, Fragment, ParseResult};
-use crate::counters::DriverStats;
+use std::sync::Arc;
 
 pub fn parse_text(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
+    // Collected, then sorted once (a name added to `DriverStats` one by one costs O(n)).
+    let mut counters = Vec::new();
     let mut skipped = 0usize;
     for line in content_lines(text).map(str::trim).filter(|l| !l.is_empty() && *l != "NIC statistics:") {
         if let Some(name) = line.strip_prefix("Stats for ").and_then(|n| n.strip_suffix(':')) {
@@ -17,12 +19,11 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
         }
         // Per-queue lines keep their prefix (`[0]: rx_ucast_packets: 5`): split at the last colon.
         match line.rsplit_once(':').map(|(k, v)| (k.trim(), v.trim().parse::<u64>())) {
-            Some((k, Ok(v))) if !k.is_empty() => {
-                f.driver_stats.insert(k.into(), v);
-            }
+            Some((k, Ok(v))) if !k.is_empty() => counters.push((k.into(), v)),
             _ => skipped += 1,
         }
     }
+    f.driver_stats = counters.into_iter().collect();
     if f.driver_stats.is_empty() {
         return Err("no `name: value` counter lines".into());
     }
@@ -34,13 +35,13 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
 
 /// Numbers by name; a nested object of numbers (a standard group such as `eth-phy`) as
 /// `group-Name`, the text form's names.
-fn insert_numbers(obj: &serde_json::Map<String, serde_json::Value>, out: &mut DriverStats) {
+fn insert_numbers(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Vec<(Arc<str>, u64)>) {
     for (k, v) in obj {
         if let Some(n) = v.as_u64() {
-            out.insert(k.as_str().into(), n);
+            out.push((k.as_str().into(), n));
         } else if let Some(group) = v.as_object().filter(|_| k != "statistics") {
             for (name, n) in group.iter().filter_map(|(name, n)| n.as_u64().map(|n| (name, n))) {
-                out.insert(format!("{k}-{name}").into(), n);
+                out.push((format!("{k}-{name}").into(), n));
             }
         }
     }
@@ -54,10 +55,12 @@ pub fn parse_json(text: &str) -> ParseResult<Fragment> {
     }
     let obj = arr[0].as_object().ok_or("array element is not an object")?;
     let mut f = Fragment { interface: obj.get("ifname").and_then(|n| n.as_str()).map(str::to_string), ..Default::default() };
-    insert_numbers(obj, &mut f.driver_stats);
+    let mut counters = Vec::new();
+    insert_numbers(obj, &mut counters);
     if let Some(s) = obj.get("statistics").and_then(|s| s.as_object()) {
-        insert_numbers(s, &mut f.driver_stats);
+        insert_numbers(s, &mut counters);
     }
+    f.driver_stats = counters.into_iter().collect();
     if f.driver_stats.is_empty() {
         return Err("no numeric counters".into());
     }
