@@ -396,7 +396,7 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
 
 /// Weakest first: by BER margin when any lane has one, else by optical margin; lanes
 /// without the figure go last, ties by media eSNR (lower first), then lane number.
-fn rank(lanes: &mut [LaneAnalysis]) {
+pub(crate) fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
     let key = |l: &LaneAnalysis| {
         if by_ber {

@@ -1,9 +1,11 @@
 //! `watch` as it runs: on a terminal, a per-lane table redrawn in place (rx dBm, BER over
 //! the last interval, margin, a sparkline of recent margins); elsewhere one plain line per
-//! interface per sample. Each interval is analysed like any window (consecutive samples
-//! through [`IntervalWalker`] and [`analyze`]), so the figures are the report's.
+//! interface per sample. Each interval's figures are judged as `analyze` judges them
+//! (consecutive samples through [`IntervalWalker`], then [`row_figures`], the lane rows'
+//! part of the analysis, ranked as the report ranks), so the figures are the report's.
 
-use crate::analysis::{analyze, Config, InterfaceAnalysis};
+use crate::analysis::lane_rows::{row_figures, RowFigures};
+use crate::analysis::{rank, Config};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, DEFAULT_WIDTH};
 use crate::sample::capture::Record;
@@ -70,8 +72,8 @@ impl<W: Write> LiveTable<W> {
         }
     }
 
-    fn update(&mut self, t: f64, a: &InterfaceAnalysis) {
-        let st = self.ifaces.entry(a.interface.clone()).or_default();
+    fn update(&mut self, t: f64, interface: &str, a: &RowFigures) {
+        let st = self.ifaces.entry(interface.to_string()).or_default();
         st.t = t;
         st.link_up = a.link.up;
         for l in &a.lanes {
@@ -118,7 +120,8 @@ impl<W: Write> LiveTable<W> {
         lines.into_iter().map(|l| fit(&l, self.width)).collect()
     }
 
-    fn plain(&mut self, a: &InterfaceAnalysis, t: f64) -> io::Result<()> {
+    /// `a`'s lanes weakest first (ranked).
+    fn plain(&mut self, interface: &str, a: &RowFigures, t: f64) -> io::Result<()> {
         let link = match a.link.up {
             Some(true) => "up",
             Some(false) => "DOWN",
@@ -131,7 +134,7 @@ impl<W: Write> LiveTable<W> {
         let count = |v: Option<u64>| v.map(|v| format!("+{v}")).unwrap_or_else(|| "n/a".into());
         let line = format!(
             "t={t:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{weakest}\n",
-            escape(&a.interface),
+            escape(interface),
             count(a.link.corrected_bits),
             count(a.link.uncorrectable_blocks)
         );
@@ -171,15 +174,15 @@ impl<W: Write> RecordSink for LiveTable<W> {
         }
         let Some(w) = self.walker.push(rec) else { return Ok(()) };
         let t = rec.t().unwrap_or_default();
-        for a in analyze(std::slice::from_ref(&w), &self.cfg, &[]) {
-            if self.redraw {
-                self.update(t, &a);
-            } else {
-                self.plain(&a, t)?;
-            }
-        }
+        // The lane-row figures only: the verdict, reasons' text, trend and PCIe judging of a
+        // whole analysis are not shown here, and cost most of a sample's CPU in `watch`.
+        let mut a = row_figures(&w, &self.cfg);
         if self.redraw {
+            self.update(t, &w.interface, &a);
             self.draw()?;
+        } else {
+            rank(&mut a.lanes);
+            self.plain(&w.interface, &a, t)?;
         }
         Ok(())
     }
@@ -217,6 +220,41 @@ mod tests {
         assert!(!text.contains('\x1b'));
         // Lane 4 carries ~212e6 bits per 60 s, ~3.5e6 per second: BER ~6.7e-5, margin ~0.4 dB.
         assert!(text.lines().all(|l| l.contains("weakest lane 4 margin 0.")), "{text}");
+    }
+
+    /// The table's figures are those of the whole analysis of the same interval, on every
+    /// bundled capture: the shown fields of every lane and the weakest lane's rank.
+    #[test]
+    fn figures_are_the_whole_analysis_figures() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
+        let mut windows = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let cfg = Config::default();
+            let mut walker = IntervalWalker::new(1);
+            for r in read_capture(&path).unwrap().records {
+                let Some(w) = walker.push(&r) else { continue };
+                let full = crate::analysis::analyze(std::slice::from_ref(&w), &cfg, &[]).remove(0);
+                let mut rows = row_figures(&w, &cfg);
+                rank(&mut rows.lanes);
+                let shown = |l: &crate::analysis::LaneAnalysis| {
+                    (l.lane, l.rank, l.rx_power_dbm, l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper, l.margin_db)
+                };
+                let link = |l: &crate::analysis::LinkAnalysis| (l.up, l.corrected_bits, l.uncorrectable_blocks);
+                assert_eq!(link(&rows.link), link(&full.link), "{}", path.display());
+                assert_eq!(
+                    rows.lanes.iter().map(shown).collect::<Vec<_>>(),
+                    full.lanes.iter().map(shown).collect::<Vec<_>>(),
+                    "{}",
+                    path.display()
+                );
+                windows += 1;
+            }
+        }
+        assert!(windows > 300, "{windows} windows");
     }
 
     #[test]
