@@ -4,6 +4,8 @@
 //! line (with a note) and rejects any other bad line, naming it.
 
 mod fast;
+#[cfg(test)]
+mod fast_tests;
 mod lines;
 
 use super::RecordSink;
@@ -360,9 +362,13 @@ fn leading_tag(line: &[u8]) -> Option<&'static str> {
 /// times cheaper. Any failure is reported as the enum itself reports it, so error
 /// messages do not change.
 fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
-    if let Some(r) = fast::parse_record(line) {
-        return Ok(r);
+    match fast::parse_record(line) {
+        Some(r) => Ok(r),
+        None => parse_record_serde(line),
     }
+}
+
+fn parse_record_serde(line: &[u8]) -> Result<Record, serde_json::Error> {
     let tag = match leading_tag(line) {
         Some(tag) => Some(std::borrow::Cow::Borrowed(tag)),
         None => serde_json::from_slice::<Tag>(line).ok().map(|t| t.record),
