@@ -273,6 +273,19 @@ proptest! {
     }
 
     #[test]
+    fn hex_is_read_as_the_hex_crate_reads_it(
+        text in prop_oneof!["[0-9a-fA-F]{0,40}", "[0-9a-fA-F]{0,20}[g-zG-Z/:@`~\x00-\x08\u{80}-\u{ff}][0-9a-fA-F]{0,20}"],
+    ) {
+        let line = format!(r#"{{"record":"sample","t":1,"interface":"e","link":{{"up":true}},"fec":null,"module":{{"pages":[{{"i2c_address":80,"page":0,"offset":0,"data":"{text}"}}]}}}}"#);
+        let fast = agrees(line.as_bytes())?;
+        let data = fast.and_then(|r| match r {
+            Record::Sample(s) => s.module.and_then(|m| m.pages.into_iter().next()).map(|p| p.data),
+            _ => None,
+        });
+        prop_assert_eq!(data, hex::decode(&text).ok());
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(
         prefix in prop::sample::select(vec!["", "{\"record\":\"sample\",", "{\"record\":\"interface\",", "{\"record\":\"event\",", "{\"link\":{", "{\"record\":\"sample\",\"module\":{\"pages\":[{\"data\":\""]),
         bytes in prop::collection::vec(prop_oneof![prop::sample::select(EDIT_BYTES), any::<u8>()], 0..200),
