@@ -108,27 +108,41 @@ impl<'a> Cursor<'a> {
         self.eat_literal(b"null")
     }
 
-    /// Calls `item(self)` for each element of an array.
-    fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.eat(b'[')?;
+    /// Calls `item(self)` for each member between `open` and `close` (an array's
+    /// elements, an object's key-value pairs).
+    fn members(&mut self, open: u8, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(open)?;
         self.ws();
-        if self.peek()? == b']' {
+        if self.peek()? == close {
             self.i += 1;
             return Some(());
         }
         loop {
-            self.ws();
             item(self)?;
             self.ws();
             match self.peek()? {
                 b',' => self.i += 1,
-                b']' => {
+                b if b == close => {
                     self.i += 1;
                     return Some(());
                 }
                 _ => return None,
             }
         }
+    }
+
+    /// Calls `item(self)` for each element of an array.
+    fn array(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.members(b'[', b']', item)
+    }
+
+    /// Calls `field(self, key)` for each member of an object, the cursor at the value.
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.members(b'{', b'}', |c| {
+            let key = c.raw_str()?;
+            c.eat(b':')?;
+            field(c, key)
+        })
     }
 
     /// A string's bytes between its quotes, when it has no escape and no control
@@ -302,30 +316,6 @@ impl<'a> Cursor<'a> {
     /// `"record":"<tag>"`, the tag the variant's parser expects.
     fn tag(&mut self, tag: &str) -> Option<()> {
         (self.raw_str()? == tag.as_bytes()).then_some(())
-    }
-
-    /// Calls `field(self, key)` for each member of an object, the cursor at the value.
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
-        self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
-            return Some(());
-        }
-        loop {
-            let key = self.raw_str()?;
-            self.eat(b':')?;
-            field(self, key)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
     }
 
     fn sample(&mut self) -> Option<SampleRecord> {
