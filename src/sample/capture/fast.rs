@@ -139,10 +139,21 @@ impl<'a> Cursor<'a> {
     /// Calls `field(self, key)` for each member of an object, the cursor at the value.
     fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
         self.members(b'{', b'}', |c| {
-            let key = c.raw_str()?;
+            let key = c.key()?;
             c.eat(b':')?;
             field(c, key)
         })
+    }
+
+    /// A key's bytes up to the next quote, unchecked: every key the caller knows is plain
+    /// ASCII, so one holding an escape or a control character matches none of them (and
+    /// gives up) just as well.
+    fn key(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let rest = &self.b[self.i..];
+        let end = rest.iter().position(|&b| b == b'"')?;
+        self.i += end + 1;
+        Some(&rest[..end])
     }
 
     /// A string's bytes between its quotes, when it has no escape and no control
@@ -168,17 +179,19 @@ impl<'a> Cursor<'a> {
     fn u64(&mut self) -> Option<u64> {
         self.ws();
         let rest = &self.b[self.i..];
-        let digit = |n: usize| rest.get(n).map(|c| c.wrapping_sub(b'0')).filter(|d| *d <= 9).map(u64::from);
-        let (mut v, mut n) = (0u64, 0);
-        // 19 digits never overflow a u64; a 20th may.
-        while let Some(d) = digit(n).filter(|_| n < 19) {
-            v = v * 10 + d;
-            n += 1;
-        }
-        while let Some(d) = digit(n) {
-            v = v.checked_mul(10)?.checked_add(d)?;
-            n += 1;
-        }
+        // Up to 7 digits (most counters) from one 8-byte load, else digit by digit.
+        let short = rest.first_chunk::<8>().map(|eight| u64::from_le_bytes(*eight)).and_then(|chars| {
+            let digits = (digit_mask(chars).trailing_ones() / 8) as usize;
+            (digits < 8).then(|| (digits, eight_digits(chars.wrapping_sub(ONES * u64::from(b'0')) << (8 * (8 - digits.max(1))))))
+        });
+        let (n, v) = match short {
+            Some((n, v)) => (n, v),
+            None => {
+                let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+                let v = rest[..digits].iter().try_fold(0u64, |v, c| v.checked_mul(10)?.checked_add(u64::from(c - b'0')))?;
+                (digits, v)
+            }
+        };
         // RFC 8259 section 6: no leading zeros; a fraction or exponent makes it a float.
         let leading_zero = n > 1 && rest[0] == b'0';
         if n == 0 || leading_zero || matches!(rest.get(n), Some(b'.' | b'e' | b'E')) {
@@ -514,4 +527,23 @@ impl<'a> Cursor<'a> {
         self.i += s.len() + 1;
         (bad & 0xf0 == 0).then_some(out)
     }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// 0xff in each byte of `chars` that is an ASCII digit, up to the first one that is not
+/// (bytes past it may be wrong: borrows and carries only run upwards).
+fn digit_mask(chars: u64) -> u64 {
+    // Bit 7 set: below '0' (the subtraction wraps) or above '9' (the addition reaches 0x80).
+    let not_digit = (chars.wrapping_sub(ONES * 0x30) | chars.wrapping_add(ONES * 0x46)) & ONES * 0x80;
+    // 0x80 -> 0x00, 0x00 -> 0xff per byte.
+    !(not_digit >> 7).wrapping_mul(0xff)
+}
+
+/// The number of eight decimal digit values, one per byte, the most significant in the
+/// lowest byte (leading zeros allowed): pairs, then fours, then eight (SWAR).
+fn eight_digits(v: u64) -> u64 {
+    let pairs = (v.wrapping_mul(10) + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let fours = (pairs.wrapping_mul(100) + (pairs >> 16)) & 0x0000_ffff_0000_ffff;
+    (fours.wrapping_mul(10_000) + (fours >> 32)) & 0xffff_ffff
 }

@@ -286,6 +286,18 @@ proptest! {
     }
 
     #[test]
+    fn counters_are_read_as_serde_reads_them(nums in prop::collection::vec(prop_oneof![
+        "0|[1-9][0-9]{0,8}",
+        any::<u64>().prop_map(|n| n.to_string()),
+        "[0-9]{1,22}",
+    ], 1..18)) {
+        // Last in the line, so the final counters sit within 8 bytes of its end.
+        let line = format!(r#"{{"record":"sample","t":1,"interface":"e","link":{{"up":true}},"module":null,"fec":{{"corrected_bits":[{}]}}}}"#, nums.join(","));
+        let fast = agrees(line.as_bytes())?;
+        prop_assert_eq!(fast.is_some(), parse_record_serde(line.as_bytes()).is_ok(), "{}", line);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(
         prefix in prop::sample::select(vec!["", "{\"record\":\"sample\",", "{\"record\":\"interface\",", "{\"record\":\"event\",", "{\"link\":{", "{\"record\":\"sample\",\"module\":{\"pages\":[{\"data\":\""]),
         bytes in prop::collection::vec(prop_oneof![prop::sample::select(EDIT_BYTES), any::<u8>()], 0..200),
