@@ -516,11 +516,22 @@ fn main() -> Result<()> {
         println!("figures: run `cargo bench --bench figures` (release build) to measure; nothing measured here.");
         return Ok(());
     }
+    // `--only stream`: section 7 alone (the long captures), for whoever works on it.
+    let only = args.iter().position(|a| a == "--only").map(|i| args.get(i + 1).map(String::as_str));
+    if let Some(section) = only {
+        if section != Some("stream") {
+            bail!("--only takes `stream` (section 7, the only one that runs alone), not {section:?}");
+        }
+    }
     let started = Instant::now();
     let date = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
     println!("## optics figures\n");
     println!("{date}; {}; {} build", machine(), if cfg!(debug_assertions) { "DEBUG (figures meaningless)" } else { "release" });
     let mut t = Table::default();
+    if only.is_some() {
+        stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
+        return summary(&t, started);
+    }
 
     // 1. Decode.
     let sff8472 = input::parse(&repo_file(SFF8472_DUMP)?).context(SFF8472_DUMP)?.image;
@@ -677,7 +688,10 @@ fn main() -> Result<()> {
     let tick_ms = PORTS as f64 * (write_us_per_record + csv_us_per_sample) / 1e3;
     t.row("capture write + CSV row analysis (includes module decode)", tick_ms, "ms per tick", Target::AtMost(50.0));
     t.row("worst module decode alone", PORTS as f64 * decode_us_max / 1e3, "ms per tick", Target::Info);
+    summary(&t, started)
+}
 
+fn summary(t: &Table, started: Instant) -> Result<()> {
     println!(
         "\n{} of {} targets met{}; run took {:.1} s.",
         t.met,

@@ -6,8 +6,10 @@
 //! Per length, side by side: `scan --replay` work (stream + engine + analysis) and
 //! `export --csv` work in lane-samples per CPU-second (getrusage of this process), a
 //! plain `serde_json::from_str::<Value>` per line over the same file (the floor an
-//! in-process reader can be compared with), and the peak RSS of a fresh
-//! `optics scan --replay` process (getrusage of the child via wait4).
+//! in-process reader can be compared with), the capture reading alone (`CaptureReader`,
+//! records dropped: records per CPU-second and its ratio to the Value parse), and the
+//! peak RSS of a fresh `optics scan --replay` process (getrusage of the child via wait4).
+//! `cargo bench --bench figures -- --quick --only stream` runs this section alone.
 
 use super::{Table, Target};
 use anyhow::{bail, Context, Result};
@@ -122,6 +124,14 @@ pub fn run(t: &mut Table, quick: bool) -> Result<()> {
         }
         let parse = lane_samples / (cpu_s() - c0);
         std::hint::black_box(lines);
+        // Reading alone: lines into records (`CaptureReader`), each dropped.
+        let c0 = cpu_s();
+        let mut records = 0usize;
+        for_each_record(std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(&path)?), |_| {
+            records += 1;
+            Ok(())
+        })?;
+        let read_s = cpu_s() - c0;
         // scan: stream + engine + analysis.
         let c0 = cpu_s();
         let (engine, _) = replay(&path, EngineConfig::default())?;
@@ -139,6 +149,8 @@ pub fn run(t: &mut Table, quick: bool) -> Result<()> {
         let rss = child_peak_rss(&path)?;
         let rss_mb = rss as f64 / 1e6;
         t.row(&format!("{label} ({size_mb:.0} MB): serde_json Value parse"), parse, "lane-samples/CPU-s", Target::Info);
+        t.row(&format!("{label}: capture reading alone"), records as f64 / read_s, "records/CPU-s", Target::Info);
+        t.row(&format!("{label}: reading / Value parse"), lane_samples / read_s / parse, "x", Target::Info);
         t.row(&format!("{label}: scan --replay"), scan, "lane-samples/CPU-s", Target::AtLeast(2e6));
         t.row(&format!("{label}: scan / Value parse"), scan / parse, "x", Target::AtLeast(1.5));
         t.row(&format!("{label}: export --csv"), export, "lane-samples/CPU-s", Target::AtLeast(1e6));

@@ -3,6 +3,11 @@
 //! moment is valid up to its last complete line; the reader tolerates a truncated last
 //! line (with a note) and rejects any other bad line, naming it.
 
+mod fast;
+#[cfg(test)]
+mod fast_tests;
+mod lines;
+
 use super::RecordSink;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::image::ImageError;
@@ -270,10 +275,7 @@ pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> 
 /// its 1-based line number. Blank lines are skipped; a line longer than
 /// [`MAX_LINE_BYTES`] is an error.
 pub struct CaptureReader<R: BufRead> {
-    reader: R,
-    /// Number of the line last read (1-based).
-    line: usize,
-    buf: Vec<u8>,
+    lines: lines::Lines<R>,
     header: Header,
     notes: Vec<String>,
 }
@@ -281,15 +283,14 @@ pub struct CaptureReader<R: BufRead> {
 impl<R: BufRead> CaptureReader<R> {
     /// Reads and checks the header line.
     pub fn new(reader: R) -> Result<Self, CaptureError> {
-        let mut r =
-            CaptureReader { reader, line: 0, buf: Vec::with_capacity(4096), header: Header::new(None, None, None), notes: Vec::new() };
-        if !r.next_line()? {
+        let mut lines = lines::Lines::new(reader);
+        let Some((n, first)) = lines.next_line()? else {
             return Err(CaptureError::Empty);
-        }
-        object_line(&r.buf, r.line)?;
-        let first = std::str::from_utf8(&r.buf).map_err(|_| CaptureError::NotUtf8 { line: r.line })?;
-        r.header = parse_header(first)?;
-        Ok(r)
+        };
+        object_line(first, n)?;
+        let first = std::str::from_utf8(first).map_err(|_| CaptureError::NotUtf8 { line: n })?;
+        let header = parse_header(first)?;
+        Ok(CaptureReader { lines, header, notes: Vec::new() })
     }
 
     pub fn header(&self) -> &Header {
@@ -301,39 +302,18 @@ impl<R: BufRead> CaptureReader<R> {
         &self.notes
     }
 
-    /// Reads the next non-blank line into `buf`; false at the end of the input.
-    fn next_line(&mut self) -> Result<bool, CaptureError> {
-        loop {
-            self.buf.clear();
-            let n = std::io::Read::take(&mut self.reader, MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut self.buf)?;
-            if n == 0 {
-                return Ok(false);
-            }
-            self.line += 1;
-            if self.buf.last() == Some(&b'\n') {
-                self.buf.pop();
-            } else if self.buf.len() > MAX_LINE_BYTES {
-                return Err(CaptureError::LineTooLong { line: self.line, limit: MAX_LINE_BYTES });
-            }
-            if !self.buf.iter().all(u8::is_ascii_whitespace) {
-                return Ok(true);
-            }
-        }
-    }
-
     /// The next record, `None` at the end.
     pub fn next_record(&mut self) -> Result<Option<Record>, CaptureError> {
-        if !self.next_line()? {
+        let Some((n, line)) = self.lines.next_line()? else {
             return Ok(None);
-        }
-        object_line(&self.buf, self.line)?;
-        match parse_record(&self.buf) {
-            Ok(Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: self.line }),
+        };
+        object_line(line, n)?;
+        match parse_record(line) {
+            Ok(Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: n }),
             Ok(r) => Ok(Some(r)),
             Err(source) => {
-                let n = self.line;
-                let cut_short = serde_json::from_slice::<serde_json::Value>(&self.buf).err().is_some_and(|e| e.is_eof());
-                if cut_short && !self.next_line()? {
+                let cut_short = serde_json::from_slice::<serde_json::Value>(line).err().is_some_and(|e| e.is_eof());
+                if cut_short && self.lines.next_line()?.is_none() {
                     self.notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
                     return Ok(None);
                 }
@@ -375,12 +355,20 @@ fn leading_tag(line: &[u8]) -> Option<&'static str> {
     ["sample", "interface", "event"].into_iter().find(|tag| rest.strip_prefix(tag.as_bytes()).is_some_and(|r| r.starts_with(b"\",")))
 }
 
-/// One record line. serde's internally tagged enum buffers a whole line into a generic
-/// tree before choosing the variant; choosing it from the leading tag (else from a pass
-/// that reads only the tag) and then parsing the variant's own struct is several times
-/// cheaper. Any failure is reported as the enum itself reports it, so error messages do
-/// not change.
+/// One record line. Lines in the shapes optics writes are read directly ([`fast`]);
+/// any other goes to serde. serde's internally tagged enum buffers a whole line into a
+/// generic tree before choosing the variant; choosing it from the leading tag (else from
+/// a pass that reads only the tag) and then parsing the variant's own struct is several
+/// times cheaper. Any failure is reported as the enum itself reports it, so error
+/// messages do not change.
 fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
+    match fast::parse_record(line) {
+        Some(r) => Ok(r),
+        None => parse_record_serde(line),
+    }
+}
+
+fn parse_record_serde(line: &[u8]) -> Result<Record, serde_json::Error> {
     let tag = match leading_tag(line) {
         Some(tag) => Some(std::borrow::Cow::Borrowed(tag)),
         None => serde_json::from_slice::<Tag>(line).ok().map(|t| t.record),

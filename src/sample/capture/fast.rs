@@ -1,0 +1,549 @@
+//! A direct reader for capture lines as optics writes them (serde_json's compact output:
+//! no whitespace, no escapes in names, hex `data`, empty `driver_stats`), parsing a line
+//! straight into its record without serde's per-field visitor machinery.
+//!
+//! It is only a shortcut: any line it does not fully understand (an unknown or repeated
+//! key, a missing field, an escape in a string, a number out of its field's range, a
+//! value in another shape, trailing text) gives `None`, and serde parses the line as
+//! before, so what is accepted, every record and every error message stay serde's. Keys
+//! may come in any order (bundled captures have sorted keys, the writer declaration
+//! order). Values it does not read itself (non-empty `driver_stats`, `printed_module`,
+//! `printed_fields`, `pci`, `port`, interface `link`, FEC histograms) are handed to
+//! serde on their own bytes.
+
+use super::{EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
+use crate::counters::{DriverStats, FecStats, LinkState, MAX_LANES};
+use crate::module::PageEntry;
+use serde::de::DeserializeOwned;
+
+/// The record a line holds, or `None` when serde must decide.
+pub(super) fn parse_record(line: &[u8]) -> Option<Record> {
+    let mut c = Cursor { b: line, i: 0 };
+    c.ws();
+    let record = match tag_hint(line)? {
+        "sample" => Record::Sample(c.sample()?),
+        "interface" => Record::Interface(c.interface()?),
+        _ => Record::Event(c.event()?),
+    };
+    c.ws();
+    (c.i == line.len()).then_some(record)
+}
+
+/// The variant the line names: its leading tag (the writer's order), else the value of
+/// the first `"record":"` (sorted keys put it last). Only a guess (it might sit in a
+/// nested object), which the variant's parser confirms at the top level.
+fn tag_hint(line: &[u8]) -> Option<&'static str> {
+    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"record\":\""));
+    if let Some(tag) = super::leading_tag(line) {
+        return Some(tag);
+    }
+    let rest = &line[KEY.find(line)? + KEY.needle().len()..];
+    ["sample", "interface", "event"].into_iter().find(|tag| rest.strip_prefix(tag.as_bytes()).is_some_and(|r| r.first() == Some(&b'"')))
+}
+
+/// Deepest nesting handed to serde: serde_json refuses past 128 levels counted from the
+/// line's top, so a sub-value parsed on its own must stay well below to fail alike.
+const MAX_SKIP_DEPTH: usize = 64;
+
+/// 10^0..10^22: every one exact in an f64.
+const POW10: [f64; 23] =
+    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// Stores a field's value; a key seen twice (serde's "duplicate field") gives up.
+fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    slot.is_none().then(|| *slot = Some(value))
+}
+
+/// Value of each hex digit, 0xff for any other byte.
+const HEX_DIGIT: [u8; 256] = {
+    let mut table = [0xff; 256];
+    let mut c = 0;
+    while c < 10 {
+        table[b'0' as usize + c] = c as u8;
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 6 {
+        table[b'a' as usize + c] = 10 + c as u8;
+        table[b'A' as usize + c] = 10 + c as u8;
+        c += 1;
+    }
+    table
+};
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// JSON whitespace (RFC 8259 section 2), the set serde_json skips.
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == byte).then(|| self.i += 1)
+    }
+
+    fn eat_literal(&mut self, lit: &[u8]) -> bool {
+        let hit = self.b[self.i..].starts_with(lit);
+        if hit {
+            self.i += lit.len();
+        }
+        hit
+    }
+
+    /// `null` (consumed) or something else (left in place).
+    fn null(&mut self) -> bool {
+        self.ws();
+        self.eat_literal(b"null")
+    }
+
+    /// Calls `item(self)` for each member between `open` and `close` (an array's
+    /// elements, an object's key-value pairs).
+    fn members(&mut self, open: u8, close: u8, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(open)?;
+        self.ws();
+        if self.peek()? == close {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            item(self)?;
+            self.ws();
+            match self.peek()? {
+                b',' => self.i += 1,
+                b if b == close => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Calls `item(self)` for each element of an array.
+    fn array(&mut self, item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.members(b'[', b']', item)
+    }
+
+    /// Calls `field(self, key)` for each member of an object, the cursor at the value.
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.members(b'{', b'}', |c| {
+            let key = c.key()?;
+            c.eat(b':')?;
+            field(c, key)
+        })
+    }
+
+    /// A key's bytes up to the next quote, unchecked: every key the caller knows is plain
+    /// ASCII, so one holding an escape or a control character matches none of them (and
+    /// gives up) just as well.
+    fn key(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let rest = &self.b[self.i..];
+        let end = rest.iter().position(|&b| b == b'"')?;
+        self.i += end + 1;
+        Some(&rest[..end])
+    }
+
+    /// A string's bytes between its quotes, when it has no escape and no control
+    /// character (which JSON forbids unescaped); UTF-8 is checked by the caller. (A plain
+    /// loop: names and keys are short, long hex goes through [`Cursor::hex`].)
+    fn raw_str(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let rest = &self.b[self.i..];
+        let end = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if rest[end] != b'"' {
+            return None;
+        }
+        self.i += end + 1;
+        Some(&rest[..end])
+    }
+
+    fn string(&mut self) -> Option<String> {
+        std::str::from_utf8(self.raw_str()?).ok().map(str::to_owned)
+    }
+
+    /// A non-negative JSON integer that fits a u64 (anything else: serde decides, which
+    /// for an integer field means an error or a conversion the caller does not make).
+    fn u64(&mut self) -> Option<u64> {
+        self.ws();
+        let rest = &self.b[self.i..];
+        // Up to 7 digits (most counters) from one 8-byte load, else digit by digit.
+        let short = rest.first_chunk::<8>().map(|eight| u64::from_le_bytes(*eight)).and_then(|chars| {
+            let digits = (digit_mask(chars).trailing_ones() / 8) as usize;
+            (digits < 8).then(|| (digits, eight_digits(chars.wrapping_sub(ONES * u64::from(b'0')) << (8 * (8 - digits.max(1))))))
+        });
+        let (n, v) = match short {
+            Some((n, v)) => (n, v),
+            None => {
+                let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+                let v = rest[..digits].iter().try_fold(0u64, |v, c| v.checked_mul(10)?.checked_add(u64::from(c - b'0')))?;
+                (digits, v)
+            }
+        };
+        // RFC 8259 section 6: no leading zeros; a fraction or exponent makes it a float.
+        let leading_zero = n > 1 && rest[0] == b'0';
+        if n == 0 || leading_zero || matches!(rest.get(n), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.i += n;
+        Some(v)
+    }
+
+    fn small<T: TryFrom<u64>>(&mut self) -> Option<T> {
+        T::try_from(self.u64()?).ok()
+    }
+
+    fn bool(&mut self) -> Option<bool> {
+        if self.eat_literal(b"true") {
+            return Some(true);
+        }
+        self.eat_literal(b"false").then_some(false)
+    }
+
+    fn opt<T>(&mut self, value: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        if self.null() {
+            return Some(None);
+        }
+        value(self).map(Some)
+    }
+
+    /// A JSON number as serde_json reads it into an f64 (without its `float_roundtrip`
+    /// feature: `f64_from_parts`, the decimal significand times or divided by a power of
+    /// ten). When the significand has at most 53 bits and the power is at most 10^22,
+    /// both are exact and that one operation is IEEE-rounded, so the result is serde's
+    /// bit for bit (and the correctly rounded value). Other numbers go to serde_json.
+    fn f64(&mut self) -> Option<f64> {
+        self.ws();
+        let start = self.i;
+        let negative = self.eat_literal(b"-");
+        let mut significand: u64 = 0;
+        let mut exact = true;
+        let mut digit = |c: &mut Self, exponent: &mut i32, fraction: bool| -> usize {
+            let mut n = 0;
+            while let Some(d @ b'0'..=b'9') = c.peek() {
+                match significand.checked_mul(10).and_then(|s| s.checked_add(u64::from(d - b'0'))) {
+                    Some(s) => significand = s,
+                    None => exact = false,
+                }
+                *exponent -= i32::from(fraction);
+                c.i += 1;
+                n += 1;
+            }
+            n
+        };
+        let mut exponent = 0i32;
+        let int_start = self.i;
+        let int_digits = digit(self, &mut exponent, false);
+        if int_digits == 0 || (int_digits > 1 && self.b[int_start] == b'0') {
+            return None;
+        }
+        if self.eat_literal(b".") && digit(self, &mut exponent, true) == 0 {
+            return None;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            let minus = self.eat_literal(b"-") || {
+                self.eat_literal(b"+");
+                false
+            };
+            let mut e: i32 = 0;
+            let e_start = self.i;
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                e = e.saturating_mul(10).saturating_add(i32::from(d - b'0'));
+                self.i += 1;
+            }
+            if self.i == e_start {
+                return None;
+            }
+            exponent = exponent.saturating_add(if minus { -e } else { e });
+        }
+        let end = self.i;
+        if exact && significand <= 1 << 53 && exponent.unsigned_abs() < POW10.len() as u32 {
+            let s = significand as f64;
+            let pow = POW10[exponent.unsigned_abs() as usize];
+            let v = if exponent >= 0 { s * pow } else { s / pow };
+            return Some(if negative { -v } else { v });
+        }
+        serde_json::from_slice(&self.b[start..end]).ok()
+    }
+
+    /// Finds the end of the value at the cursor without checking its grammar (serde does,
+    /// on the bytes it is given) and moves past it.
+    fn skip_value(&mut self) -> Option<&'a [u8]> {
+        self.ws();
+        let start = self.i;
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.i += 1;
+                    loop {
+                        let at = self.i + memchr::memchr2(b'"', b'\\', self.b.get(self.i..)?)?;
+                        self.i = at + 1;
+                        if self.b[at] == b'"' {
+                            break;
+                        }
+                        // The escaped byte, whatever it is, is not a closing quote.
+                        self.i += 1;
+                    }
+                }
+                b'{' | b'[' => {
+                    depth += 1;
+                    if depth > MAX_SKIP_DEPTH {
+                        return None;
+                    }
+                    self.i += 1;
+                    continue;
+                }
+                b'}' | b']' | b',' if depth == 0 => break,
+                b'}' | b']' => {
+                    depth -= 1;
+                    self.i += 1;
+                }
+                _ => self.i += 1,
+            }
+            if depth == 0 && matches!(self.b[self.i - 1], b'"' | b'}' | b']') {
+                break;
+            }
+        }
+        Some(&self.b[start..self.i])
+    }
+
+    /// The value at the cursor through its `Deserialize` (serde_json, on its own bytes).
+    fn serde<T: DeserializeOwned>(&mut self) -> Option<T> {
+        serde_json::from_slice(self.skip_value()?).ok()
+    }
+
+    /// `"record":"<tag>"`, the tag the variant's parser expects.
+    fn tag(&mut self, tag: &str) -> Option<()> {
+        (self.raw_str()? == tag.as_bytes()).then_some(())
+    }
+
+    fn sample(&mut self) -> Option<SampleRecord> {
+        let (mut record, mut t, mut interface, mut link, mut fec, mut driver_stats, mut module) = Default::default();
+        let (mut origin_file, mut time_base, mut printed_module, mut printed_fields) = Default::default();
+        self.object(|c, key| match key {
+            b"record" => once(&mut record, c.tag("sample")?),
+            b"t" => once(&mut t, c.f64()?),
+            b"interface" => once(&mut interface, c.string()?),
+            b"link" => once(&mut link, c.link_state()?),
+            b"fec" => once(&mut fec, c.opt(Cursor::fec)?),
+            b"driver_stats" => once(&mut driver_stats, c.driver_stats()?),
+            b"module" => once(&mut module, c.opt(Cursor::module_pages)?),
+            b"origin_file" => once(&mut origin_file, c.opt(Cursor::string)?),
+            b"time_base" => once(&mut time_base, c.opt(Cursor::string)?),
+            b"printed_module" => once(&mut printed_module, c.serde()?),
+            b"printed_fields" => once(&mut printed_fields, c.serde()?),
+            _ => None,
+        })?;
+        // Fields without a serde default are required (the writer always writes them).
+        record?;
+        Some(SampleRecord {
+            t: t?,
+            interface: interface?,
+            link: link?,
+            fec: fec?,
+            driver_stats: driver_stats.unwrap_or_default(),
+            module: module?,
+            origin_file: origin_file.flatten(),
+            time_base: time_base.flatten(),
+            printed_module: printed_module.flatten(),
+            printed_fields: printed_fields.unwrap_or_default(),
+        })
+    }
+
+    fn interface(&mut self) -> Option<InterfaceRecord> {
+        let (mut record, mut t, mut interface, mut driver, mut bus_info) = Default::default();
+        let (mut pci, mut port, mut link, mut module, mut origin_file) = Default::default();
+        self.object(|c, key| match key {
+            b"record" => once(&mut record, c.tag("interface")?),
+            b"t" => once(&mut t, c.f64()?),
+            b"interface" => once(&mut interface, c.string()?),
+            b"driver" => once(&mut driver, c.opt(Cursor::string)?),
+            b"bus_info" => once(&mut bus_info, c.opt(Cursor::string)?),
+            b"pci" => once(&mut pci, c.serde()?),
+            b"port" => once(&mut port, c.serde()?),
+            b"link" => once(&mut link, c.serde()?),
+            b"module" => once(&mut module, c.opt(Cursor::module_pages)?),
+            b"origin_file" => once(&mut origin_file, c.opt(Cursor::string)?),
+            _ => None,
+        })?;
+        record?;
+        Some(InterfaceRecord {
+            t: t?,
+            interface: interface?,
+            driver: driver?,
+            bus_info: bus_info?,
+            pci: pci?,
+            port: port?,
+            link: link?,
+            module: module?,
+            origin_file: origin_file.flatten(),
+        })
+    }
+
+    fn event(&mut self) -> Option<EventRecord> {
+        const KINDS: [EventKind; 4] = [EventKind::CounterReset, EventKind::ModuleChanged, EventKind::InterfaceGone, EventKind::Error];
+        let (mut record, mut t, mut interface, mut kind, mut message) = Default::default();
+        self.object(|c, key| match key {
+            b"record" => once(&mut record, c.tag("event")?),
+            b"t" => once(&mut t, c.f64()?),
+            b"interface" => once(&mut interface, c.string()?),
+            b"kind" => {
+                let name = c.raw_str()?;
+                once(&mut kind, KINDS.into_iter().find(|k| k.as_str().as_bytes() == name)?)
+            }
+            b"message" => once(&mut message, c.string()?),
+            _ => None,
+        })?;
+        record?;
+        Some(EventRecord { t: t?, interface: interface?, kind: kind?, message: message? })
+    }
+
+    fn link_state(&mut self) -> Option<LinkState> {
+        let (mut up, mut ext_state, mut ext_substate, mut down_events) = Default::default();
+        self.object(|c, key| match key {
+            b"up" => once(&mut up, c.opt(Cursor::bool)?),
+            b"ext_state" => once(&mut ext_state, c.opt(Cursor::small)?),
+            b"ext_substate" => once(&mut ext_substate, c.opt(Cursor::small)?),
+            b"down_events" => once(&mut down_events, c.opt(Cursor::u64)?),
+            _ => None,
+        })?;
+        Some(LinkState {
+            up: up?,
+            ext_state: ext_state.flatten(),
+            ext_substate: ext_substate.flatten(),
+            down_events: down_events.flatten(),
+        })
+    }
+
+    /// FEC counters; a histogram (or anything unusual) goes to serde with the whole object.
+    fn fec(&mut self) -> Option<FecStats> {
+        let start = self.i;
+        self.fec_without_histogram().or_else(|| {
+            self.i = start;
+            self.serde()
+        })
+    }
+
+    fn fec_without_histogram(&mut self) -> Option<FecStats> {
+        let (mut corrected_blocks, mut uncorrectable_blocks, mut corrected_bits, mut histogram) = Default::default();
+        self.object(|c, key| match key {
+            b"corrected_blocks" => once(&mut corrected_blocks, c.lanes()?),
+            b"uncorrectable_blocks" => once(&mut uncorrectable_blocks, c.lanes()?),
+            b"corrected_bits" => once(&mut corrected_bits, c.lanes()?),
+            b"histogram" => once(&mut histogram, c.array(|_| None)?),
+            _ => None,
+        })?;
+        Some(FecStats {
+            corrected_blocks: corrected_blocks.unwrap_or_default(),
+            uncorrectable_blocks: uncorrectable_blocks.unwrap_or_default(),
+            corrected_bits: corrected_bits.unwrap_or_default(),
+            histogram: Vec::new(),
+        })
+    }
+
+    /// `[total, lane 1, ...]`: at most 1 + MAX_LANES entries, as `counters` bounds it.
+    fn lanes(&mut self) -> Option<Vec<u64>> {
+        let mut v = Vec::with_capacity(1 + MAX_LANES);
+        self.array(|c| {
+            (v.len() < 1 + MAX_LANES).then_some(())?;
+            v.push(c.u64()?);
+            Some(())
+        })?;
+        Some(v)
+    }
+
+    fn driver_stats(&mut self) -> Option<DriverStats> {
+        let start = self.i;
+        if self.eat(b'{').is_some() && self.eat(b'}').is_some() {
+            return Some(DriverStats::default());
+        }
+        self.i = start;
+        self.serde()
+    }
+
+    fn module_pages(&mut self) -> Option<ModulePages> {
+        let mut pages = None;
+        self.object(|c, key| match key {
+            b"pages" => {
+                let mut v = Vec::new();
+                c.array(|c| {
+                    v.push(c.page_entry()?);
+                    Some(())
+                })?;
+                once(&mut pages, v)
+            }
+            _ => None,
+        })?;
+        Some(ModulePages { pages: pages? })
+    }
+
+    fn page_entry(&mut self) -> Option<PageEntry> {
+        let (mut i2c_address, mut page, mut bank, mut offset, mut data) = Default::default();
+        self.object(|c, key| match key {
+            b"i2c_address" => once(&mut i2c_address, c.small()?),
+            b"page" => once(&mut page, c.small()?),
+            b"bank" => once(&mut bank, c.small()?),
+            b"offset" => once(&mut offset, c.small()?),
+            b"data" => once(&mut data, c.hex()?),
+            _ => None,
+        })?;
+        // `bank` has a serde default.
+        Some(PageEntry { i2c_address: i2c_address?, page: page?, bank: bank.unwrap_or_default(), offset: offset?, data: data? })
+    }
+
+    /// Hex text (either case), the digits `module::image`'s reader (the `hex` crate)
+    /// accepts; whitespace, an escape or an odd length (which that reader handles or
+    /// reports) gives up.
+    fn hex(&mut self) -> Option<Vec<u8>> {
+        self.eat(b'"')?;
+        let rest = &self.b[self.i..];
+        let s = &rest[..memchr::memchr(b'"', rest)?];
+        if s.len() % 2 != 0 {
+            return None;
+        }
+        let mut bad = 0;
+        let out = s
+            .chunks_exact(2)
+            .map(|pair| {
+                let (high, low) = (HEX_DIGIT[usize::from(pair[0])], HEX_DIGIT[usize::from(pair[1])]);
+                bad |= high | low;
+                high << 4 | low
+            })
+            .collect();
+        self.i += s.len() + 1;
+        (bad & 0xf0 == 0).then_some(out)
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// 0xff in each byte of `chars` that is an ASCII digit, up to the first one that is not
+/// (bytes past it may be wrong: borrows and carries only run upwards).
+fn digit_mask(chars: u64) -> u64 {
+    // Bit 7 set: below '0' (the subtraction wraps) or above '9' (the addition reaches 0x80).
+    let not_digit = (chars.wrapping_sub(ONES * 0x30) | chars.wrapping_add(ONES * 0x46)) & ONES * 0x80;
+    // 0x80 -> 0x00, 0x00 -> 0xff per byte.
+    !(not_digit >> 7).wrapping_mul(0xff)
+}
+
+/// The number of eight decimal digit values, one per byte, the most significant in the
+/// lowest byte (leading zeros allowed): pairs, then fours, then eight (SWAR).
+fn eight_digits(v: u64) -> u64 {
+    let pairs = (v.wrapping_mul(10) + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let fours = (pairs.wrapping_mul(100) + (pairs >> 16)) & 0x0000_ffff_0000_ffff;
+    (fours.wrapping_mul(10_000) + (fours >> 32)) & 0xffff_ffff
+}
