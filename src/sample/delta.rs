@@ -236,6 +236,15 @@ pub struct Break {
     pub reason: String,
 }
 
+/// Why `cur` cannot follow `prev`, the last observation of the same series and origin.
+fn series_reset(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> {
+    if prev.len() != cur.len() {
+        return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
+    }
+    let (a, b) = prev.iter().zip(cur).find(|(a, b)| b < a && step(**a, **b) == Step::Reset)?;
+    Some(format!("{} went from {a} to {b} (driver reload or counter clear)", slot.name()))
+}
+
 /// Compares `cur` with the last observations of the same series: a reset reason, if any.
 /// Also used live by the sampling loop to emit `counter_reset` events.
 #[derive(Clone, Debug, Default)]
@@ -250,23 +259,61 @@ impl ResetDetector {
         Self::default()
     }
 
+    fn time_reason(&self, p: &Point) -> Option<String> {
+        let t0 = self.last_t.filter(|t0| p.t < *t0)?;
+        Some(format!("time went backwards from {t0} s to {} s", p.t))
+    }
+
     /// The reason `p` cannot continue the current segment, if any.
     pub fn check(&self, p: &Point) -> Option<String> {
-        if let Some(t0) = self.last_t {
-            if p.t < t0 {
-                return Some(format!("time went backwards from {t0} s to {} s", p.t));
-            }
+        if let Some(reason) = self.time_reason(p) {
+            return Some(reason);
         }
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
             let Ok(k) = find_slot(&self.last, i, slot) else { continue };
             let Some((_, prev)) = self.last[k].1.iter().find(|(o, _)| o == origin) else { continue };
-            if prev.len() != cur.len() {
-                return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
-            }
-            if let Some((a, b)) = prev.iter().zip(cur).find(|(a, b)| step(**a, **b) == Step::Reset) {
-                return Some(format!("{} went from {a} to {b} (driver reload or counter clear)", slot.name()));
+            if let Some(reason) = series_reset(slot, prev, cur) {
+                return Some(reason);
             }
         }
+        None
+    }
+
+    /// [`Self::check`], then [`Self::push`] after a [`Self::clear`] where it gave a
+    /// reason: one pass over the series while they continue.
+    pub fn check_push(&mut self, p: &Point) -> Option<String> {
+        let reason = self.time_reason(p).or_else(|| self.push_until_reset(p));
+        if reason.is_some() {
+            self.clear();
+            self.push(p);
+        }
+        reason
+    }
+
+    /// Pushes the series of `p` in order up to the first that cannot continue, whose
+    /// reason it returns (the state is then part updated: the caller clears it).
+    fn push_until_reset(&mut self, p: &Point) -> Option<String> {
+        for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
+            let k = match find_slot(&self.last, i, slot) {
+                Ok(k) => k,
+                Err(k) => {
+                    self.last.insert(k, (slot, Vec::new()));
+                    k
+                }
+            };
+            let per_origin = &mut self.last[k].1;
+            match per_origin.iter_mut().find(|(o, _)| o == origin) {
+                Some((_, last)) => {
+                    if let Some(reason) = series_reset(slot, last, cur) {
+                        return Some(reason);
+                    }
+                    // Same length: a different one is a reset.
+                    last.copy_from_slice(cur);
+                }
+                None => per_origin.push((origin.clone(), cur.to_vec())),
+            }
+        }
+        self.last_t = Some(p.t);
         None
     }
 
@@ -337,12 +384,14 @@ impl Segmenter {
 
     /// A sample's counters: `Some(break)` when this sample starts a new segment.
     pub fn sample(&mut self, p: &Point) -> Option<Break> {
-        let brk = self.pending.take().or_else(|| self.det.check(p).map(|reason| Break { t: p.t, kind: EventKind::CounterReset, reason }));
-        if brk.is_some() {
-            self.det.clear();
+        match self.pending.take() {
+            Some(brk) => {
+                self.det.clear();
+                self.det.push(p);
+                Some(brk)
+            }
+            None => self.det.check_push(p).map(|reason| Break { t: p.t, kind: EventKind::CounterReset, reason }),
         }
-        self.det.push(p);
-        brk
     }
 }
 
