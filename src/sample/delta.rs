@@ -236,6 +236,12 @@ pub struct Break {
     pub reason: String,
 }
 
+/// Why `p` cannot follow a sample at `last_t`.
+fn time_reason(last_t: Option<f64>, p: &Point) -> Option<String> {
+    let t0 = last_t.filter(|t0| p.t < *t0)?;
+    Some(format!("time went backwards from {t0} s to {} s", p.t))
+}
+
 /// Why `cur` cannot follow `prev`, the last observation of the same series and origin.
 fn series_reset(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> {
     if prev.len() != cur.len() {
@@ -259,14 +265,9 @@ impl ResetDetector {
         Self::default()
     }
 
-    fn time_reason(&self, p: &Point) -> Option<String> {
-        let t0 = self.last_t.filter(|t0| p.t < *t0)?;
-        Some(format!("time went backwards from {t0} s to {} s", p.t))
-    }
-
     /// The reason `p` cannot continue the current segment, if any.
     pub fn check(&self, p: &Point) -> Option<String> {
-        if let Some(reason) = self.time_reason(p) {
+        if let Some(reason) = time_reason(self.last_t, p) {
             return Some(reason);
         }
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
@@ -276,44 +277,6 @@ impl ResetDetector {
                 return Some(reason);
             }
         }
-        None
-    }
-
-    /// [`Self::check`], then [`Self::push`] after a [`Self::clear`] where it gave a
-    /// reason: one pass over the series while they continue.
-    pub fn check_push(&mut self, p: &Point) -> Option<String> {
-        let reason = self.time_reason(p).or_else(|| self.push_until_reset(p));
-        if reason.is_some() {
-            self.clear();
-            self.push(p);
-        }
-        reason
-    }
-
-    /// Pushes the series of `p` in order up to the first that cannot continue, whose
-    /// reason it returns (the state is then part updated: the caller clears it).
-    fn push_until_reset(&mut self, p: &Point) -> Option<String> {
-        for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
-            let k = match find_slot(&self.last, i, slot) {
-                Ok(k) => k,
-                Err(k) => {
-                    self.last.insert(k, (slot, Vec::new()));
-                    k
-                }
-            };
-            let per_origin = &mut self.last[k].1;
-            match per_origin.iter_mut().find(|(o, _)| o == origin) {
-                Some((_, last)) => {
-                    if let Some(reason) = series_reset(slot, last, cur) {
-                        return Some(reason);
-                    }
-                    // Same length: a different one is a reset.
-                    last.copy_from_slice(cur);
-                }
-                None => per_origin.push((origin.clone(), cur.to_vec())),
-            }
-        }
-        self.last_t = Some(p.t);
         None
     }
 
@@ -358,12 +321,14 @@ fn describe_fingerprint(fp: &Option<Vec<u8>>) -> String {
 }
 
 /// Says where one interface's records (file order) break into segments, one record at
-/// a time: the rules of the module docs, without keeping the records.
+/// a time: the rules of the module docs, without keeping the records. The last
+/// observation of each series is the current segment's [`DeltaSum`]'s (it holds them
+/// anyway), so the caller hands that in rather than this keeping a copy.
 #[derive(Clone, Debug, Default)]
 pub struct Segmenter {
-    det: ResetDetector,
     module: Option<Option<Vec<u8>>>,
     pending: Option<Break>,
+    last_t: Option<f64>,
 }
 
 impl Segmenter {
@@ -383,15 +348,14 @@ impl Segmenter {
     }
 
     /// A sample's counters: `Some(break)` when this sample starts a new segment.
-    pub fn sample(&mut self, p: &Point) -> Option<Break> {
-        match self.pending.take() {
-            Some(brk) => {
-                self.det.clear();
-                self.det.push(p);
-                Some(brk)
-            }
-            None => self.det.check_push(p).map(|reason| Break { t: p.t, kind: EventKind::CounterReset, reason }),
-        }
+    /// `current`: the sums of the segment so far (every earlier sample of it pushed),
+    /// `None` before the first sample.
+    pub fn sample(&mut self, p: &Point, current: Option<&DeltaSum>) -> Option<Break> {
+        let last_t = self.last_t.replace(p.t);
+        self.pending.take().or_else(|| {
+            let reason = time_reason(last_t, p).or_else(|| current.and_then(|sum| sum.reset_reason(p)))?;
+            Some(Break { t: p.t, kind: EventKind::CounterReset, reason })
+        })
     }
 }
 
@@ -522,6 +486,19 @@ impl DeltaSum {
         }
     }
 
+    /// Why `p` cannot continue this segment's series ([`ResetDetector::check`] over the
+    /// last observations kept here), if a reason there is.
+    pub fn reset_reason(&self, p: &Point) -> Option<String> {
+        for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
+            let Ok(k) = find_slot(&self.slots, i, slot) else { continue };
+            let Some((_, o)) = self.slots[k].1.by_origin.iter().find(|(o, _)| o == origin) else { continue };
+            if let Some(reason) = series_reset(slot, &o.last, cur) {
+                return Some(reason);
+            }
+        }
+        None
+    }
+
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
         out.0.clear();
@@ -626,7 +603,7 @@ mod tests {
                 Record::Interface(ir) => seg.interface(ir.t, module_identity(ir)),
                 Record::Sample(s) => {
                     let p = Point::from_sample(s);
-                    let brk = seg.sample(&p);
+                    let brk = seg.sample(&p, out.last().map(|s| &s.sum));
                     if brk.is_some() || out.is_empty() {
                         out.push(Seg { started_by: brk, samples: 0, sum: DeltaSum::default() });
                     }

@@ -371,7 +371,7 @@ impl IfaceState {
         }
         let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
         self.point.refill(s, &counters);
-        let brk = self.segmenter.sample(&self.point);
+        let brk = self.segmenter.sample(&self.point, self.current.as_ref().map(|seg| &seg.sum));
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
             self.start_segment(brk, s.t);
