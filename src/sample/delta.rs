@@ -145,6 +145,7 @@ impl SeriesSet {
 
 /// Where `slot` is in `v` (sorted by slot), or where it would go; `hint` is checked
 /// first (state kept per slot sees the same slots in the same order every sample).
+#[inline]
 fn find_slot<T>(v: &[(Slot, T)], hint: usize, slot: Slot) -> Result<usize, usize> {
     match v.get(hint) {
         Some((s, _)) if *s == slot => Ok(hint),
@@ -243,7 +244,17 @@ fn time_reason(last_t: Option<f64>, p: &Point) -> Option<String> {
 }
 
 /// Why `cur` cannot follow `prev`, the last observation of the same series and origin.
+#[inline]
 fn series_reset(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> {
+    // Every value up or unchanged (the usual sample) needs no look at wraps.
+    if prev.len() == cur.len() && prev.iter().zip(cur).all(|(a, b)| b >= a) {
+        return None;
+    }
+    series_reset_reason(slot, prev, cur)
+}
+
+#[cold]
+fn series_reset_reason(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> {
     if prev.len() != cur.len() {
         return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
     }
