@@ -12,6 +12,7 @@ use optics::sample::watch::{stop_signals, watch_until, StopReason, WatchConfig, 
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
+use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -63,8 +64,10 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
         I2cModule::open(path).with_context(|| format!("opening {}", path.display()))?;
     }
     let i2c = i2c.map(Path::to_path_buf);
+    // One link-notification socket for all interfaces' sources.
+    let link_watch = LinkWatch::new();
     Ok(move |_iface: &str| -> Box<dyn Source + Send> {
-        let src = LiveSource::new();
+        let src = LiveSource::new().with_link_watch(link_watch.clone());
         match i2c.as_ref().and_then(|p| I2cModule::open(p).ok()) {
             Some(reader) => Box::new(src.with_eeprom_reader(Box::new(reader))),
             None => Box::new(src),

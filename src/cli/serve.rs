@@ -9,6 +9,7 @@ use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
 use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, Shared, Signals, LOG_INFO};
 use optics::source::live::LiveSource;
+use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -95,7 +96,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
                     Ok(named.iter().filter(|i| !src.link_state(i).is_err_and(|e| e.is_no_device())).cloned().collect())
                 };
                 let opts = LiveOptions { interval: args.interval, rediscover: args.rediscover };
-                let make_source = |_: &str| -> Box<dyn Source + Send> { Box::new(LiveSource::new()) };
+                let link_watch = LinkWatch::new();
+                let make_source =
+                    move |_: &str| -> Box<dyn Source + Send> { Box::new(LiveSource::new().with_link_watch(link_watch.clone())) };
                 run_live(&mut exporter, &opts, make_source, find, &mut signals, &on_reload).await?
             }
         };

@@ -10,6 +10,7 @@ use super::ioctl::{DrvInfo, Ethtool};
 use super::netlink::consts::*;
 use super::netlink::eeprom::retry_transient;
 use super::netlink::fec::FecReply;
+use super::netlink::link_watch::LinkWatch;
 use super::netlink::linkmodes::{active_mode_name, LinkModes};
 use super::netlink::{Dev, Family, Netlink};
 use super::sysfs::Sysfs;
@@ -17,6 +18,10 @@ use super::{DeviceIdentity, EepromReader, IoCounts, PathsUsed, Result, Source, S
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::PageRequest;
 use std::collections::HashMap;
+use std::time::Duration;
+
+mod link;
+pub use link::LINK_REFRESH;
 
 /// What the live source needs from the kernel: netlink calls take the family id.
 pub trait EthtoolKernel {
@@ -115,7 +120,9 @@ impl EthtoolKernel for RealKernel {
 /// (and again after a request finds the device gone), netlink requests carry both the
 /// ifindex and the name so the kernel itself reports a rename swap (ENODEV "ifindex
 /// and name do not match", kernel-uapi.md §1.3), and the FEC_GET reply serves both
-/// the active mode (`link_info`) and the counters (`fec`) of the same sample.
+/// the active mode (`link_info`) and the counters (`fec`) of the same sample. Link state
+/// and modes are kept between samples and asked again when a link notification, a
+/// change of `ETHTOOL_GLINK` or a periodic refresh says so ([`link`]).
 pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     kernel: K,
     sysfs: Sysfs,
@@ -128,6 +135,12 @@ pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     fec_pending: Option<(String, Result<FecReply>)>,
     paths: HashMap<String, PathsUsed>,
     eeprom_override: Option<Box<dyn EepromReader>>,
+    /// Interface as given -> its link between samples.
+    links: HashMap<String, link::CachedLink>,
+    link_watch: LinkWatch,
+    /// Bytes the link notifications brought in for this source's reads.
+    notify_io: IoCounts,
+    link_refresh: Duration,
 }
 
 impl LiveSource<RealKernel> {
@@ -156,7 +169,24 @@ impl<K: EthtoolKernel> LiveSource<K> {
             fec_pending: None,
             paths: HashMap::new(),
             eeprom_override: None,
+            links: HashMap::new(),
+            link_watch: LinkWatch::new(),
+            notify_io: IoCounts::default(),
+            link_refresh: LINK_REFRESH,
         }
+    }
+
+    /// Link notifications shared with other sources of the same network namespace (one
+    /// socket, drained once per pass over the interfaces), instead of a socket of its own.
+    pub fn with_link_watch(mut self, watch: LinkWatch) -> Self {
+        self.link_watch = watch;
+        self
+    }
+
+    /// The longest time link state and modes are kept without a full read ([`LINK_REFRESH`]).
+    pub fn with_link_refresh(mut self, refresh: Duration) -> Self {
+        self.link_refresh = refresh;
+        self
     }
 
     /// Module reads go to `reader` (e.g. direct I2C) instead of the netdev's path.
@@ -222,6 +252,7 @@ impl<K: EthtoolKernel> LiveSource<K> {
                 self.drivers.remove(&name);
             }
             self.drivers.remove(iface);
+            self.links.remove(iface);
         }
         r
     }
@@ -252,7 +283,11 @@ impl<K: EthtoolKernel> LiveSource<K> {
         match self.family_with(ETHTOOL_MSG_LINKMODES_GET) {
             Some(f) => {
                 self.paths_mut(iface).link = Some(PATH_NETLINK.into());
-                self.kernel.nl_link_modes(f, dev)
+                if self.caches_link() {
+                    self.cached_link_modes(iface, dev, f)
+                } else {
+                    self.kernel.nl_link_modes(f, dev)
+                }
             }
             None => {
                 self.paths_mut(iface).link = Some(PATH_IOCTL.into());
@@ -330,7 +365,11 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
         let r = match self.family_with(ETHTOOL_MSG_LINKSTATE_GET) {
             Some(f) => {
                 self.paths_mut(iface).link = Some(PATH_NETLINK.into());
-                self.kernel.nl_link_state(f, &dev)
+                if self.caches_link() {
+                    self.cached_link_state(iface, &dev, f)
+                } else {
+                    self.kernel.nl_link_state(f, &dev)
+                }
             }
             None => {
                 self.paths_mut(iface).link = Some(PATH_IOCTL.into());
@@ -416,167 +455,21 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
     }
 
     fn io_counts(&self) -> IoCounts {
-        self.kernel.io_counts()
+        let k = self.kernel.io_counts();
+        IoCounts { requests: k.requests + self.notify_io.requests, bytes: k.bytes + self.notify_io.bytes }
     }
 
     fn ifindex(&mut self, iface: &str) -> Option<u32> {
         self.dev(iface).ok()?.ifindex
     }
 
-    /// A FEC_GET answer is good for the sample it was fetched in only.
+    /// A FEC_GET answer is good for the sample it was fetched in only, and so is the
+    /// check of the cached link.
     fn end_sample(&mut self) {
         self.fec_pending = None;
+        self.end_link_sample();
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeSet;
-
-    /// A kernel with a configurable netlink family; records which calls were made.
-    struct FakeKernel {
-        family: Option<Family>,
-        calls: Vec<&'static str>,
-    }
-
-    fn fake(ops: Option<&[u8]>) -> LiveSource<FakeKernel> {
-        let family = ops.map(|o| Family { id: 0x15, ops: o.iter().copied().collect::<BTreeSet<u8>>() });
-        LiveSource::with_kernel(FakeKernel { family, calls: Vec::new() }, Sysfs::new("/nonexistent"))
-    }
-
-    fn veth_not_supported(dev: &Dev) -> SourceError {
-        SourceError::from_errno("x", &dev.name, dev.driver.as_deref(), libc::EOPNOTSUPP, None)
-    }
-
-    impl EthtoolKernel for FakeKernel {
-        fn netlink_family(&mut self) -> Result<Option<Family>> {
-            self.calls.push("getfamily");
-            Ok(self.family.clone())
-        }
-        fn nl_link_modes(&mut self, _: u16, _: &Dev) -> Result<LinkModes> {
-            self.calls.push("nl_link_modes");
-            // 200G over 4 lanes advertising SR4 only (bit 63 = word 1 bit 31).
-            Ok(LinkModes { speed_mbps: Some(200_000), lanes: Some(4), duplex: Some(1), advertised: vec![0, 1 << 31], supported: vec![] })
-        }
-        fn nl_link_state(&mut self, _: u16, _: &Dev) -> Result<LinkState> {
-            self.calls.push("nl_link_state");
-            Ok(LinkState { up: Some(true), down_events: Some(3), ..LinkState::default() })
-        }
-        fn nl_fec(&mut self, _: u16, dev: &Dev) -> Result<FecReply> {
-            self.calls.push("nl_fec");
-            Err(veth_not_supported(dev))
-        }
-        fn nl_module_eeprom(&mut self, _: u16, _: &Dev, req: PageRequest) -> Result<Vec<u8>> {
-            self.calls.push("nl_module_eeprom");
-            Ok(vec![0x11; req.length as usize])
-        }
-        fn drvinfo(&mut self, _: &Dev) -> Result<DrvInfo> {
-            self.calls.push("drvinfo");
-            Ok(DrvInfo { driver: "veth".into(), bus_info: String::new(), ..DrvInfo::default() })
-        }
-        fn link_up(&mut self, _: &Dev) -> Result<bool> {
-            self.calls.push("link_up");
-            Ok(false)
-        }
-        fn link_settings(&mut self, _: &Dev) -> Result<LinkModes> {
-            self.calls.push("link_settings");
-            Ok(LinkModes { speed_mbps: Some(10_000), duplex: Some(1), ..LinkModes::default() })
-        }
-        fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>> {
-            self.calls.push("fec_active");
-            Err(veth_not_supported(dev))
-        }
-        fn driver_stats(&mut self, _: &Dev) -> Result<DriverStats> {
-            self.calls.push("driver_stats");
-            Ok(DriverStats::from([("peer_ifindex".into(), 2)]))
-        }
-        fn module_eeprom(&mut self, _: &Dev, req: PageRequest) -> Result<Vec<u8>> {
-            self.calls.push("module_eeprom");
-            Ok(vec![0x22; req.length as usize])
-        }
-        fn ifindex(&mut self, name: &str) -> Option<u32> {
-            (name == "v0").then_some(7)
-        }
-        fn ifname(&mut self, ifindex: u32) -> Option<String> {
-            (ifindex == 7).then(|| "v0".to_string())
-        }
-        fn io_counts(&self) -> IoCounts {
-            IoCounts { requests: self.calls.len() as u64, bytes: 0 }
-        }
-    }
-
-    const REQ: PageRequest = PageRequest::lower(0x50);
-
-    #[test]
-    fn no_family_uses_ioctls() {
-        let mut s = fake(None);
-        assert_eq!(s.link_state("v0").unwrap().up, Some(false));
-        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x22);
-        assert_eq!(s.link_info("v0").unwrap().speed_mbps, Some(10_000));
-        let e = s.fec("v0").unwrap_err();
-        assert!(matches!(e, SourceError::Unavailable { .. }), "{e}");
-        let p = s.paths("v0");
-        assert_eq!((p.link.as_deref(), p.module.as_deref(), p.fec.as_deref()), (Some("ioctl"), Some("ioctl"), Some("ioctl")));
-        assert!(p.unavailable.iter().any(|u| u.contains("FEC_GET (Linux 5.13+)")), "{:?}", p.unavailable);
-        assert!(!s.kernel.calls.iter().any(|c| c.starts_with("nl_")));
-        // The family is looked up once for the source's life.
-        assert_eq!(s.kernel.calls.iter().filter(|c| **c == "getfamily").count(), 1);
-    }
-
-    #[test]
-    fn family_without_5_13_ops_mixes_paths() {
-        // 5.6-5.12: LINKMODES/LINKSTATE exist, FEC_GET and MODULE_EEPROM_GET do not.
-        let mut s = fake(Some(&[ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET]));
-        assert_eq!(s.link_state("v0").unwrap().down_events, Some(3));
-        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x22);
-        let info = s.link_info("v0").unwrap();
-        assert_eq!(info.link_mode.as_deref(), Some("200000baseSR4/Full"));
-        assert!(s.kernel.calls.contains(&"module_eeprom") && s.kernel.calls.contains(&"fec_active"));
-        assert!(!s.kernel.calls.contains(&"nl_module_eeprom") && !s.kernel.calls.contains(&"nl_fec"));
-        let p = s.paths("v0");
-        assert_eq!((p.link.as_deref(), p.module.as_deref()), (Some("netlink"), Some("ioctl")));
-    }
-
-    #[test]
-    fn full_family_uses_netlink_and_names_the_driver() {
-        let all = [ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET, ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_MODULE_EEPROM_GET];
-        let mut s = fake(Some(&all));
-        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x11);
-        let e = s.fec("v0").unwrap_err();
-        assert!(e.is_not_supported());
-        assert_eq!(e.to_string(), "FEC statistics: not supported by driver veth");
-        assert!(s.paths("v0").unavailable.contains(&"FEC statistics: not supported by driver veth".to_string()));
-        assert!(!s.kernel.calls.contains(&"module_eeprom"));
-        assert_eq!(s.driver_stats("v0").unwrap()["peer_ifindex"], 2);
-        assert_eq!(s.paths("v0").driver_stats.as_deref(), Some("ioctl"));
-        assert!(s.io_counts().requests > 0);
-    }
-
-    #[test]
-    fn ifindex_strings_resolve_to_names() {
-        let mut s = fake(None);
-        assert_eq!(s.dev("7").unwrap(), Dev { name: "v0".into(), ifindex: Some(7), driver: Some("veth".into()) });
-        assert!(s.dev("8").unwrap_err().is_no_device());
-        // Unknown names go to the kernel, which gives its own ENODEV text.
-        assert_eq!(s.dev("nosuch0").unwrap().name, "nosuch0");
-    }
-
-    struct FixedReader;
-    impl EepromReader for FixedReader {
-        fn read(&mut self, req: PageRequest) -> Result<Vec<u8>> {
-            Ok(vec![0x33; req.length as usize])
-        }
-        fn describe(&self) -> String {
-            "i2c /dev/i2c-9".into()
-        }
-    }
-
-    #[test]
-    fn eeprom_override_wins() {
-        let mut s = fake(Some(&[ETHTOOL_MSG_MODULE_EEPROM_GET])).with_eeprom_reader(Box::new(FixedReader));
-        assert_eq!(s.read_eeprom("v0", REQ).unwrap()[0], 0x33);
-        assert_eq!(s.paths("v0").module.as_deref(), Some("i2c /dev/i2c-9"));
-        assert!(!s.kernel.calls.iter().any(|c| c.contains("eeprom")));
-    }
-}
+mod tests;

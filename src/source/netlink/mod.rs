@@ -11,8 +11,10 @@ pub mod consts;
 pub mod eeprom;
 pub mod family;
 pub mod fec;
+pub mod link_watch;
 pub mod linkmodes;
 pub mod linkstate;
+pub mod notify;
 pub mod parse;
 mod recv;
 
