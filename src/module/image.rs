@@ -5,6 +5,7 @@
 //! (I2C 0x51) is addressed the same way: 0-127 diagnostics, 128-255 user / paged area.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// SFF-8472 A0h, and every page of SFF-8636 / CMIS modules.
@@ -154,14 +155,11 @@ impl HalfPageKey {
 
 /// The bytes of a module that some source supplied, possibly incomplete.
 ///
-/// Half pages are kept in key order in two parallel vectors (packed keys, pages): a
-/// sample's decode reads a few dozen fields, and a binary search over a handful of
-/// integers costs a fraction of a tree search.
+/// Half pages are keyed by [`HalfPageKey::packed`]: a sample's decode reads a few dozen
+/// fields, and a tree search over integers costs a fraction of one over the key struct.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct ModuleImage {
-    /// Sorted, unique [`HalfPageKey::packed`] keys; `pages[i]` belongs to `keys[i]`.
-    keys: Vec<u32>,
-    pages: Vec<HalfPage>,
+    halves: BTreeMap<u32, HalfPage>,
 }
 
 impl std::fmt::Debug for ModuleImage {
@@ -175,31 +173,18 @@ impl ModuleImage {
         Self::default()
     }
 
-    /// Where `key` is (`Ok`) or would go (`Err`).
-    fn position(&self, key: HalfPageKey) -> Result<usize, usize> {
-        self.keys.binary_search(&key.packed())
-    }
-
     fn half(&self, key: HalfPageKey) -> Option<&HalfPage> {
-        self.position(key).ok().map(|i| &self.pages[i])
+        self.halves.get(&key.packed())
     }
 
-    /// The half page of `key`, created empty where absent (key order kept).
+    /// The half page of `key`, created empty where absent.
     fn half_mut(&mut self, key: HalfPageKey) -> &mut HalfPage {
-        let i = match self.position(key) {
-            Ok(i) => i,
-            Err(i) => {
-                self.keys.insert(i, key.packed());
-                self.pages.insert(i, HalfPage::empty());
-                i
-            }
-        };
-        &mut self.pages[i]
+        self.halves.entry(key.packed()).or_insert_with(HalfPage::empty)
     }
 
     /// Every half page held (also empty ones), in key order.
     fn halves(&self) -> impl Iterator<Item = (HalfPageKey, &HalfPage)> + '_ {
-        self.keys.iter().map(|k| HalfPageKey::unpacked(*k)).zip(&self.pages)
+        self.halves.iter().map(|(k, h)| (HalfPageKey::unpacked(*k), h))
     }
 
     /// Stores `data` at `offset` (0-255) of `page`/`bank`; the run must stay in one half page.
@@ -299,12 +284,12 @@ impl ModuleImage {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pages.iter().all(|h| h.present == 0)
+        self.halves.values().all(|h| h.present == 0)
     }
 
     /// Number of bytes supplied.
     pub fn len(&self) -> usize {
-        self.pages.iter().map(|h| h.present.count_ones() as usize).sum()
+        self.halves.values().map(|h| h.present.count_ones() as usize).sum()
     }
 
     /// The half pages held, in key order.

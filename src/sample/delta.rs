@@ -24,6 +24,7 @@ use super::capture::{EventKind, InterfaceRecord, SampleRecord};
 use super::module_cache::fingerprint;
 use crate::counters::{normalize, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use crate::module::map::ascii_trimmed;
+use std::collections::BTreeMap;
 
 /// Lowest previous value from which a decrease may be a 32-bit wrap.
 pub const WRAP_FROM_AT_LEAST: u64 = 0xC000_0000;
@@ -153,6 +154,51 @@ fn find_slot<T>(v: &[(Slot, T)], hint: usize, slot: Slot) -> Result<usize, usize
     }
 }
 
+/// State per slot, in slot order: the totals and lanes (at most [`SCALARS`] + [`LANES`]:
+/// a vector looked up from a hint) and the histogram bins (a map: over a segment a
+/// capture may name any number of them, and none costs a shift of the others).
+#[derive(Clone, Debug, PartialEq)]
+struct SlotMap<T> {
+    fixed: Vec<(Slot, T)>,
+    bins: BTreeMap<Slot, T>,
+}
+
+impl<T> Default for SlotMap<T> {
+    fn default() -> Self {
+        SlotMap { fixed: Vec::new(), bins: BTreeMap::new() }
+    }
+}
+
+impl<T: Default> SlotMap<T> {
+    /// `hint`: the slot's index among a point's series (totals and lanes come first).
+    #[inline]
+    fn get(&self, hint: usize, slot: Slot) -> Option<&T> {
+        match slot {
+            Slot::Bin(..) => self.bins.get(&slot),
+            _ => find_slot(&self.fixed, hint, slot).ok().map(|k| &self.fixed[k].1),
+        }
+    }
+
+    #[inline]
+    fn get_or_default(&mut self, hint: usize, slot: Slot) -> &mut T {
+        if let Slot::Bin(..) = slot {
+            return self.bins.entry(slot).or_default();
+        }
+        let k = match find_slot(&self.fixed, hint, slot) {
+            Ok(k) => k,
+            Err(k) => {
+                self.fixed.insert(k, (slot, T::default()));
+                k
+            }
+        };
+        &mut self.fixed[k].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (Slot, &T)> + '_ {
+        self.fixed.iter().map(|(s, t)| (*s, t)).chain(self.bins.iter().map(|(s, t)| (*s, t)))
+    }
+}
+
 /// One sample's counters as series: per slot an origin and its values.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Point {
@@ -266,8 +312,8 @@ fn series_reset_reason(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> 
 /// Also used live by the sampling loop to emit `counter_reset` events.
 #[derive(Clone, Debug, Default)]
 pub struct ResetDetector {
-    /// Per series (sorted by slot), the last values of each origin seen.
-    last: Vec<(Slot, Vec<(Origin, Vec<u64>)>)>,
+    /// Per series, the last values of each origin seen.
+    last: SlotMap<Vec<(Origin, Vec<u64>)>>,
     last_t: Option<f64>,
 }
 
@@ -282,8 +328,8 @@ impl ResetDetector {
             return Some(reason);
         }
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
-            let Ok(k) = find_slot(&self.last, i, slot) else { continue };
-            let Some((_, prev)) = self.last[k].1.iter().find(|(o, _)| o == origin) else { continue };
+            let Some(per_origin) = self.last.get(i, slot) else { continue };
+            let Some((_, prev)) = per_origin.iter().find(|(o, _)| o == origin) else { continue };
             if let Some(reason) = series_reset(slot, prev, cur) {
                 return Some(reason);
             }
@@ -293,14 +339,7 @@ impl ResetDetector {
 
     pub fn push(&mut self, p: &Point) {
         for (i, (slot, origin, v)) in p.series.iter().enumerate() {
-            let k = match find_slot(&self.last, i, slot) {
-                Ok(k) => k,
-                Err(k) => {
-                    self.last.insert(k, (slot, Vec::new()));
-                    k
-                }
-            };
-            let per_origin = &mut self.last[k].1;
+            let per_origin = self.last.get_or_default(i, slot);
             match per_origin.iter_mut().find(|(o, _)| o == origin) {
                 Some((_, last)) => {
                     last.clear();
@@ -393,8 +432,7 @@ struct SlotSum {
 /// the origin of its latest observation. Memory: one value vector per series and origin.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeltaSum {
-    /// Sorted by slot.
-    slots: Vec<(Slot, SlotSum)>,
+    slots: SlotMap<SlotSum>,
     wraps: WrapNotes,
 }
 
@@ -449,14 +487,7 @@ impl DeltaSum {
         out.link_down_events = None;
         out.rx_bits = None;
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
-            let k = match find_slot(&self.slots, i, slot) {
-                Ok(k) => k,
-                Err(k) => {
-                    self.slots.insert(k, (slot, SlotSum::default()));
-                    k
-                }
-            };
-            let s = &mut self.slots[k].1;
+            let s = self.slots.get_or_default(i, slot);
             if s.latest.as_ref() != Some(origin) {
                 s.latest = Some(origin.clone());
             }
@@ -501,8 +532,8 @@ impl DeltaSum {
     /// last observations kept here), if a reason there is.
     pub fn reset_reason(&self, p: &Point) -> Option<String> {
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
-            let Ok(k) = find_slot(&self.slots, i, slot) else { continue };
-            let Some((_, o)) = self.slots[k].1.by_origin.iter().find(|(o, _)| o == origin) else { continue };
+            let Some(s) = self.slots.get(i, slot) else { continue };
+            let Some((_, o)) = s.by_origin.iter().find(|(o, _)| o == origin) else { continue };
             if let Some(reason) = series_reset(slot, &o.last, cur) {
                 return Some(reason);
             }
@@ -513,9 +544,9 @@ impl DeltaSum {
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
         out.0.clear();
-        for (slot, s) in &self.slots {
+        for (slot, s) in self.slots.iter() {
             let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
-            out.0.push(*slot, origin, &o.sum, &[]);
+            out.0.push(slot, origin, &o.sum, &[]);
         }
     }
 
