@@ -17,6 +17,7 @@ pub mod fec;
 pub mod histogram;
 mod judge;
 pub mod lane_groups;
+pub mod lane_rows;
 pub mod lanes;
 mod limits;
 pub mod optical;
@@ -415,6 +416,29 @@ fn rank(lanes: &mut [LaneAnalysis]) {
     }
 }
 
+/// The link and its lanes as measured over `w` (the netdev's view of its window), before
+/// any judge: rate, FEC, BER, margins, the module's VDM figures, module lanes.
+fn measure<'a>(
+    w: &'a InterfaceWindow,
+    base: &Config,
+    map: &breakout::Mapping,
+    mut notes: Vec<String>,
+) -> (Context<'a>, LinkAnalysis, Vec<LaneAnalysis>) {
+    let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
+    let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
+    let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
+    let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
+    let limit = fec::limit(fec).ber_limit;
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
+    let link = link_analysis(&mut cx);
+    let mut lanes = lane_analyses(&cx);
+    vdm_lanes::apply(&mut cx, &mut lanes);
+    for l in lanes.iter_mut() {
+        l.module_lane = breakout::module_lane(map, l.lane, w.module.is_some());
+    }
+    (cx, link, lanes)
+}
+
 fn analyze_one(
     w: &InterfaceWindow,
     base: &Config,
@@ -426,18 +450,7 @@ fn analyze_one(
     let module = breakout::reported_module(w, map);
     let view = breakout::window_for(w, map, &mut notes);
     let w = &*view;
-    let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
-    let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
-    let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
-    let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
-    let limit = fec::limit(fec).ber_limit;
-    let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
-    let mut link = link_analysis(&mut cx);
-    let mut lanes = lane_analyses(&cx);
-    vdm_lanes::apply(&mut cx, &mut lanes);
-    for l in lanes.iter_mut() {
-        l.module_lane = breakout::module_lane(map, l.lane, w.module.is_some());
-    }
+    let (mut cx, mut link, mut lanes) = measure(w, base, map, notes);
     let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {

@@ -13,6 +13,7 @@ pub mod cmis;
 pub mod image;
 pub mod input;
 pub mod map;
+pub mod monitors;
 pub mod printed;
 pub mod report;
 pub mod sff8024;

@@ -347,6 +347,36 @@ pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
     (0..usize::from(LANES)).map(|i| lane_word(RX_POWER, img, i).filter(|_| optical).map(units::power_mw)).collect()
 }
 
+/// Fields a sample re-reads (inside [`FLAGS_AND_MONITORS`]) and [`refresh_monitors`]
+/// decodes again: flags (bytes 3-14, Table 6-4 to 6-6) and monitors (22-57, Table 6-7/6-8).
+pub const MONITOR_FIELDS: [&[Field]; 1] = [&[
+    LOS_FLAGS,
+    FAULT_FLAGS,
+    LOL_FLAGS,
+    TEMPERATURE_FLAGS,
+    VCC_FLAGS,
+    RX_POWER_FLAGS,
+    TX_BIAS_FLAGS,
+    TX_POWER_FLAGS,
+    TEMPERATURE,
+    SUPPLY_VOLTAGE,
+    RX_POWER,
+    TX_BIAS,
+    TX_POWER,
+]];
+
+/// Decodes again, into `r` (the decode of the same image before a sample's bytes in
+/// [`MONITOR_FIELDS`] changed), the monitors and flags, with the functions [`decode`]
+/// uses; identity, status and thresholds stay as they are.
+pub fn refresh_monitors(img: &ModuleImage, r: &mut ModuleReport) {
+    r.module_flags.clear();
+    for lane in r.lanes.iter_mut() {
+        *lane = LaneReport::new(lane.lane);
+    }
+    decode_monitors(img, r);
+    decode_flags(img, r);
+}
+
 fn decode_monitors(img: &ModuleImage, r: &mut ModuleReport) {
     r.module_temperature_c = module_monitor(img, TEMPERATURE, TEMPERATURE_IMPLEMENTED, units::temperature_c);
     r.supply_voltage_v = module_monitor(img, SUPPLY_VOLTAGE, VCC_IMPLEMENTED, units::voltage_v);

@@ -4,7 +4,10 @@
 //! analysis as `scan`, over the interval since the interface's previous sample.
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
-use crate::analysis::{analyze, config::Config, InterfaceWindow};
+use super::csv_cells::CellWriter;
+use crate::analysis::lane_rows::{row_figures, RowFigures};
+use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
+use crate::module::report::LaneReport;
 use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
 use crate::sample::intervals::IntervalWalker;
@@ -51,10 +54,14 @@ pub struct LaneRow {
     pub host: Option<String>,
 }
 
-/// Where rows go: CSV, or JSON Lines of the same rows (`export --json`).
-enum Out<W: Write> {
-    Csv(csv::Writer<W>),
-    JsonLines(W),
+/// How rows are encoded: CSV, or JSON Lines of the same rows (`export --json`).
+enum Encoding {
+    /// `header_written`: the header goes before the first row (none without rows).
+    Csv {
+        cells: CellWriter,
+        header_written: bool,
+    },
+    JsonLines,
 }
 
 /// When a [`CsvSink`] hands its rows to the writer's `flush` (one write to the file).
@@ -72,7 +79,10 @@ pub const BATCH_ROWS: usize = 1024;
 
 /// A [`RecordSink`] that turns sample records into lane rows, flushed per its [`FlushPolicy`].
 pub struct CsvSink<W: Write> {
-    out: Out<W>,
+    out: W,
+    encoding: Encoding,
+    /// Encoded rows not yet handed to `out` (reused: cleared at each flush).
+    buf: Vec<u8>,
     flush: FlushPolicy,
     /// Rows written since the last flush.
     pending_rows: usize,
@@ -81,28 +91,33 @@ pub struct CsvSink<W: Write> {
     cfg: Config,
     /// Each sample's window since the interface's previous sample.
     walker: IntervalWalker,
+    /// The row being written (reused).
+    row: LaneRow,
 }
 
 impl<W: Write> CsvSink<W> {
     /// `created` is the capture start (RFC 3339), if known before the header record arrives.
     pub fn new(out: W, created: Option<&str>, cfg: Config) -> Self {
-        Self::with_out(Out::Csv(csv::Writer::from_writer(out)), created, cfg)
+        Self::with_out(out, Encoding::Csv { cells: CellWriter::default(), header_written: false }, created, cfg)
     }
 
     /// The same rows as JSON Lines: one object per row, keys = the CSV column names.
     pub fn json_lines(out: W, created: Option<&str>, cfg: Config) -> Self {
-        Self::with_out(Out::JsonLines(out), created, cfg)
+        Self::with_out(out, Encoding::JsonLines, created, cfg)
     }
 
-    fn with_out(out: Out<W>, created: Option<&str>, cfg: Config) -> Self {
+    fn with_out(out: W, encoding: Encoding, created: Option<&str>, cfg: Config) -> Self {
         CsvSink {
             out,
+            encoding,
+            buf: Vec::new(),
             flush: FlushPolicy::PerSample,
             pending_rows: 0,
             created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
             host: None,
             cfg,
             walker: IntervalWalker::per_sample(),
+            row: LaneRow::default(),
         }
     }
 
@@ -127,77 +142,112 @@ impl<W: Write> CsvSink<W> {
     }
 
     fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
-        match &mut self.out {
-            Out::Csv(w) => w.serialize(row).map_err(io::Error::other),
-            Out::JsonLines(w) => {
-                let mut line = serde_json::to_vec(row).map_err(io::Error::other)?;
-                line.push(b'\n');
-                w.write_all(&line)
+        match &mut self.encoding {
+            Encoding::Csv { cells, header_written } => {
+                if !*header_written {
+                    CellWriter::header(&mut self.buf);
+                    *header_written = true;
+                }
+                cells.row(&mut self.buf, row);
+            }
+            Encoding::JsonLines => {
+                serde_json::to_writer(&mut self.buf, row).map_err(io::Error::other)?;
+                self.buf.push(b'\n');
             }
         }
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match &mut self.out {
-            Out::Csv(w) => w.flush(),
-            Out::JsonLines(w) => w.flush(),
-        }
+        let written = self.out.write_all(&self.buf);
+        self.buf.clear();
+        written?;
+        self.out.flush()
     }
 
-    fn rows(&self, w: &InterfaceWindow, s: &SampleRecord) -> Vec<LaneRow> {
+    /// Writes the rows of `w`, the window that sample `s` closes: one per lane (lane
+    /// order), or one without lane cells when there are no lanes. Returns how many.
+    fn write_rows(&mut self, w: &InterfaceWindow, s: &SampleRecord) -> io::Result<usize> {
+        let a = row_figures(w, &self.cfg);
+        // One row value, refilled per row: its strings keep their allocations.
+        let mut row = std::mem::take(&mut self.row);
+        self.fill_base(&mut row, w, s, &a);
+        let module = w.module.as_ref();
         let has_interval = w.samples >= 2;
-        let analysis = analyze(std::slice::from_ref(w), &self.cfg, &[]);
-        let Some(a) = analysis.into_iter().next() else { return Vec::new() };
+        let mut written = Ok(());
+        if a.lanes.is_empty() {
+            fill_lane(&mut row, None, None, has_interval);
+            written = self.write_row(&row);
+        }
+        for l in &a.lanes {
+            if written.is_err() {
+                break;
+            }
+            // This sample's own DOM reading, not the window mean; on a breakout the
+            // netdev lane's module lane (docs/breakout.md).
+            let module_lane = l.module_lane.unwrap_or(l.lane);
+            let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
+            fill_lane(&mut row, Some(l), dom, has_interval);
+            written = self.write_row(&row);
+        }
+        self.row = row;
+        written.map(|()| a.lanes.len().max(1))
+    }
+
+    /// The cells every row of a sample shares.
+    fn fill_base(&self, row: &mut LaneRow, w: &InterfaceWindow, s: &SampleRecord, a: &RowFigures) {
+        let has_interval = w.samples >= 2;
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
-        let time = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(rfc3339_micros);
+        row.time = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?)).and_then(rfc3339_micros);
         let module = w.module.as_ref();
         let port = |v: Option<u64>| v.filter(|_| has_interval);
-        let base = LaneRow {
-            time,
-            t: s.t,
-            interface: s.interface.clone(),
-            module_sn: module.and_then(|m| m.vendor_sn.clone()),
-            module_temperature_c: module.and_then(|m| m.module_temperature_c),
-            uncorrectable_blocks_delta: port(a.link.uncorrectable_blocks),
-            link_down_events_delta: port(a.link.link_down_events),
-            interval_s: has_interval.then_some(round_t(w.duration_s)),
-            host: self.host.clone(),
-            ..Default::default()
-        };
-        if a.lanes.is_empty() {
-            return vec![base];
-        }
-        let mut lanes = a.lanes;
-        lanes.sort_by_key(|l| l.lane);
-        lanes
-            .into_iter()
-            .map(|l| {
-                // This sample's own DOM reading, not the window mean; on a breakout the
-                // netdev lane's module lane (docs/breakout.md).
-                let module_lane = l.module_lane.unwrap_or(l.lane);
-                let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
-                LaneRow {
-                    lane: Some(l.lane),
-                    rx_power_dbm: dom.and_then(|d| d.rx_power_dbm),
-                    rx_power_mw: dom.and_then(|d| d.rx_power_mw),
-                    tx_power_dbm: dom.and_then(|d| d.tx_power_dbm),
-                    tx_bias_ma: dom.and_then(|d| d.tx_bias_ma),
-                    corrected_bits_delta: l.corrected_bits.filter(|_| has_interval),
-                    pre_fec_ber: l.pre_fec_ber.filter(|_| has_interval),
-                    pre_fec_ber_upper: l.pre_fec_ber_upper.filter(|_| has_interval),
-                    margin_db: l.margin_db.filter(|_| has_interval),
-                    optical_margin_db: l.optical_margin_db,
-                    flags: l.flags.join(";"),
-                    esnr_db: l.esnr_db,
-                    ltp_db: l.ltp_db,
-                    module_pre_fec_ber: l.module_pre_fec_ber,
-                    ber_source: l.ber_source,
-                    ..base.clone()
-                }
-            })
-            .collect()
+        row.t = s.t;
+        row.interface.clone_from(&s.interface);
+        set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()));
+        row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
+        row.uncorrectable_blocks_delta = port(a.link.uncorrectable_blocks);
+        row.link_down_events_delta = port(a.link.link_down_events);
+        row.interval_s = has_interval.then_some(round_t(w.duration_s));
+        set_text(&mut row.host, self.host.as_deref());
     }
+}
+
+/// `slot = text`, keeping the slot's allocation.
+fn set_text(slot: &mut Option<String>, text: Option<&str>) {
+    match (slot.as_mut(), text) {
+        (Some(s), Some(t)) => {
+            s.clear();
+            s.push_str(t);
+        }
+        (_, t) => *slot = t.map(str::to_string),
+    }
+}
+
+/// The cells of lane `l` (all empty for `None`), with the sample's own monitors `dom`.
+fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneReport>, has_interval: bool) {
+    let counted = |v: Option<f64>| v.filter(|_| has_interval);
+    row.lane = l.map(|l| l.lane);
+    row.rx_power_dbm = dom.and_then(|d| d.rx_power_dbm);
+    row.rx_power_mw = dom.and_then(|d| d.rx_power_mw);
+    row.tx_power_dbm = dom.and_then(|d| d.tx_power_dbm);
+    row.tx_bias_ma = dom.and_then(|d| d.tx_bias_ma);
+    row.corrected_bits_delta = l.and_then(|l| l.corrected_bits).filter(|_| has_interval);
+    row.pre_fec_ber = counted(l.and_then(|l| l.pre_fec_ber));
+    row.pre_fec_ber_upper = counted(l.and_then(|l| l.pre_fec_ber_upper));
+    row.margin_db = counted(l.and_then(|l| l.margin_db));
+    row.optical_margin_db = l.and_then(|l| l.optical_margin_db);
+    row.flags.clear();
+    for (i, f) in l.iter().flat_map(|l| &l.flags).enumerate() {
+        if i > 0 {
+            row.flags.push(';');
+        }
+        row.flags.push_str(f);
+    }
+    row.esnr_db = l.and_then(|l| l.esnr_db);
+    row.ltp_db = l.and_then(|l| l.ltp_db);
+    row.module_pre_fec_ber = l.and_then(|l| l.module_pre_fec_ber);
+    row.ber_source = l.and_then(|l| l.ber_source);
 }
 
 /// RFC 3339 in UTC with exactly six fractional digits (`2026-12-01T19:30:05.123456Z`), so
@@ -218,6 +268,13 @@ fn rfc3339_micros(at: OffsetDateTime) -> Option<String> {
     })
 }
 
+/// Rows still held are written when the sink goes away, as the csv crate's writer did.
+impl<W: Write> Drop for CsvSink<W> {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
 impl<W: Write> RecordSink for CsvSink<W> {
     fn record(&mut self, rec: &Record) -> io::Result<()> {
         match rec {
@@ -234,11 +291,7 @@ impl<W: Write> RecordSink for CsvSink<W> {
             }
             Record::Sample(s) => {
                 let Some(w) = self.walker.push(rec) else { return Ok(()) };
-                let rows = self.rows(&w, s);
-                for row in &rows {
-                    self.write_row(row)?;
-                }
-                self.pending_rows += rows.len();
+                self.pending_rows += self.write_rows(&w, s)?;
                 // At a sample boundary, so a flush writes whole rows only.
                 if self.flush == FlushPolicy::PerSample || self.pending_rows >= BATCH_ROWS {
                     self.finish()?;

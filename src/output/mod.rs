@@ -3,6 +3,9 @@
 //! Writers never reach back into sources.
 
 pub mod csv;
+mod csv_cells;
+#[cfg(test)]
+mod csv_equivalence;
 pub mod html;
 pub mod live_table;
 pub mod plot;

@@ -119,10 +119,19 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
         }
     }
     r.flat_memory = flat_memory(img);
+    monitors(img, r);
+    r.media_type = media_type(img).map(|m| super::super::sff8024::lookup(MEDIA_TYPES, m));
+}
+
+/// The lower-memory fields a sample re-reads: module state (byte 3), module flags (bytes
+/// 8-11, CMIS 5.2 Table 8-9), temperature and Vcc (bytes 14-17, Table 8-10). Overwrites
+/// what `r` held.
+pub(super) fn monitors(img: &ModuleImage, r: &mut ModuleReport) {
     r.module_state = MODULE_STATE.byte(img, 0).map(|b| {
         let state = (b >> 1) & 0x07;
         MODULE_STATES.iter().find(|(code, _)| *code == state).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Reserved ({state})"))
     });
+    r.module_flags.clear();
     for (field, bit, name) in MODULE_FLAGS {
         if field.byte(img, 0).is_some_and(|b| b & (1 << bit) != 0) {
             r.module_flags.push(name.to_string());
@@ -130,8 +139,10 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
     }
     r.module_temperature_c = TEMPERATURE.word(img, 0).map(units::temperature_c);
     r.supply_voltage_v = VCC.word(img, 0).map(units::voltage_v);
-    r.media_type = media_type(img).map(|m| super::super::sff8024::lookup(MEDIA_TYPES, m));
 }
+
+/// The fields [`monitors`] decodes.
+pub(super) const MONITOR_FIELDS: &[Field] = &[MODULE_STATE, FLAGS_STATE, FLAGS_TEMP_VCC, FLAGS_AUX12, FLAGS_AUX3_CUSTOM, TEMPERATURE, VCC];
 
 /// Descriptors read from one table, and whether the list ended inside it.
 pub(super) struct DescriptorList {

@@ -42,15 +42,7 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
 
     let paged = lower::flat_memory(img) == Some(false);
     let adv = if paged { page01::decode(img, &mut r) } else { None };
-    if let Some(adv) = &adv {
-        // A module-level monitor the module does not implement is None, not 0.
-        if !adv.temperature_mon {
-            r.module_temperature_c = None;
-        }
-        if !adv.vcc_mon {
-            r.supply_voltage_v = None;
-        }
-    }
+    unadvertised_monitors(adv.as_ref(), &mut r);
 
     r.applications = applications(img, media_type, &mut r.warnings);
     let active_sel = if paged { page11::active_app_sel(img) } else { None };
@@ -74,25 +66,72 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
 
     if paged {
         page02::decode(img, adv.as_ref(), &mut r);
-        let banks = page01::bank_count(img).unwrap_or(1);
-        // Byte 210 describes media lanes 1-8, i.e. bank 0.
-        let unsupported = page00::unsupported_media_lanes(img, &mut r.warnings);
-        for bank in 0..banks {
-            match page11::lanes(img, bank, adv.as_ref()) {
-                Some(lanes) if bank == 0 => {
-                    r.lanes.extend(lanes.into_iter().enumerate().filter(|(i, _)| unsupported & (1 << i) == 0).map(|(_, l)| l))
-                }
-                Some(lanes) => r.lanes.extend(lanes),
-                None => {
-                    let first = u16::from(bank) * u16::from(page11::LANES_PER_BANK) + 1;
-                    let last = first + u16::from(page11::LANES_PER_BANK) - 1;
-                    r.warnings.push(format!("page 11h bank {bank} absent: lanes {first}-{last} not decoded"));
-                }
-            }
-        }
+        let mut warnings = std::mem::take(&mut r.warnings);
+        media_lanes(img, adv.as_ref(), &mut r, &mut warnings);
+        r.warnings = warnings;
         vdm::decode(img, &mut r);
     }
     r
+}
+
+/// A module-level monitor the module does not implement (page 01h byte 159) is None, not 0.
+fn unadvertised_monitors(adv: Option<&page01::Advertisement>, r: &mut ModuleReport) {
+    if let Some(adv) = adv {
+        if !adv.temperature_mon {
+            r.module_temperature_c = None;
+        }
+        if !adv.vcc_mon {
+            r.supply_voltage_v = None;
+        }
+    }
+}
+
+/// The media lanes of every bank page 01h advertises, from page 11h (paged modules).
+fn media_lanes(img: &ModuleImage, adv: Option<&page01::Advertisement>, r: &mut ModuleReport, warnings: &mut Vec<String>) {
+    let banks = page01::bank_count(img).unwrap_or(1);
+    // Byte 210 describes media lanes 1-8, i.e. bank 0.
+    let unsupported = page00::unsupported_media_lanes(img, warnings);
+    for bank in 0..banks {
+        match page11::lanes(img, bank, adv) {
+            Some(lanes) if bank == 0 => {
+                r.lanes.extend(lanes.into_iter().enumerate().filter(|(i, _)| unsupported & (1 << i) == 0).map(|(_, l)| l))
+            }
+            Some(lanes) => r.lanes.extend(lanes),
+            None => {
+                let first = u16::from(bank) * u16::from(page11::LANES_PER_BANK) + 1;
+                let last = first + u16::from(page11::LANES_PER_BANK) - 1;
+                warnings.push(format!("page 11h bank {bank} absent: lanes {first}-{last} not decoded"));
+            }
+        }
+    }
+}
+
+/// Fields a sample re-reads and [`refresh_monitors`] decodes again: lower memory state,
+/// flags and module monitors (CMIS 5.2 Tables 8-9, 8-10) and page 11h lane states, flags
+/// and monitors (Tables 8-79 to 8-82) of any bank.
+pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, page11::MONITOR_FIELDS];
+
+/// Whole half pages a sample re-reads: VDM samples (24h-27h) and flags (2Ch), CMIS 5.2 8.22.
+pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
+
+/// Decodes again, into `r` (the decode of the same image before a sample's bytes in
+/// [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] changed), every field those bytes feed, with
+/// the functions [`decode`] uses; the rest of `r`, warnings included, stays as it is
+/// (the bytes it comes from did not change).
+pub fn refresh_monitors(img: &ModuleImage, r: &mut ModuleReport) {
+    lower::monitors(img, r);
+    if lower::flat_memory(img) != Some(false) {
+        return;
+    }
+    let adv = page01::advertisement(img);
+    unadvertised_monitors(adv.as_ref(), r);
+    r.lanes.clear();
+    media_lanes(img, adv.as_ref(), r, &mut Vec::new());
+    // The VDM decode also words warnings about its static pages: already in `r`.
+    let warnings = r.warnings.len();
+    r.vdm = None;
+    vdm::decode(img, r);
+    r.warnings.truncate(warnings);
 }
 
 /// Rx power in mW by lane number (index 0 = lane 1), as [`decode`] gives it: lanes of

@@ -72,6 +72,33 @@ pub(super) const FIELDS: &[Field] = &[
     DP_CONFIG,
 ];
 
+/// The fields [`lanes`] decodes that a sample re-reads (everything but the Active Control
+/// Set, which selects the application and so is decoded with the static pages).
+pub(super) const MONITOR_FIELDS: &[Field] = &[
+    DP_STATE,
+    TX_FAULT,
+    TX_LOS,
+    TX_LOL,
+    TX_EQ_FAULT,
+    TX_POWER_HA,
+    TX_POWER_LA,
+    TX_POWER_HW,
+    TX_POWER_LW,
+    TX_BIAS_HA,
+    TX_BIAS_LA,
+    TX_BIAS_HW,
+    TX_BIAS_LW,
+    RX_LOS,
+    RX_LOL,
+    RX_POWER_HA,
+    RX_POWER_LA,
+    RX_POWER_HW,
+    RX_POWER_LW,
+    TX_POWER,
+    TX_BIAS,
+    RX_POWER,
+];
+
 /// Last byte monitor reads need: flags, monitors and the Active Control Set (128-213).
 pub(super) const MONITOR_SPAN_END: u8 = 213;
 
@@ -123,59 +150,66 @@ fn dp_state_name(code: u8) -> String {
     DP_STATES.iter().find(|(c, _)| *c == code).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Reserved ({code})"))
 }
 
-/// Word `lane` (0-7) of a 16-byte monitor field.
-fn lane_word(img: &ModuleImage, field: Field, bank: u8, lane: usize) -> Option<[u8; 2]> {
-    field.read(img, bank)?.get(2 * lane..2 * lane + 2).map(units::word)
+/// Word `lane` (0-7) of a 16-byte monitor field already read.
+fn word_of(field: Option<&[u8]>, lane: usize) -> Option<[u8; 2]> {
+    field?.get(2 * lane..2 * lane + 2).map(units::word)
 }
 
-/// Rx power of lane `i` (0-7) of `bank` in mW where page 01h advertises it (bytes 186-201).
-fn rx_mw(img: &ModuleImage, bank: u8, adv: &Advertisement, i: usize) -> Option<f64> {
-    adv.rx_power_mon.then(|| lane_word(img, RX_POWER, bank, i)).flatten().map(units::power_mw)
+/// Rx power of lane `i` (0-7) in mW where page 01h advertises it, from bytes 186-201 as read.
+fn rx_mw(rx_power: Option<&[u8]>, adv: &Advertisement, i: usize) -> Option<f64> {
+    adv.rx_power_mon.then(|| word_of(rx_power, i)).flatten().map(units::power_mw)
 }
 
 /// Rx power of the 8 lanes of `bank` in mW, `None` when page 11h of that bank was not read.
 pub(super) fn lane_rx_power_mw(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) -> Option<Vec<Option<f64>>> {
+    let rx_power = RX_POWER.read(img, bank);
     img.has_upper_page(I2C_A0, 0x11, bank)
-        .then(|| (0..usize::from(LANES_PER_BANK)).map(|i| adv.and_then(|a| rx_mw(img, bank, a, i))).collect())
+        .then(|| (0..usize::from(LANES_PER_BANK)).map(|i| adv.and_then(|a| rx_mw(rx_power, a, i))).collect())
 }
 
 /// The 8 lanes of `bank`, or `None` when page 11h of that bank was not read.
 /// Monitors are decoded only when page 01h advertises them (`adv`); flags are reported
-/// unless page 01h says they are not implemented.
+/// unless page 01h says they are not implemented. Each field is read from the image once
+/// per bank (a sample decodes every lane of every bank).
 pub(super) fn lanes(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) -> Option<Vec<LaneReport>> {
     if !img.has_upper_page(I2C_A0, 0x11, bank) {
         return None;
     }
     let first = u16::from(bank) * u16::from(LANES_PER_BANK);
+    let dp_state = DP_STATE.read(img, bank);
+    let dp_config = DP_CONFIG.read(img, bank);
+    // Per flag: its page 11h byte, if read and the flag is advertised (a page 01h not read
+    // advertises everything).
+    let flag_bytes: Vec<(&'static str, u8)> = LANE_FLAGS
+        .iter()
+        .filter(|f| f.advertised_by.0.byte(img, 0).is_none_or(|b| b & (1 << f.advertised_by.1) != 0))
+        .filter_map(|f| Some((f.name, f.field.byte(img, bank)?)))
+        .filter(|(_, b)| *b != 0)
+        .collect();
+    let (tx_power, tx_bias, rx_power) = (TX_POWER.read(img, bank), TX_BIAS.read(img, bank), RX_POWER.read(img, bank));
     let mut out = Vec::with_capacity(LANES_PER_BANK.into());
     for i in 0..usize::from(LANES_PER_BANK) {
         // Banks are at most 4 (page 01h byte 142), so lane numbers stay below 33.
         let mut lane = LaneReport::new(u8::try_from(first + i as u16 + 1).unwrap_or(u8::MAX));
-        lane.data_path_state = DP_STATE.read(img, bank).map(|b| dp_state_name((b[i / 2] >> (4 * (i % 2))) & 0x0f));
+        lane.data_path_state = dp_state.map(|b| dp_state_name((b[i / 2] >> (4 * (i % 2))) & 0x0f));
         // DPConfigLane: AppSel 0 = the lane is in no data path; DataPathID = index of the
         // data path's first lane within the bank (bits 3-1).
-        if let Some(c) = DP_CONFIG.read(img, bank).and_then(|b| b.get(i).copied()).filter(|c| c >> 4 != 0) {
+        if let Some(c) = dp_config.and_then(|b| b.get(i).copied()).filter(|c| c >> 4 != 0) {
             lane.app_sel = Some(c >> 4);
             lane.data_path_first_lane = u8::try_from(first + u16::from((c >> 1) & 0x07) + 1).ok();
         }
-        for f in LANE_FLAGS {
-            let (adv_field, adv_bit) = f.advertised_by;
-            let advertised = adv_field.byte(img, 0).is_none_or(|b| b & (1 << adv_bit) != 0);
-            if advertised && f.field.byte(img, bank).is_some_and(|b| b & (1 << i) != 0) {
-                lane.flags.push(f.name.to_string());
-            }
-        }
+        lane.flags.extend(flag_bytes.iter().filter(|(_, b)| b & (1 << i) != 0).map(|(name, _)| name.to_string()));
         if let Some(adv) = adv {
             if adv.tx_power_mon {
-                if let Some(w) = lane_word(img, TX_POWER, bank, i) {
+                if let Some(w) = word_of(tx_power, i) {
                     lane.set_tx_power_mw(units::power_mw(w));
                 }
             }
-            if let Some(mw) = rx_mw(img, bank, adv, i) {
+            if let Some(mw) = rx_mw(rx_power, adv, i) {
                 lane.set_rx_power_mw(mw);
             }
             if let (true, Some(mult)) = (adv.tx_bias_mon, adv.tx_bias_multiplier) {
-                lane.tx_bias_ma = lane_word(img, TX_BIAS, bank, i).map(|w| units::bias_ma(w) * f64::from(mult));
+                lane.tx_bias_ma = word_of(tx_bias, i).map(|w| units::bias_ma(w) * f64::from(mult));
             }
         }
         out.push(lane);

@@ -6,10 +6,12 @@ use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize, Counted, Origin, PortCounters};
+use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
 use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
-use crate::sample::delta::{module_identity, Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
+use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
+use crate::sample::module_cache::fingerprint;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -52,6 +54,11 @@ pub struct StaticModule {
     pub record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
     image: Result<Option<ModuleImage>, String>,
+    /// The record's module fingerprint (`delta::module_identity`), from `image`: not
+    /// parsed again per interval.
+    fingerprint: Option<Vec<u8>>,
+    /// `image` decoded once: a sample then decodes only its monitor fields.
+    decoded: Option<StaticDecode>,
 }
 
 fn malformed(e: impl std::fmt::Display) -> String {
@@ -61,7 +68,9 @@ fn malformed(e: impl std::fmt::Display) -> String {
 impl StaticModule {
     pub fn new(record: InterfaceRecord) -> Self {
         let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
-        StaticModule { record, image }
+        let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
+        let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
+        StaticModule { record, image, fingerprint, decoded }
     }
 
     /// The module of a sample: these static pages plus the sample's monitor pages
@@ -242,6 +251,13 @@ impl Segment {
     }
 
     fn decode(&self) -> Result<ModuleReport, String> {
+        // `image` is the record's static image with the `layout` runs laid over it.
+        if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
+            if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
+                let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
+                return st.decode_sample(base, img, runs).map_err(|e| e.to_string());
+            }
+        }
         self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
     }
 
@@ -351,7 +367,7 @@ impl IfaceState {
 
     /// An interface record already parsed (shared between states).
     pub fn interface_static(&mut self, st: Arc<StaticModule>) {
-        self.segmenter.interface(st.record.t, module_identity(&st.record));
+        self.segmenter.interface(st.record.t, st.fingerprint.clone());
         self.latest = Some(st);
     }
 

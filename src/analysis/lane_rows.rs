@@ -1,0 +1,36 @@
+//! What a CSV lane row shows of a window, judged exactly as [`analyze`](super::analyze)
+//! judges it, without what a row never shows: the shared measuring step
+//! ([`measure`](super::measure)), then only the judges that set lane flags, in
+//! `analyze`'s order (module flags, `fec_hiding` and `low_margin`, then
+//! `ber_over_fec_limit`, then `weak_transmitter`), and the window's worth (which clears
+//! counts without an interval). PCIe, trend, lane-group and histogram judges, ranking,
+//! the verdict and the rx/BER fit (it only words reasons and evidence) are skipped: none
+//! of them touches a lane's flags or figures. Reasons are still worded by the judges that
+//! run, then dropped.
+
+use super::*;
+
+/// One window's figures as its rows show them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowFigures {
+    /// Port counts over the window (`None` without an interval, as in `analyze`).
+    pub link: LinkAnalysis,
+    /// Lanes in lane order, flags set.
+    pub lanes: Vec<LaneAnalysis>,
+}
+
+/// The row figures of `w` analysed alone (no peer; breakout lane map from `w` itself), as
+/// `analyze(&[w], cfg, &[])` gives them.
+pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
+    let maps = breakout::lane_maps(std::slice::from_ref(w));
+    let map = maps.first().unwrap_or(&breakout::Mapping::Identity);
+    let mut notes = Vec::new();
+    let view = breakout::window_for(w, map, &mut notes);
+    let (cx, mut link, mut lanes) = measure(&view, cfg, map, notes);
+    let mut reasons = Vec::new();
+    judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
+    limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
+    transmitter::judge_transmitters(cx.w, &cx.cfg, &mut lanes, &mut reasons);
+    limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
+    RowFigures { link, lanes }
+}

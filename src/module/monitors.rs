@@ -1,0 +1,95 @@
+//! A sample's module decoded from the decode of its static pages: per sample only the
+//! monitor fields are decoded again (`refresh_monitors` of each standard, which calls the
+//! functions the full decode uses), where that gives exactly what [`decode`] of the
+//! sample's image gives. That holds when every byte the sample lays over the static image
+//! is either
+//! - inside a monitor field the refresh decodes again, and already present in the static
+//!   image (so nothing that depends on which bytes were read changes), or inside a half
+//!   page the refresh decodes whole (CMIS VDM samples and flags), or
+//! - equal to the static image's byte.
+//!
+//! Otherwise (an identifier, revision or Active Control Set byte changed, a page the
+//! static image lacks, SFF-8472 whose calibration ties monitors to constants) the sample
+//! takes the full decode.
+
+use super::image::HALF_PAGE_LEN;
+use super::map::Field;
+use super::{cmis, decode, sff8636, standard_of, DecodeError, ModuleImage, ModuleReport, Standard};
+
+/// Bytes of one half page (any bank) that a refresh decodes again: bit i = byte i.
+#[derive(Clone, Debug, PartialEq)]
+struct Mask {
+    i2c_address: u8,
+    /// `None`: lower memory.
+    page: Option<u8>,
+    bits: u128,
+    /// The refresh decodes the whole half page, present or not.
+    whole: bool,
+}
+
+/// The decode of a module's static pages, and what a sample may change of it.
+#[derive(Clone, Debug)]
+pub struct StaticDecode {
+    report: ModuleReport,
+    masks: Vec<Mask>,
+    refresh: fn(&ModuleImage, &mut ModuleReport),
+}
+
+fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
+    let mut out: Vec<Mask> = Vec::new();
+    for f in fields.iter().copied().flatten() {
+        let page = (f.offset >= 128).then_some(f.page);
+        let start = usize::from(f.offset) % HALF_PAGE_LEN;
+        let bits = (start..start + usize::from(f.len)).filter(|i| *i < HALF_PAGE_LEN).fold(0u128, |m, i| m | 1 << i);
+        match out.iter_mut().find(|m| m.i2c_address == f.i2c_address && m.page == page) {
+            Some(m) => m.bits |= bits,
+            None => out.push(Mask { i2c_address: f.i2c_address, page, bits, whole: false }),
+        }
+    }
+    out.extend(whole_pages.iter().map(|p| Mask { i2c_address: super::I2C_A0, page: Some(*p), bits: u128::MAX, whole: true }));
+    out
+}
+
+impl StaticDecode {
+    /// `None` when the static image does not decode or its standard has no monitor refresh.
+    pub fn new(static_img: &ModuleImage) -> Option<Self> {
+        let (masks, refresh): (Vec<Mask>, fn(&ModuleImage, &mut ModuleReport)) = match standard_of(static_img).ok()? {
+            Standard::Cmis => (masks_of(&cmis::MONITOR_FIELDS, cmis::MONITOR_PAGES), cmis::refresh_monitors),
+            Standard::Sff8636 => (masks_of(&sff8636::MONITOR_FIELDS, &[]), sff8636::refresh_monitors),
+            Standard::Sff8472 => return None,
+        };
+        Some(StaticDecode { report: decode(static_img).ok()?, masks, refresh })
+    }
+
+    /// Exactly `decode(img)`, where `img` is `static_img` (the image this was made from)
+    /// with the byte runs `runs` (I2C address, page, bank, offset, length) of a sample laid
+    /// over it.
+    pub fn decode_sample(
+        &self,
+        static_img: &ModuleImage,
+        img: &ModuleImage,
+        mut runs: impl Iterator<Item = (u8, u8, u8, u16, usize)>,
+    ) -> Result<ModuleReport, DecodeError> {
+        if !runs.all(|run| self.refreshes(static_img, img, run)) {
+            return decode(img);
+        }
+        let mut r = self.report.clone();
+        (self.refresh)(img, &mut r);
+        Ok(r)
+    }
+
+    /// True when the refresh covers what this run of sample bytes changes (module docs).
+    fn refreshes(&self, static_img: &ModuleImage, img: &ModuleImage, (addr, page, bank, offset, len): (u8, u8, u8, u16, usize)) -> bool {
+        let Ok(off) = u8::try_from(offset) else { return false };
+        let Some(new) = img.bytes(addr, page, bank, off, len) else { return false };
+        let half_page = (off >= 128).then_some(page);
+        let mask = self.masks.iter().find(|m| m.i2c_address == addr && m.page == half_page);
+        if mask.is_some_and(|m| m.whole) {
+            return true;
+        }
+        let bits = mask.map_or(0, |m| m.bits);
+        let start = usize::from(off) % HALF_PAGE_LEN;
+        let Some(old) = static_img.bytes(addr, page, bank, off, len) else { return false };
+        new.iter().zip(old).enumerate().all(|(i, (a, b))| a == b || bits & (1 << (start + i)) != 0)
+    }
+}
