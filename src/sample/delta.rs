@@ -769,6 +769,20 @@ mod tests {
     }
 
     #[test]
+    fn histogram_bins_read_like_a_map() {
+        // Bins out of order and one named twice: slot order, the later (3, 3) wins (7 + lane 4).
+        let bin = |low, count, lane| FecHistogramBin { low, high: low, count, per_lane: vec![lane] };
+        let mut r = sample(0.0, vec![10], 0);
+        if let Record::Sample(s) = &mut r {
+            s.fec.as_mut().unwrap().histogram = vec![bin(3, 5, 1), bin(1, 2, 2), bin(3, 7, 4)];
+            let p = Point::from_sample(s);
+            let bins: Vec<(Slot, Vec<u64>)> =
+                p.series.iter().filter(|e| matches!(e.0, Slot::Bin(..))).map(|(k, _, v)| (k, v.to_vec())).collect();
+            assert_eq!(bins, vec![(Slot::Bin(1, 1), vec![2, 2]), (Slot::Bin(3, 3), vec![7, 4])]);
+        }
+    }
+
+    #[test]
     fn origin_switch_is_skipped_not_a_reset() {
         // Sample 2 has no netlink FEC (read failed): corrected bits fall back to the
         // driver counter; netlink deltas continue from sample 1 to 3: 100 -> 130 = 30.
