@@ -28,9 +28,13 @@ pub fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
 
 /// Optical-equivalent margin in dB of a lane at `ber` over the `limit` BER.
 pub fn margin_db(ber: f64, limit: f64, m: Modulation) -> Option<f64> {
-    let x = q_from_ber(ber, m)?;
-    let x_limit = q_from_ber(limit, m)?;
-    Some(10.0 * (x / x_limit).log10())
+    Some(margin_db_of_q(q_from_ber(ber, m)?, q_from_ber(limit, m)?))
+}
+
+/// [`margin_db`] from the eye distances ([`q_from_ber`]) of the lane and of the limit,
+/// for callers that judge many BERs against one limit.
+pub fn margin_db_of_q(x: f64, x_limit: f64) -> f64 {
+    10.0 * (x / x_limit).log10()
 }
 
 /// Decades of BER per dB of light the model predicts for a lane at `ber`: with x scaling

@@ -66,11 +66,52 @@ impl SeriesBucket {
         }
     }
 
+    /// The bucket's mid time, where its figures are placed in time.
+    pub fn mid_t_s(&self) -> f64 {
+        (self.t_start + self.t_end) / 2.0
+    }
+
     /// Pre-FEC BER of lane `lane` (0-based) over the bucket, where its bits are counted.
     pub fn lane_ber(&self, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
         let k = self.lanes.get(lane)?.corrected_bits?;
         let bits = self.lane_bits_on_wire(lane_rate_gbps, lanes);
         (bits > 0.0).then(|| k as f64 / bits)
+    }
+
+    /// A bucket of one interval.
+    fn of(iv: &Interval) -> Self {
+        let mut b = SeriesBucket { t_start: iv.t_start, t_end: iv.t_start, ..Default::default() };
+        b.absorb_interval(iv);
+        b
+    }
+
+    /// Adds one interval: what absorbing the bucket [`Self::of`] it would make does,
+    /// without building it (once per sample).
+    fn absorb_interval(&mut self, iv: &Interval) {
+        self.t_end = iv.t_end;
+        self.duration_s += iv.t_end - iv.t_start;
+        self.intervals += 1;
+        self.rx_bits = match (self.rx_bits, iv.rx_bits) {
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            (a, b) => a.or(b),
+        };
+        let bits = iv.corrected_bits_per_lane.unwrap_or(&[]);
+        let n = bits.len().max(iv.rx_power_mw.len());
+        if self.lanes.len() < n {
+            self.lanes.resize(n, LaneBucket::default());
+        }
+        for (a, k) in self.lanes.iter_mut().zip(bits) {
+            a.corrected_bits = Some(a.corrected_bits.map_or(*k, |x| x.saturating_add(*k)));
+        }
+        for (i, a) in self.lanes[..n].iter_mut().enumerate() {
+            let rx = iv.rx_power_mw.get(i).copied().flatten();
+            a.rx_power_mw_sum += rx.unwrap_or(0.0);
+            a.rx_power_mw_count += u32::from(rx.is_some());
+        }
+        self.link_down_events += iv.link_down_events;
+        if iv.link_down_events > 0 && self.link_down_t.len() < MAX_DOWN_TIMES {
+            self.link_down_t.push(iv.t_end);
+        }
     }
 
     fn absorb(&mut self, o: SeriesBucket) {
@@ -133,35 +174,14 @@ impl LaneSeries {
     }
 
     pub fn push(&mut self, iv: &Interval) {
-        let mut b = SeriesBucket {
-            t_start: iv.t_start,
-            t_end: iv.t_end,
-            duration_s: iv.t_end - iv.t_start,
-            intervals: 1,
-            rx_bits: iv.rx_bits,
-            lanes: Vec::new(),
-            link_down_events: iv.link_down_events,
-            link_down_t: if iv.link_down_events > 0 { vec![iv.t_end] } else { Vec::new() },
-        };
-        let n = iv.corrected_bits_per_lane.map_or(0, <[u64]>::len).max(iv.rx_power_mw.len());
-        b.lanes = (0..n)
-            .map(|i| {
-                let rx = iv.rx_power_mw.get(i).copied().flatten();
-                LaneBucket {
-                    corrected_bits: iv.corrected_bits_per_lane.and_then(|v| v.get(i).copied()),
-                    rx_power_mw_sum: rx.unwrap_or(0.0),
-                    rx_power_mw_count: u32::from(rx.is_some()),
-                }
-            })
-            .collect();
         match self.buckets.last_mut() {
-            Some(last) if last.intervals < self.intervals_per_bucket => last.absorb(b),
+            Some(last) if last.intervals < self.intervals_per_bucket => last.absorb_interval(iv),
             _ => {
                 if self.buckets.len() == self.capacity {
                     self.halve();
                     return self.push(iv);
                 }
-                self.buckets.push(b);
+                self.buckets.push(SeriesBucket::of(iv));
             }
         }
     }

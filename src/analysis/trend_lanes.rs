@@ -56,6 +56,13 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis
     let floor = cx.cfg.margin_floor_db;
     let limit = link.fec.map_or("FEC".to_string(), |f| f.name().to_string());
     let Some(series) = cx.w.series.as_deref().filter(|_| cx.ber_possible()) else { return };
+    // A lane's points are at bucket mid times: when all of them span less than the
+    // trend needs, no lane has a trend (margin_trend would say so lane by lane).
+    let (first, last) =
+        series.buckets.iter().map(|b| b.mid_t_s()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    if !(last - first >= cx.cfg.trend_window_s) {
+        return;
+    }
     // Buckets without errors only bound their margin from below: not trend points.
     let margins = lane_margins(series, link, cx.cfg.confidence);
     for la in lanes.iter_mut() {

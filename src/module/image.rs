@@ -142,15 +142,49 @@ mod hex_bytes {
     }
 }
 
+impl HalfPageKey {
+    /// The key as one integer ordered like the derived `Ord` (address, page, bank, upper).
+    fn packed(&self) -> u32 {
+        u32::from_be_bytes([self.i2c_address, self.page, self.bank, u8::from(self.upper)])
+    }
+    fn unpacked(k: u32) -> Self {
+        let [i2c_address, page, bank, upper] = k.to_be_bytes();
+        HalfPageKey { i2c_address, page, bank, upper: upper != 0 }
+    }
+}
+
 /// The bytes of a module that some source supplied, possibly incomplete.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Half pages are keyed by [`HalfPageKey::packed`]: a sample's decode reads a few dozen
+/// fields, and a tree search over integers costs a fraction of one over the key struct.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct ModuleImage {
-    halves: BTreeMap<HalfPageKey, HalfPage>,
+    halves: BTreeMap<u32, HalfPage>,
+}
+
+impl std::fmt::Debug for ModuleImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModuleImage").field("halves", &self.halves().collect::<Vec<_>>()).finish()
+    }
 }
 
 impl ModuleImage {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    fn half(&self, key: HalfPageKey) -> Option<&HalfPage> {
+        self.halves.get(&key.packed())
+    }
+
+    /// The half page of `key`, created empty where absent.
+    fn half_mut(&mut self, key: HalfPageKey) -> &mut HalfPage {
+        self.halves.entry(key.packed()).or_insert_with(HalfPage::empty)
+    }
+
+    /// Every half page held (also empty ones), in key order.
+    fn halves(&self) -> impl Iterator<Item = (HalfPageKey, &HalfPage)> + '_ {
+        self.halves.iter().map(|(k, h)| (HalfPageKey::unpacked(*k), h))
     }
 
     /// Stores `data` at `offset` (0-255) of `page`/`bank`; the run must stay in one half page.
@@ -172,7 +206,7 @@ impl ModuleImage {
             return Err(ImageError::LowerOfNonzeroPage { page });
         }
         let key = HalfPageKey::for_offset(i2c_address, page, bank, offset as u8);
-        let half = self.halves.entry(key).or_insert_with(HalfPage::empty);
+        let half = self.half_mut(key);
         let start = offset as usize % HALF_PAGE_LEN;
         // start + len <= 128 (checked above), len >= 1.
         half.data[start..start + data.len()].copy_from_slice(data);
@@ -206,8 +240,8 @@ impl ModuleImage {
 
     /// Copies every byte of `other` into `self` (later values win).
     pub fn merge(&mut self, other: &ModuleImage) {
-        for (key, half) in &other.halves {
-            let mine = self.halves.entry(*key).or_insert_with(HalfPage::empty);
+        for (key, half) in other.halves() {
+            let mine = self.half_mut(key);
             for i in 0..HALF_PAGE_LEN {
                 if half.present & (1u128 << i) != 0 {
                     mine.data[i] = half.data[i];
@@ -220,7 +254,7 @@ impl ModuleImage {
     /// One byte at `offset` (0-255) with `page`/`bank` selected, if supplied.
     pub fn byte(&self, i2c_address: u8, page: u8, bank: u8, offset: u8) -> Option<u8> {
         let key = HalfPageKey::for_offset(i2c_address, page, bank, offset);
-        let half = self.halves.get(&key)?;
+        let half = self.half(key)?;
         let i = offset as usize % HALF_PAGE_LEN;
         (half.present & (1u128 << i) != 0).then_some(half.data[i])
     }
@@ -232,15 +266,16 @@ impl ModuleImage {
             return None;
         }
         let key = HalfPageKey::for_offset(i2c_address, page, bank, offset);
-        let half = self.halves.get(&key)?;
+        let half = self.half(key)?;
+        // A half page read whole (the usual case) needs no mask.
         let mask = if len == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << len) - 1) << start };
-        (half.present & mask == mask).then(|| &half.data[start..start + len])
+        (half.present == u128::MAX || half.present & mask == mask).then(|| &half.data[start..start + len])
     }
 
     /// True when any byte of the upper half of `page`/`bank` was supplied.
     pub fn has_upper_page(&self, i2c_address: u8, page: u8, bank: u8) -> bool {
         let key = HalfPageKey { i2c_address, page, bank, upper: true };
-        self.halves.get(&key).is_some_and(|h| h.present != 0)
+        self.half(key).is_some_and(|h| h.present != 0)
     }
 
     /// True when the whole lower half of `i2c_address` was supplied.
@@ -259,13 +294,13 @@ impl ModuleImage {
 
     /// The half pages held, in key order.
     pub fn keys(&self) -> impl Iterator<Item = HalfPageKey> + '_ {
-        self.halves.iter().filter(|(_, h)| h.present != 0).map(|(k, _)| *k)
+        self.halves().filter(|(_, h)| h.present != 0).map(|(k, _)| k)
     }
 
     /// The image as contiguous runs, one entry per run, in key order.
     pub fn entries(&self) -> Vec<PageEntry> {
         let mut out = Vec::new();
-        for (key, half) in &self.halves {
+        for (key, half) in self.halves() {
             let mut i = 0;
             while i < HALF_PAGE_LEN {
                 if half.present & (1u128 << i) == 0 {
@@ -325,6 +360,17 @@ mod tests {
         assert!(matches!(img.insert(I2C_A0, 0, 0, 120, &[0; 16]), Err(ImageError::CrossesHalfPage { .. })));
         assert_eq!(img.insert(I2C_A0, 2, 0, 0, &[0; 4]), Err(ImageError::LowerOfNonzeroPage { page: 2 }));
         assert_eq!(img.insert(0x80, 0, 0, 0, &[0]), Err(ImageError::BadI2cAddress(0x80)));
+    }
+
+    #[test]
+    fn packed_keys_order_like_the_keys() {
+        let keys = [(0x50, 0, 0, false), (0x50, 0, 0, true), (0x50, 0x11, 0, true), (0x50, 0x11, 3, true), (0x51, 0, 0, false)];
+        let keys: Vec<HalfPageKey> =
+            keys.iter().map(|&(i2c_address, page, bank, upper)| HalfPageKey { i2c_address, page, bank, upper }).collect();
+        for (a, b) in keys.iter().zip(&keys[1..]) {
+            assert!(a < b && a.packed() < b.packed());
+        }
+        assert!(keys.iter().all(|k| HalfPageKey::unpacked(k.packed()) == *k));
     }
 
     #[test]

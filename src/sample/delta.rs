@@ -96,11 +96,114 @@ impl Slot {
     }
 }
 
-/// One sample's counters as series: slot -> (origin, values).
+/// Series in slot order, each an origin and a run of `values`: one sample's counters
+/// ([`Point`]) or a segment's sums ([`Sums`]). Flat, so that a state refilled per sample
+/// keeps its buffers instead of allocating a map and a vector per series.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct SeriesSet {
+    /// Sorted by slot, one entry per slot.
+    entries: Vec<(Slot, Origin, std::ops::Range<usize>)>,
+    values: Vec<u64>,
+}
+
+impl SeriesSet {
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.values.clear();
+    }
+
+    /// Appends a series of values `head` then `tail`; `slot` must be past every slot
+    /// already held unless [`Self::sort_slots`] follows.
+    fn push(&mut self, slot: Slot, origin: &Origin, head: &[u64], tail: &[u64]) {
+        let from = self.values.len();
+        self.values.extend_from_slice(head);
+        self.values.extend_from_slice(tail);
+        self.entries.push((slot, origin.clone(), from..self.values.len()));
+    }
+
+    /// Restores slot order after pushes out of order; of equal slots the last pushed
+    /// stays (a map's insert).
+    fn sort_slots(&mut self) {
+        if self.entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            return;
+        }
+        // Stable: equal slots keep push order, so the last of each run is the one to keep.
+        self.entries.sort_by_key(|e| e.0);
+        let mut kept: Vec<(Slot, Origin, std::ops::Range<usize>)> = Vec::with_capacity(self.entries.len());
+        for e in self.entries.drain(..) {
+            match kept.last_mut() {
+                Some(last) if last.0 == e.0 => *last = e,
+                _ => kept.push(e),
+            }
+        }
+        self.entries = kept;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (Slot, &Origin, &[u64])> + '_ {
+        self.entries.iter().map(|(slot, origin, r)| (*slot, origin, &self.values[r.clone()]))
+    }
+}
+
+/// Where `slot` is in `v` (sorted by slot), or where it would go; `hint` is checked
+/// first (state kept per slot sees the same slots in the same order every sample).
+#[inline]
+fn find_slot<T>(v: &[(Slot, T)], hint: usize, slot: Slot) -> Result<usize, usize> {
+    match v.get(hint) {
+        Some((s, _)) if *s == slot => Ok(hint),
+        _ => v.binary_search_by_key(&slot, |e| e.0),
+    }
+}
+
+/// State per slot, in slot order: the totals and lanes (at most [`SCALARS`] + [`LANES`]:
+/// a vector looked up from a hint) and the histogram bins (a map: over a segment a
+/// capture may name any number of them, and none costs a shift of the others).
+#[derive(Clone, Debug, PartialEq)]
+struct SlotMap<T> {
+    fixed: Vec<(Slot, T)>,
+    bins: BTreeMap<Slot, T>,
+}
+
+impl<T> Default for SlotMap<T> {
+    fn default() -> Self {
+        SlotMap { fixed: Vec::new(), bins: BTreeMap::new() }
+    }
+}
+
+impl<T: Default> SlotMap<T> {
+    /// `hint`: the slot's index among a point's series (totals and lanes come first).
+    #[inline]
+    fn get(&self, hint: usize, slot: Slot) -> Option<&T> {
+        match slot {
+            Slot::Bin(..) => self.bins.get(&slot),
+            _ => find_slot(&self.fixed, hint, slot).ok().map(|k| &self.fixed[k].1),
+        }
+    }
+
+    #[inline]
+    fn get_or_default(&mut self, hint: usize, slot: Slot) -> &mut T {
+        if let Slot::Bin(..) = slot {
+            return self.bins.entry(slot).or_default();
+        }
+        let k = match find_slot(&self.fixed, hint, slot) {
+            Ok(k) => k,
+            Err(k) => {
+                self.fixed.insert(k, (slot, T::default()));
+                k
+            }
+        };
+        &mut self.fixed[k].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (Slot, &T)> + '_ {
+        self.fixed.iter().map(|(s, t)| (*s, t)).chain(self.bins.iter().map(|(s, t)| (*s, t)))
+    }
+}
+
+/// One sample's counters as series: per slot an origin and its values.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Point {
     pub t: f64,
-    series: BTreeMap<Slot, (Origin, Vec<u64>)>,
+    series: SeriesSet,
 }
 
 impl Point {
@@ -110,23 +213,64 @@ impl Point {
 
     /// From a sample whose counters the caller already normalised (`p`).
     pub fn from_normalized(s: &SampleRecord, p: &PortCounters) -> Self {
-        let mut series = BTreeMap::new();
+        let mut out = Point::default();
+        out.refill(s, p);
+        out
+    }
+
+    /// [`Self::from_normalized`] into this point, keeping its buffers.
+    pub fn refill(&mut self, s: &SampleRecord, p: &PortCounters) {
+        self.t = s.t;
+        let series = &mut self.series;
+        series.clear();
         for (i, (_, get, _)) in SCALARS.iter().enumerate() {
             if let Some(c) = get(p) {
-                series.insert(Slot::Scalar(i), (c.origin.clone(), vec![c.value]));
+                series.push(Slot::Scalar(i), &c.origin, &[c.value], &[]);
             }
         }
         for (i, (_, get, _)) in LANES.iter().enumerate() {
             if let Some(l) = get(p) {
-                series.insert(Slot::Lanes(i), (l.origin.clone(), l.values.clone()));
+                series.push(Slot::Lanes(i), &l.origin, &l.values, &[]);
             }
         }
+        let netlink = Origin::netlink();
         for bin in s.fec.iter().flat_map(|f| &f.histogram) {
-            let mut v = vec![bin.count];
-            v.extend(&bin.per_lane);
-            series.insert(Slot::Bin(bin.low, bin.high), (Origin::netlink(), v));
+            series.push(Slot::Bin(bin.low, bin.high), &netlink, &[bin.count], &bin.per_lane);
         }
-        Point { t: s.t, series }
+        series.sort_slots();
+    }
+}
+
+/// A segment's counter increases at one moment, as series (slot, origin of the latest
+/// observation, sums): what [`DeltaSum::total`] reports, without the wrap sentences, in a
+/// form that a ring of rolling-window snapshots refills without allocating.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sums(SeriesSet);
+
+impl Sums {
+    /// The increases as counters and histogram (no wrap sentences).
+    pub fn delta(&self) -> SegmentDelta {
+        let mut out = SegmentDelta::default();
+        for (slot, origin, sum) in self.0.iter() {
+            match slot {
+                Slot::Scalar(i) => {
+                    if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
+                        set(&mut out.counters, Counted { value: *v, origin: origin.clone() });
+                    }
+                }
+                Slot::Lanes(i) => {
+                    if let Some((_, _, set)) = LANES.get(i) {
+                        set(&mut out.counters, LaneCounts { values: sum.to_vec(), origin: origin.clone() });
+                    }
+                }
+                Slot::Bin(low, high) => {
+                    let count = sum.first().copied().unwrap_or(0);
+                    let per_lane = sum.get(1..).map(|s| s.to_vec()).unwrap_or_default();
+                    out.histogram.push(FecHistogramBin { low, high, count, per_lane });
+                }
+            }
+        }
+        out
     }
 }
 
@@ -139,12 +283,37 @@ pub struct Break {
     pub reason: String,
 }
 
+/// Why `p` cannot follow a sample at `last_t`.
+fn time_reason(last_t: Option<f64>, p: &Point) -> Option<String> {
+    let t0 = last_t.filter(|t0| p.t < *t0)?;
+    Some(format!("time went backwards from {t0} s to {} s", p.t))
+}
+
+/// Why `cur` cannot follow `prev`, the last observation of the same series and origin.
+#[inline]
+fn series_reset(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> {
+    // Every value up or unchanged (the usual sample) needs no look at wraps.
+    if prev.len() == cur.len() && prev.iter().zip(cur).all(|(a, b)| b >= a) {
+        return None;
+    }
+    series_reset_reason(slot, prev, cur)
+}
+
+#[cold]
+fn series_reset_reason(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> {
+    if prev.len() != cur.len() {
+        return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
+    }
+    let (a, b) = prev.iter().zip(cur).find(|(a, b)| b < a && step(**a, **b) == Step::Reset)?;
+    Some(format!("{} went from {a} to {b} (driver reload or counter clear)", slot.name()))
+}
+
 /// Compares `cur` with the last observations of the same series: a reset reason, if any.
 /// Also used live by the sampling loop to emit `counter_reset` events.
 #[derive(Clone, Debug, Default)]
 pub struct ResetDetector {
     /// Per series, the last values of each origin seen.
-    last: BTreeMap<Slot, Vec<(Origin, Vec<u64>)>>,
+    last: SlotMap<Vec<(Origin, Vec<u64>)>>,
     last_t: Option<f64>,
 }
 
@@ -155,29 +324,28 @@ impl ResetDetector {
 
     /// The reason `p` cannot continue the current segment, if any.
     pub fn check(&self, p: &Point) -> Option<String> {
-        if let Some(t0) = self.last_t {
-            if p.t < t0 {
-                return Some(format!("time went backwards from {t0} s to {} s", p.t));
-            }
+        if let Some(reason) = time_reason(self.last_t, p) {
+            return Some(reason);
         }
-        for (slot, (origin, cur)) in &p.series {
-            let Some(prev) = self.last.get(slot).and_then(|v| v.iter().find(|(o, _)| o == origin)).map(|(_, v)| v) else { continue };
-            if prev.len() != cur.len() {
-                return Some(format!("{} changed from {} to {} values (lane count change)", slot.name(), prev.len(), cur.len()));
-            }
-            if let Some((a, b)) = prev.iter().zip(cur).find(|(a, b)| step(**a, **b) == Step::Reset) {
-                return Some(format!("{} went from {a} to {b} (driver reload or counter clear)", slot.name()));
+        for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
+            let Some(per_origin) = self.last.get(i, slot) else { continue };
+            let Some((_, prev)) = per_origin.iter().find(|(o, _)| o == origin) else { continue };
+            if let Some(reason) = series_reset(slot, prev, cur) {
+                return Some(reason);
             }
         }
         None
     }
 
     pub fn push(&mut self, p: &Point) {
-        for (slot, (origin, v)) in &p.series {
-            let per_origin = self.last.entry(*slot).or_default();
+        for (i, (slot, origin, v)) in p.series.iter().enumerate() {
+            let per_origin = self.last.get_or_default(i, slot);
             match per_origin.iter_mut().find(|(o, _)| o == origin) {
-                Some((_, last)) => last.clone_from(v),
-                None => per_origin.push((origin.clone(), v.clone())),
+                Some((_, last)) => {
+                    last.clear();
+                    last.extend_from_slice(v);
+                }
+                None => per_origin.push((origin.clone(), v.to_vec())),
             }
         }
         self.last_t = Some(p.t);
@@ -203,12 +371,14 @@ fn describe_fingerprint(fp: &Option<Vec<u8>>) -> String {
 }
 
 /// Says where one interface's records (file order) break into segments, one record at
-/// a time: the rules of the module docs, without keeping the records.
+/// a time: the rules of the module docs, without keeping the records. The last
+/// observation of each series is the current segment's [`DeltaSum`]'s (it holds them
+/// anyway), so the caller hands that in rather than this keeping a copy.
 #[derive(Clone, Debug, Default)]
 pub struct Segmenter {
-    det: ResetDetector,
     module: Option<Option<Vec<u8>>>,
     pending: Option<Break>,
+    last_t: Option<f64>,
 }
 
 impl Segmenter {
@@ -228,13 +398,14 @@ impl Segmenter {
     }
 
     /// A sample's counters: `Some(break)` when this sample starts a new segment.
-    pub fn sample(&mut self, p: &Point) -> Option<Break> {
-        let brk = self.pending.take().or_else(|| self.det.check(p).map(|reason| Break { t: p.t, kind: EventKind::CounterReset, reason }));
-        if brk.is_some() {
-            self.det.clear();
-        }
-        self.det.push(p);
-        brk
+    /// `current`: the sums of the segment so far (every earlier sample of it pushed),
+    /// `None` before the first sample.
+    pub fn sample(&mut self, p: &Point, current: Option<&DeltaSum>) -> Option<Break> {
+        let last_t = self.last_t.replace(p.t);
+        self.pending.take().or_else(|| {
+            let reason = time_reason(last_t, p).or_else(|| current.and_then(|sum| sum.reset_reason(p)))?;
+            Some(Break { t: p.t, kind: EventKind::CounterReset, reason })
+        })
     }
 }
 
@@ -261,47 +432,78 @@ struct SlotSum {
 /// the origin of its latest observation. Memory: one value vector per series and origin.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeltaSum {
-    slots: BTreeMap<Slot, SlotSum>,
-    wraps: Vec<String>,
-    wraps_not_noted: usize,
+    slots: SlotMap<SlotSum>,
+    wraps: WrapNotes,
 }
 
-/// What the latest [`DeltaSum::push`] added, for per-interval consumers.
+/// The wrap sentences of a segment, the first [`MAX_WRAP_NOTES`] of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct WrapNotes {
+    noted: Vec<String>,
+    not_noted: usize,
+}
+
+impl WrapNotes {
+    /// The increase of a counter that went down from `a` to `b` at `t` ([`step`]): a
+    /// wrap is noted, a reset counts 0 (the segmenter ends a segment there; defensive).
+    #[cold]
+    fn wrap_or_reset(&mut self, slot: Slot, t: f64, a: u64, b: u64) -> u64 {
+        match step(a, b) {
+            Step::Increase(d) => d,
+            Step::Wrapped(d) => {
+                if self.noted.len() < MAX_WRAP_NOTES {
+                    self.noted.push(format!("{} wrapped at 2^32 before t={t} s ({a} -> {b})", slot.name()));
+                } else {
+                    self.not_noted += 1;
+                }
+                d
+            }
+            Step::Reset => 0,
+        }
+    }
+}
+
+/// What the latest [`DeltaSum::push`] added, for per-interval consumers. Refilled by
+/// each push (its buffer kept).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PointStep {
-    pub corrected_bits_per_lane: Option<Vec<u64>>,
+    corrected_bits_per_lane: Vec<u64>,
+    has_corrected_bits_per_lane: bool,
     pub link_down_events: Option<u64>,
     pub rx_bits: Option<u64>,
 }
 
+impl PointStep {
+    pub fn corrected_bits_per_lane(&self) -> Option<&[u64]> {
+        self.has_corrected_bits_per_lane.then_some(&self.corrected_bits_per_lane[..])
+    }
+}
+
 impl DeltaSum {
-    pub fn push(&mut self, p: &Point) -> PointStep {
-        let mut out = PointStep::default();
-        for (slot, (origin, cur)) in &p.series {
-            let s = self.slots.entry(*slot).or_default();
+    /// Folds `p` in; `out` is refilled with what it added.
+    pub fn push(&mut self, p: &Point, out: &mut PointStep) {
+        out.corrected_bits_per_lane.clear();
+        out.has_corrected_bits_per_lane = false;
+        out.link_down_events = None;
+        out.rx_bits = None;
+        for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
+            let s = self.slots.get_or_default(i, slot);
             if s.latest.as_ref() != Some(origin) {
                 s.latest = Some(origin.clone());
             }
             let Some((_, o)) = s.by_origin.iter_mut().find(|(k, _)| k == origin) else {
-                s.by_origin.push((origin.clone(), OriginSum { last: cur.clone(), sum: vec![0; cur.len()] }));
+                s.by_origin.push((origin.clone(), OriginSum { last: cur.to_vec(), sum: vec![0; cur.len()] }));
                 continue;
             };
             // Only the steps a per-interval consumer reads are kept.
-            let keep = matches!(*slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
-            let mut inc = Vec::new();
-            for (i, (a, b)) in o.last.iter().zip(cur).enumerate() {
-                let d = match step(*a, *b) {
-                    Step::Increase(d) => d,
-                    Step::Wrapped(d) => {
-                        if self.wraps.len() < MAX_WRAP_NOTES {
-                            self.wraps.push(format!("{} wrapped at 2^32 before t={} s ({a} -> {b})", slot.name(), p.t));
-                        } else {
-                            self.wraps_not_noted += 1;
-                        }
-                        d
-                    }
-                    Step::Reset => 0, // the segmenter ends a segment here; defensive only
-                };
+            let keep = matches!(slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
+            let inc = &mut out.corrected_bits_per_lane;
+            let first = inc.len();
+            // `last` and `sum` have the length of the origin's first observation; a later
+            // one of another length (the segmenter breaks there) is summed where they meet.
+            for (i, (last, b)) in o.last.iter_mut().zip(cur).enumerate() {
+                let a = std::mem::replace(last, *b);
+                let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
                 if let Some(s) = o.sum.get_mut(i) {
                     *s = s.saturating_add(d);
                 }
@@ -309,45 +511,53 @@ impl DeltaSum {
                     inc.push(d);
                 }
             }
-            o.last.clone_from(cur);
-            match *slot {
-                CORRECTED_BITS_LANES => out.corrected_bits_per_lane = Some(inc),
-                LINK_DOWN_EVENTS => out.link_down_events = inc.first().copied(),
-                RX_BITS => out.rx_bits = inc.first().copied(),
+            if o.last.len() != cur.len() {
+                o.last.clear();
+                o.last.extend_from_slice(cur);
+            }
+            // The scalars' single step is read back and dropped from the lane buffer.
+            match slot {
+                CORRECTED_BITS_LANES => out.has_corrected_bits_per_lane = true,
+                LINK_DOWN_EVENTS => out.link_down_events = inc.get(first).copied(),
+                RX_BITS => out.rx_bits = inc.get(first).copied(),
                 _ => {}
             }
+            if slot != CORRECTED_BITS_LANES {
+                inc.truncate(first);
+            }
         }
-        out
+    }
+
+    /// Why `p` cannot continue this segment's series ([`ResetDetector::check`] over the
+    /// last observations kept here), if a reason there is.
+    pub fn reset_reason(&self, p: &Point) -> Option<String> {
+        for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
+            let Some(s) = self.slots.get(i, slot) else { continue };
+            let Some((_, o)) = s.by_origin.iter().find(|(o, _)| o == origin) else { continue };
+            if let Some(reason) = series_reset(slot, &o.last, cur) {
+                return Some(reason);
+            }
+        }
+        None
+    }
+
+    /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
+    pub fn sums_into(&self, out: &mut Sums) {
+        out.0.clear();
+        for (slot, s) in self.slots.iter() {
+            let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
+            out.0.push(slot, origin, &o.sum, &[]);
+        }
     }
 
     /// The increases so far.
     pub fn total(&self) -> SegmentDelta {
-        let mut out = SegmentDelta::default();
-        for (slot, s) in &self.slots {
-            let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
-            let sum = o.sum.clone();
-            let origin = origin.clone();
-            match *slot {
-                Slot::Scalar(i) => {
-                    if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
-                        set(&mut out.counters, Counted { value: *v, origin });
-                    }
-                }
-                Slot::Lanes(i) => {
-                    if let Some((_, _, set)) = LANES.get(i) {
-                        set(&mut out.counters, LaneCounts { values: sum, origin });
-                    }
-                }
-                Slot::Bin(low, high) => {
-                    let count = sum.first().copied().unwrap_or(0);
-                    let per_lane = sum.get(1..).map(|s| s.to_vec()).unwrap_or_default();
-                    out.histogram.push(FecHistogramBin { low, high, count, per_lane });
-                }
-            }
-        }
-        out.wraps.clone_from(&self.wraps);
-        if self.wraps_not_noted > 0 {
-            out.wraps.push(format!("{} more counter wraps at 2^32 not listed", self.wraps_not_noted));
+        let mut sums = Sums::default();
+        self.sums_into(&mut sums);
+        let mut out = sums.delta();
+        out.wraps.clone_from(&self.wraps.noted);
+        if self.wraps.not_noted > 0 {
+            out.wraps.push(format!("{} more counter wraps at 2^32 not listed", self.wraps.not_noted));
         }
         out
     }
@@ -435,13 +645,13 @@ mod tests {
                 Record::Interface(ir) => seg.interface(ir.t, module_identity(ir)),
                 Record::Sample(s) => {
                     let p = Point::from_sample(s);
-                    let brk = seg.sample(&p);
+                    let brk = seg.sample(&p, out.last().map(|s| &s.sum));
                     if brk.is_some() || out.is_empty() {
                         out.push(Seg { started_by: brk, samples: 0, sum: DeltaSum::default() });
                     }
                     if let Some(last) = out.last_mut() {
                         last.samples += 1;
-                        last.sum.push(&p);
+                        last.sum.push(&p, &mut PointStep::default());
                     }
                 }
                 _ => {}
@@ -556,6 +766,20 @@ mod tests {
         assert_eq!(b.kind, EventKind::ModuleChanged);
         assert!(b.reason.contains("AAA0001") && b.reason.contains("BBB0002"), "{}", b.reason);
         assert_eq!(segs[1].sum.total().counters.corrected_bits.unwrap().value, 5);
+    }
+
+    #[test]
+    fn histogram_bins_read_like_a_map() {
+        // Bins out of order and one named twice: slot order, the later (3, 3) wins (7 + lane 4).
+        let bin = |low, count, lane| FecHistogramBin { low, high: low, count, per_lane: vec![lane] };
+        let mut r = sample(0.0, vec![10], 0);
+        if let Record::Sample(s) = &mut r {
+            s.fec.as_mut().unwrap().histogram = vec![bin(3, 5, 1), bin(1, 2, 2), bin(3, 7, 4)];
+            let p = Point::from_sample(s);
+            let bins: Vec<(Slot, Vec<u64>)> =
+                p.series.iter().filter(|e| matches!(e.0, Slot::Bin(..))).map(|(k, _, v)| (k, v.to_vec())).collect();
+            assert_eq!(bins, vec![(Slot::Bin(1, 1), vec![2, 2]), (Slot::Bin(3, 3), vec![7, 4])]);
+        }
     }
 
     #[test]

@@ -38,9 +38,15 @@ impl Gaps {
             }
             *self.lengths.entry(k).or_default() += 1;
             self.intervals += 1;
-            self.largest.push(std::cmp::Reverse((key(dt), a.to_bits(), t.to_bits())));
-            if self.largest.len() > MAX_NAMED {
-                self.largest.pop();
+            let iv = std::cmp::Reverse((key(dt), a.to_bits(), t.to_bits()));
+            if self.largest.len() < MAX_NAMED {
+                self.largest.push(iv);
+            } else if let Some(mut smallest) = self.largest.peek_mut() {
+                // Full: the new interval replaces the smallest kept one if it is larger
+                // (what a push and a pop of the smallest leave, without the push).
+                if iv < *smallest {
+                    *smallest = iv;
+                }
             }
         }
     }

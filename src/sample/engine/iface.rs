@@ -10,7 +10,7 @@ use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
 use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
-use crate::sample::delta::{Break, DeltaSum, Point, SegmentDelta, Segmenter};
+use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -155,6 +155,13 @@ impl RxSums {
         }
     }
 
+    /// Becomes a copy of `other`, keeping its buffers.
+    fn copy_from(&mut self, other: &RxSums) {
+        self.lanes = other.lanes;
+        self.sum_mw.clone_from(&other.sum_mw);
+        self.count.clone_from(&other.count);
+    }
+
     /// Per lane mean as dBm; `None` where no reading had the lane. `minus` removes an
     /// earlier state's sums (rolling windows).
     pub fn mean_dbm(&self, minus: Option<&RxSums>) -> Vec<Option<f64>> {
@@ -173,7 +180,7 @@ impl RxSums {
 #[derive(Clone, Debug)]
 struct Snapshot {
     t: f64,
-    delta: SegmentDelta,
+    sums: Sums,
     /// Samples and rx sums before this sample.
     samples_before: usize,
     rx_before: RxSums,
@@ -254,6 +261,34 @@ impl Segment {
         self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
     }
 
+    /// Before the sample at `t` is counted in: a snapshot when `spacing_s` has passed
+    /// since the last one, and the ring trimmed to the one at or before `t - keep_s` and
+    /// those after it. A snapshot dropped from the front lends its buffers to the next.
+    fn snapshot(&mut self, t: f64, spacing_s: f64, keep_s: f64) {
+        // The newest snapshot is never the second one trimmed against (its t is `t`),
+        // so trimming before pushing leaves what trimming after would.
+        let mut spare = None;
+        while self.ring.len() >= 2 && self.ring[1].t <= t - keep_s {
+            spare = self.ring.pop_front();
+        }
+        if self.ring.back().is_some_and(|b| t - b.t < spacing_s) {
+            return;
+        }
+        let mut snap = spare.unwrap_or_else(|| Snapshot {
+            t,
+            sums: Sums::default(),
+            samples_before: 0,
+            rx_before: RxSums::default(),
+            down_transitions: 0,
+        });
+        snap.t = t;
+        self.sum.sums_into(&mut snap.sums);
+        snap.samples_before = self.samples;
+        snap.rx_before.copy_from(&self.rx);
+        snap.down_transitions = self.down_transitions;
+        self.ring.push_back(snap);
+    }
+
     /// The segment's own part of a window: counters, time base, module, gaps, wraps.
     fn fill(&self, w: &mut InterfaceWindow, module_read_error: Option<&String>) {
         w.samples = self.samples;
@@ -293,6 +328,9 @@ pub struct IfaceState {
     series: LaneSeries,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
+    /// Per-sample scratch, refilled by each sample (buffers kept).
+    point: Point,
+    step: PointStep,
 }
 
 impl IfaceState {
@@ -312,6 +350,8 @@ impl IfaceState {
             series: LaneSeries::new(buckets),
             ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
             ring_keep_s: longest,
+            point: Point::default(),
+            step: PointStep::default(),
         }
     }
 
@@ -346,8 +386,8 @@ impl IfaceState {
             return;
         }
         let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
-        let p = Point::from_normalized(s, &counters);
-        let brk = self.segmenter.sample(&p);
+        self.point.refill(s, &counters);
+        let brk = self.segmenter.sample(&self.point, self.current.as_ref().map(|seg| &seg.sum));
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
             self.start_segment(brk, s.t);
@@ -359,7 +399,8 @@ impl IfaceState {
         seg.set_module(self.latest.as_ref(), s);
         // Only the rx monitors are decoded per sample; the full decode waits for a window.
         let rx_mw = seg.image.as_ref().ok().and_then(SampleModule::rx_power_mw);
-        let step = seg.sum.push(&p);
+        let step = &mut self.step;
+        seg.sum.push(&self.point, step);
         let up = s.link.up;
         let went_down = seg.link_up == Some(true) && up == Some(false);
         seg.link_seen |= up.is_some();
@@ -369,26 +410,14 @@ impl IfaceState {
             self.series.push(&Interval {
                 t_start: seg.last_t,
                 t_end: s.t,
-                corrected_bits_per_lane: step.corrected_bits_per_lane.as_deref(),
+                corrected_bits_per_lane: step.corrected_bits_per_lane(),
                 rx_bits: step.rx_bits,
                 rx_power_mw: rx_mw.as_deref().unwrap_or(&[]),
                 link_down_events: down,
             });
         }
         if let Some(spacing) = spacing {
-            let due = seg.ring.back().is_none_or(|b| s.t - b.t >= spacing);
-            if due {
-                seg.ring.push_back(Snapshot {
-                    t: s.t,
-                    delta: seg.sum.total(),
-                    samples_before: seg.samples,
-                    rx_before: seg.rx.clone(),
-                    down_transitions: seg.down_transitions,
-                });
-            }
-            while seg.ring.len() >= 2 && seg.ring[1].t <= s.t - keep {
-                seg.ring.pop_front();
-            }
+            seg.snapshot(s.t, spacing, keep);
         }
         seg.samples += 1;
         seg.last_t = s.t;
@@ -497,7 +526,7 @@ impl IfaceState {
         w.link_up = seg.link_up;
         w.link_ext_state = seg.link_ext_state;
         w.counters_at_end = seg.counters_at_end.clone();
-        let d = seg.with_transitions(seg.delta().since(&snap.delta), seg.down_transitions - snap.down_transitions);
+        let d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         match seg.decode() {
