@@ -295,7 +295,6 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         corrected_blocks: count(&d.corrected_blocks),
         corrected_bits: count(&d.corrected_bits),
         ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { "rx_bits" } else { "lane_rate" }),
-        counter_sources: counter_sources(d),
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
@@ -451,6 +450,8 @@ fn analyze_one(
     let view = breakout::window_for(w, map, &mut notes);
     let w = &*view;
     let (mut cx, mut link, mut lanes) = measure(w, base, map, notes);
+    // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
+    link.counter_sources = counter_sources(&w.deltas);
     let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
