@@ -53,7 +53,6 @@ pub(super) fn judge_lanes(
     let limit_text = limits::limit_text(cx, link);
     let evidence = outlier::lane_evidence(lanes, cfg, cx.limit);
     let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
-    let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for ((la, ev), esnr_delta_db) in lanes.iter_mut().zip(evidence).zip(esnr_deltas) {
@@ -106,7 +105,8 @@ pub(super) fn judge_lanes(
                 rx_delta_db: ev.rx_delta_db,
                 rx_low_flagged: rx_flagged || optical_low,
                 flags,
-                copper,
+                // Asked only of flagged lanes: most windows have none.
+                copper: is_copper(w),
                 peer_tx_delta_db,
                 peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
                 have_peer: peer.is_some(),
