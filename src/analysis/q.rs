@@ -28,9 +28,13 @@ pub fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
 
 /// Optical-equivalent margin in dB of a lane at `ber` over the `limit` BER.
 pub fn margin_db(ber: f64, limit: f64, m: Modulation) -> Option<f64> {
-    let x = q_from_ber(ber, m)?;
-    let x_limit = q_from_ber(limit, m)?;
-    Some(10.0 * (x / x_limit).log10())
+    Some(margin_of_x(q_from_ber(ber, m)?, q_from_ber(limit, m)?))
+}
+
+/// [`margin_db`] from the eye distances themselves ([`q_from_ber`] of the BER and of the
+/// limit), for callers that hold them already: the limit's once per window.
+pub fn margin_of_x(x: f64, x_limit: f64) -> f64 {
+    10.0 * (x / x_limit).log10()
 }
 
 /// Decades of BER per dB of light the model predicts for a lane at `ber`: with x scaling
