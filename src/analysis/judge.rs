@@ -2,11 +2,17 @@
 //! counters (uncorrectable blocks, link drops, FEC coverage) and its lanes (outliers,
 //! margin floors, module flags). Severities per code: [`super::verdict`].
 
-use super::limits::{below_floor, fmt_opt_db};
+use super::limits::{below_floor, fmt_opt_db, LimitText};
 use super::*;
 
 /// The `fec_hiding_marginal_optics` sentence with its evidence.
-fn hiding_message(la: &LaneAnalysis, ev: &Evidence, limit_text: &str, fit: Option<&RxBerFit>, modulation: Option<Modulation>) -> String {
+fn hiding_message(
+    la: &LaneAnalysis,
+    ev: &Evidence,
+    limit_text: &LimitText,
+    fit: Option<&RxBerFit>,
+    modulation: Option<Modulation>,
+) -> String {
     let pam4 = modulation == Some(Modulation::Pam4);
     let n = la.lane;
     let mut msg = format!(
@@ -44,11 +50,9 @@ pub(super) fn judge_lanes(
     let w = cx.w;
     let cfg = &cx.cfg;
     let link_clean = limits::link_clean(cx, link);
-    // Once, not per lane: formatted per lane it was 4% of a CSV export.
     let limit_text = limits::limit_text(cx, link);
-    let evidence: Vec<Evidence> = (0..lanes.len()).map(|i| outlier::evidence(lanes, i, cfg, cx.limit)).collect();
+    let evidence = outlier::lane_evidence(lanes, cfg, cx.limit);
     let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
-    let copper = is_copper(w);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for ((la, ev), esnr_delta_db) in lanes.iter_mut().zip(evidence).zip(esnr_deltas) {
@@ -101,7 +105,8 @@ pub(super) fn judge_lanes(
                 rx_delta_db: ev.rx_delta_db,
                 rx_low_flagged: rx_flagged || optical_low,
                 flags,
-                copper,
+                // Asked only of flagged lanes: most windows have none.
+                copper: is_copper(w),
                 peer_tx_delta_db,
                 peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
                 have_peer: peer.is_some(),

@@ -13,7 +13,8 @@ use super::*;
 /// One window's figures as its rows show them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowFigures {
-    /// Port counts over the window (`None` without an interval, as in `analyze`).
+    /// Port counts over the window (`None` without an interval, as in `analyze`); no
+    /// `counter_sources` (`analyze` names them, rows do not).
     pub link: LinkAnalysis,
     /// Lanes in lane order, flags set.
     pub lanes: Vec<LaneAnalysis>,

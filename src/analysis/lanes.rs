@@ -44,8 +44,9 @@ pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
     let (speed, rest) = name.split_once("base")?;
     let speed_mbps = speed.parse().ok()?;
     let media = rest.split(['/', '_']).next().unwrap_or(rest);
-    let digits: String = media.chars().rev().take_while(|c| c.is_ascii_digit()).collect();
-    let lanes = if digits.is_empty() { 1 } else { digits.chars().rev().collect::<String>().parse().ok()? };
+    // The media name's trailing digits (`SR4` -> 4), sliced rather than collected: parsed per window.
+    let digits = &media[media.trim_end_matches(|c: char| c.is_ascii_digit()).len()..];
+    let lanes = if digits.is_empty() { 1 } else { digits.parse().ok()? };
     (lanes > 0).then_some((speed_mbps, lanes))
 }
 

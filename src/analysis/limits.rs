@@ -13,10 +13,21 @@
 use super::*;
 
 /// "the RS(544,514) limit 2.4e-4" (or "the FEC limit" when unknown), as every reason says it.
-pub(super) fn limit_text(cx: &Context, link: &LinkAnalysis) -> String {
-    match (cx.limit, link.fec.map(|f| f.name())) {
-        (Some(l), Some(f)) => format!("the {f} limit {l:.1e}"),
-        _ => "the FEC limit".into(),
+/// Worded only when a reason is formatted: a window that earns no reason never pays for it.
+pub(super) fn limit_text(cx: &Context, link: &LinkAnalysis) -> LimitText {
+    LimitText(cx.limit.zip(link.fec.map(|f| f.name())))
+}
+
+/// The FEC limit as reasons word it ([`limit_text`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LimitText(Option<(f64, &'static str)>);
+
+impl std::fmt::Display for LimitText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some((l, name)) => write!(f, "the {name} limit {l:.1e}"),
+            None => f.write_str("the FEC limit"),
+        }
     }
 }
 
@@ -26,7 +37,7 @@ pub(super) fn fmt_opt_db(v: Option<f64>) -> String {
 }
 
 /// The `low_margin` sentence of `what` (a lane, a group, the port).
-pub(super) fn below_floor(what: &str, margin_db: Option<f64>, limit_text: &str, floor_db: f64) -> String {
+pub(super) fn below_floor(what: &str, margin_db: Option<f64>, limit_text: &LimitText, floor_db: f64) -> String {
     format!("{what}: margin {} to {limit_text} is below the {floor_db:.1} dB floor", fmt_opt_db(margin_db))
 }
 

@@ -246,6 +246,8 @@ struct Context<'a> {
     modulation: Option<Modulation>,
     fec: FecKind,
     limit: Option<f64>,
+    /// The eye distance at `limit` ([`q::q_from_ber`]), worked out once for every margin.
+    x_limit: Option<f64>,
     notes: Vec<String>,
 }
 
@@ -267,7 +269,7 @@ impl Context<'_> {
     }
 
     fn margin(&self, ber: f64) -> Option<f64> {
-        q::margin_db(ber, self.limit?, self.modulation?)
+        Some(q::margin_db_of_q(q::q_from_ber(ber, self.modulation?)?, self.x_limit?))
     }
 }
 
@@ -295,7 +297,6 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         corrected_blocks: count(&d.corrected_blocks),
         corrected_bits: count(&d.corrected_bits),
         ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { "rx_bits" } else { "lane_rate" }),
-        counter_sources: counter_sources(d),
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
@@ -386,7 +387,7 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
                     la.margin_is_lower_bound = k == 0;
                     let at = if k == 0 { b.upper } else { b.ber };
                     la.q = cx.modulation.and_then(|m| q::q_from_ber(at, m));
-                    la.margin_db = cx.margin(at);
+                    la.margin_db = la.q.zip(cx.x_limit).map(|(x, x_limit)| q::margin_db_of_q(x, x_limit));
                 }
             }
             la
@@ -429,7 +430,8 @@ fn measure<'a>(
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
-    let mut cx = Context { w, cfg, rate, modulation, fec, limit, notes };
+    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, notes };
     let link = link_analysis(&mut cx);
     let mut lanes = lane_analyses(&cx);
     vdm_lanes::apply(&mut cx, &mut lanes);
@@ -451,6 +453,8 @@ fn analyze_one(
     let view = breakout::window_for(w, map, &mut notes);
     let w = &*view;
     let (mut cx, mut link, mut lanes) = measure(w, base, map, notes);
+    // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
+    link.counter_sources = counter_sources(&w.deltas);
     let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {

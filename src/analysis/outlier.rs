@@ -14,7 +14,7 @@
 
 use super::config::Config;
 use super::q;
-use super::stats::{line_fit, median, LineFit};
+use super::stats::{line_fit, median, LineFit, SiblingMedians};
 use super::LaneAnalysis;
 use crate::module::report::Modulation;
 use serde::Serialize;
@@ -51,29 +51,29 @@ pub struct RxBerFit {
     pub model_slope_decades_per_db: Option<f64>,
 }
 
-fn siblings(lanes: &[LaneAnalysis], lane: u8) -> impl Iterator<Item = &LaneAnalysis> {
-    lanes.iter().filter(move |l| l.lane != lane)
-}
-
-pub fn evidence(lanes: &[LaneAnalysis], i: usize, cfg: &Config, ber_limit: Option<f64>) -> Evidence {
-    let Some(me) = lanes.get(i) else {
-        return Evidence::default();
-    };
-    let sib_rx: Vec<f64> = siblings(lanes, me.lane).filter_map(|l| l.rx_power_dbm).collect();
-    let rx_delta_db = me.rx_power_dbm.zip(median(&sib_rx)).map(|(r, m)| r - m).filter(|d| d.is_finite());
-    let sib_ber: Vec<f64> = siblings(lanes, me.lane).filter_map(|l| l.pre_fec_ber).collect();
-    let sib_upper: Vec<f64> = siblings(lanes, me.lane).filter_map(|l| l.pre_fec_ber_upper).collect();
-    let ber_ratio = match (me.pre_fec_ber, median(&sib_ber)) {
-        (Some(b), Some(m)) if m > 0.0 => Some(b / m),
-        _ => None,
-    };
-    let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, median(&sib_upper)) {
-        (Some(lo), Some(b), Some(sib)) => {
-            lo >= cfg.outlier_ratio * sib && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
-        }
-        _ => false,
-    };
-    Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
+/// Every lane's evidence, in lane order; each lane's siblings are all the other lanes.
+pub fn lane_evidence(lanes: &[LaneAnalysis], cfg: &Config, ber_limit: Option<f64>) -> Vec<Evidence> {
+    // One sorted copy per figure for the window, not one per lane (a CSV export judges every row).
+    let sib_rx = SiblingMedians::new(lanes.iter().map(|l| l.rx_power_dbm));
+    let sib_ber = SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber));
+    let sib_upper = SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber_upper));
+    lanes
+        .iter()
+        .map(|me| {
+            let rx_delta_db = me.rx_power_dbm.zip(sib_rx.without(me.rx_power_dbm)).map(|(r, m)| r - m).filter(|d| d.is_finite());
+            let ber_ratio = match (me.pre_fec_ber, sib_ber.without(me.pre_fec_ber)) {
+                (Some(b), Some(m)) if m > 0.0 => Some(b / m),
+                _ => None,
+            };
+            let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, sib_upper.without(me.pre_fec_ber_upper)) {
+                (Some(lo), Some(b), Some(sib)) => {
+                    lo >= cfg.outlier_ratio * sib && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
+                }
+                _ => false,
+            };
+            Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
+        })
+        .collect()
 }
 
 /// (rx dBm, log10 BER) of the lanes with both a finite rx power and at least one corrected bit.
@@ -131,12 +131,12 @@ mod tests {
         let ls = vec![lane(1, -1.0, 1_000_000), lane(2, -1.1, 1_400_000), lane(3, -1.5, 5_000_000), lane(4, -1.6, 212_000_000)];
         // Lane 4: siblings' rx median (-1.0, -1.1, -1.5) = -1.1 -> delta -0.5 dB;
         // siblings' corrected-bit median 1.4e6 -> ratio 212/1.4 = 151.4.
-        let e = evidence(&ls, 3, &cfg, Some(2.4e-4));
+        let e = &lane_evidence(&ls, &cfg, Some(2.4e-4))[3];
         assert!((e.rx_delta_db.unwrap() + 0.5).abs() < 1e-9);
         assert!((e.ber_ratio.unwrap() - 151.43).abs() < 0.01);
         assert!(e.outlier);
         // Lane 3: siblings 1.0e6, 1.4e6, 212e6 -> median 1.4e6; 5/1.4 = 3.6x: not an outlier.
-        let e3 = evidence(&ls, 2, &cfg, Some(2.4e-4));
+        let e3 = &lane_evidence(&ls, &cfg, Some(2.4e-4))[2];
         assert!(!e3.outlier && (e3.ber_ratio.unwrap() - 3.571).abs() < 1e-3);
         // log10 BER = -6.5035, -6.3573, -5.8045, -4.1771 at x = -1.0, -1.1, -1.5, -1.6:
         // dx = 0.3, 0.2, -0.2, -0.3 (sxx 0.26); dy = -0.7929, -0.6467, -0.0939, 1.5335;
@@ -169,12 +169,12 @@ mod tests {
         let cfg = Config::default();
         // 30 errors: lower bound chi2(60 dof, 0.05)/2 = 43.19/2 = 21.6 < 10 x 3.0 (zero-error siblings' upper).
         let ls = vec![lane(1, -1.0, 0), lane(2, -1.0, 0), lane(3, -1.0, 30), lane(4, -1.0, 0)];
-        assert!(!evidence(&ls, 2, &cfg, None).outlier);
+        assert!(!lane_evidence(&ls, &cfg, None)[2].outlier);
         // 1e6 errors: far past 10x, and 1e6 / 3.1875e12 = 3.1e-7 >= 1e-3 x 2.4e-4: outlier.
         let ls = vec![lane(1, -1.0, 0), lane(2, -1.0, 0), lane(3, -1.0, 1_000_000), lane(4, -1.0, 0)];
-        assert!(evidence(&ls, 2, &cfg, Some(2.4e-4)).outlier);
+        assert!(lane_evidence(&ls, &cfg, Some(2.4e-4))[2].outlier);
         let ls = vec![lane(1, -1.0, 0), lane(2, -1.0, 0), lane(3, -1.0, 100), lane(4, -1.0, 0)];
         // 100 / 3.1875e12 = 3.1e-11 < 2.4e-7.
-        assert!(!evidence(&ls, 2, &cfg, Some(2.4e-4)).outlier);
+        assert!(!lane_evidence(&ls, &cfg, Some(2.4e-4))[2].outlier);
     }
 }

@@ -20,13 +20,49 @@ pub fn median(values: &[f64]) -> Option<f64> {
         heap.extend(values.iter().copied().filter(|x| x.is_finite()));
         &mut heap
     };
-    if v.is_empty() {
+    v.sort_unstable_by(f64::total_cmp);
+    middle(v.len(), |k| v[k])
+}
+
+/// The median of `n` sorted values, `at(k)` the k-th smallest; `None` when `n` is 0.
+fn middle(n: usize, at: impl Fn(usize) -> f64) -> Option<f64> {
+    if n == 0 {
         return None;
     }
-    v.sort_unstable_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    // mid < len, and mid >= 1 when len is even and non-empty.
-    Some(if v.len() % 2 == 1 { v[mid] } else { (v[mid - 1] + v[mid]) / 2.0 })
+    let mid = n / 2;
+    // mid < n, and mid >= 1 when n is even and non-zero.
+    Some(if n % 2 == 1 { at(mid) } else { (at(mid - 1) + at(mid)) / 2.0 })
+}
+
+/// Leave-one-out medians: for each lane, the [`median`] of its siblings' values (every
+/// lane's but its own), from one sorted copy per window instead of one sort per lane.
+#[derive(Clone, Debug, Default)]
+pub struct SiblingMedians {
+    /// The finite values of every lane, sorted by `total_cmp`.
+    sorted: Vec<f64>,
+}
+
+impl SiblingMedians {
+    /// Over one value per lane (`None`: the lane lacks it).
+    pub fn new(values: impl IntoIterator<Item = Option<f64>>) -> Self {
+        let mut sorted: Vec<f64> = values.into_iter().flatten().filter(|x| x.is_finite()).collect();
+        sorted.sort_unstable_by(f64::total_cmp);
+        SiblingMedians { sorted }
+    }
+
+    /// The median of the values without one copy of `own` (the lane's own value, as given
+    /// to [`new`](Self::new)): the same multiset, so the same figure, as [`median`] over
+    /// the siblings' values.
+    pub fn without(&self, own: Option<f64>) -> Option<f64> {
+        let v = &self.sorted;
+        let skip = own
+            .map(|x| (x, v.partition_point(|y| y.total_cmp(&x).is_lt())))
+            .filter(|(x, p)| v.get(*p).is_some_and(|y| y.total_cmp(x).is_eq()))
+            .map(|(_, p)| p);
+        let n = v.len() - usize::from(skip.is_some());
+        // k < n <= len - 1 when a value is skipped, so k + 1 < len.
+        middle(n, |k| v[if skip.is_some_and(|p| k >= p) { k + 1 } else { k }])
+    }
 }
 
 /// y = slope·x + intercept by ordinary least squares, with Pearson's r.
@@ -71,6 +107,22 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(median(&[f64::NAN, 5.0]), Some(5.0));
         assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn sibling_medians_leave_one_out() {
+        // Lanes 10, 30, none, 20, NaN, 40: lane 1's siblings 30, 20, 40 -> 30; lane 2's
+        // 10, 20, 40 -> 20; lane 3 (none) has all four: (20 + 30) / 2 = 25, lane 5 (NaN)
+        // too; lane 4's 10, 30, 40 -> 30; lane 6's 10, 30, 20 -> 20.
+        let values = [Some(10.0), Some(30.0), None, Some(20.0), Some(f64::NAN), Some(40.0)];
+        let s = SiblingMedians::new(values);
+        let got: Vec<Option<f64>> = values.iter().map(|v| s.without(*v)).collect();
+        assert_eq!(got, vec![Some(30.0), Some(20.0), Some(25.0), Some(30.0), Some(25.0), Some(20.0)]);
+        // Ties: 5, 5, 7 -> either 5's siblings are 5 and 7 -> 6.
+        let s = SiblingMedians::new([Some(5.0), Some(5.0), Some(7.0)]);
+        assert_eq!((s.without(Some(5.0)), s.without(Some(7.0))), (Some(6.0), Some(5.0)));
+        // One lane: no siblings.
+        assert_eq!(SiblingMedians::new([Some(1.0)]).without(Some(1.0)), None);
     }
 
     #[test]

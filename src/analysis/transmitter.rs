@@ -5,27 +5,44 @@
 //! can no longer give — bias over its high warning, or `tx_bias_high_ratio` x its siblings'
 //! median, with tx power under its siblings' median).
 
-use super::stats::median;
+use super::stats::SiblingMedians;
 use super::*;
 
+/// What every lane of a window is judged against, worked out once per window: the
+/// siblings' tx power and bias medians and the module's own warning levels.
+struct Yardsticks {
+    sib_tx_dbm: SiblingMedians,
+    sib_bias_ma: SiblingMedians,
+    /// The module's tx-power low warning in dBm (a positive mW level only).
+    tx_low_warning_dbm: Option<f64>,
+    /// The module's bias high warning (a positive level only).
+    bias_high_warning_ma: Option<f64>,
+}
+
+impl Yardsticks {
+    fn of(lanes: &[LaneAnalysis], thresholds: &crate::module::report::Thresholds) -> Self {
+        Yardsticks {
+            sib_tx_dbm: SiblingMedians::new(lanes.iter().map(|l| l.tx_power_dbm)),
+            sib_bias_ma: SiblingMedians::new(lanes.iter().map(|l| l.tx_bias_ma)),
+            tx_low_warning_dbm: thresholds.tx_power_mw.filter(|t| t.low_warning > 0.0).map(|t| 10.0 * t.low_warning.log10()),
+            bias_high_warning_ma: thresholds.tx_bias_ma.map(|t| t.high_warning).filter(|w| *w > 0.0),
+        }
+    }
+}
+
 /// Why the lane's laser is weak, or `None`.
-fn weakness(la: &LaneAnalysis, lanes: &[LaneAnalysis], thresholds: &crate::module::report::Thresholds, cfg: &Config) -> Option<String> {
+fn weakness(la: &LaneAnalysis, ys: &Yardsticks, cfg: &Config) -> Option<String> {
     let tx = la.tx_power_dbm?;
-    let sib_tx: Vec<f64> = lanes.iter().filter(|l| l.lane != la.lane).filter_map(|l| l.tx_power_dbm).collect();
-    let tx_delta = median(&sib_tx).map(|m| tx - m).filter(|d| d.is_finite());
+    let tx_delta = ys.sib_tx_dbm.without(la.tx_power_dbm).map(|m| tx - m).filter(|d| d.is_finite());
     if let Some(d) = tx_delta.filter(|d| *d <= -cfg.tx_low_delta_db) {
         return Some(format!("tx {tx:.2} dBm is {:.1} dB below its siblings' median", -d));
     }
-    if let Some(t) = thresholds.tx_power_mw.filter(|t| t.low_warning > 0.0) {
-        let warn_dbm = 10.0 * t.low_warning.log10();
-        if tx < warn_dbm {
-            return Some(format!("tx {tx:.2} dBm is under the module's tx low warning {warn_dbm:.2} dBm"));
-        }
+    if let Some(warn_dbm) = ys.tx_low_warning_dbm.filter(|w| tx < *w) {
+        return Some(format!("tx {tx:.2} dBm is under the module's tx low warning {warn_dbm:.2} dBm"));
     }
     let bias = la.tx_bias_ma?;
-    let sib_bias: Vec<f64> = lanes.iter().filter(|l| l.lane != la.lane).filter_map(|l| l.tx_bias_ma).collect();
-    let over_warning = thresholds.tx_bias_ma.is_some_and(|t| t.high_warning > 0.0 && bias > t.high_warning);
-    let over_siblings = median(&sib_bias).is_some_and(|m| m > 0.0 && bias >= cfg.tx_bias_high_ratio * m);
+    let over_warning = ys.bias_high_warning_ma.is_some_and(|w| bias > w);
+    let over_siblings = ys.sib_bias_ma.without(la.tx_bias_ma).is_some_and(|m| m > 0.0 && bias >= cfg.tx_bias_high_ratio * m);
     if (over_warning || over_siblings) && tx_delta.is_some_and(|d| d < 0.0) {
         return Some(format!("bias {bias:.2} mA is high while tx {tx:.2} dBm is below its siblings (laser ageing)"));
     }
@@ -35,8 +52,8 @@ fn weakness(la: &LaneAnalysis, lanes: &[LaneAnalysis], thresholds: &crate::modul
 /// Flags, reasons and advice for weak local transmitters (optical modules only).
 pub(super) fn judge_transmitters(w: &InterfaceWindow, cfg: &Config, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
     let Some(m) = w.module.as_ref().filter(|_| !is_copper(w)) else { return };
-    let found: Vec<(u8, String)> =
-        lanes.iter().filter_map(|la| weakness(la, lanes, &m.thresholds, cfg).map(|why| (la.lane, why))).collect();
+    let ys = Yardsticks::of(lanes, &m.thresholds);
+    let found: Vec<(u8, String)> = lanes.iter().filter_map(|la| weakness(la, &ys, cfg).map(|why| (la.lane, why))).collect();
     for (n, why) in found {
         let advice = format!(
             "lane {n}: this module's lane {n} laser is weak ({why}): the far end receives less light on that lane: replace this module"
@@ -69,7 +86,8 @@ mod tests {
     }
 
     fn weak(ls: &[LaneAnalysis], t: &Thresholds) -> Vec<u8> {
-        ls.iter().filter(|l| weakness(l, ls, t, &Config::default()).is_some()).map(|l| l.lane).collect()
+        let ys = Yardsticks::of(ls, t);
+        ls.iter().filter(|l| weakness(l, &ys, &Config::default()).is_some()).map(|l| l.lane).collect()
     }
 
     #[test]
