@@ -300,4 +300,32 @@ mod tests {
         assert_eq!(mon.len(), 5);
         assert!(st.iter().chain(&mon).all(PageRequest::is_valid));
     }
+
+    #[test]
+    fn rx_plan_reads_the_rx_words_while_its_bytes_stay() {
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0x00]).unwrap(); // QSFP-DD, paged memory
+        img.insert(I2C_A0, 0x00, 0, 210, &[0x00]).unwrap(); // every media lane supported
+        img.insert(I2C_A0, 0x01, 0, 159, &[0x00, 0x04]).unwrap(); // byte 160 bit 2: Rx power monitored
+                                                                  // Page 11h bytes 186-201, lanes 1-8: lane 1 Rx power 0x2710 = 10000 x 0.1 uW = 1.0 mW
+                                                                  // (Table 8-82), the others 0 mW.
+        let mut rx = [0; 16];
+        rx[..2].copy_from_slice(&[0x27, 0x10]);
+        img.insert(I2C_A0, 0x11, 0, 186, &rx).unwrap();
+        let plan = RxPlan::new(&img);
+        let mut out = vec![Some(9.0); 12];
+        plan.read(&img, &mut out);
+        let mut want = vec![Some(0.0); 8];
+        want[0] = Some(1.0);
+        assert_eq!(out, want);
+        assert_eq!(lane_rx_power_mw(&img), out);
+        // New Rx words, an unchanged lower page and unchanged byte 210 keep the plan; a
+        // changed memory model byte, byte 210 or anything on page 01h does not.
+        let runs = |r: &[(u8, u16, &[u8])]| plan.holds_for(r.iter().map(|(page, off, d)| (I2C_A0, *page, *off, *d)));
+        assert!(runs(&[(0x11, 186, &[0x00, 0x01]), (0x00, 0, &[0x18, 0x50, 0x00])]));
+        assert!(!runs(&[(0x00, 0, &[0x18, 0x50, 0x80])]));
+        assert!(runs(&[(0x00, 200, &[0; 16])]));
+        assert!(!runs(&[(0x00, 200, &[0xf0; 16])]));
+        assert!(!runs(&[(0x01, 200, &[0x00])]));
+    }
 }
