@@ -5,7 +5,7 @@ use super::gaps::Gaps;
 use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
-use crate::counters::{normalize, Counted, Origin, PortCounters};
+use crate::counters::{normalize_into, Counted, Origin, PortCounters};
 use crate::module::cmis::RxPlan;
 use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
@@ -354,6 +354,8 @@ pub struct IfaceState {
     point: Point,
     step: PointStep,
     rx_mw: Vec<Option<f64>>,
+    /// The sample's counters; then the previous sample's, whose buffers the next reuses.
+    counters: PortCounters,
 }
 
 impl IfaceState {
@@ -376,6 +378,7 @@ impl IfaceState {
             point: Point::default(),
             step: PointStep::default(),
             rx_mw: Vec::new(),
+            counters: PortCounters::default(),
         }
     }
 
@@ -409,8 +412,8 @@ impl IfaceState {
         if !range.contains(s.t) {
             return;
         }
-        let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
-        self.point.refill(s, &counters);
+        normalize_into(&mut self.counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        self.point.refill(s, &self.counters);
         let brk = self.segmenter.sample(&self.point, self.current.as_ref().map(|seg| &seg.sum));
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
@@ -452,7 +455,7 @@ impl IfaceState {
         if rx_ok {
             seg.rx.add(rx_mw);
         }
-        seg.counters_at_end = counters;
+        std::mem::swap(&mut seg.counters_at_end, &mut self.counters);
         seg.time_base.clone_from(&s.time_base);
     }
 
