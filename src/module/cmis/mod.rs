@@ -193,10 +193,11 @@ impl RxPlan {
             let Some(rx) = page11::lane_rx_power_mw(img, bank, self.adv.as_ref()) else { continue };
             for (i, mw) in rx.enumerate().filter(|(i, _)| bank != 0 || self.unsupported & (1 << i) == 0) {
                 let lane = usize::from(bank) * usize::from(page11::LANES_PER_BANK) + i;
-                if out.len() <= lane {
-                    out.resize(lane + 1, None);
+                // Lanes come in increasing order: those left out before `lane` stay `None`.
+                if out.len() < lane {
+                    out.resize(lane, None);
                 }
-                out[lane] = mw;
+                out.push(mw);
             }
         }
     }
