@@ -9,7 +9,7 @@ pub mod driver_stats;
 pub mod normalize;
 
 pub use driver_stats::DriverStats;
-pub use normalize::{normalize, Counted, LaneCounts, Origin, PortCounters};
+pub use normalize::{normalize, normalize_into, Counted, LaneCounts, Origin, PortCounters};
 use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.

@@ -129,33 +129,47 @@ fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
     Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin(Cow::Borrowed("driver:rx_err_lane_N_phy")) })
 }
 
-/// Splits a netlink `[total, lane..]` array into a total and optional lanes.
-fn split(arr: &[u64]) -> (Option<Counted>, Option<LaneCounts>) {
-    let total = arr.first().map(|v| Counted { value: *v, origin: Origin::netlink() });
-    let lanes = (arr.len() > 1).then(|| LaneCounts { values: arr[1..].to_vec(), origin: Origin::netlink() });
-    (total, lanes)
+/// The total of a netlink `[total, lane..]` array.
+fn total(arr: &[u64]) -> Option<Counted> {
+    arr.first().map(|v| Counted { value: *v, origin: Origin::netlink() })
+}
+
+/// The lanes of a netlink `[total, lane..]` array into `slot`, reusing its buffer, or
+/// `fallback`'s where the array has none.
+fn lanes_into(slot: &mut Option<LaneCounts>, arr: &[u64], fallback: impl FnOnce() -> Option<LaneCounts>) {
+    match (arr.get(1..).filter(|l| !l.is_empty()), slot.as_mut()) {
+        (Some(lanes), Some(old)) => {
+            old.values.clear();
+            old.values.extend_from_slice(lanes);
+            old.origin = Origin::netlink();
+        }
+        (Some(lanes), None) => *slot = Some(LaneCounts { values: lanes.to_vec(), origin: Origin::netlink() }),
+        (None, _) => *slot = fallback(),
+    }
 }
 
 pub fn normalize(fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) -> PortCounters {
+    let mut out = PortCounters::default();
+    normalize_into(&mut out, fec, link, driver);
+    out
+}
+
+/// [`normalize`] into `out`, reusing its per-lane buffers (a stream of samples).
+pub fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) {
     let empty = FecStats::default();
     let fec = fec.unwrap_or(&empty);
-    let (nl_bits, nl_bits_lanes) = split(&fec.corrected_bits);
-    let (nl_cb, nl_cb_lanes) = split(&fec.corrected_blocks);
-    let (nl_ub, nl_ub_lanes) = split(&fec.uncorrectable_blocks);
-    PortCounters {
-        corrected_bits: nl_bits.or_else(|| from_driver(driver, DRIVER_CORRECTED_BITS)),
-        corrected_bits_per_lane: nl_bits_lanes.or_else(|| mlx5_lane_errors(driver)),
-        corrected_blocks: nl_cb.or_else(|| from_driver(driver, DRIVER_CORRECTED_BLOCKS)),
-        corrected_blocks_per_lane: nl_cb_lanes,
-        uncorrectable_blocks: nl_ub.or_else(|| from_driver(driver, DRIVER_UNCORRECTABLE_BLOCKS)),
-        uncorrectable_blocks_per_lane: nl_ub_lanes,
-        rx_bits: from_driver(driver, DRIVER_RX_BITS),
-        pcs_symbol_errors: from_driver(driver, DRIVER_PCS_SYMBOL_ERRORS),
-        link_down_events: link
-            .and_then(|l| l.down_events)
-            .map(|v| Counted { value: v, origin: Origin::netlink() })
-            .or_else(|| from_driver(driver, DRIVER_LINK_DOWN)),
-    }
+    out.corrected_bits = total(&fec.corrected_bits).or_else(|| from_driver(driver, DRIVER_CORRECTED_BITS));
+    lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, || mlx5_lane_errors(driver));
+    out.corrected_blocks = total(&fec.corrected_blocks).or_else(|| from_driver(driver, DRIVER_CORRECTED_BLOCKS));
+    lanes_into(&mut out.corrected_blocks_per_lane, &fec.corrected_blocks, || None);
+    out.uncorrectable_blocks = total(&fec.uncorrectable_blocks).or_else(|| from_driver(driver, DRIVER_UNCORRECTABLE_BLOCKS));
+    lanes_into(&mut out.uncorrectable_blocks_per_lane, &fec.uncorrectable_blocks, || None);
+    out.rx_bits = from_driver(driver, DRIVER_RX_BITS);
+    out.pcs_symbol_errors = from_driver(driver, DRIVER_PCS_SYMBOL_ERRORS);
+    out.link_down_events = link
+        .and_then(|l| l.down_events)
+        .map(|v| Counted { value: v, origin: Origin::netlink() })
+        .or_else(|| from_driver(driver, DRIVER_LINK_DOWN));
 }
 
 #[cfg(test)]

@@ -139,22 +139,68 @@ pub fn refresh_monitors(img: &ModuleImage, r: &mut ModuleReport) {
 /// unsupported), readings only where page 01h advertises Rx power monitoring.
 pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
     let mut out = Vec::new();
-    if lower::flat_memory(img) != Some(false) {
-        return out;
-    }
-    let adv = page01::advertisement(img);
-    let unsupported = page00::unsupported_media_lanes(img, &mut Vec::new());
-    for bank in 0..page01::bank_count(img).unwrap_or(1) {
-        let Some(rx) = page11::lane_rx_power_mw(img, bank, adv.as_ref()) else { continue };
-        for (i, mw) in rx.into_iter().enumerate().filter(|(i, _)| bank != 0 || unsupported & (1 << i) == 0) {
-            let lane = usize::from(bank) * usize::from(page11::LANES_PER_BANK) + i;
-            if out.len() <= lane {
-                out.resize(lane + 1, None);
-            }
-            out[lane] = mw;
+    RxPlan::new(img).read(img, &mut out);
+    out
+}
+
+/// What [`lane_rx_power_mw`] reads besides the page 11h Rx power words, resolved once
+/// from an image: flat memory (lower byte 2 bit 7, CMIS 5.2 Table 8-4), the page 01h
+/// advertisement (bytes 142, 159-160, Table 8-28ff.) and the unsupported media lanes (page
+/// 00h byte 210). A sample that leaves those bytes alone reads only its Rx power words.
+#[derive(Clone, Debug)]
+pub struct RxPlan {
+    /// Banks whose page 11h may hold lanes; 0 for flat memory (no page 11h).
+    banks: u8,
+    adv: Option<page01::Advertisement>,
+    unsupported: u8,
+    /// The single bytes the plan was resolved from, as the image had them.
+    bytes: [(super::map::Field, Option<u8>); 3],
+}
+
+impl RxPlan {
+    pub fn new(img: &ModuleImage) -> Self {
+        let paged = lower::flat_memory(img) == Some(false);
+        let bytes = [lower::IDENTIFIER, lower::MEMORY_MODEL, page00::MEDIA_LANE_UNSUPPORTED].map(|f| (f, f.byte(img, 0)));
+        RxPlan {
+            banks: if paged { page01::bank_count(img).unwrap_or(1) } else { 0 },
+            adv: paged.then(|| page01::advertisement(img)).flatten(),
+            unsupported: if paged { page00::unsupported_media_lanes(img, &mut Vec::new()) } else { 0 },
+            bytes,
         }
     }
-    out
+
+    /// True when an image made of the plan's image with `runs` (I2C address, page, offset,
+    /// bytes) laid over it resolves to the same plan: no run changes a byte the plan was
+    /// resolved from, nor touches page 01h.
+    pub fn holds_for<'a>(&self, mut runs: impl Iterator<Item = (u8, u8, u16, &'a [u8])>) -> bool {
+        runs.all(|(addr, page, offset, data)| {
+            if addr == I2C_A0 && page == 0x01 && usize::from(offset) + data.len() > 128 {
+                return false;
+            }
+            // Lower memory (offsets 0-127) is the same whatever the page.
+            self.bytes.iter().all(|(f, was)| {
+                let same_memory = f.i2c_address == addr && (f.offset < 128 || f.page == page);
+                let at = usize::from(f.offset).checked_sub(usize::from(offset)).filter(|_| same_memory);
+                at.and_then(|i| data.get(i)).is_none_or(|b| Some(*b) == *was)
+            })
+        })
+    }
+
+    /// [`lane_rx_power_mw`] of `img` into `out`, where `img` resolves to this plan.
+    pub fn read(&self, img: &ModuleImage, out: &mut Vec<Option<f64>>) {
+        out.clear();
+        for bank in 0..self.banks {
+            let Some(rx) = page11::lane_rx_power_mw(img, bank, self.adv.as_ref()) else { continue };
+            for (i, mw) in rx.enumerate().filter(|(i, _)| bank != 0 || self.unsupported & (1 << i) == 0) {
+                let lane = usize::from(bank) * usize::from(page11::LANES_PER_BANK) + i;
+                // Lanes come in increasing order: those left out before `lane` stay `None`.
+                if out.len() < lane {
+                    out.resize(lane, None);
+                }
+                out.push(mw);
+            }
+        }
+    }
 }
 
 /// Application Descriptors 1-8 (lower memory) then 9-15 (page 01h) up to the 0xFF end
@@ -254,5 +300,33 @@ mod tests {
         assert_eq!(mon[1], PageRequest::new(I2C_A0, 0x11, 0, 128, 86));
         assert_eq!(mon.len(), 5);
         assert!(st.iter().chain(&mon).all(PageRequest::is_valid));
+    }
+
+    #[test]
+    fn rx_plan_reads_the_rx_words_while_its_bytes_stay() {
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0x00]).unwrap(); // QSFP-DD, paged memory
+        img.insert(I2C_A0, 0x00, 0, 210, &[0x00]).unwrap(); // every media lane supported
+        img.insert(I2C_A0, 0x01, 0, 159, &[0x00, 0x04]).unwrap(); // byte 160 bit 2: Rx power monitored
+                                                                  // Page 11h bytes 186-201, lanes 1-8: lane 1 Rx power 0x2710 = 10000 x 0.1 uW = 1.0 mW
+                                                                  // (Table 8-82), the others 0 mW.
+        let mut rx = [0; 16];
+        rx[..2].copy_from_slice(&[0x27, 0x10]);
+        img.insert(I2C_A0, 0x11, 0, 186, &rx).unwrap();
+        let plan = RxPlan::new(&img);
+        let mut out = vec![Some(9.0); 12];
+        plan.read(&img, &mut out);
+        let mut want = vec![Some(0.0); 8];
+        want[0] = Some(1.0);
+        assert_eq!(out, want);
+        assert_eq!(lane_rx_power_mw(&img), out);
+        // New Rx words, an unchanged lower page and unchanged byte 210 keep the plan; a
+        // changed memory model byte, byte 210 or anything on page 01h does not.
+        let runs = |r: &[(u8, u16, &[u8])]| plan.holds_for(r.iter().map(|(page, off, d)| (I2C_A0, *page, *off, *d)));
+        assert!(runs(&[(0x11, 186, &[0x00, 0x01]), (0x00, 0, &[0x18, 0x50, 0x00])]));
+        assert!(!runs(&[(0x00, 0, &[0x18, 0x50, 0x80])]));
+        assert!(runs(&[(0x00, 200, &[0; 16])]));
+        assert!(!runs(&[(0x00, 200, &[0xf0; 16])]));
+        assert!(!runs(&[(0x01, 200, &[0x00])]));
     }
 }

@@ -161,10 +161,14 @@ fn rx_mw(rx_power: Option<&[u8]>, adv: &Advertisement, i: usize) -> Option<f64> 
 }
 
 /// Rx power of the 8 lanes of `bank` in mW, `None` when page 11h of that bank was not read.
-pub(super) fn lane_rx_power_mw(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) -> Option<Vec<Option<f64>>> {
+pub(super) fn lane_rx_power_mw<'a>(
+    img: &'a ModuleImage,
+    bank: u8,
+    adv: Option<&'a Advertisement>,
+) -> Option<impl Iterator<Item = Option<f64>> + 'a> {
     let rx_power = RX_POWER.read(img, bank);
     img.has_upper_page(I2C_A0, 0x11, bank)
-        .then(|| (0..usize::from(LANES_PER_BANK)).map(|i| adv.and_then(|a| rx_mw(rx_power, a, i))).collect())
+        .then(move || (0..usize::from(LANES_PER_BANK)).map(move |i| adv.and_then(|a| rx_mw(rx_power, a, i))))
 }
 
 /// The 8 lanes of `bank`, or `None` when page 11h of that bank was not read.

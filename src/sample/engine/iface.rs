@@ -5,10 +5,11 @@ use super::gaps::Gaps;
 use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
-use crate::counters::{normalize, Counted, Origin, PortCounters};
+use crate::counters::{normalize_into, Counted, Origin, PortCounters};
+use crate::module::cmis::RxPlan;
 use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, standard_of, ModuleImage, ModuleReport, PageEntry, Standard};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
@@ -59,6 +60,8 @@ pub struct StaticModule {
     fingerprint: Option<Vec<u8>>,
     /// `image` decoded once: a sample then decodes only its monitor fields.
     decoded: Option<StaticDecode>,
+    /// What a CMIS sample's rx power reading needs of `image`, resolved once.
+    rx_plan: Option<RxPlan>,
 }
 
 fn malformed(e: impl std::fmt::Display) -> String {
@@ -70,7 +73,9 @@ impl StaticModule {
         let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
         let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
         let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
-        StaticModule { record, image, fingerprint, decoded }
+        let cmis = image.as_ref().ok().and_then(Option::as_ref).filter(|img| standard_of(img) == Ok(Standard::Cmis));
+        let rx_plan = cmis.map(RxPlan::new);
+        StaticModule { record, image, fingerprint, decoded, rx_plan }
     }
 
     /// The module of a sample: these static pages plus the sample's monitor pages
@@ -250,6 +255,23 @@ impl Segment {
         self.layout.extend(pages.iter().map(PageRun::of));
     }
 
+    /// Rx power in mW by lane of the last sample `s` into `out`; false when its module
+    /// does not decode. Only the rx monitors are read: through the static record's plan
+    /// where the sample leaves what the plan was resolved from alone.
+    fn rx_power_mw(&self, s: &SampleRecord, out: &mut Vec<Option<f64>>) -> bool {
+        // `image` is the record's static image with the sample's runs laid over it.
+        if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.rx_plan.as_ref())) {
+            let pages = s.module.iter().flat_map(|m| &m.pages);
+            if plan.holds_for(pages.map(|e| (e.i2c_address, e.page, e.offset, &e.data[..]))) {
+                plan.read(img, out);
+                return true;
+            }
+        }
+        let Some(rx) = self.image.as_ref().ok().and_then(SampleModule::rx_power_mw) else { return false };
+        *out = rx;
+        true
+    }
+
     fn decode(&self) -> Result<ModuleReport, String> {
         // `image` is the record's static image with the `layout` runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
@@ -331,6 +353,9 @@ pub struct IfaceState {
     /// Per-sample scratch, refilled by each sample (buffers kept).
     point: Point,
     step: PointStep,
+    rx_mw: Vec<Option<f64>>,
+    /// The sample's counters; then the previous sample's, whose buffers the next reuses.
+    counters: PortCounters,
 }
 
 impl IfaceState {
@@ -352,6 +377,8 @@ impl IfaceState {
             ring_keep_s: longest,
             point: Point::default(),
             step: PointStep::default(),
+            rx_mw: Vec::new(),
+            counters: PortCounters::default(),
         }
     }
 
@@ -385,8 +412,8 @@ impl IfaceState {
         if !range.contains(s.t) {
             return;
         }
-        let counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
-        self.point.refill(s, &counters);
+        normalize_into(&mut self.counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        self.point.refill(s, &self.counters);
         let brk = self.segmenter.sample(&self.point, self.current.as_ref().map(|seg| &seg.sum));
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
@@ -398,7 +425,8 @@ impl IfaceState {
         let Some(seg) = self.current.as_mut() else { return };
         seg.set_module(self.latest.as_ref(), s);
         // Only the rx monitors are decoded per sample; the full decode waits for a window.
-        let rx_mw = seg.image.as_ref().ok().and_then(SampleModule::rx_power_mw);
+        let rx_ok = seg.rx_power_mw(s, &mut self.rx_mw);
+        let rx_mw = &self.rx_mw[..];
         let step = &mut self.step;
         seg.sum.push(&self.point, step);
         let up = s.link.up;
@@ -412,7 +440,7 @@ impl IfaceState {
                 t_end: s.t,
                 corrected_bits_per_lane: step.corrected_bits_per_lane(),
                 rx_bits: step.rx_bits,
-                rx_power_mw: rx_mw.as_deref().unwrap_or(&[]),
+                rx_power_mw: if rx_ok { rx_mw } else { &[] },
                 link_down_events: down,
             });
         }
@@ -424,10 +452,10 @@ impl IfaceState {
         seg.link_up = up;
         seg.link_ext_state = s.link.ext_state;
         seg.gaps.push(s.t);
-        if let Some(r) = &rx_mw {
-            seg.rx.add(r);
+        if rx_ok {
+            seg.rx.add(rx_mw);
         }
-        seg.counters_at_end = counters;
+        std::mem::swap(&mut seg.counters_at_end, &mut self.counters);
         seg.time_base.clone_from(&s.time_base);
     }
 
