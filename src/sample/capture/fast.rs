@@ -179,13 +179,8 @@ impl<'a> Cursor<'a> {
     fn u64(&mut self) -> Option<u64> {
         self.ws();
         let rest = &self.b[self.i..];
-        // Up to 7 digits (most counters) from one 8-byte load, else digit by digit.
-        let short = rest.first_chunk::<8>().map(|eight| u64::from_le_bytes(*eight)).and_then(|chars| {
-            let digits = (digit_mask(chars).trailing_ones() / 8) as usize;
-            (digits < 8).then(|| (digits, eight_digits(chars.wrapping_sub(ONES * u64::from(b'0')) << (8 * (8 - digits.max(1))))))
-        });
-        let (n, v) = match short {
-            Some((n, v)) => (n, v),
+        let (n, v) = match short_digits(rest) {
+            Some(short) => short,
             None => {
                 let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
                 let v = rest[..digits].iter().try_fold(0u64, |v, c| v.checked_mul(10)?.checked_add(u64::from(c - b'0')))?;
@@ -516,20 +511,44 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let mut bad = 0;
-        let out = s
-            .chunks_exact(2)
-            .map(|pair| {
-                let (high, low) = (HEX_DIGIT[usize::from(pair[0])], HEX_DIGIT[usize::from(pair[1])]);
-                bad |= high | low;
-                high << 4 | low
-            })
-            .collect();
+        let mut out = vec![0; s.len() / 2];
+        for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+            let (high, low) = (HEX_DIGIT[usize::from(pair[0])], HEX_DIGIT[usize::from(pair[1])]);
+            bad |= high | low;
+            *byte = high << 4 | low;
+        }
         self.i += s.len() + 1;
         (bad & 0xf0 == 0).then_some(out)
     }
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// 10^0..10^8 as integers, the scale of a chunk of up to eight digits.
+const POW10_U64: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+/// The number of leading ASCII digits of `rest` and their value, when there are at most
+/// 15 (cannot overflow) and 8-byte loads reach past them; else `None` (digit by digit).
+fn short_digits(rest: &[u8]) -> Option<(usize, u64)> {
+    let mut n = 0;
+    let mut v = 0;
+    while n < 16 {
+        let chars = u64::from_le_bytes(*rest.get(n..)?.first_chunk::<8>()?);
+        let digits = (digit_mask(chars).trailing_ones() / 8) as usize;
+        let values = chars.wrapping_sub(ONES * u64::from(b'0'));
+        if digits == 8 {
+            v = v * POW10_U64[8] + eight_digits(values);
+            n += 8;
+            continue;
+        }
+        if digits > 0 {
+            // The digits to the top bytes, leading zeros below them.
+            v = v * POW10_U64[digits] + eight_digits(values << (8 * (8 - digits)));
+        }
+        return Some((n + digits, v));
+    }
+    None
+}
 
 /// 0xff in each byte of `chars` that is an ASCII digit, up to the first one that is not
 /// (bytes past it may be wrong: borrows and carries only run upwards).
