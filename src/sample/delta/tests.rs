@@ -1,0 +1,172 @@
+use super::*;
+use crate::counters::{FecStats, LinkInfo, LinkState};
+use crate::module::PageEntry;
+use crate::sample::capture::{ModulePages, Record};
+
+struct Seg {
+    started_by: Option<Break>,
+    samples: usize,
+    sum: DeltaSum,
+}
+
+/// The segments of `records` with their sums, folded the way the engine folds them.
+fn segments(records: &[Record]) -> Vec<Seg> {
+    let mut seg = Segmenter::default();
+    let mut out: Vec<Seg> = Vec::new();
+    for r in records {
+        match r {
+            Record::Interface(ir) => seg.interface(ir.t, module_identity(ir)),
+            Record::Sample(s) => {
+                let p = Point::from_sample(s);
+                let brk = seg.sample(&p, out.last().map(|s| &s.sum));
+                if brk.is_some() || out.is_empty() {
+                    out.push(Seg { started_by: brk, samples: 0, sum: DeltaSum::default() });
+                }
+                if let Some(last) = out.last_mut() {
+                    last.samples += 1;
+                    last.sum.push(&p, &mut PointStep::default());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn sample(t: f64, bits: Vec<u64>, down: u64) -> Record {
+    Record::Sample(SampleRecord {
+        t,
+        interface: "e0".into(),
+        link: LinkState { up: Some(true), down_events: Some(down), ..Default::default() },
+        fec: Some(FecStats { corrected_bits: bits, ..Default::default() }),
+        driver_stats: Default::default(),
+        module: None,
+        ..Default::default()
+    })
+}
+
+fn iface(t: f64, sn: &[u8; 16]) -> Record {
+    let mut upper = vec![0u8; 128];
+    upper[196 - 128..212 - 128].copy_from_slice(sn);
+    let pages = vec![
+        PageEntry { i2c_address: 0x50, page: 0, bank: 0, offset: 0, data: vec![0x11; 1] },
+        PageEntry { i2c_address: 0x50, page: 0, bank: 0, offset: 128, data: upper },
+    ];
+    Record::Interface(InterfaceRecord {
+        t,
+        interface: "e0".into(),
+        driver: None,
+        bus_info: None,
+        pci: None,
+        port: None,
+        link: LinkInfo::default(),
+        module: Some(ModulePages { pages }),
+        origin_file: None,
+    })
+}
+
+#[test]
+fn steps() {
+    assert_eq!(step(5, 9), Step::Increase(4));
+    // 0xFFFF_FFF0 -> 0x10: 2^32 - 0xFFFF_FFF0 = 16, + 16 = 32.
+    assert_eq!(step(0xFFFF_FFF0, 0x10), Step::Wrapped(32));
+    // From 1000 down to 5: not near 2^32, so a reset.
+    assert_eq!(step(1000, 5), Step::Reset);
+    // A 64-bit counter above 2^32 going down is a reset, never a wrap.
+    assert_eq!(step(U32_RANGE + 10, 3), Step::Reset);
+    // Near 2^32 but restarting high is not a plausible wrap.
+    assert_eq!(step(0xFFFF_FFF0, 0x8000_0000), Step::Reset);
+}
+
+#[test]
+fn reset_starts_a_new_segment_and_no_delta_crosses_it() {
+    // total, lane1, lane2: 100 -> 150 (+50), then 20 (reset), then 35 (+15).
+    let recs = [
+        sample(0.0, vec![100, 60, 40], 1),
+        sample(1.0, vec![150, 80, 70], 1),
+        sample(2.0, vec![20, 10, 10], 1),
+        sample(3.0, vec![35, 20, 15], 1),
+    ];
+    let segs = segments(&recs);
+    assert_eq!(segs.len(), 2);
+    let b = segs[1].started_by.as_ref().unwrap();
+    assert_eq!(b.kind, EventKind::CounterReset);
+    assert!(b.reason.contains("150 to 20"), "{}", b.reason);
+    let d0 = segs[0].sum.total();
+    assert_eq!(d0.counters.corrected_bits.unwrap().value, 50);
+    assert_eq!(d0.counters.corrected_bits_per_lane.unwrap().values, vec![20, 30]);
+    let d1 = segs[1].sum.total();
+    assert_eq!(d1.counters.corrected_bits.unwrap().value, 15);
+    assert_eq!(d1.counters.corrected_bits_per_lane.unwrap().values, vec![10, 5]);
+    assert_eq!(d1.counters.link_down_events.unwrap().value, 0);
+}
+
+#[test]
+fn u32_down_count_wrap_is_an_increase() {
+    // EXT_DOWN_CNT is a u32 on the wire: 4294967294 -> 1 is 2 + 1 = 3 events.
+    let recs = [sample(0.0, vec![0], 4_294_967_294), sample(1.0, vec![0], 1)];
+    let segs = segments(&recs);
+    assert_eq!(segs.len(), 1);
+    let d = segs[0].sum.total();
+    assert_eq!(d.counters.link_down_events.unwrap().value, 3);
+    assert_eq!(d.wraps.len(), 1);
+}
+
+#[test]
+fn lane_count_change_is_a_reset() {
+    let recs = [sample(0.0, vec![10, 5, 5], 0), sample(1.0, vec![12, 3, 3, 3, 3], 0)];
+    let segs = segments(&recs);
+    assert_eq!(segs.len(), 2);
+    assert!(segs[1].started_by.as_ref().unwrap().reason.contains("lane count"));
+}
+
+#[test]
+fn module_swap_starts_a_segment() {
+    let recs = [
+        iface(0.0, b"AAA0001         "),
+        sample(0.0, vec![10], 0),
+        sample(1.0, vec![20], 0),
+        iface(1.5, b"AAA0001         "), // same module re-announced (link change): no break
+        sample(2.0, vec![30], 0),
+        iface(2.5, b"BBB0002         "),
+        sample(3.0, vec![40], 0),
+        sample(4.0, vec![45], 0),
+    ];
+    let segs = segments(&recs);
+    assert_eq!(segs.len(), 2);
+    assert_eq!(segs[0].samples, 3);
+    let b = segs[1].started_by.as_ref().unwrap();
+    assert_eq!(b.kind, EventKind::ModuleChanged);
+    assert!(b.reason.contains("AAA0001") && b.reason.contains("BBB0002"), "{}", b.reason);
+    assert_eq!(segs[1].sum.total().counters.corrected_bits.unwrap().value, 5);
+}
+
+#[test]
+fn histogram_bins_read_like_a_map() {
+    // Bins out of order and one named twice: slot order, the later (3, 3) wins (7 + lane 4).
+    let bin = |low, count, lane| FecHistogramBin { low, high: low, count, per_lane: vec![lane] };
+    let mut r = sample(0.0, vec![10], 0);
+    if let Record::Sample(s) = &mut r {
+        s.fec.as_mut().unwrap().histogram = vec![bin(3, 5, 1), bin(1, 2, 2), bin(3, 7, 4)];
+        let p = Point::from_sample(s);
+        let bins: Vec<(Slot, Vec<u64>)> =
+            p.series.iter().filter(|e| matches!(e.0, Slot::Bin(..))).map(|(k, _, v)| (k, v.to_vec())).collect();
+        assert_eq!(bins, vec![(Slot::Bin(1, 1), vec![2, 2]), (Slot::Bin(3, 3), vec![7, 4])]);
+    }
+}
+
+#[test]
+fn origin_switch_is_skipped_not_a_reset() {
+    // Sample 2 has no netlink FEC (read failed): corrected bits fall back to the
+    // driver counter; netlink deltas continue from sample 1 to 3: 100 -> 130 = 30.
+    let mut mid = sample(1.0, vec![], 0);
+    if let Record::Sample(s) = &mut mid {
+        s.fec = None;
+        s.driver_stats.insert("rx_corrected_bits_phy".into(), 7);
+    }
+    let recs = [sample(0.0, vec![100], 0), mid, sample(2.0, vec![130], 0)];
+    let segs = segments(&recs);
+    assert_eq!(segs.len(), 1);
+    let d = segs[0].sum.total();
+    assert_eq!(d.counters.corrected_bits.unwrap(), Counted { value: 30, origin: Origin::netlink() });
+}
