@@ -17,7 +17,7 @@ fn capture(name: &str) -> PathBuf {
 
 const MARGINAL: &str = "sr4-200g-lane4-marginal.jsonl";
 
-/// The contract: these columns first, in this order (src/output/csv.rs `LaneRow`).
+/// The contract: these columns first, in this order (src/output/lane_row.rs `LaneRow`).
 const CONTRACT_COLUMNS: [&str; 14] = [
     "time",
     "t",

@@ -5,6 +5,7 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use super::csv_cells::CellWriter;
+pub use super::lane_row::LaneRow;
 use crate::analysis::lane_rows::{row_figures, RowFigures};
 use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
 use crate::module::report::LaneReport;
@@ -12,47 +13,9 @@ use crate::sample::capture::SampleRecord;
 use crate::sample::capture::{round_t, Record};
 use crate::sample::intervals::IntervalWalker;
 use crate::sample::RecordSink;
-use serde::Serialize;
 use std::io::{self, Write};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
-
-/// One CSV row. Field order is the column order; the first fourteen columns are a contract.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct LaneRow {
-    /// Wall-clock time of the sample (RFC 3339, UTC): capture start + `t`.
-    pub time: Option<String>,
-    /// Seconds since capture start.
-    pub t: f64,
-    pub interface: String,
-    pub module_sn: Option<String>,
-    /// 1-based lane; empty when neither the module nor the counters give lanes.
-    pub lane: Option<u8>,
-    pub rx_power_dbm: Option<f64>,
-    pub tx_power_dbm: Option<f64>,
-    pub tx_bias_ma: Option<f64>,
-    pub module_temperature_c: Option<f64>,
-    /// Corrected bits on this lane since the interface's previous sample.
-    pub corrected_bits_delta: Option<u64>,
-    pub pre_fec_ber: Option<f64>,
-    pub margin_db: Option<f64>,
-    /// Port-level increases since the previous sample (same on every lane row).
-    pub uncorrectable_blocks_delta: Option<u64>,
-    pub link_down_events_delta: Option<u64>,
-    pub rx_power_mw: Option<f64>,
-    pub pre_fec_ber_upper: Option<f64>,
-    pub optical_margin_db: Option<f64>,
-    pub interval_s: Option<f64>,
-    pub flags: String,
-    /// The module's media-side VDM figures, and which measurement `pre_fec_ber` is
-    /// (`driver`, `netlink`, `vdm`; empty = none).
-    pub esnr_db: Option<f64>,
-    pub ltp_db: Option<f64>,
-    pub module_pre_fec_ber: Option<f64>,
-    pub ber_source: Option<crate::analysis::vdm_lanes::BerSource>,
-    /// Host the capture was taken on (capture header), after every earlier column.
-    pub host: Option<String>,
-}
 
 /// How rows are encoded: CSV, or JSON Lines of the same rows (`export --json`).
 enum Encoding {

@@ -4,7 +4,7 @@
 //! `"` doubled inside; `None` is an empty field; floats as `ryu` formats them, integers as
 //! `itoa` does. A unit test holds the two writers to the same bytes.
 
-use super::csv::LaneRow;
+use super::lane_row::LaneRow;
 
 /// The header record: the [`LaneRow`] field names, in order.
 pub const COLUMNS: [&str; 24] = [

@@ -7,6 +7,7 @@ mod csv_cells;
 #[cfg(test)]
 mod csv_equivalence;
 pub mod html;
+mod lane_row;
 pub mod live_table;
 pub mod plot;
 pub mod prometheus;
