@@ -261,7 +261,9 @@ mod tests {
 
     #[test]
     fn field_tables_do_not_overlap() {
-        let all: Vec<Field> = [lower::FIELDS, page00::FIELDS, page01::FIELDS, page02::FIELDS, page11::FIELDS, vdm::FIELDS].concat();
+        let all: Vec<Field> =
+            [lower::FIELDS, page00::FIELDS, page01::FIELDS, page02::FIELDS, page11::MONITOR_FIELDS, &[page11::DP_CONFIG], vdm::FIELDS]
+                .concat();
         assert_eq!(first_overlap(&all), None);
         assert_eq!(first_straddling(&all), None);
     }

@@ -44,34 +44,6 @@ pub(super) const RX_POWER: Field = p11("rx_power", 186, 16);
 /// (CMIS 5.2 Table 8-86).
 pub(super) const DP_CONFIG: Field = p11("active_dp_config", 206, 8);
 
-/// Every field this page decodes, for the overlap test.
-#[cfg(test)]
-pub(super) const FIELDS: &[Field] = &[
-    DP_STATE,
-    TX_FAULT,
-    TX_LOS,
-    TX_LOL,
-    TX_EQ_FAULT,
-    TX_POWER_HA,
-    TX_POWER_LA,
-    TX_POWER_HW,
-    TX_POWER_LW,
-    TX_BIAS_HA,
-    TX_BIAS_LA,
-    TX_BIAS_HW,
-    TX_BIAS_LW,
-    RX_LOS,
-    RX_LOL,
-    RX_POWER_HA,
-    RX_POWER_LA,
-    RX_POWER_HW,
-    RX_POWER_LW,
-    TX_POWER,
-    TX_BIAS,
-    RX_POWER,
-    DP_CONFIG,
-];
-
 /// The fields [`lanes`] decodes that a sample re-reads (everything but the Active Control
 /// Set, which selects the application and so is decoded with the static pages).
 pub(super) const MONITOR_FIELDS: &[Field] = &[
