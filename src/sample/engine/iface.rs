@@ -16,6 +16,8 @@ use crate::sample::module_cache::fingerprint;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+mod restart;
+
 /// Sentences kept per list (events, segment breaks); the rest are counted.
 const MAX_SENTENCES: usize = 256;
 /// Earlier segments kept for per-segment analysis; older ones are counted.
@@ -255,8 +257,8 @@ impl Segment {
         self.layout.extend(pages.iter().map(PageRun::of));
     }
 
-    /// Rx power in mW by lane of the last sample `s` into `out`; false when its module
-    /// does not decode. Only the rx monitors are read: through the static record's plan
+    /// Rx power in mW by lane of the last sample `s` into `out`; false (and `out` empty)
+    /// when its module does not decode. Only the rx monitors are read: through the static record's plan
     /// where the sample leaves what the plan was resolved from alone.
     fn rx_power_mw(&self, s: &SampleRecord, out: &mut Vec<Option<f64>>) -> bool {
         // `image` is the record's static image with the sample's runs laid over it.
@@ -267,7 +269,11 @@ impl Segment {
                 return true;
             }
         }
-        let Some(rx) = self.image.as_ref().ok().and_then(SampleModule::rx_power_mw) else { return false };
+        let Some(rx) = self.image.as_ref().ok().and_then(SampleModule::rx_power_mw) else {
+            // Empty, not the previous sample's: a restart ([`IfaceState::restart_at_last_sample`]) re-adds it.
+            out.clear();
+            return false;
+        };
         *out = rx;
         true
     }
@@ -350,7 +356,8 @@ pub struct IfaceState {
     series: LaneSeries,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
-    /// Per-sample scratch, refilled by each sample (buffers kept).
+    /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
+    /// point and rx reading (what [`Self::restart_at_last_sample`] folds in again).
     point: Point,
     step: PointStep,
     rx_mw: Vec<Option<f64>>,
