@@ -20,11 +20,28 @@ struct Pending {
     samples_since: usize,
     /// Event records taken into the interval.
     events: usize,
+    /// The last window [`IntervalWalker::push_in_place`] gave, refilled by the next.
+    window: InterfaceWindow,
 }
 
 impl Pending {
-    fn new(name: &str, ir: Option<&Arc<StaticModule>>) -> Self {
-        Pending { fold: IntervalFold::new(name, ir), started: false, samples_since: 0, events: 0 }
+    fn new(name: &str) -> Self {
+        Pending { fold: IntervalFold::new(name, None), started: false, samples_since: 0, events: 0, window: InterfaceWindow::default() }
+    }
+
+    /// A new interface record `ir` (or none): the next interval starts afresh.
+    fn restart(&mut self, name: &str, ir: Option<&Arc<StaticModule>>) {
+        self.fold = IntervalFold::new(name, ir);
+        self.started = false;
+        self.samples_since = 0;
+        self.events = 0;
+    }
+
+    /// After the window of the interval the last sample closed: the next starts at it.
+    fn next_interval(&mut self) {
+        self.fold.restart();
+        self.samples_since = 0;
+        self.events = 0;
     }
 }
 
@@ -55,9 +72,27 @@ impl IntervalWalker {
 
     /// Feeds one record; returns the window of the interval it closes, if it closes one.
     pub fn push(&mut self, rec: &Record) -> Option<InterfaceWindow> {
+        let p = self.fold(rec)?;
+        let w = p.fold.window();
+        p.next_interval();
+        Some(w)
+    }
+
+    /// [`Self::push`], the window refilled into one kept per interface (the strings and
+    /// vectors of the last one reused): valid until the next record is pushed.
+    pub fn push_in_place(&mut self, rec: &Record) -> Option<&InterfaceWindow> {
+        let p = self.fold(rec)?;
+        p.fold.window_into(&mut p.window);
+        p.next_interval();
+        Some(&p.window)
+    }
+
+    /// Folds `rec` into its interface's interval; that interface's state when `rec`
+    /// closes the interval (or is a first sample with a window of its own).
+    fn fold(&mut self, rec: &Record) -> Option<&mut Pending> {
         let name = rec.interface()?;
         if !self.per_iface.contains_key(name) {
-            self.per_iface.insert(name.to_string(), Pending::new(name, None));
+            self.per_iface.insert(name.to_string(), Pending::new(name));
         }
         // Inserted just above when missing.
         let p = self.per_iface.get_mut(name)?;
@@ -65,7 +100,7 @@ impl IntervalWalker {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval
                 // across it would mix two modules, so the next one starts afresh.
-                *p = Pending::new(name, Some(&Arc::new(StaticModule::new(ir.clone()))));
+                p.restart(name, Some(&Arc::new(StaticModule::new(ir.clone()))));
             }
             Record::Event(e) => {
                 if self.events && p.events < MAX_EVENTS {
@@ -76,21 +111,17 @@ impl IntervalWalker {
             Record::Sample(s) => {
                 if !p.started {
                     // The interval's first sample (`first_alone` walkers take no events,
-                    // so its lone window holds none).
+                    // so its lone window holds none and the next interval starts here).
                     p.fold.sample(s);
                     p.started = true;
-                    return self.first_alone.then(|| p.fold.window());
+                    return self.first_alone.then_some(p);
                 }
                 p.samples_since += 1;
                 if p.samples_since < self.every {
                     return None;
                 }
                 p.fold.sample(s);
-                let w = p.fold.window();
-                p.fold.restart();
-                p.samples_since = 0;
-                p.events = 0;
-                return Some(w);
+                return Some(p);
             }
             Record::Header(_) => {}
         }

@@ -43,6 +43,11 @@ impl IntervalFold {
         self.state.window()
     }
 
+    /// [`Self::window`] into `w` (its buffers reused).
+    pub fn window_into(&self, w: &mut InterfaceWindow) {
+        self.state.window_into(w);
+    }
+
     /// The next interval starts at the last sample folded: as if the fold were
     /// [`Self::new`] then that sample alone.
     pub fn restart(&mut self) {
