@@ -2,7 +2,8 @@
 //! interval of a run looked like (the live `watch` table, margin-over-time plots). Holds
 //! per interface only the fold of the current interval ([`IntervalFold`]: the interface
 //! record in force, the interval's first sample and the events since, folded as they
-//! come), so memory follows the number of interfaces, not the length of the run.
+//! come) and the last window it gave, so memory follows the number of interfaces, not
+//! the length of the run.
 
 use super::capture::Record;
 use super::engine::{IntervalFold, StaticModule};

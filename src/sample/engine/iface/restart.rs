@@ -63,3 +63,49 @@ impl IfaceState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::counters::{DriverStats, FecHistogramBin, FecStats, LinkState};
+    use crate::sample::capture::SampleRecord;
+    use crate::sample::delta::{DeltaSum, Point, PointStep};
+
+    /// A sample with FEC corrected bits (total then lanes) and histogram bins, or (`fec`
+    /// empty) the driver's corrected-bit counter, and a netlink link-down count.
+    fn sample(t: f64, fec: &[u64], bins: &[(u32, u64)], driver_bits: Option<u64>, down: u64) -> SampleRecord {
+        let histogram =
+            bins.iter().map(|(low, count)| FecHistogramBin { low: *low, high: *low, count: *count, per_lane: vec![] }).collect();
+        let fec = (!fec.is_empty()).then(|| FecStats { corrected_bits: fec.to_vec(), histogram, ..Default::default() });
+        let mut driver_stats = DriverStats::new();
+        if let Some(v) = driver_bits {
+            driver_stats.insert("rx_corrected_bits_phy".into(), v);
+        }
+        SampleRecord { t, fec, driver_stats, link: LinkState { down_events: Some(down), ..Default::default() }, ..Default::default() }
+    }
+
+    #[test]
+    fn a_sum_restarted_at_its_last_point_is_a_fresh_sum_of_it() {
+        let cases: [&[SampleRecord]; 4] = [
+            // Increases in one origin each (the usual case: buffers kept).
+            &[sample(0.0, &[10, 4, 6], &[(0, 5), (1, 2)], None, 1), sample(1.0, &[30, 14, 16], &[(0, 9), (1, 2)], None, 2)],
+            // A 32-bit wrap of the link-down count: its note goes too.
+            &[sample(0.0, &[10, 4, 6], &[], None, 0xFFFF_FFF0), sample(1.0, &[10, 4, 6], &[], None, 3)],
+            // Corrected bits from netlink, then from the driver: two origins of one series.
+            &[sample(0.0, &[10, 4, 6], &[], None, 1), sample(1.0, &[], &[], Some(50), 1)],
+            // A histogram bin the last point no longer names.
+            &[sample(0.0, &[10, 4, 6], &[(0, 5), (7, 1)], None, 1), sample(1.0, &[11, 5, 6], &[(0, 6)], None, 1)],
+        ];
+        for samples in cases {
+            let mut sum = DeltaSum::default();
+            for s in samples {
+                sum.push(&Point::from_sample(s), &mut PointStep::default());
+            }
+            let last = Point::from_sample(samples.last().unwrap());
+            sum.restart_from(&last);
+            let mut fresh = DeltaSum::default();
+            fresh.push(&last, &mut PointStep::default());
+            assert_eq!(sum, fresh, "{samples:?}");
+            assert_eq!(sum.total(), fresh.total());
+        }
+    }
+}
