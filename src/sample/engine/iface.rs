@@ -265,8 +265,8 @@ impl Segment {
     }
 
     /// Rx power in mW by lane of the last sample `s` into `out`; false (and `out` empty)
-    /// when its module does not decode. Only the rx monitors are read: through the static record's plan
-    /// where the sample leaves what the plan was resolved from alone.
+    /// when its module does not decode. Only the rx monitors are read: through the
+    /// static record's plan where the sample leaves what the plan was resolved from alone.
     fn rx_power_mw(&self, s: &SampleRecord, out: &mut Vec<Option<f64>>) -> bool {
         // `image` is the record's static image with the sample's runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.rx_plan.as_ref())) {
