@@ -17,7 +17,7 @@ use super::sysfs::Sysfs;
 use super::{DeviceIdentity, EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::PageRequest;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -129,16 +129,19 @@ pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     sysfs: Sysfs,
     /// `None` until detected; then the family (or its absence) for the source's life.
     family: Option<Option<Family>>,
-    drivers: HashMap<String, Option<DrvInfo>>,
+    // Maps by interface name are ordered maps: a source has one interface or a few, where a
+    // lookup is a string comparison or two and SipHash of the name cost more (a sample looks
+    // names up a dozen times).
+    drivers: BTreeMap<String, Option<DrvInfo>>,
     /// Interface as given -> its netdev name, ifindex and driver, until a request finds it
     /// gone: shared, so the four requests of a sample copy no strings to name the device.
-    resolved: HashMap<String, Arc<Dev>>,
+    resolved: BTreeMap<String, Arc<Dev>>,
     /// The FEC_GET answer `link_info` fetched, for `fec` in the same sample.
     fec_pending: Option<(String, Result<FecReply>)>,
-    paths: HashMap<String, PathsUsed>,
+    paths: BTreeMap<String, PathsUsed>,
     eeprom_override: Option<Box<dyn EepromReader>>,
     /// Interface as given -> its link between samples.
-    links: HashMap<String, link::CachedLink>,
+    links: BTreeMap<String, link::CachedLink>,
     link_watch: LinkWatch,
     /// Bytes the link notifications brought in for this source's reads.
     notify_io: IoCounts,
@@ -166,12 +169,12 @@ impl<K: EthtoolKernel> LiveSource<K> {
             kernel,
             sysfs,
             family: None,
-            drivers: HashMap::new(),
-            resolved: HashMap::new(),
+            drivers: BTreeMap::new(),
+            resolved: BTreeMap::new(),
             fec_pending: None,
-            paths: HashMap::new(),
+            paths: BTreeMap::new(),
             eeprom_override: None,
-            links: HashMap::new(),
+            links: BTreeMap::new(),
             link_watch: LinkWatch::new(),
             notify_io: IoCounts::default(),
             link_refresh: LINK_REFRESH,
