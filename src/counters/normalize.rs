@@ -289,6 +289,21 @@ mod tests {
     }
 
     #[test]
+    fn a_later_sample_of_the_same_names_reads_its_own_values() {
+        // Name order (bytes): rx_bits < rx_err_lane_0_phy < rx_err_lane_1_phy < rx_queue_0_packets.
+        let first = stats(&[("rx_err_lane_1_phy", 2), ("rx_err_lane_0_phy", 1), ("rx_bits", 100), ("rx_queue_0_packets", 7)]);
+        assert_eq!(normalize(None, None, &first).corrected_bits_per_lane.unwrap().values, vec![1, 2]);
+        let later = first.with_values([5, 6, 200, 8]);
+        let p = normalize(None, None, &later);
+        assert_eq!(p.rx_bits.unwrap().value, 5);
+        assert_eq!(p.corrected_bits_per_lane.unwrap().values, vec![6, 200]);
+        let want = stats(&[("rx_bits", 5), ("rx_err_lane_0_phy", 6), ("rx_err_lane_1_phy", 200)]);
+        assert_eq!(known_driver_stats(&first), stats(&[("rx_bits", 100), ("rx_err_lane_0_phy", 1), ("rx_err_lane_1_phy", 2)]));
+        assert_eq!(known_driver_stats(&later), want);
+        assert_eq!(normalize(None, None, &known_driver_stats(&later)), normalize(None, None, &later));
+    }
+
+    #[test]
     fn gapped_lane_names_are_not_attributed() {
         let d = stats(&[("rx_err_lane_0_phy", 1), ("rx_err_lane_2_phy", 1)]);
         assert!(normalize(None, None, &d).corrected_bits_per_lane.is_none());

@@ -502,13 +502,39 @@ mod tests {
     }
 
     fn run(cfg: WatchConfig, swap_at: u32, calls: Arc<Mutex<u32>>) -> (Vec<Record>, WatchSummary) {
+        run_on(SampleOn::BlockingPool, cfg, swap_at, calls)
+    }
+
+    fn run_on(on: SampleOn, cfg: WatchConfig, swap_at: u32, calls: Arc<Mutex<u32>>) -> (Vec<Record>, WatchSummary) {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let mut records: Vec<Record> = Vec::new();
         let make = move |_: &str| -> Box<dyn Source + Send> {
             Box::new(Swapping { sample: 0, swap_at, reported_gone: false, ifindex_calls: calls.clone() })
         };
-        let summary = rt.block_on(watch_until(cfg, make, &mut [&mut records], std::future::pending())).unwrap();
+        let summary = rt.block_on(watch_until_on(cfg, on, make, &mut [&mut records], std::future::pending())).unwrap();
         (records, summary)
+    }
+
+    #[test]
+    fn sampling_on_the_polling_thread_gives_the_same_records() {
+        // Timestamps differ between runs; everything else must not.
+        let strip_t = |mut records: Vec<Record>| -> Vec<Record> {
+            for r in &mut records {
+                match r {
+                    Record::Sample(s) => s.t = 0.0,
+                    Record::Interface(i) => i.t = 0.0,
+                    Record::Event(e) => e.t = 0.0,
+                    _ => {}
+                }
+            }
+            records
+        };
+        let cfg = cfg(Duration::from_millis(1), None, 4);
+        let (pool, s1) = run_on(SampleOn::BlockingPool, cfg.clone(), 2, Arc::new(Mutex::new(0)));
+        let (here, s2) = run_on(SampleOn::PollingThread, cfg, 2, Arc::new(Mutex::new(0)));
+        assert_eq!(pool.len(), here.len());
+        assert_eq!(strip_t(pool), strip_t(here));
+        assert_eq!((s1.samples, s1.ticks, s1.stopped_by), (s2.samples, s2.ticks, s2.stopped_by));
     }
 
     #[test]
