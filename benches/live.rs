@@ -260,7 +260,10 @@ fn main() {
         println!("skipping: {e}");
         return;
     }
-    let (short, long, rounds) = if quick { ("600ms", "1600ms", 2) } else { ("2s", "10s", 10) };
+    // The optics figure is the difference of two runs: the longer must add enough samples
+    // that the start-up's variation (a few ms under load) is small beside them; 10 ticks
+    // (600 ms / 1600 ms) made it ±30% of the 16 × 1-queue figure.
+    let (short, long, rounds) = if quick { ("500ms", "3s", 2) } else { ("2s", "10s", 10) };
     println!("\n### Live sampling (veth in a private netns, per interface-sample{})\n", if quick { ", --quick" } else { "" });
     println!("| interfaces | queues | counters | optics syscalls: requests to the kernel (target <= 10) | all | ethtool fork syscalls | bytes | bytes / counter values (target <= 1.5x) | optics CPU µs | fork loop CPU µs | fork / optics CPU (target >= 50x) |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");

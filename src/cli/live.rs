@@ -7,15 +7,18 @@ use super::present::stderr_width;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::output::live_table::LiveTable;
+use optics::sample::capture::Record;
 use optics::sample::engine::{Engine, EngineConfig};
-use optics::sample::watch::{stop_signals, watch_until, StopReason, WatchConfig, WatchSummary};
+use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, StopReason, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
-use std::io::IsTerminal;
+use std::cell::RefCell;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Duration;
 
 pub struct LivePlan {
@@ -75,13 +78,85 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
     })
 }
 
+/// The live table's stderr, written once per tick (and whenever the table flushes, as
+/// every redraw of the terminal table does) instead of once per plain line: a write per
+/// interface-sample was as many syscalls as the sample's own requests. The bytes are the
+/// same. After a failed write (stderr closed) it refuses everything, so the table stops.
+/// Shared between the table, which writes into it, and [`Progress`], which ends the tick.
+#[derive(Clone, Default)]
+struct TickBuffer(Rc<RefCell<Pending>>);
+
+#[derive(Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    failed: bool,
+}
+
+impl Write for TickBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut p = self.0.borrow_mut();
+        if p.failed {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        p.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut p = self.0.borrow_mut();
+        if p.bytes.is_empty() {
+            return Ok(());
+        }
+        let r = std::io::stderr().write_all(&p.bytes);
+        p.bytes.clear();
+        p.failed |= r.is_err();
+        r
+    }
+}
+
+/// The live table (best effort: a failing stderr does not stop sampling), its lines
+/// written at the end of each tick and when sampling stops.
+struct Progress {
+    table: BestEffort<LiveTable<TickBuffer>>,
+    out: TickBuffer,
+}
+
+impl Progress {
+    fn new(cfg: &Config) -> Self {
+        let out = TickBuffer::default();
+        let table = LiveTable::new(out.clone(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
+        Progress { table: BestEffort::new(table), out }
+    }
+}
+
+impl RecordSink for Progress {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        self.table.record(rec)
+    }
+
+    fn end_tick(&mut self, sampling: Duration) -> std::io::Result<()> {
+        self.table.end_tick(sampling)?;
+        let _ = self.out.flush(); // best effort, as the table's own writes
+        Ok(())
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        let _ = self.out.flush();
+    }
+}
+
 /// Samples until the duration ends or SIGINT/SIGTERM; every record is folded into the
 /// returned engine (nothing of the run is kept beyond its state), and written to the
 /// `--record` / `--csv` files as it was taken.
 pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSummary)> {
     let header = local_header();
     let factory = make_source(plan.i2c.as_deref())?;
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the sampler")?;
+    // One thread: the loop is all the runtime runs, so a tick is sampled where the timer
+    // fired, without a hand-off to another thread (futex calls and thread switches that
+    // cost as much CPU as the sample's own requests).
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the sampler")?;
     // Signals are caught before any output exists: a stop at any moment leaves whole files.
     let stop = {
         let _in_runtime = rt.enter();
@@ -89,8 +164,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
     };
     let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
-    let mut progress =
-        BestEffort::new(LiveTable::new(std::io::stderr(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone()));
+    let mut progress = Progress::new(cfg);
     let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {
@@ -100,7 +174,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
         max_ticks: None,
         read_module: true,
     };
-    let summary = rt.block_on(watch_until(wcfg, factory, &mut sinks, stop)).context("sampling")?;
+    let summary = rt.block_on(watch_until_on(wcfg, SampleOn::PollingThread, factory, &mut sinks, stop)).context("sampling")?;
     drop(sinks);
     files.finish();
     if let (0, StopReason::Signal(sig)) = (summary.samples, &summary.stopped_by) {

@@ -8,6 +8,7 @@
 use super::{DriverStats, FecStats, LinkState};
 use serde::Serialize;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// Where a normalised figure came from: `netlink` or `driver:<ethtool -S name>`.
 /// Borrowed for the origins this module knows (every sample names one per figure:
@@ -83,38 +84,87 @@ const DRIVER_PCS_SYMBOL_ERRORS: &[(&str, &str)] =
     &[driver!("rx_pcs_symbol_err_phy"), driver!("rx_pcs_symbol_err"), driver!("mlxlink_effective_physical_errors")];
 const DRIVER_LINK_DOWN: &[(&str, &str)] = &[driver!("link_down_events_phy"), driver!("link_down_events")];
 
-fn from_driver(stats: &DriverStats, names: &[(&str, &'static str)]) -> Option<Counted> {
-    names.iter().find_map(|(n, origin)| stats.get(n).map(|value| Counted { value, origin: Origin(Cow::Borrowed(origin)) }))
+/// A known counter's position in a name table and the origin it is reported under.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    at: usize,
+    origin: &'static str,
+}
+
+impl Slot {
+    /// The first of `names` (in preference order) that `stats` has.
+    fn find(stats: &DriverStats, names: &[(&str, &'static str)]) -> Option<Slot> {
+        names.iter().find_map(|(n, origin)| stats.position(n).map(|at| Slot { at, origin }))
+    }
+
+    fn counted(self, stats: &DriverStats) -> Counted {
+        Counted { value: stats.at(self.at).1, origin: Origin(Cow::Borrowed(self.origin)) }
+    }
+}
+
+/// Where the driver counters [`normalize`] reads sit in one name table (positions in name
+/// order): they depend on the names only, so they are found once per table
+/// ([`DriverStats::slots`]) and a sample of a live device only reads its values.
+#[derive(Debug)]
+pub(crate) struct Slots {
+    corrected_bits: Option<Slot>,
+    corrected_blocks: Option<Slot>,
+    uncorrectable_blocks: Option<Slot>,
+    rx_bits: Option<Slot>,
+    pcs_symbol_errors: Option<Slot>,
+    link_down: Option<Slot>,
+    /// mlx5 `rx_err_lane_N_phy` positions, lane 0 first.
+    lanes: Option<Vec<usize>>,
+    /// [`known_driver_stats`]'s names, each with its position here as its value.
+    kept: OnceLock<DriverStats>,
+}
+
+impl Slots {
+    pub(super) fn find(stats: &DriverStats) -> Slots {
+        Slots {
+            corrected_bits: Slot::find(stats, DRIVER_CORRECTED_BITS),
+            corrected_blocks: Slot::find(stats, DRIVER_CORRECTED_BLOCKS),
+            uncorrectable_blocks: Slot::find(stats, DRIVER_UNCORRECTABLE_BLOCKS),
+            rx_bits: Slot::find(stats, DRIVER_RX_BITS),
+            pcs_symbol_errors: Slot::find(stats, DRIVER_PCS_SYMBOL_ERRORS),
+            link_down: Slot::find(stats, DRIVER_LINK_DOWN),
+            lanes: mlx5_lane_slots(stats),
+            kept: OnceLock::new(),
+        }
+    }
 }
 
 const MLX5_LANE_PREFIX: &str = "rx_err_lane_";
 
 /// The driver counters [`normalize`] reads (a copy of a sample that keeps only these
-/// normalises the same): the known names and the mlx5 per-lane ones.
+/// normalises the same): the known names and the mlx5 per-lane ones. Samples sharing a
+/// name table share the copies' table too.
 pub fn known_driver_stats(stats: &DriverStats) -> DriverStats {
-    let known = [
-        DRIVER_CORRECTED_BITS,
-        DRIVER_CORRECTED_BLOCKS,
-        DRIVER_UNCORRECTABLE_BLOCKS,
-        DRIVER_RX_BITS,
-        DRIVER_PCS_SYMBOL_ERRORS,
-        DRIVER_LINK_DOWN,
-    ];
-    let named = known.into_iter().flatten().filter_map(|(n, _)| stats.get_key_value(*n));
-    named.chain(lane_names(stats)).map(|(k, v)| (k.clone(), v)).collect()
+    let kept = stats.slots().kept.get_or_init(|| {
+        let known = [
+            DRIVER_CORRECTED_BITS,
+            DRIVER_CORRECTED_BLOCKS,
+            DRIVER_UNCORRECTABLE_BLOCKS,
+            DRIVER_RX_BITS,
+            DRIVER_PCS_SYMBOL_ERRORS,
+            DRIVER_LINK_DOWN,
+        ];
+        let named = known.into_iter().flatten().filter_map(|(n, _)| stats.position(n));
+        // Positions are below len(), a usize: they fit u64.
+        named.chain(stats.prefix_range(MLX5_LANE_PREFIX)).map(|k| (stats.at(k).0.clone(), k as u64)).collect()
+    });
+    // Each value is a position taken from `stats`' own table above.
+    kept.with_values(kept.iter().map(|(_, k)| stats.at(k as usize).1))
 }
 
-/// Counters whose name starts with `rx_err_lane_` (a range of the sorted names, not a scan).
-fn lane_names(stats: &DriverStats) -> impl Iterator<Item = (&std::sync::Arc<str>, u64)> {
-    stats.with_prefix(MLX5_LANE_PREFIX)
-}
-
-/// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN).
-fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
-    let mut lanes: Vec<(usize, u64)> = lane_names(stats)
-        .filter_map(|(k, v)| {
-            let n = k.strip_prefix(MLX5_LANE_PREFIX)?.strip_suffix("_phy")?;
-            Some((n.parse::<usize>().ok()?, v))
+/// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN),
+/// the positions of lanes 0..n.
+fn mlx5_lane_slots(stats: &DriverStats) -> Option<Vec<usize>> {
+    let mut lanes: Vec<(usize, usize)> = stats
+        .prefix_range(MLX5_LANE_PREFIX)
+        .filter_map(|k| {
+            let n = stats.at(k).0.strip_prefix(MLX5_LANE_PREFIX)?.strip_suffix("_phy")?;
+            Some((n.parse::<usize>().ok()?, k))
         })
         .collect();
     if lanes.is_empty() {
@@ -126,7 +176,12 @@ fn mlx5_lane_errors(stats: &DriverStats) -> Option<LaneCounts> {
     if lanes.len() > super::MAX_LANES || lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
         return None;
     }
-    Some(LaneCounts { values: lanes.into_iter().map(|(_, v)| v).collect(), origin: Origin(Cow::Borrowed("driver:rx_err_lane_N_phy")) })
+    Some(lanes.into_iter().map(|(_, k)| k).collect())
+}
+
+fn mlx5_lane_errors(stats: &DriverStats, slots: &Slots) -> Option<LaneCounts> {
+    let values = slots.lanes.as_ref()?.iter().map(|&k| stats.at(k).1).collect();
+    Some(LaneCounts { values, origin: Origin(Cow::Borrowed("driver:rx_err_lane_N_phy")) })
 }
 
 /// The total of a netlink `[total, lane..]` array.
@@ -158,18 +213,18 @@ pub fn normalize(fec: Option<&FecStats>, link: Option<&LinkState>, driver: &Driv
 pub fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) {
     let empty = FecStats::default();
     let fec = fec.unwrap_or(&empty);
-    out.corrected_bits = total(&fec.corrected_bits).or_else(|| from_driver(driver, DRIVER_CORRECTED_BITS));
-    lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, || mlx5_lane_errors(driver));
-    out.corrected_blocks = total(&fec.corrected_blocks).or_else(|| from_driver(driver, DRIVER_CORRECTED_BLOCKS));
+    let slots = driver.slots();
+    let from_driver = |slot: Option<Slot>| slot.map(|s| s.counted(driver));
+    out.corrected_bits = total(&fec.corrected_bits).or_else(|| from_driver(slots.corrected_bits));
+    lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, || mlx5_lane_errors(driver, slots));
+    out.corrected_blocks = total(&fec.corrected_blocks).or_else(|| from_driver(slots.corrected_blocks));
     lanes_into(&mut out.corrected_blocks_per_lane, &fec.corrected_blocks, || None);
-    out.uncorrectable_blocks = total(&fec.uncorrectable_blocks).or_else(|| from_driver(driver, DRIVER_UNCORRECTABLE_BLOCKS));
+    out.uncorrectable_blocks = total(&fec.uncorrectable_blocks).or_else(|| from_driver(slots.uncorrectable_blocks));
     lanes_into(&mut out.uncorrectable_blocks_per_lane, &fec.uncorrectable_blocks, || None);
-    out.rx_bits = from_driver(driver, DRIVER_RX_BITS);
-    out.pcs_symbol_errors = from_driver(driver, DRIVER_PCS_SYMBOL_ERRORS);
-    out.link_down_events = link
-        .and_then(|l| l.down_events)
-        .map(|v| Counted { value: v, origin: Origin::netlink() })
-        .or_else(|| from_driver(driver, DRIVER_LINK_DOWN));
+    out.rx_bits = from_driver(slots.rx_bits);
+    out.pcs_symbol_errors = from_driver(slots.pcs_symbol_errors);
+    out.link_down_events =
+        link.and_then(|l| l.down_events).map(|v| Counted { value: v, origin: Origin::netlink() }).or_else(|| from_driver(slots.link_down));
 }
 
 #[cfg(test)]
@@ -231,6 +286,21 @@ mod tests {
         let known = known_driver_stats(&d);
         assert_eq!(known.len(), 4);
         assert_eq!(normalize(None, None, &known), normalize(None, None, &d));
+    }
+
+    #[test]
+    fn a_later_sample_of_the_same_names_reads_its_own_values() {
+        // Name order (bytes): rx_bits < rx_err_lane_0_phy < rx_err_lane_1_phy < rx_queue_0_packets.
+        let first = stats(&[("rx_err_lane_1_phy", 2), ("rx_err_lane_0_phy", 1), ("rx_bits", 100), ("rx_queue_0_packets", 7)]);
+        assert_eq!(normalize(None, None, &first).corrected_bits_per_lane.unwrap().values, vec![1, 2]);
+        let later = first.with_values([5, 6, 200, 8]);
+        let p = normalize(None, None, &later);
+        assert_eq!(p.rx_bits.unwrap().value, 5);
+        assert_eq!(p.corrected_bits_per_lane.unwrap().values, vec![6, 200]);
+        let want = stats(&[("rx_bits", 5), ("rx_err_lane_0_phy", 6), ("rx_err_lane_1_phy", 200)]);
+        assert_eq!(known_driver_stats(&first), stats(&[("rx_bits", 100), ("rx_err_lane_0_phy", 1), ("rx_err_lane_1_phy", 2)]));
+        assert_eq!(known_driver_stats(&later), want);
+        assert_eq!(normalize(None, None, &known_driver_stats(&later)), normalize(None, None, &later));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The sampling loop: every tick, every interface is sampled (each on its own
-//! [`Source`]) in one task on tokio's blocking pool, and the resulting records go to
-//! every [`RecordSink`] in interface order. One blocking task per tick, not one per
-//! interface: the hand-off to the pool costs a few futex/epoll calls, which would be
-//! as many as the sample itself makes.
+//! [`Source`]) in one task on tokio's blocking pool, or on the polling thread itself
+//! ([`SampleOn`]), and the resulting records go to every [`RecordSink`] in interface
+//! order. One blocking task per tick, not one per interface: the hand-off to the pool
+//! costs a few futex/epoll calls and thread switches, which would be as many as the
+//! sample itself makes; a runtime that runs nothing but this loop skips even that.
 //!
 //! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
 //! - Missed ticks are skipped, not bunched (`MissedTickBehavior::Skip`).
@@ -280,9 +281,37 @@ pub fn stop_signals() -> Result<impl Future<Output = String>, WatchError> {
     })
 }
 
+/// Where a tick's sampling runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SampleOn {
+    /// One task per tick on tokio's blocking pool: the runtime's other tasks (an HTTP
+    /// server beside the loop) keep running while the kernel is asked.
+    #[default]
+    BlockingPool,
+    /// The thread polling the loop: no hand-off and no thread switch per tick. Only for a
+    /// runtime that runs nothing else (the CLI's current-thread runtime), which the
+    /// sampling blocks for its duration; signals are still seen between ticks.
+    PollingThread,
+}
+
 /// [`watch`] with the caller's stop condition instead of signals.
 pub async fn watch_until<F, S>(
     cfg: WatchConfig,
+    make_source: F,
+    sinks: &mut [&mut dyn RecordSink],
+    stop: S,
+) -> Result<WatchSummary, WatchError>
+where
+    F: Fn(&str) -> Box<dyn Source + Send>,
+    S: Future<Output = String>,
+{
+    watch_until_on(cfg, SampleOn::BlockingPool, make_source, sinks, stop).await
+}
+
+/// [`watch_until`], sampling where `on` says.
+pub async fn watch_until_on<F, S>(
+    cfg: WatchConfig,
+    on: SampleOn,
     make_source: F,
     sinks: &mut [&mut dyn RecordSink],
     stop: S,
@@ -355,7 +384,7 @@ where
         }
         let tick_start = Instant::now();
         let batch = std::mem::take(&mut live);
-        let sampled = tokio::task::spawn_blocking(move || {
+        let sample_all = move || {
             batch
                 .into_iter()
                 .map(|mut st| {
@@ -363,9 +392,11 @@ where
                     (st, out)
                 })
                 .collect::<Vec<_>>()
-        })
-        .await
-        .map_err(|e| WatchError::Task(e.to_string()))?;
+        };
+        let sampled = match on {
+            SampleOn::BlockingPool => tokio::task::spawn_blocking(sample_all).await.map_err(|e| WatchError::Task(e.to_string()))?,
+            SampleOn::PollingThread => sample_all(),
+        };
         for (st, out) in sampled {
             for rec in &out.records {
                 for sink in sinks.iter_mut() {
@@ -471,13 +502,39 @@ mod tests {
     }
 
     fn run(cfg: WatchConfig, swap_at: u32, calls: Arc<Mutex<u32>>) -> (Vec<Record>, WatchSummary) {
+        run_on(SampleOn::BlockingPool, cfg, swap_at, calls)
+    }
+
+    fn run_on(on: SampleOn, cfg: WatchConfig, swap_at: u32, calls: Arc<Mutex<u32>>) -> (Vec<Record>, WatchSummary) {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let mut records: Vec<Record> = Vec::new();
         let make = move |_: &str| -> Box<dyn Source + Send> {
             Box::new(Swapping { sample: 0, swap_at, reported_gone: false, ifindex_calls: calls.clone() })
         };
-        let summary = rt.block_on(watch_until(cfg, make, &mut [&mut records], std::future::pending())).unwrap();
+        let summary = rt.block_on(watch_until_on(cfg, on, make, &mut [&mut records], std::future::pending())).unwrap();
         (records, summary)
+    }
+
+    #[test]
+    fn sampling_on_the_polling_thread_gives_the_same_records() {
+        // Timestamps differ between runs; everything else must not.
+        let strip_t = |mut records: Vec<Record>| -> Vec<Record> {
+            for r in &mut records {
+                match r {
+                    Record::Sample(s) => s.t = 0.0,
+                    Record::Interface(i) => i.t = 0.0,
+                    Record::Event(e) => e.t = 0.0,
+                    _ => {}
+                }
+            }
+            records
+        };
+        let cfg = cfg(Duration::from_millis(1), None, 4);
+        let (pool, s1) = run_on(SampleOn::BlockingPool, cfg.clone(), 2, Arc::new(Mutex::new(0)));
+        let (here, s2) = run_on(SampleOn::PollingThread, cfg, 2, Arc::new(Mutex::new(0)));
+        assert_eq!(pool.len(), here.len());
+        assert_eq!(strip_t(pool), strip_t(here));
+        assert_eq!((s1.samples, s1.ticks, s1.stopped_by), (s2.samples, s2.ticks, s2.stopped_by));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{IoCounts, Result, SourceError};
 use crate::counters::DriverStats;
 use crate::module::map::Field;
 use crate::module::{PageRequest, I2C_A0, I2C_A2};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 // Command numbers, include/uapi/linux/ethtool.h (Linux 6.18).
@@ -181,7 +181,7 @@ pub struct Ethtool {
     io: IoCounts,
     /// Counter names per device name: the string table is read once and again only when
     /// its count (or the ifindex under the name) changes.
-    stat_names: HashMap<String, StatTable>,
+    stat_names: BTreeMap<String, StatTable>,
     /// The GSTATS buffer, kept between samples (several kB for a 64-queue device).
     stats_buf: Vec<u8>,
 }
@@ -194,7 +194,7 @@ impl Ethtool {
             return Err(SourceError::Io { what: "ethtool ioctl socket".into(), source: std::io::Error::last_os_error() });
         }
         // SAFETY: fd is a freshly created descriptor owned by nothing else.
-        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_names: HashMap::new(), stats_buf: Vec::new() })
+        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_names: BTreeMap::new(), stats_buf: Vec::new() })
     }
 
     pub fn io_counts(&self) -> IoCounts {

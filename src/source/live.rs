@@ -17,7 +17,8 @@ use super::sysfs::Sysfs;
 use super::{DeviceIdentity, EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::PageRequest;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 mod link;
@@ -128,15 +129,19 @@ pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     sysfs: Sysfs,
     /// `None` until detected; then the family (or its absence) for the source's life.
     family: Option<Option<Family>>,
-    drivers: HashMap<String, Option<DrvInfo>>,
-    /// Interface as given -> (netdev name, ifindex), until a request finds it gone.
-    resolved: HashMap<String, (String, u32)>,
+    // Maps by interface name are ordered maps: a source has one interface or a few, where a
+    // lookup is a string comparison or two and SipHash of the name cost more (a sample looks
+    // names up a dozen times).
+    drivers: BTreeMap<String, Option<DrvInfo>>,
+    /// Interface as given -> its netdev name, ifindex and driver, until a request finds it
+    /// gone: shared, so the four requests of a sample copy no strings to name the device.
+    resolved: BTreeMap<String, Arc<Dev>>,
     /// The FEC_GET answer `link_info` fetched, for `fec` in the same sample.
     fec_pending: Option<(String, Result<FecReply>)>,
-    paths: HashMap<String, PathsUsed>,
+    paths: BTreeMap<String, PathsUsed>,
     eeprom_override: Option<Box<dyn EepromReader>>,
     /// Interface as given -> its link between samples.
-    links: HashMap<String, link::CachedLink>,
+    links: BTreeMap<String, link::CachedLink>,
     link_watch: LinkWatch,
     /// Bytes the link notifications brought in for this source's reads.
     notify_io: IoCounts,
@@ -164,12 +169,12 @@ impl<K: EthtoolKernel> LiveSource<K> {
             kernel,
             sysfs,
             family: None,
-            drivers: HashMap::new(),
-            resolved: HashMap::new(),
+            drivers: BTreeMap::new(),
+            resolved: BTreeMap::new(),
             fec_pending: None,
-            paths: HashMap::new(),
+            paths: BTreeMap::new(),
             eeprom_override: None,
-            links: HashMap::new(),
+            links: BTreeMap::new(),
             link_watch: LinkWatch::new(),
             notify_io: IoCounts::default(),
             link_refresh: LINK_REFRESH,
@@ -206,50 +211,49 @@ impl<K: EthtoolKernel> LiveSource<K> {
 
     /// Name, ifindex and driver for `iface` (a name, or an ifindex as a decimal string).
     /// A name that is a netdev wins over the same digits read as an ifindex.
-    fn dev(&mut self, iface: &str) -> Result<Dev> {
-        let mut dev = match self.resolved.get(iface) {
-            Some((name, i)) => Dev { name: name.clone(), ifindex: Some(*i), driver: None },
-            None => {
-                let found = match self.kernel.ifindex(iface) {
-                    Some(i) => Some((iface.to_string(), i)),
-                    None => match iface.parse::<u32>() {
-                        Ok(i) => Some((
-                            self.kernel.ifname(i).ok_or_else(|| SourceError::NoDevice {
-                                what: "interface lookup".into(),
-                                iface: iface.into(),
-                                message: Some("no interface has this ifindex".into()),
-                            })?,
-                            i,
-                        )),
-                        Err(_) => None,
-                    },
-                };
-                match found {
-                    Some((name, i)) => {
-                        self.resolved.insert(iface.to_string(), (name.clone(), i));
-                        Dev { name, ifindex: Some(i), driver: None }
-                    }
-                    // Unknown name: the kernel's own answer (ENODEV "no device matches name") follows.
-                    None => Dev::named(iface),
-                }
-            }
+    fn dev(&mut self, iface: &str) -> Result<Arc<Dev>> {
+        if let Some(dev) = self.resolved.get(iface) {
+            return Ok(dev.clone());
+        }
+        let found = match self.kernel.ifindex(iface) {
+            Some(i) => Some((iface.to_string(), i)),
+            None => match iface.parse::<u32>() {
+                Ok(i) => Some((
+                    self.kernel.ifname(i).ok_or_else(|| SourceError::NoDevice {
+                        what: "interface lookup".into(),
+                        iface: iface.into(),
+                        message: Some("no interface has this ifindex".into()),
+                    })?,
+                    i,
+                )),
+                Err(_) => None,
+            },
         };
+        let Some((name, i)) = found else {
+            // Unknown name: the kernel's own answer (ENODEV "no device matches name") follows.
+            let mut dev = Dev::named(iface);
+            dev.driver = self.drvinfo(&dev).map(|d| d.driver);
+            return Ok(Arc::new(dev));
+        };
+        let mut dev = Dev { name, ifindex: Some(i), driver: None };
         dev.driver = self.drvinfo(&dev).map(|d| d.driver);
+        let dev = Arc::new(dev);
+        self.resolved.insert(iface.to_string(), dev.clone());
         Ok(dev)
     }
 
     /// The netdev name `iface` stands for (an ifindex given as a decimal string becomes
     /// its name); a name no device has is returned as is (requests then fail ENODEV).
     pub fn netdev_name(&mut self, iface: &str) -> Result<String> {
-        Ok(self.dev(iface)?.name)
+        Ok(self.dev(iface)?.name.clone())
     }
 
     /// A request that found the device gone (or another device under its name) drops
     /// what is known of it, so the next request resolves the name afresh.
     fn seen<T>(&mut self, iface: &str, r: Result<T>) -> Result<T> {
         if r.as_ref().is_err_and(SourceError::is_no_device) {
-            if let Some((name, _)) = self.resolved.remove(iface) {
-                self.drivers.remove(&name);
+            if let Some(dev) = self.resolved.remove(iface) {
+                self.drivers.remove(&dev.name);
             }
             self.drivers.remove(iface);
             self.links.remove(iface);
@@ -267,22 +271,37 @@ impl<K: EthtoolKernel> LiveSource<K> {
     }
 
     fn paths_mut(&mut self, iface: &str) -> &mut PathsUsed {
-        self.paths.entry(iface.to_string()).or_default()
+        // Looked up before inserting: `entry` would copy the name every call.
+        if !self.paths.contains_key(iface) {
+            self.paths.insert(iface.to_string(), PathsUsed::default());
+        }
+        // Present: inserted just above if it was not.
+        self.paths.get_mut(iface).expect("paths entry inserted above")
     }
 
-    /// Records what the kernel could not give, once per distinct sentence.
+    /// Records the path a layer took (`pick` chooses the layer), copying the name only
+    /// when it is not the one recorded already (every sample takes the same path).
+    fn took(&mut self, iface: &str, pick: fn(&mut PathsUsed) -> &mut Option<String>, path: &str) {
+        let slot = pick(self.paths_mut(iface));
+        if slot.as_deref() != Some(path) {
+            *slot = Some(path.to_string());
+        }
+    }
+
+    /// Records what the kernel could not give, once per distinct sentence. A sentence
+    /// already recorded (a driver without FEC statistics says so every sample) is told
+    /// by comparing as it is formatted, without building it.
     fn note(&mut self, iface: &str, err: &SourceError) {
-        let s = err.to_string();
         let p = self.paths_mut(iface);
-        if !p.unavailable.contains(&s) {
-            p.unavailable.push(s);
+        if !p.unavailable.iter().any(|s| displays_as(err, s)) {
+            p.unavailable.push(err.to_string());
         }
     }
 
     fn link_modes(&mut self, iface: &str, dev: &Dev) -> Result<LinkModes> {
         match self.family_with(ETHTOOL_MSG_LINKMODES_GET) {
             Some(f) => {
-                self.paths_mut(iface).link = Some(PATH_NETLINK.into());
+                self.took(iface, |p| &mut p.link, PATH_NETLINK);
                 if self.caches_link() {
                     self.cached_link_modes(iface, dev, f)
                 } else {
@@ -290,7 +309,7 @@ impl<K: EthtoolKernel> LiveSource<K> {
                 }
             }
             None => {
-                self.paths_mut(iface).link = Some(PATH_IOCTL.into());
+                self.took(iface, |p| &mut p.link, PATH_IOCTL);
                 self.kernel.link_settings(dev)
             }
         }
@@ -299,15 +318,30 @@ impl<K: EthtoolKernel> LiveSource<K> {
     fn fec_reply(&mut self, iface: &str, dev: &Dev) -> Result<FecReply> {
         match self.family_with(ETHTOOL_MSG_FEC_GET) {
             Some(f) => {
-                self.paths_mut(iface).fec = Some(PATH_NETLINK.into());
+                self.took(iface, |p| &mut p.fec, PATH_NETLINK);
                 self.kernel.nl_fec(f, dev)
             }
             None => {
-                self.paths_mut(iface).fec = Some(PATH_IOCTL.into());
+                self.took(iface, |p| &mut p.fec, PATH_IOCTL);
                 Ok(FecReply { active: self.kernel.fec_active(dev)?, stats: None, warnings: Vec::new() })
             }
         }
     }
+}
+
+/// Whether `value` displays as `text`, without building the string.
+fn displays_as(value: &impl std::fmt::Display, text: &str) -> bool {
+    /// What is left of `text` to match; `None` after a mismatch.
+    struct Rest<'a>(Option<&'a str>);
+    impl std::fmt::Write for Rest<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 = self.0.and_then(|r| r.strip_prefix(s));
+            // A mismatch stops the formatting early.
+            self.0.map(|_| ()).ok_or(std::fmt::Error)
+        }
+    }
+    let mut rest = Rest(Some(text));
+    std::fmt::write(&mut rest, format_args!("{value}")).is_ok() && rest.0 == Some("")
 }
 
 /// The same error about another `what` (the layer the user asked for, not the message).
@@ -364,7 +398,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
         let dev = self.dev(iface)?;
         let r = match self.family_with(ETHTOOL_MSG_LINKSTATE_GET) {
             Some(f) => {
-                self.paths_mut(iface).link = Some(PATH_NETLINK.into());
+                self.took(iface, |p| &mut p.link, PATH_NETLINK);
                 if self.caches_link() {
                     self.cached_link_state(iface, &dev, f)
                 } else {
@@ -372,7 +406,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 }
             }
             None => {
-                self.paths_mut(iface).link = Some(PATH_IOCTL.into());
+                self.took(iface, |p| &mut p.link, PATH_IOCTL);
                 self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
             }
         };
@@ -384,7 +418,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
         let dev = self.dev(iface)?;
         let what = "FEC statistics";
         let result = if self.family_with(ETHTOOL_MSG_FEC_GET).is_none() {
-            self.paths_mut(iface).fec = Some(PATH_IOCTL.into());
+            self.took(iface, |p| &mut p.fec, PATH_IOCTL);
             Err(SourceError::Unavailable {
                 what: what.into(),
                 detail: "the kernel has no ethtool netlink FEC_GET (Linux 5.13+); the ioctl has no FEC counters".into(),
@@ -417,7 +451,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
 
     fn driver_stats(&mut self, iface: &str) -> Result<DriverStats> {
         let dev = self.dev(iface)?;
-        self.paths_mut(iface).driver_stats = Some(PATH_IOCTL.into());
+        self.took(iface, |p| &mut p.driver_stats, PATH_IOCTL);
         let r = self.kernel.driver_stats(&dev).map_err(|e| relabel(&e, "driver statistics"));
         if let Err(e) = &r {
             self.note(iface, e);
@@ -429,17 +463,17 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
         if let Some(reader) = self.eeprom_override.as_mut() {
             let describe = reader.describe();
             let r = reader.read(req);
-            self.paths_mut(iface).module = Some(describe);
+            self.took(iface, |p| &mut p.module, &describe);
             return r;
         }
         let dev = self.dev(iface)?;
         let r = match self.family_with(ETHTOOL_MSG_MODULE_EEPROM_GET) {
             Some(f) => {
-                self.paths_mut(iface).module = Some(PATH_NETLINK.into());
+                self.took(iface, |p| &mut p.module, PATH_NETLINK);
                 self.kernel.nl_module_eeprom(f, &dev, req)
             }
             None => {
-                self.paths_mut(iface).module = Some(PATH_IOCTL.into());
+                self.took(iface, |p| &mut p.module, PATH_IOCTL);
                 retry_transient(|| self.kernel.module_eeprom(&dev, req))
             }
         };

@@ -59,7 +59,12 @@ impl<K: EthtoolKernel> LiveSource<K> {
     /// LINKSTATE_GET, or the cached answer when nothing says it changed.
     pub(super) fn cached_link_state(&mut self, iface: &str, dev: &Dev, family: u16) -> Result<LinkState> {
         let Some(ifindex) = dev.ifindex else { return self.kernel.nl_link_state(family, dev) };
-        let entry = self.links.entry(iface.to_string()).or_insert_with(|| CachedLink::new(ifindex));
+        // Looked up before inserting: `entry` would copy the name every sample.
+        if !self.links.contains_key(iface) {
+            self.links.insert(iface.to_string(), CachedLink::new(ifindex));
+        }
+        // Present: inserted just above if it was not.
+        let entry = self.links.get_mut(iface).expect("link entry inserted above");
         if entry.ifindex != ifindex {
             *entry = CachedLink::new(ifindex);
         }

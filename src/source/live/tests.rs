@@ -135,7 +135,7 @@ fn full_family_uses_netlink_and_names_the_driver() {
 #[test]
 fn ifindex_strings_resolve_to_names() {
     let mut s = fake(None);
-    assert_eq!(s.dev("7").unwrap(), Dev { name: "v0".into(), ifindex: Some(7), driver: Some("veth".into()) });
+    assert_eq!(*s.dev("7").unwrap(), Dev { name: "v0".into(), ifindex: Some(7), driver: Some("veth".into()) });
     assert!(s.dev("8").unwrap_err().is_no_device());
     // Unknown names go to the kernel, which gives its own ENODEV text.
     assert_eq!(s.dev("nosuch0").unwrap().name, "nosuch0");
@@ -264,4 +264,14 @@ fn link_info_alone_and_old_kernels_ask_every_time() {
     let calls = s.kernel.calls.clone();
     assert_eq!(calls.iter().filter(|c| **c == "nl_link_state").count(), 3, "{calls:?}");
     assert!(!calls.contains(&"link_up"), "{calls:?}");
+}
+
+#[test]
+fn displays_as_matches_whole_text_only() {
+    let e = SourceError::Unavailable { what: "FEC statistics".into(), detail: "none here".into() };
+    let text = e.to_string();
+    assert!(super::displays_as(&e, &text));
+    assert!(!super::displays_as(&e, &text[..text.len() - 1]), "a prefix is not the sentence");
+    assert!(!super::displays_as(&e, &format!("{text}.")), "nor a longer one");
+    assert!(!super::displays_as(&e, ""));
 }

@@ -20,13 +20,14 @@ mod recv;
 
 use super::{IoCounts, Result, SourceError};
 use consts::*;
-use neli::consts::nl::{NlmF, Nlmsg};
+use neli::consts::nl::Nlmsg;
 use neli::consts::socket::NlFamily;
-use neli::nl::{NlPayload, Nlmsghdr, NlmsghdrBuilder};
+use neli::nl::NlPayload;
 use neli::socket::synchronous::NlSocketHandle;
 use neli::types::Buffer;
 use neli::utils::Groups;
 use parse::AttrWriter;
+use std::os::fd::AsRawFd;
 
 pub use family::Family;
 
@@ -77,6 +78,8 @@ pub struct Netlink {
     io: IoCounts,
     /// Kept between reads (see [`recv`]).
     recv_buf: Vec<u8>,
+    /// Kept between requests ([`Netlink::send_request`]).
+    send_buf: Vec<u8>,
 }
 
 impl Netlink {
@@ -85,7 +88,7 @@ impl Netlink {
         let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty()).map_err(|e| io_err("netlink socket", e))?;
         // Without this the kernel's reason ("no device matches name", ...) is not sent.
         sock.enable_ext_ack(true).map_err(|e| io_err("netlink extended ACK", e))?;
-        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer() })
+        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer(), send_buf: Vec::new() })
     }
 
     pub fn io_counts(&self) -> IoCounts {
@@ -98,17 +101,7 @@ impl Netlink {
     pub fn request(&mut self, family: u16, cmd: u8, attrs: &[u8], dump: bool, what: &str, dev: Option<&Dev>) -> Result<Vec<Vec<u8>>> {
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
-        let mut payload = vec![cmd, ETHTOOL_GENL_VERSION, 0, 0];
-        payload.extend_from_slice(attrs);
-        let flags = NlmF::from_bits_truncate(request_flags(dump));
-        let msg: Nlmsghdr<u16, Buffer> = NlmsghdrBuilder::default()
-            .nl_type(family)
-            .nl_flags(flags)
-            .nl_seq(seq)
-            .nl_payload(NlPayload::Payload(Buffer::from(payload)))
-            .build()
-            .map_err(|e| malformed(what, format!("building request: {e}")))?;
-        self.sock.send(&msg).map_err(|e| io_err(what, e))?;
+        self.send_request(family, cmd, attrs, dump, seq, what)?;
         self.io.requests += 1;
 
         // A do gets its one reply (or NLMSG_ERROR); a dump replies then DONE, over any
@@ -150,6 +143,39 @@ impl Netlink {
         }
     }
 }
+
+impl Netlink {
+    /// One request datagram, framed here into a buffer the socket keeps (neli's builder
+    /// and `send` allocated the message twice per request): `struct nlmsghdr` (len, type,
+    /// flags, seq, pid 0: the kernel fills in the port) and `struct genlmsghdr` (cmd,
+    /// version, reserved), then the attributes, padded to 4 bytes (netlink(7), NLMSG_ALIGN).
+    fn send_request(&mut self, family: u16, cmd: u8, attrs: &[u8], dump: bool, seq: u32, what: &str) -> Result<()> {
+        let len = (NLMSG_HDRLEN + GENL_HDRLEN + attrs.len()).next_multiple_of(4);
+        let len32 = u32::try_from(len).map_err(|_| malformed(what, format!("request of {len} bytes")))?;
+        let b = &mut self.send_buf;
+        b.clear();
+        b.extend_from_slice(&len32.to_ne_bytes());
+        b.extend_from_slice(&family.to_ne_bytes());
+        b.extend_from_slice(&request_flags(dump).to_ne_bytes());
+        b.extend_from_slice(&seq.to_ne_bytes());
+        b.extend_from_slice(&0u32.to_ne_bytes());
+        b.extend_from_slice(&[cmd, ETHTOOL_GENL_VERSION, 0, 0]);
+        b.extend_from_slice(attrs);
+        b.resize(len, 0);
+        // SAFETY: b is a live slice of b.len() bytes for the whole call; send(2) only reads it.
+        let n = unsafe { libc::send(self.sock.as_raw_fd(), b.as_ptr().cast(), b.len(), 0) };
+        if n < 0 {
+            return Err(io_err(what, std::io::Error::last_os_error()));
+        }
+        if n as usize != b.len() {
+            return Err(malformed(what, format!("sent {n} of {} request bytes", b.len())));
+        }
+        Ok(())
+    }
+}
+
+/// `struct nlmsghdr` is 16 bytes.
+const NLMSG_HDRLEN: usize = 16;
 
 /// `nlmsghdr` flags of a request: a do asks for no ACK (its reply, or `NLMSG_ERROR` with
 /// the extack, is answer enough: netlink(7) "NLM_F_ACK ... on success"), which saves a

@@ -94,21 +94,36 @@ pub fn string_of(p: &[u8]) -> String {
 }
 
 /// Builds an attribute stream; nests get `NLA_F_NESTED` like the kernel's `nla_nest_start`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttrWriter {
     buf: Vec<u8>,
 }
 
+impl Default for AttrWriter {
+    fn default() -> Self {
+        AttrWriter::new()
+    }
+}
+
 impl AttrWriter {
     pub fn new() -> Self {
-        AttrWriter::default()
+        // A request's attributes (a device header, a nest of it) fit: no regrowth.
+        AttrWriter { buf: Vec::with_capacity(64) }
     }
     pub fn bytes(&mut self, ty: u16, payload: &[u8]) -> &mut Self {
+        self.put(ty, &[payload])
+    }
+    /// One attribute whose payload is `parts` one after the other.
+    fn put(&mut self, ty: u16, parts: &[&[u8]]) -> &mut Self {
+        let payload_len: usize = parts.iter().map(|p| p.len()).sum();
         // A payload over 65531 bytes cannot be framed; requests here are a few bytes.
-        let len = u16::try_from(NLA_HDRLEN + payload.len()).unwrap_or(u16::MAX);
+        let len = u16::try_from(NLA_HDRLEN + payload_len).unwrap_or(u16::MAX);
+        self.buf.reserve(align4(NLA_HDRLEN + payload_len));
         self.buf.extend_from_slice(&len.to_ne_bytes());
         self.buf.extend_from_slice(&ty.to_ne_bytes());
-        self.buf.extend_from_slice(payload);
+        for p in parts {
+            self.buf.extend_from_slice(p);
+        }
         self.buf.resize(align4(self.buf.len()), 0);
         self
     }
@@ -123,9 +138,7 @@ impl AttrWriter {
     }
     /// NUL-terminated string.
     pub fn string(&mut self, ty: u16, s: &str) -> &mut Self {
-        let mut p = s.as_bytes().to_vec();
-        p.push(0);
-        self.bytes(ty, &p)
+        self.put(ty, &[s.as_bytes(), &[0]])
     }
     pub fn nest(&mut self, ty: u16, inner: &AttrWriter) -> &mut Self {
         self.bytes(ty | NLA_F_NESTED, &inner.buf)
