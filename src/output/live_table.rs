@@ -5,7 +5,7 @@
 //! part of the analysis, ranked as the report ranks), so the figures are the report's.
 
 use crate::analysis::lane_rows::{row_figures, RowFigures};
-use crate::analysis::{rank, Config};
+use crate::analysis::{rank, Config, InterfaceWindow};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, DEFAULT_WIDTH};
 use crate::sample::capture::Record;
@@ -172,11 +172,20 @@ impl<W: Write> RecordSink for LiveTable<W> {
                 self.draw()?;
             }
         }
-        let Some(w) = self.walker.push(rec) else { return Ok(()) };
-        let t = rec.t().unwrap_or_default();
+        // The walker lends its window, refilled per interval: set aside while it is shown.
+        let mut walker = std::mem::replace(&mut self.walker, IntervalWalker::new(1));
+        let shown = walker.push_in_place(rec).map(|w| self.show(w, rec.t().unwrap_or_default()));
+        self.walker = walker;
+        shown.unwrap_or(Ok(()))
+    }
+}
+
+impl<W: Write> LiveTable<W> {
+    /// The interval `w`, closed at `t`: the table redrawn, or its plain line.
+    fn show(&mut self, w: &InterfaceWindow, t: f64) -> io::Result<()> {
         // The lane-row figures only: the verdict, reasons' text, trend and PCIe judging of a
         // whole analysis are not shown here, and cost most of a sample's CPU in `watch`.
-        let mut a = row_figures(&w, &self.cfg);
+        let mut a = row_figures(w, &self.cfg);
         if self.redraw {
             self.update(t, &w.interface, &a);
             self.draw()?;
