@@ -1,7 +1,7 @@
 //! A sample's module decoded from the decode of its static pages: per sample only the
-//! monitor fields are decoded again (`refresh_monitors` of each standard, which calls the
-//! functions the full decode uses), where that gives exactly what [`decode`] of the
-//! sample's image gives. That holds when every byte the sample lays over the static image
+//! monitor fields are decoded again (the `MonitorPlan` of each standard, resolved once from
+//! the static image, whose refresh is what the full decode itself runs), where that gives
+//! exactly what [`decode`] of the sample's image gives. That holds when every byte the sample lays over the static image
 //! is either
 //! - inside a monitor field the refresh decodes again, and already present in the static
 //!   image (so nothing that depends on which bytes were read changes), or inside a half
@@ -32,7 +32,14 @@ struct Mask {
 pub struct StaticDecode {
     report: ModuleReport,
     masks: Vec<Mask>,
-    refresh: fn(&ModuleImage, &mut ModuleReport),
+    plan: Plan,
+}
+
+/// The standard's monitor plan.
+#[derive(Clone, Debug)]
+enum Plan {
+    Cmis(cmis::MonitorPlan),
+    Sff8636(sff8636::MonitorPlan),
 }
 
 fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
@@ -53,12 +60,12 @@ fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
 impl StaticDecode {
     /// `None` when the static image does not decode or its standard has no monitor refresh.
     pub fn new(static_img: &ModuleImage) -> Option<Self> {
-        let (masks, refresh): (Vec<Mask>, fn(&ModuleImage, &mut ModuleReport)) = match standard_of(static_img).ok()? {
-            Standard::Cmis => (masks_of(&cmis::MONITOR_FIELDS, cmis::MONITOR_PAGES), cmis::refresh_monitors),
-            Standard::Sff8636 => (masks_of(&sff8636::MONITOR_FIELDS, &[]), sff8636::refresh_monitors),
+        let (masks, plan) = match standard_of(static_img).ok()? {
+            Standard::Cmis => (masks_of(&cmis::MONITOR_FIELDS, cmis::MONITOR_PAGES), Plan::Cmis(cmis::MonitorPlan::new(static_img))),
+            Standard::Sff8636 => (masks_of(&sff8636::MONITOR_FIELDS, &[]), Plan::Sff8636(sff8636::MonitorPlan::new(static_img))),
             Standard::Sff8472 => return None,
         };
-        Some(StaticDecode { report: decode(static_img).ok()?, masks, refresh })
+        Some(StaticDecode { report: decode(static_img).ok()?, masks, plan })
     }
 
     /// Exactly `decode(img)`, where `img` is `static_img` (the image this was made from)
@@ -74,7 +81,10 @@ impl StaticDecode {
             return decode(img);
         }
         let mut r = self.report.clone();
-        (self.refresh)(img, &mut r);
+        match &self.plan {
+            Plan::Cmis(p) => p.refresh(img, &mut r),
+            Plan::Sff8636(p) => p.refresh(img, &mut r),
+        }
         Ok(r)
     }
 

@@ -217,6 +217,18 @@ impl ModuleReport {
     }
 }
 
+/// Sets `slot` to `text`, reusing the string it holds: a report refreshed per sample
+/// (module state, data path states) then keeps its buffers.
+pub fn set_text(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(s) => {
+            s.clear();
+            s.push_str(text);
+        }
+        None => *slot = Some(text.to_string()),
+    }
+}
+
 /// Low 8 bits of the byte sum: the checksum rule of SFF-8472 (CC_BASE/CC_EXT),
 /// SFF-8636 (CC_BASE/CC_EXT) and CMIS (page checksums).
 pub fn checksum8(bytes: &[u8]) -> u8 {

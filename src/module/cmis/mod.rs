@@ -114,24 +114,50 @@ pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, pa
 /// Whole half pages a sample re-reads: VDM samples (24h-27h) and flags (2Ch), CMIS 5.2 8.22.
 pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
 
-/// Decodes again, into `r` (the decode of the same image before a sample's bytes in
-/// [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] changed), every field those bytes feed, with
-/// the functions [`decode`] uses; the rest of `r`, warnings included, stays as it is
-/// (the bytes it comes from did not change).
-pub fn refresh_monitors(img: &ModuleImage, r: &mut ModuleReport) {
-    lower::monitors(img, r);
-    if lower::flat_memory(img) != Some(false) {
-        return;
+/// What [`decode`] reads besides the bytes of [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] to
+/// decode those bytes, resolved once from an image: the memory model (lower byte 2, CMIS
+/// 5.2 Table 8-4) and the page 01h advertisement of module and lane monitors and lane
+/// flags (Tables 8-41 ff.). [`MonitorPlan::refresh`] then decodes a sample's monitor bytes only.
+#[derive(Clone, Debug)]
+pub struct MonitorPlan {
+    paged: bool,
+    adv: Option<page01::Advertisement>,
+    lanes: page11::LanePlan,
+}
+
+impl MonitorPlan {
+    pub fn new(img: &ModuleImage) -> Self {
+        let paged = lower::flat_memory(img) == Some(false);
+        let adv = if paged { page01::advertisement(img) } else { None };
+        MonitorPlan { paged, lanes: page11::LanePlan::new(img, adv.as_ref()), adv }
     }
-    let adv = page01::advertisement(img);
-    unadvertised_monitors(adv.as_ref(), r);
-    r.lanes.clear();
-    media_lanes(img, adv.as_ref(), r, &mut Vec::new());
-    // The VDM decode also words warnings about its static pages: already in `r`.
-    let warnings = r.warnings.len();
-    r.vdm = None;
-    vdm::decode(img, r);
-    r.warnings.truncate(warnings);
+
+    /// Decodes again, into `r` (the decode of an image that resolves to this plan, before
+    /// a sample's bytes in [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] changed), every field
+    /// those bytes feed, with the functions [`decode`] uses, in place (strings reused);
+    /// the rest of `r`, its lanes' numbers and data paths and its warnings, stays as it is
+    /// (the bytes it comes from did not change).
+    pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
+        lower::monitors(img, r);
+        if !self.paged {
+            return;
+        }
+        unadvertised_monitors(self.adv.as_ref(), r);
+        // Lanes come bank by bank: each bank's page 11h is read once.
+        let mut bank = None;
+        for lane in &mut r.lanes {
+            let index = usize::from(lane.lane.saturating_sub(1));
+            let b = (index / usize::from(page11::LANES_PER_BANK)) as u8;
+            let monitors = match bank {
+                Some((at, ref monitors)) if at == b => monitors,
+                _ => &bank.insert((b, self.lanes.bank(img.half_view(I2C_A0, 0x11, b, 128)))).1,
+            };
+            monitors.refresh(index % usize::from(page11::LANES_PER_BANK), lane);
+        }
+        if let Some(v) = &mut r.vdm {
+            vdm::refresh(img, v);
+        }
+    }
 }
 
 /// Rx power in mW by lane number (index 0 = lane 1), as [`decode`] gives it: lanes of
