@@ -75,6 +75,11 @@ impl<'a> HalfView<'a> {
         (self.present & mask == mask).then(|| &self.data[start..start + len])
     }
 
+    /// True when any byte of the half page was supplied.
+    pub fn any(&self) -> bool {
+        self.present != 0
+    }
+
     pub fn byte(&self, offset: u8) -> Option<u8> {
         let i = usize::from(offset) % HALF_PAGE_LEN;
         (self.present & (1u128 << i) != 0).then_some(self.data[i])
@@ -296,8 +301,7 @@ impl ModuleImage {
 
     /// True when any byte of the upper half of `page`/`bank` was supplied.
     pub fn has_upper_page(&self, i2c_address: u8, page: u8, bank: u8) -> bool {
-        let key = HalfPageKey { i2c_address, page, bank, upper: true };
-        self.half(key).is_some_and(|h| h.present != 0)
+        self.half_view(i2c_address, page, bank, 128).is_some_and(|h| h.any())
     }
 
     /// True when the whole lower half of `i2c_address` was supplied.

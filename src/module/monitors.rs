@@ -81,11 +81,41 @@ impl StaticDecode {
             return decode(img);
         }
         let mut r = self.report.clone();
-        match &self.plan {
-            Plan::Cmis(p) => p.refresh(img, &mut r),
-            Plan::Sff8636(p) => p.refresh(img, &mut r),
-        }
+        self.refresh(img, &mut r);
         Ok(r)
+    }
+
+    /// [`decode_sample`](Self::decode_sample) into `out`, in place, reusing the strings
+    /// and vectors of the report it holds: a report kept across samples then allocates
+    /// nothing where the sample only refreshes monitors. `None` on error.
+    pub fn decode_sample_into(
+        &self,
+        static_img: &ModuleImage,
+        img: &ModuleImage,
+        mut runs: impl Iterator<Item = (u8, u8, u8, u16, usize)>,
+        out: &mut Option<ModuleReport>,
+    ) -> Result<(), DecodeError> {
+        if !runs.all(|run| self.refreshes(static_img, img, run)) {
+            *out = None;
+            *out = Some(decode(img)?);
+            return Ok(());
+        }
+        let r = match out {
+            Some(r) => {
+                r.clone_from(&self.report);
+                r
+            }
+            None => out.insert(self.report.clone()),
+        };
+        self.refresh(img, r);
+        Ok(())
+    }
+
+    fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
+        match &self.plan {
+            Plan::Cmis(p) => p.refresh(img, r),
+            Plan::Sff8636(p) => p.refresh(img, r),
+        }
     }
 
     /// True when the refresh covers what this run of sample bytes changes (module docs).
@@ -100,6 +130,18 @@ impl StaticDecode {
         let bits = mask.map_or(0, |m| m.bits);
         let start = usize::from(off) % HALF_PAGE_LEN;
         let Some(old) = static_img.bytes(addr, page, bank, off, len) else { return false };
-        new.iter().zip(old).enumerate().all(|(i, (a, b))| a == b || bits & (1 << (start + i)) != 0)
+        // The bytes outside the refreshed fields must be the static image's: compared
+        // run by run of such bytes (`bytes` gave 1-128 bytes inside the half page).
+        let run = if len == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << len) - 1) << start };
+        let mut fixed = run & !bits;
+        while fixed != 0 {
+            let from = fixed.trailing_zeros() as usize;
+            let to = from + (fixed >> from).trailing_ones() as usize;
+            if new[from - start..to - start] != old[from - start..to - start] {
+                return false;
+            }
+            fixed &= u128::MAX.checked_shl(to as u32).unwrap_or(0);
+        }
+        true
     }
 }

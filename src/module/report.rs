@@ -4,6 +4,25 @@
 
 use serde::Serialize;
 
+/// `Clone` whose `clone_from` goes field by field, so that a report refreshed into the
+/// same value per sample reuses its strings and vectors (a derived `clone_from` clones
+/// anew). The pattern lists every field: a field added later and not listed fails to build.
+macro_rules! clone_field_wise {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                let $t { $($f),* } = self;
+                $t { $($f: $f.clone()),* }
+            }
+            fn clone_from(&mut self, source: &Self) {
+                let $t { $($f),* } = source;
+                $(self.$f.clone_from($f);)*
+            }
+        }
+    };
+}
+pub(crate) use clone_field_wise;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Standard {
     #[serde(rename = "SFF-8472")]
@@ -58,7 +77,7 @@ pub struct Thresholds {
 }
 
 /// Per-lane monitors and flags. `lane` is 1-based. dBm of 0 mW is -inf (`null` in JSON).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Debug, Default, PartialEq, Serialize)]
 pub struct LaneReport {
     pub lane: u8,
     pub rx_power_mw: Option<f64>,
@@ -78,6 +97,19 @@ pub struct LaneReport {
     pub data_path_first_lane: Option<u8>,
 }
 
+clone_field_wise!(LaneReport {
+    lane,
+    rx_power_mw,
+    rx_power_dbm,
+    tx_power_mw,
+    tx_power_dbm,
+    tx_bias_ma,
+    flags,
+    data_path_state,
+    app_sel,
+    data_path_first_lane
+});
+
 impl LaneReport {
     pub fn new(lane: u8) -> Self {
         LaneReport { lane, ..Default::default() }
@@ -94,7 +126,7 @@ impl LaneReport {
 }
 
 /// One advertised application (CMIS 5.2 8.2.11 / Table 8-23), or the one in use.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Application {
     /// 1-based AppSel code.
     pub app_sel: u8,
@@ -114,8 +146,23 @@ pub struct Application {
     pub media_lane_bit_rate_gbps: Option<f64>,
 }
 
+clone_field_wise!(Application {
+    app_sel,
+    host_interface_id,
+    host_interface,
+    media_interface_id,
+    media_interface,
+    host_lane_count,
+    media_lane_count,
+    host_lane_assignment,
+    media_lane_assignment,
+    modulation,
+    host_lane_bit_rate_gbps,
+    media_lane_bit_rate_gbps
+});
+
 /// A checksum the decoder verified. A mismatch is reported, never a refusal.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize)]
 pub struct ChecksumCheck {
     pub name: String,
     pub stored: u8,
@@ -123,7 +170,9 @@ pub struct ChecksumCheck {
     pub ok: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+clone_field_wise!(ChecksumCheck { name, stored, computed, ok });
+
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ModuleReport {
     pub standard: Standard,
     /// SFF-8024 identifier code (byte 0).
@@ -167,6 +216,41 @@ pub struct ModuleReport {
     pub checksums: Vec<ChecksumCheck>,
     pub warnings: Vec<String>,
 }
+
+clone_field_wise!(ModuleReport {
+    standard,
+    identifier,
+    identifier_name,
+    spec_revision,
+    vendor_name,
+    vendor_oui,
+    vendor_pn,
+    vendor_sn,
+    vendor_rev,
+    date_code,
+    connector,
+    connector_name,
+    media_type,
+    wavelength_nm,
+    nominal_signaling_rate_mbd,
+    module_temperature_c,
+    supply_voltage_v,
+    module_state,
+    module_flags,
+    flat_memory,
+    rx_power_type,
+    modulation,
+    encoding,
+    media_lane_count,
+    host_lane_count,
+    active_application,
+    applications,
+    lanes,
+    thresholds,
+    vdm,
+    checksums,
+    warnings
+});
 
 impl ModuleReport {
     /// An empty report for `standard`; decoders fill what the image holds.

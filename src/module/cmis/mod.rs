@@ -215,6 +215,7 @@ impl RxPlan {
     /// [`lane_rx_power_mw`] of `img` into `out`, where `img` resolves to this plan.
     pub fn read(&self, img: &ModuleImage, out: &mut Vec<Option<f64>>) {
         out.clear();
+        out.reserve(usize::from(self.banks) * usize::from(page11::LANES_PER_BANK));
         for bank in 0..self.banks {
             let Some(rx) = page11::lane_rx_power_mw(img, bank, self.adv.as_ref()) else { continue };
             for (i, mw) in rx.enumerate().filter(|(i, _)| bank != 0 || self.unsupported & (1 << i) == 0) {

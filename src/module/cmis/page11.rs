@@ -135,9 +135,10 @@ pub(super) fn lane_rx_power_mw<'a>(
     bank: u8,
     adv: Option<&'a Advertisement>,
 ) -> Option<impl Iterator<Item = Option<f64>> + 'a> {
-    let rx_power = RX_POWER.read(img, bank);
+    let half = img.half_view(I2C_A0, 0x11, bank, 128).filter(HalfView::any)?;
+    let rx_power = RX_POWER.read_in(half);
     let monitored = adv.is_some_and(|a| a.rx_power_mon);
-    img.has_upper_page(I2C_A0, 0x11, bank).then(move || (0..usize::from(LANES_PER_BANK)).map(move |i| rx_mw(rx_power, monitored, i)))
+    Some((0..usize::from(LANES_PER_BANK)).map(move |i| rx_mw(rx_power, monitored, i)))
 }
 
 /// What [`lanes`] decodes besides the monitor bytes, resolved from page 01h (the same for
@@ -169,7 +170,7 @@ impl LanePlan {
         let read = |f: Field| half.and_then(|h| f.read_in(h));
         let mut flags = [0; LANE_FLAGS.len()];
         for (k, f) in LANE_FLAGS.iter().enumerate().filter(|(k, _)| self.flags & (1 << k) != 0) {
-            flags[k] = read(f.field).map_or(0, |b| b[0]);
+            flags[k] = half.and_then(|h| h.byte(f.field.offset)).unwrap_or(0);
         }
         BankMonitors {
             dp_state: read(DP_STATE),

@@ -272,15 +272,18 @@ impl Segment {
         true
     }
 
-    fn decode(&self) -> Result<ModuleReport, String> {
+    /// The last sample's module into `out`, reusing the report it holds; `None` on error.
+    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), String> {
         // `image` is the record's static image with the `layout` runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
             if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
                 let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
-                return st.decode_sample(base, img, runs).map_err(|e| e.to_string());
+                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string());
             }
         }
-        self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
+        *out = None;
+        *out = Some(self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)?);
+        Ok(())
     }
 
     /// Before the sample at `t` is counted in: a snapshot when `spacing_s` has passed
@@ -324,9 +327,8 @@ impl Segment {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         w.events.extend(d.wraps);
-        match self.decode() {
-            Ok(m) => w.module = Some(m),
-            Err(e) => w.module_error = Some(module_read_error.cloned().unwrap_or(e)),
+        if let Err(e) = self.decode_into(&mut w.module) {
+            w.module_error = Some(module_read_error.cloned().unwrap_or(e));
         }
         w.rx_power_dbm_mean = self.rx.mean_dbm(None);
     }
@@ -542,9 +544,8 @@ impl IfaceState {
             w.samples = 1;
             w.link_up = seg.link_up;
             w.link_ext_state = seg.link_ext_state;
-            match seg.decode() {
-                Ok(m) => w.module = Some(m),
-                Err(e) => w.module_error = Some(e),
+            if let Err(e) = seg.decode_into(&mut w.module) {
+                w.module_error = Some(e);
             }
             return w;
         };
@@ -557,9 +558,8 @@ impl IfaceState {
         let d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
-        match seg.decode() {
-            Ok(m) => w.module = Some(m),
-            Err(e) => w.module_error = Some(self.module_read_error.clone().unwrap_or(e)),
+        if let Err(e) = seg.decode_into(&mut w.module) {
+            w.module_error = Some(self.module_read_error.clone().unwrap_or(e));
         }
         w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
         w
