@@ -145,3 +145,6 @@ impl StaticDecode {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;
