@@ -85,6 +85,14 @@ impl StaticDecode {
         Ok(r)
     }
 
+    /// The per-sample Rx power reading of a CMIS module, resolved with the rest.
+    pub fn rx_plan(&self) -> Option<&cmis::RxPlan> {
+        match &self.plan {
+            Plan::Cmis(p) => Some(p.rx()),
+            Plan::Sff8636(_) => None,
+        }
+    }
+
     /// [`decode_sample`](Self::decode_sample) into `out`, in place, reusing the strings
     /// and vectors of the report it holds: a report kept across samples then allocates
     /// nothing where the sample only refreshes monitors. `None` on error.

@@ -115,21 +115,25 @@ pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, pa
 pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
 
 /// What [`decode`] reads besides the bytes of [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] to
-/// decode those bytes, resolved once from an image: the memory model (lower byte 2, CMIS
-/// 5.2 Table 8-4) and the page 01h advertisement of module and lane monitors and lane
-/// flags (Tables 8-41 ff.). [`MonitorPlan::refresh`] then decodes a sample's monitor bytes only.
+/// decode those bytes, resolved once from an image: the [`RxPlan`] (memory model, page 01h
+/// advertisement, banks, unsupported media lanes) and the lane flags and monitors page
+/// 01h advertises (Tables 8-41 ff.). [`MonitorPlan::refresh`] then decodes a sample's
+/// monitor bytes only.
 #[derive(Clone, Debug)]
 pub struct MonitorPlan {
-    paged: bool,
-    adv: Option<page01::Advertisement>,
+    rx: RxPlan,
     lanes: page11::LanePlan,
 }
 
 impl MonitorPlan {
     pub fn new(img: &ModuleImage) -> Self {
-        let paged = lower::flat_memory(img) == Some(false);
-        let adv = if paged { page01::advertisement(img) } else { None };
-        MonitorPlan { paged, lanes: page11::LanePlan::new(img, adv.as_ref()), adv }
+        let rx = RxPlan::new(img);
+        MonitorPlan { lanes: page11::LanePlan::new(img, rx.adv.as_ref()), rx }
+    }
+
+    /// The per-sample Rx power reading this plan includes.
+    pub fn rx(&self) -> &RxPlan {
+        &self.rx
     }
 
     /// Decodes again, into `r` (the decode of an image that resolves to this plan, before
@@ -139,10 +143,11 @@ impl MonitorPlan {
     /// (the bytes it comes from did not change).
     pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
         lower::monitors(img, r);
-        if !self.paged {
+        // Flat memory has no page 01h or 11h (no banks).
+        if self.rx.banks == 0 {
             return;
         }
-        unadvertised_monitors(self.adv.as_ref(), r);
+        unadvertised_monitors(self.rx.adv.as_ref(), r);
         // Lanes come bank by bank: each bank's page 11h is read once.
         let mut bank = None;
         for lane in &mut r.lanes {

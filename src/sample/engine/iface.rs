@@ -6,10 +6,9 @@ use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize_into, Counted, Origin, PortCounters};
-use crate::module::cmis::RxPlan;
 use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, standard_of, ModuleImage, ModuleReport, PageEntry, Standard};
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
@@ -58,10 +57,9 @@ pub struct StaticModule {
     /// The record's module fingerprint (`delta::module_identity`), from `image`: not
     /// parsed again per interval.
     fingerprint: Option<Vec<u8>>,
-    /// `image` decoded once: a sample then decodes only its monitor fields.
+    /// `image` decoded once: a sample then decodes only its monitor fields (and, CMIS,
+    /// reads its rx power through the plan's `rx_plan`).
     decoded: Option<StaticDecode>,
-    /// What a CMIS sample's rx power reading needs of `image`, resolved once.
-    rx_plan: Option<RxPlan>,
 }
 
 fn malformed(e: impl std::fmt::Display) -> String {
@@ -73,9 +71,7 @@ impl StaticModule {
         let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
         let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
         let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
-        let cmis = image.as_ref().ok().and_then(Option::as_ref).filter(|img| standard_of(img) == Ok(Standard::Cmis));
-        let rx_plan = cmis.map(RxPlan::new);
-        StaticModule { record, image, fingerprint, decoded, rx_plan }
+        StaticModule { record, image, fingerprint, decoded }
     }
 
     /// The module of a sample: these static pages plus the sample's monitor pages
@@ -260,7 +256,7 @@ impl Segment {
     /// where the sample leaves what the plan was resolved from alone.
     fn rx_power_mw(&self, s: &SampleRecord, out: &mut Vec<Option<f64>>) -> bool {
         // `image` is the record's static image with the sample's runs laid over it.
-        if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.rx_plan.as_ref())) {
+        if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.decoded.as_ref()?.rx_plan())) {
             let pages = s.module.iter().flat_map(|m| &m.pages);
             if plan.holds_for(pages.map(|e| (e.i2c_address, e.page, e.offset, &e.data[..]))) {
                 plan.read(img, out);
