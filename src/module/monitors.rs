@@ -1,8 +1,8 @@
 //! A sample's module decoded from the decode of its static pages: per sample only the
-//! monitor fields are decoded again (the `MonitorPlan` of each standard, resolved once from
-//! the static image, whose refresh is what the full decode itself runs), where that gives
-//! exactly what [`decode`] of the sample's image gives. That holds when every byte the sample lays over the static image
-//! is either
+//! monitor fields are decoded again, in place, through the `MonitorPlan` of each standard
+//! (resolved once from the static image; the full decode runs the same code), where that
+//! gives exactly what [`decode`] of the sample's image gives. That holds when every byte
+//! the sample lays over the static image is either
 //! - inside a monitor field the refresh decodes again, and already present in the static
 //!   image (so nothing that depends on which bytes were read changes), or inside a half
 //!   page the refresh decodes whole (CMIS VDM samples and flags), or

@@ -106,7 +106,7 @@ fn media_lanes(img: &ModuleImage, adv: Option<&page01::Advertisement>, r: &mut M
     }
 }
 
-/// Fields a sample re-reads and [`refresh_monitors`] decodes again: lower memory state,
+/// Fields a sample re-reads and [`MonitorPlan::refresh`] decodes again: lower memory state,
 /// flags and module monitors (CMIS 5.2 Tables 8-9, 8-10) and page 11h lane states, flags
 /// and monitors (Tables 8-79 to 8-82) of any bank.
 pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, page11::MONITOR_FIELDS];
