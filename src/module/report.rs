@@ -3,6 +3,7 @@
 //! A value the module does not implement, or whose page is absent, is `None` (`null`), never 0.
 
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// `Clone` whose `clone_from` goes field by field, so that a report refreshed into the
 /// same value per sample reuses its strings and vectors (a derived `clone_from` clones
@@ -89,7 +90,8 @@ pub struct LaneReport {
     /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
     pub flags: Vec<String>,
     /// CMIS data path state of the host lane (`DPActivated`, `DPInit`, ...), if read.
-    pub data_path_state: Option<String>,
+    /// A name from the spec's table, borrowed (no allocation per sample), or a reserved code's text.
+    pub data_path_state: Option<Cow<'static, str>>,
     /// CMIS Active Control Set (page 11h Table 8-86): the AppSel code of the data path
     /// this lane belongs to, and that data path's first lane (1-based); `None` when the
     /// lane is in no data path or the page was not read.
@@ -197,7 +199,8 @@ pub struct ModuleReport {
     pub module_temperature_c: Option<f64>,
     pub supply_voltage_v: Option<f64>,
     /// CMIS module state (LowPwr, ModuleReady, ...).
-    pub module_state: Option<String>,
+    /// Borrowed like [`LaneReport::data_path_state`].
+    pub module_state: Option<Cow<'static, str>>,
     /// Module-level flags (temperature/voltage alarms and warnings, module fault, ...).
     pub module_flags: Vec<String>,
     pub flat_memory: Option<bool>,
@@ -298,18 +301,6 @@ impl ModuleReport {
             self.warnings.push(format!("{name} checksum mismatch: stored {stored:#04x}, computed {computed:#04x}"));
         }
         self.checksums.push(ChecksumCheck { name: name.to_string(), stored, computed, ok });
-    }
-}
-
-/// Sets `slot` to `text`, reusing the string it holds: a report refreshed per sample
-/// (module state, data path states) then keeps its buffers.
-pub fn set_text(slot: &mut Option<String>, text: &str) {
-    match slot {
-        Some(s) => {
-            s.clear();
-            s.push_str(text);
-        }
-        None => *slot = Some(text.to_string()),
     }
 }
 

@@ -2,9 +2,10 @@
 //! module flags and monitors, media type and Application Descriptors 1-8.
 
 use super::super::map::Field;
-use super::super::report::{set_text, ModuleReport};
+use super::super::report::ModuleReport;
 use super::super::{units, ModuleImage, I2C_A0};
 use super::appcodes::Descriptor;
+use std::borrow::Cow;
 
 const fn lower(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0, offset, len)
@@ -131,8 +132,8 @@ pub(super) fn monitors(img: &ModuleImage, r: &mut ModuleReport) {
     let read = |f: Field| half.and_then(|h| f.read_in(h));
     match read(MODULE_STATE).map(|b| (b[0] >> 1) & 0x07) {
         Some(state) => match MODULE_STATES.iter().find(|(code, _)| *code == state) {
-            Some((_, name)) => set_text(&mut r.module_state, name),
-            None => r.module_state = Some(format!("Reserved ({state})")),
+            Some((_, name)) => r.module_state = Some(Cow::Borrowed(name)),
+            None => r.module_state = Some(Cow::Owned(format!("Reserved ({state})"))),
         },
         None => r.module_state = None,
     }

@@ -3,9 +3,10 @@
 //! word `i` of each field is lane i+1 of the bank.
 
 use super::super::map::Field;
-use super::super::report::{set_text, LaneReport};
+use super::super::report::LaneReport;
 use super::super::{units, HalfView, ModuleImage, I2C_A0};
 use super::page01::{self, Advertisement};
+use std::borrow::Cow;
 
 const fn p11(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0x11, offset, len)
@@ -207,8 +208,8 @@ impl BankMonitors<'_> {
     pub(super) fn refresh(&self, i: usize, lane: &mut LaneReport) {
         match self.dp_state.map(|b| (b[i / 2] >> (4 * (i % 2))) & 0x0f) {
             Some(code) => match DP_STATES.iter().find(|(c, _)| *c == code) {
-                Some((_, name)) => set_text(&mut lane.data_path_state, name),
-                None => lane.data_path_state = Some(format!("Reserved ({code})")),
+                Some((_, name)) => lane.data_path_state = Some(Cow::Borrowed(name)),
+                None => lane.data_path_state = Some(Cow::Owned(format!("Reserved ({code})"))),
             },
             None => lane.data_path_state = None,
         }
