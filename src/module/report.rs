@@ -133,9 +133,10 @@ pub struct Application {
     /// 1-based AppSel code.
     pub app_sel: u8,
     pub host_interface_id: u8,
-    pub host_interface: String,
+    /// The SFF-8024 table's name, borrowed, or an unknown code's text (as `media_interface`).
+    pub host_interface: Cow<'static, str>,
     pub media_interface_id: u8,
-    pub media_interface: String,
+    pub media_interface: Cow<'static, str>,
     pub host_lane_count: u8,
     pub media_lane_count: u8,
     /// Bit i set: the application may start on host lane i+1.
