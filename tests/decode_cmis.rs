@@ -146,8 +146,8 @@ fn cmis04_credo_osfp_aec_cmis50() {
     ];
     assert_eq!(r.applications.len(), 6);
     for (app, (sel, host, name, lanes, assign)) in r.applications.iter().zip(expect) {
-        assert_eq!((app.app_sel, app.host_interface_id, app.host_interface.as_str()), (sel, host, name));
-        assert_eq!((app.media_interface_id, app.media_interface.as_str()), (0x04, "Active Cable assembly with BER < 1e-6"));
+        assert_eq!((app.app_sel, app.host_interface_id, &*app.host_interface), (sel, host, name));
+        assert_eq!((app.media_interface_id, &*app.media_interface), (0x04, "Active Cable assembly with BER < 1e-6"));
         assert_eq!((app.host_lane_count, app.media_lane_count), (lanes, lanes));
         assert_eq!((app.host_lane_assignment, app.media_lane_assignment), (Some(assign), Some(assign)));
     }
@@ -373,7 +373,7 @@ fn pam4_applications_from_media_codes() {
     assert_eq!(r.applications[0].modulation, Some(Modulation::Pam4));
     assert_eq!(r.applications[0].media_lane_bit_rate_gbps, Some(53.125));
     let a = r.active_application.as_ref().unwrap();
-    assert_eq!((a.app_sel, a.media_interface.as_str()), (2, "100GBASE-SR4 (Clause 95)"));
+    assert_eq!((a.app_sel, &*a.media_interface), (2, "100GBASE-SR4 (Clause 95)"));
     assert_eq!(r.modulation, Some(Modulation::Nrz));
     assert_eq!((r.host_lane_count, r.media_lane_count), (Some(4), Some(4)));
 

@@ -55,6 +55,37 @@ impl HalfPage {
     }
 }
 
+/// One half page of an image ([`ModuleImage::half_view`]): reads answer as
+/// [`ModuleImage::bytes`] does, without looking the half page up again.
+#[derive(Clone, Copy, Debug)]
+pub struct HalfView<'a> {
+    data: &'a [u8; HALF_PAGE_LEN],
+    present: u128,
+}
+
+impl<'a> HalfView<'a> {
+    /// `len` bytes from `offset` (0-255, taken within this half page), only if every one
+    /// was supplied and they lie in the half page.
+    pub fn bytes(&self, offset: u8, len: usize) -> Option<&'a [u8]> {
+        let start = usize::from(offset) % HALF_PAGE_LEN;
+        if len == 0 || start + len > HALF_PAGE_LEN {
+            return None;
+        }
+        let mask = if len == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << len) - 1) << start };
+        (self.present & mask == mask).then(|| &self.data[start..start + len])
+    }
+
+    /// True when any byte of the half page was supplied.
+    pub fn any(&self) -> bool {
+        self.present != 0
+    }
+
+    pub fn byte(&self, offset: u8) -> Option<u8> {
+        let i = usize::from(offset) % HALF_PAGE_LEN;
+        (self.present & (1u128 << i) != 0).then_some(self.data[i])
+    }
+}
+
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ImageError {
     #[error("offset {offset} + length {len} crosses a half-page boundary (entries must lie inside one 128-byte half page)")]
@@ -253,29 +284,24 @@ impl ModuleImage {
 
     /// One byte at `offset` (0-255) with `page`/`bank` selected, if supplied.
     pub fn byte(&self, i2c_address: u8, page: u8, bank: u8, offset: u8) -> Option<u8> {
-        let key = HalfPageKey::for_offset(i2c_address, page, bank, offset);
-        let half = self.half(key)?;
-        let i = offset as usize % HALF_PAGE_LEN;
-        (half.present & (1u128 << i) != 0).then_some(half.data[i])
+        self.half_view(i2c_address, page, bank, offset)?.byte(offset)
     }
 
     /// `len` bytes from `offset`, only if every one was supplied and they lie in one half page.
     pub fn bytes(&self, i2c_address: u8, page: u8, bank: u8, offset: u8, len: usize) -> Option<&[u8]> {
-        let start = offset as usize % HALF_PAGE_LEN;
-        if len == 0 || start + len > HALF_PAGE_LEN {
-            return None;
-        }
-        let key = HalfPageKey::for_offset(i2c_address, page, bank, offset);
-        let half = self.half(key)?;
-        // A half page read whole (the usual case) needs no mask.
-        let mask = if len == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << len) - 1) << start };
-        (half.present == u128::MAX || half.present & mask == mask).then(|| &half.data[start..start + len])
+        self.half_view(i2c_address, page, bank, offset)?.bytes(offset, len)
+    }
+
+    /// The half page that holds `offset` with `page`/`bank` selected, if any of it was
+    /// supplied: a decoder reading many fields of one half page looks it up once.
+    pub fn half_view(&self, i2c_address: u8, page: u8, bank: u8, offset: u8) -> Option<HalfView<'_>> {
+        let half = self.half(HalfPageKey::for_offset(i2c_address, page, bank, offset))?;
+        Some(HalfView { data: &half.data, present: half.present })
     }
 
     /// True when any byte of the upper half of `page`/`bank` was supplied.
     pub fn has_upper_page(&self, i2c_address: u8, page: u8, bank: u8) -> bool {
-        let key = HalfPageKey { i2c_address, page, bank, upper: true };
-        self.half(key).is_some_and(|h| h.present != 0)
+        self.half_view(i2c_address, page, bank, 128).is_some_and(|h| h.any())
     }
 
     /// True when the whole lower half of `i2c_address` was supplied.

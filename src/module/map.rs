@@ -1,7 +1,7 @@
 //! Memory maps as data: every decoder describes what it reads as a table of [`Field`]s,
 //! and a unit test per standard checks that the table has no overlaps.
 
-use super::image::ModuleImage;
+use super::image::{HalfView, ModuleImage};
 
 /// A fixed-position field of a module memory map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +21,11 @@ impl Field {
     /// The field's bytes in `bank`, if the image holds all of them.
     pub fn read<'a>(&self, img: &'a ModuleImage, bank: u8) -> Option<&'a [u8]> {
         img.bytes(self.i2c_address, self.page, bank, self.offset, self.len as usize)
+    }
+
+    /// The field's bytes in a half page already looked up (the one holding `offset`).
+    pub fn read_in<'a>(&self, half: HalfView<'a>) -> Option<&'a [u8]> {
+        half.bytes(self.offset, self.len as usize)
     }
 
     /// The field as a 16-bit big-endian word (the field must be 2 bytes long).

@@ -22,7 +22,7 @@ pub mod sff8636;
 pub mod units;
 pub mod vdm;
 
-pub use image::{ModuleImage, PageEntry, I2C_A0, I2C_A2};
+pub use image::{HalfView, ModuleImage, PageEntry, I2C_A0, I2C_A2};
 pub use report::{ModuleReport, Standard};
 
 use thiserror::Error;

@@ -1,8 +1,8 @@
 //! A sample's module decoded from the decode of its static pages: per sample only the
-//! monitor fields are decoded again (`refresh_monitors` of each standard, which calls the
-//! functions the full decode uses), where that gives exactly what [`decode`] of the
-//! sample's image gives. That holds when every byte the sample lays over the static image
-//! is either
+//! monitor fields are decoded again, in place, through the `MonitorPlan` of each standard
+//! (resolved once from the static image; the full decode runs the same code), where that
+//! gives exactly what [`decode`] of the sample's image gives. That holds when every byte
+//! the sample lays over the static image is either
 //! - inside a monitor field the refresh decodes again, and already present in the static
 //!   image (so nothing that depends on which bytes were read changes), or inside a half
 //!   page the refresh decodes whole (CMIS VDM samples and flags), or
@@ -32,7 +32,14 @@ struct Mask {
 pub struct StaticDecode {
     report: ModuleReport,
     masks: Vec<Mask>,
-    refresh: fn(&ModuleImage, &mut ModuleReport),
+    plan: Plan,
+}
+
+/// The standard's monitor plan.
+#[derive(Clone, Debug)]
+enum Plan {
+    Cmis(cmis::MonitorPlan),
+    Sff8636(sff8636::MonitorPlan),
 }
 
 fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
@@ -53,12 +60,12 @@ fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
 impl StaticDecode {
     /// `None` when the static image does not decode or its standard has no monitor refresh.
     pub fn new(static_img: &ModuleImage) -> Option<Self> {
-        let (masks, refresh): (Vec<Mask>, fn(&ModuleImage, &mut ModuleReport)) = match standard_of(static_img).ok()? {
-            Standard::Cmis => (masks_of(&cmis::MONITOR_FIELDS, cmis::MONITOR_PAGES), cmis::refresh_monitors),
-            Standard::Sff8636 => (masks_of(&sff8636::MONITOR_FIELDS, &[]), sff8636::refresh_monitors),
+        let (masks, plan) = match standard_of(static_img).ok()? {
+            Standard::Cmis => (masks_of(&cmis::MONITOR_FIELDS, cmis::MONITOR_PAGES), Plan::Cmis(cmis::MonitorPlan::new(static_img))),
+            Standard::Sff8636 => (masks_of(&sff8636::MONITOR_FIELDS, &[]), Plan::Sff8636(sff8636::MonitorPlan::new(static_img))),
             Standard::Sff8472 => return None,
         };
-        Some(StaticDecode { report: decode(static_img).ok()?, masks, refresh })
+        Some(StaticDecode { report: decode(static_img).ok()?, masks, plan })
     }
 
     /// Exactly `decode(img)`, where `img` is `static_img` (the image this was made from)
@@ -74,8 +81,49 @@ impl StaticDecode {
             return decode(img);
         }
         let mut r = self.report.clone();
-        (self.refresh)(img, &mut r);
+        self.refresh(img, &mut r);
         Ok(r)
+    }
+
+    /// The per-sample Rx power reading of a CMIS module, resolved with the rest.
+    pub fn rx_plan(&self) -> Option<&cmis::RxPlan> {
+        match &self.plan {
+            Plan::Cmis(p) => Some(p.rx()),
+            Plan::Sff8636(_) => None,
+        }
+    }
+
+    /// [`decode_sample`](Self::decode_sample) into `out`, in place, reusing the strings
+    /// and vectors of the report it holds: a report kept across samples then allocates
+    /// nothing where the sample only refreshes monitors. `None` on error.
+    pub fn decode_sample_into(
+        &self,
+        static_img: &ModuleImage,
+        img: &ModuleImage,
+        mut runs: impl Iterator<Item = (u8, u8, u8, u16, usize)>,
+        out: &mut Option<ModuleReport>,
+    ) -> Result<(), DecodeError> {
+        if !runs.all(|run| self.refreshes(static_img, img, run)) {
+            *out = None;
+            *out = Some(decode(img)?);
+            return Ok(());
+        }
+        let r = match out {
+            Some(r) => {
+                r.clone_from(&self.report);
+                r
+            }
+            None => out.insert(self.report.clone()),
+        };
+        self.refresh(img, r);
+        Ok(())
+    }
+
+    fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
+        match &self.plan {
+            Plan::Cmis(p) => p.refresh(img, r),
+            Plan::Sff8636(p) => p.refresh(img, r),
+        }
     }
 
     /// True when the refresh covers what this run of sample bytes changes (module docs).
@@ -90,6 +138,21 @@ impl StaticDecode {
         let bits = mask.map_or(0, |m| m.bits);
         let start = usize::from(off) % HALF_PAGE_LEN;
         let Some(old) = static_img.bytes(addr, page, bank, off, len) else { return false };
-        new.iter().zip(old).enumerate().all(|(i, (a, b))| a == b || bits & (1 << (start + i)) != 0)
+        // The bytes outside the refreshed fields must be the static image's: compared
+        // run by run of such bytes (`bytes` gave 1-128 bytes inside the half page).
+        let run = if len == HALF_PAGE_LEN { u128::MAX } else { ((1u128 << len) - 1) << start };
+        let mut fixed = run & !bits;
+        while fixed != 0 {
+            let from = fixed.trailing_zeros() as usize;
+            let to = from + (fixed >> from).trailing_ones() as usize;
+            if new[from - start..to - start] != old[from - start..to - start] {
+                return false;
+            }
+            fixed &= u128::MAX.checked_shl(to as u32).unwrap_or(0);
+        }
+        true
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,6 +3,26 @@
 //! A value the module does not implement, or whose page is absent, is `None` (`null`), never 0.
 
 use serde::Serialize;
+use std::borrow::Cow;
+
+/// `Clone` whose `clone_from` goes field by field, so that a report refreshed into the
+/// same value per sample reuses its strings and vectors (a derived `clone_from` clones
+/// anew). The pattern lists every field: a field added later and not listed fails to build.
+macro_rules! clone_field_wise {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                let $t { $($f),* } = self;
+                $t { $($f: $f.clone()),* }
+            }
+            fn clone_from(&mut self, source: &Self) {
+                let $t { $($f),* } = source;
+                $(self.$f.clone_from($f);)*
+            }
+        }
+    };
+}
+pub(crate) use clone_field_wise;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Standard {
@@ -58,7 +78,7 @@ pub struct Thresholds {
 }
 
 /// Per-lane monitors and flags. `lane` is 1-based. dBm of 0 mW is -inf (`null` in JSON).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Debug, Default, PartialEq, Serialize)]
 pub struct LaneReport {
     pub lane: u8,
     pub rx_power_mw: Option<f64>,
@@ -70,13 +90,27 @@ pub struct LaneReport {
     /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
     pub flags: Vec<String>,
     /// CMIS data path state of the host lane (`DPActivated`, `DPInit`, ...), if read.
-    pub data_path_state: Option<String>,
+    /// A name from the spec's table, borrowed (no allocation per sample), or a reserved code's text.
+    pub data_path_state: Option<Cow<'static, str>>,
     /// CMIS Active Control Set (page 11h Table 8-86): the AppSel code of the data path
     /// this lane belongs to, and that data path's first lane (1-based); `None` when the
     /// lane is in no data path or the page was not read.
     pub app_sel: Option<u8>,
     pub data_path_first_lane: Option<u8>,
 }
+
+clone_field_wise!(LaneReport {
+    lane,
+    rx_power_mw,
+    rx_power_dbm,
+    tx_power_mw,
+    tx_power_dbm,
+    tx_bias_ma,
+    flags,
+    data_path_state,
+    app_sel,
+    data_path_first_lane
+});
 
 impl LaneReport {
     pub fn new(lane: u8) -> Self {
@@ -94,14 +128,15 @@ impl LaneReport {
 }
 
 /// One advertised application (CMIS 5.2 8.2.11 / Table 8-23), or the one in use.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Application {
     /// 1-based AppSel code.
     pub app_sel: u8,
     pub host_interface_id: u8,
-    pub host_interface: String,
+    /// The SFF-8024 table's name, borrowed, or an unknown code's text (as `media_interface`).
+    pub host_interface: Cow<'static, str>,
     pub media_interface_id: u8,
-    pub media_interface: String,
+    pub media_interface: Cow<'static, str>,
     pub host_lane_count: u8,
     pub media_lane_count: u8,
     /// Bit i set: the application may start on host lane i+1.
@@ -114,8 +149,23 @@ pub struct Application {
     pub media_lane_bit_rate_gbps: Option<f64>,
 }
 
+clone_field_wise!(Application {
+    app_sel,
+    host_interface_id,
+    host_interface,
+    media_interface_id,
+    media_interface,
+    host_lane_count,
+    media_lane_count,
+    host_lane_assignment,
+    media_lane_assignment,
+    modulation,
+    host_lane_bit_rate_gbps,
+    media_lane_bit_rate_gbps
+});
+
 /// A checksum the decoder verified. A mismatch is reported, never a refusal.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Debug, PartialEq, Eq, Serialize)]
 pub struct ChecksumCheck {
     pub name: String,
     pub stored: u8,
@@ -123,7 +173,9 @@ pub struct ChecksumCheck {
     pub ok: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+clone_field_wise!(ChecksumCheck { name, stored, computed, ok });
+
+#[derive(Debug, PartialEq, Serialize)]
 pub struct ModuleReport {
     pub standard: Standard,
     /// SFF-8024 identifier code (byte 0).
@@ -148,7 +200,8 @@ pub struct ModuleReport {
     pub module_temperature_c: Option<f64>,
     pub supply_voltage_v: Option<f64>,
     /// CMIS module state (LowPwr, ModuleReady, ...).
-    pub module_state: Option<String>,
+    /// Borrowed like [`LaneReport::data_path_state`].
+    pub module_state: Option<Cow<'static, str>>,
     /// Module-level flags (temperature/voltage alarms and warnings, module fault, ...).
     pub module_flags: Vec<String>,
     pub flat_memory: Option<bool>,
@@ -167,6 +220,41 @@ pub struct ModuleReport {
     pub checksums: Vec<ChecksumCheck>,
     pub warnings: Vec<String>,
 }
+
+clone_field_wise!(ModuleReport {
+    standard,
+    identifier,
+    identifier_name,
+    spec_revision,
+    vendor_name,
+    vendor_oui,
+    vendor_pn,
+    vendor_sn,
+    vendor_rev,
+    date_code,
+    connector,
+    connector_name,
+    media_type,
+    wavelength_nm,
+    nominal_signaling_rate_mbd,
+    module_temperature_c,
+    supply_voltage_v,
+    module_state,
+    module_flags,
+    flat_memory,
+    rx_power_type,
+    modulation,
+    encoding,
+    media_lane_count,
+    host_lane_count,
+    active_application,
+    applications,
+    lanes,
+    thresholds,
+    vdm,
+    checksums,
+    warnings
+});
 
 impl ModuleReport {
     /// An empty report for `standard`; decoders fill what the image holds.

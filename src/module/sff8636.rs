@@ -25,6 +25,9 @@ use std::ops::RangeInclusive;
 use super::map::Field;
 use super::report::{LaneReport, Modulation, RxPowerType, ThresholdSet};
 use super::{sff8024, units, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
+pub use monitors::{lane_rx_power_mw, MonitorPlan, MONITOR_FIELDS};
+
+mod monitors;
 
 const A0: u8 = I2C_A0;
 /// QSFP modules have four electrical and four optical lanes.
@@ -218,8 +221,7 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
     r.lanes = (1..=LANES).map(LaneReport::new).collect();
     decode_status(img, &mut r);
     decode_identity(img, &mut r);
-    decode_monitors(img, &mut r);
-    decode_flags(img, &mut r);
+    MonitorPlan::new(img).refresh(img, &mut r);
     decode_thresholds(img, &mut r);
     r
 }
@@ -320,101 +322,12 @@ fn nominal_rate_mbd(img: &ModuleImage) -> Option<u32> {
     (rate != 0).then_some(rate)
 }
 
-/// Lane `i` (0-based) of a per-lane word table.
-fn lane_word(field: Field, img: &ModuleImage, i: usize) -> Option<[u8; 2]> {
-    field.read(img, 0)?.get(2 * i..2 * i + 2).map(units::word)
-}
-
-/// A module monitor, `None` when unadvertised and all zero (see the module doc).
-fn module_monitor(img: &ModuleImage, field: Field, cap: Capability, convert: fn([u8; 2]) -> f64) -> Option<f64> {
-    let raw = field.word(img, 0)?;
-    if advertised(img, cap) == Some(false) && raw == [0, 0] {
-        return None;
-    }
-    Some(convert(raw))
-}
-
-/// Tx power is taken as reported when byte 220 bit 2 advertises it, or when `field` holds
-/// non-zero words anyway: SFF-8436-era modules (40G QSFP+) leave the bit clear yet report
-/// real Tx power, and ethtool's qsfp.c prints it without consulting the bit.
-fn tx_power_reported(img: &ModuleImage, field: Field) -> bool {
-    implemented(img, Some(TX_POWER_SUPPORTED)) || field.read(img, 0).is_some_and(|b| b.iter().any(|&x| x != 0))
-}
-
-/// Rx power of lanes 1-4 in mW (bytes 34-41, SFF-8636 6.2.4); `None` for a copper cable.
-pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
-    let optical = is_optical(img);
-    (0..usize::from(LANES)).map(|i| lane_word(RX_POWER, img, i).filter(|_| optical).map(units::power_mw)).collect()
-}
-
-/// Fields a sample re-reads (inside [`FLAGS_AND_MONITORS`]) and [`refresh_monitors`]
-/// decodes again: flags (bytes 3-14, Table 6-4 to 6-6) and monitors (22-57, Table 6-7/6-8).
-pub const MONITOR_FIELDS: [&[Field]; 1] = [&[
-    LOS_FLAGS,
-    FAULT_FLAGS,
-    LOL_FLAGS,
-    TEMPERATURE_FLAGS,
-    VCC_FLAGS,
-    RX_POWER_FLAGS,
-    TX_BIAS_FLAGS,
-    TX_POWER_FLAGS,
-    TEMPERATURE,
-    SUPPLY_VOLTAGE,
-    RX_POWER,
-    TX_BIAS,
-    TX_POWER,
-]];
-
-/// Decodes again, into `r` (the decode of the same image before a sample's bytes in
-/// [`MONITOR_FIELDS`] changed), the monitors and flags, with the functions [`decode`]
-/// uses; identity, status and thresholds stay as they are.
-pub fn refresh_monitors(img: &ModuleImage, r: &mut ModuleReport) {
-    r.module_flags.clear();
-    for lane in r.lanes.iter_mut() {
-        *lane = LaneReport::new(lane.lane);
-    }
-    decode_monitors(img, r);
-    decode_flags(img, r);
-}
-
-fn decode_monitors(img: &ModuleImage, r: &mut ModuleReport) {
-    r.module_temperature_c = module_monitor(img, TEMPERATURE, TEMPERATURE_IMPLEMENTED, units::temperature_c);
-    r.supply_voltage_v = module_monitor(img, SUPPLY_VOLTAGE, VCC_IMPLEMENTED, units::voltage_v);
-    if !is_optical(img) {
-        return;
-    }
-    let tx_power = tx_power_reported(img, TX_POWER);
-    let rx = lane_rx_power_mw(img);
-    for (i, lane) in r.lanes.iter_mut().enumerate() {
-        if let Some(mw) = rx.get(i).copied().flatten() {
-            lane.set_rx_power_mw(mw);
-        }
-        lane.tx_bias_ma = lane_word(TX_BIAS, img, i).map(units::bias_ma);
-        if let Some(w) = lane_word(TX_POWER, img, i).filter(|_| tx_power) {
-            lane.set_tx_power_mw(units::power_mw(w));
-        }
-    }
-}
-
-fn decode_flags(img: &ModuleImage, r: &mut ModuleReport) {
-    for f in MODULE_MONITOR_FLAGS.iter().filter(|f| implemented(img, f.requires)) {
-        if let Some(b) = f.field.byte(img, 0) {
-            r.module_flags.extend(nibble_flags(b >> 4, f.name));
-        }
-    }
-    for (i, lane) in r.lanes.iter_mut().enumerate() {
-        for f in LANE_STATUS_FLAGS.iter().filter(|f| implemented(img, f.requires)) {
-            if f.field.byte(img, 0).is_some_and(|b| (b >> (f.shift + i)) & 1 != 0) {
-                lane.flags.push(f.name.to_string());
-            }
-        }
-        for f in LANE_MONITOR_FLAGS.iter().filter(|f| implemented(img, f.requires)) {
-            if let Some(&b) = f.field.read(img, 0).and_then(|b| b.get(i / 2)) {
-                let nibble = if i % 2 == 0 { b >> 4 } else { b & 0x0f };
-                lane.flags.extend(nibble_flags(nibble, f.name));
-            }
-        }
-    }
+/// Tx power is taken as reported when byte 220 bit 2 advertises it (`implemented`), or
+/// when `words` (monitors or thresholds) are non-zero anyway: SFF-8436-era modules (40G
+/// QSFP+) leave the bit clear yet report real Tx power, and ethtool's qsfp.c prints it
+/// without consulting the bit.
+fn tx_power_reported(implemented: bool, words: Option<&[u8]>) -> bool {
+    implemented || words.is_some_and(|b| b.iter().any(|&x| x != 0))
 }
 
 fn threshold_set(img: &ModuleImage, field: Field, convert: fn([u8; 2]) -> f64) -> Option<ThresholdSet> {
@@ -440,7 +353,7 @@ fn decode_thresholds(img: &ModuleImage, r: &mut ModuleReport) {
     if is_optical(img) {
         t.rx_power_mw = threshold_set(img, RX_POWER_THRESHOLDS, units::power_mw);
         t.tx_bias_ma = threshold_set(img, TX_BIAS_THRESHOLDS, units::bias_ma);
-        if tx_power_reported(img, TX_POWER_THRESHOLDS) {
+        if tx_power_reported(implemented(img, Some(TX_POWER_SUPPORTED)), TX_POWER_THRESHOLDS.read(img, 0)) {
             t.tx_power_mw = threshold_set(img, TX_POWER_THRESHOLDS, units::power_mw);
         }
     }

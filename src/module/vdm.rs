@@ -2,6 +2,7 @@
 //! module JSON (a contract: keys may be added, never renamed). Decoded by
 //! [`cmis`](super::cmis) (src/module/cmis/vdm.rs); read only, the module is never written.
 
+use super::report::clone_field_wise;
 use super::report::ThresholdSet;
 use serde::Serialize;
 
@@ -16,7 +17,7 @@ pub enum Side {
 
 /// One VDM observable instance: a descriptor (pages 20h-23h) with its sample (24h-27h),
 /// threshold set (28h-2Bh) and flags (2Ch).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct VdmObservable {
     /// 1-based VDM group (descriptor page 20h + group - 1).
     pub group: u8,
@@ -39,6 +40,8 @@ pub struct VdmObservable {
     /// Latched flags set: `high_alarm`, `low_alarm`, `high_warning`, `low_warning`.
     pub flags: Vec<&'static str>,
 }
+
+clone_field_wise!(VdmObservable { group, instance, type_id, key, side, lane, threshold_set, raw, value, thresholds, flags });
 
 /// What VDM says about one input of a lane (all `None` when not advertised).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -70,7 +73,7 @@ pub struct VdmLane {
     pub host: VdmSideValues,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Debug, Default, PartialEq, Serialize)]
 pub struct VdmReport {
     /// Groups the module advertises (page 2Fh byte 128 bits 1-0, plus one); `None` when
     /// page 2Fh was not read.
@@ -79,6 +82,8 @@ pub struct VdmReport {
     /// Lanes with at least one lane observable, in lane order.
     pub lanes: Vec<VdmLane>,
 }
+
+clone_field_wise!(VdmReport { groups_supported, observables, lanes });
 
 impl VdmReport {
     pub fn lane(&self, lane: u8) -> Option<&VdmLane> {

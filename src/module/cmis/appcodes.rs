@@ -17,6 +17,7 @@
 
 use super::super::report::{Application, Modulation};
 use super::super::sff8024;
+use std::borrow::Cow;
 
 /// Signalling of one lane: format and nominal bit rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -383,11 +384,11 @@ pub(super) fn media_table(media_type: u8) -> Option<&'static [Code]> {
 }
 
 /// Name and signal of `code`; codes the table lacks print as `Unknown (0xNN)`.
-pub(super) fn find(table: Option<&[Code]>, code: u8) -> (String, Option<Signal>) {
+pub(super) fn find(table: Option<&[Code]>, code: u8) -> (Cow<'static, str>, Option<Signal>) {
     match table.and_then(|t| t.iter().find(|c| c.code == code)) {
-        Some(c) => (c.name.to_string(), c.signal),
+        Some(c) => (Cow::Borrowed(c.name), c.signal),
         // An empty table makes `lookup` produce the shared "Unknown (0xNN)" text.
-        None => (sff8024::lookup(&[], code), None),
+        None => (Cow::Owned(sff8024::lookup(&[], code)), None),
     }
 }
 

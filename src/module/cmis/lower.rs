@@ -5,6 +5,7 @@ use super::super::map::Field;
 use super::super::report::ModuleReport;
 use super::super::{units, ModuleImage, I2C_A0};
 use super::appcodes::Descriptor;
+use std::borrow::Cow;
 
 const fn lower(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0, offset, len)
@@ -125,20 +126,28 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
 
 /// The lower-memory fields a sample re-reads: module state (byte 3), module flags (bytes
 /// 8-11, CMIS 5.2 Table 8-9), temperature and Vcc (bytes 14-17, Table 8-10). Overwrites
-/// what `r` held.
+/// what `r` held, reusing its strings.
 pub(super) fn monitors(img: &ModuleImage, r: &mut ModuleReport) {
-    r.module_state = MODULE_STATE.byte(img, 0).map(|b| {
-        let state = (b >> 1) & 0x07;
-        MODULE_STATES.iter().find(|(code, _)| *code == state).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Reserved ({state})"))
-    });
+    let half = img.half_view(I2C_A0, 0, 0, 0);
+    let read = |f: Field| half.and_then(|h| f.read_in(h));
+    match read(MODULE_STATE).map(|b| (b[0] >> 1) & 0x07) {
+        Some(state) => match MODULE_STATES.iter().find(|(code, _)| *code == state) {
+            Some((_, name)) => r.module_state = Some(Cow::Borrowed(name)),
+            None => r.module_state = Some(Cow::Owned(format!("Reserved ({state})"))),
+        },
+        None => r.module_state = None,
+    }
     r.module_flags.clear();
-    for (field, bit, name) in MODULE_FLAGS {
-        if field.byte(img, 0).is_some_and(|b| b & (1 << bit) != 0) {
-            r.module_flags.push(name.to_string());
+    // Flags are rare: the table is walked when a flag byte has some bit set.
+    if [FLAGS_STATE, FLAGS_TEMP_VCC, FLAGS_AUX12, FLAGS_AUX3_CUSTOM].into_iter().any(|f| read(f).is_some_and(|b| b[0] != 0)) {
+        for (field, bit, name) in MODULE_FLAGS {
+            if read(*field).is_some_and(|b| b[0] & (1 << bit) != 0) {
+                r.module_flags.push(name.to_string());
+            }
         }
     }
-    r.module_temperature_c = TEMPERATURE.word(img, 0).map(units::temperature_c);
-    r.supply_voltage_v = VCC.word(img, 0).map(units::voltage_v);
+    r.module_temperature_c = read(TEMPERATURE).map(units::word).map(units::temperature_c);
+    r.supply_voltage_v = read(VCC).map(units::word).map(units::voltage_v);
 }
 
 /// The fields [`monitors`] decodes.

@@ -106,7 +106,7 @@ fn media_lanes(img: &ModuleImage, adv: Option<&page01::Advertisement>, r: &mut M
     }
 }
 
-/// Fields a sample re-reads and [`refresh_monitors`] decodes again: lower memory state,
+/// Fields a sample re-reads and [`MonitorPlan::refresh`] decodes again: lower memory state,
 /// flags and module monitors (CMIS 5.2 Tables 8-9, 8-10) and page 11h lane states, flags
 /// and monitors (Tables 8-79 to 8-82) of any bank.
 pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, page11::MONITOR_FIELDS];
@@ -114,24 +114,55 @@ pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, pa
 /// Whole half pages a sample re-reads: VDM samples (24h-27h) and flags (2Ch), CMIS 5.2 8.22.
 pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
 
-/// Decodes again, into `r` (the decode of the same image before a sample's bytes in
-/// [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] changed), every field those bytes feed, with
-/// the functions [`decode`] uses; the rest of `r`, warnings included, stays as it is
-/// (the bytes it comes from did not change).
-pub fn refresh_monitors(img: &ModuleImage, r: &mut ModuleReport) {
-    lower::monitors(img, r);
-    if lower::flat_memory(img) != Some(false) {
-        return;
+/// What [`decode`] reads besides the bytes of [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] to
+/// decode those bytes, resolved once from an image: the [`RxPlan`] (memory model, page 01h
+/// advertisement, banks, unsupported media lanes) and the lane flags and monitors page
+/// 01h advertises (Tables 8-41 ff.). [`MonitorPlan::refresh`] then decodes a sample's
+/// monitor bytes only.
+#[derive(Clone, Debug)]
+pub struct MonitorPlan {
+    rx: RxPlan,
+    lanes: page11::LanePlan,
+}
+
+impl MonitorPlan {
+    pub fn new(img: &ModuleImage) -> Self {
+        let rx = RxPlan::new(img);
+        MonitorPlan { lanes: page11::LanePlan::new(img, rx.adv.as_ref()), rx }
     }
-    let adv = page01::advertisement(img);
-    unadvertised_monitors(adv.as_ref(), r);
-    r.lanes.clear();
-    media_lanes(img, adv.as_ref(), r, &mut Vec::new());
-    // The VDM decode also words warnings about its static pages: already in `r`.
-    let warnings = r.warnings.len();
-    r.vdm = None;
-    vdm::decode(img, r);
-    r.warnings.truncate(warnings);
+
+    /// The per-sample Rx power reading this plan includes.
+    pub fn rx(&self) -> &RxPlan {
+        &self.rx
+    }
+
+    /// Decodes again, into `r` (the decode of an image that resolves to this plan, before
+    /// a sample's bytes in [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] changed), every field
+    /// those bytes feed, with the functions [`decode`] uses, in place (strings reused);
+    /// the rest of `r`, its lanes' numbers and data paths and its warnings, stays as it is
+    /// (the bytes it comes from did not change).
+    pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
+        lower::monitors(img, r);
+        // Flat memory has no page 01h or 11h (no banks).
+        if self.rx.banks == 0 {
+            return;
+        }
+        unadvertised_monitors(self.rx.adv.as_ref(), r);
+        // Lanes come bank by bank: each bank's page 11h is read once.
+        let mut bank = None;
+        for lane in &mut r.lanes {
+            let index = usize::from(lane.lane.saturating_sub(1));
+            let b = (index / usize::from(page11::LANES_PER_BANK)) as u8;
+            let monitors = match bank {
+                Some((at, ref monitors)) if at == b => monitors,
+                _ => &bank.insert((b, self.lanes.bank(img.half_view(I2C_A0, 0x11, b, 128)))).1,
+            };
+            monitors.refresh(index % usize::from(page11::LANES_PER_BANK), lane);
+        }
+        if let Some(v) = &mut r.vdm {
+            vdm::refresh(img, v);
+        }
+    }
 }
 
 /// Rx power in mW by lane number (index 0 = lane 1), as [`decode`] gives it: lanes of
@@ -189,6 +220,7 @@ impl RxPlan {
     /// [`lane_rx_power_mw`] of `img` into `out`, where `img` resolves to this plan.
     pub fn read(&self, img: &ModuleImage, out: &mut Vec<Option<f64>>) {
         out.clear();
+        out.reserve(usize::from(self.banks) * usize::from(page11::LANES_PER_BANK));
         for bank in 0..self.banks {
             let Some(rx) = page11::lane_rx_power_mw(img, bank, self.adv.as_ref()) else { continue };
             for (i, mw) in rx.enumerate().filter(|(i, _)| bank != 0 || self.unsupported & (1 << i) == 0) {

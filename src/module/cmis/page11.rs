@@ -4,8 +4,9 @@
 
 use super::super::map::Field;
 use super::super::report::LaneReport;
-use super::super::{units, ModuleImage, I2C_A0};
+use super::super::{units, HalfView, ModuleImage, I2C_A0};
 use super::page01::{self, Advertisement};
+use std::borrow::Cow;
 
 const fn p11(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0x11, offset, len)
@@ -118,18 +119,15 @@ const DP_STATES: &[(u8, &str)] = &[
     (7, "DPInitialized"),
 ];
 
-fn dp_state_name(code: u8) -> String {
-    DP_STATES.iter().find(|(c, _)| *c == code).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Reserved ({code})"))
-}
-
 /// Word `lane` (0-7) of a 16-byte monitor field already read.
 fn word_of(field: Option<&[u8]>, lane: usize) -> Option<[u8; 2]> {
     field?.get(2 * lane..2 * lane + 2).map(units::word)
 }
 
-/// Rx power of lane `i` (0-7) in mW where page 01h advertises it, from bytes 186-201 as read.
-fn rx_mw(rx_power: Option<&[u8]>, adv: &Advertisement, i: usize) -> Option<f64> {
-    adv.rx_power_mon.then(|| word_of(rx_power, i)).flatten().map(units::power_mw)
+/// Rx power of lane `i` (0-7) in mW where page 01h advertises it (`monitored`), from bytes
+/// 186-201 as read.
+fn rx_mw(rx_power: Option<&[u8]>, monitored: bool, i: usize) -> Option<f64> {
+    monitored.then(|| word_of(rx_power, i)).flatten().map(units::power_mw)
 }
 
 /// Rx power of the 8 lanes of `bank` in mW, `None` when page 11h of that bank was not read.
@@ -138,56 +136,122 @@ pub(super) fn lane_rx_power_mw<'a>(
     bank: u8,
     adv: Option<&'a Advertisement>,
 ) -> Option<impl Iterator<Item = Option<f64>> + 'a> {
-    let rx_power = RX_POWER.read(img, bank);
-    img.has_upper_page(I2C_A0, 0x11, bank)
-        .then(move || (0..usize::from(LANES_PER_BANK)).map(move |i| adv.and_then(|a| rx_mw(rx_power, a, i))))
+    let half = img.half_view(I2C_A0, 0x11, bank, 128).filter(HalfView::any)?;
+    let rx_power = RX_POWER.read_in(half);
+    let monitored = adv.is_some_and(|a| a.rx_power_mon);
+    Some((0..usize::from(LANES_PER_BANK)).map(move |i| rx_mw(rx_power, monitored, i)))
+}
+
+/// What [`lanes`] decodes besides the monitor bytes, resolved from page 01h (the same for
+/// every bank): the lane flags advertised (Tables 8-80/8-81, a page 01h not read
+/// advertises everything) and the monitors advertised, with the Tx bias multiplier.
+#[derive(Clone, Debug)]
+pub(super) struct LanePlan {
+    /// Bit k: `LANE_FLAGS[k]` is advertised.
+    flags: u32,
+    tx_power: bool,
+    rx_power: bool,
+    /// Where Tx bias monitoring is advertised with a multiplier.
+    tx_bias_multiplier: Option<u8>,
+}
+
+impl LanePlan {
+    pub(super) fn new(img: &ModuleImage, adv: Option<&Advertisement>) -> Self {
+        let advertised = |f: &LaneFlag| f.advertised_by.0.byte(img, 0).is_none_or(|b| b & (1 << f.advertised_by.1) != 0);
+        LanePlan {
+            flags: LANE_FLAGS.iter().enumerate().filter(|(_, f)| advertised(f)).fold(0, |m, (k, _)| m | 1 << k),
+            tx_power: adv.is_some_and(|a| a.tx_power_mon),
+            rx_power: adv.is_some_and(|a| a.rx_power_mon),
+            tx_bias_multiplier: adv.filter(|a| a.tx_bias_mon).and_then(|a| a.tx_bias_multiplier),
+        }
+    }
+
+    /// The monitor bytes of one bank, whose page 11h is `half`, read once for its lanes.
+    pub(super) fn bank<'a>(&self, half: Option<HalfView<'a>>) -> BankMonitors<'a> {
+        let read = |f: Field| half.and_then(|h| f.read_in(h));
+        let mut flags = [0; LANE_FLAGS.len()];
+        for (k, f) in LANE_FLAGS.iter().enumerate().filter(|(k, _)| self.flags & (1 << k) != 0) {
+            flags[k] = half.and_then(|h| h.byte(f.field.offset)).unwrap_or(0);
+        }
+        BankMonitors {
+            dp_state: read(DP_STATE),
+            any_flag: flags.iter().fold(0, |m, b| m | b),
+            flags,
+            tx_power: read(TX_POWER).filter(|_| self.tx_power),
+            rx_power: read(RX_POWER),
+            rx_power_mon: self.rx_power,
+            tx_bias: read(TX_BIAS),
+            tx_bias_multiplier: self.tx_bias_multiplier,
+        }
+    }
+}
+
+/// One bank's page 11h monitor bytes as [`LanePlan::bank`] read them: `None` where not
+/// read, flag bytes 0 where not read or not advertised.
+pub(super) struct BankMonitors<'a> {
+    dp_state: Option<&'a [u8]>,
+    flags: [u8; LANE_FLAGS.len()],
+    /// Bit i: some flag of lane i is set.
+    any_flag: u8,
+    /// Only where page 01h advertises Tx power monitoring.
+    tx_power: Option<&'a [u8]>,
+    rx_power: Option<&'a [u8]>,
+    rx_power_mon: bool,
+    tx_bias: Option<&'a [u8]>,
+    tx_bias_multiplier: Option<u8>,
+}
+
+impl BankMonitors<'_> {
+    /// Writes into `lane`, lane `i` (0-7) of the bank, every field the page's monitor
+    /// bytes feed (data path state, flags, Tx/Rx power, Tx bias): a byte not read, or a
+    /// monitor not advertised, leaves its field `None`.
+    pub(super) fn refresh(&self, i: usize, lane: &mut LaneReport) {
+        match self.dp_state.map(|b| (b[i / 2] >> (4 * (i % 2))) & 0x0f) {
+            Some(code) => match DP_STATES.iter().find(|(c, _)| *c == code) {
+                Some((_, name)) => lane.data_path_state = Some(Cow::Borrowed(name)),
+                None => lane.data_path_state = Some(Cow::Owned(format!("Reserved ({code})"))),
+            },
+            None => lane.data_path_state = None,
+        }
+        lane.flags.clear();
+        if self.any_flag & (1 << i) != 0 {
+            let set = LANE_FLAGS.iter().zip(self.flags).filter(|(_, b)| b & (1 << i) != 0);
+            lane.flags.extend(set.map(|(f, _)| f.name.to_string()));
+        }
+        match word_of(self.tx_power, i) {
+            Some(w) => lane.set_tx_power_mw(units::power_mw(w)),
+            None => (lane.tx_power_mw, lane.tx_power_dbm) = (None, None),
+        }
+        match rx_mw(self.rx_power, self.rx_power_mon, i) {
+            Some(mw) => lane.set_rx_power_mw(mw),
+            None => (lane.rx_power_mw, lane.rx_power_dbm) = (None, None),
+        }
+        lane.tx_bias_ma = self.tx_bias_multiplier.and_then(|m| word_of(self.tx_bias, i).map(|w| units::bias_ma(w) * f64::from(m)));
+    }
 }
 
 /// The 8 lanes of `bank`, or `None` when page 11h of that bank was not read.
 /// Monitors are decoded only when page 01h advertises them (`adv`); flags are reported
-/// unless page 01h says they are not implemented. Each field is read from the image once
-/// per bank (a sample decodes every lane of every bank).
+/// unless page 01h says they are not implemented.
 pub(super) fn lanes(img: &ModuleImage, bank: u8, adv: Option<&Advertisement>) -> Option<Vec<LaneReport>> {
     if !img.has_upper_page(I2C_A0, 0x11, bank) {
         return None;
     }
+    let half = img.half_view(I2C_A0, 0x11, bank, 128);
+    let monitors = LanePlan::new(img, adv).bank(half);
     let first = u16::from(bank) * u16::from(LANES_PER_BANK);
-    let dp_state = DP_STATE.read(img, bank);
-    let dp_config = DP_CONFIG.read(img, bank);
-    // Per flag: its page 11h byte, if read and the flag is advertised (a page 01h not read
-    // advertises everything).
-    let flag_bytes: Vec<(&'static str, u8)> = LANE_FLAGS
-        .iter()
-        .filter(|f| f.advertised_by.0.byte(img, 0).is_none_or(|b| b & (1 << f.advertised_by.1) != 0))
-        .filter_map(|f| Some((f.name, f.field.byte(img, bank)?)))
-        .filter(|(_, b)| *b != 0)
-        .collect();
-    let (tx_power, tx_bias, rx_power) = (TX_POWER.read(img, bank), TX_BIAS.read(img, bank), RX_POWER.read(img, bank));
+    let dp_config = half.and_then(|h| DP_CONFIG.read_in(h));
     let mut out = Vec::with_capacity(LANES_PER_BANK.into());
     for i in 0..usize::from(LANES_PER_BANK) {
         // Banks are at most 4 (page 01h byte 142), so lane numbers stay below 33.
         let mut lane = LaneReport::new(u8::try_from(first + i as u16 + 1).unwrap_or(u8::MAX));
-        lane.data_path_state = dp_state.map(|b| dp_state_name((b[i / 2] >> (4 * (i % 2))) & 0x0f));
         // DPConfigLane: AppSel 0 = the lane is in no data path; DataPathID = index of the
         // data path's first lane within the bank (bits 3-1).
         if let Some(c) = dp_config.and_then(|b| b.get(i).copied()).filter(|c| c >> 4 != 0) {
             lane.app_sel = Some(c >> 4);
             lane.data_path_first_lane = u8::try_from(first + u16::from((c >> 1) & 0x07) + 1).ok();
         }
-        lane.flags.extend(flag_bytes.iter().filter(|(_, b)| b & (1 << i) != 0).map(|(name, _)| name.to_string()));
-        if let Some(adv) = adv {
-            if adv.tx_power_mon {
-                if let Some(w) = word_of(tx_power, i) {
-                    lane.set_tx_power_mw(units::power_mw(w));
-                }
-            }
-            if let Some(mw) = rx_mw(rx_power, adv, i) {
-                lane.set_rx_power_mw(mw);
-            }
-            if let (true, Some(mult)) = (adv.tx_bias_mon, adv.tx_bias_multiplier) {
-                lane.tx_bias_ma = word_of(tx_bias, i).map(|w| units::bias_ma(w) * f64::from(mult));
-            }
-        }
+        monitors.refresh(i, &mut lane);
         out.push(lane);
     }
     Some(out)

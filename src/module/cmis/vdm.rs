@@ -21,7 +21,7 @@
 use super::super::map::Field;
 use super::super::report::{ModuleReport, ThresholdSet};
 use super::super::vdm::{Side, VdmLane, VdmObservable, VdmReport, VdmSideValues};
-use super::super::{ModuleImage, PageRequest, I2C_A0};
+use super::super::{HalfView, ModuleImage, PageRequest, I2C_A0};
 use super::page01;
 use super::vdm_types::{self, Quantity};
 
@@ -132,7 +132,7 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
             continue;
         };
         let thresholds = img.bytes(I2C_A0, THRESHOLD_PAGE + g, 0, 128, 128);
-        let flag_base = 128 + FLAG_BYTES_PER_GROUP * usize::from(g);
+        let pages = SamplePages::of(img, g);
         for (i, d) in desc.chunks(2).enumerate().take(INSTANCES_PER_GROUP) {
             if d[1] == 0 {
                 continue;
@@ -140,18 +140,12 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
             // i < 64 and the descriptor nibbles are < 16: every value fits a u8.
             let (instance, set) = (i as u8, d[0] >> 4);
             let ty = vdm_types::lookup(d[1]);
-            // A sample read covers only the instances in use: read the word, not the page.
-            let raw = img.bytes(I2C_A0, SAMPLE_PAGE + g, 0, 128 + 2 * instance, 2).map(|b| [b[0], b[1]]);
             let threshold = |k: usize| thresholds.and_then(|t| t.get(8 * usize::from(set) + 2 * k..8 * usize::from(set) + 2 * k + 2));
             let thresholds = ty.and_then(|ty| {
                 let w: Vec<f64> = (0..4).filter_map(|k| threshold(k).map(|b| ty.format.decode([b[0], b[1]]))).collect();
                 (w.len() == 4).then(|| ThresholdSet { high_alarm: w[0], low_alarm: w[1], high_warning: w[2], low_warning: w[3] })
             });
-            // flag_base + i/2 <= 128 + 96 + 31 = 255.
-            let nibble = img.byte(I2C_A0, FLAG_PAGE, 0, (flag_base + i / 2) as u8).map(|b| (b >> (4 * (i % 2))) & 0x0f);
-            let flags =
-                FLAG_NAMES.iter().enumerate().filter(|(bit, _)| nibble.is_some_and(|n| n & (1 << bit) != 0)).map(|(_, n)| *n).collect();
-            vdm.observables.push(VdmObservable {
+            let mut o = VdmObservable {
                 group: g + 1,
                 instance,
                 type_id: d[1],
@@ -159,15 +153,61 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
                 side: ty.and_then(|t| t.side),
                 lane: (d[0] & 0x0f) + 1,
                 threshold_set: set,
-                raw: raw.map(u16::from_be_bytes),
-                value: ty.zip(raw).map(|(t, w)| t.format.decode(w)),
+                raw: None,
+                value: None,
                 thresholds,
-                flags,
-            });
+                flags: Vec::new(),
+            };
+            read_sample(&pages, &mut o);
+            vdm.observables.push(o);
         }
     }
     vdm.lanes = lanes(&vdm.observables);
     r.vdm = Some(vdm);
+}
+
+/// The pages an instance's sample and flags are read from: group `g`'s sample page and
+/// the flag page.
+struct SamplePages<'a> {
+    samples: Option<HalfView<'a>>,
+    flags: Option<HalfView<'a>>,
+}
+
+impl<'a> SamplePages<'a> {
+    fn of(img: &'a ModuleImage, g: u8) -> Self {
+        SamplePages { samples: img.half_view(I2C_A0, SAMPLE_PAGE + g, 0, 128), flags: img.half_view(I2C_A0, FLAG_PAGE, 0, 128) }
+    }
+}
+
+/// The sample word, its value and the latched flags of observable `o` (group and
+/// instance set), from `pages` of its group; what a sample re-reads.
+fn read_sample(pages: &SamplePages, o: &mut VdmObservable) {
+    let i = usize::from(o.instance);
+    // A sample read covers only the instances in use: read the word, not the page.
+    // instance < 64: 128 + 2 x instance + 1 <= 255.
+    let raw = pages.samples.and_then(|h| h.bytes(128 + 2 * o.instance, 2)).map(|b| [b[0], b[1]]);
+    o.raw = raw.map(u16::from_be_bytes);
+    o.value = vdm_types::lookup(o.type_id).zip(raw).map(|(t, w)| t.format.decode(w));
+    // 128 + 32 x (group - 1) + i/2 <= 128 + 96 + 31 = 255.
+    let at = 128 + FLAG_BYTES_PER_GROUP * usize::from(o.group - 1) + i / 2;
+    let nibble = pages.flags.and_then(|h| h.byte(at as u8)).map(|b| (b >> (4 * (i % 2))) & 0x0f);
+    o.flags.clear();
+    o.flags.extend(FLAG_NAMES.iter().enumerate().filter(|(bit, _)| nibble.is_some_and(|n| n & (1 << bit) != 0)).map(|(_, n)| *n));
+}
+
+/// Decodes again, into `vdm` (the decode of the same image before a sample's bytes on
+/// the sample and flag pages changed), every sample word, value and flag, and the lane view.
+pub(super) fn refresh(img: &ModuleImage, vdm: &mut VdmReport) {
+    let mut pages = None;
+    for o in &mut vdm.observables {
+        // Observables come group by group.
+        let p = match pages {
+            Some((g, ref p)) if g == o.group => p,
+            _ => &pages.insert((o.group, SamplePages::of(img, o.group - 1))).1,
+        };
+        read_sample(p, o);
+    }
+    vdm.lanes = lanes(&vdm.observables);
 }
 
 /// The lane view: the first instance of each lane quantity wins.

@@ -6,10 +6,9 @@ use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize_into, Counted, Origin, PortCounters};
-use crate::module::cmis::RxPlan;
 use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, standard_of, ModuleImage, ModuleReport, PageEntry, Standard};
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
@@ -61,10 +60,9 @@ pub struct StaticModule {
     /// The record's module fingerprint (`delta::module_identity`), from `image`: not
     /// parsed again per interval.
     fingerprint: Option<Vec<u8>>,
-    /// `image` decoded once: a sample then decodes only its monitor fields.
+    /// `image` decoded once: a sample then decodes only its monitor fields (and, CMIS,
+    /// reads its rx power through the plan's `rx_plan`).
     decoded: Option<StaticDecode>,
-    /// What a CMIS sample's rx power reading needs of `image`, resolved once.
-    rx_plan: Option<RxPlan>,
 }
 
 fn malformed(e: impl std::fmt::Display) -> String {
@@ -76,9 +74,7 @@ impl StaticModule {
         let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
         let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
         let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
-        let cmis = image.as_ref().ok().and_then(Option::as_ref).filter(|img| standard_of(img) == Ok(Standard::Cmis));
-        let rx_plan = cmis.map(RxPlan::new);
-        StaticModule { record, image, fingerprint, decoded, rx_plan }
+        StaticModule { record, image, fingerprint, decoded }
     }
 
     /// The module of a sample: these static pages plus the sample's monitor pages
@@ -269,7 +265,7 @@ impl Segment {
     /// static record's plan where the sample leaves what the plan was resolved from alone.
     fn rx_power_mw(&self, s: &SampleRecord, out: &mut Vec<Option<f64>>) -> bool {
         // `image` is the record's static image with the sample's runs laid over it.
-        if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.rx_plan.as_ref())) {
+        if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.decoded.as_ref()?.rx_plan())) {
             let pages = s.module.iter().flat_map(|m| &m.pages);
             if plan.holds_for(pages.map(|e| (e.i2c_address, e.page, e.offset, &e.data[..]))) {
                 plan.read(img, out);
@@ -285,15 +281,18 @@ impl Segment {
         true
     }
 
-    fn decode(&self) -> Result<ModuleReport, String> {
+    /// The last sample's module into `out`, reusing the report it holds; `None` on error.
+    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), String> {
         // `image` is the record's static image with the `layout` runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
             if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
                 let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
-                return st.decode_sample(base, img, runs).map_err(|e| e.to_string());
+                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string());
             }
         }
-        self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)
+        *out = None;
+        *out = Some(self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)?);
+        Ok(())
     }
 
     /// Before the sample at `t` is counted in: a snapshot when `spacing_s` has passed
@@ -337,9 +336,8 @@ impl Segment {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         w.events.extend(d.wraps);
-        match self.decode() {
-            Ok(m) => w.module = Some(m),
-            Err(e) => w.module_error = Some(module_read_error.cloned().unwrap_or(e)),
+        if let Err(e) = self.decode_into(&mut w.module) {
+            w.module_error = Some(module_read_error.cloned().unwrap_or(e));
         }
         self.rx.mean_dbm_into(None, &mut w.rx_power_dbm_mean);
     }
@@ -535,9 +533,8 @@ impl IfaceState {
             w.samples = 1;
             w.link_up = seg.link_up;
             w.link_ext_state = seg.link_ext_state;
-            match seg.decode() {
-                Ok(m) => w.module = Some(m),
-                Err(e) => w.module_error = Some(e),
+            if let Err(e) = seg.decode_into(&mut w.module) {
+                w.module_error = Some(e);
             }
             return w;
         };
@@ -550,9 +547,8 @@ impl IfaceState {
         let d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
-        match seg.decode() {
-            Ok(m) => w.module = Some(m),
-            Err(e) => w.module_error = Some(self.module_read_error.clone().unwrap_or(e)),
+        if let Err(e) = seg.decode_into(&mut w.module) {
+            w.module_error = Some(self.module_read_error.clone().unwrap_or(e));
         }
         w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
         w
