@@ -111,7 +111,7 @@ impl<W: Write> CsvSink<W> {
                     CellWriter::header(&mut self.buf);
                     *header_written = true;
                 }
-                cells.row(&mut self.buf, row);
+                cells.lane(&mut self.buf, row);
             }
             Encoding::JsonLines => {
                 serde_json::to_writer(&mut self.buf, row).map_err(io::Error::other)?;
@@ -135,6 +135,9 @@ impl<W: Write> CsvSink<W> {
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
         self.fill_base(&mut row, w, s, &a);
+        if let Encoding::Csv { cells, .. } = &mut self.encoding {
+            cells.sample(&row);
+        }
         let module = w.module.as_ref();
         let has_interval = w.samples >= 2;
         let mut written = Ok(());
