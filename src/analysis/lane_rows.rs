@@ -23,11 +23,10 @@ pub struct RowFigures {
 /// The row figures of `w` analysed alone (no peer; breakout lane map from `w` itself), as
 /// `analyze(&[w], cfg, &[])` gives them.
 pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
-    let maps = breakout::lane_maps(std::slice::from_ref(w));
-    let map = maps.first().unwrap_or(&breakout::Mapping::Identity);
+    let map = breakout::lane_map_alone(w);
     let mut notes = Vec::new();
-    let view = breakout::window_for(w, map, &mut notes);
-    let (cx, mut link, mut lanes) = measure(&view, cfg, map, notes);
+    let view = breakout::window_for(w, &map, &mut notes);
+    let (cx, mut link, mut lanes) = measure(&view, cfg, &map, notes);
     let mut reasons = Vec::new();
     judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);

@@ -157,14 +157,10 @@ pub(super) fn by_esnr(a: &LaneAnalysis, b: &LaneAnalysis) -> Ordering {
 }
 
 /// Media eSNR of each lane minus the median of its siblings' (negative = worse).
+/// Lane numbers are distinct, so a lane's siblings are every other lane.
 pub(super) fn esnr_deltas_db(lanes: &[LaneAnalysis]) -> Vec<Option<f64>> {
-    lanes
-        .iter()
-        .map(|l| {
-            let sib: Vec<f64> = lanes.iter().filter(|o| o.lane != l.lane).filter_map(|o| o.esnr_db).collect();
-            l.esnr_db.zip(stats::median(&sib)).map(|(e, m)| e - m)
-        })
-        .collect()
+    let sib = stats::SiblingMedians::new(lanes.iter().map(|l| l.esnr_db));
+    lanes.iter().map(|l| l.esnr_db.zip(sib.without(l.esnr_db)).map(|(e, m)| e - m)).collect()
 }
 
 #[cfg(test)]
