@@ -6,7 +6,7 @@
 
 use super::csv_cells::CellWriter;
 pub use super::lane_row::LaneRow;
-use crate::analysis::lane_rows::{row_figures, RowFigures};
+use crate::analysis::lane_rows::{row_figures_reusing, RowFigures};
 use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
 use crate::module::report::LaneReport;
 use crate::sample::capture::SampleRecord;
@@ -56,6 +56,8 @@ pub struct CsvSink<W: Write> {
     walker: IntervalWalker,
     /// The row being written (reused).
     row: LaneRow,
+    /// The last window's lanes, whose allocation the next window's figures reuse.
+    spare_lanes: Vec<LaneAnalysis>,
 }
 
 impl<W: Write> CsvSink<W> {
@@ -81,6 +83,7 @@ impl<W: Write> CsvSink<W> {
             cfg,
             walker: IntervalWalker::per_sample(),
             row: LaneRow::default(),
+            spare_lanes: Vec::new(),
         }
     }
 
@@ -131,7 +134,7 @@ impl<W: Write> CsvSink<W> {
     /// Writes the rows of `w`, the window that sample `s` closes: one per lane (lane
     /// order), or one without lane cells when there are no lanes. Returns how many.
     fn write_rows(&mut self, w: &InterfaceWindow, s: &SampleRecord) -> io::Result<usize> {
-        let a = row_figures(w, &self.cfg);
+        let a = row_figures_reusing(w, &self.cfg, std::mem::take(&mut self.spare_lanes));
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
         self.fill_base(&mut row, w, s, &a);
@@ -157,7 +160,9 @@ impl<W: Write> CsvSink<W> {
             written = self.write_row(&row);
         }
         self.row = row;
-        written.map(|()| a.lanes.len().max(1))
+        let rows = a.lanes.len().max(1);
+        self.spare_lanes = a.lanes;
+        written.map(|()| rows)
     }
 
     /// The cells every row of a sample shares.
