@@ -248,6 +248,8 @@ struct Context<'a> {
     limit: Option<f64>,
     /// The eye distance at `limit` ([`q::q_from_ber`]), worked out once for every margin.
     x_limit: Option<f64>,
+    /// Poisson bounds at `cfg.confidence`, worked out once for every BER.
+    bounds: ber::PoissonBounds,
     notes: Vec<String>,
 }
 
@@ -260,7 +262,7 @@ impl Context<'_> {
             Some(rx) => rx as f64 * f64::from(lanes) / f64::from(rate.lanes),
             None => Ber::bits_on_wire(rate.lane_rate_gbps, lanes, self.w.duration_s),
         };
-        Ber::new(errors, bits, self.cfg.confidence)
+        Ber::bounded(errors, bits, &self.bounds)
     }
 
     /// A BER needs a window and a FEC that counts what it corrects.
@@ -432,7 +434,8 @@ fn measure<'a>(
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
     let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
-    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, notes };
+    let bounds = ber::PoissonBounds::new(cfg.confidence);
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };
     let link = link_analysis(&mut cx);
     lane_analyses(&cx, &mut lanes);
     vdm_lanes::apply(&mut cx, &mut lanes);

@@ -229,23 +229,26 @@ fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneRepor
 fn rfc3339_micros(at: OffsetDateTime, out: &mut String) -> Option<()> {
     let u = at.to_offset(time::UtcOffset::UTC);
     let year = u32::try_from(u.year()).ok().filter(|y| *y <= 9999)?;
-    out.clear();
+    let mut text = *b"0000-00-00T00:00:00.000000Z";
     let fields = [
-        (year, 4, '-'),
-        (u32::from(u8::from(u.month())), 2, '-'),
-        (u32::from(u.day()), 2, 'T'),
-        (u32::from(u.hour()), 2, ':'),
-        (u32::from(u.minute()), 2, ':'),
-        (u32::from(u.second()), 2, '.'),
-        (u.microsecond(), 6, 'Z'),
+        (0..4, year),
+        (5..7, u32::from(u8::from(u.month()))),
+        (8..10, u32::from(u.day())),
+        (11..13, u32::from(u.hour())),
+        (14..16, u32::from(u.minute())),
+        (17..19, u32::from(u.second())),
+        (20..26, u.microsecond()),
     ];
-    for (v, width, then) in fields {
+    for (digits, mut v) in fields {
         // Every field is below 10^width (year <= 9999, microsecond < 10^6).
-        for k in (0..width).rev() {
-            out.push(char::from(b'0' + (v / 10u32.pow(k) % 10) as u8));
+        for d in text[digits].iter_mut().rev() {
+            *d = b'0' + (v % 10) as u8;
+            v /= 10;
         }
-        out.push(then);
     }
+    out.clear();
+    // ASCII digits and separators only.
+    out.push_str(std::str::from_utf8(&text).ok()?);
     Some(())
 }
 
