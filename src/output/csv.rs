@@ -274,8 +274,12 @@ impl<W: Write> RecordSink for CsvSink<W> {
                 self.walker.push(rec);
             }
             Record::Sample(s) => {
-                let Some(w) = self.walker.push(rec) else { return Ok(()) };
-                self.pending_rows += self.write_rows(&w, s)?;
+                // The walker lends its window, refilled per sample: set aside while the rows are written.
+                let mut walker = std::mem::replace(&mut self.walker, IntervalWalker::per_sample());
+                let rows = walker.push_in_place(rec).map(|w| self.write_rows(w, s));
+                self.walker = walker;
+                let Some(rows) = rows else { return Ok(()) };
+                self.pending_rows += rows?;
                 // At a sample boundary, so a flush writes whole rows only.
                 if self.flush == FlushPolicy::PerSample || self.pending_rows >= BATCH_ROWS {
                     self.finish()?;

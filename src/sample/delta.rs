@@ -550,6 +550,29 @@ impl DeltaSum {
         }
     }
 
+    /// Becomes what a fresh sum is after pushing `p` alone, where `p` is the last point
+    /// pushed (a segment restarted at its last sample). The usual case, where `p` named
+    /// every series the sum holds in one origin each, keeps the buffers: the last values
+    /// are already `p`'s, only the sums go back to zero.
+    pub fn restart_from(&mut self, p: &Point) {
+        let only_p = self.slots.iter().count() == p.series.entries.len()
+            && p.series.iter().enumerate().all(|(i, (slot, origin, cur))| {
+                self.slots
+                    .get(i, slot)
+                    .is_some_and(|s| matches!(&s.by_origin[..], [(o, sum)] if o == origin && sum.last == cur && sum.sum.len() == cur.len()))
+            });
+        if !only_p {
+            *self = DeltaSum::default();
+            self.push(p, &mut PointStep::default());
+            return;
+        }
+        for s in self.slots.fixed.iter_mut().map(|(_, s)| s).chain(self.slots.bins.values_mut()) {
+            s.by_origin.iter_mut().for_each(|(_, o)| o.sum.fill(0));
+        }
+        self.wraps.noted.clear();
+        self.wraps.not_noted = 0;
+    }
+
     /// The increases so far.
     pub fn total(&self) -> SegmentDelta {
         let mut sums = Sums::default();

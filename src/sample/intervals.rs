@@ -1,31 +1,55 @@
 //! Windows over consecutive samples of each interface, as records stream past: what one
 //! interval of a run looked like (the live `watch` table, margin-over-time plots). Holds
-//! per interface only the interface record in force, the interval's first sample and the
-//! events since, so memory follows the number of interfaces, not the length of the run.
+//! per interface only the fold of the current interval ([`IntervalFold`]: the interface
+//! record in force, the interval's first sample and the events since, folded as they
+//! come) and the last window it gave, so memory follows the number of interfaces, not
+//! the length of the run.
 
-use super::capture::{Record, SampleRecord};
-use super::engine::{records_window, StaticModule};
+use super::capture::Record;
+use super::engine::{IntervalFold, StaticModule};
 use crate::analysis::InterfaceWindow;
-use crate::counters::normalize::known_driver_stats;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
 const MAX_EVENTS: usize = 16;
 
-#[derive(Default)]
 struct Pending {
-    /// The interface record in force, its static pages parsed once.
-    interface: Option<Arc<StaticModule>>,
-    /// The interval's first sample, with only the driver counters the window reads.
-    start: Option<Record>,
+    /// The interface record in force and, once `started`, the interval since its first sample.
+    fold: IntervalFold,
+    started: bool,
     samples_since: usize,
-    events: Vec<Record>,
+    /// Event records taken into the interval.
+    events: usize,
+    /// The last window [`IntervalWalker::push_in_place`] gave, refilled by the next.
+    window: InterfaceWindow,
+}
+
+impl Pending {
+    fn new(name: &str) -> Self {
+        Pending { fold: IntervalFold::new(name, None), started: false, samples_since: 0, events: 0, window: InterfaceWindow::default() }
+    }
+
+    /// A new interface record `ir` (or none): the next interval starts afresh.
+    fn restart(&mut self, name: &str, ir: Option<&Arc<StaticModule>>) {
+        self.fold = IntervalFold::new(name, ir);
+        self.started = false;
+        self.samples_since = 0;
+        self.events = 0;
+    }
+
+    /// After the window of the interval the last sample closed: the next starts at it.
+    fn next_interval(&mut self) {
+        self.fold.restart();
+        self.samples_since = 0;
+        self.events = 0;
+    }
 }
 
 /// Emits one window every `every` samples of an interface, spanning back to the sample
-/// that started the interval (1 = every consecutive pair). The one implementation of
-/// "the interval since an earlier sample": the live table, plots and CSV rows use it.
+/// that started the interval (1 = every consecutive pair; the samples between are not
+/// part of it). The one implementation of "the interval since an earlier sample": the
+/// live table, plots and CSV rows use it.
 pub struct IntervalWalker {
     every: usize,
     /// A window for the first sample of an interface too (alone: no interval yet).
@@ -49,9 +73,27 @@ impl IntervalWalker {
 
     /// Feeds one record; returns the window of the interval it closes, if it closes one.
     pub fn push(&mut self, rec: &Record) -> Option<InterfaceWindow> {
+        let p = self.fold(rec)?;
+        let w = p.fold.window();
+        p.next_interval();
+        Some(w)
+    }
+
+    /// [`Self::push`], the window refilled into one kept per interface (the strings and
+    /// vectors of the last one reused): valid until the next record is pushed.
+    pub fn push_in_place(&mut self, rec: &Record) -> Option<&InterfaceWindow> {
+        let p = self.fold(rec)?;
+        p.fold.window_into(&mut p.window);
+        p.next_interval();
+        Some(&p.window)
+    }
+
+    /// Folds `rec` into its interface's interval; that interface's state when `rec`
+    /// closes the interval (or is a first sample with a window of its own).
+    fn fold(&mut self, rec: &Record) -> Option<&mut Pending> {
         let name = rec.interface()?;
         if !self.per_iface.contains_key(name) {
-            self.per_iface.insert(name.to_string(), Pending::default());
+            self.per_iface.insert(name.to_string(), Pending::new(name));
         }
         // Inserted just above when missing.
         let p = self.per_iface.get_mut(name)?;
@@ -59,31 +101,28 @@ impl IntervalWalker {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval
                 // across it would mix two modules, so the next one starts afresh.
-                p.interface = Some(Arc::new(StaticModule::new(ir.clone())));
-                p.start = None;
-                p.samples_since = 0;
-                p.events.clear();
+                p.restart(name, Some(&Arc::new(StaticModule::new(ir.clone()))));
             }
-            Record::Event(_) => {
-                if self.events && p.events.len() < MAX_EVENTS {
-                    p.events.push(rec.clone());
+            Record::Event(e) => {
+                if self.events && p.events < MAX_EVENTS {
+                    p.fold.event(e);
+                    p.events += 1;
                 }
             }
             Record::Sample(s) => {
-                let Some(start) = p.start.as_ref() else {
-                    p.start = Some(Record::Sample(kept_for_interval(s)));
-                    return self.first_alone.then(|| records_window(name, p.interface.as_ref(), std::iter::once(rec)));
-                };
+                if !p.started {
+                    // The interval's first sample (`first_alone` walkers take no events,
+                    // so its lone window holds none and the next interval starts here).
+                    p.fold.sample(s);
+                    p.started = true;
+                    return self.first_alone.then_some(p);
+                }
                 p.samples_since += 1;
                 if p.samples_since < self.every {
                     return None;
                 }
-                let recs = std::iter::once(start).chain(&p.events).chain(std::iter::once(rec));
-                let w = records_window(name, p.interface.as_ref(), recs);
-                p.start = Some(Record::Sample(kept_for_interval(s)));
-                p.samples_since = 0;
-                p.events.clear();
-                return Some(w);
+                p.fold.sample(s);
+                return Some(p);
             }
             Record::Header(_) => {}
         }
@@ -91,23 +130,8 @@ impl IntervalWalker {
     }
 }
 
-/// A copy of `s` for the start of an interval: of the driver's counters (hundreds on a
-/// multi-queue NIC) only those the counter model reads, which are all a window uses.
-fn kept_for_interval(s: &SampleRecord) -> SampleRecord {
-    let SampleRecord { t, interface, link, fec, driver_stats, module, origin_file, time_base, printed_module, printed_fields } = s;
-    SampleRecord {
-        t: *t,
-        interface: interface.clone(),
-        link: link.clone(),
-        fec: fec.clone(),
-        driver_stats: known_driver_stats(driver_stats),
-        module: module.clone(),
-        origin_file: origin_file.clone(),
-        time_base: time_base.clone(),
-        printed_module: printed_module.clone(),
-        printed_fields: printed_fields.clone(),
-    }
-}
+#[cfg(test)]
+mod equivalence;
 
 #[cfg(test)]
 mod tests {

@@ -51,6 +51,14 @@ impl Gaps {
         }
     }
 
+    /// Becomes what a fresh table is after the sample at `t` alone (no interval yet).
+    pub fn restart_at(&mut self, t: f64) {
+        self.lengths.clear();
+        self.intervals = 0;
+        self.largest.clear();
+        self.last_t = Some(t);
+    }
+
     /// The median interval (the upper one of an even count), if any.
     fn median(&self) -> Option<f64> {
         let want = self.intervals / 2;

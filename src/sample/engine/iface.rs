@@ -16,6 +16,9 @@ use crate::sample::module_cache::fingerprint;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+mod restart;
+mod window;
+
 /// Sentences kept per list (events, segment breaks); the rest are counted.
 const MAX_SENTENCES: usize = 256;
 /// Earlier segments kept for per-segment analysis; older ones are counted.
@@ -170,14 +173,20 @@ impl RxSums {
     /// Per lane mean as dBm; `None` where no reading had the lane. `minus` removes an
     /// earlier state's sums (rolling windows).
     pub fn mean_dbm(&self, minus: Option<&RxSums>) -> Vec<Option<f64>> {
+        let mut out = Vec::new();
+        self.mean_dbm_into(minus, &mut out);
+        out
+    }
+
+    /// [`Self::mean_dbm`] into `out` (its buffer kept).
+    pub fn mean_dbm_into(&self, minus: Option<&RxSums>, out: &mut Vec<Option<f64>>) {
         let lanes = if minus.is_some() { self.sum_mw.len() } else { self.lanes };
-        (0..lanes)
-            .map(|i| {
-                let (s0, n0) = minus.map_or((0.0, 0), |m| (m.sum_mw.get(i).copied().unwrap_or(0.0), m.count.get(i).copied().unwrap_or(0)));
-                let n = self.count.get(i).copied().unwrap_or(0).saturating_sub(n0);
-                (n > 0).then(|| mw_to_dbm((self.sum_mw[i] - s0) / n as f64))
-            })
-            .collect()
+        out.clear();
+        out.extend((0..lanes).map(|i| {
+            let (s0, n0) = minus.map_or((0.0, 0), |m| (m.sum_mw.get(i).copied().unwrap_or(0.0), m.count.get(i).copied().unwrap_or(0)));
+            let n = self.count.get(i).copied().unwrap_or(0).saturating_sub(n0);
+            (n > 0).then(|| mw_to_dbm((self.sum_mw[i] - s0) / n as f64))
+        }));
     }
 }
 
@@ -255,9 +264,9 @@ impl Segment {
         self.layout.extend(pages.iter().map(PageRun::of));
     }
 
-    /// Rx power in mW by lane of the last sample `s` into `out`; false when its module
-    /// does not decode. Only the rx monitors are read: through the static record's plan
-    /// where the sample leaves what the plan was resolved from alone.
+    /// Rx power in mW by lane of the last sample `s` into `out`; false (and `out` empty)
+    /// when its module does not decode. Only the rx monitors are read: through the
+    /// static record's plan where the sample leaves what the plan was resolved from alone.
     fn rx_power_mw(&self, s: &SampleRecord, out: &mut Vec<Option<f64>>) -> bool {
         // `image` is the record's static image with the sample's runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(plan)) = (&self.image, self.ir.as_ref().and_then(|ir| ir.rx_plan.as_ref())) {
@@ -267,7 +276,11 @@ impl Segment {
                 return true;
             }
         }
-        let Some(rx) = self.image.as_ref().ok().and_then(SampleModule::rx_power_mw) else { return false };
+        let Some(rx) = self.image.as_ref().ok().and_then(SampleModule::rx_power_mw) else {
+            // Empty, not the previous sample's: a restart ([`IfaceState::restart_at_last_sample`]) re-adds it.
+            out.clear();
+            return false;
+        };
         *out = rx;
         true
     }
@@ -328,7 +341,7 @@ impl Segment {
             Ok(m) => w.module = Some(m),
             Err(e) => w.module_error = Some(module_read_error.cloned().unwrap_or(e)),
         }
-        w.rx_power_dbm_mean = self.rx.mean_dbm(None);
+        self.rx.mean_dbm_into(None, &mut w.rx_power_dbm_mean);
     }
 }
 
@@ -350,7 +363,8 @@ pub struct IfaceState {
     series: LaneSeries,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
-    /// Per-sample scratch, refilled by each sample (buffers kept).
+    /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
+    /// point and rx reading (what [`Self::restart_at_last_sample`] folds in again).
     point: Point,
     step: PointStep,
     rx_mw: Vec<Option<f64>>,
@@ -497,36 +511,15 @@ impl IfaceState {
     }
 
     fn base(&self, ir: Option<&StaticModule>) -> InterfaceWindow {
-        let mut w = InterfaceWindow { interface: self.name.clone(), ..Default::default() };
-        if let Some(ir) = ir {
-            w.identity = ir.record.identity();
-            w.link = ir.record.link.clone();
-        }
+        let mut w = InterfaceWindow::default();
+        self.base_into(ir, &mut w);
         w
     }
 
     /// The whole run's window: the last segment, with every event of the run.
     pub fn window(&self) -> InterfaceWindow {
-        let mut w = self.base(self.latest.as_deref());
-        self.events.since(f64::NEG_INFINITY, &mut w.events);
-        if self.latest.is_none() {
-            w.events.push("no interface record in the capture: identity and link unknown".into());
-        }
-        let Some(last) = &self.current else {
-            w.events.push("no samples in the window".into());
-            w.module_error = Some("no samples in the window".into());
-            return w;
-        };
-        self.breaks.since(f64::NEG_INFINITY, &mut w.events);
-        if self.segments_started > 1 {
-            w.events
-                .push(format!("deltas use the last {} samples (from t={} s), after the last segment break", last.samples, last.first_t));
-        }
-        last.fill(&mut w, self.module_read_error.as_ref());
-        // The trend reads the buckets of this segment only: one module, one counter run.
-        let mut series = self.series.clone();
-        series.buckets.retain(|b| b.t_start >= last.first_t);
-        w.series = (!series.buckets.is_empty()).then(|| Arc::new(series));
+        let mut w = InterfaceWindow::default();
+        self.window_into(&mut w);
         w
     }
 

@@ -32,9 +32,11 @@
 
 mod gaps;
 mod iface;
+mod interval;
 
 use crate::analysis::series::LaneSeries;
 pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
+pub use interval::IntervalFold;
 
 use super::capture::{CaptureError, CaptureReader, Header, Record};
 use super::RecordSink;
@@ -44,7 +46,6 @@ use iface::IfaceState;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
-use std::sync::Arc;
 
 /// Seconds since capture start; `None` = open end.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -219,12 +220,18 @@ impl RecordSink for Engine {
 
 /// The window over a few records of one interface (file order), given the interface
 /// record in force (parsed once by the caller): what a CSV row or a live-table interval
-/// describes. Other interfaces' records and header records are ignored.
-pub fn records_window<'a>(iface: &str, ir: Option<&Arc<StaticModule>>, records: impl IntoIterator<Item = &'a Record>) -> InterfaceWindow {
+/// describes, from a fresh state. Other interfaces' records and header records are
+/// ignored. The oracle [`IntervalFold`]'s windows are held to.
+#[cfg(test)]
+pub fn records_window<'a>(
+    iface: &str,
+    ir: Option<&std::sync::Arc<StaticModule>>,
+    records: impl IntoIterator<Item = &'a Record>,
+) -> InterfaceWindow {
     let mut st = IfaceState::new(iface, 2, &[]);
     let all = TimeRange::whole();
     if let Some(ir) = ir {
-        st.interface_static(Arc::clone(ir));
+        st.interface_static(std::sync::Arc::clone(ir));
     }
     for rec in records.into_iter().filter(|r| r.interface() == Some(iface)) {
         match rec {

@@ -1,0 +1,151 @@
+//! An interface's whole-run window refilled into an existing one. The interval walker
+//! keeps a window per interface and refills it per interval, so what stays the same from
+//! one interval to the next (name, identity, link of the interface record) is not copied
+//! again and the vectors it holds keep their allocations.
+
+use super::{IfaceState, StaticModule};
+use crate::analysis::series::LaneSeries;
+use crate::analysis::InterfaceWindow;
+use crate::counters::PortCounters;
+use crate::source::DeviceIdentity;
+use std::sync::Arc;
+
+impl IfaceState {
+    /// The interface name, identity and link of record `ir` (none: unknown) into `w`,
+    /// copied only where they differ from what `w` holds.
+    pub(super) fn base_into(&self, ir: Option<&StaticModule>, w: &mut InterfaceWindow) {
+        if w.interface != self.name {
+            w.interface.clone_from(&self.name);
+        }
+        let Some(r) = ir.map(|ir| &ir.record) else {
+            w.identity = DeviceIdentity::default();
+            w.link = Default::default();
+            return;
+        };
+        // Every field of the identity (`InterfaceRecord::identity` copies these four).
+        let DeviceIdentity { driver, bus_info, pci, port } = &w.identity;
+        if (driver, bus_info, pci, port) != (&r.driver, &r.bus_info, &r.pci, &r.port) {
+            w.identity = r.identity();
+        }
+        if w.link != r.link {
+            w.link.clone_from(&r.link);
+        }
+    }
+
+    /// [`Self::window`] into `w`, whatever `w` held before: afterwards `w` equals the
+    /// window this state gives.
+    pub fn window_into(&self, w: &mut InterfaceWindow) {
+        self.base_into(self.latest.as_deref(), w);
+        // The rest as in a default window, buffers kept (listed in full, so that a field
+        // added to the window cannot be left holding the last interval's value).
+        let InterfaceWindow {
+            interface: _,
+            identity: _,
+            link: _,
+            module,
+            module_error,
+            rx_power_dbm_mean,
+            duration_s,
+            samples,
+            link_up,
+            link_ext_state,
+            deltas,
+            counters_at_end,
+            histogram_delta,
+            events,
+            series: _,
+        } = w;
+        *module = None;
+        *module_error = None;
+        rx_power_dbm_mean.clear();
+        *duration_s = 0.0;
+        *samples = 0;
+        *link_up = None;
+        *link_ext_state = None;
+        *deltas = PortCounters::default();
+        *counters_at_end = PortCounters::default();
+        histogram_delta.clear();
+        events.clear();
+        self.events.since(f64::NEG_INFINITY, &mut w.events);
+        if self.latest.is_none() {
+            w.events.push("no interface record in the capture: identity and link unknown".into());
+        }
+        let Some(last) = &self.current else {
+            w.events.push("no samples in the window".into());
+            w.module_error = Some("no samples in the window".into());
+            w.series = None;
+            return;
+        };
+        self.breaks.since(f64::NEG_INFINITY, &mut w.events);
+        if self.segments_started > 1 {
+            w.events
+                .push(format!("deltas use the last {} samples (from t={} s), after the last segment break", last.samples, last.first_t));
+        }
+        last.fill(w, self.module_read_error.as_ref());
+        // The trend reads the buckets of this segment only: one module, one counter run.
+        segment_series_into(&self.series, last.first_t, &mut w.series);
+    }
+}
+
+/// The buckets of `series` from `first_t` on into `out` (`None` when there are none),
+/// refilling the series `out` holds where no one else holds it.
+fn segment_series_into(series: &LaneSeries, first_t: f64, out: &mut Option<Arc<LaneSeries>>) {
+    if !series.buckets.iter().any(|b| b.t_start >= first_t) {
+        *out = None;
+        return;
+    }
+    if let Some(s) = out.as_mut().and_then(Arc::get_mut).filter(|s| s.capacity() == series.capacity()) {
+        s.buckets.clone_from(&series.buckets);
+        s.intervals_per_bucket = series.intervals_per_bucket;
+        s.buckets.retain(|b| b.t_start >= first_t);
+        return;
+    }
+    let mut s = series.clone();
+    s.buckets.retain(|b| b.t_start >= first_t);
+    *out = Some(Arc::new(s));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::capture::{read_capture, Record};
+    use crate::sample::engine::TimeRange;
+
+    /// The first interface of a bundled capture, folded whole.
+    fn state(capture: &str, buckets: usize) -> IfaceState {
+        let path = format!("{}/captures/{capture}.jsonl", env!("CARGO_MANIFEST_DIR"));
+        let cap = read_capture(std::path::Path::new(&path)).unwrap();
+        let name = cap.interfaces().remove(0);
+        let mut st = IfaceState::new(&name, buckets, &[]);
+        let all = TimeRange::whole();
+        for rec in cap.records_for(&name) {
+            match rec {
+                Record::Interface(ir) => st.interface(ir, &all),
+                Record::Sample(s) => st.sample(s, &all),
+                Record::Event(e) => st.event(e, &all),
+                Record::Header(_) => {}
+            }
+        }
+        st
+    }
+
+    #[test]
+    fn a_window_refilled_over_another_is_the_fresh_window() {
+        // Other names, identities, links, modules (CMIS, SFF-8636), segment breaks, series
+        // of the same and of another capacity, and a state without a record or a sample.
+        let states = [
+            state("dr8-800g-cmis-healthy", 64),
+            state("sr4-200g-counter-reset", 64),
+            state("sr4-200g-module-swap", 16),
+            state("pcie-gen4-x4-of-x16", 64),
+            IfaceState::new("eth9", 64, &[]),
+        ];
+        for a in &states {
+            for b in &states {
+                let mut w = a.window();
+                b.window_into(&mut w);
+                assert_eq!(w, b.window(), "{} over {}", b.name, a.name);
+            }
+        }
+    }
+}
