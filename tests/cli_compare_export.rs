@@ -192,3 +192,46 @@ fn export_unknown_interface_fails() {
         .failure()
         .stderr(predicate::str::contains("eth9"));
 }
+
+#[test]
+fn export_unknown_interface_fails_the_same_with_and_without_the_metrics() {
+    // The capture's interfaces in order of first appearance, read from its lines.
+    let cap = capture("multihost-gb10-cx7.jsonl");
+    let mut have: Vec<String> = Vec::new();
+    for line in std::fs::read_to_string(&cap).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if let Some(name) = v["interface"].as_str().filter(|n| !have.iter().any(|h| h == n)) {
+            have.push(name.to_string());
+        }
+    }
+    assert_eq!(have.len(), 4, "{have:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let prom = dir.path().join("optics.prom");
+    // Without --prometheus the rows need no whole-run analysis; with it they do: the
+    // error, its exit status and the removed output are the same either way.
+    for metrics in [false, true] {
+        let mut cmd = optics();
+        cmd.arg("export").arg(&cap).arg("--csv").arg(&csv).args(["--interface", &have[1], "--interface", "nosuch"]);
+        if metrics {
+            cmd.arg("--prometheus").arg(&prom);
+        }
+        let want = format!(
+            "optics: note: removed {}: export failed\noptics: error: interface nosuch is not in the capture (it has: {})\n",
+            csv.display(),
+            have.join(", ")
+        );
+        cmd.assert().code(1).stdout("").stderr(want);
+        assert!(!csv.exists() && !prom.exists(), "metrics {metrics}");
+        // A name the capture has is exported.
+        let mut ok = optics();
+        ok.arg("export").arg(&cap).arg("--csv").arg(&csv).args(["--interface", &have[1]]);
+        if metrics {
+            ok.arg("--prometheus").arg(&prom);
+        }
+        ok.assert().success();
+        let rows = std::fs::read_to_string(&csv).unwrap();
+        assert!(rows.lines().skip(1).all(|r| r.split(',').nth(2) == Some(have[1].as_str())), "{rows}");
+        std::fs::remove_file(&csv).unwrap();
+    }
+}

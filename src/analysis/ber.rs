@@ -64,13 +64,33 @@ fn gamma_quantile(shape: f64, p: f64) -> f64 {
 
 /// One-sided bounds `(lower, upper)` on the mean of a Poisson count `k`.
 pub fn poisson_bounds(k: u64, confidence: f64) -> (f64, f64) {
-    let c = clamp_confidence(confidence);
-    if k <= EXACT_MAX_COUNT {
-        let lower = if k == 0 { 0.0 } else { gamma_quantile(k as f64, 1.0 - c) };
-        (lower, gamma_quantile(k as f64 + 1.0, c))
-    } else {
-        let z = normal_quantile(c);
-        (wilson_hilferty(k as f64, -z), wilson_hilferty(k as f64 + 1.0, z))
+    PoissonBounds::new(confidence).of(k)
+}
+
+/// [`poisson_bounds`] at one confidence, its normal quantile worked out once: a window
+/// bounds every lane's count at the same confidence (and a CSV export every row's window).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PoissonBounds {
+    c: f64,
+    /// The normal quantile at `c`, for counts above [`EXACT_MAX_COUNT`].
+    z: f64,
+}
+
+impl PoissonBounds {
+    pub fn new(confidence: f64) -> Self {
+        let c = clamp_confidence(confidence);
+        PoissonBounds { c, z: normal_quantile(c) }
+    }
+
+    /// The bounds on a count `k`.
+    pub fn of(&self, k: u64) -> (f64, f64) {
+        let (c, z) = (self.c, self.z);
+        if k <= EXACT_MAX_COUNT {
+            let lower = if k == 0 { 0.0 } else { gamma_quantile(k as f64, 1.0 - c) };
+            (lower, gamma_quantile(k as f64 + 1.0, c))
+        } else {
+            (wilson_hilferty(k as f64, -z), wilson_hilferty(k as f64 + 1.0, z))
+        }
     }
 }
 
@@ -87,10 +107,15 @@ pub struct Ber {
 impl Ber {
     /// `None` when there were no bits to count against.
     pub fn new(errors: u64, bits: f64, confidence: f64) -> Option<Ber> {
+        Ber::bounded(errors, bits, &PoissonBounds::new(confidence))
+    }
+
+    /// [`Ber::new`] at the confidence of `bounds`.
+    pub fn bounded(errors: u64, bits: f64, bounds: &PoissonBounds) -> Option<Ber> {
         if !(bits.is_finite() && bits > 0.0) {
             return None;
         }
-        let (lo, hi) = poisson_bounds(errors, confidence);
+        let (lo, hi) = bounds.of(errors);
         // A BER cannot exceed 1 whatever the counts claim.
         let cap = |v: f64| v.min(1.0);
         Some(Ber { errors, bits, ber: cap(errors as f64 / bits), lower: cap(lo / bits), upper: cap(hi / bits) })

@@ -98,12 +98,22 @@ pub fn lane_maps(windows: &[InterfaceWindow]) -> Vec<Mapping> {
     windows.iter().zip(siblings(windows)).map(|(w, sib)| lane_map(w, sib)).collect()
 }
 
+/// How a window analysed alone maps its lanes: [`lane_maps`] of that one window (no other
+/// netdev shares its module), without grouping by serial (a CSV export maps every row).
+pub fn lane_map_alone(w: &InterfaceWindow) -> Mapping {
+    let count = usize::from(w.module.as_ref().is_some_and(|m| m.vendor_sn.is_some()));
+    lane_map(w, Siblings { count, position: 0 })
+}
+
+/// More than one of [`data_paths`], told without building them: most modules run one.
+fn split(m: &ModuleReport) -> bool {
+    let mut firsts = m.lanes.iter().filter(|l| l.app_sel.is_some()).filter_map(|l| l.data_path_first_lane);
+    firsts.next().is_some_and(|first| firsts.any(|f| f != first))
+}
+
 fn lane_map(w: &InterfaceWindow, sib: Siblings) -> Mapping {
-    let Some(m) = &w.module else { return Mapping::Identity };
+    let Some(m) = w.module.as_ref().filter(|m| split(m)) else { return Mapping::Identity };
     let dps = data_paths(m);
-    if dps.len() < 2 {
-        return Mapping::Identity;
-    }
     let me = w.interface.as_str();
     let (index, how) = match subport(w.identity.port.as_ref()) {
         Some(s) => (s, format!("split port name {}", w.identity.port.as_ref().and_then(|p| p.phys_port_name.as_deref()).unwrap_or(""))),
@@ -274,6 +284,13 @@ mod tests {
         // One data path: identity.
         let one = split_module(&[(1, 8)]);
         assert_eq!(lane_maps(&[netdev("e", None, 0, &one)])[0], Mapping::Identity);
+        // A window alone maps as lane_maps of it alone: by split name, or unknown without
+        // one (its serial is its own), or identity without a serial or a split.
+        let mut anon = m.clone();
+        anon.vendor_sn = None;
+        for w in [netdev("eth1", Some("p0s1"), 0, &m), netdev("x", None, 1, &m), netdev("z", None, 0, &anon), netdev("e", None, 0, &one)] {
+            assert_eq!(lane_map_alone(&w), lane_maps(std::slice::from_ref(&w)).remove(0), "{}", w.interface);
+        }
     }
 
     #[test]

@@ -23,11 +23,16 @@ pub struct RowFigures {
 /// The row figures of `w` analysed alone (no peer; breakout lane map from `w` itself), as
 /// `analyze(&[w], cfg, &[])` gives them.
 pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
-    let maps = breakout::lane_maps(std::slice::from_ref(w));
-    let map = maps.first().unwrap_or(&breakout::Mapping::Identity);
+    row_figures_reusing(w, cfg, Vec::new())
+}
+
+/// [`row_figures`] with the lanes in `spare` (its lanes are replaced; give back the last
+/// figures' `lanes`): one allocation for every window of a run.
+pub fn row_figures_reusing(w: &InterfaceWindow, cfg: &Config, spare: Vec<LaneAnalysis>) -> RowFigures {
+    let map = breakout::lane_map_alone(w);
     let mut notes = Vec::new();
-    let view = breakout::window_for(w, map, &mut notes);
-    let (cx, mut link, mut lanes) = measure(&view, cfg, map, notes);
+    let view = breakout::window_for(w, &map, &mut notes);
+    let (cx, mut link, mut lanes) = measure(&view, cfg, &map, notes, spare);
     let mut reasons = Vec::new();
     judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);

@@ -248,6 +248,8 @@ struct Context<'a> {
     limit: Option<f64>,
     /// The eye distance at `limit` ([`q::q_from_ber`]), worked out once for every margin.
     x_limit: Option<f64>,
+    /// Poisson bounds at `cfg.confidence`, worked out once for every BER.
+    bounds: ber::PoissonBounds,
     notes: Vec<String>,
 }
 
@@ -260,7 +262,7 @@ impl Context<'_> {
             Some(rx) => rx as f64 * f64::from(lanes) / f64::from(rate.lanes),
             None => Ber::bits_on_wire(rate.lane_rate_gbps, lanes, self.w.duration_s),
         };
-        Ber::new(errors, bits, self.cfg.confidence)
+        Ber::bounded(errors, bits, &self.bounds)
     }
 
     /// A BER needs a window and a FEC that counts what it corrects.
@@ -348,8 +350,8 @@ fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
     t.chain(l).collect()
 }
 
-/// Per-lane monitors and BER, in lane order.
-fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
+/// Per-lane monitors and BER, in lane order, into `out` (cleared first).
+fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
     let w = cx.w;
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let per_lane = w.deltas.corrected_bits_per_lane.as_ref().map(|l| &l.values[..]);
@@ -359,40 +361,39 @@ fn lane_analyses(cx: &Context) -> Vec<LaneAnalysis> {
             .max()
             .unwrap_or(0)
             .min(usize::from(u8::MAX));
-    (1..=n)
-        .map(|i| {
-            let idx = i - 1;
-            // n <= 255, so the lane number fits a u8.
-            let lane = u8::try_from(i).unwrap_or(u8::MAX);
-            let m = module_lanes.iter().find(|l| l.lane == lane);
-            let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
-            let rx = rx.filter(|v| v.is_finite());
-            let mut la = LaneAnalysis {
-                lane,
-                rx_power_dbm: rx,
-                tx_power_dbm: m.and_then(|m| m.tx_power_dbm).filter(|v| v.is_finite()),
-                tx_bias_ma: m.and_then(|m| m.tx_bias_ma),
-                corrected_bits: per_lane.and_then(|v| v.get(idx).copied()),
-                ..Default::default()
-            };
-            if let Some(om) = w.module.as_ref().and_then(|m| optical::optical_margin(rx, &m.thresholds, m.rx_power_type)) {
-                la.optical_margin_db = Some(om.margin_db);
-                la.optical_margin_reference = Some(om.reference);
+    out.clear();
+    out.extend((1..=n).map(|i| {
+        let idx = i - 1;
+        // n <= 255, so the lane number fits a u8.
+        let lane = u8::try_from(i).unwrap_or(u8::MAX);
+        let m = module_lanes.iter().find(|l| l.lane == lane);
+        let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
+        let rx = rx.filter(|v| v.is_finite());
+        let mut la = LaneAnalysis {
+            lane,
+            rx_power_dbm: rx,
+            tx_power_dbm: m.and_then(|m| m.tx_power_dbm).filter(|v| v.is_finite()),
+            tx_bias_ma: m.and_then(|m| m.tx_bias_ma),
+            corrected_bits: per_lane.and_then(|v| v.get(idx).copied()),
+            ..Default::default()
+        };
+        if let Some(om) = w.module.as_ref().and_then(|m| optical::optical_margin(rx, &m.thresholds, m.rx_power_type)) {
+            la.optical_margin_db = Some(om.margin_db);
+            la.optical_margin_reference = Some(om.reference);
+        }
+        if let (Some(k), true) = (la.corrected_bits, cx.ber_possible()) {
+            if let Some(b) = cx.ber_of(k, 1) {
+                la.pre_fec_ber = Some(b.ber);
+                la.pre_fec_ber_lower = Some(b.lower);
+                la.pre_fec_ber_upper = Some(b.upper);
+                la.margin_is_lower_bound = k == 0;
+                let at = if k == 0 { b.upper } else { b.ber };
+                la.q = cx.modulation.and_then(|m| q::q_from_ber(at, m));
+                la.margin_db = la.q.zip(cx.x_limit).map(|(x, x_limit)| q::margin_db_of_q(x, x_limit));
             }
-            if let (Some(k), true) = (la.corrected_bits, cx.ber_possible()) {
-                if let Some(b) = cx.ber_of(k, 1) {
-                    la.pre_fec_ber = Some(b.ber);
-                    la.pre_fec_ber_lower = Some(b.lower);
-                    la.pre_fec_ber_upper = Some(b.upper);
-                    la.margin_is_lower_bound = k == 0;
-                    let at = if k == 0 { b.upper } else { b.ber };
-                    la.q = cx.modulation.and_then(|m| q::q_from_ber(at, m));
-                    la.margin_db = la.q.zip(cx.x_limit).map(|(x, x_limit)| q::margin_db_of_q(x, x_limit));
-                }
-            }
-            la
-        })
-        .collect()
+        }
+        la
+    }));
 }
 
 /// Weakest first: by BER margin when any lane has one, else by optical margin; lanes
@@ -418,12 +419,14 @@ pub(crate) fn rank(lanes: &mut [LaneAnalysis]) {
 }
 
 /// The link and its lanes as measured over `w` (the netdev's view of its window), before
-/// any judge: rate, FEC, BER, margins, the module's VDM figures, module lanes.
+/// any judge: rate, FEC, BER, margins, the module's VDM figures, module lanes. The lanes
+/// go into `lanes` (refilled: a CSV export reuses one allocation for every row's window).
 fn measure<'a>(
     w: &'a InterfaceWindow,
     base: &Config,
     map: &breakout::Mapping,
     mut notes: Vec<String>,
+    mut lanes: Vec<LaneAnalysis>,
 ) -> (Context<'a>, LinkAnalysis, Vec<LaneAnalysis>) {
     let rate = lanes::lane_rate(&w.link, w.module.as_ref(), &mut notes);
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
@@ -431,9 +434,10 @@ fn measure<'a>(
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
     let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
-    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, notes };
+    let bounds = ber::PoissonBounds::new(cfg.confidence);
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };
     let link = link_analysis(&mut cx);
-    let mut lanes = lane_analyses(&cx);
+    lane_analyses(&cx, &mut lanes);
     vdm_lanes::apply(&mut cx, &mut lanes);
     for l in lanes.iter_mut() {
         l.module_lane = breakout::module_lane(map, l.lane, w.module.is_some());
@@ -452,7 +456,7 @@ fn analyze_one(
     let module = breakout::reported_module(w, map);
     let view = breakout::window_for(w, map, &mut notes);
     let w = &*view;
-    let (mut cx, mut link, mut lanes) = measure(w, base, map, notes);
+    let (mut cx, mut link, mut lanes) = measure(w, base, map, notes, Vec::new());
     // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
     link.counter_sources = counter_sources(&w.deltas);
     let groups = lane_groups::groups(&mut cx, &link);

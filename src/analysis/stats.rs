@@ -6,7 +6,6 @@ use serde::Serialize;
 pub fn median(values: &[f64]) -> Option<f64> {
     // Called per lane over its siblings (a CSV export does it for every row): up to
     // STACK values are sorted in place on the stack, without an allocation.
-    const STACK: usize = 16;
     let mut stack = [0.0; STACK];
     let mut heap = Vec::new();
     let v: &mut [f64] = if values.len() <= STACK {
@@ -38,30 +37,64 @@ fn middle(n: usize, at: impl Fn(usize) -> f64) -> Option<f64> {
 /// lane's but its own), from one sorted copy per window instead of one sort per lane.
 #[derive(Clone, Debug, Default)]
 pub struct SiblingMedians {
-    /// The finite values of every lane, sorted by `total_cmp`.
-    sorted: Vec<f64>,
+    /// The finite values of every lane as [`total_key`]s, sorted: the first `len` of
+    /// `stack` when they fit (a window's lanes do: no allocation per window), else `heap`.
+    stack: [i64; STACK],
+    len: usize,
+    heap: Vec<i64>,
+}
+
+/// Values a [`SiblingMedians`] holds without allocating (a port has at most 8 lanes).
+const STACK: usize = 16;
+
+/// `f64::total_cmp`'s order as an integer's (its own definition: the bits, with the
+/// magnitude bits flipped when the sign is set); the map is its own inverse.
+fn total_key(x: f64) -> i64 {
+    let b = x.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+fn from_total_key(k: i64) -> f64 {
+    f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
 impl SiblingMedians {
     /// Over one value per lane (`None`: the lane lacks it).
     pub fn new(values: impl IntoIterator<Item = Option<f64>>) -> Self {
-        let mut sorted: Vec<f64> = values.into_iter().flatten().filter(|x| x.is_finite()).collect();
-        sorted.sort_unstable_by(f64::total_cmp);
-        SiblingMedians { sorted }
+        let mut s = SiblingMedians::default();
+        for k in values.into_iter().flatten().filter(|x| x.is_finite()).map(total_key) {
+            if s.len < STACK {
+                s.stack[s.len] = k;
+                s.len += 1;
+            } else {
+                if s.heap.is_empty() {
+                    s.heap.extend_from_slice(&s.stack);
+                }
+                s.heap.push(k);
+            }
+        }
+        let keys = if s.heap.is_empty() { &mut s.stack[..s.len] } else { &mut s.heap[..] };
+        keys.sort_unstable();
+        s
+    }
+
+    fn keys(&self) -> &[i64] {
+        if self.heap.is_empty() {
+            &self.stack[..self.len]
+        } else {
+            &self.heap
+        }
     }
 
     /// The median of the values without one copy of `own` (the lane's own value, as given
     /// to [`new`](Self::new)): the same multiset, so the same figure, as [`median`] over
     /// the siblings' values.
     pub fn without(&self, own: Option<f64>) -> Option<f64> {
-        let v = &self.sorted;
-        let skip = own
-            .map(|x| (x, v.partition_point(|y| y.total_cmp(&x).is_lt())))
-            .filter(|(x, p)| v.get(*p).is_some_and(|y| y.total_cmp(x).is_eq()))
-            .map(|(_, p)| p);
+        let v = self.keys();
+        let skip = own.map(total_key).map(|x| (x, v.partition_point(|y| *y < x))).filter(|(x, p)| v.get(*p) == Some(x)).map(|(_, p)| p);
         let n = v.len() - usize::from(skip.is_some());
         // k < n <= len - 1 when a value is skipped, so k + 1 < len.
-        middle(n, |k| v[if skip.is_some_and(|p| k >= p) { k + 1 } else { k }])
+        middle(n, |k| from_total_key(v[if skip.is_some_and(|p| k >= p) { k + 1 } else { k }]))
     }
 }
 
@@ -110,6 +143,17 @@ mod tests {
     }
 
     #[test]
+    fn total_keys_order_as_total_cmp() {
+        let xs = [f64::NEG_INFINITY, -1e300, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1.0, 1e300, f64::INFINITY];
+        for (i, a) in xs.iter().enumerate() {
+            assert_eq!(from_total_key(total_key(*a)).to_bits(), a.to_bits());
+            for b in &xs[i..] {
+                assert_eq!(total_key(*a).cmp(&total_key(*b)), a.total_cmp(b), "{a} {b}");
+            }
+        }
+    }
+
+    #[test]
     fn sibling_medians_leave_one_out() {
         // Lanes 10, 30, none, 20, NaN, 40: lane 1's siblings 30, 20, 40 -> 30; lane 2's
         // 10, 20, 40 -> 20; lane 3 (none) has all four: (20 + 30) / 2 = 25, lane 5 (NaN)
@@ -121,8 +165,16 @@ mod tests {
         // Ties: 5, 5, 7 -> either 5's siblings are 5 and 7 -> 6.
         let s = SiblingMedians::new([Some(5.0), Some(5.0), Some(7.0)]);
         assert_eq!((s.without(Some(5.0)), s.without(Some(7.0))), (Some(6.0), Some(5.0)));
+        // -0.0 and 0.0 are told apart as total_cmp tells them: without -0.0 -> 0.0 and 1.0.
+        let s = SiblingMedians::new([Some(0.0), Some(-0.0), Some(1.0)]);
+        assert_eq!(s.without(Some(-0.0)), Some(0.5));
+        assert_eq!(s.without(Some(1.0)).map(f64::to_bits), Some((-0.0f64 + 0.0) / 2.0).map(f64::to_bits));
         // One lane: no siblings.
         assert_eq!(SiblingMedians::new([Some(1.0)]).without(Some(1.0)), None);
+        // More values than the stack holds: 1..=40 without 1 -> 2..=40, median 21; without
+        // 40 -> 1..=39, median 20; without a value not there -> (20 + 21) / 2.
+        let s = SiblingMedians::new((1..=40).rev().map(|v| Some(f64::from(v))));
+        assert_eq!((s.without(Some(1.0)), s.without(Some(40.0)), s.without(Some(0.5))), (Some(21.0), Some(20.0), Some(20.5)));
     }
 
     #[test]

@@ -107,16 +107,19 @@ pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
     }
     let counted = per_lane.map_or(0, |c| c.values.len());
     let blind: Vec<u8> = lanes.iter().filter(|l| l.pre_fec_ber.is_none()).map(|l| l.lane).collect();
-    let nic_lanes = if counted > 0 {
-        let origin = per_lane.map_or("", |c| c.origin.as_str());
-        let who = if is_mlx5(w) { "mlx5 exposes" } else { "the NIC counts" };
-        format!("{who} corrected bits for lanes 1-{counted} only ({origin})")
-    } else {
-        "the NIC counts corrected bits for the port only".into()
+    // Worded only for a note: most windows need none.
+    let nic_lanes = || {
+        if counted > 0 {
+            let origin = per_lane.map_or("", |c| c.origin.as_str());
+            let who = if is_mlx5(w) { "mlx5 exposes" } else { "the NIC counts" };
+            format!("{who} corrected bits for lanes 1-{counted} only ({origin})")
+        } else {
+            "the NIC counts corrected bits for the port only".into()
+        }
     };
     if !filled.is_empty() {
         filled.sort_unstable();
-        cx.notes.push(format!("lanes {}: pre-FEC BER from the module's VDM (media input): {nic_lanes}", lane_list(&filled)));
+        cx.notes.push(format!("lanes {}: pre-FEC BER from the module's VDM (media input): {}", lane_list(&filled), nic_lanes()));
     }
     // Only worth saying when some lanes do have a BER, or the module could have filled them.
     let any_ber = lanes.iter().any(|l| l.pre_fec_ber.is_some());
@@ -125,8 +128,9 @@ pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
         blind.sort_unstable();
         let module = if vdm.is_some() { "the module's VDM reports no pre-FEC BER for them" } else { "the module has no VDM" };
         cx.notes.push(format!(
-            "lanes {}: no per-lane pre-FEC BER: {nic_lanes} and {module}; the port-level BER is still judged",
-            lane_list(&blind)
+            "lanes {}: no per-lane pre-FEC BER: {} and {module}; the port-level BER is still judged",
+            lane_list(&blind),
+            nic_lanes()
         ));
     }
 }
@@ -157,14 +161,10 @@ pub(super) fn by_esnr(a: &LaneAnalysis, b: &LaneAnalysis) -> Ordering {
 }
 
 /// Media eSNR of each lane minus the median of its siblings' (negative = worse).
+/// Lane numbers are distinct, so a lane's siblings are every other lane.
 pub(super) fn esnr_deltas_db(lanes: &[LaneAnalysis]) -> Vec<Option<f64>> {
-    lanes
-        .iter()
-        .map(|l| {
-            let sib: Vec<f64> = lanes.iter().filter(|o| o.lane != l.lane).filter_map(|o| o.esnr_db).collect();
-            l.esnr_db.zip(stats::median(&sib)).map(|(e, m)| e - m)
-        })
-        .collect()
+    let sib = stats::SiblingMedians::new(lanes.iter().map(|l| l.esnr_db));
+    lanes.iter().map(|l| l.esnr_db.zip(sib.without(l.esnr_db)).map(|(e, m)| e - m)).collect()
 }
 
 #[cfg(test)]

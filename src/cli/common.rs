@@ -160,19 +160,31 @@ impl RangeArgs {
 }
 
 /// Streams a capture into a fresh engine over `range`; the records of the chosen
-/// interfaces (all when `only` is empty) also go to `sinks` as they are read. What the
-/// reader tolerated (a truncated last line) goes to stderr so the user knows the capture
-/// was cut short.
+/// interfaces (all when `only` is empty) also go to `sinks` as they are read
+/// ([`stream_capture`]).
 pub fn replay_capture(
     path: &Path,
     range: TimeRange,
     only: &[String],
     sinks: &mut [&mut dyn RecordSink],
 ) -> anyhow::Result<(Engine, Replayed)> {
-    let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
     let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
+    let done = stream_capture(path, &mut engine, only, sinks)?;
+    Ok((engine, done))
+}
+
+/// Streams a capture: every record goes to `all`, those of the chosen interfaces (all
+/// when `only` is empty) also to `sinks`, as they are read. What the reader tolerated (a
+/// truncated last line) goes to stderr so the user knows the capture was cut short.
+pub fn stream_capture(
+    path: &Path,
+    all: &mut dyn RecordSink,
+    only: &[String],
+    sinks: &mut [&mut dyn RecordSink],
+) -> anyhow::Result<Replayed> {
+    let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
     let done = engine::for_each_record(std::io::BufReader::with_capacity(1 << 16, file), |rec| {
-        engine.push(rec);
+        all.record(rec)?;
         if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
             for s in sinks.iter_mut() {
                 s.record(rec)?;
@@ -184,7 +196,7 @@ pub fn replay_capture(
     for note in &done.notes {
         super::diag(format_args!("optics: note: {}: {}", path.display(), optics::output::text::escape(note)));
     }
-    Ok((engine, done))
+    Ok(done)
 }
 
 /// The thresholds file, or the built-in defaults.
@@ -197,7 +209,12 @@ pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
 
 /// Every name in `names` must be an interface the engine has seen.
 pub fn check_interfaces(engine: &Engine, names: &[String]) -> anyhow::Result<()> {
-    let have = engine.interfaces();
+    check_names(&engine.interfaces(), names)
+}
+
+/// Every name in `names` must be one of `have` (the capture's interfaces, in order of
+/// first appearance: [`Engine::interfaces`]).
+pub fn check_names(have: &[String], names: &[String]) -> anyhow::Result<()> {
     let known: std::collections::HashSet<&String> = have.iter().collect();
     match names.iter().find(|n| !known.contains(n)) {
         Some(name) => bail!("interface {name} is not in the capture (it has: {})", have.join(", ")),

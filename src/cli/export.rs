@@ -1,11 +1,12 @@
-use super::common::{analyze_engine, check_interfaces, load_config, replay_capture};
+use super::common::{analyze_engine, check_interfaces, check_names, load_config, replay_capture, stream_capture};
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::output::csv::{CsvSink, FlushPolicy};
-use optics::sample::capture::read_header;
+use optics::sample::capture::{read_header, Record};
 use optics::sample::engine::TimeRange;
 use optics::sample::RecordSink;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -55,17 +56,25 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         sinks.push(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched));
     }
     let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
-    let replayed = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs);
+    // The whole-run engine only for the metrics: the rows need no more of the capture's
+    // fold than which interfaces it has (for `--interface`).
+    let mut seen = SeenInterfaces::default();
+    let replayed = match args.prometheus {
+        Some(_) => replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs).map(|(engine, _)| Some(engine)),
+        None => stream_capture(path, &mut seen, &args.interfaces, &mut refs).map(|_| None),
+    };
     drop(refs);
     // The rows still held by the batched sinks, also after an error (its files are removed
     // below, but a write error of their own is the one to report).
     let finished = sinks.iter_mut().try_for_each(|s| s.finish()).context("writing the rows");
-    let checked = replayed.and_then(|(engine, _)| {
+    let checked = replayed.and_then(|engine| {
         finished?;
-        check_interfaces(&engine, &args.interfaces)?;
-        match args.prometheus.as_deref() {
-            Some(p) => super::serve::write_textfile(Some(p), &analyze_engine(&engine, &args.interfaces, &cfg, None)?),
-            None => Ok(()),
+        match (engine, args.prometheus.as_deref()) {
+            (Some(engine), Some(p)) => {
+                check_interfaces(&engine, &args.interfaces)?;
+                super::serve::write_textfile(Some(p), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)
+            }
+            _ => check_names(&seen.names, &args.interfaces),
         }
     });
     drop(sinks);
@@ -77,4 +86,22 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         }
     }
     checked
+}
+
+/// A capture's interfaces in order of first appearance, as the engine lists them
+/// (`Engine::interfaces`: every interface, sample and event record names one).
+#[derive(Default)]
+struct SeenInterfaces {
+    names: Vec<String>,
+    known: HashSet<String>,
+}
+
+impl RecordSink for SeenInterfaces {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        if let Some(name) = rec.interface().filter(|n| !self.known.contains(*n)) {
+            self.known.insert(name.to_string());
+            self.names.push(name.to_string());
+        }
+        Ok(())
+    }
 }

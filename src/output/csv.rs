@@ -6,7 +6,7 @@
 
 use super::csv_cells::CellWriter;
 pub use super::lane_row::LaneRow;
-use crate::analysis::lane_rows::{row_figures, RowFigures};
+use crate::analysis::lane_rows::{row_figures_reusing, RowFigures};
 use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
 use crate::module::report::LaneReport;
 use crate::sample::capture::SampleRecord;
@@ -56,6 +56,8 @@ pub struct CsvSink<W: Write> {
     walker: IntervalWalker,
     /// The row being written (reused).
     row: LaneRow,
+    /// The last window's lanes, whose allocation the next window's figures reuse.
+    spare_lanes: Vec<LaneAnalysis>,
 }
 
 impl<W: Write> CsvSink<W> {
@@ -81,6 +83,7 @@ impl<W: Write> CsvSink<W> {
             cfg,
             walker: IntervalWalker::per_sample(),
             row: LaneRow::default(),
+            spare_lanes: Vec::new(),
         }
     }
 
@@ -111,7 +114,7 @@ impl<W: Write> CsvSink<W> {
                     CellWriter::header(&mut self.buf);
                     *header_written = true;
                 }
-                cells.row(&mut self.buf, row);
+                cells.lane(&mut self.buf, row);
             }
             Encoding::JsonLines => {
                 serde_json::to_writer(&mut self.buf, row).map_err(io::Error::other)?;
@@ -131,10 +134,13 @@ impl<W: Write> CsvSink<W> {
     /// Writes the rows of `w`, the window that sample `s` closes: one per lane (lane
     /// order), or one without lane cells when there are no lanes. Returns how many.
     fn write_rows(&mut self, w: &InterfaceWindow, s: &SampleRecord) -> io::Result<usize> {
-        let a = row_figures(w, &self.cfg);
+        let a = row_figures_reusing(w, &self.cfg, std::mem::take(&mut self.spare_lanes));
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
         self.fill_base(&mut row, w, s, &a);
+        if let Encoding::Csv { cells, .. } = &mut self.encoding {
+            cells.sample(&row);
+        }
         let module = w.module.as_ref();
         let has_interval = w.samples >= 2;
         let mut written = Ok(());
@@ -154,7 +160,9 @@ impl<W: Write> CsvSink<W> {
             written = self.write_row(&row);
         }
         self.row = row;
-        written.map(|()| a.lanes.len().max(1))
+        let rows = a.lanes.len().max(1);
+        self.spare_lanes = a.lanes;
+        written.map(|()| rows)
     }
 
     /// The cells every row of a sample shares.
@@ -221,23 +229,26 @@ fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneRepor
 fn rfc3339_micros(at: OffsetDateTime, out: &mut String) -> Option<()> {
     let u = at.to_offset(time::UtcOffset::UTC);
     let year = u32::try_from(u.year()).ok().filter(|y| *y <= 9999)?;
-    out.clear();
+    let mut text = *b"0000-00-00T00:00:00.000000Z";
     let fields = [
-        (year, 4, '-'),
-        (u32::from(u8::from(u.month())), 2, '-'),
-        (u32::from(u.day()), 2, 'T'),
-        (u32::from(u.hour()), 2, ':'),
-        (u32::from(u.minute()), 2, ':'),
-        (u32::from(u.second()), 2, '.'),
-        (u.microsecond(), 6, 'Z'),
+        (0..4, year),
+        (5..7, u32::from(u8::from(u.month()))),
+        (8..10, u32::from(u.day())),
+        (11..13, u32::from(u.hour())),
+        (14..16, u32::from(u.minute())),
+        (17..19, u32::from(u.second())),
+        (20..26, u.microsecond()),
     ];
-    for (v, width, then) in fields {
+    for (digits, mut v) in fields {
         // Every field is below 10^width (year <= 9999, microsecond < 10^6).
-        for k in (0..width).rev() {
-            out.push(char::from(b'0' + (v / 10u32.pow(k) % 10) as u8));
+        for d in text[digits].iter_mut().rev() {
+            *d = b'0' + (v % 10) as u8;
+            v /= 10;
         }
-        out.push(then);
     }
+    out.clear();
+    // ASCII digits and separators only.
+    out.push_str(std::str::from_utf8(&text).ok()?);
     Some(())
 }
 

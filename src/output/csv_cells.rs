@@ -1,9 +1,11 @@
 //! Lane rows written cell by cell into a reused buffer, byte for byte as the `csv` crate's
 //! serde writer (its defaults) writes a [`LaneRow`]: RFC 4180 fields separated by `,`,
 //! records ended by `\n`; a field is quoted when it holds `,`, `"`, `\r` or `\n`, with
-//! `"` doubled inside; `None` is an empty field; floats as `ryu` formats them, integers as
-//! `itoa` does. A unit test holds the two writers to the same bytes.
+//! `"` doubled inside; `None` is an empty field; floats as `ryu` formats them ([`super::float_cell`]),
+//! integers as `itoa` does. The cells a sample's rows share are encoded once per sample.
+//! A unit test holds the two writers to the same bytes.
 
+use super::float_cell::{FloatText, MAX_LEN};
 use super::lane_row::LaneRow;
 
 /// The header record: the [`LaneRow`] field names, in order.
@@ -34,25 +36,31 @@ pub const COLUMNS: [&str; 24] = [
     "host",
 ];
 
-/// Float columns of a row, for [`CellWriter`]'s per-column cache.
-const FLOAT_COLUMNS: usize = 14;
+/// The float columns a row does not share with the other rows of its sample, for
+/// [`CellWriter`]'s per-column cache.
+const LANE_FLOATS: usize = 11;
 
-/// A float column's last value (its bits) and its text: the lane rows of one sample
-/// repeat `t`, the temperature and the interval, which are then formatted once.
+/// A float column's last value (its bits) and its text: lanes of a sample often repeat
+/// a figure (the zero-error BER bound and its margin), which is then formatted once.
 #[derive(Clone, Copy, Default)]
 struct LastFloat {
     bits: Option<u64>,
     len: usize,
-    /// `ryu` writes at most 24 bytes.
-    text: [u8; 24],
+    text: [u8; MAX_LEN],
 }
 
 /// Appends CSV records to a byte buffer the caller owns (and reuses).
 #[derive(Default)]
 pub struct CellWriter {
-    ryu: ryu::Buffer,
+    floats: FloatText,
     itoa: itoa::Buffer,
-    last: [LastFloat; FLOAT_COLUMNS],
+    last: [LastFloat; LANE_FLOATS],
+    /// The cells every row of a sample shares ([`sample`](Self::sample)), encoded once
+    /// with the separators around them, in five runs: `time,t,interface,module_sn,`,
+    /// `,module_temperature_c,`, `,uncorrectable_blocks_delta,link_down_events_delta,`,
+    /// `,interval_s,` and `,host\n`; `shared_ends` are where the runs end.
+    shared: Vec<u8>,
+    shared_ends: [usize; 5],
 }
 
 impl CellWriter {
@@ -80,22 +88,29 @@ impl CellWriter {
         }
     }
 
-    /// Float column `col`: `ryu`'s digits never need quotes (`NaN`, `inf`, `-1.5e-7`).
-    fn float(&mut self, out: &mut Vec<u8>, col: usize, v: Option<f64>) {
+    /// A float cell: its digits never need quotes (`NaN`, `inf`, `-1.5e-7`).
+    fn float(floats: &mut FloatText, out: &mut Vec<u8>, v: Option<f64>) {
+        if let Some(v) = v {
+            let mut text = [0; MAX_LEN];
+            let n = floats.write(v, &mut text);
+            out.extend_from_slice(&text[..n]);
+        }
+    }
+
+    /// Lane float column `col`, through its cache.
+    fn lane_float(&mut self, out: &mut Vec<u8>, col: usize, v: Option<f64>) {
         let Some(v) = v else { return };
         let last = &mut self.last[col];
         if last.bits != Some(v.to_bits()) {
-            let text = self.ryu.format(v).as_bytes();
-            last.len = text.len().min(last.text.len());
-            last.text[..last.len].copy_from_slice(&text[..last.len]);
+            last.len = self.floats.write(v, &mut last.text);
             last.bits = Some(v.to_bits());
         }
         out.extend_from_slice(&last.text[..last.len]);
     }
 
-    fn int(&mut self, out: &mut Vec<u8>, v: Option<u64>) {
+    fn int(itoa: &mut itoa::Buffer, out: &mut Vec<u8>, v: Option<u64>) {
         if let Some(v) = v {
-            out.extend_from_slice(self.itoa.format(v).as_bytes());
+            out.extend_from_slice(itoa.format(v).as_bytes());
         }
     }
 
@@ -110,46 +125,85 @@ impl CellWriter {
         out.push(b'\n');
     }
 
-    /// One record, the columns in [`COLUMNS`] order.
-    pub fn row(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
+    /// Encodes the cells of `r` that every row of its sample shares (time, t, interface,
+    /// module_sn, module_temperature_c, the port deltas, interval_s, host): the rows
+    /// [`lane`](Self::lane) writes next carry these.
+    pub fn sample(&mut self, r: &LaneRow) {
+        let out = &mut self.shared;
+        out.clear();
         Self::opt_text(out, r.time.as_deref());
         out.push(b',');
-        self.float(out, 0, Some(r.t));
+        Self::float(&mut self.floats, out, Some(r.t));
         out.push(b',');
         Self::text(out, &r.interface);
         out.push(b',');
         Self::opt_text(out, r.module_sn.as_deref());
         out.push(b',');
-        self.int(out, r.lane.map(u64::from));
-        for (i, v) in [r.rx_power_dbm, r.tx_power_dbm, r.tx_bias_ma, r.module_temperature_c].into_iter().enumerate() {
-            out.push(b',');
-            self.float(out, 1 + i, v);
-        }
+        self.shared_ends[0] = out.len();
         out.push(b',');
-        self.int(out, r.corrected_bits_delta);
-        for (i, v) in [r.pre_fec_ber, r.margin_db].into_iter().enumerate() {
-            out.push(b',');
-            self.float(out, 5 + i, v);
-        }
+        Self::float(&mut self.floats, out, r.module_temperature_c);
+        out.push(b',');
+        self.shared_ends[1] = out.len();
         for v in [r.uncorrectable_blocks_delta, r.link_down_events_delta] {
             out.push(b',');
-            self.int(out, v);
-        }
-        for (i, v) in [r.rx_power_mw, r.pre_fec_ber_upper, r.optical_margin_db, r.interval_s].into_iter().enumerate() {
-            out.push(b',');
-            self.float(out, 7 + i, v);
+            Self::int(&mut self.itoa, out, v);
         }
         out.push(b',');
-        Self::text(out, &r.flags);
-        for (i, v) in [r.esnr_db, r.ltp_db, r.module_pre_fec_ber].into_iter().enumerate() {
-            out.push(b',');
-            self.float(out, 11 + i, v);
-        }
+        self.shared_ends[2] = out.len();
         out.push(b',');
-        Self::opt_text(out, r.ber_source.as_ref().map(|b| b.as_str()));
+        Self::float(&mut self.floats, out, r.interval_s);
+        out.push(b',');
+        self.shared_ends[3] = out.len();
         out.push(b',');
         Self::opt_text(out, r.host.as_deref());
         out.push(b'\n');
+        self.shared_ends[4] = out.len();
+    }
+
+    /// Shared run `k` (see [`CellWriter::shared`]).
+    fn shared_run(&self, out: &mut Vec<u8>, k: usize) {
+        let from = if k == 0 { 0 } else { self.shared_ends[k - 1] };
+        out.extend_from_slice(&self.shared[from..self.shared_ends[k]]);
+    }
+
+    /// One record, the columns in [`COLUMNS`] order: `r`'s own cells with the shared
+    /// ones of the last [`sample`](Self::sample).
+    pub fn lane(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
+        self.shared_run(out, 0);
+        Self::int(&mut self.itoa, out, r.lane.map(u64::from));
+        for (i, v) in [r.rx_power_dbm, r.tx_power_dbm, r.tx_bias_ma].into_iter().enumerate() {
+            out.push(b',');
+            self.lane_float(out, i, v);
+        }
+        self.shared_run(out, 1);
+        Self::int(&mut self.itoa, out, r.corrected_bits_delta);
+        for (i, v) in [r.pre_fec_ber, r.margin_db].into_iter().enumerate() {
+            out.push(b',');
+            self.lane_float(out, 3 + i, v);
+        }
+        self.shared_run(out, 2);
+        for (i, v) in [r.rx_power_mw, r.pre_fec_ber_upper, r.optical_margin_db].into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            self.lane_float(out, 5 + i, v);
+        }
+        self.shared_run(out, 3);
+        Self::text(out, &r.flags);
+        for (i, v) in [r.esnr_db, r.ltp_db, r.module_pre_fec_ber].into_iter().enumerate() {
+            out.push(b',');
+            self.lane_float(out, 8 + i, v);
+        }
+        out.push(b',');
+        Self::opt_text(out, r.ber_source.as_ref().map(|b| b.as_str()));
+        self.shared_run(out, 4);
+    }
+
+    /// One record on its own: [`sample`](Self::sample) then [`lane`](Self::lane).
+    #[cfg(test)]
+    pub fn row(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
+        self.sample(r);
+        self.lane(out, r);
     }
 }
 

@@ -4,9 +4,10 @@
 //! data gone, a repeated interface record, the interface gone and back), each window's
 //! module must equal the full decode of its static pages with the sample's bytes laid over
 //! them (`module::decode`), and the row figures ([`row_figures`]) must equal those of
-//! `analyze` of that window. (Cells: `csv_cells` holds them to the csv crate's bytes.)
+//! `analyze` of that window, also when the previous window's lanes are refilled
+//! ([`row_figures_reusing`]). (Cells: `csv_cells` holds them to the csv crate's bytes.)
 
-use crate::analysis::lane_rows::row_figures;
+use crate::analysis::lane_rows::{row_figures, row_figures_reusing};
 use crate::analysis::{analyze, config::Config, vdm_lanes::BerSource, LaneAnalysis, LinkAnalysis};
 use crate::module::{decode, ModuleImage, ModuleReport};
 use crate::sample::capture::{read_capture, EventKind, EventRecord, Record};
@@ -140,6 +141,8 @@ fn fast_rows_are_the_full_paths_on_every_capture_and_hostile_variant() {
         let cap = read_capture(&path).unwrap();
         for (variant, records) in variants(&cap.records) {
             let mut walker = IntervalWalker::per_sample();
+            // The lanes of the previous window, refilled as the CSV sink refills them.
+            let mut spare = Vec::new();
             let mut statics: HashMap<String, Option<ModuleImage>> = HashMap::new();
             for rec in &records {
                 if let Record::Interface(ir) = rec {
@@ -155,6 +158,9 @@ fn fast_rows_are_the_full_paths_on_every_capture_and_hostile_variant() {
                 let a = analyze(std::slice::from_ref(&w), &cfg, &[]).remove(0);
                 let fast = row_figures(&w, &cfg);
                 assert_eq!(shown(&fast.link, &fast.lanes), shown(&a.link, &a.lanes), "figures of {at}");
+                let reused = row_figures_reusing(&w, &cfg, std::mem::take(&mut spare));
+                assert_eq!(reused, fast, "reused lanes of {at}");
+                spare = reused.lanes;
                 windows += 1;
             }
         }

@@ -6,6 +6,7 @@ pub mod csv;
 mod csv_cells;
 #[cfg(test)]
 mod csv_equivalence;
+mod float_cell;
 pub mod html;
 mod lane_row;
 pub mod live_table;
