@@ -7,9 +7,12 @@
 //! value in another shape, trailing text) gives `None`, and serde parses the line as
 //! before, so what is accepted, every record and every error message stay serde's. Keys
 //! may come in any order (bundled captures have sorted keys, the writer declaration
-//! order). Values it does not read itself (non-empty `driver_stats`, `printed_module`,
+//! order); a sample line in the writer's own layout is read first as such
+//! ([`as_written`]). Values it does not read itself (non-empty `driver_stats`, `printed_module`,
 //! `printed_fields`, `pci`, `port`, interface `link`, FEC histograms) are handed to
 //! serde on their own bytes.
+
+mod as_written;
 
 use super::{EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{DriverStats, FecStats, LinkState, MAX_LANES};
@@ -20,13 +23,25 @@ use serde::de::DeserializeOwned;
 pub(super) fn parse_record(line: &[u8]) -> Option<Record> {
     let mut c = Cursor { b: line, i: 0 };
     c.ws();
+    let start = c.i;
     let record = match tag_hint(line)? {
-        "sample" => Record::Sample(c.sample()?),
+        "sample" => Record::Sample(c.sample_as_written().or_else(|| {
+            c.i = start;
+            c.sample()
+        })?),
         "interface" => Record::Interface(c.interface()?),
         _ => Record::Event(c.event()?),
     };
     c.ws();
     (c.i == line.len()).then_some(record)
+}
+
+/// A sample line read in the writer's own layout only ([`as_written`]; tests).
+#[cfg(test)]
+pub(super) fn sample_as_written(line: &[u8]) -> Option<SampleRecord> {
+    let mut c = Cursor { b: line, i: 0 };
+    let sample = c.sample_as_written()?;
+    (c.i == line.len()).then_some(sample)
 }
 
 /// The variant the line names: its leading tag (the writer's order), else the value of
@@ -68,6 +83,26 @@ const HEX_DIGIT: [u8; 256] = {
         table[b'a' as usize + c] = 10 + c as u8;
         table[b'A' as usize + c] = 10 + c as u8;
         c += 1;
+    }
+    table
+};
+
+/// The byte two hex digits spell, indexed by the pair as a little-endian u16 (the first
+/// digit in the low byte); 0x100 for any pair that is not two digits. One lookup per
+/// byte instead of two, and a shift and an OR fewer.
+static HEX_PAIR: [u16; 1 << 16] = {
+    let mut table = [0x100; 1 << 16];
+    let mut high = 0;
+    while high < 256 {
+        let mut low = 0;
+        while low < 256 {
+            let (h, l) = (HEX_DIGIT[high], HEX_DIGIT[low]);
+            if h != 0xff && l != 0xff {
+                table[high | low << 8] = (h << 4 | l) as u16;
+            }
+            low += 1;
+        }
+        high += 1;
     }
     table
 };
@@ -513,12 +548,12 @@ impl<'a> Cursor<'a> {
         let mut bad = 0;
         let mut out = vec![0; s.len() / 2];
         for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
-            let (high, low) = (HEX_DIGIT[usize::from(pair[0])], HEX_DIGIT[usize::from(pair[1])]);
-            bad |= high | low;
-            *byte = high << 4 | low;
+            let value = HEX_PAIR[usize::from(u16::from_le_bytes([pair[0], pair[1]]))];
+            bad |= value;
+            *byte = value as u8;
         }
         self.i += s.len() + 1;
-        (bad & 0xf0 == 0).then_some(out)
+        (bad & 0xff00 == 0).then_some(out)
     }
 }
 
