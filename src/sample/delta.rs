@@ -116,8 +116,14 @@ impl SeriesSet {
     /// already held unless [`Self::sort_slots`] follows.
     fn push(&mut self, slot: Slot, origin: &Origin, head: &[u64], tail: &[u64]) {
         let from = self.values.len();
-        self.values.extend_from_slice(head);
-        self.values.extend_from_slice(tail);
+        // A total is one value: a push, not a copy call.
+        match head {
+            [v] => self.values.push(*v),
+            _ => self.values.extend_from_slice(head),
+        }
+        if !tail.is_empty() {
+            self.values.extend_from_slice(tail);
+        }
         self.entries.push((slot, origin.clone(), from..self.values.len()));
     }
 

@@ -214,6 +214,11 @@ impl<'a> Cursor<'a> {
     fn u64(&mut self) -> Option<u64> {
         self.ws();
         let rest = &self.b[self.i..];
+        // One digit then a delimiter (zeros, the usual page and bank numbers): no chunk work.
+        if let [d @ b'0'..=b'9', b',' | b']' | b'}', ..] = rest {
+            self.i += 1;
+            return Some(u64::from(d - b'0'));
+        }
         let (n, v) = match short_digits(rest) {
             Some(short) => short,
             None => {
