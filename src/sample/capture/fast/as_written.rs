@@ -65,7 +65,8 @@ impl Cursor<'_> {
 
     fn module_pages_as_written(&mut self) -> Option<ModulePages> {
         self.run(b"{\"pages\":[")?;
-        let mut pages = Vec::new();
+        // A live sample holds a few page runs (SFF-8636: the lower page; CMIS: pages 0 and 11h).
+        let mut pages = Vec::with_capacity(4);
         if self.run(b"]}").is_some() {
             return Some(ModulePages { pages });
         }
