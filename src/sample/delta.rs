@@ -113,11 +113,18 @@ impl SeriesSet {
     }
 
     /// Appends a series of values `head` then `tail`; `slot` must be past every slot
-    /// already held unless [`Self::sort_slots`] follows.
+    /// already held unless [`Self::sort_slots`] follows. (Inlined: a few calls per sample.)
+    #[inline]
     fn push(&mut self, slot: Slot, origin: &Origin, head: &[u64], tail: &[u64]) {
         let from = self.values.len();
-        self.values.extend_from_slice(head);
-        self.values.extend_from_slice(tail);
+        // A total is one value: a push, not a copy call.
+        match head {
+            [v] => self.values.push(*v),
+            _ => self.values.extend_from_slice(head),
+        }
+        if !tail.is_empty() {
+            self.values.extend_from_slice(tail);
+        }
         self.entries.push((slot, origin.clone(), from..self.values.len()));
     }
 

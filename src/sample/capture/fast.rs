@@ -7,9 +7,13 @@
 //! value in another shape, trailing text) gives `None`, and serde parses the line as
 //! before, so what is accepted, every record and every error message stay serde's. Keys
 //! may come in any order (bundled captures have sorted keys, the writer declaration
-//! order). Values it does not read itself (non-empty `driver_stats`, `printed_module`,
+//! order); a sample line in the writer's own layout is read first as such
+//! ([`as_written`]). Values it does not read itself (non-empty `driver_stats`, `printed_module`,
 //! `printed_fields`, `pci`, `port`, interface `link`, FEC histograms) are handed to
 //! serde on their own bytes.
+
+mod as_written;
+mod page_hex;
 
 use super::{EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{DriverStats, FecStats, LinkState, MAX_LANES};
@@ -20,13 +24,25 @@ use serde::de::DeserializeOwned;
 pub(super) fn parse_record(line: &[u8]) -> Option<Record> {
     let mut c = Cursor { b: line, i: 0 };
     c.ws();
+    let start = c.i;
     let record = match tag_hint(line)? {
-        "sample" => Record::Sample(c.sample()?),
+        "sample" => Record::Sample(c.sample_as_written().or_else(|| {
+            c.i = start;
+            c.sample()
+        })?),
         "interface" => Record::Interface(c.interface()?),
         _ => Record::Event(c.event()?),
     };
     c.ws();
     (c.i == line.len()).then_some(record)
+}
+
+/// A sample line read in the writer's own layout only ([`as_written`]; tests).
+#[cfg(test)]
+pub(super) fn sample_as_written(line: &[u8]) -> Option<SampleRecord> {
+    let mut c = Cursor { b: line, i: 0 };
+    let sample = c.sample_as_written()?;
+    (c.i == line.len()).then_some(sample)
 }
 
 /// The variant the line names: its leading tag (the writer's order), else the value of
@@ -54,23 +70,6 @@ const POW10: [f64; 23] =
 fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     slot.is_none().then(|| *slot = Some(value))
 }
-
-/// Value of each hex digit, 0xff for any other byte.
-const HEX_DIGIT: [u8; 256] = {
-    let mut table = [0xff; 256];
-    let mut c = 0;
-    while c < 10 {
-        table[b'0' as usize + c] = c as u8;
-        c += 1;
-    }
-    let mut c = 0;
-    while c < 6 {
-        table[b'a' as usize + c] = 10 + c as u8;
-        table[b'A' as usize + c] = 10 + c as u8;
-        c += 1;
-    }
-    table
-};
 
 struct Cursor<'a> {
     b: &'a [u8],
@@ -179,6 +178,11 @@ impl<'a> Cursor<'a> {
     fn u64(&mut self) -> Option<u64> {
         self.ws();
         let rest = &self.b[self.i..];
+        // One digit then a delimiter (zeros, the usual page and bank numbers): no chunk work.
+        if let [d @ b'0'..=b'9', b',' | b']' | b'}', ..] = rest {
+            self.i += 1;
+            return Some(u64::from(d - b'0'));
+        }
         let (n, v) = match short_digits(rest) {
             Some(short) => short,
             None => {
@@ -498,27 +502,6 @@ impl<'a> Cursor<'a> {
         })?;
         // `bank` has a serde default.
         Some(PageEntry { i2c_address: i2c_address?, page: page?, bank: bank.unwrap_or_default(), offset: offset?, data: data? })
-    }
-
-    /// Hex text (either case), the digits `module::image`'s reader (the `hex` crate)
-    /// accepts; whitespace, an escape or an odd length (which that reader handles or
-    /// reports) gives up.
-    fn hex(&mut self) -> Option<Vec<u8>> {
-        self.eat(b'"')?;
-        let rest = &self.b[self.i..];
-        let s = &rest[..memchr::memchr(b'"', rest)?];
-        if s.len() % 2 != 0 {
-            return None;
-        }
-        let mut bad = 0;
-        let mut out = vec![0; s.len() / 2];
-        for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
-            let (high, low) = (HEX_DIGIT[usize::from(pair[0])], HEX_DIGIT[usize::from(pair[1])]);
-            bad |= high | low;
-            *byte = high << 4 | low;
-        }
-        self.i += s.len() + 1;
-        (bad & 0xf0 == 0).then_some(out)
     }
 }
 

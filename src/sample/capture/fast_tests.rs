@@ -245,6 +245,24 @@ proptest! {
     }
 
     #[test]
+    fn live_samples_are_read_in_the_writers_layout(rec in sample(false)) {
+        let line = written(&rec);
+        let Record::Sample(s) = &rec else { unreachable!("sample() makes samples") };
+        let live = s.origin_file.is_none() && s.time_base.is_none() && s.printed_module.is_none() && s.printed_fields.is_empty()
+            && s.fec.as_ref().is_none_or(|f| f.histogram.is_empty());
+        match fast::sample_as_written(&line) {
+            Some(got) => {
+                let serde = parse_record_serde(&line).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(&Record::Sample(got.clone()), &serde);
+                prop_assert_eq!(got.t.to_bits(), serde.t().map(f64::to_bits).unwrap_or_default());
+            }
+            None => prop_assert!(!live, "a live sample in the writer's layout was not read as such: {}", String::from_utf8_lossy(&line)),
+        }
+        // Any other key order is not the writer's layout.
+        prop_assert!(fast::sample_as_written(&sorted_keys(&line)).is_none());
+    }
+
+    #[test]
     fn any_written_record_is_read_as_serde_reads_it(rec in record(true)) {
         let line = written(&rec);
         agrees(&line)?;
@@ -382,6 +400,21 @@ fn shapes_other_than_the_writers_fall_back_or_agree() {
     let hist = text.replace(r#""histogram":[]"#, r#""histogram":[{"low":0,"high":0,"count":7}]"#);
     let rec = fast::parse_record(hist.as_bytes()).expect("histogram handed to serde");
     assert_eq!(rec, parse_record_serde(hist.as_bytes()).unwrap());
+}
+
+#[test]
+fn every_byte_pair_of_hex_is_read_as_the_hex_crate_reads_it() {
+    for pair in 0..=u16::MAX {
+        let pair = pair.to_le_bytes();
+        let mut line = br#"{"record":"sample","t":1,"interface":"e","link":{"up":true},"fec":null,"module":{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":""#.to_vec();
+        line.extend_from_slice(&pair);
+        line.extend_from_slice(br#""}]}}"#);
+        let data = agrees(&line).expect("the fast reader agrees with serde").and_then(|r| match r {
+            Record::Sample(s) => s.module.and_then(|m| m.pages.into_iter().next()).map(|p| p.data),
+            _ => None,
+        });
+        assert_eq!(data, hex::decode(pair).ok(), "{pair:?}");
+    }
 }
 
 #[test]
