@@ -361,6 +361,8 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             .max()
             .unwrap_or(0)
             .min(usize::from(u8::MAX));
+    // `optical::optical_margin` per lane, the module's threshold converted once.
+    let low = w.module.as_ref().and_then(|m| optical::LowThreshold::of(&m.thresholds));
     out.clear();
     out.extend((1..=n).map(|i| {
         let idx = i - 1;
@@ -377,9 +379,9 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             corrected_bits: per_lane.and_then(|v| v.get(idx).copied()),
             ..Default::default()
         };
-        if let Some(om) = w.module.as_ref().and_then(|m| optical::optical_margin(rx, &m.thresholds, m.rx_power_type)) {
-            la.optical_margin_db = Some(om.margin_db);
-            la.optical_margin_reference = Some(om.reference);
+        if let Some(t) = low {
+            la.optical_margin_db = t.margin_db(rx);
+            la.optical_margin_reference = la.optical_margin_db.map(|_| t.reference);
         }
         if let (Some(k), true) = (la.corrected_bits, cx.ber_possible()) {
             if let Some(b) = cx.ber_of(k, 1) {
