@@ -7,6 +7,7 @@
 
 use crate::module::report::Modulation;
 use serde::Serialize;
+use std::borrow::Cow;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FecKind {
@@ -71,7 +72,9 @@ pub fn limit(kind: FecKind) -> &'static FecLimit {
 
 /// The FEC in use from the kernel's active-FEC name and the lanes' modulation.
 pub fn fec_kind(fec_active: Option<&str>, modulation: Option<Modulation>, notes: &mut Vec<String>) -> FecKind {
-    let name = fec_active.map(|s| s.trim().to_ascii_uppercase());
+    // A known name is told without case, not copied: a CSV export asks once per row.
+    let known = |s: &str| ["RS", "BASER", "LLRS", "NONE", "OFF"].into_iter().find(|k| s.eq_ignore_ascii_case(k));
+    let name = fec_active.map(str::trim).map(|s| known(s).map_or_else(|| Cow::Owned(s.to_ascii_uppercase()), Cow::Borrowed));
     match (name.as_deref(), modulation) {
         (Some("RS"), Some(Modulation::Pam4)) => FecKind::Rs544,
         (Some("RS"), Some(Modulation::Nrz)) => FecKind::Rs528,

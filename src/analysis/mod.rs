@@ -361,25 +361,25 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             .max()
             .unwrap_or(0)
             .min(usize::from(u8::MAX));
+    // `optical::optical_margin` per lane, the module's threshold converted once.
+    let low = w.module.as_ref().and_then(|m| optical::LowThreshold::of(&m.thresholds));
+    // Default lanes filled in place: a lane is too large to build and then move.
     out.clear();
-    out.extend((1..=n).map(|i| {
-        let idx = i - 1;
+    out.resize_with(n, LaneAnalysis::default);
+    for (idx, la) in out.iter_mut().enumerate() {
         // n <= 255, so the lane number fits a u8.
-        let lane = u8::try_from(i).unwrap_or(u8::MAX);
+        let lane = u8::try_from(idx + 1).unwrap_or(u8::MAX);
         let m = module_lanes.iter().find(|l| l.lane == lane);
         let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
         let rx = rx.filter(|v| v.is_finite());
-        let mut la = LaneAnalysis {
-            lane,
-            rx_power_dbm: rx,
-            tx_power_dbm: m.and_then(|m| m.tx_power_dbm).filter(|v| v.is_finite()),
-            tx_bias_ma: m.and_then(|m| m.tx_bias_ma),
-            corrected_bits: per_lane.and_then(|v| v.get(idx).copied()),
-            ..Default::default()
-        };
-        if let Some(om) = w.module.as_ref().and_then(|m| optical::optical_margin(rx, &m.thresholds, m.rx_power_type)) {
-            la.optical_margin_db = Some(om.margin_db);
-            la.optical_margin_reference = Some(om.reference);
+        la.lane = lane;
+        la.rx_power_dbm = rx;
+        la.tx_power_dbm = m.and_then(|m| m.tx_power_dbm).filter(|v| v.is_finite());
+        la.tx_bias_ma = m.and_then(|m| m.tx_bias_ma);
+        la.corrected_bits = per_lane.and_then(|v| v.get(idx).copied());
+        if let Some(t) = low {
+            la.optical_margin_db = t.margin_db(rx);
+            la.optical_margin_reference = la.optical_margin_db.map(|_| t.reference);
         }
         if let (Some(k), true) = (la.corrected_bits, cx.ber_possible()) {
             if let Some(b) = cx.ber_of(k, 1) {
@@ -392,8 +392,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
                 la.margin_db = la.q.zip(cx.x_limit).map(|(x, x_limit)| q::margin_db_of_q(x, x_limit));
             }
         }
-        la
-    }));
+    }
 }
 
 /// Weakest first: by BER margin when any lane has one, else by optical margin; lanes

@@ -16,14 +16,35 @@ pub struct OpticalMargin {
     pub rx_power_type: Option<RxPowerType>,
 }
 
+/// The low rx power threshold a module's optical margins are taken over: one per module,
+/// so a window's lanes convert it to dBm once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LowThreshold {
+    /// `low_warning`, or `low_alarm` when the module has no usable warning.
+    pub reference: &'static str,
+    pub threshold_dbm: f64,
+}
+
+impl LowThreshold {
+    /// `None` without a positive low threshold (0 mW = "not set").
+    pub fn of(thresholds: &Thresholds) -> Option<Self> {
+        let set = thresholds.rx_power_mw?;
+        let (reference, mw) =
+            [("low_warning", set.low_warning), ("low_alarm", set.low_alarm)].into_iter().find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
+        Some(LowThreshold { reference, threshold_dbm: mw_to_dbm(mw) })
+    }
+
+    /// The margin of `rx_power_dbm` over this threshold; `None` without a finite rx power.
+    pub fn margin_db(&self, rx_power_dbm: Option<f64>) -> Option<f64> {
+        rx_power_dbm.filter(|v| v.is_finite()).map(|rx| rx - self.threshold_dbm)
+    }
+}
+
 /// `None` without a finite rx power or a positive low threshold (0 mW = "not set").
 pub fn optical_margin(rx_power_dbm: Option<f64>, thresholds: &Thresholds, rx_power_type: Option<RxPowerType>) -> Option<OpticalMargin> {
-    let rx = rx_power_dbm.filter(|v| v.is_finite())?;
-    let set = thresholds.rx_power_mw?;
-    let (reference, mw) =
-        [("low_warning", set.low_warning), ("low_alarm", set.low_alarm)].into_iter().find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
-    let threshold_dbm = mw_to_dbm(mw);
-    Some(OpticalMargin { margin_db: rx - threshold_dbm, reference, threshold_dbm, rx_power_type })
+    let low = LowThreshold::of(thresholds)?;
+    let margin_db = low.margin_db(rx_power_dbm)?;
+    Some(OpticalMargin { margin_db, reference: low.reference, threshold_dbm: low.threshold_dbm, rx_power_type })
 }
 
 #[cfg(test)]

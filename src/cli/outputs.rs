@@ -102,6 +102,8 @@ pub struct Output {
     pub created: bool,
     /// Bytes known to be whole records.
     committed: u64,
+    /// Bytes written to the file since the last flush, ahead of `pending`.
+    unflushed: u64,
     pending: Vec<u8>,
 }
 
@@ -109,7 +111,8 @@ impl Output {
     /// Opens `path` (`-`: standard output) for `flag`: created if missing, locked, then
     /// emptied, so a file another process is writing is never touched.
     pub fn open(flag: &str, path: &Path) -> anyhow::Result<Output> {
-        let mut out = Output { flag: flag.to_string(), path: None, file: None, created: false, committed: 0, pending: Vec::new() };
+        let mut out =
+            Output { flag: flag.to_string(), path: None, file: None, created: false, committed: 0, unflushed: 0, pending: Vec::new() };
         if is_stdout(path) {
             STDOUT_TAKEN.store(true, Ordering::Relaxed);
             return Ok(out);
@@ -142,6 +145,18 @@ impl Output {
     pub fn created_path(&self) -> Option<PathBuf> {
         self.path.clone().filter(|_| self.created)
     }
+
+    /// On a failed write, the file cut back to its whole records.
+    fn settle(&mut self, result: io::Result<()>) -> io::Result<()> {
+        let Err(e) = result else { return Ok(()) };
+        self.pending.clear();
+        self.unflushed = 0;
+        if let Some(f) = self.file.as_ref() {
+            // Best effort: the error is what the user must see.
+            let _ = f.set_len(self.committed);
+        }
+        Err(e)
+    }
 }
 
 /// Writes a whole document (an SVG, a report) to `path` (`None` or `-`: standard output)
@@ -159,37 +174,37 @@ pub fn remove_created(path: &Path, why: &str) {
     }
 }
 
-/// Writes collect until `flush`, which writes them in one piece; a failed write is cut
-/// back to the last whole record, so a full disk never leaves half a CSV row or JSON line.
+/// Callers write whole records, then `flush`: standard output collects the writes until
+/// `flush`, which writes them in one piece; a file takes them as they come. Either way a
+/// failed write is cut back to the last flush, so a full disk never leaves half a CSV row
+/// or JSON line.
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Nothing pending: a file takes the bytes as they are (a CSV batch is not copied
+        // again); they count as whole records at the next flush, like pending ones.
+        if let (true, Some(f)) = (self.pending.is_empty(), self.file.as_mut()) {
+            let written = f.write_all(buf);
+            self.unflushed += buf.len() as u64;
+            return self.settle(written).map(|()| buf.len());
+        }
         self.pending.extend_from_slice(buf);
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && self.unflushed == 0 {
             return Ok(());
         }
         let result = match self.file.as_mut() {
             Some(f) => f.write_all(&self.pending),
             None => io::stdout().lock().write_all(&self.pending).and_then(|()| io::stdout().lock().flush()),
         };
-        match result {
-            Ok(()) => {
-                self.committed += self.pending.len() as u64;
-                self.pending.clear();
-                Ok(())
-            }
-            Err(e) => {
-                self.pending.clear();
-                if let Some(f) = self.file.as_ref() {
-                    // Best effort: the error below is what the user must see.
-                    let _ = f.set_len(self.committed);
-                }
-                Err(e)
-            }
-        }
+        let pending = self.pending.len() as u64;
+        self.pending.clear();
+        self.settle(result)?;
+        self.committed += self.unflushed + pending;
+        self.unflushed = 0;
+        Ok(())
     }
 }
 

@@ -582,9 +582,14 @@ impl DeltaSum {
 
     /// The increases so far.
     pub fn total(&self) -> SegmentDelta {
-        let mut sums = Sums::default();
-        self.sums_into(&mut sums);
-        let mut out = sums.delta();
+        self.total_into(&mut Sums::default())
+    }
+
+    /// [`Self::total`], the sums gathered in `scratch` (whatever it held; its buffers are
+    /// kept for the next call).
+    pub fn total_into(&self, scratch: &mut Sums) -> SegmentDelta {
+        self.sums_into(scratch);
+        let mut out = scratch.delta();
         out.wraps.clone_from(&self.wraps.noted);
         if self.wraps.not_noted > 0 {
             out.wraps.push(format!("{} more counter wraps at 2^32 not listed", self.wraps.not_noted));

@@ -12,6 +12,7 @@ use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, Mod
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -221,11 +222,14 @@ pub struct Segment {
     counters_at_end: PortCounters,
     time_base: Option<String>,
     ring: VecDeque<Snapshot>,
+    /// Scratch for [`Self::delta`] (its value is never read): a window filled per sample
+    /// gathers the sums without allocating them anew.
+    sums_scratch: RefCell<Sums>,
 }
 
 impl Segment {
     fn delta(&self) -> SegmentDelta {
-        self.sum.total()
+        self.sum.total_into(&mut self.sums_scratch.borrow_mut())
     }
 
     /// Port counters with link-down events from the samples where no counter exists.
@@ -505,6 +509,7 @@ impl IfaceState {
             counters_at_end: PortCounters::default(),
             time_base: None,
             ring: VecDeque::new(),
+            sums_scratch: RefCell::default(),
         });
     }
 

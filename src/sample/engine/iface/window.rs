@@ -42,7 +42,7 @@ impl IfaceState {
             interface: _,
             identity: _,
             link: _,
-            module,
+            module: _,
             module_error,
             rx_power_dbm_mean,
             duration_s,
@@ -55,7 +55,8 @@ impl IfaceState {
             events,
             series: _,
         } = w;
-        *module = None;
+        // `module` is left for `fill` to refresh in place (a kept report reuses its
+        // strings and vectors); every path below sets it.
         *module_error = None;
         rx_power_dbm_mean.clear();
         *duration_s = 0.0;
@@ -73,6 +74,7 @@ impl IfaceState {
         let Some(last) = &self.current else {
             w.events.push("no samples in the window".into());
             w.module_error = Some("no samples in the window".into());
+            w.module = None;
             w.series = None;
             return;
         };
