@@ -506,21 +506,34 @@ impl DeltaSum {
             let keep = matches!(slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
             let inc = &mut out.corrected_bits_per_lane;
             let first = inc.len();
-            // `last` and `sum` have the length of the origin's first observation; a later
-            // one of another length (the segmenter breaks there) is summed where they meet.
-            for (i, (last, b)) in o.last.iter_mut().zip(cur).enumerate() {
-                let a = std::mem::replace(last, *b);
-                let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
-                if let Some(s) = o.sum.get_mut(i) {
-                    *s = s.saturating_add(d);
-                }
-                if keep {
-                    inc.push(d);
+            // The usual sample: as many values as the sums, one pass over the three.
+            if o.last.len() == cur.len() && o.sum.len() == cur.len() {
+                for ((last, sum), b) in o.last.iter_mut().zip(o.sum.iter_mut()).zip(cur) {
+                    let a = std::mem::replace(last, *b);
+                    let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
+                    *sum = sum.saturating_add(d);
+                    if keep {
+                        inc.push(d);
+                    }
                 }
             }
-            if o.last.len() != cur.len() {
-                o.last.clear();
-                o.last.extend_from_slice(cur);
+            // `last` and `sum` have the length of the origin's first observation; a later
+            // one of another length (the segmenter breaks there) is summed where they meet.
+            else {
+                for (i, (last, b)) in o.last.iter_mut().zip(cur).enumerate() {
+                    let a = std::mem::replace(last, *b);
+                    let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
+                    if let Some(s) = o.sum.get_mut(i) {
+                        *s = s.saturating_add(d);
+                    }
+                    if keep {
+                        inc.push(d);
+                    }
+                }
+                if o.last.len() != cur.len() {
+                    o.last.clear();
+                    o.last.extend_from_slice(cur);
+                }
             }
             // The scalars' single step is read back and dropped from the lane buffer.
             match slot {
@@ -550,11 +563,40 @@ impl DeltaSum {
 
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
-        out.0.clear();
-        for (slot, s) in self.slots.iter() {
-            let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
-            out.0.push(slot, origin, &o.sum, &[]);
+        if self.sums_in_place(out) {
+            return;
         }
+        out.0.clear();
+        // A fresh snapshot's buffers sized once, not grown value by value.
+        let (series, values) = self.latest_sums().fold((0, 0), |(n, v), (_, _, sum)| (n + 1, v + sum.len()));
+        out.0.entries.reserve(series);
+        out.0.values.reserve(values);
+        for (slot, origin, sum) in self.latest_sums() {
+            out.0.push(slot, origin, sum, &[]);
+        }
+    }
+
+    /// Per slot in order, the sums of the origin of its latest observation.
+    fn latest_sums(&self) -> impl Iterator<Item = (Slot, &Origin, &[u64])> + '_ {
+        self.slots.iter().filter_map(|(slot, s)| {
+            let (origin, o) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref())?;
+            Some((slot, origin, &o.sum[..]))
+        })
+    }
+
+    /// [`Self::sums_into`] where `out` already holds the same series (slots, origins,
+    /// lengths: the snapshot a ring recycles, the usual case): only the values are
+    /// overwritten. `false` (and `out` partly overwritten) where the series differ.
+    fn sums_in_place(&self, out: &mut Sums) -> bool {
+        let (entries, values) = (&out.0.entries, &mut out.0.values);
+        let mut held = entries.iter();
+        for (slot, origin, sum) in self.latest_sums() {
+            match held.next() {
+                Some((sl, org, r)) if *sl == slot && org == origin && r.len() == sum.len() => values[r.clone()].copy_from_slice(sum),
+                _ => return false,
+            }
+        }
+        held.next().is_none()
     }
 
     /// Becomes what a fresh sum is after pushing `p` alone, where `p` is the last point
