@@ -563,40 +563,11 @@ impl DeltaSum {
 
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
-        if self.sums_in_place(out) {
-            return;
-        }
         out.0.clear();
-        // A fresh snapshot's buffers sized once, not grown value by value.
-        let (series, values) = self.latest_sums().fold((0, 0), |(n, v), (_, _, sum)| (n + 1, v + sum.len()));
-        out.0.entries.reserve(series);
-        out.0.values.reserve(values);
-        for (slot, origin, sum) in self.latest_sums() {
-            out.0.push(slot, origin, sum, &[]);
+        for (slot, s) in self.slots.iter() {
+            let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
+            out.0.push(slot, origin, &o.sum, &[]);
         }
-    }
-
-    /// Per slot in order, the sums of the origin of its latest observation.
-    fn latest_sums(&self) -> impl Iterator<Item = (Slot, &Origin, &[u64])> + '_ {
-        self.slots.iter().filter_map(|(slot, s)| {
-            let (origin, o) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref())?;
-            Some((slot, origin, &o.sum[..]))
-        })
-    }
-
-    /// [`Self::sums_into`] where `out` already holds the same series (slots, origins,
-    /// lengths: the snapshot a ring recycles, the usual case): only the values are
-    /// overwritten. `false` (and `out` partly overwritten) where the series differ.
-    fn sums_in_place(&self, out: &mut Sums) -> bool {
-        let (entries, values) = (&out.0.entries, &mut out.0.values);
-        let mut held = entries.iter();
-        for (slot, origin, sum) in self.latest_sums() {
-            match held.next() {
-                Some((sl, org, r)) if *sl == slot && org == origin && r.len() == sum.len() => values[r.clone()].copy_from_slice(sum),
-                _ => return false,
-            }
-        }
-        held.next().is_none()
     }
 
     /// Becomes what a fresh sum is after pushing `p` alone, where `p` is the last point
