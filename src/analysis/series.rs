@@ -103,10 +103,11 @@ impl SeriesBucket {
         if self.lanes.len() < n {
             self.lanes.resize(n, LaneBucket::default());
         }
-        for (a, k) in self.lanes.iter_mut().zip(bits) {
-            a.corrected_bits = Some(a.corrected_bits.map_or(*k, |x| x.saturating_add(*k)));
-        }
+        // One pass over the lanes (bits and rx power both end at `n`).
         for (i, a) in self.lanes[..n].iter_mut().enumerate() {
+            if let Some(k) = bits.get(i) {
+                a.corrected_bits = Some(a.corrected_bits.map_or(*k, |x| x.saturating_add(*k)));
+            }
             let rx = iv.rx_power_mw.get(i).copied().flatten();
             a.rx_power_mw_sum += rx.unwrap_or(0.0);
             a.rx_power_mw_count += u32::from(rx.is_some());
