@@ -78,11 +78,14 @@ impl SeriesBucket {
         (bits > 0.0).then(|| k as f64 / bits)
     }
 
-    /// A bucket of one interval.
-    fn of(iv: &Interval) -> Self {
-        let mut b = SeriesBucket { t_start: iv.t_start, t_end: iv.t_start, ..Default::default() };
-        b.absorb_interval(iv);
-        b
+    /// Becomes a bucket of one interval, keeping its vectors' buffers (a bucket merged
+    /// away by [`LaneSeries::halve`] is reused rather than allocated anew).
+    fn start_with(&mut self, iv: &Interval) {
+        let (mut lanes, mut link_down_t) = (std::mem::take(&mut self.lanes), std::mem::take(&mut self.link_down_t));
+        lanes.clear();
+        link_down_t.clear();
+        *self = SeriesBucket { t_start: iv.t_start, t_end: iv.t_start, lanes, link_down_t, ..Default::default() };
+        self.absorb_interval(iv);
     }
 
     /// Adds one interval: what absorbing the bucket [`Self::of`] it would make does,
@@ -100,10 +103,11 @@ impl SeriesBucket {
         if self.lanes.len() < n {
             self.lanes.resize(n, LaneBucket::default());
         }
-        for (a, k) in self.lanes.iter_mut().zip(bits) {
-            a.corrected_bits = Some(a.corrected_bits.map_or(*k, |x| x.saturating_add(*k)));
-        }
+        // One pass over the lanes (bits and rx power both end at `n`).
         for (i, a) in self.lanes[..n].iter_mut().enumerate() {
+            if let Some(k) = bits.get(i) {
+                a.corrected_bits = Some(a.corrected_bits.map_or(*k, |x| x.saturating_add(*k)));
+            }
             let rx = iv.rx_power_mw.get(i).copied().flatten();
             a.rx_power_mw_sum += rx.unwrap_or(0.0);
             a.rx_power_mw_count += u32::from(rx.is_some());
@@ -114,7 +118,7 @@ impl SeriesBucket {
         }
     }
 
-    fn absorb(&mut self, o: SeriesBucket) {
+    fn absorb(&mut self, o: &SeriesBucket) {
         self.t_end = o.t_end;
         self.duration_s += o.duration_s;
         self.intervals += o.intervals;
@@ -125,7 +129,7 @@ impl SeriesBucket {
         if self.lanes.len() < o.lanes.len() {
             self.lanes.resize(o.lanes.len(), LaneBucket::default());
         }
-        for (a, b) in self.lanes.iter_mut().zip(o.lanes) {
+        for (a, b) in self.lanes.iter_mut().zip(&o.lanes) {
             a.corrected_bits = match (a.corrected_bits, b.corrected_bits) {
                 (Some(x), Some(y)) => Some(x.saturating_add(y)),
                 (x, y) => x.or(y),
@@ -134,9 +138,9 @@ impl SeriesBucket {
             a.rx_power_mw_count += b.rx_power_mw_count;
         }
         self.link_down_events += o.link_down_events;
-        for t in o.link_down_t {
+        for t in &o.link_down_t {
             if self.link_down_t.len() < MAX_DOWN_TIMES {
-                self.link_down_t.push(t);
+                self.link_down_t.push(*t);
             }
         }
     }
@@ -153,20 +157,41 @@ pub struct Interval<'a> {
     pub link_down_events: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct LaneSeries {
     pub buckets: Vec<SeriesBucket>,
     /// Sample intervals per bucket at the current resolution (doubles at each merge).
     pub intervals_per_bucket: u32,
     #[serde(skip)]
     capacity: usize,
+    /// Buckets merged away by the last halving, kept for their buffers (at most
+    /// `capacity / 2`); not part of the series: clones and comparisons ignore them.
+    #[serde(skip)]
+    spare: Vec<SeriesBucket>,
+}
+
+impl Clone for LaneSeries {
+    fn clone(&self) -> Self {
+        LaneSeries {
+            buckets: self.buckets.clone(),
+            intervals_per_bucket: self.intervals_per_bucket,
+            capacity: self.capacity,
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl PartialEq for LaneSeries {
+    fn eq(&self, other: &Self) -> bool {
+        self.buckets == other.buckets && self.intervals_per_bucket == other.intervals_per_bucket && self.capacity == other.capacity
+    }
 }
 
 impl LaneSeries {
     /// `capacity` is rounded up to an even number of at least 2.
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(2).div_ceil(2) * 2;
-        LaneSeries { buckets: Vec::new(), intervals_per_bucket: 1, capacity }
+        LaneSeries { buckets: Vec::new(), intervals_per_bucket: 1, capacity, spare: Vec::new() }
     }
 
     pub fn capacity(&self) -> usize {
@@ -181,21 +206,28 @@ impl LaneSeries {
                     self.halve();
                     return self.push(iv);
                 }
-                self.buckets.push(SeriesBucket::of(iv));
+                let mut b = self.spare.pop().unwrap_or_default();
+                b.start_with(iv);
+                self.buckets.push(b);
             }
         }
     }
 
-    /// Merges adjacent pairs: half as many buckets, each twice as long.
+    /// Merges adjacent pairs in place: half as many buckets, each twice as long; the
+    /// second of each pair goes to `spare`.
     fn halve(&mut self) {
-        let old = std::mem::take(&mut self.buckets);
-        let mut it = old.into_iter();
-        while let Some(mut a) = it.next() {
-            if let Some(b) = it.next() {
-                a.absorb(b);
-            }
-            self.buckets.push(a);
+        let n = self.buckets.len();
+        // Before step k, slots k..2k hold emptied buckets (taken or swapped out).
+        for k in 0..n / 2 {
+            let b = std::mem::take(&mut self.buckets[2 * k + 1]);
+            self.buckets.swap(k, 2 * k);
+            self.buckets[k].absorb(&b);
+            self.spare.push(b);
         }
+        if n % 2 == 1 {
+            self.buckets.swap(n / 2, n - 1);
+        }
+        self.buckets.truncate(n.div_ceil(2));
         self.intervals_per_bucket = self.intervals_per_bucket.saturating_mul(2);
     }
 }

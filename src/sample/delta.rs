@@ -506,21 +506,34 @@ impl DeltaSum {
             let keep = matches!(slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
             let inc = &mut out.corrected_bits_per_lane;
             let first = inc.len();
-            // `last` and `sum` have the length of the origin's first observation; a later
-            // one of another length (the segmenter breaks there) is summed where they meet.
-            for (i, (last, b)) in o.last.iter_mut().zip(cur).enumerate() {
-                let a = std::mem::replace(last, *b);
-                let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
-                if let Some(s) = o.sum.get_mut(i) {
-                    *s = s.saturating_add(d);
-                }
-                if keep {
-                    inc.push(d);
+            // The usual sample: as many values as the sums, one pass over the three.
+            if o.last.len() == cur.len() && o.sum.len() == cur.len() {
+                for ((last, sum), b) in o.last.iter_mut().zip(o.sum.iter_mut()).zip(cur) {
+                    let a = std::mem::replace(last, *b);
+                    let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
+                    *sum = sum.saturating_add(d);
+                    if keep {
+                        inc.push(d);
+                    }
                 }
             }
-            if o.last.len() != cur.len() {
-                o.last.clear();
-                o.last.extend_from_slice(cur);
+            // `last` and `sum` have the length of the origin's first observation; a later
+            // one of another length (the segmenter breaks there) is summed where they meet.
+            else {
+                for (i, (last, b)) in o.last.iter_mut().zip(cur).enumerate() {
+                    let a = std::mem::replace(last, *b);
+                    let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
+                    if let Some(s) = o.sum.get_mut(i) {
+                        *s = s.saturating_add(d);
+                    }
+                    if keep {
+                        inc.push(d);
+                    }
+                }
+                if o.last.len() != cur.len() {
+                    o.last.clear();
+                    o.last.extend_from_slice(cur);
+                }
             }
             // The scalars' single step is read back and dropped from the lane buffer.
             match slot {
