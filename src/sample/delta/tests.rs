@@ -1,7 +1,7 @@
 use super::*;
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::PageEntry;
-use crate::sample::capture::{ModulePages, Record};
+use crate::sample::capture::{EventKind, InterfaceRecord, ModulePages, Record};
 
 struct Seg {
     started_by: Option<Break>,
