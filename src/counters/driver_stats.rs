@@ -139,12 +139,12 @@ impl DriverStats {
 
     /// The value of `name` (a binary search of the names).
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.search(name).ok().map(|k| self.values[k])
+        self.position(name).map(|k| self.values[k])
     }
 
     /// The stored name (shared, so a copy costs a reference count) and its value.
     pub fn get_key_value(&self, name: &str) -> Option<(&Arc<str>, u64)> {
-        self.search(name).ok().map(|k| (&self.names[k].name, self.values[k]))
+        self.position(name).map(|k| self.at(k))
     }
 
     /// Every counter in name order.

@@ -156,22 +156,20 @@ struct StatTable {
     ifindex: Option<u32>,
     count: usize,
     names: DriverStats,
-    order: Vec<usize>,
 }
 
 impl StatTable {
     fn new(ifindex: Option<u32>, names: Vec<String>) -> Self {
         let count = names.len();
         let names: DriverStats = names.into_iter().zip(0..).map(|(n, i)| (n.into(), i)).collect();
-        // Each index is below `count`, a u32 (GSSET_INFO): it fits usize.
-        let order = names.iter().map(|(_, i)| i as usize).collect();
-        StatTable { ifindex, count, names, order }
+        StatTable { ifindex, count, names }
     }
 
     /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
     fn fill(&self, buf: &[u8]) -> DriverStats {
         let (data, _) = buf.get(8..).unwrap_or_default().as_chunks::<8>();
-        self.names.with_values(self.order.iter().map(|&i| data.get(i).map_or(0, |v| u64::from_ne_bytes(*v))))
+        // Each index is below `count`, a u32 (GSSET_INFO): it fits usize.
+        self.names.with_values(self.names.iter().map(|(_, i)| data.get(i as usize).map_or(0, |v| u64::from_ne_bytes(*v))))
     }
 }
 
@@ -343,8 +341,9 @@ impl Ethtool {
     /// Driver-private counters (`ethtool -S`): GSSET_INFO -> GSTRINGS -> GSTATS, always
     /// passing the expected count and sizing the buffer to it. The names (32 bytes each:
     /// 16 kB for a 64-queue veth) are read once per device and again only when
-    /// GSSET_INFO's count changes, so a sample is GSSET_INFO + GSTATS. A count that
-    /// changes between calls (mlx5, iavf reconfigurations) is re-queried once.
+    /// GSSET_INFO's count changes or another device (ifindex) holds the name, so a sample
+    /// is GSSET_INFO + GSTATS. A count that changes between calls (mlx5, iavf
+    /// reconfigurations) is re-queried once.
     pub fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats> {
         for _attempt in 0..2 {
             let n = match self.sset_count(dev, ETH_SS_STATS)? {

@@ -1,11 +1,12 @@
 //! ethtool over generic netlink (Linux 5.6+; FEC and module EEPROM 5.13+).
 //!
-//! neli is used only here, and only for the socket and `nlmsghdr` framing
+//! neli is used only here, and only for the socket and reading replies
 //! ([`NlSocketHandle`] with extended ACKs on, because neli's router drops the kernel's
-//! extack text). Genl headers and attributes stay raw bytes: requests are built with
-//! [`parse::AttrWriter`] and replies decoded by the small loops in [`parse`], so every
-//! message goes through the one helper [`Netlink::request`] and every reply decoder can
-//! be tested on golden bytes.
+//! extack text). Genl headers and attributes stay raw bytes: requests are framed by
+//! `Netlink::send_request` (attributes built with [`parse::AttrWriter`]) and replies
+//! decoded by the small loops in [`parse`], so every request goes through the one helper
+//! [`Netlink::request`] and every reply decoder can be tested on golden bytes. Link
+//! notifications (rtnetlink, not genl) are read on a socket of their own in [`notify`].
 
 pub mod consts;
 pub mod eeprom;
@@ -26,7 +27,7 @@ use neli::nl::NlPayload;
 use neli::socket::synchronous::NlSocketHandle;
 use neli::types::Buffer;
 use neli::utils::Groups;
-use parse::AttrWriter;
+use parse::{AttrWriter, NLMSG_HDRLEN};
 use std::os::fd::AsRawFd;
 
 pub use family::Family;
@@ -150,7 +151,7 @@ impl Netlink {
     /// flags, seq, pid 0: the kernel fills in the port) and `struct genlmsghdr` (cmd,
     /// version, reserved), then the attributes, padded to 4 bytes (netlink(7), NLMSG_ALIGN).
     fn send_request(&mut self, family: u16, cmd: u8, attrs: &[u8], dump: bool, seq: u32, what: &str) -> Result<()> {
-        let len = (NLMSG_HDRLEN + GENL_HDRLEN + attrs.len()).next_multiple_of(4);
+        let len = parse::align4(NLMSG_HDRLEN + GENL_HDRLEN + attrs.len());
         let len32 = u32::try_from(len).map_err(|_| malformed(what, format!("request of {len} bytes")))?;
         let b = &mut self.send_buf;
         b.clear();
@@ -173,9 +174,6 @@ impl Netlink {
         Ok(())
     }
 }
-
-/// `struct nlmsghdr` is 16 bytes.
-const NLMSG_HDRLEN: usize = 16;
 
 /// `nlmsghdr` flags of a request: a do asks for no ACK (its reply, or `NLMSG_ERROR` with
 /// the extack, is answer enough: netlink(7) "NLM_F_ACK ... on success"), which saves a

@@ -9,6 +9,7 @@
 //! EAGAIN. A reader that fell behind lost messages, and the kernel says so once with
 //! ENOBUFS (netlink(7) "the socket buffer overflowed"); [`Drained::lost`] carries that.
 
+use super::parse::{align4, NLMSG_HDRLEN};
 use crate::source::{IoCounts, Result, SourceError};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
@@ -17,8 +18,6 @@ const RTMGRP_LINK: u32 = 1;
 /// `RTM_NEWLINK` / `RTM_DELLINK` (rtnetlink.h, `RTM_BASE` 16).
 pub const RTM_NEWLINK: u16 = 16;
 pub const RTM_DELLINK: u16 = 17;
-/// `struct nlmsghdr`: u32 len, u16 type, u16 flags, u32 seq, u32 pid.
-const NLMSG_HDRLEN: usize = 16;
 /// `struct ifinfomsg`: u8 family, u8 pad, u16 type, **i32 index** (offset 4), u32 flags, u32 change.
 const IFI_INDEX_OFFSET: usize = 4;
 /// A datagram holds one notification; RTM_NEWLINK of a NIC with VFs can pass 4 kB. The
@@ -51,7 +50,7 @@ pub fn parse_datagram(buf: &[u8], out: &mut Vec<u32>) {
             }
         }
         // NLMSG_ALIGN(len); a length under the header ends the walk instead of looping.
-        let next = (len + 3) & !3;
+        let next = align4(len);
         if len < NLMSG_HDRLEN || next > rest.len() {
             break;
         }

@@ -45,7 +45,11 @@ fn read_u16(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
 }
 
-const fn align4(n: usize) -> usize {
+/// `struct nlmsghdr`: u32 len, u16 type, u16 flags, u32 seq, u32 pid.
+pub(super) const NLMSG_HDRLEN: usize = 16;
+
+/// NLMSG_ALIGN / NLA_ALIGN: netlink pads messages and attributes to 4 bytes (netlink(7)).
+pub(super) const fn align4(n: usize) -> usize {
     (n + 3) & !3
 }
 
