@@ -194,6 +194,12 @@ impl LaneSeries {
         LaneSeries { buckets: Vec::new(), intervals_per_bucket: 1, capacity, spare: Vec::new() }
     }
 
+    /// Empty again, as `new` of the same capacity makes it (the spare buckets are kept).
+    pub fn clear(&mut self) {
+        self.buckets.clear();
+        self.intervals_per_bucket = 1;
+    }
+
     pub fn capacity(&self) -> usize {
         self.capacity
     }

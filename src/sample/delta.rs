@@ -213,17 +213,13 @@ pub struct Point {
 
 impl Point {
     pub fn from_sample(s: &SampleRecord) -> Self {
-        Self::from_normalized(s, &normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats))
-    }
-
-    /// From a sample whose counters the caller already normalised (`p`).
-    pub fn from_normalized(s: &SampleRecord, p: &PortCounters) -> Self {
         let mut out = Point::default();
-        out.refill(s, p);
+        out.refill(s, &normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats));
         out
     }
 
-    /// [`Self::from_normalized`] into this point, keeping its buffers.
+    /// The point of sample `s`, whose counters the caller already normalised (`p`), into
+    /// this point, keeping its buffers.
     pub fn refill(&mut self, s: &SampleRecord, p: &PortCounters) {
         self.t = s.t;
         let series = &mut self.series;
@@ -539,4 +535,4 @@ mod breaks;
 mod tests;
 
 use breaks::series_reset;
-pub use breaks::{module_identity, Break, ResetDetector, Segmenter};
+pub use breaks::{Break, ResetDetector, Segmenter};

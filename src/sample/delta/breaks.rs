@@ -5,8 +5,7 @@
 use super::{step, DeltaSum, Point, Slot, SlotMap, Step};
 use crate::counters::Origin;
 use crate::module::map::ascii_trimmed;
-use crate::sample::capture::{EventKind, InterfaceRecord};
-use crate::sample::module_cache::fingerprint;
+use crate::sample::capture::EventKind;
 
 /// Why a segment started.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,11 +90,6 @@ impl ResetDetector {
     }
 }
 
-/// Module fingerprint of an interface record (identifier + vendor SN; `None` = no module).
-pub fn module_identity(r: &InterfaceRecord) -> Option<Vec<u8>> {
-    r.module.as_ref().and_then(|m| m.image().ok()).and_then(|img| fingerprint(&img))
-}
-
 fn describe_fingerprint(fp: &Option<Vec<u8>>) -> String {
     match fp {
         None => "no module".into(),
@@ -116,7 +110,7 @@ pub struct Segmenter {
 }
 
 impl Segmenter {
-    /// An interface record with module fingerprint `fp` ([`module_identity`]): a
+    /// An interface record with module fingerprint `fp` ([`fingerprint`](crate::sample::module_cache::fingerprint) of its image): a
     /// different module than the previous record's breaks the segment at the next sample.
     pub fn interface(&mut self, t: f64, fp: Option<Vec<u8>>) {
         if let Some(prev) = &self.module {

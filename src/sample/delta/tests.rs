@@ -2,6 +2,13 @@ use super::*;
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::PageEntry;
 use crate::sample::capture::{EventKind, InterfaceRecord, ModulePages, Record};
+use crate::sample::module_cache::fingerprint;
+
+/// Module fingerprint of an interface record (identifier + vendor SN; `None` = no module),
+/// as the engine's `StaticModule` takes it from the record's parsed image.
+fn module_identity(r: &InterfaceRecord) -> Option<Vec<u8>> {
+    r.module.as_ref().and_then(|m| m.image().ok()).and_then(|img| fingerprint(&img))
+}
 
 struct Seg {
     started_by: Option<Break>,

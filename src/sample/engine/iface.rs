@@ -58,7 +58,7 @@ pub struct StaticModule {
     pub record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
     image: Result<Option<ModuleImage>, String>,
-    /// The record's module fingerprint (`delta::module_identity`), from `image`: not
+    /// The record's module fingerprint (`module_cache::fingerprint`), from `image`: not
     /// parsed again per interval.
     fingerprint: Option<Vec<u8>>,
     /// `image` decoded once: a sample then decodes only its monitor fields (and, CMIS,

@@ -54,9 +54,8 @@ impl IfaceState {
         self.module_read_error = None;
         self.earlier.clear();
         self.earlier_dropped = 0;
-        // A fresh series (`LaneSeries::new` of the same capacity): the first sample adds no interval.
-        self.series.buckets.clear();
-        self.series.intervals_per_bucket = 1;
+        // A fresh series: the first sample adds no interval.
+        self.series.clear();
         self.segments_started = usize::from(self.current.is_some());
         if let Some(seg) = self.current.as_mut() {
             seg.restart_at_last_sample(&self.point, &self.rx_mw);
