@@ -271,7 +271,12 @@ impl Context<'_> {
     }
 
     fn margin(&self, ber: f64) -> Option<f64> {
-        Some(q::margin_db_of_q(q::q_from_ber(ber, self.modulation?)?, self.x_limit?))
+        self.margin_of_q(q::q_from_ber(ber, self.modulation?)?)
+    }
+
+    /// The margin of eye distance `x` to the FEC limit's.
+    fn margin_of_q(&self, x: f64) -> Option<f64> {
+        Some(q::margin_db_of_q(x, self.x_limit?))
     }
 }
 
@@ -389,7 +394,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
                 la.margin_is_lower_bound = k == 0;
                 let at = if k == 0 { b.upper } else { b.ber };
                 la.q = cx.modulation.and_then(|m| q::q_from_ber(at, m));
-                la.margin_db = la.q.zip(cx.x_limit).map(|(x, x_limit)| q::margin_db_of_q(x, x_limit));
+                la.margin_db = la.q.and_then(|x| cx.margin_of_q(x));
             }
         }
     }

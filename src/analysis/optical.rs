@@ -1,10 +1,14 @@
 //! Optical margin from DOM: rx power over the module's own low threshold.
 
-use crate::module::report::{RxPowerType, Thresholds};
+#[cfg(test)]
+use crate::module::report::RxPowerType;
+use crate::module::report::Thresholds;
 use crate::module::units::mw_to_dbm;
-use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// One lane's optical margin with what it was taken over (tests' view; analysis keeps the
+/// margin and its reference on the lane, from [`LowThreshold`]).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OpticalMargin {
     /// rx dBm − threshold dBm.
     pub margin_db: f64,
@@ -41,6 +45,7 @@ impl LowThreshold {
 }
 
 /// `None` without a finite rx power or a positive low threshold (0 mW = "not set").
+#[cfg(test)]
 pub fn optical_margin(rx_power_dbm: Option<f64>, thresholds: &Thresholds, rx_power_type: Option<RxPowerType>) -> Option<OpticalMargin> {
     let low = LowThreshold::of(thresholds)?;
     let margin_db = low.margin_db(rx_power_dbm)?;

@@ -88,8 +88,8 @@ impl SeriesBucket {
         self.absorb_interval(iv);
     }
 
-    /// Adds one interval: what absorbing the bucket [`Self::of`] it would make does,
-    /// without building it (once per sample).
+    /// Adds one interval: what absorbing a bucket of that one interval would do, without
+    /// building it (once per sample).
     fn absorb_interval(&mut self, iv: &Interval) {
         self.t_end = iv.t_end;
         self.duration_s += iv.t_end - iv.t_start;

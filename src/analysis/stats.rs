@@ -1,11 +1,11 @@
-//! Two small statistics helpers statrs does not offer: a median and a least-squares line.
+//! Small statistics helpers statrs does not offer: a median, leave-one-out medians and a
+//! least-squares line.
 
 use serde::Serialize;
 
 /// Median of the finite values; `None` when there are none.
 pub fn median(values: &[f64]) -> Option<f64> {
-    // Called per lane over its siblings (a CSV export does it for every row): up to
-    // STACK values are sorted in place on the stack, without an allocation.
+    // Up to STACK values are sorted in place on the stack, without an allocation.
     let mut stack = [0.0; STACK];
     let mut heap = Vec::new();
     let v: &mut [f64] = if values.len() <= STACK {

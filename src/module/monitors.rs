@@ -68,21 +68,18 @@ impl StaticDecode {
         Some(StaticDecode { report: decode(static_img).ok()?, masks, plan })
     }
 
-    /// Exactly `decode(img)`, where `img` is `static_img` (the image this was made from)
-    /// with the byte runs `runs` (I2C address, page, bank, offset, length) of a sample laid
-    /// over it.
+    /// [`decode_sample_into`](Self::decode_sample_into) into a fresh report.
+    #[cfg(test)]
     pub fn decode_sample(
         &self,
         static_img: &ModuleImage,
         img: &ModuleImage,
-        mut runs: impl Iterator<Item = (u8, u8, u8, u16, usize)>,
+        runs: impl Iterator<Item = (u8, u8, u8, u16, usize)>,
     ) -> Result<ModuleReport, DecodeError> {
-        if !runs.all(|run| self.refreshes(static_img, img, run)) {
-            return decode(img);
-        }
-        let mut r = self.report.clone();
-        self.refresh(img, &mut r);
-        Ok(r)
+        let mut out = None;
+        self.decode_sample_into(static_img, img, runs, &mut out)?;
+        // decode_sample_into fills `out` whenever it returns Ok.
+        Ok(out.expect("a report on Ok"))
     }
 
     /// The per-sample Rx power reading of a CMIS module, resolved with the rest.
@@ -93,9 +90,11 @@ impl StaticDecode {
         }
     }
 
-    /// [`decode_sample`](Self::decode_sample) into `out`, in place, reusing the strings
-    /// and vectors of the report it holds: a report kept across samples then allocates
-    /// nothing where the sample only refreshes monitors. `None` on error.
+    /// Exactly `decode(img)` into `out`, where `img` is `static_img` (the image this was
+    /// made from) with the byte runs `runs` (I2C address, page, bank, offset, length) of a
+    /// sample laid over it; in place, reusing the strings and vectors of the report `out`
+    /// holds: a report kept across samples then allocates nothing where the sample only
+    /// refreshes monitors. `None` on error.
     pub fn decode_sample_into(
         &self,
         static_img: &ModuleImage,

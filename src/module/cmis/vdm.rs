@@ -39,7 +39,7 @@ const FLAG_BYTES_PER_GROUP: usize = 32;
 const FLAG_NAMES: [&str; 4] = ["high_alarm", "low_alarm", "high_warning", "low_warning"];
 
 /// The half pages whose every byte a sample may re-read (VDM samples, CMIS 5.2 pages
-/// 24h-27h, and flags, page 2Ch): decoded again per sample by [`decode`].
+/// 24h-27h, and flags, page 2Ch): read again per sample by [`refresh`].
 pub(super) const MONITOR_PAGES: &[u8] = &[SAMPLE_PAGE, SAMPLE_PAGE + 1, SAMPLE_PAGE + 2, SAMPLE_PAGE + 3, FLAG_PAGE];
 
 const fn page_field(name: &'static str, page: u8) -> Field {
