@@ -1,4 +1,4 @@
-use super::common::{analyze_engine, check_interfaces, check_names, load_config, replay_capture, stream_capture};
+use super::common::{analyze_engine, check_names, load_config, replay_capture, stream_capture};
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
@@ -69,12 +69,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let finished = sinks.iter_mut().try_for_each(|s| s.finish()).context("writing the rows");
     let checked = replayed.and_then(|engine| {
         finished?;
-        match (engine, args.prometheus.as_deref()) {
-            (Some(engine), Some(p)) => {
-                check_interfaces(&engine, &args.interfaces)?;
-                super::serve::write_textfile(Some(p), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)
+        // A whole-run engine ran only for --prometheus (its analysis checks the names).
+        match engine {
+            Some(engine) => {
+                super::serve::write_textfile(args.prometheus.as_deref(), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)
             }
-            _ => check_names(&seen.names, &args.interfaces),
+            None => check_names(&seen.names, &args.interfaces),
         }
     });
     drop(sinks);

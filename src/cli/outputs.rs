@@ -100,10 +100,11 @@ pub struct Output {
     file: Option<File>,
     /// The file did not exist before this run.
     pub created: bool,
-    /// Bytes known to be whole records.
+    /// Bytes of the file known to be whole records.
     committed: u64,
-    /// Bytes written to the file since the last flush, ahead of `pending`.
+    /// Bytes written to the file since the last flush.
     unflushed: u64,
+    /// Standard output's bytes since the last flush.
     pending: Vec<u8>,
 }
 
@@ -180,31 +181,29 @@ pub fn remove_created(path: &Path, why: &str) {
 /// or JSON line.
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        // Nothing pending: a file takes the bytes as they are (a CSV batch is not copied
-        // again); they count as whole records at the next flush, like pending ones.
-        if let (true, Some(f)) = (self.pending.is_empty(), self.file.as_mut()) {
-            let written = f.write_all(buf);
-            self.unflushed += buf.len() as u64;
-            return self.settle(written).map(|()| buf.len());
-        }
-        self.pending.extend_from_slice(buf);
-        Ok(buf.len())
+        let Some(f) = self.file.as_mut() else {
+            self.pending.extend_from_slice(buf);
+            return Ok(buf.len());
+        };
+        // The bytes as they are (a CSV batch is not copied again); they count as whole
+        // records at the next flush.
+        let written = f.write_all(buf);
+        self.unflushed += buf.len() as u64;
+        self.settle(written).map(|()| buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() && self.unflushed == 0 {
+        if self.file.is_some() {
+            self.committed += self.unflushed;
+            self.unflushed = 0;
             return Ok(());
         }
-        let result = match self.file.as_mut() {
-            Some(f) => f.write_all(&self.pending),
-            None => io::stdout().lock().write_all(&self.pending).and_then(|()| io::stdout().lock().flush()),
-        };
-        let pending = self.pending.len() as u64;
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let result = io::stdout().lock().write_all(&self.pending).and_then(|()| io::stdout().lock().flush());
         self.pending.clear();
-        self.settle(result)?;
-        self.committed += self.unflushed + pending;
-        self.unflushed = 0;
-        Ok(())
+        self.settle(result)
     }
 }
 

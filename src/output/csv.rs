@@ -327,7 +327,7 @@ mod tests {
         };
         let (live, batched) = (run(FlushPolicy::PerSample), run(FlushPolicy::Batched));
         assert_eq!(live.bytes, batched.bytes);
-        // One flush per sample, then finish's and the csv writer's on drop; 61 samples x
+        // One flush per sample, then finish's and the sink's own on drop; 61 samples x
         // 8 lanes = 488 rows fit one batch.
         assert_eq!(live.flushes, samples + 2);
         assert_eq!(batched.flushes, 2);

@@ -198,13 +198,6 @@ impl CellWriter {
         Self::opt_text(out, r.ber_source.as_ref().map(|b| b.as_str()));
         self.shared_run(out, 4);
     }
-
-    /// One record on its own: [`sample`](Self::sample) then [`lane`](Self::lane).
-    #[cfg(test)]
-    pub fn row(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
-        self.sample(r);
-        self.lane(out, r);
-    }
 }
 
 #[cfg(test)]
@@ -223,7 +216,10 @@ mod tests {
         let mut out = Vec::new();
         CellWriter::header(&mut out);
         let mut cw = CellWriter::default();
-        rows.iter().for_each(|r| cw.row(&mut out, r));
+        for r in rows {
+            cw.sample(r);
+            cw.lane(&mut out, r);
+        }
         out
     }
 

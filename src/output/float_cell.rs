@@ -19,8 +19,9 @@ impl FloatText {
         let s = self.zmij.format(v).as_bytes();
         let n = s.len().min(MAX_LEN);
         into[..n].copy_from_slice(&s[..n]);
-        // Both print plain decimals below 1e16 (ryu's switch to exponents), so only
-        // larger magnitudes (and infinities: no `+`) can hold the exponent's sign.
+        // Both print plain decimals below 1e16 (ryu's switch to exponents): checking from
+        // 1e15 on is on the safe side; only larger magnitudes (and infinities: no `+`)
+        // can hold the exponent's sign.
         if v.abs() < 1e15 {
             return n;
         }

@@ -138,7 +138,7 @@ impl<W: Write> LiveTable<W> {
             count(a.link.corrected_bits),
             count(a.link.uncorrectable_blocks)
         );
-        // One write per line: stderr is unbuffered, and `writeln!` writes the newline apart.
+        // The line whole, newline included, in one write (`writeln!` writes the newline apart).
         self.out.write_all(line.as_bytes())
     }
 
