@@ -186,7 +186,16 @@ fn promtool_checks_and_tests_the_shipped_rules() {
 fn metrics_body_passes_promtool_and_formats_follow_accept() {
     let serve = Serve::replay("sr4-200g-lane4-marginal.jsonl", 1000.0);
     serve.wait_ready();
-    let text = get(serve.addr, "/metrics", &[]).unwrap();
+    // Healthy after the first tick; lane counters need the second sample (an interval),
+    // which a loaded machine may not have replayed yet.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let text = loop {
+        let t = get(serve.addr, "/metrics", &[]).unwrap();
+        if t.body.contains("optics_lane_corrected_bits") || std::time::Instant::now() > deadline {
+            break t;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     assert_eq!(text.status, 200);
     assert!(text.headers.to_ascii_lowercase().contains("content-type: text/plain; version=0.0.4"), "{}", text.headers);
     assert!(!text.body.contains("# EOF"));
