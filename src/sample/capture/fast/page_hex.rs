@@ -4,24 +4,24 @@ use super::Cursor;
 
 impl Cursor<'_> {
     /// Hex text (either case), the digits `module::image`'s reader (the `hex` crate)
-    /// accepts; whitespace, an escape or an odd length (which that reader handles or
-    /// reports) gives up.
-    pub(super) fn hex(&mut self) -> Option<Vec<u8>> {
+    /// accepts, into `out` (its allocation reused: [`super::reuse`]); whitespace, an escape
+    /// or an odd length (which that reader handles or reports) gives up.
+    pub(super) fn hex(&mut self, out: &mut Vec<u8>) -> Option<()> {
         self.eat(b'"')?;
         let rest = &self.b[self.i..];
         let s = &rest[..memchr::memchr(b'"', rest)?];
         if s.len() % 2 != 0 {
             return None;
         }
+        super::reuse::refill(out, s.len() / 2);
         let mut bad = 0;
-        let mut out = vec![0; s.len() / 2];
-        for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+        out.extend(s.chunks_exact(2).map(|pair| {
             let value = HEX_PAIR[usize::from(u16::from_le_bytes([pair[0], pair[1]]))];
             bad |= value;
-            *byte = value as u8;
-        }
+            value as u8
+        }));
         self.i += s.len() + 1;
-        (bad & 0xff00 == 0).then_some(out)
+        (bad & 0xff00 == 0).then_some(())
     }
 }
 
