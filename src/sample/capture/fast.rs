@@ -15,6 +15,8 @@
 
 mod as_written;
 mod digits;
+#[cfg(target_arch = "x86_64")]
+mod hex_sse2;
 mod page_hex;
 mod reuse;
 
@@ -206,8 +208,9 @@ impl<'a> Cursor<'a> {
     /// A string into `text` (its allocation reused).
     fn string_into(&mut self, text: &mut String) -> Option<()> {
         let s = std::str::from_utf8(self.raw_str()?).ok()?;
-        reuse::refill_text(text, s.len());
+        text.clear();
         text.push_str(s);
+        reuse::trim_text(text);
         Some(())
     }
 
@@ -488,19 +491,20 @@ impl<'a> Cursor<'a> {
 
     /// `[total, lane 1, ...]` into `v`: at most 1 + MAX_LANES entries, as `counters` bounds it.
     fn lanes(&mut self, v: &mut Vec<u64>) -> Option<()> {
-        reuse::refill(v, 1 + MAX_LANES);
+        v.clear();
         v.reserve(1 + MAX_LANES);
         let start = self.i;
-        if self.compact_counters(v, 1 + MAX_LANES).is_some() {
-            return Some(());
+        if self.compact_counters(v, 1 + MAX_LANES).is_none() {
+            self.i = start;
+            v.clear();
+            self.array(|c| {
+                (v.len() < 1 + MAX_LANES).then_some(())?;
+                v.push(c.u64()?);
+                Some(())
+            })?;
         }
-        self.i = start;
-        v.clear();
-        self.array(|c| {
-            (v.len() < 1 + MAX_LANES).then_some(())?;
-            v.push(c.u64()?);
-            Some(())
-        })
+        reuse::trim(v);
+        Some(())
     }
 
     fn driver_stats(&mut self, stats: &mut DriverStats) -> Option<()> {

@@ -7,12 +7,12 @@ use super::Cursor;
 impl Cursor<'_> {
     /// A non-negative JSON integer that fits a u64 (anything else: serde decides, which
     /// for an integer field means an error or a conversion the caller does not make).
-    #[inline]
+    #[inline(always)]
     pub(super) fn u64(&mut self) -> Option<u64> {
         self.ws();
         let rest = &self.b[self.i..];
-        let (n, v) = match chunked(rest) {
-            Some(short) => short,
+        let (n, v) = match short(rest).or_else(|| chunked(rest)) {
+            Some(read) => read,
             None => checked(rest)?,
         };
         // RFC 8259 section 6: no leading zeros; a fraction or exponent makes it a float.
@@ -64,6 +64,23 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 const POW10_U64: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
 
 /// The number of leading ASCII digits of `rest` and their value, when there are at most
+/// three and a byte follows them (page numbers, offsets, addresses: a byte per digit is
+/// cheaper than a chunk); else `None`.
+#[inline(always)]
+fn short(rest: &[u8]) -> Option<(usize, u64)> {
+    let &[a, b, c, d, ..] = rest else { return None };
+    let digit = |x: u8| u64::from(x.wrapping_sub(b'0'));
+    let (a, b, c) = (digit(a), digit(b), digit(c));
+    match (a < 10, b < 10, c < 10, digit(d) < 10) {
+        (false, ..) => Some((0, 0)),
+        (true, false, ..) => Some((1, a)),
+        (true, true, false, _) => Some((2, a * 10 + b)),
+        (true, true, true, false) => Some((3, a * 100 + b * 10 + c)),
+        (true, true, true, true) => None,
+    }
+}
+
+/// The number of leading ASCII digits of `rest` and their value, when there are at most
 /// 15 (no overflow) and the 8-byte loads stay inside `rest`; else `None` ([`checked`]).
 #[inline(always)]
 fn chunked(rest: &[u8]) -> Option<(usize, u64)> {
@@ -79,6 +96,7 @@ fn chunked(rest: &[u8]) -> Option<(usize, u64)> {
 
 /// Digit by digit, refusing a value past u64 (serde then reports it).
 #[cold]
+#[inline(never)]
 fn checked(rest: &[u8]) -> Option<(usize, u64)> {
     let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
     let v = rest[..n].iter().try_fold(0u64, |v, c| v.checked_mul(10)?.checked_add(u64::from(c - b'0')))?;

@@ -14,21 +14,17 @@ use crate::module::PageEntry;
 /// Items a reused buffer may keep beyond twice what it holds.
 const SLACK: usize = 64;
 
-/// Empties `buf` for about `len` items; its allocation is kept unless far larger.
-pub(super) fn refill<T>(buf: &mut Vec<T>, len: usize) {
-    if buf.capacity() > 2 * len + SLACK {
-        *buf = Vec::new();
-    } else {
-        buf.clear();
+/// A refilled buffer's allocation given back when far larger than what it now holds.
+pub(super) fn trim<T>(buf: &mut Vec<T>) {
+    if buf.capacity() > 2 * buf.len() + SLACK {
+        buf.shrink_to_fit();
     }
 }
 
-/// [`refill`] for text.
-pub(super) fn refill_text(buf: &mut String, len: usize) {
-    if buf.capacity() > 2 * len + SLACK {
-        *buf = String::new();
-    } else {
-        buf.clear();
+/// [`trim`] for text.
+pub(super) fn trim_text(buf: &mut String) {
+    if buf.capacity() > 2 * buf.len() + SLACK {
+        buf.shrink_to_fit();
     }
 }
 
@@ -44,7 +40,5 @@ pub(super) fn page_slot(pages: &mut Vec<PageEntry>, k: usize) -> Option<&mut Pag
 /// The page list refilled with `n` entries: later ones (from a longer record) dropped.
 pub(super) fn pages_done(pages: &mut Vec<PageEntry>, n: usize) {
     pages.truncate(n);
-    if pages.capacity() > 2 * n + SLACK {
-        pages.shrink_to(n);
-    }
+    trim(pages);
 }
