@@ -207,11 +207,7 @@ impl<'a> Cursor<'a> {
 
     /// A string into `text` (its allocation reused).
     fn string_into(&mut self, text: &mut String) -> Option<()> {
-        let s = std::str::from_utf8(self.raw_str()?).ok()?;
-        text.clear();
-        text.push_str(s);
-        reuse::trim_text(text);
-        Some(())
+        text_into(text, self.raw_str()?)
     }
 
     /// An integer field narrower than u64 (page numbers, offsets: inlined where they are
@@ -556,6 +552,15 @@ impl<'a> Cursor<'a> {
         e.bank = bank.unwrap_or_default();
         Some(())
     }
+}
+
+/// A string's bytes ([`Cursor::raw_str`]) into `text`, when they are UTF-8.
+fn text_into(text: &mut String, raw: &[u8]) -> Option<()> {
+    let s = std::str::from_utf8(raw).ok()?;
+    text.clear();
+    text.push_str(s);
+    reuse::trim_text(text);
+    Some(())
 }
 
 /// Empty driver counters, as a fresh parse of `{}` (or of none) gives; already empty ones
