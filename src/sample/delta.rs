@@ -323,7 +323,10 @@ impl SlotSum {
         self.origins().find(|o| o.origin == *origin)
     }
     fn latest(&self) -> Option<&OriginSum> {
-        self.origins().nth(self.latest)
+        match self.latest {
+            0 => self.first.as_ref(),
+            k => self.more.get(k - 1),
+        }
     }
     /// The state of `origin`, which becomes the latest, if it was seen.
     #[inline]
@@ -472,6 +475,11 @@ impl DeltaSum {
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
         out.0.clear();
+        // Sized once: a fresh snapshot's buffers would otherwise grow (and be copied) a few
+        // times each.
+        let latest = || self.slots.iter().filter_map(|(_, s)| s.latest());
+        out.0.entries.reserve(latest().count());
+        out.0.values.reserve(latest().map(|o| o.sum().len()).sum());
         for (slot, s) in self.slots.iter() {
             let Some(o) = s.latest() else { continue };
             out.0.push(slot, &o.origin, o.sum(), &[]);
