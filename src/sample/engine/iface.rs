@@ -363,7 +363,9 @@ pub struct IfaceState {
     earlier: VecDeque<Segment>,
     earlier_dropped: usize,
     current: Option<Segment>,
-    series: LaneSeries,
+    /// Shared with the windows that hold it whole (no copy per window); a push after
+    /// one was taken and kept copies it first.
+    series: Arc<LaneSeries>,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
     /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
@@ -389,7 +391,7 @@ impl IfaceState {
             earlier: VecDeque::new(),
             earlier_dropped: 0,
             current: None,
-            series: LaneSeries::new(buckets),
+            series: Arc::new(LaneSeries::new(buckets)),
             ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
             ring_keep_s: longest,
             point: Point::default(),
@@ -452,7 +454,7 @@ impl IfaceState {
         seg.down_transitions += u64::from(went_down);
         if continues {
             let down = step.link_down_events.unwrap_or(u64::from(went_down));
-            self.series.push(&Interval {
+            Arc::make_mut(&mut self.series).push(&Interval {
                 t_start: seg.last_t,
                 t_end: s.t,
                 corrected_bits_per_lane: step.corrected_bits_per_lane(),
