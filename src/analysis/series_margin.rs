@@ -38,10 +38,17 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
         if !(bits.is_finite() && bits > 0.0) {
             continue;
         }
+        let mut margin_of = |k: u64| {
+            let at = judged_ber(k, bits, || *zero_upper.get_or_insert_with(|| poisson_bounds(0, confidence).1));
+            q_from_ber(at, m).map(|x| margin_db_of_q(x, x_limit)).filter(|v| v.is_finite())
+        };
+        // Every lane of the bucket without an error has the same bits, so the same bound
+        // and margin: judged once.
+        let mut zero_margin = None;
         for (i, lb) in b.lanes.iter().enumerate() {
             let (Some(k), Ok(lane)) = (lb.corrected_bits, u8::try_from(i + 1)) else { continue };
-            let at = judged_ber(k, bits, || *zero_upper.get_or_insert_with(|| poisson_bounds(0, confidence).1));
-            if let Some(margin) = q_from_ber(at, m).map(|x| margin_db_of_q(x, x_limit)).filter(|v| v.is_finite()) {
+            let margin = if k == 0 { *zero_margin.get_or_insert_with(|| margin_of(0)) } else { margin_of(k) };
+            if let Some(margin) = margin {
                 let point = MarginPoint { t_s: b.mid_t_s(), margin_db: margin };
                 out.entry(lane).or_default().push(BucketMargin { point, lower_bound: k == 0 });
             }
