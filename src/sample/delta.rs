@@ -474,6 +474,9 @@ impl DeltaSum {
 
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
+        if self.sums_over(out) {
+            return;
+        }
         out.0.clear();
         // Sized once: a fresh snapshot's buffers would otherwise grow (and be copied) a few
         // times each.
@@ -484,6 +487,26 @@ impl DeltaSum {
             let Some(o) = s.latest() else { continue };
             out.0.push(slot, &o.origin, o.sum(), &[]);
         }
+    }
+
+    /// Rewrites the values of `out` with the sums where `out` holds the same series (slot,
+    /// origin, length) in the same order, as a recycled snapshot usually does: what
+    /// [`Self::sums_into`] would rebuild. False otherwise (`out` is then rebuilt anyway).
+    fn sums_over(&self, out: &mut Sums) -> bool {
+        let set = &mut out.0;
+        let mut k = 0;
+        for (slot, s) in self.slots.iter() {
+            let Some(o) = s.latest() else { continue };
+            match set.entries.get(k) {
+                // `Sums` are built by `sums_into` alone, so its ranges lie in `values`.
+                Some((held, origin, r)) if *held == slot && *origin == o.origin && r.len() == o.sum().len() => {
+                    set.values[r.clone()].copy_from_slice(o.sum());
+                }
+                _ => return false,
+            }
+            k += 1;
+        }
+        k == set.entries.len()
     }
 
     /// Becomes what a fresh sum is after pushing `p` alone, where `p` is the last point
