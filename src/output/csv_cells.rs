@@ -66,6 +66,10 @@ pub struct CellWriter {
 impl CellWriter {
     /// A text field, quoted when [`needs_quotes`].
     fn text(out: &mut Vec<u8>, s: &str) {
+        if !needs_quotes(s.as_bytes()) {
+            out.extend_from_slice(s.as_bytes());
+            return;
+        }
         let start = out.len();
         out.resize(start + Cursor::text_room(s), 0);
         let mut c = Cursor { buf: &mut out[start..], at: 0 };
