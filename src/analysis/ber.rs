@@ -116,9 +116,7 @@ impl Ber {
             return None;
         }
         let (lo, hi) = bounds.of(errors);
-        // A BER cannot exceed 1 whatever the counts claim.
-        let cap = |v: f64| v.min(1.0);
-        Some(Ber { errors, bits, ber: cap(errors as f64 / bits), lower: cap(lo / bits), upper: cap(hi / bits) })
+        Some(Ber { errors, bits, ber: rate(errors as f64, bits), lower: rate(lo, bits), upper: rate(hi, bits) })
     }
 
     /// Bits on the wire in `seconds` at `lane_rate_gbps` on `lanes` lanes.
@@ -130,6 +128,20 @@ impl Ber {
     pub fn differs_from(&self, other: &Ber) -> bool {
         self.lower > other.upper || other.lower > self.upper
     }
+}
+
+/// `count` (errors, or a bound on them) over `bits`: a BER cannot exceed 1 whatever the
+/// counts claim.
+fn rate(count: f64, bits: f64) -> f64 {
+    (count / bits).min(1.0)
+}
+
+/// The BER a margin is judged at, as [`Ber::bounded`] gives it: `errors` over `bits`, or
+/// where none was counted the upper bound of zero errors (`zero_upper()`, the count
+/// [`PoissonBounds::of`]`(0)` bounds; the margin is then a lower bound). For callers that
+/// judge many counts at one confidence without building a [`Ber`] each.
+pub fn judged_ber(errors: u64, bits: f64, zero_upper: impl FnOnce() -> f64) -> f64 {
+    rate(if errors == 0 { zero_upper() } else { errors as f64 }, bits)
 }
 
 #[cfg(test)]
@@ -226,5 +238,17 @@ mod tests {
         let c = Ber::new(1000, 1e9, 0.95).unwrap();
         assert!(!a.differs_from(&b));
         assert!(a.differs_from(&c) && c.differs_from(&a));
+    }
+
+    #[test]
+    fn judged_ber_is_the_ber_or_the_zero_count_upper_bound() {
+        // 3 errors in 1e12 bits: 3e-12; none: the 95% upper bound of zero errors,
+        // -ln(0.05) = 2.9957 errors, over the bits (Ber::new's upper); more errors than
+        // bits: capped at 1.
+        let zero = || poisson_bounds(0, 0.95).1;
+        assert_eq!(judged_ber(3, 1e12, || unreachable!("errors were counted")), 3e-12);
+        assert!(close(judged_ber(0, 1e12, zero), 2.9957e-12, 1e-4));
+        assert_eq!(judged_ber(0, 1e12, zero), Ber::new(0, 1e12, 0.95).unwrap().upper);
+        assert_eq!(judged_ber(10, 5.0, zero), 1.0);
     }
 }

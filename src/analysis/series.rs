@@ -212,6 +212,11 @@ impl LaneSeries {
                     self.halve();
                     return self.push(iv);
                 }
+                if self.buckets.capacity() == 0 {
+                    // The series fills up to `capacity` buckets: grown step by step, the
+                    // vector would be copied (and fresh memory touched) ~log2(capacity) times.
+                    self.buckets.reserve_exact(self.capacity);
+                }
                 let mut b = self.spare.pop().unwrap_or_default();
                 b.start_with(iv);
                 self.buckets.push(b);

@@ -4,7 +4,7 @@
 //! upper bound where the bucket saw no error (its margin is then a lower bound), and
 //! margin = 10·log10(x / x_limit) ([`super::q::margin_db`]).
 
-use super::ber::poisson_bounds;
+use super::ber::{judged_ber, poisson_bounds};
 use super::q::{margin_db_of_q, q_from_ber};
 use super::series::LaneSeries;
 use super::trend::MarginPoint;
@@ -27,9 +27,10 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
     let (Some(rate), Some(lanes), Some(m), Some(limit)) = (link.lane_rate_gbps, link.lanes, link.modulation, link.fec_limit_ber) else {
         return out;
     };
-    // `Ber::new(k, bits, confidence)` and `margin_db(.., limit, m)` per bucket and lane,
-    // with what does not depend on the bucket computed once: the limit's eye distance
-    // and the Poisson upper bound of zero errors; the bounds of other counts are unused.
+    // The BER `Ber::new(k, bits, confidence)` is judged at ([`judged_ber`]) and
+    // `margin_db(.., limit, m)`, per bucket and lane, with what does not depend on the
+    // bucket computed once: the limit's eye distance and the Poisson upper bound of zero
+    // errors; the bounds of other counts are unused.
     let Some(x_limit) = q_from_ber(limit, m) else { return out };
     let mut zero_upper = None;
     for b in &series.buckets {
@@ -37,12 +38,17 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
         if !(bits.is_finite() && bits > 0.0) {
             continue;
         }
+        let mut margin_of = |k: u64| {
+            let at = judged_ber(k, bits, || *zero_upper.get_or_insert_with(|| poisson_bounds(0, confidence).1));
+            q_from_ber(at, m).map(|x| margin_db_of_q(x, x_limit)).filter(|v| v.is_finite())
+        };
+        // Every lane of the bucket without an error has the same bits, so the same bound
+        // and margin: judged once.
+        let mut zero_margin = None;
         for (i, lb) in b.lanes.iter().enumerate() {
             let (Some(k), Ok(lane)) = (lb.corrected_bits, u8::try_from(i + 1)) else { continue };
-            // A BER cannot exceed 1 whatever the counts claim (as `Ber::new` caps it).
-            let at =
-                if k == 0 { *zero_upper.get_or_insert_with(|| poisson_bounds(0, confidence).1) / bits } else { k as f64 / bits }.min(1.0);
-            if let Some(margin) = q_from_ber(at, m).map(|x| margin_db_of_q(x, x_limit)).filter(|v| v.is_finite()) {
+            let margin = if k == 0 { *zero_margin.get_or_insert_with(|| margin_of(0)) } else { margin_of(k) };
+            if let Some(margin) = margin {
                 let point = MarginPoint { t_s: b.mid_t_s(), margin_db: margin };
                 out.entry(lane).or_default().push(BucketMargin { point, lower_bound: k == 0 });
             }

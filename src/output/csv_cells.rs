@@ -64,22 +64,18 @@ pub struct CellWriter {
 }
 
 impl CellWriter {
-    /// A text field, quoted when it holds a delimiter, quote or line break (the csv
-    /// crate's `QuoteStyle::Necessary` with its default `\n` terminator).
+    /// A text field, quoted when [`needs_quotes`].
     fn text(out: &mut Vec<u8>, s: &str) {
-        let b = s.as_bytes();
-        if !b.iter().any(|c| matches!(c, b',' | b'"' | b'\r' | b'\n')) {
-            out.extend_from_slice(b);
+        if !needs_quotes(s.as_bytes()) {
+            out.extend_from_slice(s.as_bytes());
             return;
         }
-        out.push(b'"');
-        for part in b.split_inclusive(|c| *c == b'"') {
-            out.extend_from_slice(part);
-            if part.last() == Some(&b'"') {
-                out.push(b'"');
-            }
-        }
-        out.push(b'"');
+        let start = out.len();
+        out.resize(start + Cursor::text_room(s), 0);
+        let mut c = Cursor { buf: &mut out[start..], at: 0 };
+        c.text(s);
+        let end = start + c.at;
+        out.truncate(end);
     }
 
     fn opt_text(out: &mut Vec<u8>, s: Option<&str>) {
@@ -97,15 +93,13 @@ impl CellWriter {
         }
     }
 
-    /// Lane float column `col`, through its cache.
-    fn lane_float(&mut self, out: &mut Vec<u8>, col: usize, v: Option<f64>) {
-        let Some(v) = v else { return };
+    /// Lane float column `col`'s text for `v`, through its cache.
+    fn lane_float(&mut self, col: usize, v: f64) {
         let last = &mut self.last[col];
         if last.bits != Some(v.to_bits()) {
             last.len = self.floats.write(v, &mut last.text);
             last.bits = Some(v.to_bits());
         }
-        out.extend_from_slice(&last.text[..last.len]);
     }
 
     fn int(itoa: &mut itoa::Buffer, out: &mut Vec<u8>, v: Option<u64>) {
@@ -160,44 +154,136 @@ impl CellWriter {
         self.shared_ends[4] = out.len();
     }
 
-    /// Shared run `k` (see [`CellWriter::shared`]).
-    fn shared_run(&self, out: &mut Vec<u8>, k: usize) {
-        let from = if k == 0 { 0 } else { self.shared_ends[k - 1] };
-        out.extend_from_slice(&self.shared[from..self.shared_ends[k]]);
-    }
-
     /// One record, the columns in [`COLUMNS`] order: `r`'s own cells with the shared
     /// ones of the last [`sample`](Self::sample).
     pub fn lane(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
-        self.shared_run(out, 0);
-        Self::int(&mut self.itoa, out, r.lane.map(u64::from));
-        for (i, v) in [r.rx_power_dbm, r.tx_power_dbm, r.tx_bias_ma].into_iter().enumerate() {
-            out.push(b',');
-            self.lane_float(out, i, v);
-        }
-        self.shared_run(out, 1);
-        Self::int(&mut self.itoa, out, r.corrected_bits_delta);
-        for (i, v) in [r.pre_fec_ber, r.margin_db].into_iter().enumerate() {
-            out.push(b',');
-            self.lane_float(out, 3 + i, v);
-        }
-        self.shared_run(out, 2);
-        for (i, v) in [r.rx_power_mw, r.pre_fec_ber_upper, r.optical_margin_db].into_iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
+        let floats = [
+            r.rx_power_dbm,
+            r.tx_power_dbm,
+            r.tx_bias_ma,
+            r.pre_fec_ber,
+            r.margin_db,
+            r.rx_power_mw,
+            r.pre_fec_ber_upper,
+            r.optical_margin_db,
+            r.esnr_db,
+            r.ltp_db,
+            r.module_pre_fec_ber,
+        ];
+        for (col, v) in floats.iter().enumerate() {
+            if let Some(v) = v {
+                self.lane_float(col, *v);
             }
-            self.lane_float(out, 5 + i, v);
         }
-        self.shared_run(out, 3);
-        Self::text(out, &r.flags);
-        for (i, v) in [r.esnr_db, r.ltp_db, r.module_pre_fec_ber].into_iter().enumerate() {
-            out.push(b',');
-            self.lane_float(out, 8 + i, v);
+        let ber_source = r.ber_source.as_ref().map_or("", |b| b.as_str());
+        // The row is written through a cursor into room made at the end of `out` (one
+        // length check, not one per cell), then `out` is cut to what was written. Room:
+        // the shared runs, every float's whole text buffer (copied whole, a fixed-size
+        // copy), two integers, the texts quoted with every byte doubled, separators.
+        let room = self.shared.len()
+            + LANE_FLOATS * MAX_LEN
+            + 2 * INT_LEN
+            + Cursor::text_room(&r.flags)
+            + Cursor::text_room(ber_source)
+            + COLUMNS.len();
+        let start = out.len();
+        out.resize(start + room, 0);
+        let mut c = Cursor { buf: &mut out[start..], at: 0 };
+        let float = |c: &mut Cursor, last: &[LastFloat; LANE_FLOATS], col: usize| {
+            if floats[col].is_some() {
+                c.float(&last[col]);
+            }
+        };
+        c.put(&self.shared[..self.shared_ends[0]]);
+        if let Some(lane) = r.lane {
+            c.put(self.itoa.format(lane).as_bytes());
         }
-        out.push(b',');
-        Self::opt_text(out, r.ber_source.as_ref().map(|b| b.as_str()));
-        self.shared_run(out, 4);
+        for col in 0..3 {
+            c.byte(b',');
+            float(&mut c, &self.last, col);
+        }
+        c.put(&self.shared[self.shared_ends[0]..self.shared_ends[1]]);
+        if let Some(k) = r.corrected_bits_delta {
+            c.put(self.itoa.format(k).as_bytes());
+        }
+        for col in 3..5 {
+            c.byte(b',');
+            float(&mut c, &self.last, col);
+        }
+        c.put(&self.shared[self.shared_ends[1]..self.shared_ends[2]]);
+        for col in 5..8 {
+            if col > 5 {
+                c.byte(b',');
+            }
+            float(&mut c, &self.last, col);
+        }
+        c.put(&self.shared[self.shared_ends[2]..self.shared_ends[3]]);
+        c.text(&r.flags);
+        for col in 8..11 {
+            c.byte(b',');
+            float(&mut c, &self.last, col);
+        }
+        c.byte(b',');
+        c.text(ber_source);
+        c.put(&self.shared[self.shared_ends[3]..self.shared_ends[4]]);
+        let end = start + c.at;
+        out.truncate(end);
     }
+}
+
+/// Longest integer cell (`u64::MAX` has 20 digits).
+const INT_LEN: usize = 20;
+
+/// Writes a record's bytes into room already made for them.
+struct Cursor<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn put(&mut self, b: &[u8]) {
+        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
+        self.at += b.len();
+    }
+
+    fn byte(&mut self, b: u8) {
+        self.buf[self.at] = b;
+        self.at += 1;
+    }
+
+    /// A cached float's text: its whole buffer copied (room was made for it), its length kept.
+    fn float(&mut self, f: &LastFloat) {
+        self.buf[self.at..self.at + MAX_LEN].copy_from_slice(&f.text);
+        self.at += f.len;
+    }
+
+    /// The room [`text`](Self::text) needs at most: every byte doubled, two quotes.
+    fn text_room(s: &str) -> usize {
+        2 * s.len() + 2
+    }
+
+    /// [`CellWriter::text`] into the room.
+    fn text(&mut self, s: &str) {
+        let b = s.as_bytes();
+        if !needs_quotes(b) {
+            self.put(b);
+            return;
+        }
+        self.byte(b'"');
+        for &c in b {
+            if c == b'"' {
+                self.byte(b'"');
+            }
+            self.byte(c);
+        }
+        self.byte(b'"');
+    }
+}
+
+/// A text field is quoted when it holds a delimiter, quote or line break (the csv
+/// crate's `QuoteStyle::Necessary` with its default `\n` terminator).
+fn needs_quotes(b: &[u8]) -> bool {
+    b.iter().any(|c| matches!(c, b',' | b'"' | b'\r' | b'\n'))
 }
 
 #[cfg(test)]

@@ -279,17 +279,68 @@ impl Sums {
 /// counter on every sample); the rest are counted.
 const MAX_WRAP_NOTES: usize = 32;
 
-#[derive(Clone, Debug, Default, PartialEq)]
+/// One origin's observations of a series: its last values, then the sums of the
+/// increases, in one buffer (`values[..last_len]`, `values[last_len..]`): one heap block
+/// per series, so a sample's fold visits few cache lines.
+#[derive(Clone, Debug, PartialEq)]
 struct OriginSum {
-    last: Vec<u64>,
-    sum: Vec<u64>,
+    origin: Origin,
+    values: Vec<u64>,
+    last_len: usize,
+}
+
+impl OriginSum {
+    /// A first observation `cur`: nothing summed yet.
+    fn new(origin: &Origin, cur: &[u64]) -> Self {
+        let mut values = Vec::with_capacity(2 * cur.len());
+        values.extend_from_slice(cur);
+        values.resize(2 * cur.len(), 0);
+        OriginSum { origin: origin.clone(), values, last_len: cur.len() }
+    }
+    fn last(&self) -> &[u64] {
+        &self.values[..self.last_len]
+    }
+    fn sum(&self) -> &[u64] {
+        &self.values[self.last_len..]
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct SlotSum {
-    /// Origin of the latest observation: the one the slot is followed in.
-    latest: Option<Origin>,
-    by_origin: Vec<(Origin, OriginSum)>,
+    /// The origins seen, in first-seen order: the first inline (a series usually has
+    /// one), the others after it.
+    first: Option<OriginSum>,
+    more: Vec<OriginSum>,
+    /// Index among them of the latest observation's origin: the one the slot is followed in.
+    latest: usize,
+}
+
+impl SlotSum {
+    fn origins(&self) -> impl Iterator<Item = &OriginSum> + '_ {
+        self.first.iter().chain(&self.more)
+    }
+    fn find(&self, origin: &Origin) -> Option<&OriginSum> {
+        self.origins().find(|o| o.origin == *origin)
+    }
+    fn latest(&self) -> Option<&OriginSum> {
+        match self.latest {
+            0 => self.first.as_ref(),
+            k => self.more.get(k - 1),
+        }
+    }
+    /// The state of `origin`, which becomes the latest, if it was seen.
+    #[inline]
+    fn observe(&mut self, origin: &Origin) -> Option<&mut OriginSum> {
+        let k = match &self.first {
+            Some(o) if o.origin == *origin => 0,
+            _ => 1 + self.more.iter().position(|o| o.origin == *origin)?,
+        };
+        self.latest = k;
+        match k {
+            0 => self.first.as_mut(),
+            k => self.more.get_mut(k - 1),
+        }
+    }
 }
 
 /// Counter increases over one segment, folded one point at a time: per series and
@@ -354,20 +405,22 @@ impl DeltaSum {
         out.rx_bits = None;
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
             let s = self.slots.get_or_default(i, slot);
-            if s.latest.as_ref() != Some(origin) {
-                s.latest = Some(origin.clone());
-            }
-            let Some((_, o)) = s.by_origin.iter_mut().find(|(k, _)| k == origin) else {
-                s.by_origin.push((origin.clone(), OriginSum { last: cur.to_vec(), sum: vec![0; cur.len()] }));
+            let Some(o) = s.observe(origin) else {
+                s.latest = usize::from(s.first.is_some()) + s.more.len();
+                match s.first {
+                    None => s.first = Some(OriginSum::new(origin, cur)),
+                    Some(_) => s.more.push(OriginSum::new(origin, cur)),
+                }
                 continue;
             };
             // Only the steps a per-interval consumer reads are kept.
             let keep = matches!(slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
             let inc = &mut out.corrected_bits_per_lane;
             let first = inc.len();
+            let (last, sum) = o.values.split_at_mut(o.last_len);
             // The usual sample: as many values as the sums, one pass over the three.
-            if o.last.len() == cur.len() && o.sum.len() == cur.len() {
-                for ((last, sum), b) in o.last.iter_mut().zip(o.sum.iter_mut()).zip(cur) {
+            if last.len() == cur.len() && sum.len() == cur.len() {
+                for ((last, sum), b) in last.iter_mut().zip(sum.iter_mut()).zip(cur) {
                     let a = std::mem::replace(last, *b);
                     let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
                     *sum = sum.saturating_add(d);
@@ -376,22 +429,22 @@ impl DeltaSum {
                     }
                 }
             }
-            // `last` and `sum` have the length of the origin's first observation; a later
-            // one of another length (the segmenter breaks there) is summed where they meet.
+            // The sums have the length of the origin's first observation; a later one of
+            // another length (the segmenter breaks there) is summed where they meet.
             else {
-                for (i, (last, b)) in o.last.iter_mut().zip(cur).enumerate() {
+                for (i, (last, b)) in last.iter_mut().zip(cur).enumerate() {
                     let a = std::mem::replace(last, *b);
                     let d = if *b >= a { *b - a } else { self.wraps.wrap_or_reset(slot, p.t, a, *b) };
-                    if let Some(s) = o.sum.get_mut(i) {
+                    if let Some(s) = sum.get_mut(i) {
                         *s = s.saturating_add(d);
                     }
                     if keep {
                         inc.push(d);
                     }
                 }
-                if o.last.len() != cur.len() {
-                    o.last.clear();
-                    o.last.extend_from_slice(cur);
+                if o.last_len != cur.len() {
+                    o.values.splice(..o.last_len, cur.iter().copied());
+                    o.last_len = cur.len();
                 }
             }
             // The scalars' single step is read back and dropped from the lane buffer.
@@ -411,9 +464,8 @@ impl DeltaSum {
     /// last observations kept here), if a reason there is.
     pub fn reset_reason(&self, p: &Point) -> Option<String> {
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
-            let Some(s) = self.slots.get(i, slot) else { continue };
-            let Some((_, o)) = s.by_origin.iter().find(|(o, _)| o == origin) else { continue };
-            if let Some(reason) = series_reset(slot, &o.last, cur) {
+            let Some(o) = self.slots.get(i, slot).and_then(|s| s.find(origin)) else { continue };
+            if let Some(reason) = series_reset(slot, o.last(), cur) {
                 return Some(reason);
             }
         }
@@ -422,11 +474,39 @@ impl DeltaSum {
 
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
     pub fn sums_into(&self, out: &mut Sums) {
-        out.0.clear();
-        for (slot, s) in self.slots.iter() {
-            let Some((origin, o)) = s.by_origin.iter().find(|(k, _)| Some(k) == s.latest.as_ref()) else { continue };
-            out.0.push(slot, origin, &o.sum, &[]);
+        if self.sums_over(out) {
+            return;
         }
+        out.0.clear();
+        // Sized once: a fresh snapshot's buffers would otherwise grow (and be copied) a few
+        // times each.
+        let latest = || self.slots.iter().filter_map(|(_, s)| s.latest());
+        out.0.entries.reserve(latest().count());
+        out.0.values.reserve(latest().map(|o| o.sum().len()).sum());
+        for (slot, s) in self.slots.iter() {
+            let Some(o) = s.latest() else { continue };
+            out.0.push(slot, &o.origin, o.sum(), &[]);
+        }
+    }
+
+    /// Rewrites the values of `out` with the sums where `out` holds the same series (slot,
+    /// origin, length) in the same order, as a recycled snapshot usually does: what
+    /// [`Self::sums_into`] would rebuild. False otherwise (`out` is then rebuilt anyway).
+    fn sums_over(&self, out: &mut Sums) -> bool {
+        let set = &mut out.0;
+        let mut k = 0;
+        for (slot, s) in self.slots.iter() {
+            let Some(o) = s.latest() else { continue };
+            match set.entries.get(k) {
+                // `Sums` are built by `sums_into` alone, so its ranges lie in `values`.
+                Some((held, origin, r)) if *held == slot && *origin == o.origin && r.len() == o.sum().len() => {
+                    set.values[r.clone()].copy_from_slice(o.sum());
+                }
+                _ => return false,
+            }
+            k += 1;
+        }
+        k == set.entries.len()
     }
 
     /// Becomes what a fresh sum is after pushing `p` alone, where `p` is the last point
@@ -436,9 +516,10 @@ impl DeltaSum {
     pub fn restart_from(&mut self, p: &Point) {
         let only_p = self.slots.iter().count() == p.series.entries.len()
             && p.series.iter().enumerate().all(|(i, (slot, origin, cur))| {
-                self.slots
-                    .get(i, slot)
-                    .is_some_and(|s| matches!(&s.by_origin[..], [(o, sum)] if o == origin && sum.last == cur && sum.sum.len() == cur.len()))
+                self.slots.get(i, slot).is_some_and(|s| {
+                    s.more.is_empty()
+                        && s.first.as_ref().is_some_and(|o| o.origin == *origin && o.last() == cur && o.sum().len() == cur.len())
+                })
             });
         if !only_p {
             *self = DeltaSum::default();
@@ -446,7 +527,7 @@ impl DeltaSum {
             return;
         }
         for s in self.slots.fixed.iter_mut().map(|(_, s)| s).chain(self.slots.bins.values_mut()) {
-            s.by_origin.iter_mut().for_each(|(_, o)| o.sum.fill(0));
+            s.first.iter_mut().chain(s.more.iter_mut()).for_each(|o| o.values[o.last_len..].fill(0));
         }
         self.wraps.noted.clear();
         self.wraps.not_noted = 0;

@@ -177,3 +177,38 @@ fn origin_switch_is_skipped_not_a_reset() {
     let d = segs[0].sum.total();
     assert_eq!(d.counters.corrected_bits.unwrap(), Counted { value: 30, origin: Origin::netlink() });
 }
+
+#[test]
+fn sums_refilled_over_other_sums_are_the_fresh_sums() {
+    let sum = |records: &[Record]| {
+        let mut d = DeltaSum::default();
+        for r in records {
+            if let Record::Sample(s) = r {
+                d.push(&Point::from_sample(s), &mut PointStep::default());
+            }
+        }
+        d
+    };
+    // Corrected bits (total, then two lanes) 10 -> 30, 4 -> 14, 6 -> 16 and one link-down:
+    // increases 20, 10, 10 and 1; the same series later (rewritten in place); and three
+    // lanes (other series: rebuilt).
+    let a = sum(&[sample(0.0, vec![10, 4, 6], 1), sample(1.0, vec![30, 14, 16], 2)]);
+    let a_later = sum(&[sample(0.0, vec![10, 4, 6], 1), sample(1.0, vec![30, 14, 16], 2), sample(2.0, vec![31, 15, 16], 2)]);
+    let b = sum(&[sample(0.0, vec![9, 3, 3, 3], 0), sample(1.0, vec![12, 4, 4, 4], 0)]);
+    let fresh = |d: &DeltaSum| {
+        let mut s = Sums::default();
+        d.sums_into(&mut s);
+        s
+    };
+    let d = fresh(&a).delta();
+    assert_eq!(d.counters.corrected_bits.map(|c| c.value), Some(20));
+    assert_eq!(d.counters.corrected_bits_per_lane.map(|l| l.values), Some(vec![10, 10]));
+    assert_eq!(d.counters.link_down_events.map(|c| c.value), Some(1));
+    for x in [&a, &a_later, &b] {
+        for y in [&a, &a_later, &b] {
+            let mut s = fresh(x);
+            y.sums_into(&mut s);
+            assert_eq!(s, fresh(y));
+        }
+    }
+}

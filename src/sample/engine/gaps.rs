@@ -6,7 +6,7 @@
 //! [`MAX_DISTINCT`] distinct lengths were seen, then lengths are rounded to 1 ms); the
 //! gaps named are the [`MAX_NAMED`] largest intervals, the others are counted.
 
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, VecDeque};
 
 /// A gap longer than this many median sample intervals is reported.
 pub const GAP_FACTOR: f64 = 2.5;
@@ -24,8 +24,11 @@ pub struct Gaps {
     /// Interval length (f64 bits) -> how many.
     lengths: BTreeMap<u64, u64>,
     intervals: u64,
-    /// Largest intervals (min-heap on length by `Reverse`): (length bits, start, end).
-    largest: BinaryHeap<std::cmp::Reverse<(u64, u64, u64)>>,
+    /// Largest intervals, smallest first: (length bits, start, end). Sorted rather than a
+    /// heap: the newest interval is usually the largest kept (of equal lengths the later
+    /// one is), so it goes to the back and the smallest leaves the front, touching two
+    /// entries instead of a heap's path.
+    largest: VecDeque<(u64, u64, u64)>,
 }
 
 impl Gaps {
@@ -38,16 +41,19 @@ impl Gaps {
             }
             *self.lengths.entry(k).or_default() += 1;
             self.intervals += 1;
-            let iv = std::cmp::Reverse((key(dt), a.to_bits(), t.to_bits()));
-            if self.largest.len() < MAX_NAMED {
-                self.largest.push(iv);
-            } else if let Some(mut smallest) = self.largest.peek_mut() {
-                // Full: the new interval replaces the smallest kept one if it is larger
-                // (what a push and a pop of the smallest leave, without the push).
-                if iv < *smallest {
-                    *smallest = iv;
+            let iv = (key(dt), a.to_bits(), t.to_bits());
+            // Full: the new interval replaces the smallest kept one if it is larger.
+            if self.largest.len() >= MAX_NAMED {
+                if self.largest.front().is_some_and(|smallest| iv <= *smallest) {
+                    return;
                 }
+                self.largest.pop_front();
             }
+            let at = match self.largest.back() {
+                Some(b) if iv < *b => self.largest.partition_point(|x| *x <= iv),
+                _ => self.largest.len(),
+            };
+            self.largest.insert(at, iv);
         }
     }
 
@@ -79,12 +85,8 @@ impl Gaps {
         }
         let Some(median) = self.median().filter(|m| *m > 0.0) else { return Vec::new() };
         let limit = GAP_FACTOR * median;
-        let mut named: Vec<(f64, f64)> = self
-            .largest
-            .iter()
-            .map(|std::cmp::Reverse((_, a, b))| (f64::from_bits(*a), f64::from_bits(*b)))
-            .filter(|(a, b)| b - a > limit)
-            .collect();
+        let mut named: Vec<(f64, f64)> =
+            self.largest.iter().map(|(_, a, b)| (f64::from_bits(*a), f64::from_bits(*b))).filter(|(a, b)| b - a > limit).collect();
         named.sort_by(|x, y| x.0.total_cmp(&y.0));
         let total: u64 = self.lengths.iter().filter(|(k, _)| f64::from_bits(**k) > limit).map(|(_, n)| n).sum();
         let mut out: Vec<String> = named
@@ -134,5 +136,8 @@ mod tests {
         let s = g.sentences();
         assert_eq!(s.len(), MAX_NAMED + 1);
         assert_eq!(s.last().map(String::as_str), Some("36 more gaps not listed"));
+        // Of equal gaps the later are kept: gap i (0-based) runs from t = 13 i + 3 to
+        // 13 (i + 1), and the first named is i = 36's.
+        assert_eq!(s[0], "gap of 10.000 s between samples at t=471 s and t=481 s (about 9 samples missed)");
     }
 }

@@ -218,8 +218,9 @@ pub struct Segment {
     image: Result<SampleModule, String>,
     /// Where the last sample's monitor pages lay in `image`.
     layout: Vec<PageRun>,
-    /// The last sample's absolute counters and time-base remark (imports).
-    counters_at_end: PortCounters,
+    /// The last sample's absolute counters (boxed: a sample swaps them in by pointer, not
+    /// by copying ~340 bytes into a cold segment) and time-base remark (imports).
+    counters_at_end: Box<PortCounters>,
     time_base: Option<String>,
     ring: VecDeque<Snapshot>,
     /// Scratch for [`Self::delta`] (its value is never read): a window filled per sample
@@ -333,7 +334,7 @@ impl Segment {
         w.duration_s = self.last_t - self.first_t;
         w.link_up = self.link_up;
         w.link_ext_state = self.link_ext_state;
-        w.counters_at_end = self.counters_at_end.clone();
+        w.counters_at_end = PortCounters::clone(&self.counters_at_end);
         w.events.extend(self.time_base.iter().map(|tb| format!("time base: {tb}")));
         w.events.extend(self.gaps.sentences());
         let d = self.with_transitions(self.delta(), self.down_transitions);
@@ -362,7 +363,9 @@ pub struct IfaceState {
     earlier: VecDeque<Segment>,
     earlier_dropped: usize,
     current: Option<Segment>,
-    series: LaneSeries,
+    /// Shared with the windows that hold it whole (no copy per window); a push after
+    /// one was taken and kept copies it first.
+    series: Arc<LaneSeries>,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
     /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
@@ -371,7 +374,7 @@ pub struct IfaceState {
     step: PointStep,
     rx_mw: Vec<Option<f64>>,
     /// The sample's counters; then the previous sample's, whose buffers the next reuses.
-    counters: PortCounters,
+    counters: Box<PortCounters>,
 }
 
 impl IfaceState {
@@ -388,13 +391,13 @@ impl IfaceState {
             earlier: VecDeque::new(),
             earlier_dropped: 0,
             current: None,
-            series: LaneSeries::new(buckets),
+            series: Arc::new(LaneSeries::new(buckets)),
             ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
             ring_keep_s: longest,
             point: Point::default(),
             step: PointStep::default(),
             rx_mw: Vec::new(),
-            counters: PortCounters::default(),
+            counters: Box::default(),
         }
     }
 
@@ -451,7 +454,7 @@ impl IfaceState {
         seg.down_transitions += u64::from(went_down);
         if continues {
             let down = step.link_down_events.unwrap_or(u64::from(went_down));
-            self.series.push(&Interval {
+            Arc::make_mut(&mut self.series).push(&Interval {
                 t_start: seg.last_t,
                 t_end: s.t,
                 corrected_bits_per_lane: step.corrected_bits_per_lane(),
@@ -506,7 +509,7 @@ impl IfaceState {
             ir: None,
             image: Err("no samples in the window".into()),
             layout: Vec::new(),
-            counters_at_end: PortCounters::default(),
+            counters_at_end: Box::default(),
             time_base: None,
             ring: VecDeque::new(),
             sums_scratch: RefCell::default(),
@@ -548,7 +551,7 @@ impl IfaceState {
         w.duration_s = seg.last_t - snap.t;
         w.link_up = seg.link_up;
         w.link_ext_state = seg.link_ext_state;
-        w.counters_at_end = seg.counters_at_end.clone();
+        w.counters_at_end = PortCounters::clone(&seg.counters_at_end);
         let d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;

@@ -111,11 +111,14 @@ pub struct Engine {
     index: HashMap<String, usize>,
     /// In order of first appearance; `None` once removed.
     states: Vec<Option<IfaceState>>,
+    /// The slot after the last one looked up: a capture (and a live tick) names the
+    /// interfaces in the same order tick after tick, so this is tried before `index`.
+    next: usize,
 }
 
 impl Engine {
     pub fn new(cfg: EngineConfig) -> Self {
-        Engine { cfg, index: HashMap::new(), states: Vec::new() }
+        Engine { cfg, index: HashMap::new(), states: Vec::new(), next: 0 }
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -123,14 +126,19 @@ impl Engine {
     }
 
     fn state(&mut self, name: &str) -> &mut IfaceState {
-        let i = match self.index.get(name) {
-            Some(i) => *i,
-            None => {
-                self.states.push(Some(IfaceState::new(name, self.cfg.buckets, &self.cfg.rolling_s)));
-                self.index.insert(name.to_string(), self.states.len() - 1);
-                self.states.len() - 1
-            }
+        // Live slots have distinct names (one is added only for a name `index` lacks), so
+        // a live slot of this name is the one `index` holds for it.
+        let hinted = self.states.get(self.next).and_then(Option::as_ref).is_some_and(|s| s.name == name);
+        let i = if hinted {
+            self.next
+        } else if let Some(i) = self.index.get(name) {
+            *i
+        } else {
+            self.states.push(Some(IfaceState::new(name, self.cfg.buckets, &self.cfg.rolling_s)));
+            self.index.insert(name.to_string(), self.states.len() - 1);
+            self.states.len() - 1
         };
+        self.next = if i + 1 == self.states.len() { 0 } else { i + 1 };
         // `index` only holds positions of live states (remove() drops both), so the
         // slot is filled; were it not, a fresh state is the right answer anyway.
         let (buckets, rolling) = (self.cfg.buckets, &self.cfg.rolling_s);

@@ -55,7 +55,7 @@ impl IfaceState {
         self.earlier.clear();
         self.earlier_dropped = 0;
         // A fresh series: the first sample adds no interval.
-        self.series.clear();
+        std::sync::Arc::make_mut(&mut self.series).clear();
         self.segments_started = usize::from(self.current.is_some());
         if let Some(seg) = self.current.as_mut() {
             seg.restart_at_last_sample(&self.point, &self.rx_mw);

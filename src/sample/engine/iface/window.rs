@@ -90,8 +90,9 @@ impl IfaceState {
 }
 
 /// The buckets of `series` from `first_t` on into `out` (`None` when there are none),
-/// refilling the series `out` holds where no one else holds it.
-fn segment_series_into(series: &LaneSeries, first_t: f64, out: &mut Option<Arc<LaneSeries>>) {
+/// refilling the series `out` holds where no one else holds it, else sharing `series`
+/// when all of it is from `first_t` on.
+fn segment_series_into(series: &Arc<LaneSeries>, first_t: f64, out: &mut Option<Arc<LaneSeries>>) {
     if !series.buckets.iter().any(|b| b.t_start >= first_t) {
         *out = None;
         return;
@@ -102,7 +103,11 @@ fn segment_series_into(series: &LaneSeries, first_t: f64, out: &mut Option<Arc<L
         s.buckets.retain(|b| b.t_start >= first_t);
         return;
     }
-    let mut s = series.clone();
+    if series.buckets.iter().all(|b| b.t_start >= first_t) {
+        *out = Some(Arc::clone(series));
+        return;
+    }
+    let mut s = LaneSeries::clone(series);
     s.buckets.retain(|b| b.t_start >= first_t);
     *out = Some(Arc::new(s));
 }
