@@ -10,38 +10,68 @@
 //! order); a sample line in the writer's own layout is read first as such
 //! ([`as_written`]). Values it does not read itself (non-empty `driver_stats`, `printed_module`,
 //! `printed_fields`, `pci`, `port`, interface `link`, FEC histograms) are handed to
-//! serde on their own bytes.
+//! serde on their own bytes. A sample is read into the record read before, reusing its
+//! buffers ([`reuse`]).
 
 mod as_written;
+mod digits;
+#[cfg(target_arch = "x86_64")]
+mod hex_sse2;
 mod page_hex;
+mod reuse;
 
 use super::{EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{DriverStats, FecStats, LinkState, MAX_LANES};
 use crate::module::PageEntry;
 use serde::de::DeserializeOwned;
 
-/// The record a line holds, or `None` when serde must decide.
-pub(super) fn parse_record(line: &[u8]) -> Option<Record> {
+/// Reads the record a line holds into `rec` (a sample into the one `rec` holds, if it
+/// does, reusing its buffers); `false` when serde must decide (`rec` then holds anything).
+pub(super) fn parse_record_into(line: &[u8], rec: &mut Record) -> bool {
     let mut c = Cursor { b: line, i: 0 };
     c.ws();
     let start = c.i;
-    let record = match tag_hint(line)? {
-        "sample" => Record::Sample(c.sample_as_written().or_else(|| {
-            c.i = start;
-            c.sample()
-        })?),
-        "interface" => Record::Interface(c.interface()?),
-        _ => Record::Event(c.event()?),
+    let read = match tag_hint(line) {
+        Some("sample") => {
+            let s = sample_of(rec);
+            c.sample_as_written(s).is_some() || {
+                c.i = start;
+                c.sample(s).is_some()
+            }
+        }
+        Some("interface") => c.interface().map(|r| *rec = Record::Interface(r)).is_some(),
+        Some(_) => c.event().map(|r| *rec = Record::Event(r)).is_some(),
+        None => false,
     };
     c.ws();
-    (c.i == line.len()).then_some(record)
+    read && c.i == line.len()
+}
+
+/// The sample `rec` holds, after making it a fresh one if it holds another kind.
+fn sample_of(rec: &mut Record) -> &mut SampleRecord {
+    if !matches!(rec, Record::Sample(_)) {
+        *rec = Record::Sample(SampleRecord::default());
+    }
+    match rec {
+        Record::Sample(s) => s,
+        // Made a sample just above.
+        _ => unreachable!("rec holds a sample"),
+    }
+}
+
+/// The record a line holds, or `None` when serde must decide (tests).
+#[cfg(test)]
+pub(super) fn parse_record(line: &[u8]) -> Option<Record> {
+    let mut rec = Record::Sample(SampleRecord::default());
+    parse_record_into(line, &mut rec).then_some(rec)
 }
 
 /// A sample line read in the writer's own layout only ([`as_written`]; tests).
 #[cfg(test)]
 pub(super) fn sample_as_written(line: &[u8]) -> Option<SampleRecord> {
     let mut c = Cursor { b: line, i: 0 };
-    let sample = c.sample_as_written()?;
+    let mut sample = SampleRecord::default();
+    c.sample_as_written(&mut sample)?;
     (c.i == line.len()).then_some(sample)
 }
 
@@ -170,36 +200,19 @@ impl<'a> Cursor<'a> {
     }
 
     fn string(&mut self) -> Option<String> {
-        std::str::from_utf8(self.raw_str()?).ok().map(str::to_owned)
+        let mut text = String::new();
+        self.string_into(&mut text)?;
+        Some(text)
     }
 
-    /// A non-negative JSON integer that fits a u64 (anything else: serde decides, which
-    /// for an integer field means an error or a conversion the caller does not make).
-    fn u64(&mut self) -> Option<u64> {
-        self.ws();
-        let rest = &self.b[self.i..];
-        // One digit then a delimiter (zeros, the usual page and bank numbers): no chunk work.
-        if let [d @ b'0'..=b'9', b',' | b']' | b'}', ..] = rest {
-            self.i += 1;
-            return Some(u64::from(d - b'0'));
-        }
-        let (n, v) = match short_digits(rest) {
-            Some(short) => short,
-            None => {
-                let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-                let v = rest[..digits].iter().try_fold(0u64, |v, c| v.checked_mul(10)?.checked_add(u64::from(c - b'0')))?;
-                (digits, v)
-            }
-        };
-        // RFC 8259 section 6: no leading zeros; a fraction or exponent makes it a float.
-        let leading_zero = n > 1 && rest[0] == b'0';
-        if n == 0 || leading_zero || matches!(rest.get(n), Some(b'.' | b'e' | b'E')) {
-            return None;
-        }
-        self.i += n;
-        Some(v)
+    /// A string into `text` (its allocation reused).
+    fn string_into(&mut self, text: &mut String) -> Option<()> {
+        text_into(text, self.raw_str()?)
     }
 
+    /// An integer field narrower than u64 (page numbers, offsets: inlined where they are
+    /// read, four per page run).
+    #[inline(always)]
     fn small<T: TryFrom<u64>>(&mut self) -> Option<T> {
         T::try_from(self.u64()?).ok()
     }
@@ -216,6 +229,16 @@ impl<'a> Cursor<'a> {
             return Some(None);
         }
         value(self).map(Some)
+    }
+
+    /// [`Cursor::opt`] into `slot`: `null` empties it, a value is read by `fill` into the
+    /// one it holds (its buffers reused), or into a new one.
+    fn opt_into<T: Default>(&mut self, slot: &mut Option<T>, fill: impl FnOnce(&mut Self, &mut T) -> Option<()>) -> Option<()> {
+        if self.null() {
+            *slot = None;
+            return Some(());
+        }
+        fill(self, slot.get_or_insert_with(T::default))
     }
 
     /// A JSON number as serde_json reads it into an f64 (without its `float_roundtrip`
@@ -330,17 +353,18 @@ impl<'a> Cursor<'a> {
         (self.raw_str()? == tag.as_bytes()).then_some(())
     }
 
-    fn sample(&mut self) -> Option<SampleRecord> {
+    /// A sample, keys in any order, into `s` (every field written or reset).
+    fn sample(&mut self, s: &mut SampleRecord) -> Option<()> {
         let (mut record, mut t, mut interface, mut link, mut fec, mut driver_stats, mut module) = Default::default();
         let (mut origin_file, mut time_base, mut printed_module, mut printed_fields) = Default::default();
         self.object(|c, key| match key {
             b"record" => once(&mut record, c.tag("sample")?),
             b"t" => once(&mut t, c.f64()?),
-            b"interface" => once(&mut interface, c.string()?),
+            b"interface" => once(&mut interface, c.string_into(&mut s.interface)?),
             b"link" => once(&mut link, c.link_state()?),
-            b"fec" => once(&mut fec, c.opt(Cursor::fec)?),
-            b"driver_stats" => once(&mut driver_stats, c.driver_stats()?),
-            b"module" => once(&mut module, c.opt(Cursor::module_pages)?),
+            b"fec" => once(&mut fec, c.opt_into(&mut s.fec, Cursor::fec)?),
+            b"driver_stats" => once(&mut driver_stats, c.driver_stats(&mut s.driver_stats)?),
+            b"module" => once(&mut module, c.opt_into(&mut s.module, Cursor::module_pages)?),
             b"origin_file" => once(&mut origin_file, c.opt(Cursor::string)?),
             b"time_base" => once(&mut time_base, c.opt(Cursor::string)?),
             b"printed_module" => once(&mut printed_module, c.serde()?),
@@ -348,19 +372,17 @@ impl<'a> Cursor<'a> {
             _ => None,
         })?;
         // Fields without a serde default are required (the writer always writes them).
-        record?;
-        Some(SampleRecord {
-            t: t?,
-            interface: interface?,
-            link: link?,
-            fec: fec?,
-            driver_stats: driver_stats.unwrap_or_default(),
-            module: module?,
-            origin_file: origin_file.flatten(),
-            time_base: time_base.flatten(),
-            printed_module: printed_module.flatten(),
-            printed_fields: printed_fields.unwrap_or_default(),
-        })
+        (record?, interface?, fec?, module?);
+        s.t = t?;
+        s.link = link?;
+        if driver_stats.is_none() {
+            no_driver_stats(&mut s.driver_stats);
+        }
+        s.origin_file = origin_file.flatten();
+        s.time_base = time_base.flatten();
+        s.printed_module = printed_module.flatten();
+        s.printed_fields = printed_fields.unwrap_or_default();
+        Some(())
     }
 
     fn interface(&mut self) -> Option<InterfaceRecord> {
@@ -375,7 +397,11 @@ impl<'a> Cursor<'a> {
             b"pci" => once(&mut pci, c.serde()?),
             b"port" => once(&mut port, c.serde()?),
             b"link" => once(&mut link, c.serde()?),
-            b"module" => once(&mut module, c.opt(Cursor::module_pages)?),
+            b"module" => {
+                let mut pages = None;
+                c.opt_into(&mut pages, Cursor::module_pages)?;
+                once(&mut module, pages)
+            }
             b"origin_file" => once(&mut origin_file, c.opt(Cursor::string)?),
             _ => None,
         })?;
@@ -428,124 +454,119 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// FEC counters; a histogram (or anything unusual) goes to serde with the whole object.
-    fn fec(&mut self) -> Option<FecStats> {
+    /// FEC counters into `f`; a histogram (or anything unusual) goes to serde with the
+    /// whole object.
+    fn fec(&mut self, f: &mut FecStats) -> Option<()> {
         let start = self.i;
-        self.fec_without_histogram().or_else(|| {
+        if self.fec_without_histogram(f).is_none() {
             self.i = start;
-            self.serde()
-        })
+            *f = self.serde()?;
+        }
+        Some(())
     }
 
-    fn fec_without_histogram(&mut self) -> Option<FecStats> {
+    fn fec_without_histogram(&mut self, f: &mut FecStats) -> Option<()> {
         let (mut corrected_blocks, mut uncorrectable_blocks, mut corrected_bits, mut histogram) = Default::default();
         self.object(|c, key| match key {
-            b"corrected_blocks" => once(&mut corrected_blocks, c.lanes()?),
-            b"uncorrectable_blocks" => once(&mut uncorrectable_blocks, c.lanes()?),
-            b"corrected_bits" => once(&mut corrected_bits, c.lanes()?),
+            b"corrected_blocks" => once(&mut corrected_blocks, c.lanes(&mut f.corrected_blocks)?),
+            b"uncorrectable_blocks" => once(&mut uncorrectable_blocks, c.lanes(&mut f.uncorrectable_blocks)?),
+            b"corrected_bits" => once(&mut corrected_bits, c.lanes(&mut f.corrected_bits)?),
             b"histogram" => once(&mut histogram, c.array(|_| None)?),
             _ => None,
         })?;
-        Some(FecStats {
-            corrected_blocks: corrected_blocks.unwrap_or_default(),
-            uncorrectable_blocks: uncorrectable_blocks.unwrap_or_default(),
-            corrected_bits: corrected_bits.unwrap_or_default(),
-            histogram: Vec::new(),
-        })
+        // Each has a serde default (empty).
+        for (seen, lanes) in [
+            (corrected_blocks, &mut f.corrected_blocks),
+            (uncorrectable_blocks, &mut f.uncorrectable_blocks),
+            (corrected_bits, &mut f.corrected_bits),
+        ] {
+            if seen.is_none() {
+                lanes.clear();
+            }
+        }
+        f.histogram.clear();
+        Some(())
     }
 
-    /// `[total, lane 1, ...]`: at most 1 + MAX_LANES entries, as `counters` bounds it.
-    fn lanes(&mut self) -> Option<Vec<u64>> {
-        let mut v = Vec::with_capacity(1 + MAX_LANES);
-        self.array(|c| {
-            (v.len() < 1 + MAX_LANES).then_some(())?;
-            v.push(c.u64()?);
-            Some(())
-        })?;
-        Some(v)
+    /// `[total, lane 1, ...]` into `v`: at most 1 + MAX_LANES entries, as `counters` bounds it.
+    fn lanes(&mut self, v: &mut Vec<u64>) -> Option<()> {
+        v.clear();
+        v.reserve(1 + MAX_LANES);
+        let start = self.i;
+        if self.compact_counters(v, 1 + MAX_LANES).is_none() {
+            self.i = start;
+            v.clear();
+            self.array(|c| {
+                (v.len() < 1 + MAX_LANES).then_some(())?;
+                v.push(c.u64()?);
+                Some(())
+            })?;
+        }
+        reuse::trim(v);
+        Some(())
     }
 
-    fn driver_stats(&mut self) -> Option<DriverStats> {
+    fn driver_stats(&mut self, stats: &mut DriverStats) -> Option<()> {
         let start = self.i;
         if self.eat(b'{').is_some() && self.eat(b'}').is_some() {
-            return Some(DriverStats::default());
+            no_driver_stats(stats);
+            return Some(());
         }
         self.i = start;
-        self.serde()
+        *stats = self.serde()?;
+        Some(())
     }
 
-    fn module_pages(&mut self) -> Option<ModulePages> {
+    /// Page runs into `m` (entries and their data buffers reused in order).
+    fn module_pages(&mut self, m: &mut ModulePages) -> Option<()> {
         let mut pages = None;
         self.object(|c, key| match key {
             b"pages" => {
-                let mut v = Vec::new();
+                let mut n = 0;
                 c.array(|c| {
-                    v.push(c.page_entry()?);
+                    c.page_entry(reuse::page_slot(&mut m.pages, n)?)?;
+                    n += 1;
                     Some(())
                 })?;
-                once(&mut pages, v)
+                reuse::pages_done(&mut m.pages, n);
+                once(&mut pages, ())
             }
             _ => None,
         })?;
-        Some(ModulePages { pages: pages? })
+        pages
     }
 
-    fn page_entry(&mut self) -> Option<PageEntry> {
+    fn page_entry(&mut self, e: &mut PageEntry) -> Option<()> {
         let (mut i2c_address, mut page, mut bank, mut offset, mut data) = Default::default();
         self.object(|c, key| match key {
             b"i2c_address" => once(&mut i2c_address, c.small()?),
             b"page" => once(&mut page, c.small()?),
             b"bank" => once(&mut bank, c.small()?),
             b"offset" => once(&mut offset, c.small()?),
-            b"data" => once(&mut data, c.hex()?),
+            b"data" => once(&mut data, c.hex(&mut e.data)?),
             _ => None,
         })?;
+        data?;
+        (e.i2c_address, e.page, e.offset) = (i2c_address?, page?, offset?);
         // `bank` has a serde default.
-        Some(PageEntry { i2c_address: i2c_address?, page: page?, bank: bank.unwrap_or_default(), offset: offset?, data: data? })
+        e.bank = bank.unwrap_or_default();
+        Some(())
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
+/// A string's bytes ([`Cursor::raw_str`]) into `text`, when they are UTF-8.
+fn text_into(text: &mut String, raw: &[u8]) -> Option<()> {
+    let s = std::str::from_utf8(raw).ok()?;
+    text.clear();
+    text.push_str(s);
+    reuse::trim_text(text);
+    Some(())
+}
 
-/// 10^0..10^8 as integers, the scale of a chunk of up to eight digits.
-const POW10_U64: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
-
-/// The number of leading ASCII digits of `rest` and their value, when there are at most
-/// 15 (cannot overflow) and 8-byte loads reach past them; else `None` (digit by digit).
-fn short_digits(rest: &[u8]) -> Option<(usize, u64)> {
-    let mut n = 0;
-    let mut v = 0;
-    while n < 16 {
-        let chars = u64::from_le_bytes(*rest.get(n..)?.first_chunk::<8>()?);
-        let digits = (digit_mask(chars).trailing_ones() / 8) as usize;
-        let values = chars.wrapping_sub(ONES * u64::from(b'0'));
-        if digits == 8 {
-            v = v * POW10_U64[8] + eight_digits(values);
-            n += 8;
-            continue;
-        }
-        if digits > 0 {
-            // The digits to the top bytes, leading zeros below them.
-            v = v * POW10_U64[digits] + eight_digits(values << (8 * (8 - digits)));
-        }
-        return Some((n + digits, v));
+/// Empty driver counters, as a fresh parse of `{}` (or of none) gives; already empty ones
+/// are kept (their name table is as empty).
+fn no_driver_stats(stats: &mut DriverStats) {
+    if !stats.is_empty() {
+        *stats = DriverStats::default();
     }
-    None
-}
-
-/// 0xff in each byte of `chars` that is an ASCII digit, up to the first one that is not
-/// (bytes past it may be wrong: borrows and carries only run upwards).
-fn digit_mask(chars: u64) -> u64 {
-    // Bit 7 set: below '0' (the subtraction wraps) or above '9' (the addition reaches 0x80).
-    let not_digit = (chars.wrapping_sub(ONES * 0x30) | chars.wrapping_add(ONES * 0x46)) & ONES * 0x80;
-    // 0x80 -> 0x00, 0x00 -> 0xff per byte.
-    !(not_digit >> 7).wrapping_mul(0xff)
-}
-
-/// The number of eight decimal digit values, one per byte, the most significant in the
-/// lowest byte (leading zeros allowed): pairs, then fours, then eight (SWAR).
-fn eight_digits(v: u64) -> u64 {
-    let pairs = (v.wrapping_mul(10) + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
-    let fours = (pairs.wrapping_mul(100) + (pairs >> 16)) & 0x0000_ffff_0000_ffff;
-    (fours.wrapping_mul(10_000) + (fours >> 32)) & 0xffff_ffff
 }

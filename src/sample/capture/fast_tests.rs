@@ -448,3 +448,111 @@ fn a_line_past_the_limit_is_refused_wherever_the_buffer_ends() {
     assert_eq!(lines.next_line().unwrap().map(|(n, l)| (n, l.to_vec())), Some((2, b"b".to_vec())));
     assert!(lines.next_line().unwrap().is_none());
 }
+
+#[test]
+fn every_byte_at_every_place_of_a_long_hex_run_is_read_as_the_hex_crate_reads_it() {
+    // 56 digits: 32 read together where the CPU can, then 16, then 8 read by pairs.
+    let valid = b"0123456789abcdefABCDEF0123456789aBcDeF0123456789fedcbaFE";
+    for at in 0..valid.len() {
+        for byte in 0..=u8::MAX {
+            let mut text = valid.to_vec();
+            text[at] = byte;
+            let mut line = br#"{"record":"sample","t":1,"interface":"e","link":{"up":true},"fec":null,"module":{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":""#.to_vec();
+            line.extend_from_slice(&text);
+            line.extend_from_slice(br#""}]}}"#);
+            let data = agrees(&line).expect("the fast reader agrees with serde").and_then(|r| match r {
+                Record::Sample(s) => s.module.and_then(|m| m.pages.into_iter().next()).map(|p| p.data),
+                _ => None,
+            });
+            // A quote or a backslash ends or escapes the string: serde decides, and does not read it as hex.
+            if byte != b'"' && byte != b'\\' {
+                assert_eq!(data, hex::decode(&text).ok(), "byte {byte:#04x} at {at}");
+            }
+        }
+    }
+}
+
+/// Lines read one after another into one record (its buffers reused, whatever the line
+/// before left in it, a failed read included) come out as a fresh parse gives them,
+/// errors included.
+fn read_in_turn(lines: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    let mut rec = Record::Sample(SampleRecord::default());
+    for line in lines {
+        let fresh = super::parse_record(line);
+        let reused = super::parse_record_into(line, &mut rec).map(|()| &rec);
+        let text = String::from_utf8_lossy(line);
+        match (&fresh, reused) {
+            (Ok(f), Ok(r)) => {
+                prop_assert_eq!(f, r, "line {}", text);
+                prop_assert_eq!(f.t().map(f64::to_bits), r.t().map(f64::to_bits));
+            }
+            (Err(f), Err(r)) => prop_assert_eq!(f.to_string(), r.to_string()),
+            (f, r) => prop_assert!(false, "fresh {:?}, reused {:?}: {}", f, r, text),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn records_read_into_the_one_before_are_read_as_fresh(
+        recs in prop::collection::vec((record(true), any::<bool>(), prop::collection::vec(edit(), 0..3)), 1..8),
+    ) {
+        let lines: Vec<Vec<u8>> = recs
+            .iter()
+            .map(|(rec, sorted, edits)| {
+                let mut line = if *sorted { sorted_keys(&written(rec)) } else { written(rec) };
+                for e in edits {
+                    apply(&mut line, e);
+                }
+                line
+            })
+            .collect();
+        read_in_turn(&lines)?;
+    }
+}
+
+#[test]
+fn every_bundled_capture_reads_the_same_into_one_record() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("captures");
+    for entry in std::fs::read_dir(&dir).expect("captures/ is bundled") {
+        let path = entry.expect("listing captures/").path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let fresh = super::read_capture(&path).expect("a bundled capture reads");
+        let file = std::io::BufReader::new(std::fs::File::open(&path).expect("opening a bundled capture"));
+        let mut reader = super::CaptureReader::new(file).expect("a bundled capture has a header");
+        let mut rec = Record::Sample(SampleRecord::default());
+        let mut k = 0;
+        while reader.next_record_into(&mut rec).expect("a bundled capture reads") {
+            assert_eq!(Some(&rec), fresh.records.get(k), "{} record {k}", path.display());
+            assert_eq!(rec.t().map(f64::to_bits), fresh.records[k].t().map(f64::to_bits));
+            k += 1;
+        }
+        assert_eq!(k, fresh.records.len(), "{}", path.display());
+    }
+}
+
+#[test]
+fn a_reused_record_keeps_no_large_buffer_a_smaller_line_does_not_need() {
+    let sample = |name: String, data: Vec<u8>| {
+        written(&Record::Sample(SampleRecord {
+            t: 1.0,
+            interface: name,
+            link: LinkState::default(),
+            module: Some(ModulePages { pages: vec![PageEntry { i2c_address: 80, page: 0, bank: 0, offset: 0, data }] }),
+            ..SampleRecord::default()
+        }))
+    };
+    let mut rec = Record::Sample(SampleRecord::default());
+    assert!(super::parse_record_into(&sample("e".repeat(1 << 20), vec![7; 1 << 20]), &mut rec).is_ok());
+    assert!(super::parse_record_into(&sample("e0".into(), vec![7; 2]), &mut rec).is_ok());
+    let Record::Sample(s) = &rec else { panic!("a sample line gives a sample") };
+    let data = &s.module.as_ref().expect("pages were written").pages[0].data;
+    // What `reuse` allows: twice the contents plus a little.
+    assert!(data.capacity() <= 2 * 2 + 64, "{}", data.capacity());
+    assert!(s.interface.capacity() <= 2 * 2 + 64, "{}", s.interface.capacity());
+}

@@ -304,18 +304,27 @@ impl<R: BufRead> CaptureReader<R> {
 
     /// The next record, `None` at the end.
     pub fn next_record(&mut self) -> Result<Option<Record>, CaptureError> {
+        let mut rec = Record::Sample(SampleRecord::default());
+        Ok(self.next_record_into(&mut rec)?.then_some(rec))
+    }
+
+    /// The next record into `rec`, `false` at the end. A sample is read into the one `rec`
+    /// holds, reusing its strings and vectors (a stream of samples then allocates nothing
+    /// per line); the record is the same as [`CaptureReader::next_record`]'s. After an
+    /// error or at the end `rec` holds anything.
+    pub fn next_record_into(&mut self, rec: &mut Record) -> Result<bool, CaptureError> {
         let Some((n, line)) = self.lines.next_line()? else {
-            return Ok(None);
+            return Ok(false);
         };
         object_line(line, n)?;
-        match parse_record(line) {
-            Ok(Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: n }),
-            Ok(r) => Ok(Some(r)),
+        match parse_record_into(line, rec) {
+            Ok(()) if matches!(rec, Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: n }),
+            Ok(()) => Ok(true),
             Err(source) => {
                 let cut_short = serde_json::from_slice::<serde_json::Value>(line).err().is_some_and(|e| e.is_eof());
                 if cut_short && self.lines.next_line()?.is_none() {
                     self.notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
-                    return Ok(None);
+                    return Ok(false);
                 }
                 Err(CaptureError::BadLine { line: n, source })
             }
@@ -355,17 +364,24 @@ fn leading_tag(line: &[u8]) -> Option<&'static str> {
     ["sample", "interface", "event"].into_iter().find(|tag| rest.strip_prefix(tag.as_bytes()).is_some_and(|r| r.starts_with(b"\",")))
 }
 
-/// One record line. Lines in the shapes optics writes are read directly ([`fast`]);
-/// any other goes to serde. serde's internally tagged enum buffers a whole line into a
+/// One record line, into `rec`. Lines in the shapes optics writes are read directly
+/// ([`fast`], a sample into the buffers of the one `rec` holds); any other goes to serde. serde's internally tagged enum buffers a whole line into a
 /// generic tree before choosing the variant; choosing it from the leading tag (else from
 /// a pass that reads only the tag) and then parsing the variant's own struct is several
 /// times cheaper. Any failure is reported as the enum itself reports it, so error
 /// messages do not change.
-fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
-    match fast::parse_record(line) {
-        Some(r) => Ok(r),
-        None => parse_record_serde(line),
+fn parse_record_into(line: &[u8], rec: &mut Record) -> Result<(), serde_json::Error> {
+    if !fast::parse_record_into(line, rec) {
+        *rec = parse_record_serde(line)?;
     }
+    Ok(())
+}
+
+/// One record line into a fresh record (tests).
+#[cfg(test)]
+fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
+    let mut rec = Record::Sample(SampleRecord::default());
+    parse_record_into(line, &mut rec).map(|()| rec)
 }
 
 fn parse_record_serde(line: &[u8]) -> Result<Record, serde_json::Error> {

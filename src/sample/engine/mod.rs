@@ -38,7 +38,7 @@ use crate::analysis::series::LaneSeries;
 pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
 pub use interval::IntervalFold;
 
-use super::capture::{CaptureError, CaptureReader, Header, Record};
+use super::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
 use super::RecordSink;
 use crate::analysis::InterfaceWindow;
 use crate::sample::delta::Break;
@@ -260,10 +260,12 @@ pub struct Replayed {
     pub notes: Vec<String>,
 }
 
-/// Streams a capture: each record, read line by line, goes to `f` and is dropped.
+/// Streams a capture: each record, read line by line, goes to `f`; one record is
+/// refilled line after line ([`CaptureReader::next_record_into`]).
 pub fn for_each_record(reader: impl BufRead, mut f: impl FnMut(&Record) -> std::io::Result<()>) -> Result<Replayed, CaptureError> {
     let mut r = CaptureReader::new(reader)?;
-    while let Some(rec) = r.next_record()? {
+    let mut rec = Record::Sample(SampleRecord::default());
+    while r.next_record_into(&mut rec)? {
         f(&rec).map_err(CaptureError::Sink)?;
     }
     Ok(Replayed { header: r.header().clone(), notes: r.notes().to_vec() })

@@ -7,7 +7,7 @@
 //! import writes, a histogram) gives `None`, and the caller rereads the record with the
 //! general, any-order reader.
 
-use super::Cursor;
+use super::{reuse, Cursor};
 use crate::counters::{FecStats, LinkState};
 use crate::module::PageEntry;
 use crate::sample::capture::{ModulePages, SampleRecord};
@@ -20,22 +20,29 @@ impl Cursor<'_> {
     }
 
     /// A sample record as `CaptureWriter` writes a live one (`SampleRecord` field order;
-    /// the import-only fields, skipped when empty, absent).
-    pub(super) fn sample_as_written(&mut self) -> Option<SampleRecord> {
+    /// the import-only fields, skipped when empty, absent), into `s`.
+    pub(super) fn sample_as_written(&mut self, s: &mut SampleRecord) -> Option<()> {
         self.run(b"{\"record\":\"sample\",\"t\":")?;
-        let t = self.f64()?;
+        s.t = self.f64()?;
         self.run(b",\"interface\":")?;
-        let interface = self.string()?;
+        let interface = self.raw_str()?;
         self.run(b",\"link\":")?;
-        let link = self.link_state_as_written()?;
+        // Where a line with the writer's top level but sorted inner keys first differs:
+        // the name is copied only past it.
+        s.link = self.link_state_as_written()?;
+        super::text_into(&mut s.interface, interface)?;
         self.run(b",\"fec\":")?;
-        let fec = self.opt(Cursor::fec_as_written)?;
+        self.opt_into(&mut s.fec, Cursor::fec_as_written)?;
         self.run(b",\"driver_stats\":")?;
-        let driver_stats = self.driver_stats()?;
+        self.driver_stats(&mut s.driver_stats)?;
         self.run(b",\"module\":")?;
-        let module = self.opt(Cursor::module_pages_as_written)?;
+        self.opt_into(&mut s.module, Cursor::module_pages_as_written)?;
         self.run(b"}")?;
-        Some(SampleRecord { t, interface, link, fec, driver_stats, module, ..SampleRecord::default() })
+        (s.origin_file, s.time_base, s.printed_module) = (None, None, None);
+        if !s.printed_fields.is_empty() {
+            s.printed_fields.clear();
+        }
+        Some(())
     }
 
     fn link_state_as_written(&mut self) -> Option<LinkState> {
@@ -52,45 +59,48 @@ impl Cursor<'_> {
     }
 
     /// FEC counters without a histogram (one goes to the general reader, then serde).
-    fn fec_as_written(&mut self) -> Option<FecStats> {
+    fn fec_as_written(&mut self, f: &mut FecStats) -> Option<()> {
         self.run(b"{\"corrected_blocks\":")?;
-        let corrected_blocks = self.lanes()?;
+        self.lanes(&mut f.corrected_blocks)?;
         self.run(b",\"uncorrectable_blocks\":")?;
-        let uncorrectable_blocks = self.lanes()?;
+        self.lanes(&mut f.uncorrectable_blocks)?;
         self.run(b",\"corrected_bits\":")?;
-        let corrected_bits = self.lanes()?;
+        self.lanes(&mut f.corrected_bits)?;
         self.run(b",\"histogram\":[]}")?;
-        Some(FecStats { corrected_blocks, uncorrectable_blocks, corrected_bits, histogram: Vec::new() })
+        f.histogram.clear();
+        Some(())
     }
 
-    fn module_pages_as_written(&mut self) -> Option<ModulePages> {
+    /// Page runs (a live sample holds a few: SFF-8636 the lower page, CMIS pages 0 and
+    /// 11h), entries and data buffers reused in order.
+    fn module_pages_as_written(&mut self, m: &mut ModulePages) -> Option<()> {
         self.run(b"{\"pages\":[")?;
-        // A live sample holds a few page runs (SFF-8636: the lower page; CMIS: pages 0 and 11h).
-        let mut pages = Vec::with_capacity(4);
-        if self.run(b"]}").is_some() {
-            return Some(ModulePages { pages });
-        }
-        loop {
-            pages.push(self.page_entry_as_written()?);
-            if self.run(b"]}").is_some() {
-                return Some(ModulePages { pages });
+        let mut n = 0;
+        if self.run(b"]}").is_none() {
+            loop {
+                self.page_entry_as_written(reuse::page_slot(&mut m.pages, n)?)?;
+                n += 1;
+                if self.run(b"]}").is_some() {
+                    break;
+                }
+                self.run(b",")?;
             }
-            self.run(b",")?;
         }
+        reuse::pages_done(&mut m.pages, n);
+        Some(())
     }
 
-    fn page_entry_as_written(&mut self) -> Option<PageEntry> {
+    fn page_entry_as_written(&mut self, e: &mut PageEntry) -> Option<()> {
         self.run(b"{\"i2c_address\":")?;
-        let i2c_address = self.small()?;
+        e.i2c_address = self.small()?;
         self.run(b",\"page\":")?;
-        let page = self.small()?;
+        e.page = self.small()?;
         self.run(b",\"bank\":")?;
-        let bank = self.small()?;
+        e.bank = self.small()?;
         self.run(b",\"offset\":")?;
-        let offset = self.small()?;
+        e.offset = self.small()?;
         self.run(b",\"data\":")?;
-        let data = self.hex()?;
-        self.run(b"}")?;
-        Some(PageEntry { i2c_address, page, bank, offset, data })
+        self.hex(&mut e.data)?;
+        self.run(b"}")
     }
 }

@@ -1,27 +1,39 @@
-//! Hex page data (`PageEntry::data`) read straight into bytes.
+//! Hex page data (`PageEntry::data`) read straight into bytes: 16 digits at a time
+//! where SSE2 is there ([`super::hex_sse2`]), the rest by pairs.
 
 use super::Cursor;
 
 impl Cursor<'_> {
     /// Hex text (either case), the digits `module::image`'s reader (the `hex` crate)
-    /// accepts; whitespace, an escape or an odd length (which that reader handles or
-    /// reports) gives up.
-    pub(super) fn hex(&mut self) -> Option<Vec<u8>> {
+    /// accepts, into `out` (its allocation reused: [`super::reuse`]); whitespace, an escape
+    /// or an odd length (which that reader handles or reports) gives up.
+    pub(super) fn hex(&mut self, out: &mut Vec<u8>) -> Option<()> {
         self.eat(b'"')?;
         let rest = &self.b[self.i..];
-        let s = &rest[..memchr::memchr(b'"', rest)?];
+        out.clear();
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of the x86_64 baseline: every CPU this build runs on has it.
+        let lead = unsafe { super::hex_sse2::leading_digits(rest, out) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let lead = 0;
+        // The digits left (none, one, or those too near the line's end), up to the quote.
+        let tail = &rest[lead..];
+        let s = match tail.first() {
+            Some(b'"') => &[],
+            _ => &tail[..memchr::memchr(b'"', tail)?],
+        };
         if s.len() % 2 != 0 {
             return None;
         }
         let mut bad = 0;
-        let mut out = vec![0; s.len() / 2];
-        for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+        out.extend(s.chunks_exact(2).map(|pair| {
             let value = HEX_PAIR[usize::from(u16::from_le_bytes([pair[0], pair[1]]))];
             bad |= value;
-            *byte = value as u8;
-        }
-        self.i += s.len() + 1;
-        (bad & 0xff00 == 0).then_some(out)
+            value as u8
+        }));
+        super::reuse::trim(out);
+        self.i += lead + s.len() + 1;
+        (bad & 0xff00 == 0).then_some(())
     }
 }
 
