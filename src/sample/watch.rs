@@ -6,7 +6,8 @@
 //! sample itself makes; a runtime that runs nothing but this loop skips even that.
 //!
 //! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
-//! - Missed ticks are skipped, not bunched (`MissedTickBehavior::Skip`).
+//! - Ticks come from a timerfd ([`super::ticker`]: one wake-up per tick); missed ticks
+//!   are skipped, not bunched.
 //! - One `sample` record per interface per tick; an `interface` record first and again
 //!   when the negotiated link or the module changes; `event` records for counter resets,
 //!   module changes, errors, and an interface that vanished (`NoDevice`: that interface
@@ -19,13 +20,13 @@
 use super::capture::{round_t, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
+use super::ticker::Ticker;
 use super::RecordSink;
 use crate::counters::{LinkInfo, LinkState};
 use crate::source::{IoCounts, Source, SourceError};
 use std::future::Future;
 use std::time::{Duration, Instant};
 use thiserror::Error;
-use tokio::time::MissedTickBehavior;
 
 #[derive(Clone, Debug)]
 pub struct WatchConfig {
@@ -74,6 +75,8 @@ pub enum WatchError {
     Signal(std::io::Error),
     #[error("sampling task failed: {0}")]
     Task(String),
+    #[error("starting the sampling clock: {0}")]
+    Clock(std::io::Error),
 }
 
 /// One interface's sampling state; moved into a blocking task for each tick.
@@ -354,13 +357,19 @@ where
         paths: Default::default(),
     };
     let mut finished: Vec<Box<Iface>> = Vec::new();
-    // tokio adds the period to a clock reading each tick; one that cannot be added is
-    // as good as "never again" and is clamped to a century instead of panicking.
+    // A period past a century is as good as "never again" (and past what a clock reading
+    // can have added to it): clamped to a century instead of overflowing.
     let century = Duration::from_secs(100 * 365 * 24 * 3600);
     let period = if start.checked_add(cfg.interval.saturating_mul(2)).is_some() { cfg.interval.min(century) } else { century };
-    let mut interval = tokio::time::interval(period);
-    interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    tokio::pin!(stop);
+    let mut ticker = Ticker::new(period.max(Duration::from_nanos(1))).map_err(WatchError::Clock)?;
+    // One timer for the whole run, not one registered and dropped per tick.
+    let until_deadline = async {
+        match deadline {
+            Some(d) => tokio::time::sleep_until(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(stop, until_deadline);
     loop {
         if live.is_empty() {
             summary.stopped_by = StopReason::AllInterfacesGone;
@@ -370,17 +379,11 @@ where
             summary.stopped_by = StopReason::MaxTicks;
             break;
         }
-        let until_deadline = async {
-            match deadline {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        };
         tokio::select! {
             biased;
             why = &mut stop => { summary.stopped_by = StopReason::Signal(why); break; }
-            _ = until_deadline => { summary.stopped_by = StopReason::Duration; break; }
-            _ = interval.tick() => {}
+            _ = &mut until_deadline => { summary.stopped_by = StopReason::Duration; break; }
+            tick = ticker.tick() => tick.map_err(WatchError::Clock)?,
         }
         let tick_start = Instant::now();
         let batch = std::mem::take(&mut live);
