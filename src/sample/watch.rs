@@ -95,10 +95,9 @@ struct Iface {
     module_error: Option<String>,
     /// Remarks that are not events (module pages skipped), for the summary.
     notes: Vec<String>,
-}
-
-struct TickOutput {
-    records: Vec<Record>,
+    /// This tick's records, emptied into the sinks (kept for its capacity).
+    out: Vec<Record>,
+    /// This tick found the interface gone.
     gone: bool,
 }
 
@@ -130,9 +129,10 @@ impl Iface {
         event(&self.name, t, kind, message)
     }
 
-    fn sample(&mut self, start: Instant) -> TickOutput {
+    /// One tick's records into `self.out`; `self.gone` if the interface vanished.
+    fn sample(&mut self, start: Instant) {
         let t = round_t(start.elapsed().as_secs_f64());
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.out);
         if self.ifindex.is_none() {
             self.ifindex = self.source.ifindex(&self.name);
         }
@@ -151,13 +151,11 @@ impl Iface {
             }
         }
         self.source.end_sample();
-        match r {
-            Ok(()) => TickOutput { records: out, gone: false },
-            Err(Gone(ev)) => {
-                out.push(Record::Event(ev));
-                TickOutput { records: out, gone: true }
-            }
+        self.gone = r.is_err();
+        if let Err(Gone(ev)) = r {
+            out.push(Record::Event(ev));
         }
+        self.out = out;
     }
 
     /// Forgets the previous device: the next sample writes a new interface record and
@@ -341,6 +339,8 @@ where
                 announced_link: None,
                 module_error: None,
                 notes: Vec::new(),
+                out: Vec::new(),
+                gone: false,
             })
         })
         .collect();
@@ -385,38 +385,45 @@ where
             _ = &mut until_deadline => { summary.stopped_by = StopReason::Duration; break; }
             tick = ticker.tick() => tick.map_err(WatchError::Clock)?,
         }
+        // The run is [start, deadline): a tick due at the deadline itself (the last of a
+        // duration that is a multiple of the interval) is not taken. The timerfd is exact;
+        // tokio's deadline timer, rounded up to its millisecond, would fire just after it.
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            summary.stopped_by = StopReason::Duration;
+            break;
+        }
         let tick_start = Instant::now();
-        let batch = std::mem::take(&mut live);
+        let mut batch = std::mem::take(&mut live);
         let sample_all = move || {
+            batch.iter_mut().for_each(|st| st.sample(start));
             batch
-                .into_iter()
-                .map(|mut st| {
-                    let out = st.sample(start);
-                    (st, out)
-                })
-                .collect::<Vec<_>>()
         };
-        let sampled = match on {
+        live = match on {
             SampleOn::BlockingPool => tokio::task::spawn_blocking(sample_all).await.map_err(|e| WatchError::Task(e.to_string()))?,
             SampleOn::PollingThread => sample_all(),
         };
-        for (st, out) in sampled {
-            for rec in &out.records {
+        for st in live.iter_mut() {
+            for rec in st.out.drain(..) {
                 for sink in sinks.iter_mut() {
-                    sink.record(rec)?;
+                    sink.record(&rec)?;
                 }
                 summary.records += 1;
-                match rec {
+                match &rec {
                     Record::Sample(_) => summary.samples += 1,
                     Record::Event(e) if e.kind == EventKind::Error => summary.error_events += 1,
                     _ => {}
                 }
             }
-            if out.gone {
+        }
+        // Interface order is kept: the gone leave the list where they were.
+        let mut i = 0;
+        while i < live.len() {
+            if live[i].gone {
+                let st = live.remove(i);
                 summary.interfaces_gone.push(st.name.clone());
                 finished.push(st);
             } else {
-                live.push(st);
+                i += 1;
             }
         }
         for sink in sinks.iter_mut() {
