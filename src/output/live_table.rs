@@ -187,6 +187,11 @@ impl<W: Write> RecordSink for LiveTable<W> {
         self.walker = walker;
         shown.unwrap_or(Ok(()))
     }
+
+    /// A buffered `out` is written out once per tick.
+    fn end_tick(&mut self, _sampling: std::time::Duration) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 impl<W: Write> LiveTable<W> {
