@@ -14,8 +14,13 @@
 //!   receive, sockets); "all" adds the runtime's futex/epoll and the allocator's brk/mmap.
 //! - bytes: the `--verbose` request/byte count of the same runs, differenced the same way,
 //!   over 8 bytes x the driver's counter count (`ethtool -S` lines).
-//! - CPU: user + system time of waited-for children (`getrusage(RUSAGE_CHILDREN)`),
-//!   runs without strace; optics differenced as above, the fork loop over its rounds.
+//! - CPU: user + system time of each child (`ru_utime + ru_stime` of `wait4`), runs
+//!   without strace. One optics figure is a short and a long run differenced as above;
+//!   a single such difference swings ±30% with what else the machine runs, so it is
+//!   taken [`CPU_PAIRS`] times, with a round of the fork loop after each run (short,
+//!   fork, long, fork): both sides see the same machine state, and each pair's ratio is
+//!   fork CPU (its two rounds) over optics CPU. Printed: the median of each, and the
+//!   spread (min-max) of the pairs beside it; the target is checked on the median ratio.
 //! - RSS: the child's peak RSS (`ru_maxrss` of `wait4`) after about 100 and 10,000 samples.
 //!
 //! The bench enters the namespace itself (`setns`) and starts its children there, so
@@ -157,10 +162,12 @@ struct OpticsFigures {
     syscalls: f64,
     kernel_syscalls: f64,
     bytes: f64,
-    cpu_s: f64,
 }
 
-/// One strace'd and one plain pair of runs of `optics watch` over `ifaces`.
+/// Short/long pairs of plain runs behind each CPU figure (see the header).
+const CPU_PAIRS: usize = 3;
+
+/// One strace'd pair of runs of `optics watch` over `ifaces`.
 fn optics_figures(ifaces: &[String], short: &str, long: &str) -> Option<OpticsFigures> {
     let dir = std::env::temp_dir();
     let st = |tag: &str| dir.join(format!("optics-bench-{}-{tag}.strace", std::process::id()));
@@ -176,25 +183,47 @@ fn optics_figures(ifaces: &[String], short: &str, long: &str) -> Option<OpticsFi
     };
     let ((_, s1, _, b1), c1) = traced(short, "a")?;
     let ((_, s2, _, b2), c2) = traced(long, "b")?;
-    let plain = |duration: &str| {
-        let (out, cpu, _) = run_measured(&mut watch_cmd(ifaces, "100ms", duration));
-        verbose_counts(&out).map(|(_, s, _, _)| (s, cpu))
-    };
-    let (p1, cpu1) = plain(short)?;
-    let (p2, cpu2) = plain(long)?;
-    if s2 <= s1 || p2 <= p1 {
+    if s2 <= s1 {
         return None;
     }
     Some(OpticsFigures {
         syscalls: c2.0.saturating_sub(c1.0) as f64 / (s2 - s1) as f64,
         kernel_syscalls: c2.1.saturating_sub(c1.1) as f64 / (s2 - s1) as f64,
         bytes: b2.saturating_sub(b1) as f64 / (s2 - s1) as f64,
-        cpu_s: (cpu2 - cpu1).max(0.0) / (p2 - p1) as f64,
     })
 }
 
-/// CPU seconds and syscalls per interface-sample of `ethtool -S IFACE; ethtool --show-fec IFACE`.
-fn fork_loop(ifaces: &[String], rounds: usize) -> (f64, f64) {
+/// CPU seconds per interface-sample, per pair: optics (a long run minus a short one)
+/// and the fork loop (`rounds` rounds after each of the two runs), in that pair's order.
+fn cpu_pairs(ifaces: &[String], short: &str, long: &str, rounds: usize) -> Option<Vec<(f64, f64)>> {
+    let plain = |duration: &str| {
+        let (out, cpu, _) = run_measured(&mut watch_cmd(ifaces, "100ms", duration));
+        verbose_counts(&out).map(|(_, s, _, _)| (s, cpu))
+    };
+    let mut pairs = Vec::new();
+    for _ in 0..CPU_PAIRS {
+        let (p1, cpu1) = plain(short)?;
+        let fork1 = fork_cpu(ifaces, rounds);
+        let (p2, cpu2) = plain(long)?;
+        let fork2 = fork_cpu(ifaces, rounds);
+        if p2 <= p1 {
+            return None;
+        }
+        pairs.push(((cpu2 - cpu1).max(0.0) / (p2 - p1) as f64, (fork1 + fork2) / 2.0));
+    }
+    Some(pairs)
+}
+
+/// The median and the range of `v` (not empty).
+fn median_range(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+    (median, v[0], v[n - 1])
+}
+
+/// CPU seconds per interface-sample of `ethtool -S IFACE; ethtool --show-fec IFACE`.
+fn fork_cpu(ifaces: &[String], rounds: usize) -> f64 {
     let before = children_cpu_s();
     for _ in 0..rounds {
         for i in ifaces {
@@ -204,7 +233,11 @@ fn fork_loop(ifaces: &[String], rounds: usize) -> (f64, f64) {
             }
         }
     }
-    let cpu = (children_cpu_s() - before) / (rounds * ifaces.len()) as f64;
+    (children_cpu_s() - before) / (rounds * ifaces.len()) as f64
+}
+
+/// Syscalls of one `ethtool -S IFACE; ethtool --show-fec IFACE`.
+fn fork_syscalls(ifaces: &[String]) -> f64 {
     let st = std::env::temp_dir().join(format!("optics-bench-{}-ethtool.strace", std::process::id()));
     let mut calls = 0;
     for args in [["-S", ifaces[0].as_str()], ["--show-fec", ifaces[0].as_str()]] {
@@ -212,7 +245,7 @@ fn fork_loop(ifaces: &[String], rounds: usize) -> (f64, f64) {
         calls += strace_calls(&st).0;
     }
     let _ = std::fs::remove_file(&st);
-    (cpu, calls as f64)
+    calls as f64
 }
 
 /// Driver counters of `iface` (`ethtool -S` lines with a value).
@@ -262,32 +295,44 @@ fn main() {
     }
     // The optics figure is the difference of two runs: the longer must add enough samples
     // that the start-up's variation (a few ms under load) is small beside them; 10 ticks
-    // (600 ms / 1600 ms) made it ±30% of the 16 × 1-queue figure.
-    let (short, long, rounds) = if quick { ("500ms", "3s", 2) } else { ("2s", "10s", 10) };
+    // (600 ms / 1600 ms) made it ±30% of the 16 × 1-queue figure. `rounds`: fork-loop
+    // rounds after each run.
+    let (short, long, rounds) = if quick { ("500ms", "3s", 1) } else { ("2s", "10s", 3) };
     println!("\n### Live sampling (veth in a private netns, per interface-sample{})\n", if quick { ", --quick" } else { "" });
+    println!("CPU: median of {CPU_PAIRS} pairs (min-max), each a short and a long optics run with fork-loop rounds between them\n");
     println!("| interfaces | queues | counters | optics syscalls: requests to the kernel (target <= 10) | all | ethtool fork syscalls | bytes | bytes / counter values (target <= 1.5x) | optics CPU µs | fork loop CPU µs | fork / optics CPU (target >= 50x) |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (n, prefix, queues) in [(16, "s", 1), (16, "m", 64), (64, "s", 1), (64, "m", 64)] {
         let ifaces: Vec<String> = (0..n).map(|i| format!("{prefix}{i}")).collect();
         let counters = counter_count(&ifaces[0]);
-        let Some(o) = optics_figures(&ifaces, short, long) else {
+        let (Some(o), Some(pairs)) = (optics_figures(&ifaces, short, long), cpu_pairs(&ifaces, short, long, rounds)) else {
             println!("| {n} | {queues} | {counters} | (optics watch gave no figures) | | | | | | | |");
             continue;
         };
-        let (fork_cpu, fork_calls) = fork_loop(&ifaces, rounds);
+        let fork_calls = fork_syscalls(&ifaces);
         let value_bytes = 8.0 * counters as f64;
-        let ratio = fork_cpu / o.cpu_s.max(1e-9);
+        let us = |v: (f64, f64, f64)| (v.0 * 1e6, v.1 * 1e6, v.2 * 1e6);
+        let optics = us(median_range(pairs.iter().map(|p| p.0).collect()));
+        let fork = us(median_range(pairs.iter().map(|p| p.1).collect()));
+        let ratio = median_range(pairs.iter().map(|p| p.1 / p.0.max(1e-9)).collect());
         println!(
-            "| {n} | {queues} | {counters} | {:.1} {} | {:.1} | {fork_calls:.0} | {:.0} | {:.2}x {} | {:.1} | {:.0} | {ratio:.0}x {} |",
+            "| {n} | {queues} | {counters} | {:.1} {} | {:.1} | {fork_calls:.0} | {:.0} | {:.2}x {} | {:.1} ({:.1}-{:.1}) | {:.0} ({:.0}-{:.0}) | {:.0}x ({:.0}-{:.0}x) {} |",
             o.kernel_syscalls,
             meets(o.kernel_syscalls <= 10.0),
             o.syscalls,
             o.bytes,
             o.bytes / value_bytes,
             meets(o.bytes <= 1.5 * value_bytes),
-            o.cpu_s * 1e6,
-            fork_cpu * 1e6,
-            meets(ratio >= 50.0),
+            optics.0,
+            optics.1,
+            optics.2,
+            fork.0,
+            fork.1,
+            fork.2,
+            ratio.0,
+            ratio.1,
+            ratio.2,
+            meets(ratio.0 >= 50.0),
         );
     }
 

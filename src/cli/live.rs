@@ -7,7 +7,6 @@ use super::present::stderr_width;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::output::live_table::LiveTable;
-use optics::sample::capture::Record;
 use optics::sample::engine::{Engine, EngineConfig};
 use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, StopReason, WatchConfig, WatchSummary};
 use optics::sample::RecordSink;
@@ -15,10 +14,8 @@ use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
-use std::cell::RefCell;
-use std::io::{IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Stderr};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::time::Duration;
 
 pub struct LivePlan {
@@ -78,73 +75,18 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
     })
 }
 
-/// The live table's stderr, written once per tick (and whenever the table flushes, as
-/// every redraw of the terminal table does) instead of once per plain line: a write per
-/// interface-sample was as many syscalls as the sample's own requests. The bytes are the
-/// same. After a failed write (stderr closed) it refuses everything, so the table stops.
-/// Shared between the table, which writes into it, and [`Progress`], which ends the tick.
-#[derive(Clone, Default)]
-struct TickBuffer(Rc<RefCell<Pending>>);
+/// The live table (best effort: a failing stderr silences it, sampling goes on), its
+/// lines written to stderr once per tick (the table flushes at the end of each tick and
+/// at every terminal redraw) instead of once per line: a write per interface-sample was
+/// as many syscalls as the sample's own requests. The bytes are the same.
+type Progress = BestEffort<LiveTable<BufWriter<Stderr>>>;
 
-#[derive(Default)]
-struct Pending {
-    bytes: Vec<u8>,
-    failed: bool,
-}
+/// Room for a tick of 64 interfaces' lines or a redrawn table, so a tick is one write.
+const PROGRESS_BUFFER: usize = 64 << 10;
 
-impl Write for TickBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut p = self.0.borrow_mut();
-        if p.failed {
-            return Err(std::io::ErrorKind::BrokenPipe.into());
-        }
-        p.bytes.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        let mut p = self.0.borrow_mut();
-        if p.bytes.is_empty() {
-            return Ok(());
-        }
-        let r = std::io::stderr().write_all(&p.bytes);
-        p.bytes.clear();
-        p.failed |= r.is_err();
-        r
-    }
-}
-
-/// The live table (best effort: a failing stderr does not stop sampling), its lines
-/// written at the end of each tick and when sampling stops.
-struct Progress {
-    table: BestEffort<LiveTable<TickBuffer>>,
-    out: TickBuffer,
-}
-
-impl Progress {
-    fn new(cfg: &Config) -> Self {
-        let out = TickBuffer::default();
-        let table = LiveTable::new(out.clone(), std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
-        Progress { table: BestEffort::new(table), out }
-    }
-}
-
-impl RecordSink for Progress {
-    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
-        self.table.record(rec)
-    }
-
-    fn end_tick(&mut self, sampling: Duration) -> std::io::Result<()> {
-        self.table.end_tick(sampling)?;
-        let _ = self.out.flush(); // best effort, as the table's own writes
-        Ok(())
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        let _ = self.out.flush();
-    }
+fn progress(cfg: &Config) -> Progress {
+    let out = BufWriter::with_capacity(PROGRESS_BUFFER, std::io::stderr());
+    BestEffort::new(LiveTable::new(out, std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone()))
 }
 
 /// Samples until the duration ends or SIGINT/SIGTERM; every record is folded into the
@@ -164,7 +106,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
     };
     let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
-    let mut progress = Progress::new(cfg);
+    let mut progress = progress(cfg);
     let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {

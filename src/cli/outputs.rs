@@ -269,4 +269,11 @@ impl<S: optics::sample::RecordSink> optics::sample::RecordSink for BestEffort<S>
         }
         Ok(())
     }
+
+    fn end_tick(&mut self, sampling: std::time::Duration) -> io::Result<()> {
+        if !self.failed {
+            self.failed = self.sink.end_tick(sampling).is_err();
+        }
+        Ok(())
+    }
 }

@@ -12,6 +12,7 @@ use crate::sample::capture::Record;
 use crate::sample::intervals::IntervalWalker;
 use crate::sample::RecordSink;
 use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 /// Margins kept per lane for the sparkline.
@@ -45,6 +46,8 @@ pub struct LiveTable<W: Write> {
     ifaces: BTreeMap<String, IfaceState>,
     /// Lines of the table on screen, to move back over when redrawing.
     drawn: usize,
+    /// The plain line being formatted, kept for its capacity.
+    line: String,
 }
 
 /// One sparkline cell for a margin: blank when the interval had none.
@@ -69,6 +72,7 @@ impl<W: Write> LiveTable<W> {
             walker: IntervalWalker::new(1),
             ifaces: BTreeMap::new(),
             drawn: 0,
+            line: String::new(),
         }
     }
 
@@ -127,17 +131,22 @@ impl<W: Write> LiveTable<W> {
             Some(false) => "DOWN",
             None => "?",
         };
-        let weakest = match a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
-            Some((lane, m)) => format!(", weakest lane {lane} margin {m:.2} dB"),
-            None => String::new(),
+        // Formatted into one reused buffer (no string per field): a line per sample.
+        let line = &mut self.line;
+        line.clear();
+        let count = |line: &mut String, v: Option<u64>| match v {
+            Some(v) => write!(line, "+{v}"),
+            None => line.write_str("n/a"),
         };
-        let count = |v: Option<u64>| v.map(|v| format!("+{v}")).unwrap_or_else(|| "n/a".into());
-        let line = format!(
-            "t={t:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{weakest}\n",
-            escape(interface),
-            count(a.link.corrected_bits),
-            count(a.link.uncorrectable_blocks)
-        );
+        // Writing into a String cannot fail.
+        let _ = write!(line, "t={t:>8.1}s {}: link {link}, corrected bits ", escape(interface));
+        let _ = count(line, a.link.corrected_bits);
+        line.push_str(", uncorrectable blocks ");
+        let _ = count(line, a.link.uncorrectable_blocks);
+        if let Some((lane, m)) = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
+            let _ = write!(line, ", weakest lane {lane} margin {m:.2} dB");
+        }
+        line.push('\n');
         // The line whole, newline included, in one write (`writeln!` writes the newline apart).
         self.out.write_all(line.as_bytes())
     }
@@ -177,6 +186,11 @@ impl<W: Write> RecordSink for LiveTable<W> {
         let shown = walker.push_in_place(rec).map(|w| self.show(w, rec.t().unwrap_or_default()));
         self.walker = walker;
         shown.unwrap_or(Ok(()))
+    }
+
+    /// A buffered `out` is written out once per tick.
+    fn end_tick(&mut self, _sampling: std::time::Duration) -> io::Result<()> {
+        self.out.flush()
     }
 }
 

@@ -14,6 +14,7 @@ pub mod delta;
 pub mod engine;
 pub mod intervals;
 pub mod module_cache;
+mod ticker;
 pub mod watch;
 
 use capture::Record;

@@ -6,7 +6,8 @@
 //! sample itself makes; a runtime that runs nothing but this loop skips even that.
 //!
 //! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
-//! - Missed ticks are skipped, not bunched (`MissedTickBehavior::Skip`).
+//! - Ticks come from a timerfd ([`super::ticker`]: one wake-up per tick); missed ticks
+//!   are skipped, not bunched.
 //! - One `sample` record per interface per tick; an `interface` record first and again
 //!   when the negotiated link or the module changes; `event` records for counter resets,
 //!   module changes, errors, and an interface that vanished (`NoDevice`: that interface
@@ -19,13 +20,13 @@
 use super::capture::{round_t, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
+use super::ticker::Ticker;
 use super::RecordSink;
 use crate::counters::{LinkInfo, LinkState};
 use crate::source::{IoCounts, Source, SourceError};
 use std::future::Future;
 use std::time::{Duration, Instant};
 use thiserror::Error;
-use tokio::time::MissedTickBehavior;
 
 #[derive(Clone, Debug)]
 pub struct WatchConfig {
@@ -74,6 +75,8 @@ pub enum WatchError {
     Signal(std::io::Error),
     #[error("sampling task failed: {0}")]
     Task(String),
+    #[error("starting the sampling clock: {0}")]
+    Clock(std::io::Error),
 }
 
 /// One interface's sampling state; moved into a blocking task for each tick.
@@ -92,10 +95,9 @@ struct Iface {
     module_error: Option<String>,
     /// Remarks that are not events (module pages skipped), for the summary.
     notes: Vec<String>,
-}
-
-struct TickOutput {
-    records: Vec<Record>,
+    /// This tick's records, emptied into the sinks (kept for its capacity).
+    out: Vec<Record>,
+    /// This tick found the interface gone.
     gone: bool,
 }
 
@@ -127,9 +129,10 @@ impl Iface {
         event(&self.name, t, kind, message)
     }
 
-    fn sample(&mut self, start: Instant) -> TickOutput {
+    /// One tick's records into `self.out`; `self.gone` if the interface vanished.
+    fn sample(&mut self, start: Instant) {
         let t = round_t(start.elapsed().as_secs_f64());
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.out);
         if self.ifindex.is_none() {
             self.ifindex = self.source.ifindex(&self.name);
         }
@@ -148,13 +151,11 @@ impl Iface {
             }
         }
         self.source.end_sample();
-        match r {
-            Ok(()) => TickOutput { records: out, gone: false },
-            Err(Gone(ev)) => {
-                out.push(Record::Event(ev));
-                TickOutput { records: out, gone: true }
-            }
+        self.gone = r.is_err();
+        if let Err(Gone(ev)) = r {
+            out.push(Record::Event(ev));
         }
+        self.out = out;
     }
 
     /// Forgets the previous device: the next sample writes a new interface record and
@@ -338,6 +339,8 @@ where
                 announced_link: None,
                 module_error: None,
                 notes: Vec::new(),
+                out: Vec::new(),
+                gone: false,
             })
         })
         .collect();
@@ -354,13 +357,19 @@ where
         paths: Default::default(),
     };
     let mut finished: Vec<Box<Iface>> = Vec::new();
-    // tokio adds the period to a clock reading each tick; one that cannot be added is
-    // as good as "never again" and is clamped to a century instead of panicking.
+    // A period past a century is as good as "never again" (and past what a clock reading
+    // can have added to it): clamped to a century instead of overflowing.
     let century = Duration::from_secs(100 * 365 * 24 * 3600);
     let period = if start.checked_add(cfg.interval.saturating_mul(2)).is_some() { cfg.interval.min(century) } else { century };
-    let mut interval = tokio::time::interval(period);
-    interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    tokio::pin!(stop);
+    let mut ticker = Ticker::new(period.max(Duration::from_nanos(1))).map_err(WatchError::Clock)?;
+    // One timer for the whole run, not one registered and dropped per tick.
+    let until_deadline = async {
+        match deadline {
+            Some(d) => tokio::time::sleep_until(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(stop, until_deadline);
     loop {
         if live.is_empty() {
             summary.stopped_by = StopReason::AllInterfacesGone;
@@ -370,50 +379,51 @@ where
             summary.stopped_by = StopReason::MaxTicks;
             break;
         }
-        let until_deadline = async {
-            match deadline {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        };
         tokio::select! {
             biased;
             why = &mut stop => { summary.stopped_by = StopReason::Signal(why); break; }
-            _ = until_deadline => { summary.stopped_by = StopReason::Duration; break; }
-            _ = interval.tick() => {}
+            _ = &mut until_deadline => { summary.stopped_by = StopReason::Duration; break; }
+            tick = ticker.tick() => tick.map_err(WatchError::Clock)?,
+        }
+        // The run is [start, deadline): a tick due at the deadline itself (the last of a
+        // duration that is a multiple of the interval) is not taken. The timerfd is exact;
+        // tokio's deadline timer, rounded up to its millisecond, would fire just after it.
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            summary.stopped_by = StopReason::Duration;
+            break;
         }
         let tick_start = Instant::now();
-        let batch = std::mem::take(&mut live);
+        let mut batch = std::mem::take(&mut live);
         let sample_all = move || {
+            batch.iter_mut().for_each(|st| st.sample(start));
             batch
-                .into_iter()
-                .map(|mut st| {
-                    let out = st.sample(start);
-                    (st, out)
-                })
-                .collect::<Vec<_>>()
         };
-        let sampled = match on {
+        live = match on {
             SampleOn::BlockingPool => tokio::task::spawn_blocking(sample_all).await.map_err(|e| WatchError::Task(e.to_string()))?,
             SampleOn::PollingThread => sample_all(),
         };
-        for (st, out) in sampled {
-            for rec in &out.records {
+        for st in live.iter_mut() {
+            for rec in st.out.drain(..) {
                 for sink in sinks.iter_mut() {
-                    sink.record(rec)?;
+                    sink.record(&rec)?;
                 }
                 summary.records += 1;
-                match rec {
+                match &rec {
                     Record::Sample(_) => summary.samples += 1,
                     Record::Event(e) if e.kind == EventKind::Error => summary.error_events += 1,
                     _ => {}
                 }
             }
-            if out.gone {
+        }
+        // Interface order is kept: the gone leave the list where they were.
+        let mut i = 0;
+        while i < live.len() {
+            if live[i].gone {
+                let st = live.remove(i);
                 summary.interfaces_gone.push(st.name.clone());
                 finished.push(st);
             } else {
-                live.push(st);
+                i += 1;
             }
         }
         for sink in sinks.iter_mut() {

@@ -271,12 +271,7 @@ impl<K: EthtoolKernel> LiveSource<K> {
     }
 
     fn paths_mut(&mut self, iface: &str) -> &mut PathsUsed {
-        // Looked up before inserting: `entry` would copy the name every call.
-        if !self.paths.contains_key(iface) {
-            self.paths.insert(iface.to_string(), PathsUsed::default());
-        }
-        // Present: inserted just above if it was not.
-        self.paths.get_mut(iface).expect("paths entry inserted above")
+        entry_of(&mut self.paths, iface, PathsUsed::default)
     }
 
     /// Records the path a layer took (`pick` chooses the layer), copying the name only
@@ -327,6 +322,16 @@ impl<K: EthtoolKernel> LiveSource<K> {
             }
         }
     }
+}
+
+/// The entry of `iface`, made by `make` if there is none. Looked up before inserting:
+/// `BTreeMap::entry` would copy the name on every call, and this runs several times a sample.
+fn entry_of<'m, V>(map: &'m mut BTreeMap<String, V>, iface: &str, make: impl FnOnce() -> V) -> &'m mut V {
+    if !map.contains_key(iface) {
+        map.insert(iface.to_string(), make());
+    }
+    // Present: inserted just above if it was not.
+    map.get_mut(iface).expect("entry inserted above")
 }
 
 /// Whether `value` displays as `text`, without building the string.

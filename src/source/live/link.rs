@@ -20,7 +20,7 @@
 //! sample still has a request in which the kernel checks that the name is the device
 //! (a rename swap). Older kernels ask every sample as before.
 
-use super::{EthtoolKernel, LiveSource};
+use super::{entry_of, EthtoolKernel, LiveSource};
 use crate::counters::LinkState;
 use crate::source::netlink::consts::{ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET};
 use crate::source::netlink::link_watch::Cursor;
@@ -59,12 +59,7 @@ impl<K: EthtoolKernel> LiveSource<K> {
     /// LINKSTATE_GET, or the cached answer when nothing says it changed.
     pub(super) fn cached_link_state(&mut self, iface: &str, dev: &Dev, family: u16) -> Result<LinkState> {
         let Some(ifindex) = dev.ifindex else { return self.kernel.nl_link_state(family, dev) };
-        // Looked up before inserting: `entry` would copy the name every sample.
-        if !self.links.contains_key(iface) {
-            self.links.insert(iface.to_string(), CachedLink::new(ifindex));
-        }
-        // Present: inserted just above if it was not.
-        let entry = self.links.get_mut(iface).expect("link entry inserted above");
+        let entry = entry_of(&mut self.links, iface, || CachedLink::new(ifindex));
         if entry.ifindex != ifindex {
             *entry = CachedLink::new(ifindex);
         }
