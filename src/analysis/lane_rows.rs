@@ -2,11 +2,11 @@
 //! judges it, without what a row never shows: the shared measuring step
 //! ([`measure`](super::measure)), then only the judges that set lane flags, in
 //! `analyze`'s order (module flags, `fec_hiding` and `low_margin`, then
-//! `ber_over_fec_limit`, then `weak_transmitter`), and the window's worth (which clears
-//! counts without an interval). PCIe, trend, lane-group and histogram judges, ranking,
-//! the verdict and the rx/BER fit (it only words reasons and evidence) are skipped: none
-//! of them touches a lane's flags or figures. Reasons are still worded by the judges that
-//! run, then dropped.
+//! `ber_over_fec_limit`, then `weak_transmitter`), and the window's worth as far as it
+//! clears counts without an interval (its `insufficient_data` reason is not worded). PCIe,
+//! trend, lane-group and histogram judges, ranking, the verdict and the rx/BER fit (it
+//! only words reasons and evidence) are skipped: none of them touches a lane's flags or
+//! figures. Reasons are still worded by the judges that run, then dropped.
 
 use super::*;
 
@@ -37,6 +37,6 @@ pub fn row_figures_reusing(w: &InterfaceWindow, cfg: &Config, spare: Vec<LaneAna
     judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
     transmitter::judge_transmitters(cx.w, &cx.cfg, &mut lanes, &mut reasons);
-    limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
+    limits::clear_uncounted(&cx, &mut link, &mut lanes);
     RowFigures { link, lanes }
 }

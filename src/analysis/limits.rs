@@ -100,9 +100,16 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
 
 /// `insufficient_data`, and no counts where the window has no interval to count over.
 pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
+    if let Some(why) = why_insufficient(cx) {
+        reasons.push(Reason::new(INSUFFICIENT_DATA, Severity::Investigate, None, format!("{why}: sample a longer window")));
+    }
+    clear_uncounted(cx, link, lanes);
+}
+
+/// Why the window is too thin to judge, if it is.
+fn why_insufficient(cx: &Context) -> Option<String> {
     let w = cx.w;
-    let no_interval = w.samples < 2 || w.duration_s <= 0.0;
-    let why = if no_interval {
+    if no_interval(cx) {
         Some(format!(
             "{} in the window: nothing was counted, so nothing about the link is known",
             if w.samples == 1 { "one sample".to_string() } else { format!("{} samples", w.samples) }
@@ -113,11 +120,18 @@ pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [L
         Some(format!("the window is {:.2} s, shorter than the {:.2} s minimum (min_window_s)", w.duration_s, cx.cfg.min_window_s))
     } else {
         None
-    };
-    if let Some(why) = why {
-        reasons.push(Reason::new(INSUFFICIENT_DATA, Severity::Investigate, None, format!("{why}: sample a longer window")));
     }
-    if no_interval {
+}
+
+fn no_interval(cx: &Context) -> bool {
+    cx.w.samples < 2 || cx.w.duration_s <= 0.0
+}
+
+/// No counts where the window has no interval to count over: the part of
+/// [`window_worth`] a lane row shows (rows never word the reason, so a live table of
+/// 100 ms windows formats nothing here).
+pub(super) fn clear_uncounted(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [LaneAnalysis]) {
+    if no_interval(cx) {
         link.link_down_events = None;
         link.uncorrectable_blocks = None;
         link.corrected_blocks = None;
