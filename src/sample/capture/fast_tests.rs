@@ -402,17 +402,23 @@ fn shapes_other_than_the_writers_fall_back_or_agree() {
     assert_eq!(rec, parse_record_serde(hist.as_bytes()).unwrap());
 }
 
+/// The bytes of a sample line's one page whose `data` is `hex_text`, as the fast reader
+/// reads them (checked against serde by `agrees`).
+fn page_data_as_read(hex_text: &[u8]) -> Option<Vec<u8>> {
+    let mut line = br#"{"record":"sample","t":1,"interface":"e","link":{"up":true},"fec":null,"module":{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":""#.to_vec();
+    line.extend_from_slice(hex_text);
+    line.extend_from_slice(br#""}]}}"#);
+    agrees(&line).expect("the fast reader agrees with serde").and_then(|r| match r {
+        Record::Sample(s) => s.module.and_then(|m| m.pages.into_iter().next()).map(|p| p.data),
+        _ => None,
+    })
+}
+
 #[test]
 fn every_byte_pair_of_hex_is_read_as_the_hex_crate_reads_it() {
     for pair in 0..=u16::MAX {
         let pair = pair.to_le_bytes();
-        let mut line = br#"{"record":"sample","t":1,"interface":"e","link":{"up":true},"fec":null,"module":{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":""#.to_vec();
-        line.extend_from_slice(&pair);
-        line.extend_from_slice(br#""}]}}"#);
-        let data = agrees(&line).expect("the fast reader agrees with serde").and_then(|r| match r {
-            Record::Sample(s) => s.module.and_then(|m| m.pages.into_iter().next()).map(|p| p.data),
-            _ => None,
-        });
+        let data = page_data_as_read(&pair);
         assert_eq!(data, hex::decode(pair).ok(), "{pair:?}");
     }
 }
@@ -457,13 +463,7 @@ fn every_byte_at_every_place_of_a_long_hex_run_is_read_as_the_hex_crate_reads_it
         for byte in 0..=u8::MAX {
             let mut text = valid.to_vec();
             text[at] = byte;
-            let mut line = br#"{"record":"sample","t":1,"interface":"e","link":{"up":true},"fec":null,"module":{"pages":[{"i2c_address":80,"page":0,"offset":0,"data":""#.to_vec();
-            line.extend_from_slice(&text);
-            line.extend_from_slice(br#""}]}}"#);
-            let data = agrees(&line).expect("the fast reader agrees with serde").and_then(|r| match r {
-                Record::Sample(s) => s.module.and_then(|m| m.pages.into_iter().next()).map(|p| p.data),
-                _ => None,
-            });
+            let data = page_data_as_read(&text);
             // A quote or a backslash ends or escapes the string: serde decides, and does not read it as hex.
             if byte != b'"' && byte != b'\\' {
                 assert_eq!(data, hex::decode(&text).ok(), "byte {byte:#04x} at {at}");
