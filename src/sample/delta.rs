@@ -275,74 +275,6 @@ impl Sums {
     }
 }
 
-/// At most this many wrap sentences are kept per segment (a hostile capture can wrap a
-/// counter on every sample); the rest are counted.
-const MAX_WRAP_NOTES: usize = 32;
-
-/// One origin's observations of a series: its last values, then the sums of the
-/// increases, in one buffer (`values[..last_len]`, `values[last_len..]`): one heap block
-/// per series, so a sample's fold visits few cache lines.
-#[derive(Clone, Debug, PartialEq)]
-struct OriginSum {
-    origin: Origin,
-    values: Vec<u64>,
-    last_len: usize,
-}
-
-impl OriginSum {
-    /// A first observation `cur`: nothing summed yet.
-    fn new(origin: &Origin, cur: &[u64]) -> Self {
-        let mut values = Vec::with_capacity(2 * cur.len());
-        values.extend_from_slice(cur);
-        values.resize(2 * cur.len(), 0);
-        OriginSum { origin: origin.clone(), values, last_len: cur.len() }
-    }
-    fn last(&self) -> &[u64] {
-        &self.values[..self.last_len]
-    }
-    fn sum(&self) -> &[u64] {
-        &self.values[self.last_len..]
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-struct SlotSum {
-    /// The origins seen, in first-seen order: the first inline (a series usually has
-    /// one), the others after it.
-    first: Option<OriginSum>,
-    more: Vec<OriginSum>,
-    /// Index among them of the latest observation's origin: the one the slot is followed in.
-    latest: usize,
-}
-
-impl SlotSum {
-    fn origins(&self) -> impl Iterator<Item = &OriginSum> + '_ {
-        self.first.iter().chain(&self.more)
-    }
-    fn find(&self, origin: &Origin) -> Option<&OriginSum> {
-        self.origins().find(|o| o.origin == *origin)
-    }
-    fn latest(&self) -> Option<&OriginSum> {
-        match self.latest {
-            0 => self.first.as_ref(),
-            k => self.more.get(k - 1),
-        }
-    }
-    /// The state of `origin`, which becomes the latest, if it was seen.
-    #[inline]
-    fn observe(&mut self, origin: &Origin) -> Option<&mut OriginSum> {
-        let k = match &self.first {
-            Some(o) if o.origin == *origin => 0,
-            _ => 1 + self.more.iter().position(|o| o.origin == *origin)?,
-        };
-        self.latest = k;
-        match k {
-            0 => self.first.as_mut(),
-            k => self.more.get_mut(k - 1),
-        }
-    }
-}
-
 /// Counter increases over one segment, folded one point at a time: per series and
 /// origin, the sum of the increases between consecutive observations of that origin
 /// (an observation of another origin is skipped, not a break). A series is reported in
@@ -351,33 +283,6 @@ impl SlotSum {
 pub struct DeltaSum {
     slots: SlotMap<SlotSum>,
     wraps: WrapNotes,
-}
-
-/// The wrap sentences of a segment, the first [`MAX_WRAP_NOTES`] of them.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct WrapNotes {
-    noted: Vec<String>,
-    not_noted: usize,
-}
-
-impl WrapNotes {
-    /// The increase of a counter that went down from `a` to `b` at `t` ([`step`]): a
-    /// wrap is noted, a reset counts 0 (the segmenter ends a segment there; defensive).
-    #[cold]
-    fn wrap_or_reset(&mut self, slot: Slot, t: f64, a: u64, b: u64) -> u64 {
-        match step(a, b) {
-            Step::Increase(d) => d,
-            Step::Wrapped(d) => {
-                if self.noted.len() < MAX_WRAP_NOTES {
-                    self.noted.push(format!("{} wrapped at 2^32 before t={t} s ({a} -> {b})", slot.name()));
-                } else {
-                    self.not_noted += 1;
-                }
-                d
-            }
-            Step::Reset => 0,
-        }
-    }
 }
 
 /// What the latest [`DeltaSum::push`] added, for per-interval consumers. Refilled by
@@ -612,8 +517,10 @@ impl SegmentDelta {
 }
 
 mod breaks;
+mod origins;
 #[cfg(test)]
 mod tests;
 
 use breaks::series_reset;
 pub use breaks::{Break, ResetDetector, Segmenter};
+use origins::{OriginSum, SlotSum, WrapNotes};
