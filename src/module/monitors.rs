@@ -14,6 +14,7 @@
 
 use super::image::HALF_PAGE_LEN;
 use super::map::Field;
+use super::report::LaneReport;
 use super::{cmis, decode, sff8636, standard_of, DecodeError, ModuleImage, ModuleReport, Standard};
 
 /// Bytes of one half page (any bank) that a refresh decodes again: bit i = byte i.
@@ -55,6 +56,97 @@ fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
     }
     out.extend(whole_pages.iter().map(|p| Mask { i2c_address: super::I2C_A0, page: Some(*p), bits: u128::MAX, whole: true }));
     out
+}
+
+/// `out.clone_from(src)` but for the fields every refresh overwrites whatever they held
+/// (module temperature, Vcc and flags; with `lanes`, each lane's monitors, flags and data
+/// path state), so that `clone_unrefreshed` then a refresh gives what `clone_from` then
+/// the refresh gives. The patterns list every field: one added later fails to build.
+fn clone_unrefreshed(out: &mut ModuleReport, src: &ModuleReport, lanes: bool) {
+    let ModuleReport {
+        standard,
+        identifier,
+        identifier_name,
+        spec_revision,
+        vendor_name,
+        vendor_oui,
+        vendor_pn,
+        vendor_sn,
+        vendor_rev,
+        date_code,
+        connector,
+        connector_name,
+        media_type,
+        wavelength_nm,
+        nominal_signaling_rate_mbd,
+        module_temperature_c: _,
+        supply_voltage_v: _,
+        module_state,
+        module_flags: _,
+        flat_memory,
+        rx_power_type,
+        modulation,
+        encoding,
+        media_lane_count,
+        host_lane_count,
+        active_application,
+        applications,
+        lanes: src_lanes,
+        thresholds,
+        vdm,
+        checksums,
+        warnings,
+    } = src;
+    out.standard = *standard;
+    out.identifier = *identifier;
+    out.identifier_name.clone_from(identifier_name);
+    out.spec_revision.clone_from(spec_revision);
+    out.vendor_name.clone_from(vendor_name);
+    out.vendor_oui.clone_from(vendor_oui);
+    out.vendor_pn.clone_from(vendor_pn);
+    out.vendor_sn.clone_from(vendor_sn);
+    out.vendor_rev.clone_from(vendor_rev);
+    out.date_code.clone_from(date_code);
+    out.connector = *connector;
+    out.connector_name.clone_from(connector_name);
+    out.media_type.clone_from(media_type);
+    out.wavelength_nm = *wavelength_nm;
+    out.nominal_signaling_rate_mbd = *nominal_signaling_rate_mbd;
+    out.module_state.clone_from(module_state);
+    out.flat_memory = *flat_memory;
+    out.rx_power_type = *rx_power_type;
+    out.modulation = *modulation;
+    out.encoding.clone_from(encoding);
+    out.media_lane_count = *media_lane_count;
+    out.host_lane_count = *host_lane_count;
+    out.active_application.clone_from(active_application);
+    out.applications.clone_from(applications);
+    out.thresholds.clone_from(thresholds);
+    out.vdm.clone_from(vdm);
+    out.checksums.clone_from(checksums);
+    out.warnings.clone_from(warnings);
+    if !lanes {
+        out.lanes.clone_from(src_lanes);
+        return;
+    }
+    out.lanes.truncate(src_lanes.len());
+    let kept = out.lanes.len();
+    for (o, s) in out.lanes.iter_mut().zip(src_lanes) {
+        let LaneReport {
+            lane,
+            rx_power_mw: _,
+            rx_power_dbm: _,
+            tx_power_mw: _,
+            tx_power_dbm: _,
+            tx_bias_ma: _,
+            flags: _,
+            data_path_state: _,
+            app_sel,
+            data_path_first_lane,
+        } = s;
+        (o.lane, o.app_sel, o.data_path_first_lane) = (*lane, *app_sel, *data_path_first_lane);
+    }
+    out.lanes.extend_from_slice(&src_lanes[kept..]);
 }
 
 impl StaticDecode {
@@ -109,13 +201,22 @@ impl StaticDecode {
         }
         let r = match out {
             Some(r) => {
-                r.clone_from(&self.report);
+                clone_unrefreshed(r, &self.report, self.refreshes_lanes());
                 r
             }
             None => out.insert(self.report.clone()),
         };
         self.refresh(img, r);
         Ok(())
+    }
+
+    /// True when [`refresh`](Self::refresh) writes every lane's monitors, flags and data
+    /// path state (CMIS flat memory has no page 11h: its lanes are left alone).
+    fn refreshes_lanes(&self) -> bool {
+        match &self.plan {
+            Plan::Cmis(p) => p.refreshes_lanes(),
+            Plan::Sff8636(_) => true,
+        }
     }
 
     fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {

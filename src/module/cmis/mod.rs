@@ -136,6 +136,11 @@ impl MonitorPlan {
         &self.rx
     }
 
+    /// True when [`refresh`](Self::refresh) decodes the lanes (paged memory).
+    pub fn refreshes_lanes(&self) -> bool {
+        self.rx.banks != 0
+    }
+
     /// Decodes again, into `r` (the decode of an image that resolves to this plan, before
     /// a sample's bytes in [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] changed), every field
     /// those bytes feed, with the functions [`decode`] uses, in place (strings reused);
@@ -144,7 +149,7 @@ impl MonitorPlan {
     pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
         lower::monitors(img, r);
         // Flat memory has no page 01h or 11h (no banks).
-        if self.rx.banks == 0 {
+        if !self.refreshes_lanes() {
             return;
         }
         unadvertised_monitors(self.rx.adv.as_ref(), r);

@@ -14,14 +14,28 @@ fn key(e: &PageEntry) -> (u8, u8, u8, u16, usize) {
     (e.i2c_address, e.page, e.bank, e.offset, e.data.len())
 }
 
-/// A report unlike any decode here, with strings and lanes whose buffers a refresh into it reuses.
-fn stale_report() -> ModuleReport {
-    let mut r = decode(&real_dump("qsfp05_dell_3MFXG_qsfp28_100g_lr4_sffdb_lower_p00.txt")).expect("an SFF-8636 dump");
-    r.lanes[0].flags.push("rx_los".into());
-    r.lanes[1].data_path_state = Some("DPInit".into());
-    r.module_flags.push("temperature_high_alarm".into());
-    r.warnings.push("stale".into());
-    r
+/// Reports unlike any decode here, with strings and lanes whose buffers a refresh into
+/// them reuses, every monitor field scrambled: an SFF-8636 report (4 lanes) and a CMIS one
+/// (8 lanes), so that a refresh into them meets fewer and more lanes than it decodes.
+fn stale_reports() -> Vec<ModuleReport> {
+    let sff = decode(&real_dump("qsfp05_dell_3MFXG_qsfp28_100g_lr4_sffdb_lower_p00.txt")).expect("an SFF-8636 dump");
+    let cmis =
+        decode(&real_dump("cmis04_credo_CAC845301A2NC2XA_osfp_aec_cmis50_junos_picd_lower_p00_p01_p02_p10_p11.txt")).expect("a CMIS dump");
+    let mut out = vec![sff, cmis];
+    for r in &mut out {
+        for (i, l) in r.lanes.iter_mut().enumerate() {
+            l.flags.push("rx_los".into());
+            l.data_path_state = Some(if i % 2 == 0 { "DPInit".into() } else { "Reserved (9)".to_string().into() });
+            (l.rx_power_mw, l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm) = (Some(-1.0), None, None, Some(f64::NAN));
+            l.tx_bias_ma = Some(1e9);
+            (l.app_sel, l.data_path_first_lane) = (Some(15), Some(99));
+        }
+        r.module_flags.push("temperature_high_alarm".into());
+        (r.module_temperature_c, r.supply_voltage_v) = (Some(-300.0), None);
+        r.module_state = Some("Reserved (7)".to_string().into());
+        r.warnings.push("stale".into());
+    }
+    out
 }
 
 /// Both per-sample decodes of `base` with `runs` laid over it equal `decode` of that image.
@@ -37,7 +51,8 @@ fn check(base: &ModuleImage, runs: &[PageEntry]) -> Option<bool> {
     let want = format!("{:?}", decode(&img));
     let got = format!("{:?}", st.decode_sample(base, &img, runs.iter().map(key)));
     assert_eq!(got, want, "decode_sample, runs {:?}", runs.iter().map(key).collect::<Vec<_>>());
-    for start in [None, Some(stale_report()), st.decode_sample(base, base, std::iter::empty()).ok()] {
+    let starts = [None, st.decode_sample(base, base, std::iter::empty()).ok()].into_iter().chain(stale_reports().into_iter().map(Some));
+    for start in starts {
         let mut out = start;
         let done = st.decode_sample_into(base, &img, runs.iter().map(key), &mut out);
         let got = format!("{:?}", done.map(|()| out.expect("Ok leaves a report")));

@@ -104,6 +104,8 @@ impl MonitorPlan {
     /// Lane `i` (0-3): monitors where the module is optical, then its flags.
     fn refresh_lane(&self, lower: Option<HalfView>, tx_power: bool, i: usize, lane: &mut LaneReport) {
         let optical = self.optical;
+        // SFF-8636 has no data paths (a CMIS notion): written so a reused report holds none.
+        lane.data_path_state = None;
         match rx_mw(lower, optical, i) {
             Some(mw) => lane.set_rx_power_mw(mw),
             None => (lane.rx_power_mw, lane.rx_power_dbm) = (None, None),
