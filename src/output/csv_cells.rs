@@ -154,12 +154,7 @@ impl CellWriter {
         // length check, not one per cell), then `out` is cut to what was written. Room:
         // the shared runs, every float's whole text buffer (copied whole, a fixed-size
         // copy), two integers, the texts quoted with every byte doubled, separators.
-        let room = self.shared.len()
-            + LANE_FLOATS * MAX_LEN
-            + 2 * INT_LEN
-            + Cursor::text_room(&r.flags)
-            + Cursor::text_room(ber_source)
-            + COLUMNS.len();
+        let room = self.shared.len() + LANE_FLOATS * MAX_LEN + 2 * INT_LEN + Cursor::text_room(&r.flags) + ber_source.len() + COLUMNS.len();
         let start = out.len();
         out.resize(start + room, 0);
         let mut c = Cursor { buf: &mut out[start..], at: 0 };
@@ -194,7 +189,8 @@ impl CellWriter {
             float(&mut c, col, v);
         }
         c.byte(b',');
-        c.text(ber_source);
+        // BerSource's names are plain words (`driver`, `netlink`, `vdm`): never quoted.
+        c.put(ber_source.as_bytes());
         c.put(&self.shared[self.shared_ends[3]..self.shared_ends[4]]);
         let end = start + c.at;
         out.truncate(end);
