@@ -153,7 +153,7 @@ impl CellWriter {
         // The row is written through a cursor into room made at the end of `out` (one
         // length check, not one per cell), then `out` is cut to what was written. Room:
         // the shared runs, every float's whole text buffer (copied whole, a fixed-size
-        // copy), two integers, the texts quoted with every byte doubled, separators.
+        // copy), two integers, the flags quoted with every byte doubled, ber_source, separators.
         let room = self.shared.len() + LANE_FLOATS * MAX_LEN + 2 * INT_LEN + Cursor::text_room(&r.flags) + ber_source.len() + COLUMNS.len();
         let start = out.len();
         out.resize(start + room, 0);
