@@ -7,6 +7,7 @@
 
 use super::float_cell::{FloatText, MAX_LEN};
 use super::lane_row::LaneRow;
+use super::short_copy;
 
 /// The header record: the [`LaneRow`] field names, in order.
 pub const COLUMNS: [&str; 24] = [
@@ -93,15 +94,6 @@ impl CellWriter {
         }
     }
 
-    /// Lane float column `col`'s text for `v`, through its cache.
-    fn lane_float(&mut self, col: usize, v: f64) {
-        let last = &mut self.last[col];
-        if last.bits != Some(v.to_bits()) {
-            last.len = self.floats.write(v, &mut last.text);
-            last.bits = Some(v.to_bits());
-        }
-    }
-
     fn int(itoa: &mut itoa::Buffer, out: &mut Vec<u8>, v: Option<u64>) {
         if let Some(v) = v {
             out.extend_from_slice(itoa.format(v).as_bytes());
@@ -157,77 +149,64 @@ impl CellWriter {
     /// One record, the columns in [`COLUMNS`] order: `r`'s own cells with the shared
     /// ones of the last [`sample`](Self::sample).
     pub fn lane(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
-        let floats = [
-            r.rx_power_dbm,
-            r.tx_power_dbm,
-            r.tx_bias_ma,
-            r.pre_fec_ber,
-            r.margin_db,
-            r.rx_power_mw,
-            r.pre_fec_ber_upper,
-            r.optical_margin_db,
-            r.esnr_db,
-            r.ltp_db,
-            r.module_pre_fec_ber,
-        ];
-        for (col, v) in floats.iter().enumerate() {
-            if let Some(v) = v {
-                self.lane_float(col, *v);
-            }
-        }
         let ber_source = r.ber_source.as_ref().map_or("", |b| b.as_str());
         // The row is written through a cursor into room made at the end of `out` (one
         // length check, not one per cell), then `out` is cut to what was written. Room:
         // the shared runs, every float's whole text buffer (copied whole, a fixed-size
-        // copy), two integers, the texts quoted with every byte doubled, separators.
-        let room = self.shared.len()
-            + LANE_FLOATS * MAX_LEN
-            + 2 * INT_LEN
-            + Cursor::text_room(&r.flags)
-            + Cursor::text_room(ber_source)
-            + COLUMNS.len();
+        // copy), two integers, the flags quoted with every byte doubled, ber_source, separators.
+        let room = self.shared.len() + LANE_FLOATS * MAX_LEN + 2 * INT_LEN + Cursor::text_room(&r.flags) + ber_source.len() + COLUMNS.len();
         let start = out.len();
         out.resize(start + room, 0);
         let mut c = Cursor { buf: &mut out[start..], at: 0 };
-        let float = |c: &mut Cursor, last: &[LastFloat; LANE_FLOATS], col: usize| {
-            if floats[col].is_some() {
-                c.float(&last[col]);
-            }
-        };
+        let (floats, last) = (&mut self.floats, &mut self.last);
+        let mut float = |c: &mut Cursor, col: usize, v: Option<f64>| float_cell(c, floats, &mut last[col], v);
         c.put(&self.shared[..self.shared_ends[0]]);
         if let Some(lane) = r.lane {
             c.put(self.itoa.format(lane).as_bytes());
         }
-        for col in 0..3 {
+        for (col, v) in [r.rx_power_dbm, r.tx_power_dbm, r.tx_bias_ma].into_iter().enumerate() {
             c.byte(b',');
-            float(&mut c, &self.last, col);
+            float(&mut c, col, v);
         }
         c.put(&self.shared[self.shared_ends[0]..self.shared_ends[1]]);
         if let Some(k) = r.corrected_bits_delta {
             c.put(self.itoa.format(k).as_bytes());
         }
-        for col in 3..5 {
+        for (col, v) in [(3, r.pre_fec_ber), (4, r.margin_db)] {
             c.byte(b',');
-            float(&mut c, &self.last, col);
+            float(&mut c, col, v);
         }
         c.put(&self.shared[self.shared_ends[1]..self.shared_ends[2]]);
-        for col in 5..8 {
-            if col > 5 {
-                c.byte(b',');
-            }
-            float(&mut c, &self.last, col);
+        float(&mut c, 5, r.rx_power_mw);
+        for (col, v) in [(6, r.pre_fec_ber_upper), (7, r.optical_margin_db)] {
+            c.byte(b',');
+            float(&mut c, col, v);
         }
         c.put(&self.shared[self.shared_ends[2]..self.shared_ends[3]]);
         c.text(&r.flags);
-        for col in 8..11 {
+        for (col, v) in [(8, r.esnr_db), (9, r.ltp_db), (10, r.module_pre_fec_ber)] {
             c.byte(b',');
-            float(&mut c, &self.last, col);
+            float(&mut c, col, v);
         }
         c.byte(b',');
-        c.text(ber_source);
+        // BerSource's names are plain words (`driver`, `netlink`, `vdm`): never quoted.
+        c.put(ber_source.as_bytes());
         c.put(&self.shared[self.shared_ends[3]..self.shared_ends[4]]);
         let end = start + c.at;
         out.truncate(end);
+    }
+}
+
+/// A lane float cell `v`, its text through its column's cache `last`. Inlined: called
+/// as a function per cell, the call and the cache's bounds check cost more than the copy.
+#[inline(always)]
+fn float_cell(c: &mut Cursor, floats: &mut FloatText, last: &mut LastFloat, v: Option<f64>) {
+    if let Some(v) = v {
+        if last.bits != Some(v.to_bits()) {
+            last.len = floats.write(v, &mut last.text);
+            last.bits = Some(v.to_bits());
+        }
+        c.float(last);
     }
 }
 
@@ -242,7 +221,7 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn put(&mut self, b: &[u8]) {
-        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
+        short_copy::copy(&mut self.buf[self.at..], b);
         self.at += b.len();
     }
 

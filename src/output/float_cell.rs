@@ -18,7 +18,7 @@ impl FloatText {
     pub fn write(&mut self, v: f64, into: &mut [u8; MAX_LEN]) -> usize {
         let s = self.zmij.format(v).as_bytes();
         let n = s.len().min(MAX_LEN);
-        into[..n].copy_from_slice(&s[..n]);
+        super::short_copy::copy(into, &s[..n]);
         // Both print plain decimals below 1e16 (ryu's switch to exponents): checking from
         // 1e15 on is on the safe side; only larger magnitudes (and infinities: no `+`)
         // can hold the exponent's sign.

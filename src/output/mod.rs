@@ -13,6 +13,7 @@ pub mod live_table;
 pub mod plot;
 pub mod prometheus;
 pub mod report;
+mod short_copy;
 pub mod text;
 
 use serde::Serialize;
