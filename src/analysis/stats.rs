@@ -60,6 +60,7 @@ fn from_total_key(k: i64) -> f64 {
 
 impl SiblingMedians {
     /// Over one value per lane (`None`: the lane lacks it).
+    #[inline]
     pub fn new(values: impl IntoIterator<Item = Option<f64>>) -> Self {
         let mut s = SiblingMedians::default();
         for k in values.into_iter().flatten().filter(|x| x.is_finite()).map(total_key) {
