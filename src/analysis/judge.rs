@@ -52,6 +52,8 @@ pub(super) fn judge_lanes(
     let link_clean = limits::link_clean(cx, link);
     let limit_text = limits::limit_text(cx, link);
     let evidence = outlier::lane_evidence(lanes, cfg, cx.limit);
+    // `cx.margin(b) < margin_floor_db` for every lane, the floor's BER worked out once.
+    let floor = cx.modulation.zip(cx.x_limit).map(|(m, x_limit)| q::MarginFloor::new(x_limit, cfg.margin_floor_db, m));
     let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
@@ -69,8 +71,8 @@ pub(super) fn judge_lanes(
         }
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
         // A module's VDM BER is a point figure with no bounds: it stands for the lower bound.
-        let margin_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).or(vdm_lanes::module_point_ber(la)).and_then(|b| cx.margin(b));
-        let ber_low_margin = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
+        let ber_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).or(vdm_lanes::module_point_ber(la));
+        let ber_low_margin = ber_hi.zip(floor).is_some_and(|(b, f)| f.under(b));
         let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
         let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
         let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();

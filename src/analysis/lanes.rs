@@ -52,13 +52,14 @@ pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
 
 /// The lane rate of a link; `notes` gets a sentence for every assumption or disagreement.
 pub fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec<String>) -> Option<LaneRate> {
-    let parsed = link.link_mode.as_deref().and_then(parse_link_mode);
-    let speed_mbps = link.speed_mbps.or(parsed.map(|p| p.0))?;
+    // Parsed only for what the kernel did not give (it gives both on most links; a CSV
+    // export asks every window).
+    let parsed = || link.link_mode.as_deref().and_then(parse_link_mode);
+    let speed_mbps = link.speed_mbps.or_else(|| parsed().map(|p| p.0))?;
     let module_lanes = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0);
-    let lanes = match (link.lanes.filter(|n| *n > 0), parsed) {
-        (Some(n), _) => n,
-        (None, Some((_, n))) => n,
-        (None, None) => {
+    let lanes = match link.lanes.filter(|n| *n > 0).or_else(|| parsed().map(|p| p.1)) {
+        Some(n) => n,
+        None => {
             let n = u32::from(module_lanes?);
             notes.push(format!("lane count {n} taken from the module (the kernel gave none)"));
             n

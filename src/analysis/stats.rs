@@ -60,6 +60,7 @@ fn from_total_key(k: i64) -> f64 {
 
 impl SiblingMedians {
     /// Over one value per lane (`None`: the lane lacks it).
+    #[inline]
     pub fn new(values: impl IntoIterator<Item = Option<f64>>) -> Self {
         let mut s = SiblingMedians::default();
         for k in values.into_iter().flatten().filter(|x| x.is_finite()).map(total_key) {
@@ -177,6 +178,15 @@ mod tests {
         let s = SiblingMedians::new([Some(0.0), Some(-0.0), Some(1.0)]);
         assert_eq!(s.without(Some(-0.0)), Some(0.5));
         assert_eq!(s.without(Some(1.0)).map(f64::to_bits), Some((-0.0f64 + 0.0) / 2.0).map(f64::to_bits));
+        // Every removal position, odd and even counts, with ties: as `median` of the rest.
+        for n in 1..=9usize {
+            let values: Vec<f64> = (0..n).map(|i| ((i * 7) % 5) as f64).collect();
+            let s = SiblingMedians::new(values.iter().map(|v| Some(*v)));
+            for i in 0..n {
+                let rest: Vec<f64> = values.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, v)| *v).collect();
+                assert_eq!(s.without(Some(values[i])), median(&rest), "{values:?} without {i}");
+            }
+        }
         // One lane: no siblings.
         assert_eq!(SiblingMedians::new([Some(1.0)]).without(Some(1.0)), None);
         // More values than the stack holds: 1..=40 without 1 -> 2..=40, median 21; without

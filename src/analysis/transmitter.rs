@@ -41,12 +41,13 @@ fn weakness(la: &LaneAnalysis, ys: &Yardsticks, cfg: &Config) -> Option<String> 
         return Some(format!("tx {tx:.2} dBm is under the module's tx low warning {warn_dbm:.2} dBm"));
     }
     let bias = la.tx_bias_ma?;
+    // Ageing lowers the power: a lane at or over its siblings' is not asked about its bias.
+    if !tx_delta.is_some_and(|d| d < 0.0) {
+        return None;
+    }
     let over_warning = ys.bias_high_warning_ma.is_some_and(|w| bias > w);
     let over_siblings = ys.sib_bias_ma.without(la.tx_bias_ma).is_some_and(|m| m > 0.0 && bias >= cfg.tx_bias_high_ratio * m);
-    if (over_warning || over_siblings) && tx_delta.is_some_and(|d| d < 0.0) {
-        return Some(format!("bias {bias:.2} mA is high while tx {tx:.2} dBm is below its siblings (laser ageing)"));
-    }
-    None
+    (over_warning || over_siblings).then(|| format!("bias {bias:.2} mA is high while tx {tx:.2} dBm is below its siblings (laser ageing)"))
 }
 
 /// Flags, reasons and advice for weak local transmitters (optical modules only).
