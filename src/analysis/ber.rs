@@ -119,6 +119,16 @@ impl Ber {
         Some(Ber { errors, bits, ber: rate(errors as f64, bits), lower: rate(lo, bits), upper: rate(hi, bits) })
     }
 
+    /// The BER a margin is judged at ([`judged_ber`]'s rule): the count's own rate, or
+    /// with no error counted the upper bound (the margin is then a lower bound).
+    pub fn judged(&self) -> f64 {
+        if self.errors == 0 {
+            self.upper
+        } else {
+            self.ber
+        }
+    }
+
     /// Bits on the wire in `seconds` at `lane_rate_gbps` on `lanes` lanes.
     pub fn bits_on_wire(lane_rate_gbps: f64, lanes: u32, seconds: f64) -> f64 {
         lane_rate_gbps * 1e9 * f64::from(lanes) * seconds
@@ -250,5 +260,9 @@ mod tests {
         assert!(close(judged_ber(0, 1e12, zero), 2.9957e-12, 1e-4));
         assert_eq!(judged_ber(0, 1e12, zero), Ber::new(0, 1e12, 0.95).unwrap().upper);
         assert_eq!(judged_ber(10, 5.0, zero), 1.0);
+        // A counted Ber judges at the same rule.
+        for (k, bits) in [(3, 1e12), (0, 1e12), (10, 5.0)] {
+            assert_eq!(Ber::new(k, bits, 0.95).unwrap().judged(), judged_ber(k, bits, zero), "{k} in {bits}");
+        }
     }
 }

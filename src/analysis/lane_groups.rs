@@ -67,7 +67,7 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis) -> Vec<LaneGroup> {
         g.pre_fec_ber = Some(b.ber);
         g.pre_fec_ber_lower = Some(b.lower);
         g.pre_fec_ber_upper = Some(b.upper);
-        g.margin_db = cx.margin(if k == 0 { b.upper } else { b.ber });
+        g.margin_db = cx.margin(b.judged());
     }
     cx.notes.push(format!("{covered}: {} are judged as a group from the port total; their lanes have no per-lane BER", g.name()));
     vec![g]

@@ -323,7 +323,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
                 l.pre_fec_ber = Some(b.ber);
                 l.pre_fec_ber_lower = Some(b.lower);
                 l.pre_fec_ber_upper = Some(b.upper);
-                l.margin_db = cx.margin(if k == 0 { b.upper } else { b.ber });
+                l.margin_db = cx.margin(b.judged());
                 l.margin_is_lower_bound = k == 0;
             }
         }
@@ -392,7 +392,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
                 la.pre_fec_ber_lower = Some(b.lower);
                 la.pre_fec_ber_upper = Some(b.upper);
                 la.margin_is_lower_bound = k == 0;
-                let at = if k == 0 { b.upper } else { b.ber };
+                let at = b.judged();
                 la.q = cx.modulation.and_then(|m| q::q_from_ber(at, m));
                 la.margin_db = la.q.and_then(|x| cx.margin_of_q(x));
             }
