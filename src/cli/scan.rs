@@ -120,8 +120,11 @@ pub fn print_analyses(
     opts: &TextOptions,
 ) -> anyhow::Result<()> {
     let verbose = opts.verbose;
-    // An output flag given `-` owns stdout: the report goes to stderr beside it.
-    let mut out: Box<dyn Write> = if stdout_taken() { Box::new(std::io::stderr().lock()) } else { Box::new(std::io::stdout().lock()) };
+    // An output flag given `-` owns stdout: the report goes to stderr beside it. Buffered:
+    // stdout is line-buffered (its writer searches every small write for a newline) and
+    // stderr not at all, while the JSON serializer writes a few bytes at a time.
+    let target: Box<dyn Write> = if stdout_taken() { Box::new(std::io::stderr().lock()) } else { Box::new(std::io::stdout().lock()) };
+    let mut out = std::io::BufWriter::with_capacity(64 << 10, target);
     if json {
         let doc = ScanOutput {
             interfaces: analyses,
