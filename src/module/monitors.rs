@@ -14,7 +14,7 @@
 
 use super::image::HALF_PAGE_LEN;
 use super::map::Field;
-use super::report::LaneReport;
+use super::report::{clone_fields_except, LaneReport};
 use super::{cmis, decode, sff8636, standard_of, DecodeError, ModuleImage, ModuleReport, Standard};
 
 /// Bytes of one half page (any bank) that a refresh decodes again: bit i = byte i.
@@ -63,68 +63,13 @@ fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
 /// path state), so that `clone_unrefreshed` then a refresh gives what `clone_from` then
 /// the refresh gives. The patterns list every field: one added later fails to build.
 fn clone_unrefreshed(out: &mut ModuleReport, src: &ModuleReport, lanes: bool) {
-    let ModuleReport {
-        standard,
-        identifier,
-        identifier_name,
-        spec_revision,
-        vendor_name,
-        vendor_oui,
-        vendor_pn,
-        vendor_sn,
-        vendor_rev,
-        date_code,
-        connector,
-        connector_name,
-        media_type,
-        wavelength_nm,
-        nominal_signaling_rate_mbd,
-        module_temperature_c: _,
-        supply_voltage_v: _,
-        module_state,
-        module_flags: _,
-        flat_memory,
-        rx_power_type,
-        modulation,
-        encoding,
-        media_lane_count,
-        host_lane_count,
-        active_application,
-        applications,
-        lanes: src_lanes,
-        thresholds,
-        vdm,
-        checksums,
-        warnings,
-    } = src;
-    out.standard = *standard;
-    out.identifier = *identifier;
-    out.identifier_name.clone_from(identifier_name);
-    out.spec_revision.clone_from(spec_revision);
-    out.vendor_name.clone_from(vendor_name);
-    out.vendor_oui.clone_from(vendor_oui);
-    out.vendor_pn.clone_from(vendor_pn);
-    out.vendor_sn.clone_from(vendor_sn);
-    out.vendor_rev.clone_from(vendor_rev);
-    out.date_code.clone_from(date_code);
-    out.connector = *connector;
-    out.connector_name.clone_from(connector_name);
-    out.media_type.clone_from(media_type);
-    out.wavelength_nm = *wavelength_nm;
-    out.nominal_signaling_rate_mbd = *nominal_signaling_rate_mbd;
-    out.module_state.clone_from(module_state);
-    out.flat_memory = *flat_memory;
-    out.rx_power_type = *rx_power_type;
-    out.modulation = *modulation;
-    out.encoding.clone_from(encoding);
-    out.media_lane_count = *media_lane_count;
-    out.host_lane_count = *host_lane_count;
-    out.active_application.clone_from(active_application);
-    out.applications.clone_from(applications);
-    out.thresholds.clone_from(thresholds);
-    out.vdm.clone_from(vdm);
-    out.checksums.clone_from(checksums);
-    out.warnings.clone_from(warnings);
+    clone_fields_except!(out, src, ModuleReport {
+        standard, identifier, identifier_name, spec_revision, vendor_name, vendor_oui, vendor_pn, vendor_sn, vendor_rev,
+        date_code, connector, connector_name, media_type, wavelength_nm, nominal_signaling_rate_mbd, module_state,
+        flat_memory, rx_power_type, modulation, encoding, media_lane_count, host_lane_count, active_application,
+        applications, thresholds, vdm, checksums, warnings,
+    } except { module_temperature_c, supply_voltage_v, module_flags, lanes });
+    let src_lanes = &src.lanes;
     if !lanes {
         out.lanes.clone_from(src_lanes);
         return;
@@ -132,19 +77,9 @@ fn clone_unrefreshed(out: &mut ModuleReport, src: &ModuleReport, lanes: bool) {
     out.lanes.truncate(src_lanes.len());
     let kept = out.lanes.len();
     for (o, s) in out.lanes.iter_mut().zip(src_lanes) {
-        let LaneReport {
-            lane,
-            rx_power_mw: _,
-            rx_power_dbm: _,
-            tx_power_mw: _,
-            tx_power_dbm: _,
-            tx_bias_ma: _,
-            flags: _,
-            data_path_state: _,
-            app_sel,
-            data_path_first_lane,
-        } = s;
-        (o.lane, o.app_sel, o.data_path_first_lane) = (*lane, *app_sel, *data_path_first_lane);
+        clone_fields_except!(o, s, LaneReport { lane, app_sel, data_path_first_lane } except {
+            rx_power_mw, rx_power_dbm, tx_power_mw, tx_power_dbm, tx_bias_ma, flags, data_path_state,
+        });
     }
     out.lanes.extend_from_slice(&src_lanes[kept..]);
 }

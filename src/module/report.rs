@@ -16,13 +16,23 @@ macro_rules! clone_field_wise {
                 $t { $($f: $f.clone()),* }
             }
             fn clone_from(&mut self, source: &Self) {
-                let $t { $($f),* } = source;
-                $(self.$f.clone_from($f);)*
+                $crate::module::report::clone_fields_except!(self, source, $t { $($f),* } except {});
             }
         }
     };
 }
 pub(crate) use clone_field_wise;
+
+/// `out.f.clone_from(&src.f)` for each field `f` listed before `except`; the pattern names
+/// every field of `$t` (those after `except` ignored), so a field added later fails to
+/// build until it is placed on one side.
+macro_rules! clone_fields_except {
+    ($out:expr, $src:expr, $t:ident { $($f:ident),* $(,)? } except { $($skip:ident),* $(,)? }) => {{
+        let $t { $($f,)* $($skip: _,)* } = $src;
+        $($out.$f.clone_from($f);)*
+    }};
+}
+pub(crate) use clone_fields_except;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Standard {
