@@ -28,7 +28,9 @@ pub struct FecReply {
 }
 
 pub fn request_attrs(dev: &Dev, flags: u32) -> Vec<u8> {
-    AttrWriter::new().nest(ETHTOOL_A_FEC_HEADER, &dev.header(flags)).finish()
+    let mut w = AttrWriter::new();
+    dev.header_in(&mut w, ETHTOOL_A_FEC_HEADER, flags);
+    w.into_bytes()
 }
 
 pub fn parse_reply(buf: &[u8]) -> std::result::Result<FecReply, String> {

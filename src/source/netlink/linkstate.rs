@@ -7,7 +7,9 @@ use crate::counters::LinkState;
 use crate::source::Result;
 
 pub fn request_attrs(dev: &Dev, flags: u32) -> Vec<u8> {
-    AttrWriter::new().nest(ETHTOOL_A_LINKSTATE_HEADER, &dev.header(flags)).finish()
+    let mut w = AttrWriter::new();
+    dev.header_in(&mut w, ETHTOOL_A_LINKSTATE_HEADER, flags);
+    w.into_bytes()
 }
 
 /// LINK, EXT_STATE, EXT_SUBSTATE (u8) and EXT_DOWN_CNT (u32 on the wire, 8 bytes
