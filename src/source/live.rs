@@ -213,14 +213,22 @@ impl<K: EthtoolKernel> LiveSource<K> {
         self
     }
 
-    /// The family if it implements `cmd` (detected once per source).
+    /// The family if it implements `cmd` (detected once per source; asked several times
+    /// a sample).
+    #[inline]
     fn family_with(&mut self, cmd: u8) -> Option<u16> {
-        if self.family.is_none() {
-            // A failed detection (no NETLINK_GENERIC socket, ...) means: use the ioctls.
-            let family = self.kernel.netlink_family().ok().flatten();
-            self.family = Some(family.as_ref().map(|f: &Family| (f.id, f.op_set())));
-        }
-        self.family.flatten().filter(|(_, ops)| ops.contains(cmd)).map(|(id, _)| id)
+        let (id, ops) = match self.family {
+            Some(f) => f,
+            None => self.detect_family(),
+        }?;
+        ops.contains(cmd).then_some(id)
+    }
+
+    #[cold]
+    fn detect_family(&mut self) -> Option<(u16, OpSet)> {
+        // A failed detection (no NETLINK_GENERIC socket, ...) means: use the ioctls.
+        let family = self.kernel.netlink_family().ok().flatten();
+        *self.family.insert(family.as_ref().map(|f: &Family| (f.id, f.op_set())))
     }
 
     /// The entry of `iface`, made on first use.
