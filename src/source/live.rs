@@ -22,8 +22,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod label;
 mod link;
 mod notes;
+use label::{relabel, relabelled};
 use link::NamedModes;
 pub use link::LINK_REFRESH;
 use notes::{LastNoted, Layer};
@@ -384,23 +386,6 @@ fn displays_as(value: &impl std::fmt::Display, text: &str) -> bool {
     std::fmt::write(&mut rest, format_args!("{value}")).is_ok() && rest.0 == Some("")
 }
 
-/// The same error about another `what` (the layer the user asked for, not the message).
-fn relabel(e: &SourceError, what: &str) -> SourceError {
-    let what = what.to_string();
-    match e {
-        SourceError::NotSupported { driver, message, .. } => {
-            SourceError::NotSupported { what, driver: driver.clone(), message: message.clone() }
-        }
-        SourceError::NoDevice { iface, message, .. } => SourceError::NoDevice { what, iface: iface.clone(), message: message.clone() },
-        SourceError::Permission { message, .. } => SourceError::Permission { what, message: message.clone() },
-        SourceError::Busy { message, .. } => SourceError::Busy { what, message: message.clone() },
-        SourceError::Kernel { errno, message, .. } => SourceError::Kernel { what, errno: *errno, message: message.clone() },
-        SourceError::Malformed { detail, .. } => SourceError::Malformed { what, detail: detail.clone() },
-        SourceError::Unavailable { detail, .. } => SourceError::Unavailable { what, detail: detail.clone() },
-        SourceError::Io { source, .. } => SourceError::Io { what, source: std::io::Error::new(source.kind(), source.to_string()) },
-    }
-}
-
 impl<K: EthtoolKernel> Source for LiveSource<K> {
     fn interfaces(&mut self) -> Result<Vec<String>> {
         Ok(self.sysfs.interfaces().into_iter().filter(|i| !self.sysfs.is_virtual(i)).collect())
@@ -421,7 +406,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
     fn link_info(&mut self, iface: &str) -> Result<LinkInfo> {
         let i = self.slot(iface);
         let dev = self.dev_at(i, iface)?;
-        let lm = self.link_modes(i, &dev).map_err(|e| relabel(&e, "link modes"));
+        let lm = self.link_modes(i, &dev).map_err(|e| relabelled(e, "link modes"));
         let lm = self.seen(i, iface, lm)?;
         let mut reply = self.fec_reply(i, &dev);
         let fec_active = match &mut reply {
@@ -453,7 +438,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
             }
         };
-        let r = r.map_err(|e| relabel(&e, "link state"));
+        let r = r.map_err(|e| relabelled(e, "link state"));
         self.seen(i, iface, r)
     }
 
@@ -484,7 +469,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                         message: Some("FEC_GET reply has no statistics".into()),
                     })
                 }
-                Err(e) => Err(relabel(&e, what)),
+                Err(e) => Err(relabelled(e, what)),
             }
         };
         if let Err(e) = &result {
@@ -498,7 +483,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
         let dev = self.dev_at(i, iface)?;
         self.took(i, |p| &mut p.driver_stats, PATH_IOCTL);
         let what = "driver statistics";
-        let r = self.kernel.driver_stats(&dev).map_err(|e| relabel(&e, what));
+        let r = self.kernel.driver_stats(&dev).map_err(|e| relabelled(e, what));
         if let Err(e) = &r {
             self.note_as(i, Layer::DriverStats, e, what);
         }
@@ -525,7 +510,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             }
         };
         let what = "module EEPROM";
-        let r = r.map_err(|e| relabel(&e, what));
+        let r = r.map_err(|e| relabelled(e, what));
         if let Err(e) = &r {
             self.note_as(i, Layer::ModuleEeprom, e, what);
         }

@@ -3,6 +3,7 @@
 //! comparing the error's fields costs a few string comparisons, where building or
 //! formatting the sentence to look for it among the recorded ones cost ~2k instructions.
 
+use super::label::what_of;
 use crate::source::SourceError;
 
 /// A layer whose errors are noted (the `what` they are labelled with).
@@ -30,19 +31,6 @@ impl LastNoted {
     }
 }
 
-fn what_of(e: &SourceError) -> &str {
-    match e {
-        SourceError::NotSupported { what, .. }
-        | SourceError::NoDevice { what, .. }
-        | SourceError::Permission { what, .. }
-        | SourceError::Busy { what, .. }
-        | SourceError::Kernel { what, .. }
-        | SourceError::Malformed { what, .. }
-        | SourceError::Unavailable { what, .. }
-        | SourceError::Io { what, .. } => what,
-    }
-}
-
 /// Same variant and fields, `what` aside: then the two display alike once labelled alike.
 /// I/O errors are never taken as the same (no cheap equality; they do not repeat).
 fn same_but_what(a: &SourceError, b: &SourceError) -> bool {
@@ -61,7 +49,7 @@ fn same_but_what(a: &SourceError, b: &SourceError) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::relabel;
+    use super::super::label::relabel;
     use super::*;
 
     fn unsupported(what: &str, driver: &str) -> SourceError {
