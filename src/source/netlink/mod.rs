@@ -12,6 +12,7 @@ pub mod consts;
 pub mod eeprom;
 pub mod family;
 pub mod fec;
+mod header_request;
 pub mod link_watch;
 pub mod linkmodes;
 pub mod linkstate;
@@ -80,6 +81,8 @@ pub struct Netlink {
     recv_buf: Vec<u8>,
     /// Kept between requests ([`Netlink::send_request`]).
     send_buf: Vec<u8>,
+    /// The last header-only request's attributes ([`header_request`]).
+    header_attrs: Option<header_request::HeaderAttrs>,
 }
 
 impl Netlink {
@@ -88,7 +91,7 @@ impl Netlink {
         let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty()).map_err(|e| io_err("netlink socket", e))?;
         // Without this the kernel's reason ("no device matches name", ...) is not sent.
         sock.enable_ext_ack(true).map_err(|e| io_err("netlink extended ACK", e))?;
-        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer(), send_buf: Vec::new() })
+        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer(), send_buf: Vec::new(), header_attrs: None })
     }
 
     pub fn io_counts(&self) -> IoCounts {
@@ -182,16 +185,6 @@ impl Netlink {
     /// A do request expecting exactly one reply message; returns its attributes.
     pub fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
         self.request(family, cmd, attrs, false, what, dev)?.into_iter().next().ok_or_else(|| malformed(what, "no reply message".into()))
-    }
-
-    /// A do request with `ETHTOOL_FLAG_STATS`, asked again without it when the header
-    /// policy rejects the flag (EINVAL "reserved bit set": kernels before 5.10, or an op
-    /// that gained stats later, e.g. LINKSTATE_GET in 6.2).
-    pub fn do_with_stats(&mut self, family: u16, cmd: u8, build: &dyn Fn(u32) -> Vec<u8>, what: &str, dev: &Dev) -> Result<Vec<u8>> {
-        match self.do_one(family, cmd, &build(ETHTOOL_FLAG_STATS), what, Some(dev)) {
-            Err(e) if e.errno() == Some(libc::EINVAL) => self.do_one(family, cmd, &build(0), what, Some(dev)),
-            r => r,
-        }
     }
 }
 
