@@ -12,8 +12,10 @@ use super::{IoCounts, Result, SourceError};
 use crate::counters::DriverStats;
 use crate::module::map::Field;
 use crate::module::{PageRequest, I2C_A0, I2C_A2};
-use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+mod stats;
+use stats::{StatIoctls, StatReader};
 
 // Command numbers, include/uapi/linux/ethtool.h (Linux 6.18).
 const ETHTOOL_GDRVINFO: u32 = 0x03;
@@ -32,9 +34,6 @@ const ETH_GSTRING_LEN: usize = 32;
 const DRVINFO_LEN: usize = 196;
 /// `struct ethtool_link_settings` without the trailing masks.
 const LINK_SETTINGS_LEN: usize = 48;
-/// More counters than any driver has (mlx5 has a few thousand): a larger count is
-/// treated as garbage rather than allocated.
-const MAX_STATS: u32 = 1 << 16;
 
 /// Entries to allocate for an expected count `n`: kernels before upstream 7b07be1ff1cb
 /// (Dec 2025; stable backports) ignore the caller's count and write the driver's
@@ -147,46 +146,12 @@ fn c_string(b: &[u8]) -> String {
     super::netlink::parse::string_of(b)
 }
 
-/// A device's counter names, ready to take each sample's values: `names` holds them
-/// sorted (a repeated name once, with the GSTATS index of its last occurrence as its
-/// value, as collecting the pairs into a map would keep), and each sample is a new
-/// vector of values in that order sharing the name table. `ifindex` is the device's
-/// when the table was read: a device renamed into the name is a miss.
-struct StatTable {
-    ifindex: Option<u32>,
-    count: usize,
-    names: DriverStats,
-    /// The GSTATS index of each name, in name order (the names' values as a plain
-    /// slice: a sample's fill is then one pass over it, ~5x fewer instructions than
-    /// walking the name table).
-    index: Vec<usize>,
-}
-
-impl StatTable {
-    fn new(ifindex: Option<u32>, names: Vec<String>) -> Self {
-        let count = names.len();
-        let names: DriverStats = names.into_iter().zip(0..).map(|(n, i)| (n.into(), i)).collect();
-        // Each index is below `count`, a u32 (GSSET_INFO): it fits usize.
-        let index = names.iter().map(|(_, i)| i as usize).collect();
-        StatTable { ifindex, count, names, index }
-    }
-
-    /// The counters from a GSTATS buffer (`{u32 cmd; u32 n; u64 data[n]}`).
-    fn fill(&self, buf: &[u8]) -> DriverStats {
-        let (data, _) = buf.get(8..).unwrap_or_default().as_chunks::<8>();
-        self.names.with_values(self.index.iter().map(|&i| data.get(i).map_or(0, |v| u64::from_ne_bytes(*v))))
-    }
-}
-
 /// An `AF_INET`/`SOCK_DGRAM` socket for `SIOCETHTOOL` in the calling thread's netns.
 pub struct Ethtool {
     fd: OwnedFd,
     io: IoCounts,
-    /// Counter names per device name: the string table is read once and again only when
-    /// its count (or the ifindex under the name) changes.
-    stat_names: BTreeMap<String, StatTable>,
-    /// The GSTATS buffer, kept between samples (several kB for a 64-queue device).
-    stats_buf: Vec<u8>,
+    /// Driver-statistics names and buffer, kept between samples ([`stats`]).
+    stat_reader: StatReader,
 }
 
 impl Ethtool {
@@ -197,7 +162,7 @@ impl Ethtool {
             return Err(SourceError::Io { what: "ethtool ioctl socket".into(), source: std::io::Error::last_os_error() });
         }
         // SAFETY: fd is a freshly created descriptor owned by nothing else.
-        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_names: BTreeMap::new(), stats_buf: Vec::new() })
+        Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_reader: StatReader::default() })
     }
 
     pub fn io_counts(&self) -> IoCounts {
@@ -253,11 +218,12 @@ impl Ethtool {
         self.io.bytes += bytes as u64;
     }
 
-    fn command(&mut self, dev: &Dev, cmd: u32, len: usize, what: &str) -> Result<Vec<u8>> {
-        let mut buf = vec![0u8; len];
+    /// A command whose struct is `N` bytes (on the stack: GLINK is asked every sample).
+    fn command<const N: usize>(&mut self, dev: &Dev, cmd: u32, what: &str) -> Result<[u8; N]> {
+        let mut buf = [0u8; N];
         put_u32(&mut buf, 0, cmd);
         self.call(dev, &mut buf, what)?;
-        self.got(len);
+        self.got(N);
         Ok(buf)
     }
 
@@ -285,14 +251,14 @@ impl Ethtool {
 
     /// `ETHTOOL_GDRVINFO`.
     pub fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo> {
-        let b = self.command(dev, ETHTOOL_GDRVINFO, DRVINFO_LEN, "ETHTOOL_GDRVINFO")?;
+        let b = self.command::<DRVINFO_LEN>(dev, ETHTOOL_GDRVINFO, "ETHTOOL_GDRVINFO")?;
         let s = |at: usize| c_string(b.get(at..at + 32).unwrap_or_default());
         Ok(DrvInfo { driver: s(4), version: s(36), fw_version: s(68), bus_info: s(100), n_stats: get_u32(&b, 180) })
     }
 
     /// `ETHTOOL_GLINK`: carrier as the driver sees it.
     pub fn link_up(&mut self, dev: &Dev) -> Result<bool> {
-        let b = self.command(dev, ETHTOOL_GLINK, 8, "ETHTOOL_GLINK")?;
+        let b = self.command::<8>(dev, ETHTOOL_GLINK, "ETHTOOL_GLINK")?;
         Ok(get_u32(&b, 4) != 0)
     }
 
@@ -326,62 +292,18 @@ impl Ethtool {
         Ok(Some(names.chunks_exact(ETH_GSTRING_LEN).map(c_string).collect()))
     }
 
-    /// `ETHTOOL_GSTATS` for `n` counters into `stats_buf`; false on a count mismatch as
-    /// for strings.
-    fn stats(&mut self, dev: &Dev, n: u32) -> Result<bool> {
-        let mut buf = std::mem::take(&mut self.stats_buf);
-        // Not cleared: the kernel writes all n values (a short write is a mismatch,
-        // refused), so only a grown tail needs zeroing.
-        buf.resize(8 + with_headroom(n) * 8, 0);
-        put_u32(&mut buf, 0, ETHTOOL_GSTATS);
-        put_u32(&mut buf, 4, n);
-        let r = self.call(dev, &mut buf, "ETHTOOL_GSTATS");
-        let written = get_u32(&buf, 4);
-        self.stats_buf = buf;
-        r?;
-        self.got(8 + (written as usize).min(with_headroom(n)) * 8);
-        Ok(written == n)
-    }
-
-    /// Driver-private counters (`ethtool -S`): GSSET_INFO -> GSTRINGS -> GSTATS, always
-    /// passing the expected count and sizing the buffer to it. The names (32 bytes each:
-    /// 16 kB for a 64-queue veth) are read once per device and again only when
-    /// GSSET_INFO's count changes or another device (ifindex) holds the name, so a sample
-    /// is GSSET_INFO + GSTATS. A count that changes between calls (mlx5, iavf
-    /// reconfigurations) is re-queried once.
+    /// Driver-private counters (`ethtool -S`), see [`stats`].
     pub fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats> {
-        for _attempt in 0..2 {
-            let n = match self.sset_count(dev, ETH_SS_STATS)? {
-                None | Some(0) => return Ok(DriverStats::new()),
-                Some(n) if n > MAX_STATS => {
-                    return Err(SourceError::Malformed {
-                        what: "ETHTOOL_GSSET_INFO".into(),
-                        detail: format!("driver reports {n} counters, more than {MAX_STATS}"),
-                    })
-                }
-                Some(n) => n,
-            };
-            let known = self.stat_names.get(&dev.name).is_some_and(|t| t.count == n as usize && t.ifindex == dev.ifindex);
-            if !known {
-                let Some(names) = self.strings(dev, ETH_SS_STATS, n)? else { continue };
-                self.stat_names.insert(dev.name.clone(), StatTable::new(dev.ifindex, names));
-            }
-            if !self.stats(dev, n)? {
-                continue;
-            }
-            // Present: found or inserted above, and nothing removes a table in between.
-            let table = &self.stat_names[&dev.name];
-            return Ok(table.fill(&self.stats_buf));
-        }
-        Err(SourceError::Unavailable {
-            what: "driver statistics".into(),
-            detail: format!("the number of counters of {} kept changing between calls", dev.name),
-        })
+        // Taken out for the call: the reader drives this socket's ioctls.
+        let mut reader = std::mem::take(&mut self.stat_reader);
+        let r = reader.read(self, dev);
+        self.stat_reader = reader;
+        r
     }
 
     /// `ETHTOOL_GMODULEINFO`.
     pub fn module_info(&mut self, dev: &Dev) -> Result<ModuleInfo> {
-        let b = self.command(dev, ETHTOOL_GMODULEINFO, 44, "ETHTOOL_GMODULEINFO")?;
+        let b = self.command::<44>(dev, ETHTOOL_GMODULEINFO, "ETHTOOL_GMODULEINFO")?;
         Ok(ModuleInfo { module_type: get_u32(&b, 4), eeprom_len: get_u32(&b, 8) })
     }
 
@@ -405,7 +327,7 @@ impl Ethtool {
     /// returns -nwords, the second fills supported/advertising/lp_advertising.
     pub fn link_settings(&mut self, dev: &Dev) -> Result<LinkModes> {
         let what = "ETHTOOL_GLINKSETTINGS";
-        let probe = self.command(dev, ETHTOOL_GLINKSETTINGS, LINK_SETTINGS_LEN, what)?;
+        let probe = self.command::<LINK_SETTINGS_LEN>(dev, ETHTOOL_GLINKSETTINGS, what)?;
         let nwords = match probe.get(15).map(|&b| b as i8) {
             Some(n) if n < 0 => n.unsigned_abs() as usize,
             other => return Err(SourceError::Malformed { what: what.into(), detail: format!("handshake gave nwords {other:?}") }),
@@ -427,9 +349,31 @@ impl Ethtool {
 
     /// `ETHTOOL_GFECPARAM`: the active FEC mode's name (no statistics over the ioctl).
     pub fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>> {
-        let b = self.command(dev, ETHTOOL_GFECPARAM, 16, "ETHTOOL_GFECPARAM")?;
+        let b = self.command::<16>(dev, ETHTOOL_GFECPARAM, "ETHTOOL_GFECPARAM")?;
         let active = get_u32(&b, 4);
         Ok(FEC_PARAM_BITS.iter().find(|(bit, _)| active & bit != 0).map(|(_, n)| n.to_string()))
+    }
+}
+
+impl StatIoctls for Ethtool {
+    fn stat_count(&mut self, dev: &Dev) -> Result<Option<u32>> {
+        self.sset_count(dev, ETH_SS_STATS)
+    }
+
+    fn stat_names(&mut self, dev: &Dev, n: u32) -> Result<Option<Vec<String>>> {
+        self.strings(dev, ETH_SS_STATS, n)
+    }
+
+    fn stat_values(&mut self, dev: &Dev, n: u32, buf: &mut Vec<u8>) -> Result<u32> {
+        // Not cleared: the kernel writes all n values (a short write is a mismatch,
+        // refused), so only a grown tail needs zeroing.
+        buf.resize(8 + with_headroom(n) * 8, 0);
+        put_u32(buf, 0, ETHTOOL_GSTATS);
+        put_u32(buf, 4, n);
+        self.call(dev, buf, "ETHTOOL_GSTATS")?;
+        let written = get_u32(buf, 4);
+        self.got(8 + (written as usize).min(with_headroom(n)) * 8);
+        Ok(written)
     }
 }
 
@@ -437,19 +381,6 @@ impl Ethtool {
 mod tests {
     use super::*;
     use crate::module::map::{first_overlap, first_straddling};
-
-    #[test]
-    fn stat_table_maps_driver_order_to_names() {
-        // Driver order is not name order; a repeated name keeps its last value.
-        let t = StatTable::new(Some(1), ["tx", "rx", "drops", "rx"].map(String::from).to_vec());
-        let mut buf = vec![0u8; 8];
-        for v in [10u64, 20, 30, 40] {
-            buf.extend_from_slice(&v.to_ne_bytes());
-        }
-        let s = t.fill(&buf);
-        assert_eq!(t.count, 4);
-        assert_eq!(s, DriverStats::from([("drops".into(), 30), ("rx".into(), 40), ("tx".into(), 10)]));
-    }
 
     #[test]
     fn legacy_spans_are_half_pages_without_overlap() {

@@ -9,9 +9,10 @@
 use super::ioctl::{DrvInfo, Ethtool};
 use super::netlink::consts::*;
 use super::netlink::eeprom::retry_transient;
+use super::netlink::family::OpSet;
 use super::netlink::fec::FecReply;
 use super::netlink::link_watch::LinkWatch;
-use super::netlink::linkmodes::{active_mode_name, LinkModes};
+use super::netlink::linkmodes::LinkModes;
 use super::netlink::{Dev, Family, Netlink};
 use super::sysfs::Sysfs;
 use super::{DeviceIdentity, EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
@@ -21,8 +22,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod label;
 mod link;
+mod notes;
+use label::{relabel, relabelled};
+use link::NamedModes;
 pub use link::LINK_REFRESH;
+use notes::{LastNoted, Layer};
 
 /// What the live source needs from the kernel: netlink calls take the family id.
 pub trait EthtoolKernel {
@@ -127,25 +133,35 @@ impl EthtoolKernel for RealKernel {
 pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     kernel: K,
     sysfs: Sysfs,
-    /// `None` until detected; then the family (or its absence) for the source's life.
-    family: Option<Option<Family>>,
+    /// `None` until detected; then the family id and ops (or their absence) for the
+    /// source's life.
+    family: Option<Option<(u16, OpSet)>>,
     // Maps by interface name are ordered maps: a source has one interface or a few, where a
-    // lookup is a string comparison or two and SipHash of the name cost more (a sample looks
-    // names up a dozen times).
+    // lookup is a string comparison or two and SipHash of the name cost more.
     drivers: BTreeMap<String, Option<DrvInfo>>,
-    /// Interface as given -> its netdev name, ifindex and driver, until a request finds it
-    /// gone: shared, so the four requests of a sample copy no strings to name the device.
-    resolved: BTreeMap<String, Arc<Dev>>,
-    /// The FEC_GET answer `link_info` fetched, for `fec` in the same sample.
-    fec_pending: Option<(String, Result<FecReply>)>,
-    paths: BTreeMap<String, PathsUsed>,
+    /// Interface as given -> its entry in `ifaces`: one lookup per call of the source.
+    slots: BTreeMap<String, usize>,
+    ifaces: Vec<Entry>,
+    /// The FEC_GET answer `link_info` fetched (for the interface in that slot), for `fec`
+    /// in the same sample.
+    fec_pending: Option<(usize, Result<FecReply>)>,
     eeprom_override: Option<Box<dyn EepromReader>>,
-    /// Interface as given -> its link between samples.
-    links: BTreeMap<String, link::CachedLink>,
     link_watch: LinkWatch,
     /// Bytes the link notifications brought in for this source's reads.
     notify_io: IoCounts,
     link_refresh: Duration,
+}
+
+/// What the source knows of one interface as given (a name, or an ifindex as a string).
+#[derive(Default)]
+struct Entry {
+    /// Its netdev name, ifindex and driver, until a request finds it gone: shared, so the
+    /// four requests of a sample copy no strings to name the device.
+    dev: Option<Arc<Dev>>,
+    paths: PathsUsed,
+    noted: LastNoted,
+    /// Its link between samples.
+    link: Option<link::CachedLink>,
 }
 
 impl LiveSource<RealKernel> {
@@ -170,11 +186,10 @@ impl<K: EthtoolKernel> LiveSource<K> {
             sysfs,
             family: None,
             drivers: BTreeMap::new(),
-            resolved: BTreeMap::new(),
+            slots: BTreeMap::new(),
+            ifaces: Vec::new(),
             fec_pending: None,
-            paths: BTreeMap::new(),
             eeprom_override: None,
-            links: BTreeMap::new(),
             link_watch: LinkWatch::new(),
             notify_io: IoCounts::default(),
             link_refresh: LINK_REFRESH,
@@ -200,45 +215,70 @@ impl<K: EthtoolKernel> LiveSource<K> {
         self
     }
 
-    /// The family if it implements `cmd` (detected once per source).
+    /// The family if it implements `cmd` (detected once per source; asked several times
+    /// a sample).
+    #[inline]
     fn family_with(&mut self, cmd: u8) -> Option<u16> {
-        if self.family.is_none() {
-            // A failed detection (no NETLINK_GENERIC socket, ...) means: use the ioctls.
-            self.family = Some(self.kernel.netlink_family().ok().flatten());
+        let (id, ops) = match self.family {
+            Some(f) => f,
+            None => self.detect_family(),
+        }?;
+        ops.contains(cmd).then_some(id)
+    }
+
+    #[cold]
+    fn detect_family(&mut self) -> Option<(u16, OpSet)> {
+        // A failed detection (no NETLINK_GENERIC socket, ...) means: use the ioctls.
+        let family = self.kernel.netlink_family().ok().flatten();
+        *self.family.insert(family.as_ref().map(|f: &Family| (f.id, f.op_set())))
+    }
+
+    /// The entry of `iface`, made on first use.
+    fn slot(&mut self, iface: &str) -> usize {
+        if let Some(&i) = self.slots.get(iface) {
+            return i;
         }
-        self.family.as_ref().and_then(|f| f.as_ref()).filter(|f| f.has_op(cmd)).map(|f| f.id)
+        self.ifaces.push(Entry::default());
+        self.slots.insert(iface.to_string(), self.ifaces.len() - 1);
+        self.ifaces.len() - 1
     }
 
     /// Name, ifindex and driver for `iface` (a name, or an ifindex as a decimal string).
     /// A name that is a netdev wins over the same digits read as an ifindex.
     fn dev(&mut self, iface: &str) -> Result<Arc<Dev>> {
-        if let Some(dev) = self.resolved.get(iface) {
+        let i = self.slot(iface);
+        self.dev_at(i, iface)
+    }
+
+    /// [`Self::dev`] for the interface in slot `i`.
+    fn dev_at(&mut self, i: usize, iface: &str) -> Result<Arc<Dev>> {
+        if let Some(dev) = &self.ifaces[i].dev {
             return Ok(dev.clone());
         }
         let found = match self.kernel.ifindex(iface) {
-            Some(i) => Some((iface.to_string(), i)),
+            Some(ifindex) => Some((iface.to_string(), ifindex)),
             None => match iface.parse::<u32>() {
-                Ok(i) => Some((
-                    self.kernel.ifname(i).ok_or_else(|| SourceError::NoDevice {
+                Ok(ifindex) => Some((
+                    self.kernel.ifname(ifindex).ok_or_else(|| SourceError::NoDevice {
                         what: "interface lookup".into(),
                         iface: iface.into(),
                         message: Some("no interface has this ifindex".into()),
                     })?,
-                    i,
+                    ifindex,
                 )),
                 Err(_) => None,
             },
         };
-        let Some((name, i)) = found else {
+        let Some((name, ifindex)) = found else {
             // Unknown name: the kernel's own answer (ENODEV "no device matches name") follows.
             let mut dev = Dev::named(iface);
             dev.driver = self.drvinfo(&dev).map(|d| d.driver);
             return Ok(Arc::new(dev));
         };
-        let mut dev = Dev { name, ifindex: Some(i), driver: None };
+        let mut dev = Dev { name, ifindex: Some(ifindex), driver: None };
         dev.driver = self.drvinfo(&dev).map(|d| d.driver);
         let dev = Arc::new(dev);
-        self.resolved.insert(iface.to_string(), dev.clone());
+        self.ifaces[i].dev = Some(dev.clone());
         Ok(dev)
     }
 
@@ -250,13 +290,14 @@ impl<K: EthtoolKernel> LiveSource<K> {
 
     /// A request that found the device gone (or another device under its name) drops
     /// what is known of it, so the next request resolves the name afresh.
-    fn seen<T>(&mut self, iface: &str, r: Result<T>) -> Result<T> {
+    fn seen<T>(&mut self, i: usize, iface: &str, r: Result<T>) -> Result<T> {
         if r.as_ref().is_err_and(SourceError::is_no_device) {
-            if let Some(dev) = self.resolved.remove(iface) {
+            let entry = &mut self.ifaces[i];
+            entry.link = None;
+            if let Some(dev) = entry.dev.take() {
                 self.drivers.remove(&dev.name);
             }
             self.drivers.remove(iface);
-            self.links.remove(iface);
         }
         r
     }
@@ -270,68 +311,64 @@ impl<K: EthtoolKernel> LiveSource<K> {
         d
     }
 
-    fn paths_mut(&mut self, iface: &str) -> &mut PathsUsed {
-        entry_of(&mut self.paths, iface, PathsUsed::default)
-    }
-
     /// Records the path a layer took (`pick` chooses the layer), copying the name only
     /// when it is not the one recorded already (every sample takes the same path).
-    fn took(&mut self, iface: &str, pick: fn(&mut PathsUsed) -> &mut Option<String>, path: &str) {
-        let slot = pick(self.paths_mut(iface));
+    fn took(&mut self, i: usize, pick: fn(&mut PathsUsed) -> &mut Option<String>, path: &str) {
+        let slot = pick(&mut self.ifaces[i].paths);
         if slot.as_deref() != Some(path) {
             *slot = Some(path.to_string());
         }
     }
 
     /// Records what the kernel could not give, once per distinct sentence. A sentence
-    /// already recorded (a driver without FEC statistics says so every sample) is told
-    /// by comparing as it is formatted, without building it.
-    fn note(&mut self, iface: &str, err: &SourceError) {
-        let p = self.paths_mut(iface);
+    /// already recorded is told by comparing as it is formatted, without building it.
+    fn note(&mut self, i: usize, err: &SourceError) {
+        let p = &mut self.ifaces[i].paths;
         if !p.unavailable.iter().any(|s| displays_as(err, s)) {
             p.unavailable.push(err.to_string());
         }
     }
 
-    fn link_modes(&mut self, iface: &str, dev: &Dev) -> Result<LinkModes> {
+    /// [`Self::note`] for `err` labelled `what` (the layer the user asked for), unless it
+    /// is the error `layer` noted last ([`notes`]): the sentence is built only when new.
+    fn note_as(&mut self, i: usize, layer: Layer, err: &SourceError, what: &str) {
+        if self.ifaces[i].noted.repeats(layer, err, what) {
+            return;
+        }
+        let err = relabel(err, what);
+        self.note(i, &err);
+        self.ifaces[i].noted.set(layer, err);
+    }
+
+    fn link_modes(&mut self, i: usize, dev: &Dev) -> Result<NamedModes> {
         match self.family_with(ETHTOOL_MSG_LINKMODES_GET) {
             Some(f) => {
-                self.took(iface, |p| &mut p.link, PATH_NETLINK);
+                self.took(i, |p| &mut p.link, PATH_NETLINK);
                 if self.caches_link() {
-                    self.cached_link_modes(iface, dev, f)
+                    self.cached_link_modes(i, dev, f)
                 } else {
-                    self.kernel.nl_link_modes(f, dev)
+                    self.kernel.nl_link_modes(f, dev).map(|m| NamedModes::of(&m))
                 }
             }
             None => {
-                self.took(iface, |p| &mut p.link, PATH_IOCTL);
-                self.kernel.link_settings(dev)
+                self.took(i, |p| &mut p.link, PATH_IOCTL);
+                self.kernel.link_settings(dev).map(|m| NamedModes::of(&m))
             }
         }
     }
 
-    fn fec_reply(&mut self, iface: &str, dev: &Dev) -> Result<FecReply> {
+    fn fec_reply(&mut self, i: usize, dev: &Dev) -> Result<FecReply> {
         match self.family_with(ETHTOOL_MSG_FEC_GET) {
             Some(f) => {
-                self.took(iface, |p| &mut p.fec, PATH_NETLINK);
+                self.took(i, |p| &mut p.fec, PATH_NETLINK);
                 self.kernel.nl_fec(f, dev)
             }
             None => {
-                self.took(iface, |p| &mut p.fec, PATH_IOCTL);
+                self.took(i, |p| &mut p.fec, PATH_IOCTL);
                 Ok(FecReply { active: self.kernel.fec_active(dev)?, stats: None, warnings: Vec::new() })
             }
         }
     }
-}
-
-/// The entry of `iface`, made by `make` if there is none. Looked up before inserting:
-/// `BTreeMap::entry` would copy the name on every call, and this runs several times a sample.
-fn entry_of<'m, V>(map: &'m mut BTreeMap<String, V>, iface: &str, make: impl FnOnce() -> V) -> &'m mut V {
-    if !map.contains_key(iface) {
-        map.insert(iface.to_string(), make());
-    }
-    // Present: inserted just above if it was not.
-    map.get_mut(iface).expect("entry inserted above")
 }
 
 /// Whether `value` displays as `text`, without building the string.
@@ -347,23 +384,6 @@ fn displays_as(value: &impl std::fmt::Display, text: &str) -> bool {
     }
     let mut rest = Rest(Some(text));
     std::fmt::write(&mut rest, format_args!("{value}")).is_ok() && rest.0 == Some("")
-}
-
-/// The same error about another `what` (the layer the user asked for, not the message).
-fn relabel(e: &SourceError, what: &str) -> SourceError {
-    let what = what.to_string();
-    match e {
-        SourceError::NotSupported { driver, message, .. } => {
-            SourceError::NotSupported { what, driver: driver.clone(), message: message.clone() }
-        }
-        SourceError::NoDevice { iface, message, .. } => SourceError::NoDevice { what, iface: iface.clone(), message: message.clone() },
-        SourceError::Permission { message, .. } => SourceError::Permission { what, message: message.clone() },
-        SourceError::Busy { message, .. } => SourceError::Busy { what, message: message.clone() },
-        SourceError::Kernel { errno, message, .. } => SourceError::Kernel { what, errno: *errno, message: message.clone() },
-        SourceError::Malformed { detail, .. } => SourceError::Malformed { what, detail: detail.clone() },
-        SourceError::Unavailable { detail, .. } => SourceError::Unavailable { what, detail: detail.clone() },
-        SourceError::Io { source, .. } => SourceError::Io { what, source: std::io::Error::new(source.kind(), source.to_string()) },
-    }
 }
 
 impl<K: EthtoolKernel> Source for LiveSource<K> {
@@ -384,60 +404,64 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
     }
 
     fn link_info(&mut self, iface: &str) -> Result<LinkInfo> {
-        let dev = self.dev(iface)?;
-        let lm = self.link_modes(iface, &dev).map_err(|e| relabel(&e, "link modes"));
-        let lm = self.seen(iface, lm)?;
-        let reply = self.fec_reply(iface, &dev);
-        let fec_active = match &reply {
-            Ok(r) => r.active.clone(),
+        let i = self.slot(iface);
+        let dev = self.dev_at(i, iface)?;
+        let lm = self.link_modes(i, &dev).map_err(|e| relabelled(e, "link modes"));
+        let lm = self.seen(i, iface, lm)?;
+        let mut reply = self.fec_reply(i, &dev);
+        let fec_active = match &mut reply {
+            // `fec` takes the statistics and warnings; the mode is for here only.
+            Ok(r) => r.active.take(),
             Err(e) => {
-                self.note(iface, &relabel(e, "active FEC mode"));
+                self.note_as(i, Layer::ActiveFec, e, "active FEC mode");
                 None
             }
         };
-        self.fec_pending = Some((iface.to_string(), reply));
-        Ok(LinkInfo { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: active_mode_name(&lm), fec_active })
+        self.fec_pending = Some((i, reply));
+        Ok(LinkInfo { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: lm.link_mode, fec_active })
     }
 
     fn link_state(&mut self, iface: &str) -> Result<LinkState> {
-        let dev = self.dev(iface)?;
+        let i = self.slot(iface);
+        let dev = self.dev_at(i, iface)?;
         let r = match self.family_with(ETHTOOL_MSG_LINKSTATE_GET) {
             Some(f) => {
-                self.took(iface, |p| &mut p.link, PATH_NETLINK);
+                self.took(i, |p| &mut p.link, PATH_NETLINK);
                 if self.caches_link() {
-                    self.cached_link_state(iface, &dev, f)
+                    self.cached_link_state(i, &dev, f)
                 } else {
                     self.kernel.nl_link_state(f, &dev)
                 }
             }
             None => {
-                self.took(iface, |p| &mut p.link, PATH_IOCTL);
+                self.took(i, |p| &mut p.link, PATH_IOCTL);
                 self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
             }
         };
-        let r = r.map_err(|e| relabel(&e, "link state"));
-        self.seen(iface, r)
+        let r = r.map_err(|e| relabelled(e, "link state"));
+        self.seen(i, iface, r)
     }
 
     fn fec(&mut self, iface: &str) -> Result<FecStats> {
-        let dev = self.dev(iface)?;
+        let i = self.slot(iface);
+        let dev = self.dev_at(i, iface)?;
         let what = "FEC statistics";
         let result = if self.family_with(ETHTOOL_MSG_FEC_GET).is_none() {
-            self.took(iface, |p| &mut p.fec, PATH_IOCTL);
+            self.took(i, |p| &mut p.fec, PATH_IOCTL);
             Err(SourceError::Unavailable {
                 what: what.into(),
                 detail: "the kernel has no ethtool netlink FEC_GET (Linux 5.13+); the ioctl has no FEC counters".into(),
             })
         } else {
             let reply = match self.fec_pending.take() {
-                Some((pending, r)) if pending == iface => r,
-                _ => self.fec_reply(iface, &dev),
+                Some((pending, r)) if pending == i => r,
+                _ => self.fec_reply(i, &dev),
             };
             match reply {
                 Ok(r) => {
                     for w in &r.warnings {
                         let e = SourceError::Malformed { what: what.into(), detail: w.clone() };
-                        self.note(iface, &e);
+                        self.note(i, &e);
                     }
                     r.stats.ok_or_else(|| SourceError::NotSupported {
                         what: what.into(),
@@ -445,52 +469,56 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                         message: Some("FEC_GET reply has no statistics".into()),
                     })
                 }
-                Err(e) => Err(relabel(&e, what)),
+                Err(e) => Err(relabelled(e, what)),
             }
         };
         if let Err(e) = &result {
-            self.note(iface, e);
+            self.note_as(i, Layer::FecStats, e, what);
         }
-        self.seen(iface, result)
+        self.seen(i, iface, result)
     }
 
     fn driver_stats(&mut self, iface: &str) -> Result<DriverStats> {
-        let dev = self.dev(iface)?;
-        self.took(iface, |p| &mut p.driver_stats, PATH_IOCTL);
-        let r = self.kernel.driver_stats(&dev).map_err(|e| relabel(&e, "driver statistics"));
+        let i = self.slot(iface);
+        let dev = self.dev_at(i, iface)?;
+        self.took(i, |p| &mut p.driver_stats, PATH_IOCTL);
+        let what = "driver statistics";
+        let r = self.kernel.driver_stats(&dev).map_err(|e| relabelled(e, what));
         if let Err(e) = &r {
-            self.note(iface, e);
+            self.note_as(i, Layer::DriverStats, e, what);
         }
-        self.seen(iface, r)
+        self.seen(i, iface, r)
     }
 
     fn read_eeprom(&mut self, iface: &str, req: PageRequest) -> Result<Vec<u8>> {
+        let i = self.slot(iface);
         if let Some(reader) = self.eeprom_override.as_mut() {
             let describe = reader.describe();
             let r = reader.read(req);
-            self.took(iface, |p| &mut p.module, &describe);
+            self.took(i, |p| &mut p.module, &describe);
             return r;
         }
-        let dev = self.dev(iface)?;
+        let dev = self.dev_at(i, iface)?;
         let r = match self.family_with(ETHTOOL_MSG_MODULE_EEPROM_GET) {
             Some(f) => {
-                self.took(iface, |p| &mut p.module, PATH_NETLINK);
+                self.took(i, |p| &mut p.module, PATH_NETLINK);
                 self.kernel.nl_module_eeprom(f, &dev, req)
             }
             None => {
-                self.took(iface, |p| &mut p.module, PATH_IOCTL);
+                self.took(i, |p| &mut p.module, PATH_IOCTL);
                 retry_transient(|| self.kernel.module_eeprom(&dev, req))
             }
         };
-        let r = r.map_err(|e| relabel(&e, "module EEPROM"));
+        let what = "module EEPROM";
+        let r = r.map_err(|e| relabelled(e, what));
         if let Err(e) = &r {
-            self.note(iface, e);
+            self.note_as(i, Layer::ModuleEeprom, e, what);
         }
-        self.seen(iface, r)
+        self.seen(i, iface, r)
     }
 
     fn paths(&self, iface: &str) -> PathsUsed {
-        self.paths.get(iface).cloned().unwrap_or_default()
+        self.slots.get(iface).map(|&i| self.ifaces[i].paths.clone()).unwrap_or_default()
     }
 
     fn io_counts(&self) -> IoCounts {

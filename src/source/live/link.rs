@@ -20,11 +20,11 @@
 //! sample still has a request in which the kernel checks that the name is the device
 //! (a rename swap). Older kernels ask every sample as before.
 
-use super::{entry_of, EthtoolKernel, LiveSource};
+use super::{EthtoolKernel, LiveSource};
 use crate::counters::LinkState;
 use crate::source::netlink::consts::{ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET};
 use crate::source::netlink::link_watch::Cursor;
-use crate::source::netlink::linkmodes::LinkModes;
+use crate::source::netlink::linkmodes::{active_mode_name, LinkModes};
 use crate::source::netlink::Dev;
 use crate::source::Result;
 use std::time::{Duration, Instant};
@@ -32,12 +32,27 @@ use std::time::{Duration, Instant};
 /// Longest time link state and modes come from the cache without a full read.
 pub const LINK_REFRESH: Duration = Duration::from_secs(60);
 
+/// What `link_info` takes from the link modes, the active mode named once per read of
+/// them rather than every sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct NamedModes {
+    pub speed_mbps: Option<u32>,
+    pub lanes: Option<u32>,
+    pub link_mode: Option<String>,
+}
+
+impl NamedModes {
+    pub fn of(lm: &LinkModes) -> Self {
+        NamedModes { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: active_mode_name(lm) }
+    }
+}
+
 /// What is known of one interface's link between samples.
 pub(super) struct CachedLink {
     ifindex: u32,
     cursor: Cursor,
     state: Option<LinkState>,
-    modes: Option<LinkModes>,
+    modes: Option<NamedModes>,
     /// Last full read (state, then modes); `None` before the first.
     read_at: Option<Instant>,
     /// `link_state` checked the cache in this sample, so `link_info` may use its modes.
@@ -57,9 +72,9 @@ impl<K: EthtoolKernel> LiveSource<K> {
     }
 
     /// LINKSTATE_GET, or the cached answer when nothing says it changed.
-    pub(super) fn cached_link_state(&mut self, iface: &str, dev: &Dev, family: u16) -> Result<LinkState> {
+    pub(super) fn cached_link_state(&mut self, i: usize, dev: &Dev, family: u16) -> Result<LinkState> {
         let Some(ifindex) = dev.ifindex else { return self.kernel.nl_link_state(family, dev) };
-        let entry = entry_of(&mut self.links, iface, || CachedLink::new(ifindex));
+        let entry = self.ifaces[i].link.get_or_insert_with(|| CachedLink::new(ifindex));
         if entry.ifindex != ifindex {
             *entry = CachedLink::new(ifindex);
         }
@@ -98,13 +113,13 @@ impl<K: EthtoolKernel> LiveSource<K> {
     }
 
     /// LINKMODES_GET, or the modes cached with a link state `link_state` confirmed in this sample.
-    pub(super) fn cached_link_modes(&mut self, iface: &str, dev: &Dev, family: u16) -> Result<LinkModes> {
+    pub(super) fn cached_link_modes(&mut self, i: usize, dev: &Dev, family: u16) -> Result<NamedModes> {
         let usable = |c: &&mut CachedLink| c.confirmed && dev.ifindex == Some(c.ifindex);
-        if let Some(m) = self.links.get_mut(iface).filter(usable).and_then(|c| c.modes.clone()) {
+        if let Some(m) = self.ifaces[i].link.as_mut().filter(usable).and_then(|c| c.modes.clone()) {
             return Ok(m);
         }
-        let m = self.kernel.nl_link_modes(family, dev)?;
-        if let Some(c) = self.links.get_mut(iface).filter(usable) {
+        let m = NamedModes::of(&self.kernel.nl_link_modes(family, dev)?);
+        if let Some(c) = self.ifaces[i].link.as_mut().filter(usable) {
             c.modes = Some(m.clone());
         }
         Ok(m)
@@ -112,6 +127,6 @@ impl<K: EthtoolKernel> LiveSource<K> {
 
     /// A new sample must confirm the cache again before its modes are used.
     pub(super) fn end_link_sample(&mut self) {
-        self.links.values_mut().for_each(|c| c.confirmed = false);
+        self.ifaces.iter_mut().filter_map(|e| e.link.as_mut()).for_each(|c| c.confirmed = false);
     }
 }

@@ -18,6 +18,15 @@ pub const NLM_F_REQUEST: u16 = 0x1;
 pub const NLM_F_ACK: u16 = 0x4;
 /// `NLM_F_ROOT | NLM_F_MATCH`.
 pub const NLM_F_DUMP: u16 = 0x300;
+/// Part of a multipart reply (set on a dump's messages and its `NLMSG_DONE`).
+pub const NLM_F_MULTI: u16 = 0x2;
+/// On `NLMSG_ERROR`: the request's payload is not echoed, only its header.
+pub const NLM_F_CAPPED: u16 = 0x100;
+/// On `NLMSG_ERROR` / `NLMSG_DONE`: extended-ACK attributes follow.
+pub const NLM_F_ACK_TLVS: u16 = 0x200;
+// Message types, include/uapi/linux/netlink.h.
+pub const NLMSG_ERROR: u16 = 0x2;
+pub const NLMSG_DONE: u16 = 0x3;
 
 pub const ETHTOOL_GENL_NAME: &str = "ethtool";
 pub const ETHTOOL_GENL_VERSION: u8 = 1;

@@ -12,13 +12,13 @@ use crate::source::{Result, SourceError};
 /// are the same for every module type.
 pub fn request_attrs(dev: &Dev, req: &PageRequest) -> Vec<u8> {
     let mut w = AttrWriter::new();
-    w.nest(ETHTOOL_A_MODULE_EEPROM_HEADER, &dev.header(0))
+    dev.header_in(&mut w, ETHTOOL_A_MODULE_EEPROM_HEADER, 0)
         .u32(ETHTOOL_A_MODULE_EEPROM_OFFSET, u32::from(req.offset))
         .u32(ETHTOOL_A_MODULE_EEPROM_LENGTH, u32::from(req.length))
         .u8(ETHTOOL_A_MODULE_EEPROM_PAGE, req.page)
         .u8(ETHTOOL_A_MODULE_EEPROM_BANK, req.bank)
         .u8(ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, req.i2c_address);
-    w.finish()
+    w.into_bytes()
 }
 
 /// The DATA attribute, as is: it may be shorter than asked (the driver returned less).

@@ -2,7 +2,8 @@
 //! active FEC mode, and the FEC counters `[total, lane0..]` plus the 6.18 histogram.
 
 use super::consts::*;
-use super::parse::{attrs, u32_of, u64_array, uint_of, Attr, AttrWriter};
+use super::header_request::header_only;
+use super::parse::{attrs, u32_of, u64_array, uint_of, Attr};
 use super::{malformed, Dev, Netlink};
 use crate::counters::{FecHistogramBin, FecStats};
 use crate::source::Result;
@@ -28,7 +29,7 @@ pub struct FecReply {
 }
 
 pub fn request_attrs(dev: &Dev, flags: u32) -> Vec<u8> {
-    AttrWriter::new().nest(ETHTOOL_A_FEC_HEADER, &dev.header(flags)).finish()
+    header_only(dev, ETHTOOL_A_FEC_HEADER, flags)
 }
 
 pub fn parse_reply(buf: &[u8]) -> std::result::Result<FecReply, String> {
@@ -95,7 +96,7 @@ impl Netlink {
     /// FEC_GET with statistics.
     pub fn fec(&mut self, family: u16, dev: &Dev) -> Result<FecReply> {
         let what = "FEC_GET";
-        let reply = self.do_with_stats(family, ETHTOOL_MSG_FEC_GET, &|flags| request_attrs(dev, flags), what, dev)?;
+        let reply = self.do_with_stats(family, ETHTOOL_MSG_FEC_GET, ETHTOOL_A_FEC_HEADER, what, dev)?;
         parse_reply(&reply).map_err(|d| malformed(what, d))
     }
 }

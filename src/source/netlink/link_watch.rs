@@ -10,7 +10,7 @@
 
 use super::notify::{Drained, LinkNotifier};
 use crate::source::{IoCounts, Result};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 /// Where notifications come from: the kernel, or a test's script.
@@ -44,7 +44,9 @@ struct Inner {
     /// Drains so far.
     round: u64,
     /// ifindex -> last round whose drain named it; only ifindexes some reader asked about.
-    named: HashMap<u32, u64>,
+    /// Ordered: every sample looks its device up twice, and a tree walk over a few dozen
+    /// u32 keys costs less than SipHash.
+    named: BTreeMap<u32, u64>,
     /// Last round whose drain reported lost messages.
     lost_round: u64,
 }
@@ -71,7 +73,7 @@ impl LinkWatch {
 
     /// Notifications from `open` (called once, on first use).
     pub fn with_opener(open: Opener) -> Self {
-        LinkWatch(Arc::new(Mutex::new(Inner { socket: Socket::Unopened(open), round: 0, named: HashMap::new(), lost_round: 0 })))
+        LinkWatch(Arc::new(Mutex::new(Inner { socket: Socket::Unopened(open), round: 0, named: BTreeMap::new(), lost_round: 0 })))
     }
 
     /// Whether `ifindex` may have changed since `cursor` last asked: always true the

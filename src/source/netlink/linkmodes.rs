@@ -150,7 +150,9 @@ pub fn active_mode_name(lm: &LinkModes) -> Option<String> {
 
 /// Compact bitsets give the OURS VALUE/MASK as plain u32 words.
 pub fn request_attrs(dev: &Dev) -> Vec<u8> {
-    AttrWriter::new().nest(ETHTOOL_A_LINKMODES_HEADER, &dev.header(ETHTOOL_FLAG_COMPACT_BITSETS)).finish()
+    let mut w = AttrWriter::new();
+    dev.header_in(&mut w, ETHTOOL_A_LINKMODES_HEADER, ETHTOOL_FLAG_COMPACT_BITSETS);
+    w.into_bytes()
 }
 
 pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkModes, String> {

@@ -1,14 +1,10 @@
 //! `ETHTOOL_MSG_LINKSTATE_GET` (6) with `ETHTOOL_FLAG_STATS` (kernel-uapi.md §4).
 
 use super::consts::*;
-use super::parse::{attrs, u8_of, uint_of, AttrWriter};
+use super::parse::{attrs, u8_of, uint_of};
 use super::{malformed, Dev, Netlink};
 use crate::counters::LinkState;
 use crate::source::Result;
-
-pub fn request_attrs(dev: &Dev, flags: u32) -> Vec<u8> {
-    AttrWriter::new().nest(ETHTOOL_A_LINKSTATE_HEADER, &dev.header(flags)).finish()
-}
 
 /// LINK, EXT_STATE, EXT_SUBSTATE (u8) and EXT_DOWN_CNT (u32 on the wire, 8 bytes
 /// accepted). SQI and unknown attributes are skipped.
@@ -30,7 +26,7 @@ impl Netlink {
     /// LINKSTATE_GET with statistics (for EXT_DOWN_CNT).
     pub fn link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState> {
         let what = "LINKSTATE_GET";
-        let reply = self.do_with_stats(family, ETHTOOL_MSG_LINKSTATE_GET, &|flags| request_attrs(dev, flags), what, dev)?;
+        let reply = self.do_with_stats(family, ETHTOOL_MSG_LINKSTATE_GET, ETHTOOL_A_LINKSTATE_HEADER, what, dev)?;
         parse_reply(&reply).map_err(|d| malformed(what, d))
     }
 }

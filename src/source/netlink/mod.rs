@@ -1,9 +1,9 @@
 //! ethtool over generic netlink (Linux 5.6+; FEC and module EEPROM 5.13+).
 //!
-//! neli is used only here, and only for the socket and reading replies
-//! ([`NlSocketHandle`] with extended ACKs on, because neli's router drops the kernel's
-//! extack text). Genl headers and attributes stay raw bytes: requests are framed by
-//! `Netlink::send_request` (attributes built with [`parse::AttrWriter`]) and replies
+//! neli is used only here, and only for the socket ([`NlSocketHandle`] with extended ACKs
+//! on, because neli's router drops the kernel's extack text). Genl headers and attributes
+//! stay raw bytes: requests are framed by `Netlink::send_request` (attributes built with
+//! [`parse::AttrWriter`]), datagrams split into messages by [`message`] and replies
 //! decoded by the small loops in [`parse`], so every request goes through the one helper
 //! [`Netlink::request`] and every reply decoder can be tested on golden bytes. Link
 //! notifications (rtnetlink, not genl) are read on a socket of their own in [`notify`].
@@ -12,20 +12,20 @@ pub mod consts;
 pub mod eeprom;
 pub mod family;
 pub mod fec;
+mod header_request;
 pub mod link_watch;
 pub mod linkmodes;
 pub mod linkstate;
+mod message;
 pub mod notify;
 pub mod parse;
 mod recv;
 
 use super::{IoCounts, Result, SourceError};
 use consts::*;
-use neli::consts::nl::Nlmsg;
+use message::{Body, Messages};
 use neli::consts::socket::NlFamily;
-use neli::nl::NlPayload;
 use neli::socket::synchronous::NlSocketHandle;
-use neli::types::Buffer;
 use neli::utils::Groups;
 use parse::{AttrWriter, NLMSG_HDRLEN};
 use std::os::fd::AsRawFd;
@@ -48,22 +48,22 @@ impl Dev {
         Dev { name: name.to_string(), ..Dev::default() }
     }
 
-    /// The `ETHTOOL_A_*_HEADER` nest contents (kernel-uapi.md §1.3): the ifindex when
-    /// known, and the name. With both the kernel answers ENODEV "ifindex and name do
-    /// not match" when the name now belongs to another device: a rename swap is seen
-    /// without a lookup of its own.
-    pub fn header(&self, flags: u32) -> AttrWriter {
-        let mut h = AttrWriter::new();
-        if let Some(i) = self.ifindex {
-            h.u32(ETHTOOL_A_HEADER_DEV_INDEX, i);
-        }
-        if self.ifindex.is_none() || !self.name.is_empty() {
-            h.string(ETHTOOL_A_HEADER_DEV_NAME, &self.name);
-        }
-        if flags != 0 {
-            h.u32(ETHTOOL_A_HEADER_FLAGS, flags);
-        }
-        h
+    /// The `ETHTOOL_A_*_HEADER` nest `ty` (kernel-uapi.md §1.3), written into `w`: the
+    /// ifindex when known, and the name. With both the kernel answers ENODEV "ifindex and
+    /// name do not match" when the name now belongs to another device: a rename swap is
+    /// seen without a lookup of its own.
+    pub fn header_in<'w>(&self, w: &'w mut AttrWriter, ty: u16, flags: u32) -> &'w mut AttrWriter {
+        w.nest_with(ty, |h| {
+            if let Some(i) = self.ifindex {
+                h.u32(ETHTOOL_A_HEADER_DEV_INDEX, i);
+            }
+            if self.ifindex.is_none() || !self.name.is_empty() {
+                h.string(ETHTOOL_A_HEADER_DEV_NAME, &self.name);
+            }
+            if flags != 0 {
+                h.u32(ETHTOOL_A_HEADER_FLAGS, flags);
+            }
+        })
     }
 }
 
@@ -81,6 +81,8 @@ pub struct Netlink {
     recv_buf: Vec<u8>,
     /// Kept between requests ([`Netlink::send_request`]).
     send_buf: Vec<u8>,
+    /// The last header-only request's attributes ([`header_request`]).
+    header_attrs: Option<header_request::HeaderAttrs>,
 }
 
 impl Netlink {
@@ -89,7 +91,7 @@ impl Netlink {
         let sock = NlSocketHandle::connect(NlFamily::Generic, None, Groups::empty()).map_err(|e| io_err("netlink socket", e))?;
         // Without this the kernel's reason ("no device matches name", ...) is not sent.
         sock.enable_ext_ack(true).map_err(|e| io_err("netlink extended ACK", e))?;
-        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer(), send_buf: Vec::new() })
+        Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer(), send_buf: Vec::new(), header_attrs: None })
     }
 
     pub fn io_counts(&self) -> IoCounts {
@@ -109,35 +111,28 @@ impl Netlink {
         // number of reads.
         let mut replies = Vec::new();
         loop {
-            let msgs = recv::recv_messages(&self.sock, &mut self.recv_buf, what)?;
-            if msgs.is_empty() {
+            let datagram = recv::recv_datagram(&self.sock, &mut self.recv_buf, what)?;
+            if datagram.is_empty() {
                 return Err(malformed(what, "socket closed before the kernel finished".into()));
             }
-            for m in msgs {
-                if *m.nl_seq() != seq {
+            for m in Messages::new(datagram) {
+                let m = m.map_err(|d| malformed(what, format!("parsing reply: {d}")))?;
+                if m.seq != seq {
                     continue; // stale answer to an earlier request
                 }
-                match m.nl_payload() {
-                    NlPayload::Payload(p) => {
-                        if *m.nl_type() == u16::from(Nlmsg::Done) {
-                            return Ok(replies);
-                        }
-                        let bytes = p.as_ref().get(GENL_HDRLEN..).unwrap_or_default().to_vec();
+                match m.body {
+                    Body::Reply(p) => {
+                        let bytes = p.get(GENL_HDRLEN..).unwrap_or_default().to_vec();
                         self.io.bytes += bytes.len() as u64;
                         replies.push(bytes);
                         if !dump {
                             return Ok(replies);
                         }
                     }
-                    NlPayload::Ack(_) | NlPayload::Empty => return Ok(replies),
-                    NlPayload::DumpExtAck(e) => {
-                        if *e.error() == 0 {
-                            return Ok(replies);
-                        }
-                        return Err(errno_error(what, dev, -*e.error(), extack_msg(e.ext_ack())));
-                    }
-                    NlPayload::Err(e) => {
-                        return Err(errno_error(what, dev, -*e.error(), extack_msg(e.ext_ack())));
+                    Body::End { error: 0, .. } => return Ok(replies),
+                    Body::End { error, ext_ack } => {
+                        let message = extack_msg(ext_ack).map_err(|d| malformed(what, format!("parsing reply: {d}")))?;
+                        return Err(errno_error(what, dev, error.saturating_neg(), message));
                     }
                 }
             }
@@ -191,23 +186,11 @@ impl Netlink {
     pub fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
         self.request(family, cmd, attrs, false, what, dev)?.into_iter().next().ok_or_else(|| malformed(what, "no reply message".into()))
     }
-
-    /// A do request with `ETHTOOL_FLAG_STATS`, asked again without it when the header
-    /// policy rejects the flag (EINVAL "reserved bit set": kernels before 5.10, or an op
-    /// that gained stats later, e.g. LINKSTATE_GET in 6.2).
-    pub fn do_with_stats(&mut self, family: u16, cmd: u8, build: &dyn Fn(u32) -> Vec<u8>, what: &str, dev: &Dev) -> Result<Vec<u8>> {
-        match self.do_one(family, cmd, &build(ETHTOOL_FLAG_STATS), what, Some(dev)) {
-            Err(e) if e.errno() == Some(libc::EINVAL) => self.do_one(family, cmd, &build(0), what, Some(dev)),
-            r => r,
-        }
-    }
 }
 
-fn extack_msg<T>(ext: &neli::types::GenlBuffer<T, Buffer>) -> Option<String>
-where
-    T: neli::consts::genl::NlAttrType,
-{
-    ext.as_ref().iter().find(|a| (*a.nla_type().nla_type()).into() == NLMSGERR_ATTR_MSG).map(|a| parse::string_of(a.nla_payload().as_ref()))
+/// The kernel's text (`NLMSGERR_ATTR_MSG`) among extended-ACK attributes.
+fn extack_msg(ext_ack: &[u8]) -> std::result::Result<Option<String>, String> {
+    Ok(parse::attrs(ext_ack)?.iter().find(|a| a.ty == NLMSGERR_ATTR_MSG).map(|a| parse::string_of(a.payload)))
 }
 
 fn errno_error(what: &str, dev: Option<&Dev>, errno: i32, message: Option<String>) -> SourceError {

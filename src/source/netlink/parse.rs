@@ -147,8 +147,24 @@ impl AttrWriter {
     pub fn nest(&mut self, ty: u16, inner: &AttrWriter) -> &mut Self {
         self.bytes(ty | NLA_F_NESTED, &inner.buf)
     }
+    /// A nest whose attributes `inner` writes in place: no writer of its own to copy
+    /// from. Its length is set once they are written (each is padded already).
+    pub fn nest_with(&mut self, ty: u16, inner: impl FnOnce(&mut Self)) -> &mut Self {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(&[0; NLA_HDRLEN]);
+        inner(self);
+        // As in `put`: requests here are a few bytes, far below u16::MAX.
+        let len = u16::try_from(self.buf.len() - start).unwrap_or(u16::MAX);
+        self.buf[start..start + 2].copy_from_slice(&len.to_ne_bytes());
+        self.buf[start + 2..start + 4].copy_from_slice(&(ty | NLA_F_NESTED).to_ne_bytes());
+        self
+    }
     pub fn finish(&self) -> Vec<u8> {
         self.buf.clone()
+    }
+    /// The bytes, without the copy [`Self::finish`] makes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
     }
 }
 
@@ -171,6 +187,24 @@ mod tests {
         assert_eq!(attrs(a[0].payload).unwrap()[0].payload, &[7]);
         assert_eq!((a[1].ty, u32_of(a[1].payload)), (99, Some(5)));
         assert_eq!(string_of(a[2].payload), "ab");
+    }
+
+    #[test]
+    fn nest_with_writes_what_nest_copies() {
+        let mut inner = AttrWriter::new();
+        inner.u32(1, 7).string(2, "v0");
+        let mut copied = AttrWriter::new();
+        copied.nest(1, &inner).u8(3, 1);
+        let mut in_place = AttrWriter::new();
+        in_place
+            .nest_with(1, |w| {
+                w.u32(1, 7).string(2, "v0");
+            })
+            .u8(3, 1);
+        assert_eq!(in_place.into_bytes(), copied.finish());
+        // Header 4 + u32 attribute 8 + "v0\0" attribute 7 padded to 8 = 20, NLA_F_NESTED set.
+        let b = copied.finish();
+        assert_eq!((u16::from_ne_bytes([b[0], b[1]]), u16::from_ne_bytes([b[2], b[3]])), (20, 1 | NLA_F_NESTED));
     }
 
     #[test]
