@@ -6,6 +6,7 @@
 
 use crate::analysis::lane_rows::{row_figures, RowFigures};
 use crate::analysis::{rank, Config, InterfaceWindow};
+use crate::output::fixed::{push_fixed, push_fixed_right};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, DEFAULT_WIDTH};
 use crate::sample::capture::Record;
@@ -138,13 +139,19 @@ impl<W: Write> LiveTable<W> {
             Some(v) => write!(line, "+{v}"),
             None => line.write_str("n/a"),
         };
-        // Writing into a String cannot fail.
-        let _ = write!(line, "t={t:>8.1}s {}: link {link}, corrected bits ", escape(interface));
+        // Writing into a String cannot fail. The decimals as `{t:>8.1}` and `{m:.2}` write them.
+        line.push_str("t=");
+        push_fixed_right(line, t, 8, 1);
+        for part in ["s ", &escape(interface), ": link ", link, ", corrected bits "] {
+            line.push_str(part);
+        }
         let _ = count(line, a.link.corrected_bits);
         line.push_str(", uncorrectable blocks ");
         let _ = count(line, a.link.uncorrectable_blocks);
         if let Some((lane, m)) = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
-            let _ = write!(line, ", weakest lane {lane} margin {m:.2} dB");
+            let _ = write!(line, ", weakest lane {lane} margin ");
+            push_fixed(line, m, 2);
+            line.push_str(" dB");
         }
         line.push('\n');
         // The line whole, newline included, in one write (`writeln!` writes the newline apart).

@@ -5,10 +5,10 @@
 //! come) and the last window it gave, so memory follows the number of interfaces, not
 //! the length of the run.
 
+use super::by_name::ByName;
 use super::capture::Record;
 use super::engine::{IntervalFold, StaticModule};
 use crate::analysis::InterfaceWindow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
@@ -56,19 +56,19 @@ pub struct IntervalWalker {
     first_alone: bool,
     /// Capture events between the interval's samples go into its window.
     events: bool,
-    per_iface: HashMap<String, Pending>,
+    per_iface: ByName<Pending>,
 }
 
 impl IntervalWalker {
     pub fn new(every: usize) -> Self {
-        IntervalWalker { every: every.max(1), first_alone: false, events: true, per_iface: HashMap::new() }
+        IntervalWalker { every: every.max(1), first_alone: false, events: true, per_iface: ByName::default() }
     }
 
     /// One window per sample over the interval since the interface's previous sample (the
     /// first sample after an interface record alone), counters only, without capture
     /// events: what a CSV row describes.
     pub fn per_sample() -> Self {
-        IntervalWalker { every: 1, first_alone: true, events: false, per_iface: HashMap::new() }
+        IntervalWalker { every: 1, first_alone: true, events: false, per_iface: ByName::default() }
     }
 
     /// Feeds one record; returns the window of the interval it closes, if it closes one.
@@ -92,11 +92,7 @@ impl IntervalWalker {
     /// closes the interval (or is a first sample with a window of its own).
     fn fold(&mut self, rec: &Record) -> Option<&mut Pending> {
         let name = rec.interface()?;
-        if !self.per_iface.contains_key(name) {
-            self.per_iface.insert(name.to_string(), Pending::new(name));
-        }
-        // Inserted just above when missing.
-        let p = self.per_iface.get_mut(name)?;
+        let p = self.per_iface.get_or_insert_with(name, || Pending::new(name));
         match rec {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval

@@ -12,6 +12,7 @@ use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, Mod
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -119,9 +120,9 @@ enum SampleModule {
 }
 
 impl SampleModule {
-    fn decode(&self) -> Result<ModuleReport, String> {
+    fn decode(&self) -> Result<ModuleReport, Cow<'static, str>> {
         match self {
-            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string()),
+            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string().into()),
             SampleModule::Printed(r) => Ok((**r).clone()),
         }
     }
@@ -286,17 +287,19 @@ impl Segment {
         true
     }
 
-    /// The last sample's module into `out`, reusing the report it holds; `None` on error.
-    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), String> {
+    /// The last sample's module into `out`, reusing the report it holds; `None` on error
+    /// (borrowed: the stored image's own error, not copied per window).
+    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), Cow<'_, str>> {
         // `image` is the record's static image with the `layout` runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
             if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
                 let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
-                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string());
+                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string().into());
             }
         }
         *out = None;
-        *out = Some(self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)?);
+        let image = self.image.as_ref().map_err(|e| Cow::Borrowed(e.as_str()))?;
+        *out = Some(image.decode()?);
         Ok(())
     }
 
@@ -341,8 +344,16 @@ impl Segment {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         w.events.extend(d.wraps);
-        if let Err(e) = self.decode_into(&mut w.module) {
-            w.module_error = Some(module_read_error.cloned().unwrap_or(e));
+        match self.decode_into(&mut w.module) {
+            Ok(()) => w.module_error = None,
+            // Into the string `w` holds: a window refilled per interval keeps its buffer.
+            Err(e) => {
+                let text = module_read_error.map_or(&*e, String::as_str);
+                match &mut w.module_error {
+                    Some(held) => text.clone_into(held),
+                    None => w.module_error = Some(text.to_owned()),
+                }
+            }
         }
         self.rx.mean_dbm_into(None, &mut w.rx_power_dbm_mean);
     }
@@ -542,7 +553,7 @@ impl IfaceState {
             w.link_up = seg.link_up;
             w.link_ext_state = seg.link_ext_state;
             if let Err(e) = seg.decode_into(&mut w.module) {
-                w.module_error = Some(e);
+                w.module_error = Some(e.into_owned());
             }
             return w;
         };
@@ -556,7 +567,7 @@ impl IfaceState {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         if let Err(e) = seg.decode_into(&mut w.module) {
-            w.module_error = Some(self.module_read_error.clone().unwrap_or(e));
+            w.module_error = Some(self.module_read_error.clone().unwrap_or_else(|| e.into_owned()));
         }
         w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
         w

@@ -43,7 +43,7 @@ impl IfaceState {
             identity: _,
             link: _,
             module: _,
-            module_error,
+            module_error: _,
             rx_power_dbm_mean,
             duration_s,
             samples,
@@ -55,9 +55,8 @@ impl IfaceState {
             events,
             series: _,
         } = w;
-        // `module` is left for `fill` to refresh in place (a kept report reuses its
-        // strings and vectors); every path below sets it.
-        *module_error = None;
+        // `module` and `module_error` are left for `fill` to refresh in place (a kept
+        // report reuses its strings and vectors); every path below sets them.
         rx_power_dbm_mean.clear();
         *duration_s = 0.0;
         *samples = 0;
