@@ -12,28 +12,28 @@ use std::fmt::Write as _;
 /// Decimals the fast path takes: `m x 10^N` stays below 2^64 (2^53 x 10^3 < 2^63).
 const MAX_DECIMALS: usize = 3;
 
-/// `v` as `format!("{v:.decimals}")` would write it, appended to `out`.
+/// `v` as `format!("{v:.decimals$}")` would write it, appended to `out`.
 pub(crate) fn push_fixed(out: &mut String, v: f64, decimals: usize) {
-    match scaled(v.abs(), decimals) {
-        Some(n) => {
-            // `core` writes the sign of every negative value, -0.0 and those that round to 0 too.
-            if v.is_sign_negative() {
-                out.push('-');
-            }
-            push_digits(out, n, decimals);
-        }
-        // Writing into a String cannot fail.
-        None => drop(write!(out, "{v:.decimals$}")),
-    }
+    push_fixed_right(out, v, 0, decimals);
 }
 
-/// [`push_fixed`] right-aligned in `width` characters, as `format!("{v:>width$.decimals$}")`.
+/// `v` right-aligned in `width` characters, as `format!("{v:>width$.decimals$}")`.
 pub(crate) fn push_fixed_right(out: &mut String, v: f64, width: usize, decimals: usize) {
-    let start = out.len();
-    push_fixed(out, v, decimals);
-    // ASCII only: bytes are characters. A few spaces, each moving a few bytes.
-    for _ in out.len() - start..width {
-        out.insert(start, ' ');
+    let mut buf = [b' '; 32];
+    match scaled(v.abs(), decimals) {
+        Some(n) if width <= buf.len() => {
+            let mut at = digits_before(&mut buf, n, decimals);
+            // `core` writes the sign of every negative value, -0.0 and those that round to 0 too.
+            if v.is_sign_negative() {
+                at -= 1;
+                buf[at] = b'-';
+            }
+            // ASCII only: bytes are characters; the spaces before are the padding.
+            let from = at.min(buf.len() - width);
+            out.push_str(std::str::from_utf8(&buf[from..]).unwrap_or_default());
+        }
+        // Writing into a String cannot fail.
+        _ => drop(write!(out, "{v:>width$.decimals$}")),
     }
 }
 
@@ -63,9 +63,10 @@ fn scaled(a: f64, decimals: usize) -> Option<u64> {
     Some(q + u64::from(up))
 }
 
-/// `n / 10^decimals` with `decimals` digits after the point (a leading 0 before it).
-fn push_digits(out: &mut String, mut n: u64, decimals: usize) {
-    let mut buf = [0u8; 24];
+/// `n / 10^decimals` with `decimals` digits after the point (and one before it at
+/// least), written at the end of `buf`; returns where it starts. `n < 2^64` has at most
+/// 20 digits: with the point, the sign and the padding they fit in 32 bytes.
+fn digits_before(buf: &mut [u8; 32], mut n: u64, decimals: usize) -> usize {
     let mut at = buf.len();
     let mut written = 0;
     while n > 0 || written <= decimals {
@@ -78,8 +79,7 @@ fn push_digits(out: &mut String, mut n: u64, decimals: usize) {
         n /= 10;
         written += 1;
     }
-    // Only ASCII digits and '.' were written.
-    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
+    at
 }
 
 #[cfg(test)]
@@ -92,9 +92,11 @@ mod tests {
             push_fixed(&mut s, v, d);
             assert_eq!(s, format!("{v:.d$}"), "{v:e} ({:#x}) to {d} decimals", v.to_bits());
         }
-        let mut s = String::from("t=");
-        push_fixed_right(&mut s, v, 8, 1);
-        assert_eq!(s, format!("t={v:>8.1}"), "{v:e}");
+        for (width, d) in [(8, 1), (12, 2), (3, 0), (40, 1)] {
+            let mut s = String::from("t=");
+            push_fixed_right(&mut s, v, width, d);
+            assert_eq!(s, format!("t={v:>width$.d$}"), "{v:e} in {width}");
+        }
     }
 
     #[test]

@@ -253,12 +253,18 @@ impl Segment {
         };
         let pages = s.module.as_ref().map_or(&[][..], |m| &m.pages[..]);
         let same_layout = self.layout.len() == pages.len() && self.layout.iter().zip(pages).all(|(r, e)| *r == PageRun::of(e));
-        if let (true, true, Ok(SampleModule::Image(img))) = (same_base, same_layout, &mut self.image) {
-            // The same runs were inserted into this image before, so they fit again.
-            if let Err(e) = pages.iter().try_for_each(|e| img.insert_entry(e)) {
-                self.image = Err(malformed(e));
+        match (same_base, same_layout, &mut self.image) {
+            (true, true, Ok(SampleModule::Image(img))) => {
+                // The same runs were inserted into this image before, so they fit again.
+                if let Err(e) = pages.iter().try_for_each(|e| img.insert_entry(e)) {
+                    self.image = Err(malformed(e));
+                }
+                return;
             }
-            return;
+            // What the last sample's error came from (the record's pages, where the runs
+            // lie: never their bytes) is the same: so is the error, not built again.
+            (true, true, Err(_)) if s.printed_module.is_none() => return,
+            _ => {}
         }
         self.image = StaticModule::with_sample(latest.map(|a| &**a), s);
         self.ir = latest.cloned();
