@@ -287,6 +287,50 @@ mod tests {
         assert!(windows > 300, "{windows} windows");
     }
 
+    /// Every plain line of every bundled capture is the one `format!` writes from the
+    /// same figures (`output::fixed` for the decimals, pieces pushed for the rest).
+    #[test]
+    fn plain_lines_are_the_format_lines() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
+        let mut lines = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let (mut buf, mut want) = (Vec::new(), String::new());
+            let mut table = LiveTable::new(&mut buf, false, None, Config::default());
+            let mut walker = IntervalWalker::new(1);
+            for r in read_capture(&path).unwrap().records {
+                table.record(&r).unwrap();
+                if let Record::Event(e) = &r {
+                    want += &format!("t={:>8.1}s {}: {}: {}\n", e.t, escape(&e.interface), e.kind.as_str(), escape(&e.message));
+                }
+                let Some(w) = walker.push(&r) else { continue };
+                let mut a = row_figures(&w, &Config::default());
+                rank(&mut a.lanes);
+                let link = match a.link.up {
+                    Some(true) => "up",
+                    Some(false) => "DOWN",
+                    None => "?",
+                };
+                let count = |v: Option<u64>| v.map_or("n/a".to_string(), |v| format!("+{v}"));
+                let weakest = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?)));
+                want += &format!(
+                    "t={:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{}\n",
+                    r.t().unwrap_or_default(),
+                    escape(&w.interface),
+                    count(a.link.corrected_bits),
+                    count(a.link.uncorrectable_blocks),
+                    weakest.map_or(String::new(), |(lane, m)| format!(", weakest lane {lane} margin {m:.2} dB")),
+                );
+                lines += 1;
+            }
+            assert_eq!(String::from_utf8(buf).unwrap(), want, "{}", path.display());
+        }
+        assert!(lines > 300, "{lines} lines");
+    }
+
     #[test]
     fn redraws_in_place_on_a_terminal() {
         let mut buf = Vec::new();
