@@ -70,7 +70,8 @@ impl<W: Write> LiveTable<W> {
             redraw,
             width: width.unwrap_or(DEFAULT_WIDTH).max(40),
             cfg,
-            walker: IntervalWalker::new(1),
+            // Lane rows never read a window's series.
+            walker: IntervalWalker::new(1).without_series(),
             ifaces: BTreeMap::new(),
             drawn: 0,
             line: String::new(),

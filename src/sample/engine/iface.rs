@@ -383,6 +383,9 @@ pub struct IfaceState {
     /// Shared with the windows that hold it whole (no copy per window); a push after
     /// one was taken and kept copies it first.
     series: Arc<LaneSeries>,
+    /// False: `series` stays empty and windows carry none (an interval walker's windows
+    /// for lane rows, which never read it).
+    pub(super) keep_series: bool,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
     /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
@@ -409,6 +412,7 @@ impl IfaceState {
             earlier_dropped: 0,
             current: None,
             series: Arc::new(LaneSeries::new(buckets)),
+            keep_series: true,
             ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
             ring_keep_s: longest,
             point: Point::default(),
@@ -469,7 +473,7 @@ impl IfaceState {
         let went_down = seg.link_up == Some(true) && up == Some(false);
         seg.link_seen |= up.is_some();
         seg.down_transitions += u64::from(went_down);
-        if continues {
+        if continues && self.keep_series {
             let down = step.link_down_events.unwrap_or(u64::from(went_down));
             Arc::make_mut(&mut self.series).push(&Interval {
                 t_start: seg.last_t,
