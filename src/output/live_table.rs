@@ -292,13 +292,8 @@ mod tests {
     /// same figures (`output::fixed` for the decimals, pieces pushed for the rest).
     #[test]
     fn plain_lines_are_the_format_lines() {
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
         let mut lines = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "jsonl") {
-                continue;
-            }
+        for path in crate::sample::intervals::bundled_captures() {
             let (mut buf, mut want) = (Vec::new(), String::new());
             let mut table = LiveTable::new(&mut buf, false, None, Config::default());
             let mut walker = IntervalWalker::new(1);

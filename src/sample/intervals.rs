@@ -145,6 +145,16 @@ impl IntervalWalker {
 #[cfg(test)]
 mod equivalence;
 
+/// The bundled captures (captures/*.jsonl), sorted.
+#[cfg(test)]
+pub(crate) fn bundled_captures() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
+    let mut paths: Vec<_> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect();
+    paths.sort();
+    paths
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,13 +162,8 @@ mod tests {
 
     #[test]
     fn windows_without_series_are_the_windows_less_their_series() {
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
         let mut windows = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "jsonl") {
-                continue;
-            }
+        for path in bundled_captures() {
             for every in [1, 3] {
                 let (mut with, mut without) = (IntervalWalker::new(every), IntervalWalker::new(every).without_series());
                 for r in read_capture(&path).unwrap().records {
