@@ -100,6 +100,8 @@ struct Iface {
     /// The last sample's counters and point for `detector`, refilled per sample (buffers kept).
     counters: PortCounters,
     point: Point,
+    /// The name string of the last sample record, back from the sinks: the next one's.
+    spare_name: Option<String>,
     /// This tick found the interface gone.
     gone: bool,
 }
@@ -207,7 +209,7 @@ impl Iface {
         }
         let sample = SampleRecord {
             t,
-            interface: self.name.clone(),
+            interface: self.spare_name.take().filter(|n| *n == self.name).unwrap_or_else(|| self.name.clone()),
             link,
             fec,
             driver_stats,
@@ -347,6 +349,7 @@ where
                 out: Vec::new(),
                 counters: PortCounters::default(),
                 point: Point::default(),
+                spare_name: None,
                 gone: false,
             })
         })
@@ -415,8 +418,11 @@ where
                     sink.record(&rec)?;
                 }
                 summary.records += 1;
-                match &rec {
-                    Record::Sample(_) => summary.samples += 1,
+                match rec {
+                    Record::Sample(s) => {
+                        summary.samples += 1;
+                        st.spare_name = Some(s.interface);
+                    }
                     Record::Event(e) if e.kind == EventKind::Error => summary.error_events += 1,
                     _ => {}
                 }
