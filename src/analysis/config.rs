@@ -3,6 +3,7 @@
 //! profiles override fields for links whose per-lane rate is at least `min_lane_gbps`.
 
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::path::Path;
 use thiserror::Error;
 
@@ -215,17 +216,18 @@ impl Config {
         Config::from_json(&text, &shown)
     }
 
-    /// The configuration with every profile whose tier the lane rate reaches applied.
-    pub fn for_lane_rate(&self, lane_gbps: Option<f64>) -> Config {
+    /// The configuration with every profile whose tier the lane rate reaches applied
+    /// (this one, not a copy, when none does: a lane row is judged per sample).
+    pub fn for_lane_rate(&self, lane_gbps: Option<f64>) -> Cow<'_, Config> {
+        let Some(rate) = lane_gbps.filter(|r| self.profiles.iter().any(|p| *r >= p.min_lane_gbps)) else { return Cow::Borrowed(self) };
         let mut c = self.clone();
-        let Some(rate) = lane_gbps else { return c };
         for p in self.profiles.iter().filter(|p| rate >= p.min_lane_gbps) {
             c.margin_floor_db = p.margin_floor_db.unwrap_or(c.margin_floor_db);
             c.outlier_ratio = p.outlier_ratio.unwrap_or(c.outlier_ratio);
             c.optical_margin_floor_db = p.optical_margin_floor_db.unwrap_or(c.optical_margin_floor_db);
             c.rx_low_delta_db = p.rx_low_delta_db.unwrap_or(c.rx_low_delta_db);
         }
-        c
+        Cow::Owned(c)
     }
 }
 

@@ -6,7 +6,8 @@
 //! clears counts without an interval (its `insufficient_data` reason is not worded). PCIe,
 //! trend, lane-group and histogram judges, ranking, the verdict and the rx/BER fit (it
 //! only words reasons and evidence) are skipped: none of them touches a lane's flags or
-//! figures. Reasons are still worded by the judges that run, then dropped.
+//! figures. Reasons are still worded by the judges that run, then dropped; without
+//! lanes, the lane judges do not run at all.
 
 use super::*;
 
@@ -33,10 +34,14 @@ pub fn row_figures_reusing(w: &InterfaceWindow, cfg: &Config, spare: Vec<LaneAna
     let mut notes = Vec::new();
     let view = breakout::window_for(w, &map, &mut notes);
     let (cx, mut link, mut lanes) = measure(&view, cfg, &map, notes, spare);
-    let mut reasons = Vec::new();
-    judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
-    limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
-    transmitter::judge_transmitters(cx.w, &cx.cfg, &mut lanes, &mut reasons);
+    // These judges change nothing but lanes and reasons (rows drop the reasons): a
+    // window without lanes (no module monitors, no per-lane FEC counters) skips them.
+    if !lanes.is_empty() {
+        let mut reasons = Vec::new();
+        judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
+        limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
+        transmitter::judge_transmitters(cx.w, &cx.cfg, &mut lanes, &mut reasons);
+    }
     limits::clear_uncounted(&cx, &mut link, &mut lanes);
     RowFigures { link, lanes }
 }

@@ -241,7 +241,7 @@ fn is_copper(w: &InterfaceWindow) -> bool {
 
 struct Context<'a> {
     w: &'a InterfaceWindow,
-    cfg: Config,
+    cfg: std::borrow::Cow<'a, Config>,
     rate: Option<LaneRate>,
     modulation: Option<Modulation>,
     fec: FecKind,
@@ -427,7 +427,7 @@ pub(crate) fn rank(lanes: &mut [LaneAnalysis]) {
 /// go into `lanes` (refilled: a CSV export reuses one allocation for every row's window).
 fn measure<'a>(
     w: &'a InterfaceWindow,
-    base: &Config,
+    base: &'a Config,
     map: &breakout::Mapping,
     mut notes: Vec<String>,
     mut lanes: Vec<LaneAnalysis>,

@@ -15,6 +15,7 @@ pub struct FloatText {
 
 impl FloatText {
     /// Writes `v` into `into`; returns its length.
+    #[inline]
     pub fn write(&mut self, v: f64, into: &mut [u8; MAX_LEN]) -> usize {
         let s = self.zmij.format(v).as_bytes();
         let n = s.len().min(MAX_LEN);

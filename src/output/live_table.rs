@@ -6,6 +6,7 @@
 
 use crate::analysis::lane_rows::{row_figures, RowFigures};
 use crate::analysis::{rank, Config, InterfaceWindow};
+use crate::output::fixed::{push_fixed, push_fixed_right};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, DEFAULT_WIDTH};
 use crate::sample::capture::Record;
@@ -69,7 +70,8 @@ impl<W: Write> LiveTable<W> {
             redraw,
             width: width.unwrap_or(DEFAULT_WIDTH).max(40),
             cfg,
-            walker: IntervalWalker::new(1),
+            // Lane rows never read a window's series.
+            walker: IntervalWalker::new(1).without_series(),
             ifaces: BTreeMap::new(),
             drawn: 0,
             line: String::new(),
@@ -138,13 +140,19 @@ impl<W: Write> LiveTable<W> {
             Some(v) => write!(line, "+{v}"),
             None => line.write_str("n/a"),
         };
-        // Writing into a String cannot fail.
-        let _ = write!(line, "t={t:>8.1}s {}: link {link}, corrected bits ", escape(interface));
+        // Writing into a String cannot fail. The decimals as `{t:>8.1}` and `{m:.2}` write them.
+        line.push_str("t=");
+        push_fixed_right(line, t, 8, 1);
+        for part in ["s ", &escape(interface), ": link ", link, ", corrected bits "] {
+            line.push_str(part);
+        }
         let _ = count(line, a.link.corrected_bits);
         line.push_str(", uncorrectable blocks ");
         let _ = count(line, a.link.uncorrectable_blocks);
         if let Some((lane, m)) = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
-            let _ = write!(line, ", weakest lane {lane} margin {m:.2} dB");
+            let _ = write!(line, ", weakest lane {lane} margin ");
+            push_fixed(line, m, 2);
+            line.push_str(" dB");
         }
         line.push('\n');
         // The line whole, newline included, in one write (`writeln!` writes the newline apart).
@@ -278,6 +286,45 @@ mod tests {
             }
         }
         assert!(windows > 300, "{windows} windows");
+    }
+
+    /// Every plain line of every bundled capture is the one `format!` writes from the
+    /// same figures (`output::fixed` for the decimals, pieces pushed for the rest).
+    #[test]
+    fn plain_lines_are_the_format_lines() {
+        let mut lines = 0;
+        for path in crate::sample::intervals::bundled_captures() {
+            let (mut buf, mut want) = (Vec::new(), String::new());
+            let mut table = LiveTable::new(&mut buf, false, None, Config::default());
+            let mut walker = IntervalWalker::new(1);
+            for r in read_capture(&path).unwrap().records {
+                table.record(&r).unwrap();
+                if let Record::Event(e) = &r {
+                    want += &format!("t={:>8.1}s {}: {}: {}\n", e.t, escape(&e.interface), e.kind.as_str(), escape(&e.message));
+                }
+                let Some(w) = walker.push(&r) else { continue };
+                let mut a = row_figures(&w, &Config::default());
+                rank(&mut a.lanes);
+                let link = match a.link.up {
+                    Some(true) => "up",
+                    Some(false) => "DOWN",
+                    None => "?",
+                };
+                let count = |v: Option<u64>| v.map_or("n/a".to_string(), |v| format!("+{v}"));
+                let weakest = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?)));
+                want += &format!(
+                    "t={:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{}\n",
+                    r.t().unwrap_or_default(),
+                    escape(&w.interface),
+                    count(a.link.corrected_bits),
+                    count(a.link.uncorrectable_blocks),
+                    weakest.map_or(String::new(), |(lane, m)| format!(", weakest lane {lane} margin {m:.2} dB")),
+                );
+                lines += 1;
+            }
+            assert_eq!(String::from_utf8(buf).unwrap(), want, "{}", path.display());
+        }
+        assert!(lines > 300, "{lines} lines");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod csv;
 mod csv_cells;
 #[cfg(test)]
 mod csv_equivalence;
+mod fixed;
 mod float_cell;
 pub mod html;
 mod lane_row;

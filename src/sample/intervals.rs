@@ -5,10 +5,10 @@
 //! come) and the last window it gave, so memory follows the number of interfaces, not
 //! the length of the run.
 
+use super::by_name::ByName;
 use super::capture::Record;
 use super::engine::{IntervalFold, StaticModule};
 use crate::analysis::InterfaceWindow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
@@ -26,13 +26,19 @@ struct Pending {
 }
 
 impl Pending {
-    fn new(name: &str) -> Self {
-        Pending { fold: IntervalFold::new(name, None), started: false, samples_since: 0, events: 0, window: InterfaceWindow::default() }
+    fn new(name: &str, series: bool) -> Self {
+        Pending {
+            fold: IntervalFold::new(name, None, series),
+            started: false,
+            samples_since: 0,
+            events: 0,
+            window: InterfaceWindow::default(),
+        }
     }
 
     /// A new interface record `ir` (or none): the next interval starts afresh.
-    fn restart(&mut self, name: &str, ir: Option<&Arc<StaticModule>>) {
-        self.fold = IntervalFold::new(name, ir);
+    fn restart(&mut self, name: &str, ir: Option<&Arc<StaticModule>>, series: bool) {
+        self.fold = IntervalFold::new(name, ir, series);
         self.started = false;
         self.samples_since = 0;
         self.events = 0;
@@ -56,19 +62,28 @@ pub struct IntervalWalker {
     first_alone: bool,
     /// Capture events between the interval's samples go into its window.
     events: bool,
-    per_iface: HashMap<String, Pending>,
+    /// Windows carry their lane series (the trend's input).
+    series: bool,
+    per_iface: ByName<Pending>,
 }
 
 impl IntervalWalker {
     pub fn new(every: usize) -> Self {
-        IntervalWalker { every: every.max(1), first_alone: false, events: true, per_iface: HashMap::new() }
+        IntervalWalker { every: every.max(1), first_alone: false, events: true, series: true, per_iface: ByName::default() }
     }
 
     /// One window per sample over the interval since the interface's previous sample (the
     /// first sample after an interface record alone), counters only, without capture
     /// events: what a CSV row describes.
     pub fn per_sample() -> Self {
-        IntervalWalker { every: 1, first_alone: true, events: false, per_iface: HashMap::new() }
+        IntervalWalker { every: 1, first_alone: true, events: false, series: true, per_iface: ByName::default() }
+    }
+
+    /// Windows without their lane series (`series: None`), for what reads only lane rows
+    /// ([`crate::analysis::lane_rows`] never reads it): no series is kept or copied.
+    pub fn without_series(mut self) -> Self {
+        self.series = false;
+        self
     }
 
     /// Feeds one record; returns the window of the interval it closes, if it closes one.
@@ -92,16 +107,13 @@ impl IntervalWalker {
     /// closes the interval (or is a first sample with a window of its own).
     fn fold(&mut self, rec: &Record) -> Option<&mut Pending> {
         let name = rec.interface()?;
-        if !self.per_iface.contains_key(name) {
-            self.per_iface.insert(name.to_string(), Pending::new(name));
-        }
-        // Inserted just above when missing.
-        let p = self.per_iface.get_mut(name)?;
+        let series = self.series;
+        let p = self.per_iface.get_or_insert_with(name, || Pending::new(name, series));
         match rec {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval
                 // across it would mix two modules, so the next one starts afresh.
-                p.restart(name, Some(&Arc::new(StaticModule::new(ir.clone()))));
+                p.restart(name, Some(&Arc::new(StaticModule::new(ir.clone()))), series);
             }
             Record::Event(e) => {
                 if self.events && p.events < MAX_EVENTS {
@@ -133,10 +145,41 @@ impl IntervalWalker {
 #[cfg(test)]
 mod equivalence;
 
+/// The bundled captures (captures/*.jsonl), sorted.
+#[cfg(test)]
+pub(crate) fn bundled_captures() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
+    let mut paths: Vec<_> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect();
+    paths.sort();
+    paths
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sample::capture::read_capture;
+
+    #[test]
+    fn windows_without_series_are_the_windows_less_their_series() {
+        let mut windows = 0;
+        for path in bundled_captures() {
+            for every in [1, 3] {
+                let (mut with, mut without) = (IntervalWalker::new(every), IntervalWalker::new(every).without_series());
+                for r in read_capture(&path).unwrap().records {
+                    let (a, b) = (with.push(&r), without.push_in_place(&r).cloned());
+                    let Some(mut a) = a else {
+                        assert!(b.is_none());
+                        continue;
+                    };
+                    a.series = None;
+                    assert_eq!(Some(a), b, "{}", path.display());
+                    windows += 1;
+                }
+            }
+        }
+        assert!(windows > 400, "{windows} windows");
+    }
 
     #[test]
     fn consecutive_pairs_of_the_marginal_capture() {

@@ -9,6 +9,7 @@
 //! Live sampling and replay produce the same [`capture::Record`]s, so one path
 //! (records -> engine -> windows -> analysis) serves both.
 
+mod by_name;
 pub mod capture;
 pub mod delta;
 pub mod engine;

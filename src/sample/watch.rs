@@ -22,7 +22,7 @@ use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
 use super::ticker::Ticker;
 use super::RecordSink;
-use crate::counters::{LinkInfo, LinkState};
+use crate::counters::{normalize_into, LinkInfo, LinkState, PortCounters};
 use crate::source::{IoCounts, Source, SourceError};
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -97,6 +97,11 @@ struct Iface {
     notes: Vec<String>,
     /// This tick's records, emptied into the sinks (kept for its capacity).
     out: Vec<Record>,
+    /// The last sample's counters and point for `detector`, refilled per sample (buffers kept).
+    counters: PortCounters,
+    point: Point,
+    /// The name string of the last sample record, back from the sinks: the next one's.
+    spare_name: Option<String>,
     /// This tick found the interface gone.
     gone: bool,
 }
@@ -204,19 +209,21 @@ impl Iface {
         }
         let sample = SampleRecord {
             t,
-            interface: self.name.clone(),
+            interface: self.spare_name.take().filter(|n| *n == self.name).unwrap_or_else(|| self.name.clone()),
             link,
             fec,
             driver_stats,
             module: module.map(|m| ModulePages { pages: m.monitor }),
             ..Default::default()
         };
-        let point = Point::from_sample(&sample);
-        let reset = self.detector.check(&point);
+        // `Point::from_sample`, into the buffers of the last sample's.
+        normalize_into(&mut self.counters, sample.fec.as_ref(), Some(&sample.link), &sample.driver_stats);
+        self.point.refill(&sample, &self.counters);
+        let reset = self.detector.check(&self.point);
         if reset.is_some() {
             self.detector.clear(); // this sample starts a new segment
         }
-        self.detector.push(&point);
+        self.detector.push(&self.point);
         out.push(Record::Sample(sample));
         if let Some(reason) = reset {
             out.push(self.event(t, EventKind::CounterReset, reason));
@@ -340,6 +347,9 @@ where
                 module_error: None,
                 notes: Vec::new(),
                 out: Vec::new(),
+                counters: PortCounters::default(),
+                point: Point::default(),
+                spare_name: None,
                 gone: false,
             })
         })
@@ -408,8 +418,11 @@ where
                     sink.record(&rec)?;
                 }
                 summary.records += 1;
-                match &rec {
-                    Record::Sample(_) => summary.samples += 1,
+                match rec {
+                    Record::Sample(s) => {
+                        summary.samples += 1;
+                        st.spare_name = Some(s.interface);
+                    }
                     Record::Event(e) if e.kind == EventKind::Error => summary.error_events += 1,
                     _ => {}
                 }

@@ -23,6 +23,10 @@ pub struct Gaps {
     last_t: Option<f64>,
     /// Interval length (f64 bits) -> how many.
     lengths: BTreeMap<u64, u64>,
+    /// The first interval's length while it is the only one, not yet in `lengths`: an
+    /// interval walker's state (two samples, restarted per interval) never allocates
+    /// a map node only to free it.
+    lone: Option<u64>,
     intervals: u64,
     /// Largest intervals, smallest first: (length bits, start, end). Sorted rather than a
     /// heap: the newest interval is usually the largest kept (of equal lengths the later
@@ -39,7 +43,14 @@ impl Gaps {
             if self.lengths.len() >= MAX_DISTINCT && !self.lengths.contains_key(&k) {
                 k = key((dt * 1e3).round() / 1e3);
             }
-            *self.lengths.entry(k).or_default() += 1;
+            if self.intervals == 0 {
+                self.lone = Some(k);
+            } else {
+                if let Some(first) = self.lone.take() {
+                    *self.lengths.entry(first).or_default() += 1;
+                }
+                *self.lengths.entry(k).or_default() += 1;
+            }
             self.intervals += 1;
             let iv = (key(dt), a.to_bits(), t.to_bits());
             // Full: the new interval replaces the smallest kept one if it is larger.
@@ -60,12 +71,14 @@ impl Gaps {
     /// Becomes what a fresh table is after the sample at `t` alone (no interval yet).
     pub fn restart_at(&mut self, t: f64) {
         self.lengths.clear();
+        self.lone = None;
         self.intervals = 0;
         self.largest.clear();
         self.last_t = Some(t);
     }
 
-    /// The median interval (the upper one of an even count), if any.
+    /// The median interval (the upper one of an even count), if any; with two or more
+    /// intervals (before that, `lengths` lacks the `lone` one).
     fn median(&self) -> Option<f64> {
         let want = self.intervals / 2;
         let mut seen = 0;
@@ -118,6 +131,26 @@ mod tests {
             g.push(t);
         }
         assert_eq!(g.sentences(), vec!["gap of 4.000 s between samples at t=3 s and t=7 s (about 3 samples missed)".to_string()]);
+    }
+
+    #[test]
+    fn a_restarted_table_is_a_fresh_one() {
+        // Intervals 1, 1, 4 after a restart at t = 10 (the lone first interval, then the
+        // map): median 1 s, one gap of 4 s; the intervals before the restart are forgotten.
+        let mut restarted = Gaps::default();
+        for t in [0.0, 9.0, 10.0] {
+            restarted.push(t);
+        }
+        restarted.restart_at(10.0);
+        let mut fresh = Gaps::default();
+        fresh.push(10.0);
+        for t in [11.0, 12.0, 16.0] {
+            assert_eq!(restarted.sentences(), fresh.sentences());
+            restarted.push(t);
+            fresh.push(t);
+        }
+        let want = vec!["gap of 4.000 s between samples at t=12 s and t=16 s (about 3 samples missed)".to_string()];
+        assert_eq!((restarted.sentences(), fresh.sentences()), (want.clone(), want));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, Mod
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
 use crate::sample::module_cache::fingerprint;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -119,9 +120,9 @@ enum SampleModule {
 }
 
 impl SampleModule {
-    fn decode(&self) -> Result<ModuleReport, String> {
+    fn decode(&self) -> Result<ModuleReport, Cow<'static, str>> {
         match self {
-            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string()),
+            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string().into()),
             SampleModule::Printed(r) => Ok((**r).clone()),
         }
     }
@@ -252,12 +253,18 @@ impl Segment {
         };
         let pages = s.module.as_ref().map_or(&[][..], |m| &m.pages[..]);
         let same_layout = self.layout.len() == pages.len() && self.layout.iter().zip(pages).all(|(r, e)| *r == PageRun::of(e));
-        if let (true, true, Ok(SampleModule::Image(img))) = (same_base, same_layout, &mut self.image) {
-            // The same runs were inserted into this image before, so they fit again.
-            if let Err(e) = pages.iter().try_for_each(|e| img.insert_entry(e)) {
-                self.image = Err(malformed(e));
+        match (same_base, same_layout, &mut self.image) {
+            (true, true, Ok(SampleModule::Image(img))) => {
+                // The same runs were inserted into this image before, so they fit again.
+                if let Err(e) = pages.iter().try_for_each(|e| img.insert_entry(e)) {
+                    self.image = Err(malformed(e));
+                }
+                return;
             }
-            return;
+            // What the last sample's error came from (the record's pages, where the runs
+            // lie: never their bytes) is the same: so is the error, not built again.
+            (true, true, Err(_)) if s.printed_module.is_none() => return,
+            _ => {}
         }
         self.image = StaticModule::with_sample(latest.map(|a| &**a), s);
         self.ir = latest.cloned();
@@ -286,17 +293,19 @@ impl Segment {
         true
     }
 
-    /// The last sample's module into `out`, reusing the report it holds; `None` on error.
-    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), String> {
+    /// The last sample's module into `out`, reusing the report it holds; `None` on error
+    /// (borrowed: the stored image's own error, not copied per window).
+    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), Cow<'_, str>> {
         // `image` is the record's static image with the `layout` runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
             if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
                 let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
-                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string());
+                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string().into());
             }
         }
         *out = None;
-        *out = Some(self.image.as_ref().map_err(Clone::clone).and_then(SampleModule::decode)?);
+        let image = self.image.as_ref().map_err(|e| Cow::Borrowed(e.as_str()))?;
+        *out = Some(image.decode()?);
         Ok(())
     }
 
@@ -341,8 +350,16 @@ impl Segment {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         w.events.extend(d.wraps);
-        if let Err(e) = self.decode_into(&mut w.module) {
-            w.module_error = Some(module_read_error.cloned().unwrap_or(e));
+        match self.decode_into(&mut w.module) {
+            Ok(()) => w.module_error = None,
+            // Into the string `w` holds: a window refilled per interval keeps its buffer.
+            Err(e) => {
+                let text = module_read_error.map_or(&*e, String::as_str);
+                match &mut w.module_error {
+                    Some(held) => text.clone_into(held),
+                    None => w.module_error = Some(text.to_owned()),
+                }
+            }
         }
         self.rx.mean_dbm_into(None, &mut w.rx_power_dbm_mean);
     }
@@ -366,6 +383,9 @@ pub struct IfaceState {
     /// Shared with the windows that hold it whole (no copy per window); a push after
     /// one was taken and kept copies it first.
     series: Arc<LaneSeries>,
+    /// False: `series` stays empty and windows carry none (an interval walker's windows
+    /// for lane rows, which never read it).
+    pub(super) keep_series: bool,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
     /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
@@ -392,6 +412,7 @@ impl IfaceState {
             earlier_dropped: 0,
             current: None,
             series: Arc::new(LaneSeries::new(buckets)),
+            keep_series: true,
             ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
             ring_keep_s: longest,
             point: Point::default(),
@@ -452,7 +473,7 @@ impl IfaceState {
         let went_down = seg.link_up == Some(true) && up == Some(false);
         seg.link_seen |= up.is_some();
         seg.down_transitions += u64::from(went_down);
-        if continues {
+        if continues && self.keep_series {
             let down = step.link_down_events.unwrap_or(u64::from(went_down));
             Arc::make_mut(&mut self.series).push(&Interval {
                 t_start: seg.last_t,
@@ -542,7 +563,7 @@ impl IfaceState {
             w.link_up = seg.link_up;
             w.link_ext_state = seg.link_ext_state;
             if let Err(e) = seg.decode_into(&mut w.module) {
-                w.module_error = Some(e);
+                w.module_error = Some(e.into_owned());
             }
             return w;
         };
@@ -556,7 +577,7 @@ impl IfaceState {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         if let Err(e) = seg.decode_into(&mut w.module) {
-            w.module_error = Some(self.module_read_error.clone().unwrap_or(e));
+            w.module_error = Some(self.module_read_error.clone().unwrap_or_else(|| e.into_owned()));
         }
         w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
         w

@@ -21,9 +21,11 @@ pub struct IntervalFold {
 }
 
 impl IntervalFold {
-    /// Before any sample of `iface`, under interface record `ir` (none seen yet: `None`).
-    pub fn new(iface: &str, ir: Option<&Arc<StaticModule>>) -> Self {
+    /// Before any sample of `iface`, under interface record `ir` (none seen yet: `None`);
+    /// `series`: the windows carry the interval's lane series (else none: `series: None`).
+    pub fn new(iface: &str, ir: Option<&Arc<StaticModule>>, series: bool) -> Self {
         let mut state = IfaceState::new(iface, BUCKETS, &[]);
+        state.keep_series = series;
         if let Some(ir) = ir {
             state.interface_static(Arc::clone(ir));
         }

@@ -41,9 +41,9 @@ pub use interval::IntervalFold;
 use super::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
 use super::RecordSink;
 use crate::analysis::InterfaceWindow;
+use crate::sample::by_name::ByName;
 use crate::sample::delta::Break;
 use iface::IfaceState;
-use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -108,17 +108,12 @@ pub struct SegmentWindow {
 #[derive(Debug)]
 pub struct Engine {
     cfg: EngineConfig,
-    index: HashMap<String, usize>,
-    /// In order of first appearance; `None` once removed.
-    states: Vec<Option<IfaceState>>,
-    /// The slot after the last one looked up: a capture (and a live tick) names the
-    /// interfaces in the same order tick after tick, so this is tried before `index`.
-    next: usize,
+    states: ByName<IfaceState>,
 }
 
 impl Engine {
     pub fn new(cfg: EngineConfig) -> Self {
-        Engine { cfg, index: HashMap::new(), states: Vec::new(), next: 0 }
+        Engine { cfg, states: ByName::default() }
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -126,31 +121,16 @@ impl Engine {
     }
 
     fn state(&mut self, name: &str) -> &mut IfaceState {
-        // Live slots have distinct names (one is added only for a name `index` lacks), so
-        // a live slot of this name is the one `index` holds for it.
-        let hinted = self.states.get(self.next).and_then(Option::as_ref).is_some_and(|s| s.name == name);
-        let i = if hinted {
-            self.next
-        } else if let Some(i) = self.index.get(name) {
-            *i
-        } else {
-            self.states.push(Some(IfaceState::new(name, self.cfg.buckets, &self.cfg.rolling_s)));
-            self.index.insert(name.to_string(), self.states.len() - 1);
-            self.states.len() - 1
-        };
-        self.next = if i + 1 == self.states.len() { 0 } else { i + 1 };
-        // `index` only holds positions of live states (remove() drops both), so the
-        // slot is filled; were it not, a fresh state is the right answer anyway.
         let (buckets, rolling) = (self.cfg.buckets, &self.cfg.rolling_s);
-        self.states[i].get_or_insert_with(|| IfaceState::new(name, buckets, rolling))
+        self.states.get_or_insert_with(name, || IfaceState::new(name, buckets, rolling))
     }
 
     fn get(&self, name: &str) -> Option<&IfaceState> {
-        self.index.get(name).and_then(|i| self.states.get(*i)).and_then(Option::as_ref)
+        self.states.get(name)
     }
 
     fn live(&self) -> impl Iterator<Item = &IfaceState> {
-        self.states.iter().flatten()
+        self.states.values()
     }
 
     /// Folds one record (any interface); header records are ignored.
@@ -206,11 +186,7 @@ impl Engine {
 
     /// The interface vanished: forget its state.
     pub fn remove(&mut self, iface: &str) {
-        if let Some(i) = self.index.remove(iface) {
-            if let Some(slot) = self.states.get_mut(i) {
-                *slot = None;
-            }
-        }
+        self.states.remove(iface);
     }
 
     /// The bounded per-lane series of `iface`.
