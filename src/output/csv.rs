@@ -81,7 +81,8 @@ impl<W: Write> CsvSink<W> {
             created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
             host: None,
             cfg,
-            walker: IntervalWalker::per_sample(),
+            // Rows are lane rows only, which never read the lane series.
+            walker: IntervalWalker::per_sample().without_series(),
             row: LaneRow::default(),
             spare_lanes: Vec::new(),
         }
