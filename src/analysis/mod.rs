@@ -20,6 +20,7 @@ pub mod lane_groups;
 pub mod lane_rows;
 pub mod lanes;
 mod limits;
+mod memo;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
@@ -437,7 +438,7 @@ fn measure<'a>(
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
-    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
+    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_of_limit(l, m));
     let bounds = ber::PoissonBounds::new(cfg.confidence);
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };
     let link = link_analysis(&mut cx);
