@@ -55,14 +55,14 @@ pub(super) fn judge_lanes(
     // `cx.margin(b) < margin_floor_db` for every lane, the floor's BER worked out once.
     let floor = cx.modulation.zip(cx.x_limit).map(|(m, x_limit)| q::MarginFloor::new(x_limit, cfg.margin_floor_db, m));
     let esnr_siblings = vdm_lanes::EsnrSiblings::of(lanes);
-    let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
+    let module_index = super::lane_index::LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for la in lanes.iter_mut() {
         // From the lane's figures as measured: the judges below change only flags and advice.
         let ev = siblings.evidence(la, cfg, cx.limit);
         let esnr_delta_db = esnr_siblings.delta_db(la);
         let n = la.lane;
-        let flags: &[String] = module_lanes.iter().find(|l| l.lane == n).map_or(&[], |l| &l.flags[..]);
+        let flags: &[String] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
         // Module flags on this lane.
         for f in flags {
             if let Some(code) = flag_code(f) {

@@ -17,6 +17,7 @@ pub mod fec;
 pub mod histogram;
 mod judge;
 pub mod lane_groups;
+pub mod lane_index;
 pub mod lane_rows;
 pub mod lanes;
 mod limits;
@@ -367,6 +368,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             .max()
             .unwrap_or(0)
             .min(usize::from(u8::MAX));
+    let module_index = lane_index::LaneIndex::new(module_lanes);
     // `optical::optical_margin` per lane, the module's threshold converted once.
     let low = w.module.as_ref().and_then(|m| optical::LowThreshold::of(&m.thresholds));
     // Default lanes filled in place: a lane is too large to build and then move.
@@ -375,7 +377,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
     for (idx, la) in out.iter_mut().enumerate() {
         // n <= 255, so the lane number fits a u8.
         let lane = u8::try_from(idx + 1).unwrap_or(u8::MAX);
-        let m = module_lanes.iter().find(|l| l.lane == lane);
+        let m = module_index.get(lane);
         let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
         let rx = rx.filter(|v| v.is_finite());
         la.lane = lane;
