@@ -291,7 +291,8 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         up: w.link_up,
         ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
         speed_mbps: w.link.speed_mbps,
-        link_mode: w.link.link_mode.clone(),
+        // Named by `analyze_one`: lane rows never show it (a string per row's window).
+        link_mode: None,
         lanes: cx.rate.as_ref().map(|r| r.lanes),
         lane_class: cx.rate.as_ref().map(|r| r.class),
         lane_rate_gbps: cx.rate.as_ref().map(|r| r.lane_rate_gbps),
@@ -466,6 +467,7 @@ fn analyze_one(
     let (mut cx, mut link, mut lanes) = measure(w, base, map, notes, Vec::new());
     // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
     link.counter_sources = counter_sources(&w.deltas);
+    link.link_mode.clone_from(&w.link.link_mode);
     let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
