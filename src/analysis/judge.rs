@@ -51,15 +51,18 @@ pub(super) fn judge_lanes(
     let cfg = &cx.cfg;
     let link_clean = limits::link_clean(cx, link);
     let limit_text = limits::limit_text(cx, link);
-    let evidence = outlier::lane_evidence(lanes, cfg, cx.limit);
+    let siblings = outlier::Siblings::of(lanes);
     // `cx.margin(b) < margin_floor_db` for every lane, the floor's BER worked out once.
     let floor = cx.modulation.zip(cx.x_limit).map(|(m, x_limit)| q::MarginFloor::new(x_limit, cfg.margin_floor_db, m));
-    let esnr_deltas = vdm_lanes::esnr_deltas_db(lanes);
-    let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
+    let esnr_siblings = vdm_lanes::EsnrSiblings::of(lanes);
+    let module_index = super::lane_index::LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
-    for ((la, ev), esnr_delta_db) in lanes.iter_mut().zip(evidence).zip(esnr_deltas) {
+    for la in lanes.iter_mut() {
+        // From the lane's figures as measured: the judges below change only flags and advice.
+        let ev = siblings.evidence(la, cfg, cx.limit);
+        let esnr_delta_db = esnr_siblings.delta_db(la);
         let n = la.lane;
-        let flags: &[String] = module_lanes.iter().find(|l| l.lane == n).map_or(&[], |l| &l.flags[..]);
+        let flags: &[String] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
         // Module flags on this lane.
         for f in flags {
             if let Some(code) = flag_code(f) {

@@ -15,7 +15,7 @@ use super::*;
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowFigures {
     /// Port counts over the window (`None` without an interval, as in `analyze`); no
-    /// `counter_sources` (`analyze` names them, rows do not).
+    /// `counter_sources` or `link_mode` (`analyze` names them, rows do not).
     pub link: LinkAnalysis,
     /// Lanes in lane order, flags set.
     pub lanes: Vec<LaneAnalysis>,

@@ -87,9 +87,10 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
             reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, None, msg));
         }
     }
+    // The port's margin (an erfc⁻¹ and a log) only where no lane has a BER of its own.
     let lanes_have_ber = lanes.iter().any(|l| l.pre_fec_ber.is_some());
-    let optimistic = link.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
-    if !lanes_have_ber && optimistic.is_some_and(|m| m < cx.cfg.margin_floor_db) {
+    let optimistic = || link.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
+    if !lanes_have_ber && optimistic().is_some_and(|m| m < cx.cfg.margin_floor_db) {
         let msg = format!(
             "{} (corrected bits are counted for the port only, so the weak lane is unknown)",
             below_floor("port", link.margin_db, &lim_text, cx.cfg.margin_floor_db)

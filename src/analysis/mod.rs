@@ -17,9 +17,11 @@ pub mod fec;
 pub mod histogram;
 mod judge;
 pub mod lane_groups;
+pub mod lane_index;
 pub mod lane_rows;
 pub mod lanes;
 mod limits;
+mod memo;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
@@ -289,7 +291,8 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         up: w.link_up,
         ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
         speed_mbps: w.link.speed_mbps,
-        link_mode: w.link.link_mode.clone(),
+        // Named by `analyze_one`: lane rows never show it (a string per row's window).
+        link_mode: None,
         lanes: cx.rate.as_ref().map(|r| r.lanes),
         lane_class: cx.rate.as_ref().map(|r| r.class),
         lane_rate_gbps: cx.rate.as_ref().map(|r| r.lane_rate_gbps),
@@ -366,6 +369,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             .max()
             .unwrap_or(0)
             .min(usize::from(u8::MAX));
+    let module_index = lane_index::LaneIndex::new(module_lanes);
     // `optical::optical_margin` per lane, the module's threshold converted once.
     let low = w.module.as_ref().and_then(|m| optical::LowThreshold::of(&m.thresholds));
     // Default lanes filled in place: a lane is too large to build and then move.
@@ -374,7 +378,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
     for (idx, la) in out.iter_mut().enumerate() {
         // n <= 255, so the lane number fits a u8.
         let lane = u8::try_from(idx + 1).unwrap_or(u8::MAX);
-        let m = module_lanes.iter().find(|l| l.lane == lane);
+        let m = module_index.get(lane);
         let rx = w.rx_power_dbm_mean.get(idx).copied().flatten().or(m.and_then(|m| m.rx_power_dbm));
         let rx = rx.filter(|v| v.is_finite());
         la.lane = lane;
@@ -437,7 +441,7 @@ fn measure<'a>(
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
-    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
+    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_of_limit(l, m));
     let bounds = ber::PoissonBounds::new(cfg.confidence);
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };
     let link = link_analysis(&mut cx);
@@ -463,6 +467,7 @@ fn analyze_one(
     let (mut cx, mut link, mut lanes) = measure(w, base, map, notes, Vec::new());
     // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
     link.counter_sources = counter_sources(&w.deltas);
+    link.link_mode.clone_from(&w.link.link_mode);
     let groups = lane_groups::groups(&mut cx, &link);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {

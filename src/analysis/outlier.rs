@@ -51,29 +51,40 @@ pub struct RxBerFit {
     pub model_slope_decades_per_db: Option<f64>,
 }
 
-/// Every lane's evidence, in lane order; each lane's siblings are all the other lanes.
-pub fn lane_evidence(lanes: &[LaneAnalysis], cfg: &Config, ber_limit: Option<f64>) -> Vec<Evidence> {
-    // One sorted copy per figure for the window, not one per lane (a CSV export judges every row).
-    let sib_rx = SiblingMedians::new(lanes.iter().map(|l| l.rx_power_dbm));
-    let sib_ber = SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber));
-    let sib_upper = SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber_upper));
-    lanes
-        .iter()
-        .map(|me| {
-            let rx_delta_db = me.rx_power_dbm.zip(sib_rx.without(me.rx_power_dbm)).map(|(r, m)| r - m).filter(|d| d.is_finite());
-            let ber_ratio = match (me.pre_fec_ber, sib_ber.without(me.pre_fec_ber)) {
-                (Some(b), Some(m)) if m > 0.0 => Some(b / m),
-                _ => None,
-            };
-            let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, sib_upper.without(me.pre_fec_ber_upper)) {
-                (Some(lo), Some(b), Some(sib)) => {
-                    lo >= cfg.outlier_ratio * sib && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
-                }
-                _ => false,
-            };
-            Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
-        })
-        .collect()
+/// What each lane's [`Evidence`] is measured against, worked out once per window: one
+/// sorted copy per figure, not one per lane (a CSV export judges every row). Asked lane
+/// by lane rather than collected: a judge then holds no list of evidence per window.
+pub struct Siblings {
+    rx: SiblingMedians,
+    ber: SiblingMedians,
+    upper: SiblingMedians,
+}
+
+impl Siblings {
+    /// Each lane's siblings are all the other lanes of `lanes`.
+    pub fn of(lanes: &[LaneAnalysis]) -> Self {
+        Siblings {
+            rx: SiblingMedians::new(lanes.iter().map(|l| l.rx_power_dbm)),
+            ber: SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber)),
+            upper: SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber_upper)),
+        }
+    }
+
+    /// The evidence of `me`, one of the lanes given to [`of`](Self::of).
+    pub fn evidence(&self, me: &LaneAnalysis, cfg: &Config, ber_limit: Option<f64>) -> Evidence {
+        let rx_delta_db = me.rx_power_dbm.zip(self.rx.without(me.rx_power_dbm)).map(|(r, m)| r - m).filter(|d| d.is_finite());
+        let ber_ratio = match (me.pre_fec_ber, self.ber.without(me.pre_fec_ber)) {
+            (Some(b), Some(m)) if m > 0.0 => Some(b / m),
+            _ => None,
+        };
+        let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, self.upper.without(me.pre_fec_ber_upper)) {
+            (Some(lo), Some(b), Some(sib)) => {
+                lo >= cfg.outlier_ratio * sib && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
+            }
+            _ => false,
+        };
+        Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }
+    }
 }
 
 /// (rx dBm, log10 BER) of the lanes with both a finite rx power and at least one corrected bit.
@@ -111,6 +122,12 @@ pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every lane's evidence, in lane order.
+    fn lane_evidence(lanes: &[LaneAnalysis], cfg: &Config, ber_limit: Option<f64>) -> Vec<Evidence> {
+        let sib = Siblings::of(lanes);
+        lanes.iter().map(|l| sib.evidence(l, cfg, ber_limit)).collect()
+    }
 
     fn lane(n: u8, rx: f64, k: u64) -> LaneAnalysis {
         let b = super::super::ber::Ber::new(k, 3.1875e12, 0.95).unwrap();

@@ -160,11 +160,21 @@ pub(super) fn by_esnr(a: &LaneAnalysis, b: &LaneAnalysis) -> Ordering {
     }
 }
 
-/// Media eSNR of each lane minus the median of its siblings' (negative = worse).
-/// Lane numbers are distinct, so a lane's siblings are every other lane.
-pub(super) fn esnr_deltas_db(lanes: &[LaneAnalysis]) -> Vec<Option<f64>> {
-    let sib = stats::SiblingMedians::new(lanes.iter().map(|l| l.esnr_db));
-    lanes.iter().map(|l| l.esnr_db.zip(sib.without(l.esnr_db)).map(|(e, m)| e - m)).collect()
+/// The media eSNR a lane is measured against: its siblings' (every other lane's; lane
+/// numbers are distinct), sorted once per window.
+pub(super) struct EsnrSiblings(stats::SiblingMedians);
+
+impl EsnrSiblings {
+    pub(super) fn of(lanes: &[LaneAnalysis]) -> Self {
+        EsnrSiblings(stats::SiblingMedians::new(lanes.iter().map(|l| l.esnr_db)))
+    }
+
+    /// Media eSNR of lane `l` minus the median of its siblings' (negative = worse); the
+    /// median is not looked up for a lane without eSNR (most modules report none).
+    pub(super) fn delta_db(&self, l: &LaneAnalysis) -> Option<f64> {
+        let e = l.esnr_db?;
+        self.0.without(Some(e)).map(|m| e - m)
+    }
 }
 
 #[cfg(test)]
@@ -184,7 +194,9 @@ mod tests {
         assert_eq!(by_esnr(&l(1, Some(18.0)), &l(2, Some(20.0))), Ordering::Less);
         assert_eq!(by_esnr(&l(1, None), &l(2, Some(20.0))), Ordering::Greater);
         // Lane 2 is 3 dB under the median of 21, 21.
-        let d = esnr_deltas_db(&[l(1, Some(21.0)), l(2, Some(18.0)), l(3, Some(21.0))]);
-        assert_eq!(d, [Some(1.5), Some(-3.0), Some(1.5)]);
+        let lanes = [l(1, Some(21.0)), l(2, Some(18.0)), l(3, Some(21.0)), l(4, None)];
+        let sib = EsnrSiblings::of(&lanes);
+        let d: Vec<_> = lanes.iter().map(|l| sib.delta_db(l)).collect();
+        assert_eq!(d, [Some(1.5), Some(-3.0), Some(1.5), None]);
     }
 }

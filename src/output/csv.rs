@@ -6,6 +6,7 @@
 
 use super::csv_cells::CellWriter;
 pub use super::lane_row::LaneRow;
+use crate::analysis::lane_index::LaneIndex;
 use crate::analysis::lane_rows::{row_figures_reusing, RowFigures};
 use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
 use crate::module::report::LaneReport;
@@ -142,7 +143,7 @@ impl<W: Write> CsvSink<W> {
         if let Encoding::Csv { cells, .. } = &mut self.encoding {
             cells.sample(&row);
         }
-        let module = w.module.as_ref();
+        let module = LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
         let has_interval = w.samples >= 2;
         let mut written = Ok(());
         if a.lanes.is_empty() {
@@ -156,7 +157,7 @@ impl<W: Write> CsvSink<W> {
             // This sample's own DOM reading, not the window mean; on a breakout the
             // netdev lane's module lane (docs/breakout.md).
             let module_lane = l.module_lane.unwrap_or(l.lane);
-            let dom = module.and_then(|m| m.lanes.iter().find(|x| x.lane == module_lane));
+            let dom = module.get(module_lane);
             fill_lane(&mut row, Some(l), dom, has_interval);
             written = self.write_row(&row);
         }
