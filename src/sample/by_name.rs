@@ -8,14 +8,14 @@ use std::collections::HashMap;
 #[derive(Debug)]
 struct Slot<T> {
     name: String,
-    /// `None` once removed.
-    value: Option<T>,
+    value: T,
 }
 
-/// Values by interface name, in order of first appearance.
+/// Values by interface name, in order of first appearance (a removed name that comes
+/// back counts as new).
 #[derive(Debug)]
 pub struct ByName<T> {
-    /// Position in `slots` of every name with a value.
+    /// Position in `slots` of every name.
     index: HashMap<String, usize>,
     slots: Vec<Slot<T>>,
     /// The slot after the last one looked up.
@@ -31,38 +31,40 @@ impl<T> Default for ByName<T> {
 impl<T> ByName<T> {
     /// The value of `name`, made by `make` when it has none (first seen, or removed).
     pub fn get_or_insert_with(&mut self, name: &str, make: impl FnOnce() -> T) -> &mut T {
-        // Slots with a value have distinct names (one is added only for a name `index`
-        // lacks), so a filled slot of this name is the one `index` holds for it.
-        let hinted = self.slots.get(self.next).is_some_and(|s| s.value.is_some() && s.name == name);
+        // Slots have distinct names (one is added only for a name `index` lacks), so a
+        // slot of this name is the one `index` holds for it.
+        let hinted = self.slots.get(self.next).is_some_and(|s| s.name == name);
         let i = if hinted {
             self.next
         } else if let Some(i) = self.index.get(name) {
             *i
         } else {
-            self.slots.push(Slot { name: name.to_string(), value: None });
+            self.slots.push(Slot { name: name.to_string(), value: make() });
             self.index.insert(name.to_string(), self.slots.len() - 1);
             self.slots.len() - 1
         };
         self.next = if i + 1 == self.slots.len() { 0 } else { i + 1 };
-        self.slots[i].value.get_or_insert_with(make)
+        &mut self.slots[i].value
     }
 
     pub fn get(&self, name: &str) -> Option<&T> {
-        self.index.get(name).and_then(|i| self.slots.get(*i)).and_then(|s| s.value.as_ref())
+        self.index.get(name).and_then(|i| self.slots.get(*i)).map(|s| &s.value)
     }
 
-    /// Forgets `name`'s value; a later look-up of it starts a new one.
+    /// Forgets `name` and its value; a later look-up of it starts a new one. The slot
+    /// goes too (the later ones move up): interfaces that come and go for days leave
+    /// nothing behind. Rare (an interface gone), so the shift is cheap enough.
     pub fn remove(&mut self, name: &str) {
         if let Some(i) = self.index.remove(name) {
-            if let Some(slot) = self.slots.get_mut(i) {
-                slot.value = None;
-            }
+            self.slots.remove(i);
+            self.index.values_mut().filter(|j| **j > i).for_each(|j| *j -= 1);
+            self.next = 0;
         }
     }
 
     /// The values, in order of first appearance.
     pub fn values(&self) -> impl Iterator<Item = &T> {
-        self.slots.iter().filter_map(|s| s.value.as_ref())
+        self.slots.iter().map(|s| &s.value)
     }
 }
 
@@ -84,7 +86,28 @@ mod tests {
         assert_eq!(m.get("b").unwrap(), &["b again"]);
         assert_eq!(m.get("c").unwrap(), &["c", "c", "c"]);
         assert_eq!(m.get("d"), None);
-        // a, c, then the new b (the removed slot stays empty).
+        // a, c, then the new b (in order of appearance: b came back last).
         assert_eq!(m.values().map(|v| v[0]).collect::<Vec<_>>(), ["a", "c", "b again"]);
+    }
+
+    #[test]
+    fn names_that_come_and_go_leave_nothing_behind() {
+        let mut m: ByName<u32> = ByName::default();
+        for round in 0..1000 {
+            *m.get_or_insert_with("keep", || 0) += 1;
+            *m.get_or_insert_with("vf", || 0) += 1;
+            m.remove("vf");
+            assert_eq!(m.get("vf"), None, "round {round}");
+        }
+        assert_eq!((m.slots.len(), m.index.len()), (1, 1));
+        assert_eq!(m.get("keep"), Some(&1000));
+        // Positions after a removed slot still find their own names.
+        for n in ["a", "b", "c", "d"] {
+            m.get_or_insert_with(n, || 7);
+        }
+        m.remove("b");
+        *m.get_or_insert_with("d", || 0) += 1;
+        assert_eq!([m.get("a"), m.get("c"), m.get("d")], [Some(&7), Some(&7), Some(&8)]);
+        assert_eq!(m.values().copied().collect::<Vec<_>>(), [1000, 7, 7, 8]);
     }
 }
