@@ -6,19 +6,21 @@ use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::counters::{normalize_into, Counted, Origin, PortCounters};
-use crate::module::monitors::StaticDecode;
 use crate::module::units::mw_to_dbm;
-use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
+use crate::module::ModuleReport;
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segmenter, Sums};
-use crate::sample::module_cache::fingerprint;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod restart;
+mod static_module;
 mod window;
+
+pub use static_module::StaticModule;
+use static_module::{malformed, PageRun, SampleModule};
 
 /// Sentences kept per list (events, segment breaks); the rest are counted.
 const MAX_SENTENCES: usize = 256;
@@ -49,89 +51,6 @@ impl Sentences {
         out.extend(self.items.iter().filter(|(t, _)| *t >= t0).map(|(_, s)| s.clone()));
         if self.dropped > 0 {
             out.push(format!("{} more not listed", self.dropped));
-        }
-    }
-}
-
-/// An interface record and what is derived from it once: its static pages as an image.
-#[derive(Debug)]
-pub struct StaticModule {
-    pub record: InterfaceRecord,
-    /// `Ok(None)`: the record has no module pages.
-    image: Result<Option<ModuleImage>, String>,
-    /// The record's module fingerprint (`module_cache::fingerprint`), from `image`: not
-    /// parsed again per interval.
-    fingerprint: Option<Vec<u8>>,
-    /// `image` decoded once: a sample then decodes only its monitor fields (and, CMIS,
-    /// reads its rx power through the plan's `rx_plan`).
-    decoded: Option<StaticDecode>,
-}
-
-fn malformed(e: impl std::fmt::Display) -> String {
-    format!("module pages in the capture are malformed: {e}")
-}
-
-impl StaticModule {
-    pub fn new(record: InterfaceRecord) -> Self {
-        let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
-        let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
-        let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
-        StaticModule { record, image, fingerprint, decoded }
-    }
-
-    /// The module of a sample: these static pages plus the sample's monitor pages
-    /// (sample bytes win), built from the cached image, not re-parsed; or, for imported
-    /// tool output without EEPROM bytes, the monitors as the tool printed them.
-    fn with_sample(this: Option<&Self>, s: &SampleRecord) -> Result<SampleModule, String> {
-        if let (Some(p), None, None) = (&s.printed_module, this.and_then(|m| m.record.module.as_ref()), &s.module) {
-            return Ok(SampleModule::Printed(Box::new(p.to_report())));
-        }
-        let base = match this.map(|m| &m.image) {
-            Some(Err(e)) => return Err(e.clone()),
-            Some(Ok(img)) => img.as_ref(),
-            None => None,
-        };
-        if base.is_none() && s.module.is_none() {
-            return Err("no module data in the capture".into());
-        }
-        let mut img = base.cloned().unwrap_or_default();
-        for e in s.module.iter().flat_map(|m| &m.pages) {
-            img.insert_entry(e).map_err(malformed)?;
-        }
-        Ok(SampleModule::Image(img))
-    }
-}
-
-/// Where a page entry's bytes go: address, page, bank, offset and length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PageRun(u8, u8, u8, u16, usize);
-
-impl PageRun {
-    fn of(e: &PageEntry) -> Self {
-        PageRun(e.i2c_address, e.page, e.bank, e.offset, e.data.len())
-    }
-}
-
-/// One sample's module: an image to decode, or a report a tool printed (imports).
-#[derive(Clone, Debug)]
-enum SampleModule {
-    Image(ModuleImage),
-    Printed(Box<ModuleReport>),
-}
-
-impl SampleModule {
-    fn decode(&self) -> Result<ModuleReport, Cow<'static, str>> {
-        match self {
-            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string().into()),
-            SampleModule::Printed(r) => Ok((**r).clone()),
-        }
-    }
-
-    /// Rx power in mW by lane: only the rx monitors are decoded per sample.
-    fn rx_power_mw(&self) -> Option<Vec<Option<f64>>> {
-        match self {
-            SampleModule::Image(img) => lane_rx_power_mw(img).ok(),
-            SampleModule::Printed(r) => Some(rx_power_by_lane(r)),
         }
     }
 }
