@@ -299,3 +299,29 @@ fn export_rows_have_one_time_format_a_host_and_json_lines() {
         assert_eq!(obj["corrected_bits_delta"].as_u64().map(|v| v.to_string()).unwrap_or_default(), row[9]);
     }
 }
+
+#[test]
+fn an_earlier_segment_is_named_by_the_break_that_ended_it() {
+    // A sample stamped before the one it follows breaks the segment as a counter reset
+    // does (the JSON reason is `counter_reset` for both), but the text says what happened.
+    let lines: Vec<Value> =
+        std::fs::read_to_string(capture("sr4-200g-healthy.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let samples: Vec<usize> = (0..lines.len()).filter(|i| lines[*i]["record"] == "sample").collect();
+    let (at, prev) = (samples[samples.len() / 2], samples[samples.len() / 2 - 1]);
+    let mut lines = lines;
+    // One second before the previous sample; later samples come after it again.
+    let back_t = lines[prev]["t"].as_f64().unwrap() - 1.0;
+    lines[at]["t"] = back_t.into();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clock-back.jsonl");
+    std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let v = scan_json(&["--replay", path.to_str().unwrap()]);
+    let segs = v["interfaces"][0]["segments"].as_array().unwrap();
+    assert_eq!(segs.iter().map(|s| s["reason"].as_str().unwrap()).collect::<Vec<_>>(), ["start", "counter_reset"]);
+    let text = |p: &Path| String::from_utf8(optics().args(["scan", "--replay"]).arg(p).output().unwrap().stdout).unwrap();
+    let clock = text(&path);
+    assert!(clock.contains(&format!("before time going backwards at t={back_t} s")), "{clock}");
+    assert!(!clock.contains("before the counter reset"), "{clock}");
+    let reset = text(&capture("sr4-200g-counter-reset.jsonl"));
+    assert!(reset.contains("before the counter reset at t="), "{reset}");
+}

@@ -11,6 +11,9 @@ use serde::Serialize;
 /// its first and last sample times, and its window.
 pub struct SegmentInput {
     pub reason: &'static str,
+    /// The break that started it, for the text ("the module swap", "time going
+    /// backwards", ...); `None` for the first segment.
+    pub break_noun: Option<&'static str>,
     pub from_t: f64,
     pub to_t: f64,
     pub window: InterfaceWindow,
@@ -22,6 +25,9 @@ pub struct SegmentAnalysis {
     pub to_t: f64,
     pub module_sn: Option<String>,
     pub reason: &'static str,
+    /// Not in the JSON (`reason` is the contract there).
+    #[serde(skip)]
+    pub break_noun: Option<&'static str>,
     pub verdict: Verdict,
     pub reasons: Vec<Reason>,
     pub lanes: Vec<LaneAnalysis>,
@@ -38,6 +44,7 @@ pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &
                 to_t: s.to_t,
                 module_sn: s.window.module.as_ref().and_then(|m| m.vendor_sn.clone()),
                 reason: s.reason,
+                break_noun: s.break_noun,
                 verdict: a.verdict,
                 reasons: a.reasons,
                 lanes: a.lanes,
@@ -61,11 +68,7 @@ pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
     segs.windows(2)
         .map(|p| {
             let (s, next) = (&p[0], &p[1]);
-            let what = match next.reason {
-                "module_changed" => "the module swap",
-                "counter_reset" => "the counter reset",
-                _ => "the segment break",
-            };
+            let what = next.break_noun.unwrap_or("the segment break");
             let sn = s.module_sn.as_deref().map(|sn| format!(" (module SN {sn})")).unwrap_or_default();
             let mut parts: Vec<(Option<u8>, Vec<&str>)> = Vec::new();
             for r in &s.reasons {

@@ -245,7 +245,7 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
         engine
             .segments(iface)
             .into_iter()
-            .map(|s| SegmentInput { reason: s.reason, from_t: s.from_t, to_t: s.to_t, window: s.window })
+            .map(|s| SegmentInput { reason: s.reason, break_noun: s.break_noun, from_t: s.from_t, to_t: s.to_t, window: s.window })
             .collect()
     };
     Ok(analyze_selected(&ws, &selected, cfg, &peers, &segments))

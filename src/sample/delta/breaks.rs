@@ -12,6 +12,9 @@ use crate::sample::capture::EventKind;
 pub struct Break {
     pub t: f64,
     pub kind: EventKind,
+    /// What the break is, for a sentence: "the module swap", "the counter reset", "time
+    /// going backwards" (the last two are both `counter_reset` segments in the JSON).
+    pub noun: &'static str,
     /// One sentence, e.g. "corrected_bits went from 1000 to 5 (driver reload or counter clear)".
     pub reason: String,
 }
@@ -118,6 +121,7 @@ impl Segmenter {
                 self.pending = Some(Break {
                     t,
                     kind: EventKind::ModuleChanged,
+                    noun: "the module swap",
                     reason: format!("module changed from {} to {}", describe_fingerprint(prev), describe_fingerprint(&fp)),
                 });
             }
@@ -131,8 +135,11 @@ impl Segmenter {
     pub fn sample(&mut self, p: &Point, current: Option<&DeltaSum>) -> Option<Break> {
         let last_t = self.last_t.replace(p.t);
         self.pending.take().or_else(|| {
-            let reason = time_reason(last_t, p).or_else(|| current.and_then(|sum| sum.reset_reason(p)))?;
-            Some(Break { t: p.t, kind: EventKind::CounterReset, reason })
+            let (noun, reason) = match time_reason(last_t, p) {
+                Some(r) => ("time going backwards", r),
+                None => ("the counter reset", current.and_then(|sum| sum.reset_reason(p))?),
+            };
+            Some(Break { t: p.t, kind: EventKind::CounterReset, noun, reason })
         })
     }
 }

@@ -99,6 +99,8 @@ pub struct SegmentWindow {
     pub reason: &'static str,
     /// Sentence of the break that started it, if any.
     pub started_by: Option<String>,
+    /// What the break that started it is ([`Break::noun`]), if any.
+    pub break_noun: Option<&'static str>,
     pub from_t: f64,
     pub to_t: f64,
     pub window: InterfaceWindow,
@@ -172,6 +174,7 @@ impl Engine {
             .map(|(b, from_t, to_t, window)| SegmentWindow {
                 reason: segment_reason(b),
                 started_by: b.map(|b| b.reason.clone()),
+                break_noun: b.map(|b| b.noun),
                 from_t,
                 to_t,
                 window,
