@@ -21,7 +21,7 @@
 //! Deltas are never taken across a segment boundary, so none is negative or huge.
 
 use super::capture::SampleRecord;
-use crate::counters::{normalize, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
+use crate::counters::{normalize, normalize_into, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use std::collections::BTreeMap;
 
 /// Lowest previous value from which a decrease may be a 32-bit wrap.
@@ -216,6 +216,13 @@ impl Point {
         let mut out = Point::default();
         out.refill(s, &normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats));
         out
+    }
+
+    /// The point of sample `s`, its counters normalised into `counters` first: both
+    /// buffers kept from the last sample's (what `watch` and the engine do per sample).
+    pub fn refill_from(&mut self, s: &SampleRecord, counters: &mut PortCounters) {
+        normalize_into(counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        self.refill(s, counters);
     }
 
     /// The point of sample `s`, whose counters the caller already normalised (`p`), into

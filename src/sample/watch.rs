@@ -22,7 +22,7 @@ use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
 use super::ticker::Ticker;
 use super::RecordSink;
-use crate::counters::{normalize_into, LinkInfo, LinkState, PortCounters};
+use crate::counters::{LinkInfo, LinkState, PortCounters};
 use crate::source::{IoCounts, Source, SourceError};
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -217,8 +217,7 @@ impl Iface {
             ..Default::default()
         };
         // `Point::from_sample`, into the buffers of the last sample's.
-        normalize_into(&mut self.counters, sample.fec.as_ref(), Some(&sample.link), &sample.driver_stats);
-        self.point.refill(&sample, &self.counters);
+        self.point.refill_from(&sample, &mut self.counters);
         let reset = self.detector.check(&self.point);
         if reset.is_some() {
             self.detector.clear(); // this sample starts a new segment

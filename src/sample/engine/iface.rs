@@ -5,7 +5,7 @@ use super::gaps::Gaps;
 use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
-use crate::counters::{normalize_into, Counted, Origin, PortCounters};
+use crate::counters::{Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;
 use crate::module::ModuleReport;
 use crate::sample::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
@@ -371,8 +371,7 @@ impl IfaceState {
         if !range.contains(s.t) {
             return;
         }
-        normalize_into(&mut self.counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
-        self.point.refill(s, &self.counters);
+        self.point.refill_from(s, &mut self.counters);
         let brk = self.segmenter.sample(&self.point, self.current.as_ref().map(|seg| &seg.sum));
         let continues = brk.is_none() && self.current.is_some();
         if !continues {
