@@ -13,14 +13,14 @@ mod stream;
 
 use anyhow::{anyhow, bail, Context, Result};
 use optics::analysis::{analyze, Config};
+use optics::capture::RecordSink;
+use optics::capture::{read_capture_from, Capture, CaptureWriter, InterfaceRecord, ModulePages, Record, SampleRecord};
 use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use optics::module::report::checksum8;
 use optics::module::{decode, input, ModuleImage, PageRequest, I2C_A0};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{read_capture_from, Capture, CaptureWriter, InterfaceRecord, ModulePages, Record, SampleRecord};
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::module_cache::ModuleCache;
-use optics::sample::RecordSink;
 use optics::source::replay::ReplaySource;
 use optics::source::{DeviceIdentity, IoCounts, PathsUsed, Source, SourceError};
 use std::hint::black_box;
@@ -152,7 +152,7 @@ const CHILD_FLAG: &str = "--peak-rss-reading";
 /// (`read_capture`, a buffered file) and print `records peak_bytes start_bytes`.
 fn child_read(path: &str) -> Result<()> {
     let start = status_bytes("VmRSS").unwrap_or(0);
-    let cap = optics::sample::capture::read_capture(path)?;
+    let cap = optics::capture::read_capture(path)?;
     let peak = status_bytes("VmHWM").unwrap_or(0);
     println!("{} {peak} {start}", cap.records.len() + 1);
     Ok(())
@@ -567,7 +567,7 @@ fn main() -> Result<()> {
     }
 
     // 3. Capture reading.
-    t.section("3. Capture writing and reading (`sample::capture`)");
+    t.section("3. Capture writing and reading (`capture`)");
     let marginal_bytes = repo_file(MARGINAL_CAPTURE)?;
     let marginal = read_capture_from(&marginal_bytes[..]).context(MARGINAL_CAPTURE)?;
     let marginal_lines = marginal.records.len() + 1;

@@ -10,10 +10,10 @@
 //!    exporters do). Needs root and `ip netns` (skipped with the reason otherwise).
 
 use optics::analysis::{analyze, Config, InterfaceAnalysis};
+use optics::capture::RecordSink;
+use optics::capture::{read_capture, Record};
 use optics::output::prometheus::{window_label, ExporterStats, Metrics};
-use optics::sample::capture::{read_capture, Record};
 use optics::sample::engine::{Engine, EngineConfig};
-use optics::sample::RecordSink;
 use optics::serve::http::{serve, Limits};
 use optics::serve::{Exporter, Shared, Snapshot};
 use std::io::{Read, Write};

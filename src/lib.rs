@@ -10,6 +10,7 @@
 //! Decoders never do I/O; output never reaches back into sources.
 
 pub mod analysis;
+pub mod capture;
 pub mod counters;
 pub mod module;
 pub mod output;

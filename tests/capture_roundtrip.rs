@@ -1,13 +1,13 @@
 //! Capture format: the shared example read as specified, write/read round trip, the
 //! reader's tolerance rules, replay, the module read economy and the sampling loop.
 
+use optics::capture::RecordSink;
+use optics::capture::{read_capture, read_capture_from, CaptureError, CaptureWriter, EventKind, Header, Record};
 use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState, Origin};
 use optics::module::{ModuleImage, PageRequest, I2C_A0};
-use optics::sample::capture::{read_capture, read_capture_from, CaptureError, CaptureWriter, EventKind, Header, Record};
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::module_cache::{fingerprint, ModuleCache};
 use optics::sample::watch::{watch_until, StopReason, WatchConfig};
-use optics::sample::RecordSink;
 use optics::source::replay::ReplaySource;
 use optics::source::{DeviceIdentity, IoCounts, PathsUsed, Source, SourceError};
 use std::time::Duration;
@@ -403,7 +403,7 @@ async fn watch_stops_at_duration_and_on_request() {
 }
 
 /// Every interface's window over `range`, through the streaming engine.
-fn windows(cap: &optics::sample::capture::Capture, range: TimeRange) -> Vec<optics::analysis::InterfaceWindow> {
+fn windows(cap: &optics::capture::Capture, range: TimeRange) -> Vec<optics::analysis::InterfaceWindow> {
     let mut e = Engine::new(EngineConfig { range, ..Default::default() });
     cap.records.iter().for_each(|r| e.push(r));
     e.windows()

@@ -211,7 +211,7 @@ fn watch_then_signal(sig: libc::c_int) {
     let samples = lines.iter().filter(|l| l["record"] == "sample").count();
     assert!(samples >= 3, "{samples} samples");
     // And the tool's own reader takes it without tolerating anything.
-    let cap = optics::sample::capture::read_capture(&rec).unwrap();
+    let cap = optics::capture::read_capture(&rec).unwrap();
     assert!(cap.notes.is_empty(), "{:?}", cap.notes);
 
     // The CSV has its header and rows (veth: no lanes, one row per sample).
@@ -258,7 +258,7 @@ fn watch_survives_an_interface_that_vanishes() {
     };
     let out = running.finish();
     assert!(status.success(), "exit {status}: {}", text(&out.stderr));
-    use optics::sample::capture::{read_capture, EventKind, Record};
+    use optics::capture::{read_capture, EventKind, Record};
     let cap = read_capture(&rec).unwrap();
     let gone_at = cap
         .records

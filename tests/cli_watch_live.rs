@@ -6,7 +6,7 @@
 //! interfaces); without root or `ip netns` (or strace, for the budget) a test prints
 //! `skipping: <reason>` and passes. Also the flags `watch --replay` refuses.
 
-use optics::sample::capture::{read_capture, EventKind, Record};
+use optics::capture::{read_capture, EventKind, Record};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -39,7 +39,7 @@ fn ifindex_in(ns: &Netns, name: &str) -> u32 {
     text(&out.stdout).trim().parse().unwrap_or_else(|e| panic!("ifindex of {name}: {e}: {}", text(&out.stderr)))
 }
 
-fn samples_of<'a>(records: &'a [Record], iface: &'a str) -> impl Iterator<Item = &'a optics::sample::capture::SampleRecord> + 'a {
+fn samples_of<'a>(records: &'a [Record], iface: &'a str) -> impl Iterator<Item = &'a optics::capture::SampleRecord> + 'a {
     records.iter().filter_map(move |r| match r {
         Record::Sample(s) if s.interface == iface => Some(s),
         _ => None,
@@ -114,7 +114,7 @@ fn rename_swap_is_interface_gone_and_a_new_interface() {
     assert_eq!(interfaces.len(), 2, "an interface record for each device: {interfaces:?}");
     assert!(interfaces[0] < gone && gone < interfaces[1]);
     // veth's peer_ifindex says which device a sample came from: v1's peer before, v3's after.
-    let peer = |s: &optics::sample::capture::SampleRecord| s.driver_stats.get("peer_ifindex");
+    let peer = |s: &optics::capture::SampleRecord| s.driver_stats.get("peer_ifindex");
     let before: Vec<_> = cap.records[..gone].iter().filter_map(|r| if let Record::Sample(s) = r { peer(s) } else { None }).collect();
     let after: Vec<_> = cap.records[gone..].iter().filter_map(|r| if let Record::Sample(s) = r { peer(s) } else { None }).collect();
     assert!(!before.is_empty() && before.iter().all(|&p| p == u64::from(v1)), "{before:?} (v1 = {v1})");

@@ -287,8 +287,8 @@ fn export_csv_has_a_row_per_sample_and_lane() {
 /// `module::monitor_requests` asks for (lower 0-25, page 11h 128-213).
 #[test]
 fn records_carry_what_the_cmis_reader_asks_for() {
+    use optics::capture::{read_capture, Record};
     use optics::module::{monitor_requests, static_pages};
-    use optics::sample::capture::{read_capture, Record};
     for name in [DR4, DR8] {
         let cap = read_capture(capture(name)).unwrap();
         let ir = cap.records.iter().find_map(|r| if let Record::Interface(i) = r { Some(i) } else { None }).unwrap();

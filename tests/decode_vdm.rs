@@ -239,8 +239,8 @@ fn csv_carries_the_vdm_columns() {
 
 #[test]
 fn vdm_descriptors_are_read_once_and_samples_every_time() {
+    use optics::capture::read_capture;
     use optics::module::{PageRequest, I2C_A0};
-    use optics::sample::capture::read_capture;
     use optics::sample::module_cache::ModuleCache;
     use optics::source::replay::ReplaySource;
     use optics::source::Source;

@@ -3,8 +3,8 @@
 
 use assert_cmd::Command;
 use optics::analysis::{analyze, config::Config, verdict::LINK_FLAPS};
+use optics::capture::{CaptureWriter, Header, InterfaceRecord, Record, SampleRecord};
 use optics::counters::{FecStats, LinkInfo, LinkState};
-use optics::sample::capture::{CaptureWriter, Header, InterfaceRecord, Record, SampleRecord};
 use optics::sample::engine::{replay_from, Engine, EngineConfig};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -234,7 +234,7 @@ fn rx_monitors_alone_equal_the_full_decode() {
     let mut images: Vec<(String, ModuleImage)> = Vec::new();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     for e in std::fs::read_dir(dir.join("captures")).unwrap().flatten().filter(|e| e.path().extension().is_some_and(|x| x == "jsonl")) {
-        let cap = optics::sample::capture::read_capture(e.path()).unwrap();
+        let cap = optics::capture::read_capture(e.path()).unwrap();
         let mut stat: Option<ModuleImage> = None;
         for (i, r) in cap.records.iter().enumerate() {
             match r {

@@ -5,15 +5,15 @@
 //! Errors are fine; panics, failed JSON and JSON that does not parse back are not.
 
 use optics::analysis::{self, compare, Config, InterfaceAnalysis};
+use optics::capture::RecordSink;
+use optics::capture::{
+    read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
+};
 use optics::counters::{DriverStats, FecHistogramBin, FecStats, LinkInfo, LinkState};
 use optics::module::PageEntry;
 use optics::output::csv::CsvSink;
 use optics::output::text::{write_comparisons, write_scan, TextOptions};
-use optics::sample::capture::{
-    read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
-};
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
-use optics::sample::RecordSink;
 use optics::source::{PciLink, PortIdentity};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -210,7 +210,7 @@ fn page_entry() -> impl Strategy<Value = PageEntry> {
 fn example_pages() -> &'static [PageEntry] {
     static PAGES: OnceLock<Vec<PageEntry>> = OnceLock::new();
     PAGES.get_or_init(|| {
-        let cap = optics::sample::capture::read_capture(EXAMPLE).expect("example capture");
+        let cap = optics::capture::read_capture(EXAMPLE).expect("example capture");
         cap.records
             .iter()
             .find_map(|r| match r {

@@ -2,13 +2,13 @@
 //! across a hardware reset, docs/metrics.md equal to the code's list, the textfile route.
 
 use optics::analysis::{analyze, Config, InterfaceAnalysis};
+use optics::capture::{read_capture, Record};
 use optics::output::prometheus::{window_label, ExporterStats, Metrics, METRICS};
-use optics::sample::capture::{read_capture, Record};
 use optics::sample::engine::{Engine, EngineConfig};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn capture(name: &str) -> optics::sample::capture::Capture {
+fn capture(name: &str) -> optics::capture::Capture {
     read_capture(Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)).unwrap()
 }
 

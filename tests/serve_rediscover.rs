@@ -5,7 +5,7 @@
 //! that is 1.5 s per sampling run, far more than the phases need.
 
 use optics::analysis::Config;
-use optics::sample::capture::read_capture;
+use optics::capture::read_capture;
 use optics::serve::{run_live, Exporter, LiveOptions, Shared, Signals};
 use optics::source::replay::ReplaySource;
 use optics::source::Source;

@@ -17,10 +17,10 @@
 use super::{Table, Target};
 use anyhow::{bail, Context, Result};
 use optics::analysis::{analyze, Config};
+use optics::capture::RecordSink;
+use optics::capture::{read_capture, CaptureWriter, Record};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{read_capture, CaptureWriter, Record};
 use optics::sample::engine::{for_each_record, replay, EngineConfig};
-use optics::sample::RecordSink;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
@@ -45,7 +45,7 @@ fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
         bail!("{TEMPLATE}: no interface record or samples")
     };
     // Counters carried forward each cycle so they keep rising (no false counter resets).
-    let fec = |s: &optics::sample::capture::SampleRecord| s.fec.clone().unwrap_or_default();
+    let fec = |s: &optics::capture::SampleRecord| s.fec.clone().unwrap_or_default();
     let steps = |get: fn(&optics::counters::FecStats) -> &Vec<u64>| -> Vec<u64> {
         get(&fec(last)).iter().zip(get(&fec(first))).map(|(a, b)| a.saturating_sub(*b)).collect()
     };

@@ -8,10 +8,10 @@ use optics::analysis::config::Config;
 use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
+use optics::capture::RecordSink;
+use optics::capture::{Capture, CaptureWriter, Header};
 use optics::output::csv::CsvSink;
-use optics::sample::capture::{Capture, CaptureWriter, Header};
 use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
-use optics::sample::RecordSink;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

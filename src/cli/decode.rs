@@ -1,9 +1,9 @@
 use super::common::check_interfaces;
 use anyhow::{bail, Context};
 use clap::Args;
+use optics::capture::is_capture_start;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
-use optics::sample::capture::is_capture_start;
 use optics::sample::engine::{replay_from, EngineConfig};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;

@@ -2,10 +2,10 @@ use super::common::{analyze_engine, check_names, load_config, replay_capture, st
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
+use optics::capture::RecordSink;
+use optics::capture::{read_header, Record};
 use optics::output::csv::{CsvSink, FlushPolicy};
-use optics::sample::capture::{read_header, Record};
 use optics::sample::engine::TimeRange;
-use optics::sample::RecordSink;
 use std::collections::HashSet;
 use std::path::PathBuf;
 

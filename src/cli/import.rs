@@ -3,7 +3,7 @@
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::sample::capture::{Capture, CaptureWriter, Record};
+use optics::capture::{Capture, CaptureWriter, Record};
 use optics::source::import::{import, import_pair, is_capture, ImportOptions, Imported};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;

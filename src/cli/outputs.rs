@@ -222,14 +222,14 @@ impl<S> Guarded<S> {
     }
 }
 
-impl<S: optics::sample::RecordSink> optics::sample::RecordSink for Guarded<S> {
-    fn record(&mut self, rec: &optics::sample::capture::Record) -> io::Result<()> {
+impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> {
+    fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
         if self.failed {
             return Ok(());
         }
         match self.sink.record(rec) {
             Ok(()) => {
-                if matches!(rec, optics::sample::capture::Record::Sample(_)) {
+                if matches!(rec, optics::capture::Record::Sample(_)) {
                     self.samples += 1;
                 }
             }
@@ -262,8 +262,8 @@ impl<S> BestEffort<S> {
     }
 }
 
-impl<S: optics::sample::RecordSink> optics::sample::RecordSink for BestEffort<S> {
-    fn record(&mut self, rec: &optics::sample::capture::Record) -> io::Result<()> {
+impl<S: optics::capture::RecordSink> optics::capture::RecordSink for BestEffort<S> {
+    fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
         if !self.failed {
             self.failed = self.sink.record(rec).is_err();
         }

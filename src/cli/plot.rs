@@ -9,10 +9,10 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::series_margin::lane_margins;
 use optics::analysis::{Config, InterfaceAnalysis};
+use optics::capture::Record;
+use optics::capture::RecordSink;
 use optics::output::plot::{self, MarginSeries};
-use optics::sample::capture::Record;
 use optics::sample::engine::{Engine, TimeRange};
-use optics::sample::RecordSink;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@ use super::common::{check_interfaces, load_config, parse_duration, replay_captur
 use super::live::resolve_interfaces;
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::sample::capture::CaptureReader;
+use optics::capture::CaptureReader;
 use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
 use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, Shared, Signals, LOG_INFO};

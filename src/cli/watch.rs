@@ -8,8 +8,8 @@ use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::config::Config;
 use optics::analysis::InterfaceAnalysis;
+use optics::capture::RecordSink;
 use optics::sample::engine::TimeRange;
-use optics::sample::RecordSink;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -81,7 +81,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples,
 /// streamed into the engine in the same pass.
 fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
-    let header = optics::sample::capture::read_header(path).with_context(|| format!("capture {}", path.display()))?;
+    let header = optics::capture::read_header(path).with_context(|| format!("capture {}", path.display()))?;
     let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), &header, cfg)?;
     let mut sinks: Vec<&mut dyn RecordSink> = files.sinks();
     let (engine, _) = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut sinks)?;

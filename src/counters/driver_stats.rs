@@ -399,7 +399,7 @@ mod tests {
         }
         text.pop();
         text.push('}');
-        assert!(text.len() < crate::sample::capture::MAX_LINE_BYTES);
+        assert!(text.len() < crate::capture::MAX_LINE_BYTES);
         let s: DriverStats = serde_json::from_str(&text).unwrap();
         let map: BTreeMap<String, u64> = serde_json::from_str(&text).unwrap();
         assert_eq!(s.len(), n as usize);

@@ -9,11 +9,11 @@ pub use super::lane_row::LaneRow;
 use crate::analysis::lane_index::LaneIndex;
 use crate::analysis::lane_rows::{row_figures_reusing, RowFigures};
 use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
+use crate::capture::RecordSink;
+use crate::capture::SampleRecord;
+use crate::capture::{round_t, Record};
 use crate::module::report::LaneReport;
-use crate::sample::capture::SampleRecord;
-use crate::sample::capture::{round_t, Record};
 use crate::sample::intervals::IntervalWalker;
-use crate::sample::RecordSink;
 use std::io::{self, Write};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -295,7 +295,7 @@ impl<W: Write> RecordSink for CsvSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::capture::read_capture;
+    use crate::capture::read_capture;
 
     /// Bytes written and flushes seen.
     #[derive(Default)]

@@ -9,8 +9,8 @@
 
 use crate::analysis::lane_rows::{row_figures, row_figures_reusing};
 use crate::analysis::{analyze, config::Config, vdm_lanes::BerSource, LaneAnalysis, LinkAnalysis};
+use crate::capture::{read_capture, EventKind, EventRecord, Record};
 use crate::module::{decode, ModuleImage, ModuleReport};
-use crate::sample::capture::{read_capture, EventKind, EventRecord, Record};
 use crate::sample::intervals::IntervalWalker;
 use std::collections::HashMap;
 

@@ -6,12 +6,12 @@
 
 use crate::analysis::lane_rows::{row_figures, RowFigures};
 use crate::analysis::{rank, Config, InterfaceWindow};
+use crate::capture::Record;
+use crate::capture::RecordSink;
 use crate::output::fixed::{push_fixed, push_fixed_right};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, DEFAULT_WIDTH};
-use crate::sample::capture::Record;
 use crate::sample::intervals::IntervalWalker;
-use crate::sample::RecordSink;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -222,7 +222,7 @@ impl<W: Write> LiveTable<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::capture::read_capture;
+    use crate::capture::read_capture;
 
     fn marginal() -> Vec<Record> {
         read_capture(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures/sr4-200g-lane4-marginal.jsonl"))).unwrap().records

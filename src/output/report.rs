@@ -4,9 +4,9 @@
 
 use crate::analysis::config::Config;
 use crate::analysis::{InterfaceAnalysis, Severity, Verdict};
+use crate::capture::Header;
 use crate::module::report::ThresholdSet;
 use crate::output::text::{escape, num, sci, verdict_word};
-use crate::sample::capture::Header;
 use crate::source::DeviceIdentity;
 use std::io::{self, Write};
 

@@ -20,7 +20,7 @@
 //! consecutive interface records differs: `module_changed`) or time runs backwards.
 //! Deltas are never taken across a segment boundary, so none is negative or huge.
 
-use super::capture::SampleRecord;
+use crate::capture::SampleRecord;
 use crate::counters::{normalize, normalize_into, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use std::collections::BTreeMap;
 

@@ -6,9 +6,9 @@
 //! the length of the run.
 
 use super::by_name::ByName;
-use super::capture::Record;
 use super::engine::{IntervalFold, StaticModule};
 use crate::analysis::InterfaceWindow;
+use crate::capture::Record;
 use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
@@ -158,7 +158,7 @@ pub(crate) fn bundled_captures() -> Vec<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::capture::read_capture;
+    use crate::capture::read_capture;
 
     #[test]
     fn windows_without_series_are_the_windows_less_their_series() {

@@ -17,11 +17,11 @@
 //! - SIGINT / SIGTERM, `duration` or `max_ticks` end the loop between ticks; a tick in
 //!   flight is finished and written, so every sample taken is in the sinks.
 
-use super::capture::{round_t, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
 use super::ticker::Ticker;
-use super::RecordSink;
+use crate::capture::RecordSink;
+use crate::capture::{round_t, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{LinkInfo, LinkState, PortCounters};
 use crate::source::{IoCounts, Source, SourceError};
 use std::future::Future;

@@ -13,12 +13,12 @@
 pub mod http;
 
 use crate::analysis::{analyze, Config};
+use crate::capture::RecordSink;
+use crate::capture::{CaptureReader, EventKind, Record};
 use crate::output::html::status_page;
 use crate::output::prometheus::{window_label, ExporterStats, Metrics};
-use crate::sample::capture::{CaptureReader, EventKind, Record};
 use crate::sample::engine::{Engine, EngineConfig};
 use crate::sample::watch::{watch_until, StopReason, WatchConfig, WatchError};
-use crate::sample::RecordSink;
 use crate::source::Source;
 use hyper::body::Bytes;
 use std::sync::{Arc, Mutex, RwLock};

@@ -6,9 +6,9 @@
 //! `NoDevice`, as a vanished netdev would.
 
 use super::{DeviceIdentity, IoCounts, PathsUsed, Result, Source, SourceError};
+use crate::capture::{Capture, InterfaceRecord, Record, SampleRecord};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::{ModuleImage, PageRequest};
-use crate::sample::capture::{Capture, InterfaceRecord, Record, SampleRecord};
 
 #[derive(Clone)]
 struct Replayed {

@@ -4,8 +4,8 @@
 //! values, truncated runs and pages the static image lacks.
 
 use super::*;
+use crate::capture::{read_capture, Record};
 use crate::module::{input, monitor_requests, PageEntry, I2C_A0, I2C_A2};
-use crate::sample::capture::{read_capture, Record};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;

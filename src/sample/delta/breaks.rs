@@ -3,9 +3,9 @@
 //! sample, [`ResetDetector`] for a series of points alone.
 
 use super::{step, DeltaSum, Point, Slot, SlotMap, Step};
+use crate::capture::EventKind;
 use crate::counters::Origin;
 use crate::module::map::ascii_trimmed;
-use crate::sample::capture::EventKind;
 
 /// Why a segment started.
 #[derive(Clone, Debug, PartialEq)]

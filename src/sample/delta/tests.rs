@@ -1,7 +1,7 @@
 use super::*;
+use crate::capture::{EventKind, InterfaceRecord, ModulePages, Record};
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::PageEntry;
-use crate::sample::capture::{EventKind, InterfaceRecord, ModulePages, Record};
 use crate::sample::module_cache::fingerprint;
 
 /// Module fingerprint of an interface record (identifier + vendor SN; `None` = no module),

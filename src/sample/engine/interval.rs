@@ -9,7 +9,7 @@
 use super::iface::{IfaceState, StaticModule};
 use super::TimeRange;
 use crate::analysis::InterfaceWindow;
-use crate::sample::capture::{EventRecord, SampleRecord};
+use crate::capture::{EventRecord, SampleRecord};
 use std::sync::Arc;
 
 /// Series buckets of an interval's window (its one interval fits).

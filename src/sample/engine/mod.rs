@@ -38,9 +38,9 @@ use crate::analysis::series::LaneSeries;
 pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
 pub use interval::IntervalFold;
 
-use super::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
-use super::RecordSink;
 use crate::analysis::InterfaceWindow;
+use crate::capture::RecordSink;
+use crate::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
 use crate::sample::by_name::ByName;
 use crate::sample::delta::Break;
 use iface::IfaceState;

@@ -9,8 +9,8 @@
 
 use super::{IntervalWalker, MAX_EVENTS};
 use crate::analysis::InterfaceWindow;
+use crate::capture::{read_capture, EventKind, EventRecord, Record, SampleRecord};
 use crate::counters::normalize::known_driver_stats;
-use crate::sample::capture::{read_capture, EventKind, EventRecord, Record, SampleRecord};
 use crate::sample::engine::{records_window, StaticModule};
 use std::collections::HashMap;
 use std::sync::Arc;

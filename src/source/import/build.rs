@@ -15,9 +15,9 @@
 
 use super::walk::{read_input, ParsedFile};
 use super::{lspci, Fragment, ImportError};
+use crate::capture::{is_capture_start, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::printed::PrintedModule;
-use crate::sample::capture::{is_capture_start, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::source::PciLink;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -24,9 +24,9 @@ pub mod walk;
 pub use build::{import, import_pair, is_capture, ImportOptions, Imported};
 pub use recognize::{recognize, Format};
 
+use crate::capture::ModulePages;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::printed::PrintedModule;
-use crate::sample::capture::ModulePages;
 use crate::source::PciLink;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -3,8 +3,8 @@
 //! interface record as they would from a live read.
 
 use super::{Fragment, ParseResult};
+use crate::capture::ModulePages;
 use crate::module::input;
-use crate::sample::capture::ModulePages;
 
 pub fn parse(bytes: &[u8]) -> ParseResult<Fragment> {
     let parsed = input::parse(bytes).map_err(|e| e.to_string())?;

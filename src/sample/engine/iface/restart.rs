@@ -65,8 +65,8 @@ impl IfaceState {
 
 #[cfg(test)]
 mod tests {
+    use crate::capture::SampleRecord;
     use crate::counters::{DriverStats, FecHistogramBin, FecStats, LinkState};
-    use crate::sample::capture::SampleRecord;
     use crate::sample::delta::{DeltaSum, Point, PointStep};
 
     /// A sample with FEC corrected bits (total then lanes) and histogram bins, or (`fec`

@@ -1,8 +1,8 @@
 //! An interface record's static module, decoded once, and one sample's module built on it.
 
+use crate::capture::{InterfaceRecord, SampleRecord};
 use crate::module::monitors::StaticDecode;
 use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
-use crate::sample::capture::{InterfaceRecord, SampleRecord};
 use crate::sample::module_cache::fingerprint;
 use std::borrow::Cow;
 

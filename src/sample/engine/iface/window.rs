@@ -115,7 +115,7 @@ fn segment_series_into(series: &Arc<LaneSeries>, first_t: f64, out: &mut Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::capture::{read_capture, Record};
+    use crate::capture::{read_capture, Record};
     use crate::sample::engine::TimeRange;
 
     /// The first interface of a bundled capture, folded whole.

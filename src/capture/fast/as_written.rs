@@ -8,9 +8,9 @@
 //! general, any-order reader.
 
 use super::{reuse, Cursor};
+use crate::capture::{ModulePages, SampleRecord};
 use crate::counters::{FecStats, LinkState};
 use crate::module::PageEntry;
-use crate::sample::capture::{ModulePages, SampleRecord};
 
 impl Cursor<'_> {
     /// Consumes `run` when the bytes at the cursor are exactly it.

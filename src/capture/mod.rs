@@ -7,14 +7,15 @@ mod fast;
 #[cfg(test)]
 mod fast_tests;
 mod lines;
+mod sink;
 
-use super::RecordSink;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::module::image::ImageError;
 use crate::module::printed::PrintedModule;
 use crate::module::{ModuleImage, PageEntry};
 use crate::source::{DeviceIdentity, PciLink, PortIdentity};
 use serde::{Deserialize, Serialize};
+pub use sink::RecordSink;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
