@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod capture;
 pub mod counters;
+pub mod device;
 pub mod module;
 pub mod output;
 pub mod sample;

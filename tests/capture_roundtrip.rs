@@ -4,12 +4,13 @@
 use optics::capture::RecordSink;
 use optics::capture::{read_capture, read_capture_from, CaptureError, CaptureWriter, EventKind, Header, Record};
 use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState, Origin};
+use optics::device::DeviceIdentity;
 use optics::module::{ModuleImage, PageRequest, I2C_A0};
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
 use optics::sample::module_cache::{fingerprint, ModuleCache};
 use optics::sample::watch::{watch_until, StopReason, WatchConfig};
 use optics::source::replay::ReplaySource;
-use optics::source::{DeviceIdentity, IoCounts, PathsUsed, Source, SourceError};
+use optics::source::{IoCounts, PathsUsed, Source, SourceError};
 use std::time::Duration;
 
 const EXAMPLE: &str = "tests/fixtures/example_100g_sr4.jsonl";

@@ -10,11 +10,11 @@ use optics::capture::{
     read_capture_from, Capture, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages, Record, SampleRecord,
 };
 use optics::counters::{DriverStats, FecHistogramBin, FecStats, LinkInfo, LinkState};
+use optics::device::{PciLink, PortIdentity};
 use optics::module::PageEntry;
 use optics::output::csv::CsvSink;
 use optics::output::text::{write_comparisons, write_scan, TextOptions};
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
-use optics::source::{PciLink, PortIdentity};
 use proptest::prelude::*;
 use proptest::sample::select;
 use std::sync::OnceLock;

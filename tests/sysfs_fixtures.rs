@@ -3,8 +3,8 @@
 //! Every expected value below is the content written into the fixture, which follows the
 //! formats in kernel-uapi.md §9 (pci-sysfs.c, net-sysfs.c).
 
+use optics::device::{PciLink, PortIdentity};
 use optics::source::sysfs::Sysfs;
-use optics::source::{PciLink, PortIdentity};
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> Sysfs {

@@ -18,7 +18,7 @@
 //! analysis says so in a note and pairs lanes by number, as before.
 
 use super::*;
-use crate::source::PortIdentity;
+use crate::device::PortIdentity;
 use std::borrow::Cow;
 use std::collections::HashMap;
 

@@ -43,9 +43,9 @@ pub use config::Config;
 pub use verdict::{Reason, Severity, Verdict};
 
 use crate::counters::{ext_state_name, FecHistogramBin, LinkInfo, PortCounters};
+use crate::device::DeviceIdentity;
 use crate::module::report::Modulation;
 use crate::module::ModuleReport;
-use crate::source::DeviceIdentity;
 use advice::{lane_advice, LaneFacts};
 use ber::Ber;
 use fec::FecKind;

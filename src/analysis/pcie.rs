@@ -11,7 +11,7 @@
 
 use super::config::Config;
 use super::InterfaceWindow;
-use crate::source::PciLink;
+use crate::device::PciLink;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -176,9 +176,8 @@ pub fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<PcieGroup>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::DeviceIdentity;
     use crate::module::report::{ModuleReport, Standard};
-    use crate::source::DeviceIdentity;
-
     fn pci(cur: &str, cw: u32, max: &str, mw: u32) -> PciLink {
         PciLink {
             current_link_speed: Some(cur.into()),

@@ -13,9 +13,8 @@ fn counter_sources_name_netlink_and_driver_counters() {
     assert!(!s.contains_key("uncorrectable_blocks"));
 }
 use crate::counters::{Counted, LaneCounts, Origin};
+use crate::device::PciLink;
 use crate::module::report::{LaneReport, RxPowerType, Standard, ThresholdSet, Thresholds};
-use crate::source::PciLink;
-
 fn mw(dbm: f64) -> f64 {
     10f64.powf(dbm / 10.0)
 }

@@ -6,9 +6,9 @@ use super::lines::Lines;
 use super::{fast, parse_record_serde, CaptureError, CaptureWriter, EventKind, EventRecord, Header, InterfaceRecord, ModulePages};
 use super::{Record, SampleRecord, MAX_LINE_BYTES};
 use crate::counters::{DriverStats, FecHistogramBin, FecStats, LinkInfo, LinkState};
+use crate::device::{PciLink, PortIdentity};
 use crate::module::printed::PrintedModule;
 use crate::module::PageEntry;
-use crate::source::{PciLink, PortIdentity};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

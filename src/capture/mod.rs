@@ -10,10 +10,10 @@ mod lines;
 mod sink;
 
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::{DeviceIdentity, PciLink, PortIdentity};
 use crate::module::image::ImageError;
 use crate::module::printed::PrintedModule;
 use crate::module::{ModuleImage, PageEntry};
-use crate::source::{DeviceIdentity, PciLink, PortIdentity};
 use serde::{Deserialize, Serialize};
 pub use sink::RecordSink;
 use std::collections::BTreeMap;

@@ -5,9 +5,9 @@
 use crate::analysis::config::Config;
 use crate::analysis::{InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
+use crate::device::DeviceIdentity;
 use crate::module::report::ThresholdSet;
 use crate::output::text::{escape, num, sci, verdict_word};
-use crate::source::DeviceIdentity;
 use std::io::{self, Write};
 
 /// What one interface's evidence is built from.

@@ -459,8 +459,9 @@ where
 mod tests {
     use super::*;
     use crate::counters::{DriverStats, FecStats};
+    use crate::device::DeviceIdentity;
     use crate::module::PageRequest;
-    use crate::source::{DeviceIdentity, PathsUsed};
+    use crate::source::PathsUsed;
     use std::sync::{Arc, Mutex};
 
     /// A device whose name is taken over by another (ifindex 3 -> 9) before sample `swap_at`;

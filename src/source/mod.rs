@@ -3,8 +3,9 @@
 //! know which one they got.
 
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::DeviceIdentity;
 use crate::module::PageRequest;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use thiserror::Error;
 
 pub mod i2c;
@@ -93,33 +94,6 @@ impl SourceError {
 }
 
 pub type Result<T> = std::result::Result<T, SourceError>;
-
-/// PCIe link of the NIC function (sysfs `current_link_*` / `max_link_*`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PciLink {
-    pub current_link_speed: Option<String>,
-    pub current_link_width: Option<u32>,
-    pub max_link_speed: Option<String>,
-    pub max_link_width: Option<u32>,
-    pub numa_node: Option<i32>,
-}
-
-/// Which physical port a netdev is (sysfs `phys_port_name`, `dev_port`, `phys_switch_id`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PortIdentity {
-    pub phys_port_name: Option<String>,
-    pub dev_port: Option<u32>,
-    pub phys_switch_id: Option<String>,
-}
-
-/// What a netdev is: driver and bus address (GDRVINFO / sysfs), PCIe link, port identity.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DeviceIdentity {
-    pub driver: Option<String>,
-    pub bus_info: Option<String>,
-    pub pci: Option<PciLink>,
-    pub port: Option<PortIdentity>,
-}
 
 /// Which path a layer was read through, for the report ("netlink", "ioctl", "sysfs", "i2c", "replay").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

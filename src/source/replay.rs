@@ -5,9 +5,11 @@
 //! [`ReplaySource::advance`] moves to `k + 1`. An interface whose samples ran out answers
 //! `NoDevice`, as a vanished netdev would.
 
-use super::{DeviceIdentity, IoCounts, PathsUsed, Result, Source, SourceError};
+use super::{IoCounts, PathsUsed, Result, Source, SourceError};
+
 use crate::capture::{Capture, InterfaceRecord, Record, SampleRecord};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::DeviceIdentity;
 use crate::module::{ModuleImage, PageRequest};
 
 #[derive(Clone)]

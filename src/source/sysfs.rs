@@ -5,7 +5,7 @@
 //! all give `None`, never an error or a panic. The root is injectable so tests use
 //! fixture trees laid out like `/sys`.
 
-use super::{PciLink, PortIdentity};
+use crate::device::{PciLink, PortIdentity};
 use std::fs;
 use std::path::{Path, PathBuf};
 

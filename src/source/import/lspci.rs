@@ -5,8 +5,7 @@
 //! [`PciLink`] (`current_link_speed` "16.0 GT/s PCIe") the live source records.
 
 use super::{content_lines, Fragment, ParseResult};
-use crate::source::PciLink;
-
+use crate::device::PciLink;
 /// `Speed 16GT/s` -> "16.0 GT/s PCIe" (sysfs text); `Width x16` -> 16.
 fn speed_width(rest: &str) -> (Option<String>, Option<u32>) {
     let mut speed = None;

@@ -26,8 +26,8 @@ pub use recognize::{recognize, Format};
 
 use crate::capture::ModulePages;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::PciLink;
 use crate::module::printed::PrintedModule;
-use crate::source::PciLink;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use thiserror::Error;

@@ -7,7 +7,7 @@ use super::{IfaceState, StaticModule};
 use crate::analysis::series::LaneSeries;
 use crate::analysis::InterfaceWindow;
 use crate::counters::PortCounters;
-use crate::source::DeviceIdentity;
+use crate::device::DeviceIdentity;
 use std::sync::Arc;
 
 impl IfaceState {
