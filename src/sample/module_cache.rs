@@ -12,31 +12,14 @@
 //! 2. a module read failed (module pulled, EEPROM busy) and a later one succeeds -> the
 //!    static pages are read again, since the module may have been replaced meanwhile.
 //!
-//! After a re-read the module counts as changed when its [`fingerprint`] (identifier +
+//! After a re-read the module counts as changed when its [`crate::module::fingerprint`] (identifier +
 //! vendor SN) differs from the cached one. A module that was never readable and then is
 //! counts as changed too.
 
-use crate::module::map::Field;
+use crate::module::fingerprint::{fingerprint, identity_fields};
 use crate::module::{self, ModuleImage, PageEntry, PageRequest, I2C_A0};
 use crate::source::{IoCounts, Source, SourceError};
 use std::collections::BTreeSet;
-
-/// SFF-8024 Table 4-1: byte 0 of every standard says what kind of module this is.
-pub const IDENTIFIER: Field = Field::new("identifier", I2C_A0, 0, 0, 1);
-
-/// Bytes that say which module this is: the identifier and, where the standard is known,
-/// the vendor serial number (what a swap changes).
-fn identity_fields(img: &ModuleImage) -> Vec<Field> {
-    let sn = module::standard_of(img).ok().map(module::vendor_sn_field);
-    std::iter::once(IDENTIFIER).chain(sn).collect()
-}
-
-/// Identifier byte followed by the vendor SN bytes (those present): equal fingerprints =
-/// the same module. `None` when the image has no identifier.
-pub fn fingerprint(img: &ModuleImage) -> Option<Vec<u8>> {
-    IDENTIFIER.read(img, 0)?;
-    Some(identity_fields(img).iter().filter_map(|f| f.read(img, 0)).flatten().copied().collect())
-}
 
 /// Splits any request into valid ones (1-128 bytes inside one half page; lower memory
 /// only as page 0 bank 0), the kernel's rule for `ETHTOOL_MSG_MODULE_EEPROM_GET`.
@@ -245,6 +228,7 @@ impl ModuleCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::module::fingerprint::IDENTIFIER;
     use crate::module::map::{first_overlap, first_straddling};
     use crate::module::Standard;
 

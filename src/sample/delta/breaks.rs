@@ -113,7 +113,7 @@ pub struct Segmenter {
 }
 
 impl Segmenter {
-    /// An interface record with module fingerprint `fp` ([`fingerprint`](crate::sample::module_cache::fingerprint) of its image): a
+    /// An interface record with module fingerprint `fp` ([`fingerprint`](crate::module::fingerprint::fingerprint) of its image): a
     /// different module than the previous record's breaks the segment at the next sample.
     pub fn interface(&mut self, t: f64, fp: Option<Vec<u8>>) {
         if let Some(prev) = &self.module {

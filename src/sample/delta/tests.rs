@@ -1,8 +1,8 @@
 use super::*;
 use crate::capture::{EventKind, InterfaceRecord, ModulePages, Record};
 use crate::counters::{FecStats, LinkInfo, LinkState};
+use crate::module::fingerprint::fingerprint;
 use crate::module::PageEntry;
-use crate::sample::module_cache::fingerprint;
 
 /// Module fingerprint of an interface record (identifier + vendor SN; `None` = no module),
 /// as the engine's `StaticModule` takes it from the record's parsed image.

@@ -1,9 +1,9 @@
 //! An interface record's static module, decoded once, and one sample's module built on it.
 
 use crate::capture::{InterfaceRecord, SampleRecord};
+use crate::module::fingerprint::fingerprint;
 use crate::module::monitors::StaticDecode;
 use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
-use crate::sample::module_cache::fingerprint;
 use std::borrow::Cow;
 
 /// An interface record and what is derived from it once: its static pages as an image.
@@ -12,7 +12,7 @@ pub struct StaticModule {
     pub record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
     pub(super) image: Result<Option<ModuleImage>, String>,
-    /// The record's module fingerprint (`module_cache::fingerprint`), from `image`: not
+    /// The record's module fingerprint (`module::fingerprint::fingerprint`), from `image`: not
     /// parsed again per interval.
     pub(super) fingerprint: Option<Vec<u8>>,
     /// `image` decoded once: a sample then decodes only its monitor fields (and, CMIS,
