@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-#[path = "../tests/support/netns.rs"]
+#[path = "../tests/it/support/netns.rs"]
 mod netns;
 
 fn row(name: &str, value: f64, unit: &str, target: &str, meets: Option<bool>) {

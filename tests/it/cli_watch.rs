@@ -2,13 +2,9 @@
 //! sampling: recording then replaying must give the identical analysis, and the streamed
 //! CSV must equal `optics export` of the same capture.
 
-use assert_cmd::Command;
+use crate::support::optics;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

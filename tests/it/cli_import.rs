@@ -1,15 +1,11 @@
 //! `optics import` end to end: tool outputs laid out as the tools print them
 //! (tests/fixtures/import/README.md) -> capture -> `scan --replay`, with figures derived by hand.
 
-use assert_cmd::Command;
+use crate::support::optics;
 use serde_json::Value;
 use std::path::Path;
 
 const F: &str = "tests/fixtures/import";
-
-fn optics() -> Command {
-    Command::cargo_bin("optics").unwrap()
-}
 
 fn import(args: &[&str], out: &Path) -> String {
     let o = optics().arg("import").args(args).arg("-o").arg(out).output().unwrap();

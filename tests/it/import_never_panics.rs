@@ -20,10 +20,10 @@ const FORMATS: [Format; 11] = [
 ];
 
 const SEEDS: [&str; 4] = [
-    include_str!("fixtures/import/mlxlink_400g_a.json"),
-    include_str!("fixtures/import/mlxlink_400g_a.txt"),
-    include_str!("fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
-    include_str!("fixtures/real-dumps/fmt01_ethtool_show_fec_output_format_examples_NOT_MEASUREMENTS.txt"),
+    include_str!("../fixtures/import/mlxlink_400g_a.json"),
+    include_str!("../fixtures/import/mlxlink_400g_a.txt"),
+    include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
+    include_str!("../fixtures/real-dumps/fmt01_ethtool_show_fec_output_format_examples_NOT_MEASUREMENTS.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

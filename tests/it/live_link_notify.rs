@@ -5,6 +5,7 @@
 //! ask again, renames and removals are `NoDevice`, and lost notifications are recovered
 //! by a full read. Needs root and `ip netns`; skips with a printed reason otherwise.
 
+use crate::support;
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::{LinkWatch, Notifications};
 use optics::source::netlink::notify::{Drained, LinkNotifier};
@@ -12,9 +13,6 @@ use optics::source::Source;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
 use support::netns::{ip, Netns};
 
 /// A namespace whose setup has settled: linkwatch delivers the carrier change of the

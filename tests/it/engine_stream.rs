@@ -1,7 +1,7 @@
 //! The streaming engine on long and hand-built runs (issue 7 tests), and the issue 9
 //! items it owns (2, 4 in part, 5, 6, 19), through the real binary where they are CLI.
 
-use assert_cmd::Command;
+use crate::support::optics;
 use optics::analysis::{analyze, config::Config, verdict::LINK_FLAPS};
 use optics::capture::{CaptureWriter, Header, InterfaceRecord, Record, SampleRecord};
 use optics::counters::{FecStats, LinkInfo, LinkState};
@@ -11,10 +11,6 @@ use std::path::{Path, PathBuf};
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)
-}
-
-fn optics() -> Command {
-    Command::cargo_bin("optics").unwrap()
 }
 
 fn iface(name: &str) -> Record {

@@ -1,13 +1,9 @@
 //! Margin trends and link drops traced to a lane (issue 10 items 4 and 5) through
-//! `scan --replay --json` on the bundled captures of tests/support/trend_captures.rs. The
+//! `scan --replay --json` on the bundled captures of tests/it/support/trend_captures.rs. The
 //! expected figures are the generator's truth (its constants), worked by hand below.
 
+use crate::support;
 #[allow(dead_code)]
-mod support {
-    pub mod captures;
-    pub mod trend_captures;
-}
-
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

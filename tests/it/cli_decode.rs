@@ -1,13 +1,9 @@
 //! `optics decode` as a user runs it: every input format, the `--json` contract, error exits.
 
-use assert_cmd::Command;
+use crate::support::optics;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn real_dump(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-dumps").join(name)
@@ -151,7 +147,7 @@ fn bad_inputs_exit_non_zero_with_a_clear_error() {
 fn a_capture_decodes_to_its_latest_module_reading() {
     let cap = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("captures/sr4-200g-lane4-marginal.jsonl");
     let v = decode_json(&cap);
-    // tests/support/captures.rs: sr4_200g("MT2233FT01234", ..), lane 4 at -1.6 dBm +/- 0.02 dB jitter.
+    // tests/it/support/captures.rs: sr4_200g("MT2233FT01234", ..), lane 4 at -1.6 dBm +/- 0.02 dB jitter.
     assert_eq!(v["vendor_sn"], "MT2233FT01234");
     assert_eq!(v["standard"], "SFF-8636");
     assert!((v["lanes"][3]["rx_power_dbm"].as_f64().unwrap() - -1.6).abs() < 0.03);

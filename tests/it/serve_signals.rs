@@ -1,13 +1,11 @@
 //! `optics serve` process control: SIGHUP re-reads --config (a bad file is refused and the
 //! previous configuration stays), SIGTERM stops it cleanly with status 0.
 
+use crate::support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod serve;
-}
 use support::serve::{bin, capture, get, Serve};
 
 fn signal(serve: &Serve, sig: libc::c_int) {

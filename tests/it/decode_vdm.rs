@@ -2,29 +2,21 @@
 //! `scan --replay` of captures/dr8-800g-vdm-lane7-weak.jsonl, an 8-lane 800G-DR8 port
 //! whose NIC (mlx5-style) counts corrected bits for lanes 1-4 only.
 //!
-//! Inputs are the generator's constants (tests/support/vdm_captures.rs); expected figures
+//! Inputs are the generator's constants (tests/it/support/vdm_captures.rs); expected figures
 //! are worked by hand here from the CMIS encodings:
 //! - F16: m x 10^(e - 24), e = bits 15-11, m = bits 10-0 (CMIS 5.2 VDM sample formats);
 //! - eSNR / LTP: U16, 1/256 dB;
 //! - PAM4 margin: BER = 0.75 Q(x), margin = 10 log10(x / 3.41407) at the RS(544,514) limit
 //!   2.4e-4 (see tests/cmis_captures.rs): BER 2.0e-5 -> x = 4.04052 -> 0.732 dB.
 
+use crate::support;
+use crate::support::optics;
 #[allow(dead_code)]
-mod support {
-    pub mod captures;
-    pub mod vdm_captures;
-}
-
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use support::vdm_captures::*;
 
 const CAPTURE: &str = "dr8-800g-vdm-lane7-weak.jsonl";
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(CAPTURE)

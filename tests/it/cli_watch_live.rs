@@ -6,14 +6,12 @@
 //! interfaces); without root or `ip netns` (or strace, for the budget) a test prints
 //! `skipping: <reason>` and passes. Also the flags `watch --replay` refuses.
 
+use crate::support;
 use optics::capture::{read_capture, EventKind, Record};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
 use support::netns::{ip, Netns};
 
 fn bin() -> PathBuf {

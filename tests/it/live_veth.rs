@@ -2,6 +2,7 @@
 //! network namespace (never the host's interfaces). Needs root and `ip netns`; skips
 //! with a printed reason otherwise. Expected answers: kernel-uapi.md §10 (6.18, veth).
 
+use crate::support;
 use optics::module::PageRequest;
 use optics::source::ioctl::Ethtool;
 use optics::source::live::LiveSource;
@@ -11,9 +12,6 @@ use optics::source::{Source, SourceError};
 use std::process::Command;
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
 use support::netns::{ip, Netns};
 
 /// ifindex in the calling thread's netns (0 when absent).
@@ -181,7 +179,7 @@ fn module_read_unprivileged_is_eperm() {
     let out = Command::new("ip")
         .args(["netns", "exec", &ns.name, "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"])
         .arg(&exe)
-        .args(["--exact", "eperm_child", "--nocapture", "--test-threads", "1"])
+        .args(["--exact", "live_veth::eperm_child", "--nocapture", "--test-threads", "1"])
         .env(EPERM_CHILD_ENV, "1")
         .output()
         .unwrap();

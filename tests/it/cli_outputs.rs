@@ -2,20 +2,14 @@
 //! inputs or each other, are locked, validated before any is created, `-` is stdout, a
 //! failing one is reported while the rest go on, and an early signal leaves whole files.
 
-use assert_cmd::Command;
+use crate::support;
+use crate::support::optics;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

@@ -1,13 +1,9 @@
 //! Issue 9: module inputs that were refused, silently incomplete, or unbounded, through the
 //! real binary.
 
-use assert_cmd::Command;
+use crate::support::optics;
 use serde_json::Value;
 use std::path::Path;
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn real_dump(name: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-dumps").join(name)).unwrap()

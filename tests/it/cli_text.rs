@@ -5,18 +5,9 @@
 //! Golden files are in tests/golden/; after a deliberate change, `OPTICS_BLESS=1 cargo test
 //! --test cli_text` rewrites them (and README's sample) and the diff is reviewed by hand.
 
-mod support {
-    pub mod fleet_captures;
-}
-
-use assert_cmd::Command;
+use crate::support;
+use crate::support::optics;
 use std::path::{Path, PathBuf};
-
-fn optics() -> Command {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin!("optics"));
-    c.env_remove("NO_COLOR").env_remove("COLUMNS");
-    c
-}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -202,7 +193,7 @@ fn readme_sample_is_the_real_output() {
     let readme_path = root().join("README.md");
     let readme = std::fs::read_to_string(&readme_path).unwrap();
     const MARK: &str =
-        "<!-- sample: optics scan --replay captures/sr4-200g-lane4-marginal.jsonl (width 100, no colour; tests/cli_text.rs checks it) -->";
+        "<!-- sample: optics scan --replay captures/sr4-200g-lane4-marginal.jsonl (width 100, no colour; tests/it/cli_text.rs checks it) -->";
     let at = readme.find(MARK).expect("README has the sample marker") + MARK.len();
     let open = readme[at..].find("```\n").unwrap() + at + 4;
     let close = readme[open..].find("```").unwrap() + open;

@@ -5,6 +5,7 @@
 //! units. Missing tools (`promtool`, `prometheus`, `systemd-analyze`) print `skipping: <reason>`;
 //! `.ci/run` installs Debian's `prometheus` package so CI runs them all.
 
+use crate::support;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::net::TcpListener;
@@ -13,9 +14,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod serve;
-}
 use support::serve::{get, samples, Serve};
 
 fn repo(p: &str) -> PathBuf {

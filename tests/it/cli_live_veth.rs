@@ -12,6 +12,7 @@
 //! signalling; should an `ip` build fork instead, it falls back to
 //! `nsenter --net=/var/run/netns/NS optics ...` (which always execs, but keeps the host's /sys).
 
+use crate::support;
 use serde_json::Value;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -19,9 +20,6 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
 use support::netns::Netns;
 
 fn bin() -> PathBuf {

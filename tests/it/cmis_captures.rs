@@ -1,6 +1,6 @@
 //! CMIS (QSFP-DD / OSFP) captures at 400G and 800G through the binary, as a user runs it:
 //! `scan --replay`, `decode` of the module pages a capture carries, `export --csv`.
-//! Inputs are the generator's constants (tests/support/captures.rs); expected figures are
+//! Inputs are the generator's constants (tests/it/support/captures.rs); expected figures are
 //! worked by hand below.
 //!
 //! Shared arithmetic (physics.md, src/analysis/q.rs model):
@@ -10,12 +10,9 @@
 //!   limit: Q = 2.4e-4 / 0.75 = 3.2e-4 -> x_limit = 3.41407 (bisection on erfc).
 //! - BER of a lane = corrected bits per second / 106.25e9.
 
+use crate::support;
+use crate::support::optics;
 #[allow(dead_code)]
-mod support {
-    pub mod captures;
-}
-
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use support::captures::{DR4_RATES, DR4_RX_DBM, DR8_RATES, DR8_RX_DBM, LANE_GBPS_100G_PAM4};
@@ -30,10 +27,6 @@ const SAMPLES: usize = 61;
 const DR4_LANE2_MARGIN_DB: f64 = 0.732;
 /// Lane 1 of the DR4: BER 2.0e-7 -> Q = 2.667e-7 -> x = 5.01392 -> 1.669 dB.
 const DR4_LANE1_MARGIN_DB: f64 = 1.669;
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

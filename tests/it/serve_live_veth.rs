@@ -3,14 +3,11 @@
 //! the process keeps serving the other. Needs root and `ip netns`; prints `skipping: <reason>`
 //! and passes otherwise.
 
+use crate::support;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-    pub mod serve;
-}
 use support::netns::{ip, Netns};
 use support::serve::{bin, get, Serve};
 

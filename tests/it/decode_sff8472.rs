@@ -4,7 +4,7 @@
 use optics::module::report::{Modulation, RxPowerType, ThresholdSet};
 use optics::module::{self, sff8472, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0, I2C_A2};
 
-const SFP02: &str = include_str!("fixtures/real-dumps/sfp02_oem_sfp10g_t8_10gbaset_i2cdump_A0A2.txt");
+const SFP02: &str = include_str!("../fixtures/real-dumps/sfp02_oem_sfp10g_t8_10gbaset_i2cdump_A0A2.txt");
 
 /// The 256 bytes of the `### i2cdump ... <address>` section: rows `NN: hh hh ...` (16 bytes
 /// each; the ASCII column after them is ignored).

@@ -1,20 +1,16 @@
 //! `optics scan --replay` as a user runs it, over every bundled capture (captures/README.md)
 //! and the example capture. Expected numbers come from the generator constants in
-//! tests/bundled_captures.rs and tests/support/captures.rs, worked by hand in the comments.
+//! tests/it/bundled_captures.rs and tests/it/support/captures.rs, worked by hand in the comments.
 //!
 //! Shared arithmetic (physics.md, src/analysis/q.rs model):
 //! - 200GBASE-SR4: 4 lanes x 26.5625 GBd PAM4 = 53.125 Gb/s per lane; RS(544,514) limit 2.4e-4.
 //! - PAM4 BER = 0.75 Q(x), Q(x) = erfc(x/sqrt 2)/2; margin_db = 10 log10(x / x_limit).
 //! - Limit: Q = 2.4e-4 / 0.75 = 3.2e-4 -> x_limit = 3.41407 (bisection on erfc).
 
-use assert_cmd::Command;
+use crate::support::optics;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

@@ -1,9 +1,8 @@
-//! `I2cModule` against a simulated module (tests/support/i2c_sim.rs): page and bank select,
+//! `I2cModule` against a simulated module (tests/it/support/i2c_sim.rs): page and bank select,
 //! restore of the original selection, block sizes, and the guarantee that the only writes
 //! are select writes.
 
-#[path = "support/i2c_sim.rs"]
-mod i2c_sim;
+use crate::support::i2c_sim;
 
 use i2c_sim::{pattern, PagingModel, SimulatedModule, Unsupported};
 use optics::module::{PageRequest, I2C_A0, I2C_A2};

@@ -2,10 +2,8 @@
 //! pseudo-terminal from util-linux `script`) the live table is redrawn in place; piped,
 //! stderr gets one plain line per sample. Needs root and `ip netns`; skips otherwise.
 
+use crate::support;
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
 use support::netns::Netns;
 
 fn bin() -> String {

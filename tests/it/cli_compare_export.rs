@@ -1,15 +1,11 @@
 //! `optics compare` and `optics export --csv` as a user runs them on the bundled captures.
-//! Numbers come from the generator constants (tests/bundled_captures.rs), worked by hand:
+//! Numbers come from the generator constants (tests/it/bundled_captures.rs), worked by hand:
 //! 200GBASE-SR4 lanes carry 53.125 Gb/s (4 x 26.5625 GBd PAM4); BER = bits/s / 53.125e9.
 
-use assert_cmd::Command;
+use crate::support::optics;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

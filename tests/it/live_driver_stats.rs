@@ -3,6 +3,7 @@
 //! (`ethtool -L`). Needs root, `ip netns` and `ethtool`; skips with a printed reason
 //! otherwise.
 
+use crate::support;
 use optics::source::ioctl::Ethtool;
 use optics::source::netlink::Dev;
 use std::collections::BTreeSet;
@@ -10,9 +11,6 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::Command;
 
 #[allow(dead_code)]
-mod support {
-    pub mod netns;
-}
 use support::netns::{ip, Netns};
 
 fn ifindex(name: &str) -> u32 {

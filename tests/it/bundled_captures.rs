@@ -1,14 +1,8 @@
-//! The captures bundled in `captures/` are exactly what tests/support/captures.rs builds.
+//! The captures bundled in `captures/` are exactly what tests/it/support/captures.rs builds.
 //! Regenerate after changing the generator: `OPTICS_REGENERATE_CAPTURES=1 cargo test --test bundled_captures`.
 
+use crate::support;
 #[allow(dead_code)]
-mod support {
-    pub mod captures;
-    pub mod fecx_captures;
-    pub mod trend_captures;
-    pub mod vdm_captures;
-}
-
 use serde_json::{json, Value};
 use support::captures::*;
 

@@ -1,5 +1,5 @@
 //! The FEC histogram, lane-group, breakout and NRZ captures through `scan --replay --json`.
-//! Inputs are the generator's constants (tests/support/fecx_captures.rs); every expected
+//! Inputs are the generator's constants (tests/it/support/fecx_captures.rs); every expected
 //! figure is worked by hand below from them, never read back from the tool.
 //!
 //! Shared arithmetic:
@@ -9,12 +9,8 @@
 //! - Bins are single-symbol, so each bin's density is its count; the fitted line through
 //!   counts c·r^(s) is exact, and its sum past t is N(t+1) / (1 - r).
 
+use crate::support;
 #[allow(dead_code)]
-mod support {
-    pub mod captures;
-    pub mod fecx_captures;
-}
-
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

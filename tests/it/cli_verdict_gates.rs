@@ -1,19 +1,11 @@
 //! Issue 9: faults the verdict missed, through the real binary. Expected figures are worked
 //! from the physics (physics.md): 200GBASE-SR4 = 4 x 53.125 Gb/s PAM4, RS(544,514) limit 2.4e-4.
 
+use crate::support;
+use crate::support::optics;
 #[allow(dead_code)]
-mod support {
-    pub mod captures;
-    pub mod trust_captures;
-}
-
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn optics() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("optics"))
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

@@ -4,15 +4,13 @@
 //! one storm to the next (what a storm allocates is given back).
 //! Figures printed with --nocapture: slowest scrape per storm, RSS after each.
 
+use crate::support;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-mod support {
-    pub mod serve;
-}
 use support::serve::{get, replay_command, Serve};
 
 const SCRAPES: usize = 200;

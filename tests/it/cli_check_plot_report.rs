@@ -5,15 +5,9 @@
 //! RS(544,514), PCIe Gen5 x16, margin >= 1 dB, no link-down events; 800g wants 800000 Mb/s
 //! over 8 lanes and Gen6 x16 (or Gen5 x32).
 
-use assert_cmd::Command;
+use crate::support::optics;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn optics() -> Command {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin!("optics"));
-    c.env_remove("NO_COLOR").env_remove("COLUMNS");
-    c
-}
 
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)

@@ -1,0 +1,47 @@
+//! The integration tests: one crate (one link, one binary), a module per theme, one
+//! `support` with the shared helpers (capture generators, the netns and serve harnesses,
+//! the simulated I2C module).
+
+mod support;
+
+mod bundled_captures;
+mod capture_roundtrip;
+mod cli_check_plot_report;
+mod cli_compare_export;
+mod cli_decode;
+mod cli_import;
+mod cli_live_veth;
+mod cli_outputs;
+mod cli_scan;
+mod cli_text;
+mod cli_trust_inputs;
+mod cli_verdict_gates;
+mod cli_watch;
+mod cli_watch_live;
+mod cli_watch_live_table;
+mod cmis_captures;
+mod decode_cmis;
+mod decode_sff8472;
+mod decode_sff8636;
+mod decode_vdm;
+mod engine_equivalence;
+mod engine_stream;
+mod fecx_captures;
+mod i2c_paging;
+mod import_never_panics;
+mod input_real_dumps;
+mod live_driver_stats;
+mod live_link_notify;
+mod live_veth;
+mod netlink_golden;
+mod netlink_histogram;
+mod never_panics;
+mod pipeline_never_panics;
+mod serve_http_abuse;
+mod serve_live_veth;
+mod serve_metrics;
+mod serve_prometheus;
+mod serve_rediscover;
+mod serve_signals;
+mod sysfs_fixtures;
+mod trend;

@@ -1,0 +1,21 @@
+//! Helpers shared by the integration tests.
+
+pub mod captures;
+pub mod fecx_captures;
+pub mod fleet_captures;
+pub mod i2c_sim;
+pub mod netns;
+pub mod serve;
+pub mod trend_captures;
+pub mod trust_captures;
+pub mod vdm_captures;
+
+use assert_cmd::Command;
+
+/// The `optics` binary under test, with the caller's colour and width preferences removed
+/// so that output depends only on what the test asks for.
+pub fn optics() -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin!("optics"));
+    c.env_remove("NO_COLOR").env_remove("COLUMNS");
+    c
+}
