@@ -642,7 +642,7 @@ fn main() -> Result<()> {
             a.verdict,
             weakest.lane,
             weakest.pre_fec_ber.unwrap_or(f64::NAN),
-            weakest.flags.join(", ")
+            optics::analysis::verdict::join_codes(&weakest.flags, ", ")
         );
     }
 

@@ -30,7 +30,7 @@
 
 use super::fec::FecKind;
 use super::stats::line_fit;
-use super::{count, Context, Reason, Severity, FEC_TAIL_NEAR_LIMIT};
+use super::{count, Context, Reason, ReasonCode, Severity};
 use crate::counters::FecHistogramBin;
 use serde::Serialize;
 
@@ -219,7 +219,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
             Some(k) => format!("; {k} codewords were already uncorrectable"),
             None => String::new(),
         };
-        reasons.push(Reason::new(FEC_TAIL_NEAR_LIMIT, Severity::Investigate, None, format!("FEC tail {why}: {summary}{lost}")));
+        reasons.push(Reason::new(ReasonCode::FecTailNearLimit, Severity::Investigate, None, format!("FEC tail {why}: {summary}{lost}")));
     } else {
         cx.notes.push(format!("FEC histogram: {summary}"));
     }

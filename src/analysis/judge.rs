@@ -81,12 +81,12 @@ pub(super) fn judge_lanes(
         let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();
         let hiding = link_clean && corrected && (ev.outlier || ber_low_margin);
         if hiding {
-            la.flags.push(FEC_HIDING);
+            la.flags.push(ReasonCode::FecHidingMarginalOptics);
             let msg = hiding_message(la, &ev, &limit_text, fit, cx.modulation);
-            reasons.push(Reason::new(FEC_HIDING, Severity::Investigate, Some(n), msg));
+            reasons.push(Reason::new(ReasonCode::FecHidingMarginalOptics, Severity::Investigate, Some(n), msg));
         }
         if ber_low_margin || optical_low {
-            la.flags.push(LOW_MARGIN);
+            la.flags.push(ReasonCode::LowMargin);
             let msg = if ber_low_margin {
                 below_floor(&format!("lane {n}"), la.margin_db, &limit_text, cfg.margin_floor_db)
             } else {
@@ -98,7 +98,7 @@ pub(super) fn judge_lanes(
                     cfg.optical_margin_floor_db
                 )
             };
-            reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, Some(n), msg));
+            reasons.push(Reason::new(ReasonCode::LowMargin, Severity::Investigate, Some(n), msg));
         }
         if !la.flags.is_empty() {
             let peer_lane = |lane: u8| peer_lanes.iter().find(|l| l.lane == lane);
@@ -134,15 +134,20 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
     let cfg = &cx.cfg;
     if w.link_up == Some(false) {
         let why = link.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
-        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, None, format!("link is down at the end of the window{why}")));
+        reasons.push(Reason::new(ReasonCode::LinkFlaps, Severity::Reject, None, format!("link is down at the end of the window{why}")));
     }
     if let Some(k) = link.link_down_events.filter(|k| *k > cfg.max_link_down_events) {
         let (lane, traced) = trend_lanes::drop_lane(cx);
-        reasons.push(Reason::new(LINK_FLAPS, Severity::Reject, lane, format!("{k} link-down events in {:.0} s{traced}", w.duration_s)));
+        reasons.push(Reason::new(
+            ReasonCode::LinkFlaps,
+            Severity::Reject,
+            lane,
+            format!("{k} link-down events in {:.0} s{traced}", w.duration_s),
+        ));
     }
     if let Some(k) = link.uncorrectable_blocks.filter(|k| *k > cfg.max_uncorrectable_blocks) {
         reasons.push(Reason::new(
-            UNCORRECTABLE_ERRORS,
+            ReasonCode::UncorrectableErrors,
             Severity::Reject,
             None,
             format!("{k} uncorrectable FEC blocks in {:.0} s: frames were lost", w.duration_s),
@@ -150,7 +155,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
     }
     if let Some(c) = w.deltas.pcs_symbol_errors.as_ref().filter(|c| c.value > 0) {
         reasons.push(Reason::new(
-            UNCORRECTABLE_ERRORS,
+            ReasonCode::UncorrectableErrors,
             Severity::Reject,
             None,
             format!("{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS", c.value, c.origin.0, w.duration_s),
@@ -164,7 +169,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
         }
     } else {
         let why = w.module_error.as_deref().unwrap_or("no module data");
-        reasons.push(Reason::new(MODULE_UNREADABLE, Severity::Investigate, None, why.to_string()));
+        reasons.push(Reason::new(ReasonCode::ModuleUnreadable, Severity::Investigate, None, why.to_string()));
     }
     let has_bits = link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
     if !has_bits || cx.fec == FecKind::Off {
@@ -191,6 +196,6 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
                 "no corrected-bit counters from the kernel or driver: pre-FEC BER and margin cannot be measured".into(),
             ),
         };
-        reasons.push(Reason::new(NO_FEC_DATA, severity, None, msg));
+        reasons.push(Reason::new(ReasonCode::NoFecData, severity, None, msg));
     }
 }

@@ -97,11 +97,11 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lan
             let msg = format!(
                 "{what}: mean pre-FEC BER {ber} with no uncorrectable blocks or link drops: FEC is hiding marginal optics; margin {margin} to {limit_text}; its worst lane is at least this bad"
             );
-            reasons.push(Reason::new(FEC_HIDING, Severity::Investigate, None, msg));
+            reasons.push(Reason::new(ReasonCode::FecHidingMarginalOptics, Severity::Investigate, None, msg));
         }
         if low {
             let msg = limits::below_floor(&what, g.margin_db, &limit_text, cfg.margin_floor_db);
-            reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, None, msg));
+            reasons.push(Reason::new(ReasonCode::LowMargin, Severity::Investigate, None, msg));
         }
     }
 }
@@ -148,13 +148,17 @@ mod tests {
         assert!((g.pre_fec_ber.unwrap() - 5.075e-6).abs() < 1e-12);
         // Q = 6.767e-6 -> x 4.35130 -> 10 log10(4.35130 / 3.41407) = 1.053 dB.
         assert!((g.margin_db.unwrap() - 1.053).abs() < 1e-3);
-        let r = a.reasons.iter().find(|r| r.code == FEC_HIDING).unwrap();
+        let r = a.reasons.iter().find(|r| r.code == ReasonCode::FecHidingMarginalOptics).unwrap();
         assert!(r.message.starts_with("lanes 5-8") && r.lane.is_none(), "{}", r.message);
         assert!(a.lanes.iter().filter(|l| l.lane > 4).all(|l| l.pre_fec_ber.is_none()));
         // Errors only where the lanes are counted: the group is clean (lower-bound margin).
         let a = analyze(&[port(4 * 106_250, &[106_250; 4])], &Config::default(), &[]).remove(0);
         assert!(a.lane_groups[0].margin_is_lower_bound && a.lane_groups[0].corrected_bits == 0);
-        assert!(a.reasons.iter().all(|r| r.code != FEC_HIDING && r.code != LOW_MARGIN), "{:?}", a.reasons);
+        assert!(
+            a.reasons.iter().all(|r| r.code != ReasonCode::FecHidingMarginalOptics && r.code != ReasonCode::LowMargin),
+            "{:?}",
+            a.reasons
+        );
         // Lanes summing past the total: a note, no group.
         let a = analyze(&[port(10, &[106_250; 4])], &Config::default(), &[]).remove(0);
         assert!(a.lane_groups.is_empty() && a.notes.iter().any(|n| n.contains("exceeds the port total")));

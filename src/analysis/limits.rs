@@ -61,14 +61,14 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
     let mut lane_over = false;
     for la in lanes.iter_mut().filter(|la| past_limit(la.pre_fec_ber_lower, cx.limit)) {
         lane_over = true;
-        la.flags.push(BER_OVER_FEC_LIMIT);
+        la.flags.push(ReasonCode::BerOverFecLimit);
         let n = la.lane;
         let msg = format!(
             "lane {n}: pre-FEC BER {:.2e} (at least {:.2e}) is past {lim_text}: FEC cannot keep up, the link is living on luck",
             la.pre_fec_ber.unwrap_or(f64::NAN),
             la.pre_fec_ber_lower.unwrap_or(f64::NAN),
         );
-        reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, Some(n), msg));
+        reasons.push(Reason::new(ReasonCode::BerOverFecLimit, Severity::Reject, Some(n), msg));
     }
     if !lane_over && past_limit(link.pre_fec_ber_lower, cx.limit) {
         let msg = format!(
@@ -76,7 +76,7 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
             link.pre_fec_ber.unwrap_or(f64::NAN),
             link.pre_fec_ber_lower.unwrap_or(f64::NAN),
         );
-        reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, None, msg));
+        reasons.push(Reason::new(ReasonCode::BerOverFecLimit, Severity::Reject, None, msg));
     }
     // A corrected codeword holds at least one bit error: block counts alone bound the BER
     // from below, and that bound past the limit is as conclusive.
@@ -84,7 +84,7 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
         let bound = link.corrected_blocks.filter(|b| *b > 0).and_then(|b| cx.ber_of(b, link.lanes.unwrap_or(1)));
         if let Some(b) = bound.filter(|b| past_limit(Some(b.lower), cx.limit)) {
             let msg = format!("{} corrected codewords put the pre-FEC BER at {:.2e} or more, past {lim_text}", b.errors, b.ber);
-            reasons.push(Reason::new(BER_OVER_FEC_LIMIT, Severity::Reject, None, msg));
+            reasons.push(Reason::new(ReasonCode::BerOverFecLimit, Severity::Reject, None, msg));
         }
     }
     // The port's margin (an erfc⁻¹ and a log) only where no lane has a BER of its own.
@@ -95,14 +95,14 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
             "{} (corrected bits are counted for the port only, so the weak lane is unknown)",
             below_floor("port", link.margin_db, &lim_text, cx.cfg.margin_floor_db)
         );
-        reasons.push(Reason::new(LOW_MARGIN, Severity::Investigate, None, msg));
+        reasons.push(Reason::new(ReasonCode::LowMargin, Severity::Investigate, None, msg));
     }
 }
 
 /// `insufficient_data`, and no counts where the window has no interval to count over.
 pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
     if let Some(why) = why_insufficient(cx) {
-        reasons.push(Reason::new(INSUFFICIENT_DATA, Severity::Investigate, None, format!("{why}: sample a longer window")));
+        reasons.push(Reason::new(ReasonCode::InsufficientData, Severity::Investigate, None, format!("{why}: sample a longer window")));
     }
     clear_uncounted(cx, link, lanes);
 }

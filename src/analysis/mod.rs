@@ -40,7 +40,7 @@ pub mod verdict;
 
 pub use compare::{compare, Comparison};
 pub use config::Config;
-pub use verdict::{Reason, Severity, Verdict};
+pub use verdict::{Reason, ReasonCode, Severity, Verdict};
 
 use crate::counters::{ext_state_name, FecHistogramBin, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
@@ -150,7 +150,7 @@ pub struct LaneAnalysis {
     pub optical_margin_db: Option<f64>,
     /// "low_warning" or "low_alarm": which module threshold `optical_margin_db` is over.
     pub optical_margin_reference: Option<&'static str>,
-    pub flags: Vec<&'static str>,
+    pub flags: Vec<ReasonCode>,
     pub evidence: Evidence,
     pub advice: Option<String>,
     /// The module's own figures (CMIS VDM, media input) and where `pre_fec_ber` /
@@ -488,7 +488,7 @@ fn analyze_one(
     if pcie.degraded {
         let severity = if pcie.trained_down { Severity::Reject } else { Severity::Investigate };
         let msg = format!("{}: {}", pcie.message.as_deref().unwrap_or("PCIe degraded"), pcie.advice.as_deref().unwrap_or(""));
-        reasons.push(Reason::new(PCIE_DEGRADED, severity, None, msg));
+        reasons.push(Reason::new(ReasonCode::PcieDegraded, severity, None, msg));
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);

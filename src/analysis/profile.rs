@@ -6,14 +6,13 @@
 //! Built-ins `100g`, `200g`, `400g`, `800g`; the config file's `node_profiles` adds or
 //! replaces profiles by name.
 
-use super::verdict::{verdict, Reason, Severity};
+use super::verdict::{verdict, Reason, ReasonCode, Severity};
 use super::InterfaceAnalysis;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// A NIC or link short of the profile it is validated against (reject).
-pub const BELOW_PROFILE: &str = "below_profile";
 
 /// One way a PCIe link can be enough: at least this generation at at least this width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,7 +164,7 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
 pub fn apply(check: &ProfileCheck, a: &mut InterfaceAnalysis) {
     for it in check.items.iter().filter(|i| i.ok == Some(false)) {
         let msg = format!("profile {}: {} expected {}, measured {}", check.profile, it.check, it.expected, it.measured);
-        a.reasons.push(Reason::new(BELOW_PROFILE, Severity::Reject, None, msg));
+        a.reasons.push(Reason::new(ReasonCode::BelowProfile, Severity::Reject, None, msg));
     }
     a.reasons.sort_by_key(|r| std::cmp::Reverse(r.severity));
     a.verdict = verdict(&a.reasons);

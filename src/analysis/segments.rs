@@ -4,7 +4,8 @@
 
 use super::breakout::Mapping;
 use super::pcie::PcieGroup;
-use super::{analyze_one, Config, InterfaceWindow, LaneAnalysis, Reason, Verdict};
+use super::verdict::join_codes;
+use super::{analyze_one, Config, InterfaceWindow, LaneAnalysis, Reason, ReasonCode, Verdict};
 use serde::Serialize;
 
 /// One segment to analyse: why it started ("start", "counter_reset", "module_changed"),
@@ -70,7 +71,7 @@ pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
             let (s, next) = (&p[0], &p[1]);
             let what = next.break_noun.unwrap_or("the segment break");
             let sn = s.module_sn.as_deref().map(|sn| format!(" (module SN {sn})")).unwrap_or_default();
-            let mut parts: Vec<(Option<u8>, Vec<&str>)> = Vec::new();
+            let mut parts: Vec<(Option<u8>, Vec<ReasonCode>)> = Vec::new();
             for r in &s.reasons {
                 match parts.iter_mut().find(|(l, _)| *l == r.lane) {
                     Some((_, codes)) if !codes.contains(&r.code) => codes.push(r.code),
@@ -81,9 +82,9 @@ pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
             let found = if parts.is_empty() {
                 "no fault found".to_string()
             } else {
-                let one = |(l, codes): &(Option<u8>, Vec<&str>)| match l {
-                    Some(l) => format!("lane {l} {}", codes.join(", ")),
-                    None => codes.join(", "),
+                let one = |(l, codes): &(Option<u8>, Vec<ReasonCode>)| match l {
+                    Some(l) => format!("lane {l} {}", join_codes(codes, ", ")),
+                    None => join_codes(codes, ", "),
                 };
                 parts.iter().map(one).collect::<Vec<_>>().join("; ")
             };

@@ -92,7 +92,7 @@ fn one(w: InterfaceWindow) -> InterfaceAnalysis {
     analyze(&[w], &Config::default(), &[]).remove(0)
 }
 
-fn codes(a: &InterfaceAnalysis) -> Vec<&'static str> {
+fn codes(a: &InterfaceAnalysis) -> Vec<ReasonCode> {
     a.reasons.iter().filter(|r| r.severity != Severity::Info).map(|r| r.code).collect()
 }
 
@@ -106,7 +106,7 @@ fn the_200g_sr4_case_points_at_lane_4() {
     assert!((l4.pre_fec_ber.unwrap() - 6.651e-5).abs() < 1e-8);
     assert!((l4.margin_db.unwrap() - 0.407).abs() < 2e-3);
     assert!(!l4.margin_is_lower_bound);
-    assert!(l4.flags.contains(&FEC_HIDING) && l4.flags.contains(&LOW_MARGIN), "{:?}", l4.flags);
+    assert!(l4.flags.contains(&ReasonCode::FecHidingMarginalOptics) && l4.flags.contains(&ReasonCode::LowMargin), "{:?}", l4.flags);
     // Evidence: -0.5 dB vs siblings' median, 151x the siblings' median BER.
     assert!((l4.evidence.rx_delta_db.unwrap() + 0.5).abs() < 1e-9);
     assert!((l4.evidence.ber_ratio.unwrap() - 151.4).abs() < 0.1);
@@ -117,7 +117,7 @@ fn the_200g_sr4_case_points_at_lane_4() {
     // Ranking by BER margin: lane 3 (1.297 dB), 2 (1.534), 1 (1.593).
     assert_eq!(a.lanes.iter().map(|l| l.lane).collect::<Vec<_>>(), vec![4, 3, 2, 1]);
     assert!(a.lanes[1..].iter().all(|l| l.flags.is_empty() && l.advice.is_none()));
-    let hiding = a.reasons.iter().find(|r| r.code == FEC_HIDING).unwrap();
+    let hiding = a.reasons.iter().find(|r| r.code == ReasonCode::FecHidingMarginalOptics).unwrap();
     assert_eq!(hiding.lane, Some(4));
     assert!(hiding.message.contains("0.41 dB") && hiding.message.contains("RS(544,514)"), "{}", hiding.message);
     assert!(a.rx_ber_fit.as_ref().unwrap().pam4_signature);
@@ -202,7 +202,7 @@ fn degraded_pcie_is_rejected() {
     }
     let a = one(w);
     assert_eq!(a.verdict, Verdict::Reject);
-    assert_eq!(codes(&a), vec![PCIE_DEGRADED]);
+    assert_eq!(codes(&a), vec![ReasonCode::PcieDegraded]);
     assert!(a.pcie.degraded && (a.pcie.ceiling_gbps.unwrap() - 57.97).abs() < 0.01);
     assert!(a.reasons[0].message.contains("reseat"));
     // A slot that is x4 by design: investigate, not reject.
@@ -220,9 +220,9 @@ fn uncorrectable_errors_reject_and_nothing_is_hidden() {
     w.deltas.uncorrectable_blocks = counted(5);
     let a = one(w);
     assert_eq!(a.verdict, Verdict::Reject);
-    assert!(codes(&a).contains(&UNCORRECTABLE_ERRORS));
+    assert!(codes(&a).contains(&ReasonCode::UncorrectableErrors));
     // FEC is no longer hiding anything: frames are being lost. The lane is still low margin.
-    assert!(!a.lanes[0].flags.contains(&FEC_HIDING) && a.lanes[0].flags.contains(&LOW_MARGIN));
+    assert!(!a.lanes[0].flags.contains(&ReasonCode::FecHidingMarginalOptics) && a.lanes[0].flags.contains(&ReasonCode::LowMargin));
 }
 
 #[test]
@@ -230,7 +230,7 @@ fn link_flaps_and_link_down_reject() {
     let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
     w.deltas.link_down_events = counted(2);
     let a = one(w);
-    assert_eq!((a.verdict, codes(&a)), (Verdict::Reject, vec![LINK_FLAPS]));
+    assert_eq!((a.verdict, codes(&a)), (Verdict::Reject, vec![ReasonCode::LinkFlaps]));
     assert!(a.reasons[0].message.starts_with("2 link-down events"));
     let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
     w.link_up = Some(false);
@@ -246,9 +246,9 @@ fn module_alarms_warnings_and_faults() {
         m.lanes[2].flags = vec!["rx_power_low_warning".into()];
     }
     let a = one(w.clone());
-    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![DOM_WARNING]));
+    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::DomWarning]));
     let l3 = a.lanes.iter().find(|l| l.lane == 3).unwrap();
-    assert_eq!(l3.flags, vec![DOM_WARNING]);
+    assert_eq!(l3.flags, vec![ReasonCode::DomWarning]);
     assert!(l3.advice.as_deref().unwrap().contains("clean the fiber"));
     if let Some(m) = w.module.as_mut() {
         m.lanes[2].flags = vec!["rx_power_low_alarm".into()];
@@ -256,13 +256,13 @@ fn module_alarms_warnings_and_faults() {
     }
     let a = one(w.clone());
     assert_eq!(a.verdict, Verdict::Reject);
-    assert_eq!(codes(&a), vec![DOM_ALARM, DOM_WARNING]); // worst first
+    assert_eq!(codes(&a), vec![ReasonCode::DomAlarm, ReasonCode::DomWarning]); // worst first
     if let Some(m) = w.module.as_mut() {
         m.lanes[2].flags = vec!["tx_fault".into()];
         m.module_flags.clear();
     }
     let a = one(w);
-    assert_eq!((a.verdict, codes(&a)), (Verdict::Reject, vec![MODULE_FAULT]));
+    assert_eq!((a.verdict, codes(&a)), (Verdict::Reject, vec![ReasonCode::ModuleFault]));
     assert!(a.lanes.iter().find(|l| l.lane == 3).unwrap().advice.as_deref().unwrap().contains("swap the module"));
 }
 
@@ -277,7 +277,7 @@ fn no_fec_data() {
     // codeword holds at least one bit error, so they bound the BER from below: an
     // info reason, no verdict change.
     assert_eq!((a.verdict, codes(&a)), (Verdict::Accept, vec![]));
-    let r = a.reasons.iter().find(|r| r.code == NO_FEC_DATA).unwrap();
+    let r = a.reasons.iter().find(|r| r.code == ReasonCode::NoFecData).unwrap();
     assert_eq!(r.severity, Severity::Info);
     assert!(r.message.contains("10 corrected codewords") && r.message.contains("at least"), "{}", r.message);
     assert!(a.notes.iter().any(|n| n.contains("only FEC block counts")));
@@ -287,7 +287,7 @@ fn no_fec_data() {
     let mut bare = w.clone();
     bare.deltas.corrected_blocks = None;
     let a = one(bare);
-    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![NO_FEC_DATA]));
+    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::NoFecData]));
     // A 10G link without FEC: a note, not a verdict change.
     w.link =
         LinkInfo { speed_mbps: Some(10_000), lanes: Some(1), link_mode: Some("10000baseSR/Full".into()), fec_active: Some("None".into()) };
@@ -295,7 +295,7 @@ fn no_fec_data() {
     let a = one(w.clone());
     assert_eq!(a.verdict, Verdict::Accept);
     assert_eq!(a.reasons.len(), 1);
-    assert_eq!((a.reasons[0].code, a.reasons[0].severity), (NO_FEC_DATA, Severity::Info));
+    assert_eq!((a.reasons[0].code, a.reasons[0].severity), (ReasonCode::NoFecData, Severity::Info));
     // bnxt_en reports rx_corrected_bits = 0 with FEC off: still no BER from it.
     w.deltas.corrected_bits = counted(0);
     let a = one(w);
@@ -311,7 +311,7 @@ fn module_unreadable() {
     w.rx_power_dbm_mean.clear();
     w.module_error = Some("EEPROM read: kernel error 121".into());
     let a = one(w);
-    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![MODULE_UNREADABLE]));
+    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::ModuleUnreadable]));
     assert!(a.reasons[0].message.contains("kernel error 121"));
     // The code already says "module_unreadable": the message does not repeat it.
     assert_eq!(a.reasons[0].message, "EEPROM read: kernel error 121");
@@ -368,7 +368,7 @@ fn gx10_dac_lane_errors_are_not_marginal() {
     w.duration_s = 1.0;
     w.samples = 2;
     let a = one(w);
-    assert_eq!(codes(&a), vec![MODULE_UNREADABLE]);
+    assert_eq!(codes(&a), vec![ReasonCode::ModuleUnreadable]);
     assert_eq!(a.lanes[0].lane, 3);
     assert!(!a.lanes[0].evidence.outlier && a.lanes[0].flags.is_empty());
     assert!((a.lanes[0].evidence.ber_ratio.unwrap() - 95.0).abs() < 1e-9);

@@ -64,13 +64,13 @@ pub(super) fn judge_transmitters(w: &InterfaceWindow, cfg: &Config, lanes: &mut 
             "lane {n}: this module's lane {n} laser is weak ({why}): the far end receives less light on that lane: replace this module"
         );
         reasons.push(Reason::new(
-            WEAK_TRANSMITTER,
+            ReasonCode::WeakTransmitter,
             Severity::Investigate,
             Some(n),
             format!("lane {n}: this module's laser is weak: {why}"),
         ));
         if let Some(la) = lanes.iter_mut().find(|l| l.lane == n) {
-            la.flags.push(WEAK_TRANSMITTER);
+            la.flags.push(ReasonCode::WeakTransmitter);
             la.advice = Some(match la.advice.take() {
                 Some(a) => format!("{a}; {advice}"),
                 None => advice,

@@ -11,7 +11,7 @@
 use super::series::LaneSeries;
 use super::series_margin::lane_margins;
 use super::trend::{drop_culprit, humane_duration, margin_trend, DropCulprit, LaneInterval, MarginPoint, MarginTrend};
-use super::verdict::{Reason, Severity, MARGIN_FALLING};
+use super::verdict::{Reason, ReasonCode, Severity};
 use super::{Context, LaneAnalysis, LinkAnalysis};
 use serde::Serialize;
 
@@ -86,7 +86,7 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis
             humane_duration(t.span_s).trim_start_matches("about "),
             humane_duration(to_limit),
         );
-        reasons.push(Reason::new(MARGIN_FALLING, Severity::Investigate, Some(n), msg));
+        reasons.push(Reason::new(ReasonCode::MarginFalling, Severity::Investigate, Some(n), msg));
     }
 }
 
@@ -197,7 +197,7 @@ mod tests {
             assert!(lo.abs() < 1e-9 && hi.abs() < 1e-9, "{lo} {hi}");
             assert_eq!((l.trend.time_to_floor_s, l.trend.time_to_fec_limit_s), (None, None));
         }
-        assert!(a.reasons.iter().all(|r| r.code != MARGIN_FALLING));
+        assert!(a.reasons.iter().all(|r| r.code != ReasonCode::MarginFalling));
         // A minimum span past the hour: no trend at all.
         let cfg = Config { trend_window_s: 7200.0, ..Config::default() };
         let a = analyze(&[window(&|_, _| 3_187_500, &[])], &cfg, &[]).remove(0);
@@ -218,12 +218,12 @@ mod tests {
             }
         };
         let a = analyze(&[window(&bits, &[1800, 3000])], &Config::default(), &[]).remove(0);
-        let r = a.reasons.iter().find(|r| r.code == LINK_FLAPS && r.message.contains("link-down events")).unwrap();
+        let r = a.reasons.iter().find(|r| r.code == ReasonCode::LinkFlaps && r.message.contains("link-down events")).unwrap();
         assert_eq!(r.lane, None);
         assert!(r.message.contains("lane 2's BER rose 50x in the 5 min before the drop at t=1800 s"), "{}", r.message);
         assert!(r.message.contains("lane 4's BER rose 50x in the 5 min before the drop at t=3000 s"), "{}", r.message);
         // One drop only: the lane is named.
         let a = analyze(&[window(&bits, &[1800])], &Config::default(), &[]).remove(0);
-        assert_eq!(a.reasons.iter().find(|r| r.code == LINK_FLAPS).unwrap().lane, Some(2));
+        assert_eq!(a.reasons.iter().find(|r| r.code == ReasonCode::LinkFlaps).unwrap().lane, Some(2));
     }
 }

@@ -13,7 +13,7 @@
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -42,25 +42,92 @@ pub enum Severity {
     Reject,
 }
 
-pub const PCIE_DEGRADED: &str = "pcie_degraded";
-pub const UNCORRECTABLE_ERRORS: &str = "uncorrectable_errors";
-pub const LINK_FLAPS: &str = "link_flaps";
-pub const FEC_HIDING: &str = "fec_hiding_marginal_optics";
-pub const LOW_MARGIN: &str = "low_margin";
-pub const DOM_ALARM: &str = "dom_alarm";
-pub const DOM_WARNING: &str = "dom_warning";
-pub const MODULE_FAULT: &str = "module_fault";
-pub const NO_FEC_DATA: &str = "no_fec_data";
-pub const MODULE_UNREADABLE: &str = "module_unreadable";
-pub const BER_OVER_FEC_LIMIT: &str = "ber_over_fec_limit";
-pub const WEAK_TRANSMITTER: &str = "weak_transmitter";
-pub const INSUFFICIENT_DATA: &str = "insufficient_data";
-pub const FEC_TAIL_NEAR_LIMIT: &str = "fec_tail_near_limit";
-pub const MARGIN_FALLING: &str = "margin_falling";
+/// A reason's code: the contract vocabulary of JSON `code`, CSV, the `reason` metric label and
+/// `--fail-on`. Spelled in snake_case on the wire; ordered by that spelling so every
+/// listing sorted by code reads as it always has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    PcieDegraded,
+    UncorrectableErrors,
+    LinkFlaps,
+    FecHidingMarginalOptics,
+    LowMargin,
+    DomAlarm,
+    DomWarning,
+    ModuleFault,
+    NoFecData,
+    ModuleUnreadable,
+    BerOverFecLimit,
+    WeakTransmitter,
+    InsufficientData,
+    FecTailNearLimit,
+    MarginFalling,
+    BelowProfile,
+}
+
+impl ReasonCode {
+    /// The wire spelling (JSON, CSV, metric label).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasonCode::PcieDegraded => "pcie_degraded",
+            ReasonCode::UncorrectableErrors => "uncorrectable_errors",
+            ReasonCode::LinkFlaps => "link_flaps",
+            ReasonCode::FecHidingMarginalOptics => "fec_hiding_marginal_optics",
+            ReasonCode::LowMargin => "low_margin",
+            ReasonCode::DomAlarm => "dom_alarm",
+            ReasonCode::DomWarning => "dom_warning",
+            ReasonCode::ModuleFault => "module_fault",
+            ReasonCode::NoFecData => "no_fec_data",
+            ReasonCode::ModuleUnreadable => "module_unreadable",
+            ReasonCode::BerOverFecLimit => "ber_over_fec_limit",
+            ReasonCode::WeakTransmitter => "weak_transmitter",
+            ReasonCode::InsufficientData => "insufficient_data",
+            ReasonCode::FecTailNearLimit => "fec_tail_near_limit",
+            ReasonCode::MarginFalling => "margin_falling",
+            ReasonCode::BelowProfile => "below_profile",
+        }
+    }
+}
+
+/// The codes that move the verdict (above info), each once, in the reasons' order: what a
+/// verdict line, a fleet row and a plugin status line name.
+pub fn verdict_codes(reasons: &[Reason]) -> Vec<ReasonCode> {
+    let mut codes = Vec::new();
+    for r in reasons.iter().filter(|r| r.severity > Severity::Info) {
+        if !codes.contains(&r.code) {
+            codes.push(r.code);
+        }
+    }
+    codes
+}
+
+/// Codes spelled as the wire spells them, `sep` between.
+pub fn join_codes(codes: &[ReasonCode], sep: &str) -> String {
+    codes.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(sep)
+}
+
+impl std::fmt::Display for ReasonCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Ord for ReasonCode {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for ReasonCode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reason {
-    pub code: &'static str,
+    pub code: ReasonCode,
     pub message: String,
     pub severity: Severity,
     /// 1-based lane the reason is about, if any.
@@ -68,7 +135,7 @@ pub struct Reason {
 }
 
 impl Reason {
-    pub fn new(code: &'static str, severity: Severity, lane: Option<u8>, message: String) -> Self {
+    pub fn new(code: ReasonCode, severity: Severity, lane: Option<u8>, message: String) -> Self {
         Reason { code, message, severity, lane }
     }
 }
@@ -77,20 +144,20 @@ impl Reason {
 const FAULT_FLAGS: &[&str] = &["rx_los", "tx_los", "rx_lol", "tx_lol", "tx_fault", "tx_adaptive_eq_fault"];
 
 /// Which code a module or lane flag raises, if any.
-pub fn flag_code(flag: &str) -> Option<&'static str> {
+pub fn flag_code(flag: &str) -> Option<ReasonCode> {
     if FAULT_FLAGS.contains(&flag) || flag.contains("fault") {
-        Some(MODULE_FAULT)
+        Some(ReasonCode::ModuleFault)
     } else if flag.ends_with("_alarm") {
-        Some(DOM_ALARM)
+        Some(ReasonCode::DomAlarm)
     } else if flag.ends_with("_warning") {
-        Some(DOM_WARNING)
+        Some(ReasonCode::DomWarning)
     } else {
         None
     }
 }
 
-pub fn severity_of_flag_code(code: &str) -> Severity {
-    if code == DOM_WARNING {
+pub fn severity_of_flag_code(code: ReasonCode) -> Severity {
+    if code == ReasonCode::DomWarning {
         Severity::Investigate
     } else {
         Severity::Reject
@@ -111,17 +178,17 @@ mod tests {
 
     #[test]
     fn flags_map_to_codes() {
-        assert_eq!(flag_code("rx_los"), Some(MODULE_FAULT));
-        assert_eq!(flag_code("tx_fault"), Some(MODULE_FAULT));
-        assert_eq!(flag_code("module_fault"), Some(MODULE_FAULT));
-        assert_eq!(flag_code("rx_power_low_alarm"), Some(DOM_ALARM));
-        assert_eq!(flag_code("temperature_high_warning"), Some(DOM_WARNING));
+        assert_eq!(flag_code("rx_los"), Some(ReasonCode::ModuleFault));
+        assert_eq!(flag_code("tx_fault"), Some(ReasonCode::ModuleFault));
+        assert_eq!(flag_code("module_fault"), Some(ReasonCode::ModuleFault));
+        assert_eq!(flag_code("rx_power_low_alarm"), Some(ReasonCode::DomAlarm));
+        assert_eq!(flag_code("temperature_high_warning"), Some(ReasonCode::DomWarning));
         assert_eq!(flag_code("data_ready"), None);
     }
 
     #[test]
     fn worst_reason_wins() {
-        let r = |s| Reason::new(LOW_MARGIN, s, None, String::new());
+        let r = |s| Reason::new(ReasonCode::LowMargin, s, None, String::new());
         assert_eq!(verdict(&[]), Verdict::Accept);
         assert_eq!(verdict(&[r(Severity::Info)]), Verdict::Accept);
         assert_eq!(verdict(&[r(Severity::Info), r(Severity::Investigate)]), Verdict::Investigate);

@@ -3,7 +3,8 @@
 
 use clap::Args;
 use optics::analysis::profile::{apply, evaluate, resolve};
-use optics::analysis::{Config, InterfaceAnalysis, Verdict};
+use optics::analysis::verdict::{join_codes, verdict_codes};
+use optics::analysis::{Config, InterfaceAnalysis, ReasonCode, Verdict};
 use optics::output::text::escape;
 use std::process::ExitCode;
 
@@ -88,7 +89,7 @@ impl CheckArgs {
 
 /// An interface with no figure that measures the line (no BER margin, no port BER) says nothing.
 fn no_data(a: &InterfaceAnalysis) -> bool {
-    a.reasons.iter().any(|r| r.code == "insufficient_data")
+    a.reasons.iter().any(|r| r.code == ReasonCode::InsufficientData)
         || (a.link.pre_fec_ber.is_none() && a.lanes.iter().all(|l| l.margin_db.is_none() && l.rx_power_dbm.is_none()))
 }
 
@@ -112,13 +113,8 @@ pub fn plugin_output(analyses: &[InterfaceAnalysis], floor_db: f64) -> (String, 
     let status = analyses.iter().map(status_of).max_by_key(|s| s.rank()).unwrap_or(Status::Unknown);
     let mut problems = Vec::new();
     for a in analyses.iter().filter(|a| status_of(a) != Status::Ok) {
-        let mut codes: Vec<&str> = Vec::new();
-        for r in a.reasons.iter().filter(|r| r.severity > optics::analysis::Severity::Info) {
-            if !codes.contains(&r.code) {
-                codes.push(r.code);
-            }
-        }
-        let what = if codes.is_empty() { "no data".to_string() } else { codes.join(", ") };
+        let codes = verdict_codes(&a.reasons);
+        let what = if codes.is_empty() { "no data".to_string() } else { join_codes(&codes, ", ") };
         problems.push(format!("{}: {what}", escape(&a.interface)));
     }
     let summary = if problems.is_empty() {

@@ -217,7 +217,7 @@ fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneRepor
         if i > 0 {
             row.flags.push(';');
         }
-        row.flags.push_str(f);
+        row.flags.push_str(f.as_str());
     }
     row.esnr_db = l.and_then(|l| l.esnr_db);
     row.ltp_db = l.and_then(|l| l.ltp_db);

@@ -8,14 +8,14 @@
 //! ([`row_figures_reusing`]). (Cells: `csv_cells` holds them to the csv crate's bytes.)
 
 use crate::analysis::lane_rows::{row_figures, row_figures_reusing};
-use crate::analysis::{analyze, config::Config, vdm_lanes::BerSource, LaneAnalysis, LinkAnalysis};
+use crate::analysis::{analyze, config::Config, vdm_lanes::BerSource, LaneAnalysis, LinkAnalysis, ReasonCode};
 use crate::capture::{read_capture, EventKind, EventRecord, Record};
 use crate::module::{decode, ModuleImage, ModuleReport};
 use crate::sample::intervals::IntervalWalker;
 use std::collections::HashMap;
 
 /// What a row shows of a window's figures, floats by their bits.
-type Shown = (Option<u64>, Option<u64>, Vec<(u8, Option<u8>, Option<u64>, [Option<u64>; 7], Vec<&'static str>, Option<BerSource>)>);
+type Shown = (Option<u64>, Option<u64>, Vec<(u8, Option<u8>, Option<u64>, [Option<u64>; 7], Vec<ReasonCode>, Option<BerSource>)>);
 
 fn shown(link: &LinkAnalysis, lanes: &[LaneAnalysis]) -> Shown {
     let mut lanes: Vec<&LaneAnalysis> = lanes.iter().collect();

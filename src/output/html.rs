@@ -44,7 +44,7 @@ pub fn status_page(analyses: &[InterfaceAnalysis], status: &str) -> String {
         let worst = a.lanes.iter().find(|l| l.rank == 1);
         let lane = worst.map_or("-".to_string(), |l| l.lane.to_string());
         let margin = worst.and_then(|l| l.margin_db).map_or("-".to_string(), |m| format!("{m:.2}"));
-        let mut codes: Vec<&str> = a.reasons.iter().map(|r| r.code).collect();
+        let mut codes: Vec<&str> = a.reasons.iter().map(|r| r.code.as_str()).collect();
         codes.sort_unstable();
         codes.dedup();
         let _ = writeln!(

@@ -248,7 +248,7 @@ impl Metrics {
             f.set("optics_interface_verdict", &[("interface", i), ("verdict", verdict_name(v))], f64::from(u8::from(a.verdict == v)));
         }
         for code in a.reasons.iter().map(|r| r.code).collect::<BTreeSet<_>>() {
-            f.set("optics_interface_reason", &[("interface", i), ("code", code)], 1.0);
+            f.set("optics_interface_reason", &[("interface", i), ("code", code.as_str())], 1.0);
         }
         let link = &a.link;
         for (name, key, value) in [
@@ -364,7 +364,7 @@ impl Metrics {
             f.count("optics_lane_corrected_bits_total", &labels, total);
         }
         for flag in l.flags.iter().collect::<BTreeSet<_>>() {
-            f.set("optics_lane_flag", &[("interface", i), ("lane", &lane), ("flag", flag)], 1.0);
+            f.set("optics_lane_flag", &[("interface", i), ("lane", &lane), ("flag", flag.as_str())], 1.0);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! window analysis), and each section says where.
 
 use crate::analysis::config::Config;
+use crate::analysis::verdict::join_codes;
 use crate::analysis::{InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
 use crate::device::DeviceIdentity;
@@ -169,7 +170,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
                 num(x.tx_bias_ma, 2),
                 opt(x.corrected_bits),
                 num(x.optical_margin_db, 2),
-                x.flags.join(", "),
+                join_codes(&x.flags, ", "),
             )?;
         }
         writeln!(w)?;

@@ -2,7 +2,7 @@
 //! items it owns (2, 4 in part, 5, 6, 19), through the real binary where they are CLI.
 
 use crate::support::optics;
-use optics::analysis::{analyze, config::Config, verdict::LINK_FLAPS};
+use optics::analysis::{analyze, config::Config, verdict::ReasonCode};
 use optics::capture::{CaptureWriter, Header, InterfaceRecord, Record, SampleRecord};
 use optics::counters::{FecStats, LinkInfo, LinkState};
 use optics::sample::engine::{replay_from, Engine, EngineConfig};
@@ -131,7 +131,7 @@ fn link_drops_without_a_counter_are_counted_from_the_samples() {
     let d = w.deltas.link_down_events.as_ref().unwrap();
     assert_eq!((d.value, d.origin.as_str()), (2, "samples"));
     let a = analyze(&[w], &Config::default(), &[]).remove(0);
-    assert!(a.reasons.iter().any(|r| r.code == LINK_FLAPS && r.message.starts_with("2 link-down events")), "{:#?}", a.reasons);
+    assert!(a.reasons.iter().any(|r| r.code == ReasonCode::LinkFlaps && r.message.starts_with("2 link-down events")), "{:#?}", a.reasons);
     assert_eq!(a.link.counter_sources.get("link_down_events").map(String::as_str), Some("samples"));
     // The series puts the two drops at t = 5 and t = 12.
     let down: Vec<f64> = e.series("v0").unwrap().buckets.iter().flat_map(|b| b.link_down_t.clone()).collect();

@@ -4,6 +4,7 @@
 
 use super::style::Tone;
 use super::{ber_text, escape, field, lanes, num, verdict_word, wrap, TextOptions};
+use crate::analysis::verdict::{join_codes, verdict_codes};
 use crate::analysis::InterfaceAnalysis;
 use std::io::{self, Write};
 
@@ -85,15 +86,10 @@ fn verdict_line(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) ->
     let paint = opts.painter();
     let name = escape(&a.interface);
     let word = verdict_word(a.verdict);
-    let mut codes: Vec<&str> = Vec::new();
-    for r in a.reasons.iter().filter(|r| r.severity > crate::analysis::Severity::Info) {
-        if !codes.contains(&r.code) {
-            codes.push(r.code);
-        }
-    }
+    let codes = join_codes(&verdict_codes(&a.reasons), ", ");
     let head = format!("{name}  {word}");
     let indent = wrap::cols(&head) + 2;
-    let rest = if indent + 20 <= opts.width() { wrap::wrap(&codes.join(", "), opts.width() - indent) } else { Vec::new() };
+    let rest = if indent + 20 <= opts.width() { wrap::wrap(&codes, opts.width() - indent) } else { Vec::new() };
     let coloured = head.replacen(word, &paint.bold(word, Tone::from(a.verdict)), 1);
     match rest.first().filter(|s| !s.is_empty()) {
         Some(first) => writeln!(w, "{coloured}  {first}")?,

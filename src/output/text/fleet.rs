@@ -6,7 +6,8 @@ use super::wrap::{cols, fit, pack};
 use super::{escape, margin_text, verdict_word, TextOptions};
 use crate::analysis::fec::FecKind;
 use crate::analysis::profile::pcie_generation;
-use crate::analysis::{InterfaceAnalysis, Severity};
+use crate::analysis::verdict::verdict_codes;
+use crate::analysis::InterfaceAnalysis;
 use std::cmp::Ordering;
 use std::io::{self, Write};
 
@@ -105,12 +106,7 @@ pub fn write_table(w: &mut dyn Write, order: &[&InterfaceAnalysis], opts: &TextO
         // The verdict cell starts after the name column and its gap.
         let at = text.char_indices().nth(widths[0] + 2).map_or(text.len(), |(i, _)| i);
         text.replace_range(at..at + word.len(), &paint.bold(word, Tone::from(a.verdict)));
-        let mut codes: Vec<String> = Vec::new();
-        for rs in a.reasons.iter().filter(|rs| rs.severity > Severity::Info) {
-            if !codes.iter().any(|c| c == rs.code) {
-                codes.push(rs.code.to_string());
-            }
-        }
+        let codes: Vec<String> = verdict_codes(&a.reasons).iter().map(ToString::to_string).collect();
         if codes.is_empty() {
             writeln!(w, "{}", text.trim_end())?;
             continue;
