@@ -56,7 +56,7 @@ struct CompareOutput<'a> {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let inputs = [Some(args.before.as_path()), args.after.as_deref(), args.analysis.config.as_deref()];
+    let inputs = [("BEFORE", Some(args.before.as_path())), ("AFTER", args.after.as_deref()), ("--config", args.analysis.config.as_deref())];
     check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
     if args.interface.is_some() && !args.pairs.is_empty() {
         bail!("--interface and --pair both choose interfaces: use one");

@@ -38,7 +38,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
     check_outputs(
         &[("--csv", args.csv.as_deref()), ("--json", args.json.as_deref()), ("--prometheus", args.prometheus.as_deref())],
-        &[Some(path), args.config.as_deref()],
+        &[("CAPTURE", Some(path)), ("--config", args.config.as_deref())],
     )?;
     let cfg = load_config(args.config.as_deref())?;
     let header = read_header(path).with_context(|| format!("capture {}", path.display()))?;
@@ -72,7 +72,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         // A whole-run engine ran only for --prometheus (its analysis checks the names).
         match engine {
             Some(engine) => {
-                super::serve::write_textfile(args.prometheus.as_deref(), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)
+                super::outputs::write_textfile(args.prometheus.as_deref(), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)
             }
             None => check_names(&seen.names, &args.interfaces),
         }

@@ -56,7 +56,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     }
     let opts =
         ImportOptions { at: args.at.clone(), window_s: args.window_s, since_boot: args.since_boot, interface: args.interface.clone() };
-    let inputs: Vec<Option<&Path>> = args.inputs.iter().map(|p| Some(p.as_path())).collect();
+    let inputs: Vec<(&str, Option<&Path>)> = args.inputs.iter().map(|p| ("input", Some(p.as_path()))).collect();
     check_outputs(&[("--output", Some(&args.output))], &inputs)?;
     let imported = import(&args.inputs, &opts).context("importing")?;
     write_capture(&args.output, &imported.capture)?;

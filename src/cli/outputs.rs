@@ -1,10 +1,12 @@
-//! The files a run writes (`--record`, `--csv`): checked together before any is created,
-//! locked against a second writer, written in whole records, and a failing one reported
-//! while the others go on.
+//! The files a run writes (`--record`, `--csv`, `--json`, `--prometheus`, `-o`, the plots of
+//! `report --plots`): checked together in one place ([`check_outputs`]) before any is
+//! created, locked against a second writer, written in whole records (whole documents
+//! atomically), and a failing one reported while the others go on.
 //!
 //! - No output may be another output or an input (same device and inode, or the same
-//!   canonical path for files yet to be created): one file would hold two formats, or a
-//!   capture would be overwritten while it is read.
+//!   canonical path for files yet to be created), nor an existing file inside an input
+//!   folder the run walks: one file would hold two formats, or an input would be
+//!   overwritten while it is read.
 //! - `-` is standard output for every output flag; the report then goes to stderr.
 //! - Every output is validated (not a directory, its folder exists) before the first is
 //!   created, and a run that fails before writing a sample removes the files it created.
@@ -56,10 +58,18 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     matches!((identity(a), identity(b)), (Some(x), Some(y)) if x == y)
 }
 
-/// Refuses outputs that are the same file as another output or an input, and outputs that
-/// cannot be created; creates nothing. `outputs` are (flag, path); `inputs` any files read.
-pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[Option<&Path>]) -> anyhow::Result<()> {
+/// A file a run names: the flag that names it and its path.
+pub type Named<'a> = (&'a str, Option<&'a Path>);
+
+/// The one check every output of every command goes through, before anything is created
+/// or read: no output is another output or an input of the run (same device and inode
+/// when the file exists, else the same canonical path), none lies in an input folder the
+/// run walks, at most one is standard output (`-`), and each can be created. Creates
+/// nothing; an output given `-` takes standard output from here on ([`stdout_taken`]).
+pub fn check_outputs(outputs: &[Named], inputs: &[Named]) -> anyhow::Result<()> {
     let outputs: Vec<(&str, &Path)> = outputs.iter().filter_map(|(f, p)| p.map(|p| (*f, p))).collect();
+    let inputs: Vec<(&str, &Path, Option<Identity>)> =
+        inputs.iter().filter_map(|(f, p)| p.filter(|p| !is_stdout(p)).map(|p| (*f, p, identity(p)))).collect();
     let stdout: Vec<&str> = outputs.iter().filter(|(_, p)| is_stdout(p)).map(|(f, _)| *f).collect();
     if stdout.len() > 1 {
         bail!("{} both write to standard output (-): give one of them a file", stdout.join(" and "));
@@ -68,14 +78,28 @@ pub fn check_outputs(outputs: &[(&str, Option<&Path>)], inputs: &[Option<&Path>]
         outputs.iter().filter(|(_, p)| !is_stdout(p)).map(|(f, p)| (*f, *p, identity(p))).collect();
     for (i, (flag, path, id)) in files.iter().enumerate() {
         validate(flag, path)?;
-        if let Some((other, _, _)) = files[..i].iter().find(|(_, _, o)| id.is_some() && o == id) {
+        let Some(id) = id else { continue };
+        if let Some((other, _, _)) = files[..i].iter().find(|(_, _, o)| o.as_ref() == Some(id)) {
             bail!("{other} and {flag} name the same file {}: one file cannot hold both", path.display());
         }
-        for input in inputs.iter().flatten().filter(|p| !is_stdout(p)) {
-            if id.is_some() && identity(input) == *id {
-                bail!("{flag} {} is also an input of this run: it would be overwritten while it is read", path.display());
+        if let Some((input, _, _)) = inputs.iter().find(|(_, _, o)| o.as_ref() == Some(id)) {
+            bail!("{flag} {} is also an input of this run ({input}): it would be overwritten while it is read", path.display());
+        }
+        // An existing file under a folder the run walks is one of its inputs.
+        if let (Identity::Inode(..), Ok(real)) = (id, path.canonicalize()) {
+            for (input, dir, _) in inputs.iter().filter(|(_, p, _)| p.is_dir()) {
+                if dir.canonicalize().is_ok_and(|d| real.starts_with(&d)) {
+                    bail!(
+                        "{flag} {} is inside the input folder {} ({input}), which this run reads: it would be overwritten while it is read",
+                        path.display(),
+                        dir.display()
+                    );
+                }
             }
         }
+    }
+    if !stdout.is_empty() {
+        STDOUT_TAKEN.store(true, Ordering::Relaxed);
     }
     Ok(())
 }
@@ -160,12 +184,38 @@ impl Output {
     }
 }
 
-/// Writes a whole document (an SVG, a report) to `path` (`None` or `-`: standard output)
-/// through a locked [`Output`], in one piece.
-pub fn write_whole(flag: &str, path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
-    let path = path.unwrap_or(Path::new("-"));
-    let mut out = Output::open(flag, path)?;
-    out.write_all(bytes).and_then(|()| out.flush()).with_context(|| format!("writing {}", path.display()))
+/// Writes a whole document (an SVG, a report, a metrics textfile) to `path` (`-`: standard
+/// output) atomically: into a temporary file beside it, then renamed over it, so a reader
+/// (node_exporter's textfile collector, a browser) never sees half of it and a full disk
+/// leaves the previous file, not an empty or cut one.
+pub fn write_atomic(flag: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let shown = || format!("{flag} {}", path.display());
+    if is_stdout(path) {
+        STDOUT_TAKEN.store(true, Ordering::Relaxed);
+        let mut out = io::stdout().lock();
+        return out.write_all(bytes).and_then(|()| out.flush()).with_context(shown);
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Some(name) = path.file_name() else { bail!("{}: names no file", shown()) };
+    let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = (|| {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        // Best effort: the write error is what the user must see.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.with_context(shown)
+}
+
+/// `scan`/`export --prometheus FILE`: the run-window metrics for node_exporter's textfile
+/// collector, written atomically (`-`: standard output); a no-op without FILE.
+pub fn write_textfile(path: Option<&Path>, analyses: &[optics::analysis::InterfaceAnalysis]) -> anyhow::Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    write_atomic("--prometheus", path, optics::output::prometheus::analyses_textfile(analyses).as_bytes())
 }
 
 /// Removes a file this run created, and says so.

@@ -3,7 +3,7 @@
 //! engine's bounded per-lane series.
 
 use super::common::{analyze_engine, load_config, replay_capture};
-use super::outputs::{check_outputs, write_whole};
+use super::outputs::{check_outputs, write_atomic};
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
@@ -70,7 +70,7 @@ impl EventMarks {
 }
 
 pub fn run(args: PlotArgs) -> anyhow::Result<()> {
-    check_outputs(&[("--output", Some(&args.output))], &[Some(&args.capture), args.config.as_deref()])?;
+    check_outputs(&[("--output", Some(&args.output))], &[("CAPTURE", Some(&args.capture)), ("--config", args.config.as_deref())])?;
     let cfg = load_config(args.config.as_deref())?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
     let mut marks = EventMarks::default();
@@ -78,7 +78,7 @@ pub fn run(args: PlotArgs) -> anyhow::Result<()> {
     let analyses = analyze_engine(&engine, &only, &cfg, None)?;
     let Some(a) = worst_interface(&analyses) else { bail!("the capture holds no interface samples") };
     let svg = render(&engine, &marks, a, args.kind, &cfg)?;
-    write_whole("--output", Some(&args.output), svg.as_bytes())
+    write_atomic("--output", &args.output, svg.as_bytes())
 }
 
 /// The SVG text of one plot of the analysed interface `a` of a replayed capture.
@@ -113,20 +113,37 @@ pub fn write_all(
     cfg: &Config,
     dir: &Path,
 ) -> anyhow::Result<Vec<(PlotKind, String)>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("--plots {}: creating the folder", dir.display()))?;
     let mut out = Vec::new();
-    for (kind, stem) in
-        [(PlotKind::BerVsRx, "ber-vs-rx"), (PlotKind::MarginOverTime, "margin-over-time"), (PlotKind::Histogram, "histogram")]
-    {
+    for (kind, name) in plot_files(&a.interface) {
         let Ok(svg) = render(engine, marks, a, kind, cfg) else { continue };
-        let name = format!("{}-{stem}.svg", sanitize(&a.interface));
-        std::fs::write(dir.join(&name), svg).with_context(|| format!("writing {}", dir.join(&name).display()))?;
+        write_atomic("--plots", &dir.join(&name), svg.as_bytes())?;
         out.push((kind, name));
     }
     Ok(out)
 }
 
-/// A file-name-safe form of an interface name.
-fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' }).collect()
+/// The file names `report --plots` gives an interface's plots.
+pub fn plot_files(iface: &str) -> [(PlotKind, String); 3] {
+    let stem = file_stem(iface);
+    [
+        (PlotKind::BerVsRx, format!("{stem}-ber-vs-rx.svg")),
+        (PlotKind::MarginOverTime, format!("{stem}-margin-over-time.svg")),
+        (PlotKind::Histogram, format!("{stem}-histogram.svg")),
+    ]
+}
+
+/// A file-name-safe form of an interface name: the name itself when every character is
+/// safe (letters, digits, `_`, `.`, `-`), else the safe form followed by a hash of the
+/// whole name, so names that differ only in replaced characters (`p0+1`, `p0@1`) never
+/// share a file and the wrong plot is never embedded.
+fn file_stem(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_.-".contains(c);
+    let mut out: String = s.chars().map(|c| if safe(c) { c } else { '_' }).collect();
+    if !s.chars().all(safe) || s.starts_with('.') {
+        // FNV-1a 64 (a stable hash: the name must not change between runs or builds).
+        let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        out = format!("{out}-{h:016x}");
+    }
+    out
 }

@@ -2,14 +2,15 @@
 
 use super::check::CheckArgs;
 use super::common::{analyze_engine, load_config, replay_capture};
-use super::outputs::{check_outputs, write_whole};
+use super::outputs::{check_outputs, write_atomic};
 use super::peer::{parse_peer, Peer, PeerArg};
-use super::plot::{write_all, EventMarks, PlotKind};
+use super::plot::{plot_files, write_all, EventMarks, PlotKind};
+use anyhow::Context;
 use clap::Args;
 use optics::output::report::{write_report, Evidence};
 use optics::output::text::worst_first;
 use optics::sample::engine::TimeRange;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -37,7 +38,8 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let peer_path = args.peer.as_ref().map(|p| p.path.as_path());
-    check_outputs(&[("--output", args.output.as_deref())], &[Some(args.capture.as_path()), peer_path, args.config.as_deref()])?;
+    let inputs = [("CAPTURE", Some(args.capture.as_path())), ("--peer", peer_path), ("--config", args.config.as_deref())];
+    check_outputs(&[("--output", args.output.as_deref())], &inputs)?;
     let cfg = load_config(args.config.as_deref())?;
     let mut marks = EventMarks::default();
     let (engine, replayed) = replay_capture(&args.capture, TimeRange::whole(), &args.interfaces, &mut [&mut marks])?;
@@ -51,6 +53,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let capture_name = args.capture.display().to_string();
     let peer_name = peer.as_ref().map(|p| format!("{}:{}", p.path().display(), p.interface()));
     let order = worst_first(&analyses);
+    // The plots are outputs too: every file `--plots` may write, checked with the others.
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("--plots {}: creating the folder", dir.display()))?;
+        let files: Vec<PathBuf> = order.iter().flat_map(|a| plot_files(&a.interface)).map(|(_, name)| dir.join(name)).collect();
+        let mut outputs: Vec<(&str, Option<&Path>)> = files.iter().map(|f| ("--plots", Some(f.as_path()))).collect();
+        outputs.push(("--output", args.output.as_deref()));
+        check_outputs(&outputs, &inputs)?;
+    }
     let identities: Vec<_> = order.iter().map(|a| engine.window(&a.interface).map(|w| w.identity).unwrap_or_default()).collect();
     let mut items = Vec::new();
     for (i, (a, identity)) in order.iter().zip(&identities).enumerate() {
@@ -67,7 +77,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     let mut buf = Vec::new();
     write_report(&mut buf, &items)?;
-    write_whole("--output", args.output.as_deref(), &buf)?;
+    write_atomic("--output", args.output.as_deref().unwrap_or(Path::new("-")), &buf)?;
     Ok(())
 }
 

@@ -68,8 +68,13 @@ pub struct SourceInfo {
 }
 
 pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
-    let inputs = [args.replay.as_deref(), args.peer.as_ref().map(|p| p.path.as_path()), args.analysis.config.as_deref()];
-    check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
+    let inputs = [
+        ("--replay", args.replay.as_deref()),
+        ("--peer", args.peer.as_ref().map(|p| p.path.as_path())),
+        ("--config", args.analysis.config.as_deref()),
+        ("--i2c", args.live.i2c.as_deref()),
+    ];
+    check_outputs(&[("--record", args.live.record.as_deref()), ("--prometheus", args.prometheus.as_deref())], &inputs)?;
     args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
@@ -103,7 +108,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         }
     };
     args.check.apply_profile(&mut analyses, &cfg)?;
-    super::serve::write_textfile(args.prometheus.as_deref(), &analyses)?;
+    super::outputs::write_textfile(args.prometheus.as_deref(), &analyses)?;
     args.check.finish(&analyses, &cfg, || {
         let opts = args.display.options(args.live.verbose);
         print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;

@@ -108,9 +108,3 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         Ok(())
     })
 }
-
-/// `scan`/`export --prometheus FILE`: the run-window metrics as a textfile (no-op without FILE).
-pub fn write_textfile(path: Option<&std::path::Path>, analyses: &[optics::analysis::InterfaceAnalysis]) -> anyhow::Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    optics::output::prometheus::write_analyses_textfile(path, analyses).with_context(|| format!("writing {}", path.display()))
-}

@@ -43,7 +43,10 @@ pub struct WatchArgs {
 
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let outputs = [("--record", args.live.record.as_deref()), ("--csv", args.csv.as_deref())];
-    check_outputs(&outputs, &[args.replay.as_deref(), args.analysis.config.as_deref()])?;
+    check_outputs(
+        &outputs,
+        &[("--replay", args.replay.as_deref()), ("--config", args.analysis.config.as_deref()), ("--i2c", args.live.i2c.as_deref())],
+    )?;
     args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let (mut analyses, source, summary) = match &args.replay {

@@ -456,7 +456,12 @@ pub fn write_textfile(path: &Path, text: &str) -> std::io::Result<()> {
 /// The textfile for one run of `scan` / `export`: the same metrics `serve` exposes for the
 /// run window, plus build info and the time it was written.
 pub fn write_analyses_textfile(path: &Path, analyses: &[InterfaceAnalysis]) -> std::io::Result<()> {
+    write_textfile(path, &analyses_textfile(analyses))
+}
+
+/// The text of [`write_analyses_textfile`], for a caller that writes it elsewhere (standard output).
+pub fn analyses_textfile(analyses: &[InterfaceAnalysis]) -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).ok();
     let stats = ExporterStats { last_sample_unix_s: now, ..Default::default() };
-    write_textfile(path, &Metrics::new().render(analyses, &[], &stats).text)
+    Metrics::new().render(analyses, &[], &stats).text
 }

@@ -45,3 +45,4 @@ mod serve_rediscover;
 mod serve_signals;
 mod sysfs_fixtures;
 mod trend;
+mod trust_outputs;
