@@ -79,3 +79,48 @@ impl<R: BufRead> Lines<R> {
         Ok(Some((self.line, line)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Lines;
+    use crate::capture::{CaptureError, MAX_LINE_BYTES};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn lines_split_as_text_does(
+            text in prop::collection::vec(prop::sample::select(b"ab \t\r\n\n".to_vec()), 0..200),
+            capacity in 1usize..24,
+        ) {
+            let mut expected = Vec::new();
+            let mut segments: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
+            if text.is_empty() || text.ends_with(b"\n") {
+                segments.pop();
+            }
+            for (i, seg) in segments.into_iter().enumerate() {
+                if !seg.iter().all(u8::is_ascii_whitespace) {
+                    expected.push((i + 1, seg.to_vec()));
+                }
+            }
+            let mut lines = Lines::new(std::io::BufReader::with_capacity(capacity, &text[..]));
+            let mut got = Vec::new();
+            while let Some((n, line)) = lines.next_line().expect("reading a slice") {
+                got.push((n, line.to_vec()));
+            }
+            prop_assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_refused_wherever_the_buffer_ends() {
+        let long = || std::io::Read::take(std::io::repeat(b'a'), MAX_LINE_BYTES as u64 + 1);
+        let mut lines = Lines::new(std::io::BufReader::with_capacity(1 << 16, long()));
+        assert!(matches!(lines.next_line(), Err(CaptureError::LineTooLong { line: 1, .. })));
+        // The longest allowed line, then a newline and a short one.
+        let at_limit = std::io::Read::chain(std::io::Read::take(std::io::repeat(b'a'), MAX_LINE_BYTES as u64), &b"\nb"[..]);
+        let mut lines = Lines::new(std::io::BufReader::with_capacity(1 << 16, at_limit));
+        assert_eq!(lines.next_line().unwrap().map(|(n, l)| (n, l.len())), Some((1, MAX_LINE_BYTES)));
+        assert_eq!(lines.next_line().unwrap().map(|(n, l)| (n, l.to_vec())), Some((2, b"b".to_vec())));
+        assert!(lines.next_line().unwrap().is_none());
+    }
+}

@@ -3,9 +3,6 @@
 //! moment is valid up to its last complete line; the reader tolerates a truncated last
 //! line (with a note) and rejects any other bad line, naming it.
 
-mod fast;
-#[cfg(test)]
-mod fast_tests;
 mod lines;
 mod sink;
 
@@ -305,27 +302,18 @@ impl<R: BufRead> CaptureReader<R> {
 
     /// The next record, `None` at the end.
     pub fn next_record(&mut self) -> Result<Option<Record>, CaptureError> {
-        let mut rec = Record::Sample(SampleRecord::default());
-        Ok(self.next_record_into(&mut rec)?.then_some(rec))
-    }
-
-    /// The next record into `rec`, `false` at the end. A sample is read into the one `rec`
-    /// holds, reusing its strings and vectors (a stream of samples then allocates nothing
-    /// per line); the record is the same as [`CaptureReader::next_record`]'s. After an
-    /// error or at the end `rec` holds anything.
-    pub fn next_record_into(&mut self, rec: &mut Record) -> Result<bool, CaptureError> {
         let Some((n, line)) = self.lines.next_line()? else {
-            return Ok(false);
+            return Ok(None);
         };
         object_line(line, n)?;
-        match parse_record_into(line, rec) {
-            Ok(()) if matches!(rec, Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: n }),
-            Ok(()) => Ok(true),
+        match parse_record(line) {
+            Ok(Record::Header(_)) => Err(CaptureError::HeaderNotFirst { line: n }),
+            Ok(rec) => Ok(Some(rec)),
             Err(source) => {
                 let cut_short = serde_json::from_slice::<serde_json::Value>(line).err().is_some_and(|e| e.is_eof());
                 if cut_short && self.lines.next_line()?.is_none() {
                     self.notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
-                    return Ok(false);
+                    return Ok(None);
                 }
                 Err(CaptureError::BadLine { line: n, source })
             }
@@ -365,27 +353,12 @@ fn leading_tag(line: &[u8]) -> Option<&'static str> {
     ["sample", "interface", "event"].into_iter().find(|tag| rest.strip_prefix(tag.as_bytes()).is_some_and(|r| r.starts_with(b"\",")))
 }
 
-/// One record line, into `rec`. Lines in the shapes optics writes are read directly
-/// ([`fast`], a sample into the buffers of the one `rec` holds); any other goes to serde. serde's internally tagged enum buffers a whole line into a
-/// generic tree before choosing the variant; choosing it from the leading tag (else from
-/// a pass that reads only the tag) and then parsing the variant's own struct is several
-/// times cheaper. Any failure is reported as the enum itself reports it, so error
-/// messages do not change.
-fn parse_record_into(line: &[u8], rec: &mut Record) -> Result<(), serde_json::Error> {
-    if !fast::parse_record_into(line, rec) {
-        *rec = parse_record_serde(line)?;
-    }
-    Ok(())
-}
-
-/// One record line into a fresh record (tests).
-#[cfg(test)]
+/// One record line. serde's internally tagged enum buffers a whole line into a generic
+/// tree before choosing the variant; choosing it from the leading tag (else from a pass
+/// that reads only the tag) and then parsing the variant's own struct is several times
+/// cheaper. Any failure is reported as the enum itself reports it, so error messages do
+/// not depend on the shortcut.
 fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
-    let mut rec = Record::Sample(SampleRecord::default());
-    parse_record_into(line, &mut rec).map(|()| rec)
-}
-
-fn parse_record_serde(line: &[u8]) -> Result<Record, serde_json::Error> {
     let tag = match leading_tag(line) {
         Some(tag) => Some(std::borrow::Cow::Borrowed(tag)),
         None => serde_json::from_slice::<Tag>(line).ok().map(|t| t.record),

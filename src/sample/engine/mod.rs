@@ -40,7 +40,7 @@ pub use interval::IntervalFold;
 
 use crate::analysis::InterfaceWindow;
 use crate::capture::RecordSink;
-use crate::capture::{CaptureError, CaptureReader, Header, Record, SampleRecord};
+use crate::capture::{CaptureError, CaptureReader, Header, Record};
 use crate::sample::by_name::ByName;
 use crate::sample::delta::Break;
 use iface::IfaceState;
@@ -239,12 +239,10 @@ pub struct Replayed {
     pub notes: Vec<String>,
 }
 
-/// Streams a capture: each record, read line by line, goes to `f`; one record is
-/// refilled line after line ([`CaptureReader::next_record_into`]).
+/// Streams a capture: each record, read line by line, goes to `f`.
 pub fn for_each_record(reader: impl BufRead, mut f: impl FnMut(&Record) -> std::io::Result<()>) -> Result<Replayed, CaptureError> {
     let mut r = CaptureReader::new(reader)?;
-    let mut rec = Record::Sample(SampleRecord::default());
-    while r.next_record_into(&mut rec)? {
+    while let Some(rec) = r.next_record()? {
         f(&rec).map_err(CaptureError::Sink)?;
     }
     Ok(Replayed { header: r.header().clone(), notes: r.notes().to_vec() })
