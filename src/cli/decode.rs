@@ -5,6 +5,7 @@ use optics::capture::is_capture_start;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
 use optics::sample::engine::{replay_from, EngineConfig};
+use optics::source::import::{ethtool_module, recognize, Format};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
@@ -39,6 +40,21 @@ fn decode_capture(reader: impl BufRead, wanted: Option<&str>) -> anyhow::Result<
     bail!("no decodable module in the capture{}", why.map(|w| format!(" ({w})")).unwrap_or_default())
 }
 
+/// Decoded `ethtool -m` text or `ethtool --json -m` (no bytes): the module as printed.
+fn decoded_module(bytes: &[u8]) -> Option<anyhow::Result<ModuleReport>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let parsed = match recognize(bytes)? {
+        Format::EthtoolModuleText => ethtool_module::parse_text_module(text),
+        Format::EthtoolModuleJson => ethtool_module::parse_json_module(text),
+        _ => return None,
+    };
+    Some(parsed.map_err(anyhow::Error::msg).map(|(printed, notes)| {
+        let mut report = printed.to_report();
+        report.warnings.extend(notes);
+        report
+    }))
+}
+
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     let input: Box<dyn Read> = if args.file.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
@@ -56,10 +72,15 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
         }
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).with_context(|| format!("reading {}", args.file.display()))?;
-        let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
-        let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", args.file.display()))?;
-        report.warnings.extend(parsed.notes);
-        report
+        match decoded_module(&bytes) {
+            Some(printed) => printed.with_context(|| format!("reading {} as decoded ethtool -m", args.file.display()))?,
+            None => {
+                let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
+                let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", args.file.display()))?;
+                report.warnings.extend(parsed.notes);
+                report
+            }
+        }
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -1,11 +1,13 @@
-//! Module monitors as a management tool printed them (e.g. `mlxlink -m`): values already in
-//! SI units, with no EEPROM bytes behind them. Kept in imported capture records
+//! Module monitors as a management tool printed them (`mlxlink -m`, decoded `ethtool -m` text or
+//! `ethtool --json -m`): values already in SI units, with no EEPROM bytes behind them. Their
+//! precision is what the tool printed (ethtool: 0.0001 mW, 0.001 mA, 0.01 degC, 0.0001 V). Kept in imported capture records
 //! (`printed_module`, docs/capture-format.md) and turned into a [`ModuleReport`] so the
 //! analysis reads them exactly as it reads a decoded EEPROM.
 
-use super::report::{LaneReport, ModuleReport, Standard, ThresholdSet, Thresholds};
+use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, ThresholdSet, Thresholds};
 use super::sff8024;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A `[low..high]` range as the tool printed it after a monitor's values, in the monitor's unit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,6 +55,75 @@ pub struct PrintedModule {
     pub temperature_alarm_c: Option<PrintedRange>,
     #[serde(default)]
     pub supply_voltage_alarm_v: Option<PrintedRange>,
+    // What ethtool prints beyond mlxlink's set. Absent keys keep older captures' bytes.
+    /// SFF-8024 Table 4-1 identifier code as printed (`Identifier : 0x11 (QSFP28)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identifier_code: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor_oui: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor_rev: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_code: Option<String>,
+    /// Management spec revision as printed (`Revision compliance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_revision: Option<String>,
+    /// SFF-8024 Table 4-3 connector code and its name as printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connector: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connector_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wavelength_nm: Option<f64>,
+    /// CMIS module state name as printed (`ModuleReady`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module_state: Option<String>,
+    /// True when the receive power printed is OMA (`Receiver signal OMA`), false for average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_power_oma: Option<bool>,
+    /// Per lane in mW (index 0 = lane 1): ethtool prints mW at the EEPROM's own 0.1 uW
+    /// resolution, so these win over the dBm lists when both are given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rx_power_mw: Vec<Option<f64>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tx_power_mw: Vec<Option<f64>>,
+    /// Alarm and warning thresholds as printed; when given they replace the alarm ranges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<PrintedThresholds>,
+    /// Module-level flags that were printed on, by their `ModuleReport` names
+    /// (`temperature_high_alarm`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub module_flags: Vec<String>,
+    /// Per lane (index 0 = lane 1): the lane flags printed on (`rx_los`, `tx_bias_high_alarm`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lane_flags: Vec<Vec<String>>,
+}
+
+/// A monitor's four limits as printed, in its SI unit (power in mW).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrintedLimits {
+    pub high_alarm: f64,
+    pub low_alarm: f64,
+    pub high_warning: f64,
+    pub low_warning: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrintedThresholds {
+    #[serde(default)]
+    pub temperature_c: Option<PrintedLimits>,
+    #[serde(default)]
+    pub supply_voltage_v: Option<PrintedLimits>,
+    #[serde(default)]
+    pub rx_power_mw: Option<PrintedLimits>,
+    #[serde(default)]
+    pub tx_power_mw: Option<PrintedLimits>,
+    #[serde(default)]
+    pub tx_bias_ma: Option<PrintedLimits>,
+}
+
+fn full_set(l: Option<PrintedLimits>) -> Option<ThresholdSet> {
+    l.map(|l| ThresholdSet { high_alarm: l.high_alarm, low_alarm: l.low_alarm, high_warning: l.high_warning, low_warning: l.low_warning })
 }
 
 /// SFF-8024 Table 4-1 codes of the form factors tools print by name.
@@ -72,6 +143,9 @@ fn alarm_set(r: Option<PrintedRange>, conv: fn(f64) -> f64) -> Option<ThresholdS
 impl PrintedModule {
     /// The SFF-8024 identifier of the printed form factor, when it names one.
     pub fn identifier_code(&self) -> Option<u8> {
+        if self.identifier_code.is_some() {
+            return self.identifier_code;
+        }
         let id = self.identifier.as_deref()?.to_ascii_uppercase();
         IDENTIFIERS.iter().find(|(name, _)| id.contains(name)).map(|(_, code)| *code)
     }
@@ -87,34 +161,71 @@ impl PrintedModule {
                 self.tool
             ));
         }
-        m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): alarm thresholds only, no warnings", self.tool));
+        if self.thresholds.is_some() {
+            m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): precision as printed", self.tool));
+        } else {
+            m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): alarm thresholds only, no warnings", self.tool));
+        }
         m.vendor_name = self.vendor_name.clone();
+        m.vendor_oui = self.vendor_oui.clone();
+        m.vendor_rev = self.vendor_rev.clone();
+        m.date_code = self.date_code.clone();
+        m.spec_revision = self.spec_revision.clone();
+        m.connector = self.connector;
+        m.connector_name = self.connector_name.clone();
+        m.wavelength_nm = self.wavelength_nm;
+        m.module_state = self.module_state.clone().map(Cow::Owned);
+        m.rx_power_type = self.rx_power_oma.map(|oma| if oma { RxPowerType::Oma } else { RxPowerType::Average });
+        m.module_flags.clone_from(&self.module_flags);
         m.vendor_pn = self.vendor_pn.clone();
         m.vendor_sn = self.vendor_sn.clone();
         m.media_type = self.media.clone();
         m.module_temperature_c = self.temperature_c;
         m.supply_voltage_v = self.supply_voltage_v;
-        let n = self.rx_power_dbm.len().max(self.tx_power_dbm.len()).max(self.tx_bias_ma.len()).min(usize::from(u8::MAX));
+        let n = [&self.rx_power_dbm, &self.tx_power_dbm, &self.tx_bias_ma, &self.rx_power_mw, &self.tx_power_mw]
+            .iter()
+            .map(|v| v.len())
+            .chain([self.lane_flags.len()])
+            .max()
+            .unwrap_or(0)
+            .min(usize::from(u8::MAX));
         for i in 0..n {
             // i < 255, so the lane number fits a u8.
             let mut l = LaneReport::new(u8::try_from(i + 1).unwrap_or(u8::MAX));
-            if let Some(dbm) = self.rx_power_dbm.get(i).copied().flatten() {
-                l.set_rx_power_mw(dbm_to_mw(dbm));
+            let mw = |mw: &[Option<f64>], dbm: &[Option<f64>]| {
+                mw.get(i).copied().flatten().or_else(|| dbm.get(i).copied().flatten().map(dbm_to_mw))
+            };
+            if let Some(v) = mw(&self.rx_power_mw, &self.rx_power_dbm) {
+                l.set_rx_power_mw(v);
             }
-            if let Some(dbm) = self.tx_power_dbm.get(i).copied().flatten() {
-                l.set_tx_power_mw(dbm_to_mw(dbm));
+            if let Some(v) = mw(&self.tx_power_mw, &self.tx_power_dbm) {
+                l.set_tx_power_mw(v);
             }
             l.tx_bias_ma = self.tx_bias_ma.get(i).copied().flatten();
+            l.flags = self.lane_flags.get(i).cloned().unwrap_or_default();
             m.lanes.push(l);
         }
-        m.thresholds = Thresholds {
+        m.thresholds = match &self.thresholds {
+            Some(t) => Thresholds {
+                temperature_c: full_set(t.temperature_c),
+                supply_voltage_v: full_set(t.supply_voltage_v),
+                rx_power_mw: full_set(t.rx_power_mw),
+                tx_power_mw: full_set(t.tx_power_mw),
+                tx_bias_ma: full_set(t.tx_bias_ma),
+            },
+            None => self.alarm_thresholds(),
+        };
+        m
+    }
+
+    fn alarm_thresholds(&self) -> Thresholds {
+        Thresholds {
             temperature_c: alarm_set(self.temperature_alarm_c, |v| v),
             supply_voltage_v: alarm_set(self.supply_voltage_alarm_v, |v| v),
             rx_power_mw: alarm_set(self.rx_power_alarm_dbm, dbm_to_mw),
             tx_power_mw: alarm_set(self.tx_power_alarm_dbm, dbm_to_mw),
             tx_bias_ma: alarm_set(self.tx_bias_alarm_ma, |v| v),
-        };
-        m
+        }
     }
 }
 

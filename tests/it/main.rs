@@ -28,6 +28,7 @@ mod engine_equivalence;
 mod engine_stream;
 mod fecx_captures;
 mod i2c_paging;
+mod import_decoded_module;
 mod import_never_panics;
 mod input_real_dumps;
 mod live_driver_stats;

@@ -159,7 +159,8 @@ impl Snapshot {
         let from_pages = pages.image().ok().and_then(|img| crate::module::decode(&img).ok()).and_then(|m| m.vendor_sn);
         match (from_pages, &printed.vendor_sn) {
             (Some(a), Some(b)) if a.trim() != b.trim() => Err(ImportError::Input(format!(
-                "{iface}: the module pages say vendor SN {a:?} and mlxlink says {b:?}: these files are of different modules ({})",
+                "{iface}: the module pages say vendor SN {a:?} and {} says {b:?}: these files are of different modules ({})",
+                printed.tool,
                 Self::files_text(&self.files)
             ))),
             _ => Ok(()),

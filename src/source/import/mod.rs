@@ -11,6 +11,7 @@ pub mod build;
 pub mod ethtool_drvinfo;
 pub mod ethtool_fec;
 pub mod ethtool_link;
+pub mod ethtool_module;
 pub mod ethtool_stats;
 pub mod lspci;
 pub mod mlxlink_fields;
@@ -36,7 +37,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex / -i / IFACE, lspci -vvv, /proc/uptime)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: String },

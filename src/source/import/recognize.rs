@@ -15,6 +15,9 @@ pub enum Format {
     Lspci,
     /// `ethtool -m IFACE hex on` / `raw on`, i2cdump, module image JSON (`module::input`).
     ModulePages,
+    /// Decoded `ethtool -m IFACE` text and `ethtool --json -m IFACE` (`ethtool_module`).
+    EthtoolModuleText,
+    EthtoolModuleJson,
     Uptime,
 }
 
@@ -31,6 +34,8 @@ impl Format {
             Format::EthtoolDrvinfo => "ethtool -i",
             Format::Lspci => "lspci -vvv",
             Format::ModulePages => "ethtool -m (module pages)",
+            Format::EthtoolModuleText => "ethtool -m (decoded)",
+            Format::EthtoolModuleJson => "ethtool --json -m",
             Format::Uptime => "uptime",
         }
     }
@@ -42,6 +47,9 @@ fn recognize_json(v: &serde_json::Value) -> Option<Format> {
     }
     if v.get("pages").is_some() {
         return Some(Format::ModulePages);
+    }
+    if super::ethtool_module::is_decoded_json(v) {
+        return Some(Format::EthtoolModuleJson);
     }
     let first = v.as_array()?.first()?;
     if first.get("active").is_some() || first.get("config").is_some() {
@@ -87,6 +95,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
         return Some(Format::MlxlinkText);
     }
+    if super::ethtool_module::is_decoded_text(text) {
+        return Some(Format::EthtoolModuleText);
+    }
     if starts("NIC statistics:")
         || lines.first().is_some_and(|l| l.starts_with("Stats for ") && l.ends_with(':'))
         || (!lines.is_empty() && lines.iter().all(|l| is_stat_line(l)))
@@ -117,6 +128,8 @@ mod tests {
         assert_eq!(recognize(br#"[{"ifname":"eth0","active":["RS"]}]"#), Some(Format::EthtoolFecJson));
         assert_eq!(recognize(br#"[{"ifname":"eth0","rx_packets":1}]"#), Some(Format::EthtoolStatsJson));
         assert_eq!(recognize(b"0x0000: 11 07 00 00\n"), Some(Format::ModulePages));
+        assert_eq!(recognize(b"\tIdentifier : 0x03 (SFP)\n\tVendor name : FS\n"), Some(Format::EthtoolModuleText));
+        assert_eq!(recognize(br#"[{"identifier":3,"identifier_description":"SFP"}]"#), Some(Format::EthtoolModuleJson));
         // Not a counter dump: a value is not an integer.
         assert_eq!(recognize(b"hello: world\n"), None);
         assert_eq!(recognize(b"just some notes\n"), None);

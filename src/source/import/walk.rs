@@ -4,7 +4,9 @@
 //! file name as sosreport writes it (`sos_commands/networking/ethtool_-S_ens3np0`).
 
 use super::recognize::{recognize, Format};
-use super::{ethtool_drvinfo, ethtool_fec, ethtool_link, ethtool_stats, lspci, mlxlink_json, mlxlink_text, module_pages, uptime};
+use super::{
+    ethtool_drvinfo, ethtool_fec, ethtool_link, ethtool_module, ethtool_stats, lspci, mlxlink_json, mlxlink_text, module_pages, uptime,
+};
 use super::{Fragment, ImportError};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -45,6 +47,8 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::EthtoolDrvinfo => ethtool_drvinfo::parse(text()?),
         Format::Lspci => lspci::parse(text()?),
         Format::ModulePages => module_pages::parse(bytes),
+        Format::EthtoolModuleText => ethtool_module::parse_text(text()?),
+        Format::EthtoolModuleJson => ethtool_module::parse_json(text()?),
         Format::Uptime => uptime::parse_fragment(text()?),
     }
 }

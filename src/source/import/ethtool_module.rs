@@ -1,0 +1,543 @@
+//! Decoded `ethtool -m IFACE` text and `ethtool --json -m IFACE` (ethtool 5.x-7.x) of
+//! SFF-8079/8472, SFF-8636 and CMIS modules -> a [`PrintedModule`]: the monitors,
+//! thresholds, flags and identity as printed, nothing filled in for what was not printed.
+//!
+//! Both forms go through one label table: a text label (`Laser tx bias current (Channel 2)`,
+//! `Rcvr signal avg optical power(Channel 1)` as ethtool 5.x printed it) and a JSON key
+//! (`laser_tx_bias_current`, an array per channel) normalise to the same snake-case key, the
+//! way ethtool's own `convert_json_field_name` derives its JSON keys from the text labels.
+//! Layouts read in ethtool's `sfpdiag.c` / `qsfp.c` / `cmis.c` / `sff-common.c` (v5.4-v6.5)
+//! and checked on the real ethtool 6.1 text and 7.2 JSON in tests/fixtures/real-dumps/decoded/.
+
+use super::{content_lines, key_value, Fragment, ParseResult};
+use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
+use serde_json::Value;
+
+/// More lanes than any module has (CMIS: 4 banks of 8): a larger channel is not a lane.
+const MAX_LANES: usize = 32;
+
+/// The tool name kept in the capture's `printed_module.tool`.
+pub const TOOL: &str = "ethtool -m";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Monitor {
+    Temperature,
+    Voltage,
+    Bias,
+    TxPower,
+    RxPower,
+}
+
+impl Monitor {
+    /// The `ModuleReport` flag prefix (`module::report::LaneReport::flags`).
+    fn flag_prefix(self) -> &'static str {
+        match self {
+            Monitor::Temperature => "temperature",
+            Monitor::Voltage => "supply_voltage",
+            Monitor::Bias => "tx_bias",
+            Monitor::TxPower => "tx_power",
+            Monitor::RxPower => "rx_power",
+        }
+    }
+    fn is_lane(self) -> bool {
+        !matches!(self, Monitor::Temperature | Monitor::Voltage)
+    }
+}
+
+/// Label stems of each monitor in threshold and flag labels (sff-common.c
+/// `sff_show_thresholds`, sfpdiag.c / qsfp.c / cmis.c alarm-warning tables).
+const STEMS: &[(&str, Monitor)] = &[
+    ("laser_bias_current", Monitor::Bias),
+    ("laser_tx_bias_current", Monitor::Bias),
+    ("laser_output_power", Monitor::TxPower),
+    ("laser_tx_power", Monitor::TxPower),
+    ("laser_rx_power", Monitor::RxPower),
+    ("rcvr_signal_power", Monitor::RxPower),
+    ("module_temperature", Monitor::Temperature),
+    ("module_voltage", Monitor::Voltage),
+];
+
+/// High/low alarm/warning, in ethtool's label order.
+const SEVERITIES: [&str; 4] = ["high_alarm", "low_alarm", "high_warning", "low_warning"];
+
+/// Per-lane status lines (`module_show_lane_status`): label -> `ModuleReport` flag.
+const LANE_STATUS: &[(&str, &str)] = &[
+    ("rx_loss_of_signal", "rx_los"),
+    ("tx_loss_of_signal", "tx_los"),
+    ("rx_loss_of_lock", "rx_lol"),
+    ("tx_loss_of_lock", "tx_lol"),
+    ("tx_fault", "tx_fault"),
+    ("tx_adaptive_eq_fault", "tx_adaptive_eq_fault"),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Field {
+    Identifier,
+    Connector,
+    VendorName,
+    VendorPn,
+    VendorSn,
+    VendorRev,
+    VendorOui,
+    DateCode,
+    Revision,
+    Media,
+    Wavelength,
+    ModuleState,
+    Value(Monitor),
+    /// Receive power; `true` when OMA.
+    Rx(bool),
+    Threshold(Monitor, usize),
+    Flag(Monitor, usize),
+    LaneStatus(&'static str),
+}
+
+fn classify(key: &str) -> Option<Field> {
+    Some(match key {
+        "identifier" => Field::Identifier,
+        "connector" => Field::Connector,
+        "vendor_name" => Field::VendorName,
+        "vendor_pn" => Field::VendorPn,
+        "vendor_sn" => Field::VendorSn,
+        "vendor_rev" => Field::VendorRev,
+        "vendor_oui" => Field::VendorOui,
+        "date_code" => Field::DateCode,
+        "revision_compliance" => Field::Revision,
+        "transceiver_type" => Field::Media,
+        "laser_wavelength" => Field::Wavelength,
+        "module_state" => Field::ModuleState,
+        "module_temperature" | "module_temperature_measurement" => Field::Value(Monitor::Temperature),
+        "module_voltage" | "module_voltage_measurement" => Field::Value(Monitor::Voltage),
+        "laser_bias_current" | "laser_tx_bias_current" => Field::Value(Monitor::Bias),
+        "laser_output_power" | "transmit_avg_optical_power" => Field::Value(Monitor::TxPower),
+        "rcvr_signal_avg_optical_power" | "receiver_signal_average_optical_power" => Field::Rx(false),
+        "receiver_signal_oma" | "rcvr_signal_oma" => Field::Rx(true),
+        _ => {
+            if let Some(&(_, flag)) = LANE_STATUS.iter().find(|(k, _)| *k == key) {
+                return Some(Field::LaneStatus(flag));
+            }
+            let (rest, threshold) = match key.strip_suffix("_threshold") {
+                Some(r) => (r, true),
+                None => (key, false),
+            };
+            let (stem, sev) = SEVERITIES.iter().enumerate().find_map(|(i, s)| Some((rest.strip_suffix(s)?.strip_suffix('_')?, i)))?;
+            let &(_, m) = STEMS.iter().find(|(s, _)| *s == stem)?;
+            if threshold {
+                Field::Threshold(m, sev)
+            } else {
+                Field::Flag(m, sev)
+            }
+        }
+    })
+}
+
+/// ethtool's label -> JSON key rule: lower case, runs of other characters one `_`.
+fn normalise(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    for c in label.trim().chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    out
+}
+
+/// `Laser tx bias current (Channel 2)` / `... (Chan 2)` -> (`Laser tx bias current`, Some(1)).
+fn split_channel(label: &str) -> (&str, Option<usize>) {
+    let t = label.trim_end();
+    if let Some(open) = t.rfind('(') {
+        let inner = t[open + 1..].strip_suffix(')').unwrap_or("");
+        let num = inner.strip_prefix("Channel").or_else(|| inner.strip_prefix("Chan")).map(str::trim);
+        if let Some(n) = num.and_then(|n| n.parse::<usize>().ok()).filter(|&n| (1..=MAX_LANES).contains(&n)) {
+            return (&t[..open], Some(n - 1));
+        }
+    }
+    (t, None)
+}
+
+/// The leading number of a printed value (`0.5010 mW / -3.00 dBm`, `850nm`, `51.27 degrees C`).
+fn leading_number(v: &str) -> Option<f64> {
+    let end = v.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(v.len());
+    v[..end].parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// `0x19 (OSFP 8X Pluggable Transceiver)` -> (0x19, the name).
+fn code_and_name(v: &str) -> Option<(u8, Option<String>)> {
+    let hex = v.trim().strip_prefix("0x")?;
+    let code = u8::from_str_radix(hex.get(..2)?, 16).ok()?;
+    let name = v.find('(').and_then(|o| v.rfind(')').map(|c| v[o + 1..c].trim().to_string())).filter(|n| !n.is_empty());
+    Some((code, name))
+}
+
+fn text_opt(v: &str) -> Option<String> {
+    let t = v.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// What is being built, and what the parse noticed.
+#[derive(Default)]
+struct Builder {
+    m: PrintedModule,
+    identifiers: usize,
+    /// Per monitor (`monitor_index`), the four limits in `SEVERITIES` order.
+    limits: [[Option<f64>; 4]; 5],
+    media: Vec<String>,
+    notes: Vec<String>,
+}
+
+fn monitor_index(m: Monitor) -> usize {
+    match m {
+        Monitor::Temperature => 0,
+        Monitor::Voltage => 1,
+        Monitor::RxPower => 2,
+        Monitor::TxPower => 3,
+        Monitor::Bias => 4,
+    }
+}
+
+fn set_lane(v: &mut Vec<Option<f64>>, lane: usize, x: f64) {
+    if v.len() <= lane {
+        v.resize(lane + 1, None);
+    }
+    v[lane] = Some(x);
+}
+
+impl Builder {
+    fn lane_flag(&mut self, lane: usize, flag: String) {
+        if self.m.lane_flags.len() <= lane {
+            self.m.lane_flags.resize(lane + 1, Vec::new());
+        }
+        if !self.m.lane_flags[lane].contains(&flag) {
+            self.m.lane_flags[lane].push(flag);
+        }
+    }
+
+    fn value(&mut self, mon: Monitor, lane: usize, x: f64) {
+        match mon {
+            Monitor::Temperature => self.m.temperature_c = Some(x),
+            Monitor::Voltage => self.m.supply_voltage_v = Some(x),
+            Monitor::Bias => set_lane(&mut self.m.tx_bias_ma, lane, x),
+            Monitor::TxPower => set_lane(&mut self.m.tx_power_mw, lane, x),
+            Monitor::RxPower => set_lane(&mut self.m.rx_power_mw, lane, x),
+        }
+    }
+
+    fn flag(&mut self, mon: Monitor, sev: usize, lane: Option<usize>, on: bool) {
+        if !on {
+            return;
+        }
+        let name = format!("{}_{}", mon.flag_prefix(), SEVERITIES[sev]);
+        if mon.is_lane() {
+            // SFF-8472 prints its one channel's flags without a channel.
+            self.lane_flag(lane.unwrap_or(0), name);
+        } else if !self.m.module_flags.contains(&name) {
+            self.m.module_flags.push(name);
+        }
+    }
+
+    fn lane_status(&mut self, flag: &'static str, lanes: &[bool]) {
+        for (i, _) in lanes.iter().enumerate().filter(|(_, on)| **on).take(MAX_LANES) {
+            self.lane_flag(i, flag.to_string());
+        }
+    }
+
+    /// Thresholds: a set is kept when all four limits were printed; a set printed as all
+    /// zero is a monitor the module does not implement (CMIS 5.2 8.2.8 advertises none, and
+    /// the limits read 0), kept as absent like the decoder keeps it.
+    fn finish(mut self) -> ParseResult<(PrintedModule, Vec<String>)> {
+        if self.identifiers == 0 {
+            return Err("no `Identifier` line: not decoded ethtool -m output".into());
+        }
+        if self.identifiers > 1 {
+            return Err("more than one module in one file: give each module's ethtool -m output as its own file".into());
+        }
+        let mut t = PrintedThresholds::default();
+        let mut any = false;
+        for (mon, slot) in [
+            (Monitor::Temperature, &mut t.temperature_c),
+            (Monitor::Voltage, &mut t.supply_voltage_v),
+            (Monitor::RxPower, &mut t.rx_power_mw),
+            (Monitor::TxPower, &mut t.tx_power_mw),
+            (Monitor::Bias, &mut t.tx_bias_ma),
+        ] {
+            let l = self.limits[monitor_index(mon)];
+            if let [Some(ha), Some(la), Some(hw), Some(lw)] = l {
+                any = true;
+                if [ha, la, hw, lw].iter().all(|v| *v == 0.0) {
+                    self.notes.push(format!("{} thresholds printed as all 0: not implemented by the module", mon.flag_prefix()));
+                } else {
+                    *slot = Some(PrintedLimits { high_alarm: ha, low_alarm: la, high_warning: hw, low_warning: lw });
+                }
+            }
+        }
+        if any {
+            self.m.thresholds = Some(t);
+        }
+        if !self.media.is_empty() {
+            self.m.media = Some(self.media.join("; "));
+        }
+        // ethtool prints SFF-8636 Tx power whether or not the module advertises a Tx power
+        // monitor (SFF-8636 Rev 2.10a byte 220 bit 2, which qsfp.c does not consult): every
+        // lane at exactly 0 is that unadvertised monitor, not four dark lasers whose bias
+        // reads normal.
+        let sff8636 = matches!(self.m.identifier_code, Some(0x0c | 0x0d | 0x11));
+        let dark = |v: &[Option<f64>]| !v.is_empty() && v.iter().all(|x| *x == Some(0.0));
+        if sff8636 && dark(&self.m.tx_power_mw) && !dark(&self.m.tx_bias_ma) {
+            self.m.tx_power_mw.clear();
+            self.notes.push("Tx power printed as 0 on every lane with the lasers biased: the module has no Tx power monitor".into());
+        }
+        // A temperature of exactly 0 with no lane monitors is a module without DOM (ethtool's
+        // own rule in qsfp.c `sff8636_show_dom`: a zero temperature word means no monitors),
+        // printed as 0.00 degC / 0.0000 V: not a reading.
+        let no_lanes = self.m.rx_power_mw.is_empty() && self.m.tx_bias_ma.is_empty() && self.m.tx_power_mw.is_empty();
+        if no_lanes && self.m.temperature_c == Some(0.0) {
+            self.m.temperature_c = None;
+            self.m.supply_voltage_v = self.m.supply_voltage_v.filter(|v| *v != 0.0);
+        }
+        let printed_monitors = self.m.temperature_c.is_some() || !no_lanes;
+        if !printed_monitors {
+            self.notes.push("no monitors printed (the module has no DOM, or ethtool could not read its pages): identity only".into());
+        }
+        Ok((self.m, self.notes))
+    }
+
+    fn text_line(&mut self, label: &str, value: &str) {
+        let (stem, lane) = split_channel(label);
+        let Some(field) = classify(&normalise(stem)) else { return };
+        let lane_i = lane.unwrap_or(0);
+        match field {
+            Field::Identifier => {
+                self.identifiers += 1;
+                if let Some((code, name)) = code_and_name(value) {
+                    self.m.identifier_code = Some(code);
+                    self.m.identifier = name;
+                }
+            }
+            Field::Connector => {
+                if let Some((code, name)) = code_and_name(value) {
+                    self.m.connector = Some(code);
+                    self.m.connector_name = name;
+                }
+            }
+            Field::ModuleState => self.m.module_state = code_and_name(value).and_then(|(_, n)| n),
+            Field::VendorName => self.m.vendor_name = text_opt(value),
+            Field::VendorPn => self.m.vendor_pn = text_opt(value),
+            Field::VendorSn => self.m.vendor_sn = text_opt(value),
+            Field::VendorRev => self.m.vendor_rev = text_opt(value),
+            Field::VendorOui => self.m.vendor_oui = text_opt(value).filter(|o| o != "00:00:00"),
+            Field::DateCode => self.m.date_code = text_opt(value),
+            Field::Revision => self.m.spec_revision = text_opt(value),
+            Field::Media => self.media.extend(text_opt(value)),
+            Field::Wavelength => self.m.wavelength_nm = leading_number(value).filter(|w| *w > 0.0),
+            Field::Value(mon) => {
+                if let Some(x) = leading_number(value) {
+                    self.value(mon, lane_i, x);
+                }
+            }
+            Field::Rx(oma) => {
+                self.m.rx_power_oma = Some(oma);
+                if let Some(x) = leading_number(value) {
+                    self.value(Monitor::RxPower, lane_i, x);
+                }
+            }
+            Field::Threshold(mon, sev) => self.limits[monitor_index(mon)][sev] = leading_number(value),
+            Field::Flag(mon, sev) => self.flag(mon, sev, lane, value.trim() == "On"),
+            Field::LaneStatus(flag) => {
+                // `[ Yes, No, No, No ]`, or `None` when no lane is set (sff-common.c).
+                let lanes: Vec<bool> =
+                    value.trim().trim_start_matches('[').trim_end_matches(']').split(',').map(|s| s.trim() == "Yes").collect();
+                self.lane_status(flag, &lanes);
+            }
+        }
+    }
+
+    fn json_value(&mut self, key: &str, v: &Value, obj: &serde_json::Map<String, Value>) {
+        // Threshold groups: `"laser_bias_current": {"high_alarm_threshold": ..}`.
+        if let Value::Object(inner) = v {
+            if key == "rx_power" {
+                let oma = inner.get("type").and_then(Value::as_str).map(normalise).and_then(|t| match classify(&t) {
+                    Some(Field::Rx(oma)) => Some(oma),
+                    _ => None,
+                });
+                self.m.rx_power_oma = oma.or(self.m.rx_power_oma);
+                if let Some(x) = inner.get("value").and_then(Value::as_f64) {
+                    self.value(Monitor::RxPower, 0, x);
+                }
+                for (i, x) in inner.get("values").and_then(Value::as_array).into_iter().flatten().enumerate().take(MAX_LANES) {
+                    if let Some(x) = x.as_f64() {
+                        self.value(Monitor::RxPower, i, x);
+                    }
+                }
+                return;
+            }
+            if key == "revision_compliance" {
+                if let (Some(a), Some(b)) = (inner.get("major").and_then(Value::as_u64), inner.get("minor").and_then(Value::as_u64)) {
+                    self.m.spec_revision = Some(format!("Rev. {a}.{b}"));
+                }
+                return;
+            }
+            for (k, x) in inner {
+                self.json_value(&format!("{key}_{k}"), x, obj);
+            }
+            return;
+        }
+        let Some(field) = classify(key) else { return };
+        let desc = || obj.get(&format!("{key}_description")).and_then(Value::as_str).map(str::to_string);
+        let s = || v.as_str().and_then(text_opt);
+        match field {
+            Field::Identifier => {
+                self.identifiers += 1;
+                self.m.identifier_code = v.as_u64().and_then(|c| u8::try_from(c).ok());
+                self.m.identifier = desc();
+            }
+            Field::Connector => {
+                self.m.connector = v.as_u64().and_then(|c| u8::try_from(c).ok());
+                self.m.connector_name = desc();
+            }
+            Field::ModuleState => self.m.module_state = desc(),
+            Field::VendorName => self.m.vendor_name = s(),
+            Field::VendorPn => self.m.vendor_pn = s(),
+            Field::VendorSn => self.m.vendor_sn = s(),
+            Field::VendorRev => self.m.vendor_rev = s(),
+            Field::DateCode => self.m.date_code = s(),
+            Field::Revision => self.m.spec_revision = s(),
+            Field::VendorOui => {
+                let b: Vec<u64> = v.as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
+                if b.len() == 3 && b.iter().any(|x| *x != 0) {
+                    self.m.vendor_oui = Some(b.iter().map(|x| format!("{:02x}", x & 0xff)).collect::<Vec<_>>().join(":"));
+                }
+            }
+            Field::Media => match v {
+                Value::Array(a) => self.media.extend(a.iter().filter_map(|x| x.as_str().and_then(text_opt))),
+                _ => self.media.extend(s()),
+            },
+            Field::Wavelength => self.m.wavelength_nm = v.as_f64().filter(|w| *w > 0.0),
+            Field::Value(_) | Field::Rx(_) => {
+                let mon = match field {
+                    Field::Value(m) => m,
+                    _ => Monitor::RxPower,
+                };
+                if let Field::Rx(oma) = field {
+                    self.m.rx_power_oma = Some(oma);
+                }
+                match v {
+                    Value::Array(a) => {
+                        for (i, x) in a.iter().enumerate().take(MAX_LANES) {
+                            if let Some(x) = x.as_f64() {
+                                self.value(mon, i, x);
+                            }
+                        }
+                    }
+                    _ => {
+                        if let Some(x) = v.as_f64() {
+                            self.value(mon, 0, x);
+                        }
+                    }
+                }
+            }
+            Field::Threshold(mon, sev) => self.limits[monitor_index(mon)][sev] = v.as_f64(),
+            Field::Flag(mon, sev) => match v {
+                Value::Array(a) => {
+                    for (i, x) in a.iter().enumerate().take(MAX_LANES) {
+                        self.flag(mon, sev, Some(i), x.as_bool() == Some(true));
+                    }
+                }
+                _ => self.flag(mon, sev, None, v.as_bool() == Some(true)),
+            },
+            Field::LaneStatus(flag) => {
+                let lanes: Vec<bool> = v.as_array().into_iter().flatten().map(|x| x.as_bool() == Some(true)).collect();
+                self.lane_status(flag, &lanes);
+            }
+        }
+    }
+}
+
+fn fragment(m: PrintedModule, notes: Vec<String>) -> Fragment {
+    Fragment { printed_module: Some(m), notes, ..Default::default() }
+}
+
+/// True when `text` looks like decoded `ethtool -m`: an `Identifier : 0xNN (...)` line.
+pub fn is_decoded_text(text: &str) -> bool {
+    content_lines(text).filter_map(key_value).any(|(k, v)| k == "Identifier" && code_and_name(v).is_some())
+}
+
+/// True when `v` is `ethtool --json -m` output: an array of one object with `identifier`
+/// and `identifier_description`.
+pub fn is_decoded_json(v: &Value) -> bool {
+    v.as_array().and_then(|a| a.first()).is_some_and(|o| o.get("identifier").is_some() && o.get("identifier_description").is_some())
+}
+
+/// The module of decoded `ethtool -m` text.
+pub fn parse_text_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)> {
+    let mut b = Builder { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() };
+    for line in content_lines(text) {
+        if let Some((k, v)) = key_value(line) {
+            b.text_line(k, v);
+        }
+    }
+    b.finish()
+}
+
+/// The module of `ethtool --json -m` output.
+pub fn parse_json_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let arr = v.as_array().ok_or("not an ethtool --json array")?;
+    if arr.len() > 1 {
+        return Err("more than one module in one file: give each module's ethtool --json -m output as its own file".into());
+    }
+    let obj = arr.first().and_then(Value::as_object).ok_or("an empty ethtool --json array")?;
+    let mut b = Builder { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() };
+    for (k, v) in obj {
+        b.json_value(k, v, obj);
+    }
+    b.finish()
+}
+
+pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+    parse_text_module(text).map(|(m, n)| fragment(m, n))
+}
+
+pub fn parse_json(text: &str) -> ParseResult<Fragment> {
+    parse_json_module(text).map(|(m, n)| fragment(m, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_of_every_version_normalise_to_one_key() {
+        assert_eq!(split_channel("Rcvr signal avg optical power(Channel 3)"), ("Rcvr signal avg optical power", Some(2)));
+        assert_eq!(split_channel("Laser bias current high alarm   (Chan 4)"), ("Laser bias current high alarm   ", Some(3)));
+        assert_eq!(normalise("Laser bias current high alarm   "), "laser_bias_current_high_alarm");
+        assert_eq!(classify("laser_bias_current_high_alarm"), Some(Field::Flag(Monitor::Bias, 0)));
+        assert_eq!(classify("laser_rx_power_low_warning_threshold"), Some(Field::Threshold(Monitor::RxPower, 3)));
+        assert_eq!(classify("rcvr_signal_avg_optical_power"), Some(Field::Rx(false)));
+        assert_eq!(classify("module_temperature_measurement"), Some(Field::Value(Monitor::Temperature)));
+        assert_eq!(classify("attenuation_at_5ghz"), None);
+    }
+
+    #[test]
+    fn lane_status_and_flags_land_on_their_lanes() {
+        let text = "\tIdentifier : 0x11 (QSFP28)\n\tRx loss of signal : [ No, Yes, No, No ]\n\
+                    \tLaser tx power low alarm    (Channel 3) : On\n\tModule voltage high warning : On\n\
+                    \tLaser tx bias current (Channel 2) : 7.154 mA\n";
+        let (m, _) = parse_text_module(text).unwrap();
+        assert_eq!(m.lane_flags, vec![vec![], vec!["rx_los".to_string()], vec!["tx_power_low_alarm".to_string()]]);
+        assert_eq!(m.module_flags, ["supply_voltage_high_warning"]);
+        assert_eq!(m.tx_bias_ma, [None, Some(7.154)]);
+        assert_eq!(m.identifier_code, Some(0x11));
+    }
+
+    #[test]
+    fn not_a_module_and_two_modules_are_refused() {
+        assert!(parse_text_module("Vendor name : X\n").unwrap_err().contains("Identifier"));
+        let two = "Identifier : 0x03 (SFP)\nIdentifier : 0x03 (SFP)\n";
+        assert!(parse_text_module(two).unwrap_err().contains("more than one module"));
+    }
+}

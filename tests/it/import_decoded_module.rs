@@ -1,0 +1,156 @@
+//! Decoded `ethtool -m` text and `ethtool --json -m` (real ethtool 6.1 / 7.2 output of real
+//! module bytes, tests/fixtures/real-dumps/decoded/README.md) read by `optics import` and
+//! `optics decode`: the module they give equals `optics decode` of the same module's bytes in
+//! identity, monitors (within the printed precision), thresholds and flags, on every pair.
+
+use crate::support::optics;
+use serde_json::Value;
+use std::path::Path;
+
+const D: &str = "tests/fixtures/real-dumps";
+
+/// Every module whose bytes and decoded output we both have: (decoded file, bytes file).
+const PAIRS: &[(&str, &str)] = &[
+    ("cmis04.ethtool61.txt", "cmis04_credo_CAC845301A2NC2XA_osfp_aec_cmis50_junos_picd_lower_p00_p01_p02_p10_p11.txt"),
+    ("cmis04.ethtool72.json", "cmis04_credo_CAC845301A2NC2XA_osfp_aec_cmis50_junos_picd_lower_p00_p01_p02_p10_p11.txt"),
+    ("qsfp03.ethtool72.json", "qsfp03_finisar_FTLC9551REPM_qsfp28_100g_sr4_sffdb_lower_p00.txt"),
+    ("qsfp04.ethtool72.json", "qsfp04_lumentum_LQ210CR-CAA1_qsfp28_100g_cwdm4_sffdb_lower_p00.txt"),
+    ("qsfp05.ethtool72.json", "qsfp05_dell_3MFXG_qsfp28_100g_lr4_sffdb_lower_p00.txt"),
+    ("qsfp06.ethtool61.txt", "qsfp06_amphenol_NDAAFF-C103_qsfp28_100g_cr4_dac_3m_sffdb_lower_p00.txt"),
+    ("qsfp06.ethtool72.json", "qsfp06_amphenol_NDAAFF-C103_qsfp28_100g_cr4_dac_3m_sffdb_lower_p00.txt"),
+    ("qsfp07.ethtool72.json", "qsfp07_finisar_FCBN425QB1C03_qsfp28_100g_aoc_3m_sffdb_lower_p00.txt"),
+    ("qsfp08.ethtool72.json", "qsfp08_avago_AFBR-79EQDZ_qsfp+_40g_sr4_sffdb_lower_p00.txt"),
+    ("qsfp09.ethtool72.json", "qsfp09_finisar_FTL4C1QE1C_qsfp+_40g_lr4_sffdb_lower_p00.txt"),
+    ("qsfp10.ethtool72.json", "qsfp10_jdsu_JQP-04LWBA2_qsfp+_40g_lr4_sffdb_lower_p00.txt"),
+    ("sfp02.ethtool61.txt", "sfp02_oem_sfp10g_t8_10gbaset_i2cdump_A0A2.txt"),
+    ("sfp02.ethtool72.json", "sfp02_oem_sfp10g_t8_10gbaset_i2cdump_A0A2.txt"),
+];
+
+fn decode_json(path: &Path) -> Value {
+    let o = optics().args(["decode", "--json"]).arg(path).output().unwrap();
+    assert!(o.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// `optics import DECODED -o c.jsonl`, then the module of that capture.
+fn imported(decoded: &Path, dir: &Path) -> Value {
+    let cap = dir.join(format!("{}.jsonl", decoded.file_name().unwrap().to_string_lossy()));
+    let o = optics().arg("import").arg(decoded).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}: {}", decoded.display(), String::from_utf8_lossy(&o.stderr));
+    decode_json(&cap)
+}
+
+/// ethtool's printed precision per quantity: text `%.4f` mW / V, `%.3f` mA, `%.2f` degC;
+/// its JSON prints temperature to 4 decimals, the rest as the text does. Half a printed
+/// unit, plus float slack.
+fn close(a: &Value, b: &Value, tol: f64, what: &str) {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => assert!((x - y).abs() <= tol + 1e-9, "{what}: printed {x} vs decoded {y}"),
+        _ => assert_eq!(a.is_null(), b.is_null(), "{what}: printed {a} vs decoded {b}"),
+    }
+}
+
+/// Flags compared as a set: ethtool prints them in its table's order, the decoder in the spec's bit order.
+fn sorted(v: &Value) -> Vec<String> {
+    let mut f: Vec<String> = v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
+    f.sort();
+    f
+}
+
+fn same_module(p: &Value, d: &Value, what: &str) {
+    for k in ["standard", "identifier", "vendor_name", "vendor_pn", "vendor_sn", "vendor_rev", "vendor_oui", "date_code", "connector"] {
+        assert_eq!(p[k], d[k], "{what}: {k}");
+    }
+    close(&p["wavelength_nm"], &d["wavelength_nm"], 0.0, &format!("{what}: wavelength"));
+    close(&p["module_temperature_c"], &d["module_temperature_c"], 0.005, &format!("{what}: temperature"));
+    close(&p["supply_voltage_v"], &d["supply_voltage_v"], 0.00005, &format!("{what}: voltage"));
+    assert_eq!(p["module_state"], d["module_state"], "{what}: module state");
+    assert_eq!(sorted(&p["module_flags"]), sorted(&d["module_flags"]), "{what}: module flags");
+    for (name, tol) in [
+        ("temperature_c", 0.005),
+        ("supply_voltage_v", 0.00005),
+        ("rx_power_mw", 0.00005),
+        ("tx_power_mw", 0.00005),
+        ("tx_bias_ma", 0.0005),
+    ] {
+        let (a, b) = (&p["thresholds"][name], &d["thresholds"][name]);
+        assert_eq!(a.is_null(), b.is_null(), "{what}: threshold set {name}: printed {a} vs decoded {b}");
+        for sev in ["high_alarm", "low_alarm", "high_warning", "low_warning"] {
+            close(&a[sev], &b[sev], tol, &format!("{what}: {name}.{sev}"));
+        }
+    }
+    // Lanes: every monitor ethtool printed equals the decoded one; the decoder's lanes whose
+    // monitors were not printed (a module without DOM) stay unprinted, not invented.
+    let pl = p["lanes"].as_array().unwrap();
+    let dl = d["lanes"].as_array().unwrap();
+    for (i, l) in pl.iter().enumerate() {
+        let dlane = &dl[i];
+        for (k, tol) in [("rx_power_mw", 0.00005), ("tx_power_mw", 0.00005), ("tx_bias_ma", 0.0005)] {
+            close(&l[k], &dlane[k], tol, &format!("{what}: lane {} {k}", i + 1));
+        }
+        assert_eq!(sorted(&l["flags"]), sorted(&dlane["flags"]), "{what}: lane {} flags", i + 1);
+    }
+    let decoded_monitored = dl.iter().filter(|l| !l["rx_power_mw"].is_null() || !l["tx_bias_ma"].is_null()).count();
+    let printed_monitored = pl.iter().filter(|l| !l["rx_power_mw"].is_null() || !l["tx_bias_ma"].is_null()).count();
+    assert_eq!(printed_monitored, decoded_monitored, "{what}: lanes with monitors");
+}
+
+#[test]
+fn decoded_ethtool_m_equals_decode_of_the_same_bytes_on_every_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    for (decoded, bytes) in PAIRS {
+        let dpath = Path::new(D).join("decoded").join(decoded);
+        let from_bytes = decode_json(&Path::new(D).join(bytes));
+        let direct = decode_json(&dpath);
+        same_module(&direct, &from_bytes, &format!("decode {decoded}"));
+        let via_import = imported(&dpath, dir.path());
+        same_module(&via_import, &from_bytes, &format!("import {decoded}"));
+        assert!(
+            via_import["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("as printed by ethtool -m")),
+            "{decoded}: marked as printed values: {}",
+            via_import["warnings"]
+        );
+    }
+}
+
+#[test]
+fn sfp_monitors_as_the_a2h_bytes_give_them() {
+    // sfp02 A2h row 0x60: 42 33 7f ca 0b b8 13 92 13 92 (SFF-8472 Rev 12.4 Table 9-11, 9-16):
+    // temperature 0x4233 / 256 = 66.199 degC, Vcc 0x7fca = 32714 x 100 uV = 3.2714 V,
+    // bias 0x0bb8 = 3000 x 2 uA = 6.000 mA, Tx and Rx 0x1392 = 5010 x 0.1 uW = 0.5010 mW.
+    let m = decode_json(&Path::new(D).join("decoded/sfp02.ethtool61.txt"));
+    assert_eq!(m["standard"], "SFF-8472");
+    assert_eq!(m["vendor_pn"], "SFP-10G-T8");
+    assert!((m["module_temperature_c"].as_f64().unwrap() - 66.20).abs() < 0.006);
+    assert_eq!(m["supply_voltage_v"].as_f64(), Some(3.2714));
+    let l = &m["lanes"][0];
+    assert_eq!(l["tx_bias_ma"].as_f64(), Some(6.0));
+    assert_eq!(l["rx_power_mw"].as_f64(), Some(0.501));
+    assert_eq!(l["tx_power_mw"].as_f64(), Some(0.501));
+    assert_eq!(m["rx_power_type"], "average");
+}
+
+#[test]
+fn a_ticket_paste_of_a_module_with_alarms_on_keeps_its_flags() {
+    // dec10: decoded ethtool -m of a bnxt_en SFP+ pasted with the flags ethtool printed On:
+    // bias high alarm, Tx power low alarm, temperature low alarm, voltage low alarm.
+    let m = decode_json(&Path::new(D).join("dec10_bnxt_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt"));
+    assert_eq!(m["vendor_pn"], "SFP-10GSR-85");
+    assert_eq!(m["module_flags"], serde_json::json!(["temperature_low_alarm", "supply_voltage_low_alarm"]));
+    assert_eq!(m["lanes"][0]["flags"], serde_json::json!(["tx_bias_high_alarm", "tx_power_low_alarm"]));
+    // Printed 2.7310 mW / 4.36 dBm.
+    assert_eq!(m["lanes"][0]["rx_power_mw"].as_f64(), Some(2.731));
+    assert_eq!(m["thresholds"]["tx_bias_ma"]["high_alarm"].as_f64(), Some(15.39));
+}
+
+#[test]
+fn two_modules_in_one_paste_are_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = std::fs::read_to_string(Path::new(D).join("decoded/sfp02.ethtool61.txt")).unwrap();
+    let two = dir.path().join("two.txt");
+    std::fs::write(&two, format!("{one}{one}")).unwrap();
+    let o = optics().args(["decode", "--json"]).arg(&two).output().unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("each module") && err.contains("own file"), "{err}");
+}
