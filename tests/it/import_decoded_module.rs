@@ -1,5 +1,5 @@
 //! Decoded `ethtool -m` text and `ethtool --json -m` (real ethtool 6.1 / 7.2 output of real
-//! module bytes, tests/fixtures/real-dumps/decoded/README.md) read by `optics import` and
+//! module bytes, tests/fixtures/import/ethtool_m/README.md) read by `optics import` and
 //! `optics decode`: the module they give equals `optics decode` of the same module's bytes in
 //! identity, monitors (within the printed precision), thresholds and flags, on every pair.
 
@@ -8,6 +8,7 @@ use serde_json::Value;
 use std::path::Path;
 
 const D: &str = "tests/fixtures/real-dumps";
+const M: &str = "tests/fixtures/import/ethtool_m";
 
 /// Every module whose bytes and decoded output we both have: (decoded file, bytes file).
 const PAIRS: &[(&str, &str)] = &[
@@ -99,7 +100,7 @@ fn same_module(p: &Value, d: &Value, what: &str) {
 fn decoded_ethtool_m_equals_decode_of_the_same_bytes_on_every_pair() {
     let dir = tempfile::tempdir().unwrap();
     for (decoded, bytes) in PAIRS {
-        let dpath = Path::new(D).join("decoded").join(decoded);
+        let dpath = Path::new(M).join(decoded);
         let from_bytes = decode_json(&Path::new(D).join(bytes));
         let direct = decode_json(&dpath);
         same_module(&direct, &from_bytes, &format!("decode {decoded}"));
@@ -118,7 +119,7 @@ fn sfp_monitors_as_the_a2h_bytes_give_them() {
     // sfp02 A2h row 0x60: 42 33 7f ca 0b b8 13 92 13 92 (SFF-8472 Rev 12.4 Table 9-11, 9-16):
     // temperature 0x4233 / 256 = 66.199 degC, Vcc 0x7fca = 32714 x 100 uV = 3.2714 V,
     // bias 0x0bb8 = 3000 x 2 uA = 6.000 mA, Tx and Rx 0x1392 = 5010 x 0.1 uW = 0.5010 mW.
-    let m = decode_json(&Path::new(D).join("decoded/sfp02.ethtool61.txt"));
+    let m = decode_json(&Path::new(M).join("sfp02.ethtool61.txt"));
     assert_eq!(m["standard"], "SFF-8472");
     assert_eq!(m["vendor_pn"], "SFP-10G-T8");
     assert!((m["module_temperature_c"].as_f64().unwrap() - 66.20).abs() < 0.006);
@@ -134,7 +135,7 @@ fn sfp_monitors_as_the_a2h_bytes_give_them() {
 fn a_ticket_paste_of_a_module_with_alarms_on_keeps_its_flags() {
     // dec10: decoded ethtool -m of a bnxt_en SFP+ pasted with the flags ethtool printed On:
     // bias high alarm, Tx power low alarm, temperature low alarm, voltage low alarm.
-    let m = decode_json(&Path::new(D).join("dec10_bnxt_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt"));
+    let m = decode_json(&Path::new(M).join("dec10_bnxt_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt"));
     assert_eq!(m["vendor_pn"], "SFP-10GSR-85");
     assert_eq!(m["module_flags"], serde_json::json!(["temperature_low_alarm", "supply_voltage_low_alarm"]));
     assert_eq!(m["lanes"][0]["flags"], serde_json::json!(["tx_bias_high_alarm", "tx_power_low_alarm"]));
@@ -146,7 +147,7 @@ fn a_ticket_paste_of_a_module_with_alarms_on_keeps_its_flags() {
 #[test]
 fn two_modules_in_one_paste_are_refused_with_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
-    let one = std::fs::read_to_string(Path::new(D).join("decoded/sfp02.ethtool61.txt")).unwrap();
+    let one = std::fs::read_to_string(Path::new(M).join("sfp02.ethtool61.txt")).unwrap();
     let two = dir.path().join("two.txt");
     std::fs::write(&two, format!("{one}{one}")).unwrap();
     let o = optics().args(["decode", "--json"]).arg(&two).output().unwrap();

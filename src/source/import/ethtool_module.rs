@@ -7,7 +7,7 @@
 //! (`laser_tx_bias_current`, an array per channel) normalise to the same snake-case key, the
 //! way ethtool's own `convert_json_field_name` derives its JSON keys from the text labels.
 //! Layouts read in ethtool's `sfpdiag.c` / `qsfp.c` / `cmis.c` / `sff-common.c` (v5.4-v6.5)
-//! and checked on the real ethtool 6.1 text and 7.2 JSON in tests/fixtures/real-dumps/decoded/.
+//! and checked on the real ethtool 6.1 text and 7.2 JSON in tests/fixtures/import/ethtool_m/.
 
 use super::{content_lines, key_value, Fragment, ParseResult};
 use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
