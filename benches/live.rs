@@ -97,6 +97,8 @@ fn children_cpu_s() -> f64 {
 
 /// Runs `cmd` to the end; its output, CPU seconds and peak RSS in kB (from wait4).
 fn run_measured(cmd: &mut Command) -> (Output, f64, i64) {
+    // Reaped by the wait4 below, which also gives its rusage (Child::wait would not).
+    #[allow(clippy::zombie_processes)]
     let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawning");
     let pid = child.id() as libc::pid_t;
     // Both pipes are drained at once: a child that fills one while the other is being

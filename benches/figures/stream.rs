@@ -112,7 +112,7 @@ impl Write for Null {
 fn rounds_for(seconds: usize) -> usize {
     match seconds {
         ..=600 => 9,
-        ..=3600 => 5,
+        601..=3600 => 5,
         _ => 3,
     }
 }
@@ -182,7 +182,7 @@ pub fn run(t: &mut Table, quick: bool) -> Result<()> {
         let size_mb = std::fs::metadata(&path)?.len() as f64 / 1e6;
         let mut rounds = Vec::new();
         for _ in 0..rounds_for(*seconds) {
-            rounds.push(measure_round(&path, &cfg, lane_samples, *label)?);
+            rounds.push(measure_round(&path, &cfg, lane_samples, label)?);
         }
         let m = |f: fn(&Round) -> f64| median(rounds.iter().map(f).collect());
         let low = |f: fn(&Round) -> f64| rounds.iter().map(f).fold(f64::INFINITY, f64::min);

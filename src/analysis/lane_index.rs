@@ -42,7 +42,7 @@ mod tests {
             let ix = LaneIndex::new(&ls);
             for n in 0..=8u8 {
                 let want = ls.iter().position(|l| l.lane == n);
-                let got = ix.get(n).map(|l| std::ptr::from_ref(l));
+                let got = ix.get(n).map(std::ptr::from_ref);
                 assert_eq!(got, want.map(|i| std::ptr::from_ref(&ls[i])), "{ns:?} lane {n}");
             }
         }

@@ -1,6 +1,6 @@
-//! What a CSV lane row shows of a window, judged exactly as [`analyze`](super::analyze)
+//! What a CSV lane row shows of a window, judged exactly as [`super::analyze`]
 //! judges it, without what a row never shows: the shared measuring step
-//! ([`measure`](super::measure)), then only the judges that set lane flags, in
+//! (`measure`), then only the judges that set lane flags, in
 //! `analyze`'s order (module flags, `fec_hiding` and `low_margin`, then
 //! `ber_over_fec_limit`, then `weak_transmitter`), and the window's worth as far as it
 //! clears counts without an interval (its `insufficient_data` reason is not worded). PCIe,

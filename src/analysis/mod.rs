@@ -5,7 +5,7 @@
 //! keys may be added, never renamed): lane rate and FEC ([`lanes`], [`fec`]), pre-FEC
 //! BER with Poisson bounds ([`ber`]), Q and margin ([`q`]), optical margin
 //! ([`optical`]), outliers ([`outlier`]), PCIe ceiling ([`pcie`]), flags and reasons
-//! (`judge`), the verdict ([`verdict`]), swap advice ([`advice`]); [`compare`] judges
+//! (`judge`), the verdict ([`verdict`](mod@verdict)), swap advice ([`advice`]); [`compare`](mod@compare) judges
 //! before/after.
 
 pub mod advice;

@@ -87,7 +87,7 @@ fn own_ceiling(pci: Option<&PciLink>, cfg: &Config) -> Option<f64> {
 /// Most netdevs one multi-host module serial can have (hosts x ports per host).
 const MAX_MULTI_HOST_NETDEVS: usize = 16;
 
-/// Groups of two to [`MAX_MULTI_HOST_NETDEVS`] windows sharing a module serial, keyed by interface name.
+/// Groups of two to `MAX_MULTI_HOST_NETDEVS` windows sharing a module serial, keyed by interface name.
 pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, PcieGroup> {
     let mut by_serial: BTreeMap<String, Vec<&InterfaceWindow>> = BTreeMap::new();
     for w in windows {

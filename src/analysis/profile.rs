@@ -12,8 +12,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
-/// A NIC or link short of the profile it is validated against (reject).
-
 /// One way a PCIe link can be enough: at least this generation at at least this width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -28,7 +28,7 @@ pub fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
 }
 
 /// [`q_from_ber`] of a FEC's BER `limit`: the same for every window of a link, so
-/// remembered ([`memo`]).
+/// remembered (`memo`).
 pub fn q_of_limit(limit: f64, m: Modulation) -> Option<f64> {
     thread_local! {
         static X_LIMIT: memo::Slot<(u64, Modulation), Option<f64>> = const { std::cell::Cell::new(None) };

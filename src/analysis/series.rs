@@ -51,7 +51,7 @@ pub struct SeriesBucket {
     /// Link-down events inside the bucket (counter increases, or up -> down transitions
     /// seen in the samples where no counter exists).
     pub link_down_events: u64,
-    /// Times of the first [`MAX_DOWN_TIMES`] of them.
+    /// Times of the first `MAX_DOWN_TIMES` of them.
     pub link_down_t: Vec<f64>,
 }
 

@@ -1,10 +1,10 @@
 //! Where each lane is heading and which lane moved before a link drop (issue 10 items 4
-//! and 5), from the window's bounded per-lane series ([`InterfaceWindow::series`], the
+//! and 5), from the window's bounded per-lane series ([`InterfaceWindow::series`](super::InterfaceWindow::series), the
 //! engine's buckets of the window's segment). The arithmetic is in [`super::trend`]; this
 //! file turns buckets into its inputs and its results into lane keys and reasons.
 //!
 //! Bucket margin: the bucket's lane BER (corrected bits over the lane's bits on the wire,
-//! the same denominator as the window BER) through the same [`q::margin_db`] with the
+//! the same denominator as the window BER) through the same [`q::margin_db`](super::q::margin_db) with the
 //! window's FEC limit and modulation. Buckets without errors give no point (trend.rs).
 //! The fit runs over every bucket of the segment once they span `trend_window_s`.
 

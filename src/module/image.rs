@@ -186,7 +186,7 @@ impl HalfPageKey {
 
 /// The bytes of a module that some source supplied, possibly incomplete.
 ///
-/// Half pages are keyed by [`HalfPageKey::packed`]: a sample's decode reads a few dozen
+/// Half pages are keyed by `HalfPageKey::packed`: a sample's decode reads a few dozen
 /// fields, and a tree search over integers costs a fraction of one over the key struct.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct ModuleImage {

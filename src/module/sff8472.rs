@@ -335,7 +335,7 @@ fn a2h_readable(img: &ModuleImage) -> bool {
     ddm_implemented(img) && DIAG_TYPE.byte(img, 0).is_some_and(|b| b & DIAG_ADDRESS_CHANGE == 0)
 }
 
-/// A0h lower and upper half, plus A2h lower half when it is readable ([`a2h_readable`]).
+/// A0h lower and upper half, plus A2h lower half when it is readable (`a2h_readable`).
 pub fn static_pages(img: &ModuleImage) -> Vec<PageRequest> {
     let mut pages = vec![PageRequest::lower(I2C_A0), PageRequest::upper(I2C_A0, 0, 0)];
     if a2h_readable(img) {

@@ -6,7 +6,7 @@
 //! sample itself makes; a runtime that runs nothing but this loop skips even that.
 //!
 //! - Timestamps are monotonic (`Instant` since start), rounded to microseconds.
-//! - Ticks come from a timerfd ([`super::ticker`]: one wake-up per tick); missed ticks
+//! - Ticks come from a timerfd (`super::ticker`: one wake-up per tick); missed ticks
 //!   are skipped, not bunched.
 //! - One `sample` record per interface per tick; an `interface` record first and again
 //!   when the negotiated link or the module changes; `event` records for counter resets,

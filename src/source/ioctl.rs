@@ -4,7 +4,7 @@
 //! driver-private `ethtool -S` counters.
 //!
 //! Every command is a byte buffer laid out like the uapi struct (host-endian fields at
-//! fixed offsets), passed through the one unsafe call in [`Ethtool::call`].
+//! fixed offsets), passed through the one unsafe call in `Ethtool::call`.
 
 use super::netlink::linkmodes::LinkModes;
 use super::netlink::Dev;
@@ -44,7 +44,7 @@ fn with_headroom(n: u32) -> usize {
 }
 
 /// `struct ethtool_drvinfo`, C strings cut at the first NUL (the kernel leaves stale
-/// bytes after it, e.g. "1.0\0<garbage>").
+/// bytes after it, e.g. `"1.0\0<garbage>"`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DrvInfo {
     pub driver: String,
@@ -292,7 +292,7 @@ impl Ethtool {
         Ok(Some(names.chunks_exact(ETH_GSTRING_LEN).map(c_string).collect()))
     }
 
-    /// Driver-private counters (`ethtool -S`), see [`stats`].
+    /// Driver-private counters (`ethtool -S`), see `stats`.
     pub fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats> {
         // Taken out for the call: the reader drives this socket's ioctls.
         let mut reader = std::mem::take(&mut self.stat_reader);

@@ -130,7 +130,7 @@ impl EthtoolKernel for RealKernel {
 /// and name do not match", kernel-uapi.md §1.3), and the FEC_GET reply serves both
 /// the active mode (`link_info`) and the counters (`fec`) of the same sample. Link state
 /// and modes are kept between samples and asked again when a link notification, a
-/// change of `ETHTOOL_GLINK` or a periodic refresh says so ([`link`]).
+/// change of `ETHTOOL_GLINK` or a periodic refresh says so (`link`).
 pub struct LiveSource<K: EthtoolKernel = RealKernel> {
     kernel: K,
     sysfs: Sysfs,

@@ -10,7 +10,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
-
 fn capture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)
 }

@@ -1,9 +1,9 @@
 //! CMIS 4.0 / 5.x decoder (QSFP-DD, OSFP, QSFP112, ...), CMIS 5.2 chapter 8 memory map.
 //!
-//! One file per page, as SONiC's sonic_xcvr lays out its CMIS map: [`lower`] (bytes
-//! 0-127), [`page00`], [`page01`], [`page02`], [`page11`] (one per bank), and
-//! [`appcodes`] (the SFF-8024 interface code tables the Application Descriptors use), and
-//! [`vdm`] + [`vdm_types`] (Versatile Diagnostics Monitoring, pages 20h-2Fh, read only).
+//! One file per page, as SONiC's sonic_xcvr lays out its CMIS map: `lower` (bytes
+//! 0-127), `page00`, `page01`, `page02`, `page11` (one per bank), and
+//! `appcodes` (the SFF-8024 interface code tables the Application Descriptors use), and
+//! `vdm` + `vdm_types` (Versatile Diagnostics Monitoring, pages 20h-2Fh, read only).
 //!
 //! CMIS 4.0 vs 5.x: every field decoded here sits at the same offset with the same
 //! encoding in CMIS 4.0 and 5.0-5.2 (flat-memory bit 2.7, module state 3.3-1, page 01h

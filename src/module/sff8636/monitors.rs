@@ -5,7 +5,7 @@ use super::*;
 use crate::module::report::LaneReport;
 use crate::module::HalfView;
 
-/// Fields a sample re-reads (inside [`FLAGS_AND_MONITORS`]) and [`MonitorPlan::refresh`]
+/// Fields a sample re-reads (inside `FLAGS_AND_MONITORS`) and [`MonitorPlan::refresh`]
 /// decodes again: flags (bytes 3-14, Table 6-4 to 6-6) and monitors (22-57, Table 6-7/6-8).
 pub const MONITOR_FIELDS: [&[Field]; 1] = [&[
     LOS_FLAGS,
@@ -124,7 +124,7 @@ impl MonitorPlan {
         }
         for f in selected(LANE_MONITOR_FLAGS, self.lane_monitor_flags) {
             if let Some(&b) = read(f.field).and_then(|b| b.get(i / 2)) {
-                let nibble = if i % 2 == 0 { b >> 4 } else { b & 0x0f };
+                let nibble = if i.is_multiple_of(2) { b >> 4 } else { b & 0x0f };
                 lane.flags.extend(nibble_flags(nibble, f.name));
             }
         }

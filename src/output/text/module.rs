@@ -120,7 +120,8 @@ fn write_vdm(w: &mut dyn Write, v: &VdmReport) -> io::Result<()> {
     writeln!(w)?;
     let groups = v.groups_supported.map_or("n/a".to_string(), |g| g.to_string());
     writeln!(w, "VDM: {} observables in {groups} group(s)", v.observables.len())?;
-    let sides: [(&str, fn(&crate::module::vdm::VdmLane) -> &VdmSideValues); 2] = [("media", |l| &l.media), ("host", |l| &l.host)];
+    type Side = fn(&crate::module::vdm::VdmLane) -> &VdmSideValues;
+    let sides: [(&str, Side); 2] = [("media", |l| &l.media), ("host", |l| &l.host)];
     for (name, side) in sides {
         if v.lanes.iter().all(|l| side(l).is_empty()) {
             continue;

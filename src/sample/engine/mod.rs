@@ -12,10 +12,10 @@
 //!   per-segment analysis;
 //! - time base = the samples' own timestamps: `duration_s` = last t - first t of the
 //!   segment (gaps and missed samples included; gaps are also named in `events`, see
-//!   [`gaps`]);
+//!   `gaps`);
 //! - identity and link come from the latest interface record at or before `to`;
 //! - `module` = decode(static pages of the interface record in force at the last sample
-//!   + that sample's monitor pages); a decode failure fills `module_error` instead. The
+//!   plus that sample's monitor pages); a decode failure fills `module_error` instead. The
 //!   static pages are parsed into an image once per interface record; each sample only
 //!   lays its monitor bytes over a copy of it;
 //! - `rx_power_dbm_mean`: per lane, the mean of the linear power (mW) over the segment's

@@ -132,7 +132,7 @@ fn with_events(records: &[Record], every: usize, n: usize) -> Vec<Record> {
     for r in records {
         if let Some(name) = r.interface() {
             let k = seen.entry(name.to_string()).or_default();
-            if *k == 0 || (matches!(r, Record::Sample(_)) && *k % every == 0) {
+            if *k == 0 || (matches!(r, Record::Sample(_)) && (*k).is_multiple_of(every)) {
                 out.extend(events_at(name, r.t().unwrap_or(0.0), n));
             }
             *k += 1;
@@ -167,7 +167,7 @@ fn variants(records: &[Record]) -> Vec<(&'static str, Vec<Record>)> {
         (
             "32-bit wrap",
             edit(records, 1, |s| {
-                s.link.down_events = Some(if s.t.round() as u64 % 3 == 0 { 0xFFFF_FFF0 } else { 5 });
+                s.link.down_events = Some(if (s.t.round() as u64).is_multiple_of(3) { 0xFFFF_FFF0 } else { 5 });
             }),
         ),
         (
@@ -196,14 +196,14 @@ fn variants(records: &[Record]) -> Vec<(&'static str, Vec<Record>)> {
             "link flaps",
             edit(records, 1, |s| {
                 let t = s.t.round() as u64;
-                s.link.up = if t % 3 == 0 {
+                s.link.up = if t.is_multiple_of(3) {
                     Some(false)
-                } else if t % 5 == 0 {
+                } else if t.is_multiple_of(5) {
                     None
                 } else {
                     s.link.up
                 };
-                s.link.ext_state = Some(5).filter(|_| t % 3 == 0);
+                s.link.ext_state = Some(5).filter(|_| t.is_multiple_of(3));
                 // No netlink count: without a driver one, link-down events are the transitions seen.
                 s.link.down_events = None;
             }),

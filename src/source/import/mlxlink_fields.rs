@@ -9,7 +9,7 @@
 //!   per-lane corrected bits `[sum, lane 1, ..]`; `Effective Physical Errors` (errors left
 //!   after FEC) as driver counter `mlxlink_effective_physical_errors` (normalised with the
 //!   PCS symbol errors); `Link Down Counter` = link-down events; BERs kept as printed;
-//! - Histogram of FEC Errors: `Bin N` = "[lo:hi],count" or "[n],count" -> histogram bins;
+//! - Histogram of FEC Errors: `Bin N` = `"[lo:hi],count"` or `"[n],count"` -> histogram bins;
 //! - Module Info: identity, per-lane rx/tx power (dBm) and bias (mA), temperature (C),
 //!   voltage (mV), each with its printed `[low..high]` alarm range -> [`PrintedModule`].
 

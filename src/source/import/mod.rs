@@ -2,7 +2,7 @@
 //! support bundles, runbook baselines) turned into capture records, so every analysis runs
 //! on them unchanged (docs/import.md).
 //!
-//! Each file is recognised by its content ([`recognize`]), parsed into a [`Fragment`] by
+//! Each file is recognised by its content ([`recognize`](mod@recognize)), parsed into a [`Fragment`] by
 //! the parser of its format (one file each), and the fragments are grouped per interface
 //! and snapshot into records with a stated time base ([`build`]). Parsers never do I/O;
 //! [`walk`] reads the files.
@@ -53,7 +53,7 @@ pub type ParseResult<T> = Result<T, String>;
 pub struct Fragment {
     /// The interface as the content names it (`Settings for X:`, `"ifname"`).
     pub interface: Option<String>,
-    /// mlxlink "Time Since Last Clear [Min]", in seconds.
+    /// mlxlink `"Time Since Last Clear [Min]"`, in seconds.
     pub since_clear_s: Option<f64>,
     pub driver_stats: DriverStats,
     pub fec: Option<FecStats>,

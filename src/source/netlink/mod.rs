@@ -3,7 +3,7 @@
 //! neli is used only here, and only for the socket ([`NlSocketHandle`] with extended ACKs
 //! on, because neli's router drops the kernel's extack text). Genl headers and attributes
 //! stay raw bytes: requests are framed by `Netlink::send_request` (attributes built with
-//! [`parse::AttrWriter`]), datagrams split into messages by [`message`] and replies
+//! [`parse::AttrWriter`]), datagrams split into messages by `message` and replies
 //! decoded by the small loops in [`parse`], so every request goes through the one helper
 //! [`Netlink::request`] and every reply decoder can be tested on golden bytes. Link
 //! notifications (rtnetlink, not genl) are read on a socket of their own in [`notify`].

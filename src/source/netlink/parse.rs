@@ -79,7 +79,7 @@ pub fn uint_of(p: &[u8]) -> Option<u64> {
 
 /// Binary array of host-endian u64; `None` when the length is not a multiple of 8.
 pub fn u64_array(p: &[u8]) -> Option<Vec<u64>> {
-    if p.len() % 8 != 0 {
+    if !p.len().is_multiple_of(8) {
         return None;
     }
     // chunks_exact(8) yields 8-byte slices, so the conversion cannot fail.

@@ -111,10 +111,11 @@ fn threshold_page() -> Vec<u8> {
 }
 
 /// Page 2Ch flag nibbles of group 1 (bytes 128-155, 4 bits per instance): lane 7's eSNR
-/// (instance 6: byte 3, low nibble) below its low warning: bit 3.
+/// (instance 6: byte 6 / 2 = 3, low nibble as the instance is even) below its low
+/// warning: bit 3.
 fn media_flags() -> Vec<u8> {
     let mut f = vec![0u8; 28];
-    f[6 / 2] |= 0x08 << (4 * (6 % 2));
+    f[3] |= 0x08;
     f
 }
 
