@@ -132,6 +132,9 @@ impl Config {
     /// Parses and checks a thresholds file: an object whose every value has its key's type
     /// and range (an error names the key and what is allowed).
     pub fn from_json(text: &str, path: &str) -> Result<Config, ConfigError> {
+        // A key given twice is refused (serde_json's map keeps the last one silently, and
+        // the first one the user wrote would never apply).
+        serde_json::from_str::<NoDuplicateKeys>(text).map_err(|source| ConfigError::Parse { path: path.to_string(), source })?;
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|source| ConfigError::Parse { path: path.to_string(), source })?;
         let serde_json::Value::Object(map) = &value else {
@@ -228,6 +231,63 @@ impl Config {
             c.rx_low_delta_db = p.rx_low_delta_db.unwrap_or(c.rx_low_delta_db);
         }
         Cow::Owned(c)
+    }
+}
+
+/// Any JSON value, refusing an object (at any depth) that names a key twice.
+struct NoDuplicateKeys;
+
+impl<'de> Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format_args!("the key `{key}` is given twice")));
+            }
+            map.next_value::<NoDuplicateKeys>()?;
+        }
+        Ok(self)
     }
 }
 

@@ -1,5 +1,6 @@
 //! Pieces every analysing subcommand shares: config, captures, windows -> analysis, output.
 
+use super::inputs::{open_capture, read_file, Opened, MAX_CONFIG_BYTES};
 use super::outputs::{remove_created, Guarded, Output};
 use super::peer::Peer;
 use anyhow::{bail, Context};
@@ -9,9 +10,9 @@ use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::capture::RecordSink;
-use optics::capture::{Capture, CaptureWriter, Header};
+use optics::capture::{Capture, CaptureReader, CaptureWriter, Header, Record, SampleRecord};
 use optics::output::csv::CsvSink;
-use optics::sample::engine::{self, Engine, EngineConfig, Replayed, TimeRange};
+use optics::sample::engine::{Engine, EngineConfig, Replayed, TimeRange};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -161,38 +162,51 @@ impl RangeArgs {
 
 /// Streams a capture into a fresh engine over `range`; the records of the chosen
 /// interfaces (all when `only` is empty) also go to `sinks` as they are read
-/// ([`stream_capture`]).
+/// ([`stream_capture`]). The file is opened once (a pipe works).
 pub fn replay_capture(
     path: &Path,
     range: TimeRange,
     only: &[String],
     sinks: &mut [&mut dyn RecordSink],
 ) -> anyhow::Result<(Engine, Replayed)> {
+    replay_opened(open_capture(path)?, path, range, only, sinks)
+}
+
+/// [`replay_capture`] of a capture already opened (its header read).
+pub fn replay_opened(
+    reader: CaptureReader<Opened>,
+    path: &Path,
+    range: TimeRange,
+    only: &[String],
+    sinks: &mut [&mut dyn RecordSink],
+) -> anyhow::Result<(Engine, Replayed)> {
     let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
-    let done = stream_capture(path, &mut engine, only, sinks)?;
+    let done = stream_capture(reader, path, &mut engine, only, sinks)?;
     Ok((engine, done))
 }
 
-/// Streams a capture: every record goes to `all`, those of the chosen interfaces (all
-/// when `only` is empty) also to `sinks`, as they are read. What the reader tolerated (a
-/// truncated last line) goes to stderr so the user knows the capture was cut short.
+/// Streams an opened capture: every record goes to `all`, those of the chosen interfaces
+/// (all when `only` is empty) also to `sinks`, as they are read. What the reader tolerated
+/// (a truncated last line) goes to stderr so the user knows the capture was cut short. A
+/// bad line is an error of the capture; a sink's failure is the sink's own (it names
+/// itself, or is said to be an output), never blamed on the capture.
 pub fn stream_capture(
+    mut reader: CaptureReader<Opened>,
     path: &Path,
     all: &mut dyn RecordSink,
     only: &[String],
     sinks: &mut [&mut dyn RecordSink],
 ) -> anyhow::Result<Replayed> {
-    let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
-    let done = engine::for_each_record(std::io::BufReader::with_capacity(1 << 16, file), |rec| {
-        all.record(rec)?;
+    let mut rec = Record::Sample(SampleRecord::default());
+    while reader.next_record_into(&mut rec).with_context(|| format!("capture {}", path.display()))? {
+        all.record(&rec).context("writing an output")?;
         if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
             for s in sinks.iter_mut() {
-                s.record(rec)?;
+                s.record(&rec).context("writing an output")?;
             }
         }
-        Ok(())
-    })
-    .with_context(|| format!("capture {}", path.display()))?;
+    }
+    let done = Replayed { header: reader.header().clone(), notes: reader.notes().to_vec() };
     for note in &done.notes {
         super::diag(format_args!("optics: note: {}: {}", path.display(), optics::output::text::escape(note)));
     }
@@ -201,10 +215,13 @@ pub fn stream_capture(
 
 /// The thresholds file, or the built-in defaults.
 pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
-    match path {
-        Some(p) => Config::load(p).with_context(|| format!("loading config {}", p.display())),
-        None => Ok(Config::default()),
-    }
+    let Some(p) = path else { return Ok(Config::default()) };
+    let load = || -> anyhow::Result<Config> {
+        let bytes = read_file(p, MAX_CONFIG_BYTES, "a thresholds file")?;
+        let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", p.display()))?;
+        Ok(Config::from_json(&text, &p.display().to_string())?)
+    };
+    load().with_context(|| format!("loading config {}", p.display()))
 }
 
 /// Every name in `names` must be an interface the engine has seen.

@@ -1,5 +1,5 @@
 use super::common::{
-    analyze_capture, analyze_engine, parse_duration, replay_capture, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED,
+    analyze_capture, analyze_engine, parse_duration, replay_opened, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED,
 };
 use super::import::{load_inputs, Input};
 use super::live::{self, LivePlan};
@@ -70,8 +70,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         args.live.refuse_without_live(args.window.is_some(), "an AFTER capture")?;
     }
     let (before_cap, after_cap) = load_inputs(&args.before, args.after.as_deref())?;
-    let before = analyze_input(&before_cap, &before_only, range, &cfg).context("BEFORE")?;
-    let after = match &after_cap {
+    let before = analyze_input(before_cap, &before_only, range, &cfg).context("BEFORE")?;
+    let after = match after_cap {
         Some(input) => analyze_input(input, &after_only, range, &cfg).context("AFTER")?,
         None => {
             let named: Vec<String> = if args.pairs.is_empty() { before.iter().map(|a| a.interface.clone()).collect() } else { after_only };
@@ -100,16 +100,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// One side analysed: a capture streamed through the engine, an import from memory.
-fn analyze_input(input: &Input, only: &[String], range: TimeRange, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+fn analyze_input(input: Input, only: &[String], range: TimeRange, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
     match input {
-        Input::Capture(path) => {
-            let (engine, _) = replay_capture(path, range, &[], &mut [])?;
+        Input::Capture(path, reader) => {
+            let (engine, _) = replay_opened(reader, &path, range, &[], &mut [])?;
             if !range.is_partial() && engine.windows().iter().all(|w| w.samples == 0) {
                 bail!("{}: no samples to analyse", path.display());
             }
             analyze_engine(&engine, only, cfg, None)
         }
-        Input::Imported(cap) => analyze_capture(cap, only, range, cfg, None),
+        Input::Imported(cap) => analyze_capture(&cap, only, range, cfg, None),
     }
 }
 

@@ -1,12 +1,12 @@
 use super::common::check_interfaces;
+use super::inputs;
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::capture::is_capture_start;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
 use optics::sample::engine::{replay_from, EngineConfig};
 use optics::source::import::{ethtool_module, recognize, Format};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -56,22 +56,16 @@ fn decoded_module(bytes: &[u8]) -> Option<anyhow::Result<ModuleReport>> {
 }
 
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
-    let input: Box<dyn Read> = if args.file.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(&args.file).with_context(|| format!("reading {}", args.file.display()))?)
-    };
-    // The first 64 kB tell a capture (streamed, never held whole) from a module image.
-    let mut reader = BufReader::with_capacity(1 << 16, input);
-    let head = reader.fill_buf().with_context(|| format!("reading {}", args.file.display()))?;
-    let report = if is_capture_start(head) {
-        decode_capture(reader, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
+    // The first line tells a capture (streamed, never held whole) from a module image
+    // (read whole, bounded by the largest image).
+    let input = inputs::open(&args.file)?;
+    let report = if input.is_capture {
+        decode_capture(input.reader, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
     } else {
         if args.interface.is_some() {
             bail!("--interface selects a module in a capture; {} is a module image", args.file.display());
         }
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).with_context(|| format!("reading {}", args.file.display()))?;
+        let bytes = input.read_all(&args.file, inputs::MAX_IMAGE_BYTES, "a module image")?;
         match decoded_module(&bytes) {
             Some(printed) => printed.with_context(|| format!("reading {} as decoded ethtool -m", args.file.display()))?,
             None => {

@@ -1,9 +1,10 @@
-use super::common::{analyze_engine, check_names, load_config, replay_capture, stream_capture};
+use super::common::{analyze_engine, check_names, load_config, replay_opened, stream_capture};
+use super::inputs::open_capture;
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
+use optics::capture::Record;
 use optics::capture::RecordSink;
-use optics::capture::{read_header, Record};
 use optics::output::csv::{CsvSink, FlushPolicy};
 use optics::sample::engine::TimeRange;
 use std::collections::HashSet;
@@ -41,7 +42,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         &[("CAPTURE", Some(path)), ("--config", args.config.as_deref())],
     )?;
     let cfg = load_config(args.config.as_deref())?;
-    let header = read_header(path).with_context(|| format!("capture {}", path.display()))?;
+    // Opened once: the header for the rows, then the records (a pipe is read once).
+    let reader = open_capture(path)?;
+    let header = reader.header().clone();
     let mut made: Vec<PathBuf> = Vec::new();
     let mut sinks: Vec<CsvSink<Output>> = Vec::new();
     for (flag, target, json) in [("--csv", &args.csv, false), ("--json", &args.json, true)] {
@@ -60,8 +63,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     // fold than which interfaces it has (for `--interface`).
     let mut seen = SeenInterfaces::default();
     let replayed = match args.prometheus {
-        Some(_) => replay_capture(path, TimeRange::whole(), &args.interfaces, &mut refs).map(|(engine, _)| Some(engine)),
-        None => stream_capture(path, &mut seen, &args.interfaces, &mut refs).map(|_| None),
+        Some(_) => replay_opened(reader, path, TimeRange::whole(), &args.interfaces, &mut refs).map(|(engine, _)| Some(engine)),
+        None => stream_capture(reader, path, &mut seen, &args.interfaces, &mut refs).map(|_| None),
     };
     drop(refs);
     // The rows still held by the batched sinks, also after an error (its files are removed

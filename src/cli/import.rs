@@ -1,10 +1,12 @@
 //! `optics import FILE|DIR... -o CAPTURE`: tool outputs into a capture (docs/import.md).
 
+use super::inputs::{self, Opened};
 use super::outputs::{check_outputs, remove_created, Output};
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::capture::{Capture, CaptureWriter, Record};
-use optics::source::import::{import, import_pair, is_capture, ImportOptions, Imported};
+use optics::capture::{Capture, CaptureReader, CaptureWriter, Record};
+use optics::source::import::walk::{parse_read, read_input, ParsedFile};
+use optics::source::import::{import, import_parsed, ImportError, ImportOptions, Imported};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -81,33 +83,87 @@ fn write_capture(path: &Path, cap: &Capture) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One side of `compare`: a capture file (streamed through the engine when analysed, so
-/// memory follows its interfaces, not its length), or imported tool output (one snapshot
-/// per file: small) held in memory.
+/// One side of `compare`: a capture (opened once, streamed through the engine when
+/// analysed, so memory follows its interfaces, not its length), or imported tool output
+/// (one snapshot per file: small) held in memory.
 pub enum Input {
-    Capture(PathBuf),
+    Capture(PathBuf, CaptureReader<Opened>),
     Imported(Capture),
+}
+
+/// What one of `compare`'s arguments holds, each file read once (a pipe works).
+enum Read {
+    Capture(CaptureReader<Opened>),
+    /// A tool output file, parsed.
+    Tool(ParsedFile),
+    /// A folder of tool outputs (read by the import walk).
+    Folder,
+}
+
+fn read_arg(path: &Path) -> anyhow::Result<Read> {
+    if path.is_dir() {
+        return Ok(Read::Folder);
+    }
+    let input = inputs::open(path)?;
+    if input.is_capture {
+        return Ok(Read::Capture(input.capture(path)?));
+    }
+    let bytes = input.read_all(path, inputs::MAX_TOOL_OUTPUT_BYTES, "a tool output")?;
+    match parse_read(path, &bytes).with_context(|| format!("reading {}", path.display()))? {
+        Some(parsed) => Ok(Read::Tool(parsed)),
+        None => bail!("{}", ImportError::Unrecognised { path: path.to_path_buf() }),
+    }
 }
 
 /// `compare`'s inputs: captures, or anything `import` reads (two tool outputs: the baseline
 /// alone, and the interval from it to AFTER); notes go to stderr.
 pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input, Option<Input>)> {
-    match after {
-        None => Ok((one_input(before)?, None)),
-        Some(after) if is_capture(before) || is_capture(after) => Ok((one_input(before)?, Some(one_input(after)?))),
-        Some(after) => {
-            let (b, a) = import_pair(before, after).with_context(|| format!("reading {} and {}", before.display(), after.display()))?;
-            Ok((Input::Imported(checked(before, b)?), Some(Input::Imported(checked(after, a)?))))
+    let b = read_arg(before)?;
+    let a = after.map(read_arg).transpose()?;
+    let opts = ImportOptions::default();
+    let one = |path: &Path, read: Read| -> anyhow::Result<Input> {
+        match read {
+            Read::Capture(r) => Ok(Input::Capture(path.to_path_buf(), r)),
+            Read::Tool(parsed) => {
+                let imported = import_parsed(&[path.to_path_buf()], &[vec![parsed]], Vec::new(), &opts);
+                Ok(Input::Imported(checked(path, imported.with_context(|| format!("reading {}", path.display()))?)?))
+            }
+            Read::Folder => {
+                let imported = import(&[path.to_path_buf()], &opts).with_context(|| format!("reading {}", path.display()))?;
+                Ok(Input::Imported(checked(path, imported)?))
+            }
+        }
+    };
+    match (b, a, after) {
+        (b, None, _) | (b, _, None) => Ok((one(before, b)?, None)),
+        (b @ Read::Capture(_), Some(a), Some(after)) | (b, Some(a @ Read::Capture(_)), Some(after)) => {
+            Ok((one(before, b)?, Some(one(after, a)?)))
+        }
+        (b, Some(a), Some(after)) => {
+            // The baseline alone, and the interval from it to AFTER.
+            let both = [before.to_path_buf(), after.to_path_buf()];
+            let shown = || format!("reading {} and {}", before.display(), after.display());
+            let (b_files, a_files) = (parsed_or_read(before, b)?, parsed_or_read(after, a)?);
+            let alone = import_parsed(&both[..1], &[b_files.clone()], Vec::new(), &opts).with_context(shown)?;
+            let pair = import_parsed(&both, &[b_files, a_files], Vec::new(), &opts).with_context(shown)?;
+            Ok((Input::Imported(checked(before, alone)?), Some(Input::Imported(checked(after, pair)?))))
         }
     }
 }
 
-fn one_input(path: &Path) -> anyhow::Result<Input> {
-    if is_capture(path) {
-        return Ok(Input::Capture(path.to_path_buf()));
+/// A tool output's parsed files: the one already read, or those of a folder.
+fn parsed_or_read(path: &Path, read: Read) -> anyhow::Result<Vec<ParsedFile>> {
+    match read {
+        Read::Tool(parsed) => Ok(vec![parsed]),
+        _ => {
+            let mut notes = Vec::new();
+            let files = read_input(path, &mut notes).with_context(|| format!("reading {}", path.display()))?;
+            for n in notes {
+                super::diag(format_args!("optics: note: {}: {n}", path.display()));
+            }
+            Ok(files)
+        }
     }
-    let imported = import(&[path.to_path_buf()], &ImportOptions::default()).with_context(|| format!("reading {}", path.display()))?;
-    Ok(Input::Imported(checked(path, imported)?))
 }
 
 fn checked(path: &Path, imported: Imported) -> anyhow::Result<Capture> {

@@ -7,6 +7,7 @@ mod decode;
 mod export;
 mod generate;
 mod import;
+mod inputs;
 mod live;
 pub mod outputs;
 mod peer;

@@ -1,10 +1,10 @@
 //! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
 
 use super::common::{check_interfaces, load_config, parse_duration, replay_capture};
+use super::inputs::{open_capture, rereadable};
 use super::live::resolve_interfaces;
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::capture::CaptureReader;
 use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
 use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, Shared, Signals, LOG_INFO};
@@ -54,13 +54,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let cfg = load_config(args.config.as_deref())?;
     // Named interfaces must exist at start (a typo is an error, not an empty exporter), and
     // a capture to replay is read through once first, so a bad one is an error now rather
-    // than a log line later (streamed: memory does not grow with its length).
+    // than a log line later (streamed: memory does not grow with its length). A pipe can
+    // be read only once: it is replayed as it comes, a bad line then logged when reached.
     let replay = match args.replay.as_deref() {
         Some(path) => {
-            let (engine, _) = replay_capture(path, TimeRange::whole(), &[], &mut [])?;
-            check_interfaces(&engine, &args.interfaces)?;
-            let file = std::fs::File::open(path).with_context(|| format!("capture {}", path.display()))?;
-            Some(CaptureReader::new(std::io::BufReader::new(file)).with_context(|| format!("capture {}", path.display()))?)
+            if rereadable(path) {
+                let (engine, _) = replay_capture(path, TimeRange::whole(), &[], &mut [])?;
+                check_interfaces(&engine, &args.interfaces)?;
+            }
+            Some(open_capture(path)?)
         }
         None => None,
     };

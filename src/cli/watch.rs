@@ -1,5 +1,6 @@
 use super::check::CheckArgs;
-use super::common::{analyze_engine, check_interfaces, parse_duration, replay_capture, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED};
+use super::common::{analyze_engine, check_interfaces, parse_duration, replay_opened, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED};
+use super::inputs::open_capture;
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use super::present::DisplayArgs;
@@ -84,10 +85,11 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples,
 /// streamed into the engine in the same pass.
 fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
-    let header = optics::capture::read_header(path).with_context(|| format!("capture {}", path.display()))?;
-    let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), &header, cfg)?;
+    // Opened once: the header for the outputs, then the records (a pipe is read once).
+    let reader = open_capture(path)?;
+    let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), reader.header(), cfg)?;
     let mut sinks: Vec<&mut dyn RecordSink> = files.sinks();
-    let (engine, _) = replay_capture(path, TimeRange::whole(), &args.interfaces, &mut sinks)?;
+    let (engine, _) = replay_opened(reader, path, TimeRange::whole(), &args.interfaces, &mut sinks)?;
     drop(sinks);
     // Unknown names: the outputs are dropped unfinished (removed) before any analysis.
     check_interfaces(&engine, &args.interfaces)?;

@@ -46,4 +46,5 @@ mod serve_rediscover;
 mod serve_signals;
 mod sysfs_fixtures;
 mod trend;
+mod trust_inputs;
 mod trust_outputs;

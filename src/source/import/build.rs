@@ -171,6 +171,7 @@ impl Snapshot {
 /// The interface of each parsed file (rules in the module docs).
 fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mut Vec<String>) -> Result<Vec<Vec<String>>, ImportError> {
     let mut named: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut names: Vec<Vec<Option<String>>> = Vec::new();
     for group in files {
         let mut g = Vec::new();
@@ -188,7 +189,7 @@ fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mu
                 (c, n) => c.clone().or(n.clone()),
             };
             if let Some(n) = &n {
-                if !named.contains(n) && !n.is_empty() {
+                if !n.is_empty() && seen.insert(n.clone()) {
                     named.push(n.clone());
                 }
             }
@@ -457,20 +458,40 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, Impo
     }
     let mut notes = Vec::new();
     let files: Vec<Vec<ParsedFile>> = inputs.iter().map(|p| read_input(p, &mut notes)).collect::<Result<_, _>>()?;
+    import_parsed(inputs, &files, notes, opts)
+}
+
+/// [`import`] of files already read and parsed (`files[i]` of `inputs[i]`; a pipe is read
+/// once by the caller); `notes` are the reading's.
+pub fn import_parsed(
+    inputs: &[PathBuf],
+    files: &[Vec<ParsedFile>],
+    mut notes: Vec<String>,
+    opts: &ImportOptions,
+) -> Result<Imported, ImportError> {
     for pf in files.iter().flatten() {
         notes.extend(pf.fragment.notes.iter().map(|n| format!("{}: {n}", pf.path.display())));
     }
-    let ifaces = assign_interfaces(&files, opts, &mut notes)?;
-    // Per interface, in order of first appearance: its snapshot in each input.
+    let ifaces = assign_interfaces(files, opts, &mut notes)?;
+    // Per interface, in order of first appearance: its snapshot in each input (linear in
+    // interfaces: a set, not a scan of the order, says which were seen).
     let mut order: Vec<String> = Vec::new();
     let mut snaps: BTreeMap<String, Vec<Snapshot>> = BTreeMap::new();
-    for ((input, group), names) in inputs.iter().zip(&files).zip(&ifaces) {
+    for ((input, group), names) in inputs.iter().zip(files).zip(&ifaces) {
         for (name, snap) in group_snapshots(input, group, names, opts, &mut notes)? {
-            if !order.contains(&name) {
+            let list = snaps.entry(name).or_insert_with_key(|name| {
                 order.push(name.clone());
-            }
-            snaps.entry(name).or_default().push(snap);
+                Vec::new()
+            });
+            list.push(snap);
         }
+    }
+    if order.is_empty() {
+        let shown: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        return Err(ImportError::Input(format!(
+            "{}: no interface in the input: lspci and uptime outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output",
+            shown.join(", ")
+        )));
     }
     let mut records: Vec<Record> = Vec::new();
     let mut created: Option<OffsetDateTime> = None;
@@ -483,7 +504,48 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, Impo
         header.created = c;
     }
     header.source = Some("import".into());
-    Ok(Imported { capture: Capture { header, records, notes: Vec::new() }, notes })
+    let capture = Capture { header, records, notes: Vec::new() };
+    check_readable(&capture)?;
+    Ok(Imported { capture, notes })
+}
+
+/// Whatever import writes, `scan --replay` reads: the records are written as capture lines
+/// and read back by the capture reader (a thousand at a time: memory stays bounded), and
+/// one the reader would refuse (a value that overflowed to infinity, more than 16 lanes,
+/// more than 64 histogram bins) refuses the import, naming the file it came from.
+fn check_readable(capture: &Capture) -> Result<(), ImportError> {
+    const CHUNK: usize = 1024;
+    let mut text = Vec::new();
+    for chunk in capture.records.chunks(CHUNK) {
+        text.clear();
+        let mut writer = crate::capture::CaptureWriter::new(&mut text, &capture.header).map_err(|e| ImportError::Input(e.to_string()))?;
+        for rec in chunk {
+            writer.write(rec).map_err(|e| refused(rec, &e.to_string()))?;
+        }
+        drop(writer);
+        let mut reader = crate::capture::CaptureReader::new(&text[..]).map_err(|e| ImportError::Input(e.to_string()))?;
+        for rec in chunk {
+            if let Err(e) = reader.next_record() {
+                return Err(refused(rec, &e.to_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn refused(rec: &Record, why: &str) -> ImportError {
+    let origin = match rec {
+        Record::Sample(s) => s.origin_file.clone(),
+        Record::Interface(i) => i.origin_file.clone(),
+        _ => None,
+    };
+    // "line N: " is the line of the check's own buffer, not of any file the user has.
+    let why = why.split_once(": ").filter(|(l, _)| l.starts_with("line ")).map_or(why, |(_, w)| w);
+    ImportError::Input(format!(
+        "{}: {}: a capture may not hold this ({why}): nothing written",
+        origin.unwrap_or_else(|| "input".into()),
+        rec.interface().unwrap_or("?")
+    ))
 }
 
 /// True when the file starts with a capture header line (its first 64 kB tell).

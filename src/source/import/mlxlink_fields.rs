@@ -119,7 +119,10 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
                 }
             }
             ("Physical Counters and BER Info", "Time Since Last Clear [Min]") if !na => {
-                f.since_clear_s = Some(v.parse::<f64>().map_err(|_| format!("Time Since Last Clear {v:?}"))? * 60.0)
+                // Minutes since the counters were cleared: a time that has passed, so finite and not negative.
+                let min = v.parse::<f64>().ok().filter(|m| m.is_finite() && *m >= 0.0 && (m * 60.0).is_finite());
+                let min = min.ok_or_else(|| format!("Time Since Last Clear {v:?} is not a number of minutes at or above 0"))?;
+                f.since_clear_s = Some(min * 60.0)
             }
             ("Physical Counters and BER Info", "Raw Physical Errors Per Lane") if !na => {
                 let lanes = v.split(',').map(parse_u64).collect::<ParseResult<Vec<_>>>()?;

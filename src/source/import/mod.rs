@@ -22,7 +22,7 @@ pub mod recognize;
 pub mod uptime;
 pub mod walk;
 
-pub use build::{import, import_pair, is_capture, ImportOptions, Imported};
+pub use build::{import, import_pair, import_parsed, is_capture, ImportOptions, Imported};
 pub use recognize::{recognize, Format};
 
 use crate::capture::ModulePages;

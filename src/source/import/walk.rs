@@ -53,38 +53,85 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
     }
 }
 
+/// At most [`MAX_FILE_BYTES`] of `path`: the size the file claims is not trusted
+/// (`/dev/zero` and `/proc/self/pagemap` claim 0 and never end).
 fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
     let io = |source| ImportError::Io { path: path.to_path_buf(), source };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ImportError::Input(format!("{}: {} bytes is too large for a tool output", path.display(), meta.len())));
+    let file = std::fs::File::open(path).map_err(io)?;
+    read_at_most(file, MAX_FILE_BYTES).map_err(io)?.ok_or_else(|| too_large(path))
+}
+
+/// All of `r` when it holds at most `max` bytes; `None` as soon as it holds more (never
+/// more than 64 kB past `max` is held). Whole 64 kB reads: /proc/self/pagemap refuses a
+/// read that is not a multiple of its 8-byte records (EINVAL), which a read cut to the
+/// bound would be.
+pub fn read_at_most(mut r: impl std::io::Read, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > max {
+            return Ok(None);
+        }
     }
-    std::fs::read(path).map_err(io)
+}
+
+fn too_large(path: &Path) -> ImportError {
+    ImportError::Input(format!("{}: longer than {MAX_FILE_BYTES} bytes (16 MiB), too large for a tool output", path.display()))
 }
 
 /// Parses one file; `None` when its format is not known.
 pub fn parse_file(path: &Path) -> Result<Option<ParsedFile>, ImportError> {
     let bytes = read_bounded(path)?;
-    let Some(format) = recognize(&bytes) else { return Ok(None) };
+    parse_read(path, &bytes)
+}
+
+/// Parses a file already read (once: a pipe cannot be read again); `None` when its
+/// format is not known.
+pub fn parse_read(path: &Path, bytes: &[u8]) -> Result<Option<ParsedFile>, ImportError> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(path));
+    }
+    let Some(format) = recognize(bytes) else { return Ok(None) };
     let fragment =
-        parse_bytes(format, &bytes).map_err(|detail| ImportError::Parse { path: path.to_path_buf(), format: format.name(), detail })?;
-    let mtime = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        parse_bytes(format, bytes).map_err(|detail| ImportError::Parse { path: path.to_path_buf(), format: format.name(), detail })?;
+    // Regular files only: a pipe's time is now, not when its content was taken.
+    let mtime = std::fs::metadata(path).ok().filter(|m| m.is_file()).and_then(|m| m.modified().ok());
     Ok(Some(ParsedFile { path: path.to_path_buf(), mtime, format, fragment, name_interface: interface_from_name(path) }))
 }
 
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), ImportError> {
+/// The regular files under `dir` (sorted, symlinks not followed); those over
+/// [`MAX_FILE_BYTES`] go to `large`.
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, large: &mut Vec<PathBuf>) -> Result<(), ImportError> {
     let io = |source| ImportError::Io { path: dir.to_path_buf(), source };
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).map_err(io)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
         let Ok(meta) = std::fs::symlink_metadata(&p) else { continue };
         if meta.is_dir() && depth < MAX_DEPTH {
-            walk(&p, depth + 1, out)?;
+            walk(&p, depth + 1, out, large)?;
         } else if meta.is_file() && meta.len() <= MAX_FILE_BYTES {
             out.push(p);
+        } else if meta.is_file() {
+            large.push(p);
         }
     }
     Ok(())
+}
+
+/// The format of a file too large to import, told from its first 64 kB (a recognised
+/// output over the bound is said to be skipped, not dropped in silence).
+fn format_of_start(path: &Path) -> Option<Format> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(1 << 16).read_to_end(&mut head).ok()?;
+    recognize(&head)
 }
 
 /// The parsed files of one input argument. A file of no known format is an error; in a
@@ -97,16 +144,37 @@ pub fn read_input(path: &Path, notes: &mut Vec<String>) -> Result<Vec<ParsedFile
             None => Err(ImportError::Unrecognised { path: path.to_path_buf() }),
         };
     }
-    let mut files = Vec::new();
-    walk(path, 0, &mut files)?;
+    let (mut files, mut large) = (Vec::new(), Vec::new());
+    walk(path, 0, &mut files, &mut large)?;
     let mut out = Vec::new();
     let mut skipped = 0usize;
+    for f in &large {
+        match format_of_start(f) {
+            Some(format) => notes.push(format!(
+                "{}: {} output of more than {MAX_FILE_BYTES} bytes (16 MiB), the most one is read: skipped",
+                f.display(),
+                format.name()
+            )),
+            None => skipped += 1,
+        }
+    }
     for f in &files {
-        match parse_file(f)? {
+        // An unreadable file in a bundle (a root-only file in a sosreport) says nothing
+        // about the links: a note, not the end of the import.
+        let bytes = match read_bounded(f) {
+            Ok(b) => b,
+            Err(ImportError::Io { source, .. }) => {
+                notes.push(format!("{}: unreadable ({source}): skipped", f.display()));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match parse_read(f, &bytes)? {
             Some(p) => out.push(p),
             None => skipped += 1,
         }
     }
+    files.extend(large);
     if out.is_empty() {
         return Err(ImportError::Input(format!(
             "{}: no file in it is a format optics import reads ({} files looked at)",

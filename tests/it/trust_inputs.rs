@@ -1,0 +1,172 @@
+//! Every input is read once and bounded by the largest thing its format can be; `import`
+//! writes only what a capture may hold and says why it writes nothing. Through the real
+//! binary.
+
+use crate::support::optics;
+use std::path::{Path, PathBuf};
+
+fn capture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import").join(rel)
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn fails_with(out: std::process::Output, want: &str) {
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains(want), "want {want:?}: {}", stderr_of(&out));
+}
+
+/// `/dev/zero` and `/proc/self/pagemap` claim a size of 0 and never end: each read stops at
+/// its format's bound (a module image 4 MiB, a thresholds file 1 MiB, a tool output 16 MiB).
+#[test]
+fn endless_inputs_stop_at_their_format_bound() {
+    for endless in ["/dev/zero", "/proc/self/pagemap"] {
+        fails_with(optics().args(["decode", endless]).output().unwrap(), &format!("longer than {} bytes", 4 << 20));
+        let out = optics().arg("scan").arg("--replay").arg(capture("sr4-200g-healthy.jsonl")).args(["--config", endless]).output().unwrap();
+        fails_with(out, &format!("longer than {} bytes", 1 << 20));
+        let dir = tempfile::tempdir().unwrap();
+        let out = optics().args(["import", endless, "-o"]).arg(dir.path().join("x.jsonl")).output().unwrap();
+        fails_with(out, &format!("longer than {} bytes", 16 << 20));
+        fails_with(optics().args(["compare", endless, endless]).output().unwrap(), &format!("longer than {} bytes", 16 << 20));
+    }
+}
+
+/// A pipe (`<(zcat run.jsonl.gz)`, here standard input) is read once: the header and the
+/// records come from one pass.
+#[test]
+fn a_piped_capture_is_read_once() {
+    let marginal = std::fs::read(capture("sr4-200g-lane4-marginal.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let out = optics().args(["watch", "--replay", "/dev/stdin", "--csv"]).arg(&csv).write_stdin(marginal.clone()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INVESTIGATE"));
+    // 61 samples of 4 lanes, and the header row.
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 61 * 4 + 1);
+    let out = optics().args(["export", "/dev/stdin", "--csv", "-"]).write_stdin(marginal.clone()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 61 * 4 + 1);
+    let out = optics()
+        .args(["compare", "/dev/stdin"])
+        .arg(capture("sr4-200g-after-clean.jsonl"))
+        .arg("--json")
+        .write_stdin(marginal.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["comparisons"].as_array().map(Vec::len), Some(1));
+    // A tool output through a pipe: parsed from the one read.
+    let mlx = std::fs::read(fixture("mlxlink_400g_a.txt")).unwrap();
+    let out = optics().args(["compare", "/dev/stdin"]).arg(fixture("mlxlink_400g_b.json")).write_stdin(mlx).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+}
+
+/// What `import` writes, `scan --replay` reads: what a capture may not hold is refused at
+/// import, with the reason, and nothing is written.
+#[test]
+fn import_refuses_what_a_capture_may_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("mlxlink_400g_a.txt")).unwrap();
+    let variant = |name: &str, from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        let p = dir.path().join(name);
+        std::fs::write(&p, text.replace(from, to)).unwrap();
+        p
+    };
+    let out_path = dir.path().join("out.jsonl");
+    let import = |p: &Path| optics().arg("import").arg(p).arg("-o").arg(&out_path).output().unwrap();
+    // 17 lanes of corrected bits: a capture holds at most 16.
+    let lanes17 = vec!["1000"; 17].join(",");
+    fails_with(import(&variant("lanes17", "1000000,2000000,1500000,50000000", &lanes17)), "a capture may not hold this");
+    assert!(!out_path.exists(), "nothing written");
+    // A count of minutes since the clear that is negative, or overflows: refused at parse.
+    fails_with(
+        import(&variant("negative", "Time Since Last Clear [Min]             : 10.0", "Time Since Last Clear [Min]             : -10.0")),
+        "at or above 0",
+    );
+    fails_with(
+        import(&variant("inf", "Time Since Last Clear [Min]             : 10.0", "Time Since Last Clear [Min]             : 1e308")),
+        "at or above 0",
+    );
+    // A reading that overflows to infinity (rx power 1e999 dBm) would be written as null.
+    let out = import(&variant("rxinf", "-1.000,-1.100,-1.200,-2.000", "1e999,-1.100,-1.200,-2.000"));
+    if !out.status.success() {
+        fails_with(out, "a capture may not hold this");
+    } else {
+        // Accepted only when the parser already dropped it: the capture must then replay.
+        let replay = optics().args(["scan", "--json", "--replay"]).arg(&out_path).output().unwrap();
+        assert!(replay.status.code() != Some(1), "{}", stderr_of(&replay));
+    }
+    assert!(!dir.path().join("-").exists());
+}
+
+/// lspci or uptime alone, or anything that yields no interface, is not a capture.
+#[test]
+fn import_of_no_interface_exits_non_zero_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.jsonl");
+    for input in [fixture("sosreport/sos_commands/pci/lspci_-nnvv"), fixture("sosreport/proc/uptime")] {
+        let out = optics().arg("import").arg(&input).arg("-o").arg(&out_path).output().unwrap();
+        fails_with(out, "no interface in the input");
+        assert!(!out_path.exists(), "nothing written");
+    }
+}
+
+/// In a folder: a recognised output over the 16 MiB bound is said to be skipped, and an
+/// unreadable file is a note, not the end of the import.
+#[test]
+fn import_folder_reports_skipped_large_and_unreadable_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    std::fs::create_dir(&bundle).unwrap();
+    let sos = fixture("sosreport/sos_commands/networking");
+    for name in ["ethtool_-S_ens3np0", "ethtool_ens3np0"] {
+        std::fs::copy(sos.join(name), bundle.join(name)).unwrap();
+    }
+    // An ethtool -S of another port padded past 16 MiB with more counters.
+    let mut big = std::fs::read_to_string(sos.join("ethtool_-S_ens4np0")).unwrap();
+    let pad = "     rx_pad_counter: 0\n";
+    while big.len() <= 16 << 20 {
+        big.push_str(&pad.repeat(10_000));
+    }
+    std::fs::write(bundle.join("ethtool_-S_ens4np0"), big).unwrap();
+    let secret = bundle.join("secret");
+    std::fs::write(&secret, "x").unwrap();
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    let root = std::fs::read(&secret).is_ok();
+    let out = optics().arg("import").arg(&bundle).arg("-o").arg(dir.path().join("out.jsonl")).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains("ethtool_-S_ens4np0: ethtool -S output of more than 16777216 bytes (16 MiB), the most one is read: skipped"),
+        "{err}"
+    );
+    if !root {
+        assert!(err.contains("secret: unreadable"), "{err}");
+    }
+}
+
+/// A key given twice in the thresholds file is refused (at any depth), not silently the
+/// last one.
+#[test]
+fn a_config_key_given_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let scan = |cfg: &str| {
+        let p = dir.path().join("cfg.json");
+        std::fs::write(&p, cfg).unwrap();
+        optics().arg("scan").arg("--replay").arg(capture("sr4-200g-healthy.jsonl")).arg("--config").arg(&p).output().unwrap()
+    };
+    fails_with(scan(r#"{"margin_floor_db": 3.0, "margin_floor_db": 0.5}"#), "the key `margin_floor_db` is given twice");
+    fails_with(
+        scan(r#"{"node_profiles": {"x": {"margin_floor_db": 1, "margin_floor_db": 2}}}"#),
+        "the key `margin_floor_db` is given twice",
+    );
+    assert!(scan(r#"{"margin_floor_db": 0.5}"#).status.success());
+}
