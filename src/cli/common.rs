@@ -10,7 +10,7 @@ use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::capture::RecordSink;
-use optics::capture::{Capture, CaptureReader, CaptureWriter, Header, Record, SampleRecord};
+use optics::capture::{Capture, CaptureReader, CaptureWriter, Header};
 use optics::output::csv::CsvSink;
 use optics::sample::engine::{Engine, EngineConfig, Replayed, TimeRange};
 use std::path::{Path, PathBuf};
@@ -197,8 +197,7 @@ pub fn stream_capture(
     only: &[String],
     sinks: &mut [&mut dyn RecordSink],
 ) -> anyhow::Result<Replayed> {
-    let mut rec = Record::Sample(SampleRecord::default());
-    while reader.next_record_into(&mut rec).with_context(|| format!("capture {}", path.display()))? {
+    while let Some(rec) = reader.next_record().with_context(|| format!("capture {}", path.display()))? {
         all.record(&rec).context("writing an output")?;
         if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
             for s in sinks.iter_mut() {
