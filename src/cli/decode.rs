@@ -58,7 +58,7 @@ fn decoded_module(bytes: &[u8]) -> Option<anyhow::Result<ModuleReport>> {
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     // The first line tells a capture (streamed, never held whole) from a module image
     // (read whole, bounded by the largest image).
-    let input = inputs::open(&args.file)?;
+    let input = inputs::open(&args.file, "reading")?;
     let report = if input.is_capture {
         decode_capture(input.reader, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
     } else {

@@ -104,7 +104,7 @@ fn read_arg(path: &Path) -> anyhow::Result<Read> {
     if path.is_dir() {
         return Ok(Read::Folder);
     }
-    let input = inputs::open(path)?;
+    let input = inputs::open(path, "reading")?;
     if input.is_capture {
         return Ok(Read::Capture(input.capture(path)?));
     }

@@ -42,12 +42,13 @@ pub struct Input {
     pub is_capture: bool,
 }
 
-/// Opens `path` (`-`: standard input) once and peeks its first line (at most 64 kB).
-pub fn open(path: &Path) -> anyhow::Result<Input> {
+/// Opens `path` (`-`: standard input) once and peeks its first line (at most 64 kB);
+/// an error says `{what} {path}` ("reading x", "capture x").
+pub fn open(path: &Path, what: &str) -> anyhow::Result<Input> {
     let mut source: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin())
     } else {
-        Box::new(File::open(path).with_context(|| format!("reading {}", path.display()))?)
+        Box::new(File::open(path).with_context(|| format!("{what} {}", path.display()))?)
     };
     let mut head = Vec::with_capacity(4096);
     let mut chunk = [0u8; 4096];
@@ -58,7 +59,7 @@ pub fn open(path: &Path) -> anyhow::Result<Input> {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+            Err(e) => return Err(e).with_context(|| format!("{what} {}", path.display())),
         };
         head.extend_from_slice(&chunk[..n]);
     }
@@ -85,7 +86,7 @@ impl Input {
 
 /// Opens a capture once and reads its header.
 pub fn open_capture(path: &Path) -> anyhow::Result<CaptureReader<Opened>> {
-    open(path)?.capture(path)
+    open(path, "capture")?.capture(path)
 }
 
 /// All of `r`, refused past `max` bytes.
