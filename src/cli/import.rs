@@ -92,10 +92,11 @@ pub enum Input {
 }
 
 /// What one of `compare`'s arguments holds, each file read once (a pipe works).
+/// Boxed: the variants' sizes differ by hundreds of bytes.
 enum Read {
-    Capture(CaptureReader<Opened>),
+    Capture(Box<CaptureReader<Opened>>),
     /// A tool output file, parsed.
-    Tool(ParsedFile),
+    Tool(Box<ParsedFile>),
     /// A folder of tool outputs (read by the import walk).
     Folder,
 }
@@ -106,11 +107,11 @@ fn read_arg(path: &Path) -> anyhow::Result<Read> {
     }
     let input = inputs::open(path, "reading")?;
     if input.is_capture {
-        return Ok(Read::Capture(input.capture(path)?));
+        return Ok(Read::Capture(Box::new(input.capture(path)?)));
     }
     let bytes = input.read_all(path, inputs::MAX_TOOL_OUTPUT_BYTES, "a tool output")?;
     match parse_read(path, &bytes).with_context(|| format!("reading {}", path.display()))? {
-        Some(parsed) => Ok(Read::Tool(parsed)),
+        Some(parsed) => Ok(Read::Tool(Box::new(parsed))),
         None => bail!("{}", ImportError::Unrecognised { path: path.to_path_buf() }),
     }
 }
@@ -123,9 +124,9 @@ pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input
     let opts = ImportOptions::default();
     let one = |path: &Path, read: Read| -> anyhow::Result<Input> {
         match read {
-            Read::Capture(r) => Ok(Input::Capture(path.to_path_buf(), r)),
+            Read::Capture(r) => Ok(Input::Capture(path.to_path_buf(), *r)),
             Read::Tool(parsed) => {
-                let imported = import_parsed(&[path.to_path_buf()], &[vec![parsed]], Vec::new(), &opts);
+                let imported = import_parsed(&[path.to_path_buf()], &[vec![*parsed]], Vec::new(), &opts);
                 Ok(Input::Imported(checked(path, imported.with_context(|| format!("reading {}", path.display()))?)?))
             }
             Read::Folder => {
@@ -144,7 +145,7 @@ pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input
             let both = [before.to_path_buf(), after.to_path_buf()];
             let shown = || format!("reading {} and {}", before.display(), after.display());
             let (b_files, a_files) = (parsed_or_read(before, b)?, parsed_or_read(after, a)?);
-            let alone = import_parsed(&both[..1], &[b_files.clone()], Vec::new(), &opts).with_context(shown)?;
+            let alone = import_parsed(&both[..1], std::slice::from_ref(&b_files), Vec::new(), &opts).with_context(shown)?;
             let pair = import_parsed(&both, &[b_files, a_files], Vec::new(), &opts).with_context(shown)?;
             Ok((Input::Imported(checked(before, alone)?), Some(Input::Imported(checked(after, pair)?))))
         }
@@ -154,7 +155,7 @@ pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input
 /// A tool output's parsed files: the one already read, or those of a folder.
 fn parsed_or_read(path: &Path, read: Read) -> anyhow::Result<Vec<ParsedFile>> {
     match read {
-        Read::Tool(parsed) => Ok(vec![parsed]),
+        Read::Tool(parsed) => Ok(vec![*parsed]),
         _ => {
             let mut notes = Vec::new();
             let files = read_input(path, &mut notes).with_context(|| format!("reading {}", path.display()))?;
