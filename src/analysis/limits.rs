@@ -104,7 +104,29 @@ pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [L
     if let Some(why) = why_insufficient(cx) {
         reasons.push(Reason::new(ReasonCode::InsufficientData, Severity::Investigate, None, format!("{why}: sample a longer window")));
     }
+    if let Some(why) = unknown_lane_rate(cx) {
+        reasons.push(Reason::new(ReasonCode::InsufficientData, Severity::Investigate, None, why));
+    }
     clear_uncounted(cx, link, lanes);
+}
+
+/// A link whose speed is known but whose per-lane rate is no lane class (the kernel's
+/// `56000baseSR4/Full`: 14 Gb/s lanes, FDR InfiniBand's rate) cannot be judged: with no bit
+/// rate there is no BER, margin or FEC limit, and an accept would only mean "nothing was
+/// measured". Said, so that no gate (`--fail-on`, `--check`) passes it silently.
+fn unknown_lane_rate(cx: &Context) -> Option<String> {
+    if cx.rate.is_some() {
+        return None;
+    }
+    let link = &cx.w.link;
+    let parsed = link.link_mode.as_deref().and_then(lanes::parse_link_mode);
+    let speed_mbps = link.speed_mbps.or(parsed.map(|p| p.0))?;
+    let lanes = link.lanes.filter(|n| *n > 0).or(parsed.map(|p| p.1)).unwrap_or(1);
+    let shown = link.link_mode.clone().unwrap_or_else(|| format!("{speed_mbps} Mb/s"));
+    Some(format!(
+        "{shown}: {} Mb/s per lane is not a lane rate optics knows (1G, 10G or 25G NRZ; 50G, 100G or 200G PAM4): no bit rate, so no BER, margin or FEC limit can be judged",
+        speed_mbps / lanes
+    ))
 }
 
 /// Why the window is too thin to judge, if it is.

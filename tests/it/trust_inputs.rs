@@ -170,3 +170,31 @@ fn a_config_key_given_twice_is_refused() {
     );
     assert!(scan(r#"{"margin_floor_db": 0.5}"#).status.success());
 }
+
+/// A lane rate optics does not know (the kernel's `56000baseSR4/Full`, 14 Gb/s lanes) is
+/// said as `insufficient_data`: `--fail-on investigate` exits 3 and `--check` is UNKNOWN.
+#[test]
+fn an_unknown_lane_rate_never_passes_a_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(capture("sr4-200g-healthy.jsonl")).unwrap();
+    let p = dir.path().join("56g.jsonl");
+    std::fs::write(
+        &p,
+        text.replace(
+            "\"link_mode\":\"200000baseSR4/Full\",\"speed_mbps\":200000",
+            "\"link_mode\":\"56000baseSR4/Full\",\"speed_mbps\":56000",
+        ),
+    )
+    .unwrap();
+    let out = optics().args(["scan", "--json", "--replay"]).arg(&p).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let a = &doc["interfaces"][0];
+    assert_eq!(a["verdict"], "investigate", "{a}");
+    let reason = a["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "insufficient_data").expect("insufficient_data");
+    // 56000 Mb/s over 4 lanes.
+    assert!(reason["message"].as_str().unwrap().contains("14000 Mb/s per lane"), "{reason}");
+    let out = optics().args(["scan", "--fail-on", "investigate", "--replay"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let out = optics().args(["scan", "--check", "--replay"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
+}
