@@ -4,6 +4,11 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // `ulimit -f`: past the limit the kernel sends SIGXFSZ, whose default kills the process
+    // mid-row with no analysis. Ignored, the write fails with EFBIG instead, which every
+    // output handles as a full disk (whole records kept, analysis printed, exit 1).
+    // SAFETY: setting a signal's disposition to SIG_IGN before any thread exists.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         // An output that failed mid-run was reported; the analysis was still printed.

@@ -26,7 +26,9 @@ pub struct DisplayArgs {
 impl DisplayArgs {
     pub fn options(&self, verbose: bool) -> TextOptions {
         let tty = std::io::stdout().is_terminal();
-        TextOptions { width: width(tty), color: use_color(self.color, tty, std::env::var_os("NO_COLOR")), verbose, all: self.all }
+        // TERM=dumb is a terminal that cannot show escape sequences (Emacs shell, some CI).
+        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+        TextOptions { width: width(tty), color: use_color(self.color, tty && !dumb, std::env::var_os("NO_COLOR")), verbose, all: self.all }
     }
 }
 

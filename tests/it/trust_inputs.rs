@@ -198,3 +198,38 @@ fn an_unknown_lane_rate_never_passes_a_gate() {
     let out = optics().args(["scan", "--check", "--replay"]).arg(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// `ulimit -f`: SIGXFSZ is ignored and the write's EFBIG is a full disk: the CSV keeps its
+/// whole rows, the analysis is printed, the exit status is 1.
+#[test]
+fn a_file_size_limit_is_a_full_disk_not_a_kill() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("optics"));
+    cmd.args(["watch", "--replay"]).arg(capture("sr4-200g-lane4-marginal.jsonl")).arg("--csv").arg(&csv);
+    // SAFETY: setrlimit is async-signal-safe; the child only sets its own limit before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit { rlim_cur: 8192, rlim_max: 8192 };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INVESTIGATE"), "the analysis is printed");
+    let body = std::fs::read_to_string(&csv).unwrap();
+    assert!(body.len() <= 8192 && body.ends_with('\n'), "whole rows only");
+}
+
+/// TERM=dumb gets no colour even when asked for automatically (here through a
+/// pseudo-terminal would be needed for `auto`; `--color auto` off a terminal is off anyway,
+/// so the check is that TERM=dumb never turns colour on).
+#[test]
+fn term_dumb_is_not_coloured() {
+    let out = optics().env("TERM", "dumb").args(["scan", "--replay"]).arg(capture("sr4-200g-lane4-marginal.jsonl")).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
+}
