@@ -25,6 +25,14 @@ pub struct LaneFacts<'a> {
     pub peer_tx_flagged: bool,
     /// A peer window was given at all.
     pub have_peer: bool,
+    /// Far-end Tx dBm minus this end's Rx dBm on this lane, and the PMD's channel
+    /// insertion loss budget (`link_loss`); `None` without both ends' powers.
+    pub link_loss_db: Option<f64>,
+    pub link_loss_budget_db: Option<f64>,
+    pub pmd: Option<&'static str>,
+    /// The two powers the loss is made of, for the evidence.
+    pub peer_tx_dbm: Option<f64>,
+    pub rx_dbm: Option<f64>,
     /// The module's media eSNR on this lane (CMIS VDM) and its offset from the siblings'
     /// median (negative = worse).
     pub esnr_db: Option<f64>,
@@ -47,9 +55,21 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
         return format!("lane {n}: this module's laser on lane {n} is out of range (tx fault, bias or power): swap the module");
     }
     let peer_weak = f.peer_tx_flagged || f.peer_tx_delta_db.is_some_and(|d| d <= -cfg.tx_low_delta_db);
+    let loss = loss_evidence(f);
     if peer_weak {
         let by = f.peer_tx_delta_db.map(|d| format!(" ({:.1} dB below its other lanes)", -d)).unwrap_or_default();
-        return format!("lane {n}: the far end's transmitter on lane {n} is weak{by}: swap the far-end module");
+        return format!("lane {n}: the far end's transmitter on lane {n} is weak{by}{loss}: swap the far-end module");
+    }
+    // Both ends' powers: light lost beyond what the PMD allows is lost in the fiber and
+    // connectors, whatever either module reports about itself.
+    if let (Some(l), Some(b)) = (f.link_loss_db, f.link_loss_budget_db.filter(|b| f.link_loss_db.is_some_and(|l| l > *b))) {
+        return format!(
+            "lane {n}: fiber/connector fault on lane {n}: link loss {l:.1} dB{} is over the {} channel insertion loss budget of {b:.1} dB by {:.1} dB{}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists",
+            powers(f),
+            f.pmd.unwrap_or("PMD"),
+            l - b,
+            if f.peer_tx_delta_db.is_some() { ", far-end transmitter normal" } else { "" }
+        );
     }
     let rx_low = f.rx_low_flagged || f.rx_delta_db.is_some_and(|d| d <= -cfg.rx_low_delta_db);
     if rx_low {
@@ -63,7 +83,7 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
             (false, _) => "far-end transmit power unknown",
         };
         return format!(
-            "lane {n}: low received light{by}, {far}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists{}",
+            "lane {n}: low received light{by}{loss}, {far}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists{}",
             if far_known { "" } else { ", then check the far-end module" }
         );
     }
@@ -74,7 +94,27 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
             -d
         );
     }
-    format!("lane {n}: received light is normal but errors are high: this module's receiver on lane {n} is suspect: swap the module")
+    format!("lane {n}: received light is normal{loss} but errors are high: this module's receiver on lane {n} is suspect (near-end receiver): swap the module")
+}
+
+/// ` (far-end Tx a dBm, near-end Rx b dBm)` when both are known.
+fn powers(f: &LaneFacts) -> String {
+    match (f.peer_tx_dbm, f.rx_dbm) {
+        (Some(t), Some(r)) => format!(" (far-end Tx {t:.2} dBm, near-end Rx {r:.2} dBm)"),
+        _ => String::new(),
+    }
+}
+
+/// `, link loss L dB within the PMD budget of B dB (...)` when both ends' powers are known.
+fn loss_evidence(f: &LaneFacts) -> String {
+    match (f.link_loss_db, f.link_loss_budget_db) {
+        (Some(l), Some(b)) => {
+            let rel = if l > b { "over" } else { "within" };
+            format!(", link loss {l:.1} dB{} {rel} the {} budget of {b:.1} dB", powers(f), f.pmd.unwrap_or("PMD"))
+        }
+        (Some(l), None) => format!(", link loss {l:.1} dB{} (PMD unknown: no budget)", powers(f)),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]

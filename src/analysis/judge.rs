@@ -115,6 +115,11 @@ pub(super) fn judge_lanes(
                 peer_tx_delta_db,
                 peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
                 have_peer: peer.is_some(),
+                link_loss_db: la.link_loss_db,
+                link_loss_budget_db: la.link_loss_budget_db,
+                pmd: la.link_loss_pmd,
+                peer_tx_dbm: peer_lane(n).and_then(|l| l.tx_power_dbm),
+                rx_dbm: la.rx_power_dbm,
                 esnr_db: la.esnr_db,
                 esnr_delta_db,
             };

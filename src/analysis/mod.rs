@@ -21,6 +21,7 @@ pub mod lane_index;
 pub mod lane_rows;
 pub mod lanes;
 mod limits;
+pub mod link_loss;
 mod memo;
 pub mod optical;
 pub mod outlier;
@@ -164,6 +165,15 @@ pub struct LaneAnalysis {
     /// Margin slope and times to the floor and the FEC limit: [`trend_lanes`].
     #[serde(flatten)]
     pub trend: trend_lanes::LaneTrend,
+    /// With `--peer`: far-end Tx dBm minus this end's Rx dBm on this lane (the near-end
+    /// receive direction), the channel insertion loss its PMD allows, and that PMD
+    /// ([`link_loss`]). Absent without a far end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_loss_db: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_loss_budget_db: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_loss_pmd: Option<&'static str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -491,6 +501,7 @@ fn analyze_one(
         reasons.push(Reason::new(ReasonCode::PcieDegraded, severity, None, msg));
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
+    link_loss::apply(w, peer, &mut lanes);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
     lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);

@@ -1,13 +1,17 @@
 //! `--peer CAPTURE[:IFACE]`: the far end of the analysed link, paired explicitly. The peer
 //! is the named interface of its capture, or the only one it has; it must not be the
 //! analysed capture or module itself, and its link must match (lane count and link mode),
-//! or its tx powers would be compared against the wrong lanes.
+//! or its tx powers would be compared against the wrong lanes. Anything `optics import`
+//! reads is a capture here too (a far end's `ethtool -m`, mlxlink output, a switch's port):
+//! it is imported in memory. `--lane-map NEAR:FAR,...` pairs lanes of a crossed cable or a
+//! breakout; straight (lane n faces lane n) by default.
 
-use super::common::replay_capture;
+use super::common::{engine_of, replay_capture};
 use super::outputs::same_file;
 use anyhow::{bail, Context};
 use optics::analysis::InterfaceWindow;
 use optics::sample::engine::{Engine, TimeRange};
+use optics::source::import::{import, is_capture, ImportOptions};
 use std::path::{Path, PathBuf};
 
 /// What `--peer` named.
@@ -29,12 +33,39 @@ pub fn parse_peer(s: &str) -> Result<PeerArg, String> {
     }
 }
 
+/// clap parser of `--lane-map`: `NEAR:FAR` lane pairs, comma-separated, 1-based
+/// (`1:2,2:1,3:4,4:3` for a cable crossing lane pairs; `1:5,2:6,3:7,4:8` for the second
+/// half of a breakout). Each lane at most once on each side.
+pub fn parse_lane_map(s: &str) -> Result<LaneMap, String> {
+    let mut out: Vec<(u8, u8)> = Vec::new();
+    for pair in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = pair.split_once(':').ok_or_else(|| format!("{pair:?}: give NEAR:FAR, e.g. 1:2"))?;
+        let lane =
+            |x: &str| x.trim().parse::<u8>().ok().filter(|n| (1..=32).contains(n)).ok_or_else(|| format!("{x:?}: a lane is 1 to 32"));
+        let (near, far) = (lane(a)?, lane(b)?);
+        if out.iter().any(|(n, f)| *n == near || *f == far) {
+            return Err(format!("{pair}: each lane may appear once on each side"));
+        }
+        out.push((near, far));
+    }
+    if out.is_empty() {
+        return Err("an empty lane map: give NEAR:FAR pairs, e.g. 1:2,2:1".into());
+    }
+    Ok(LaneMap(out))
+}
+
+/// `--lane-map`: (near lane, far lane) pairs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaneMap(pub Vec<(u8, u8)>);
+
 /// The loaded far end: its capture streamed into an engine (bounded memory, like the
 /// analysed capture) and the interface chosen in it.
 pub struct Peer {
     path: PathBuf,
     engine: Engine,
     interface: String,
+    /// `--lane-map`: (near lane, far lane); empty = straight.
+    lane_map: Vec<(u8, u8)>,
 }
 
 impl Peer {
@@ -43,7 +74,11 @@ impl Peer {
         if local.is_some_and(|l| same_file(l, &arg.path)) {
             bail!("--peer {} is the analysed capture itself: give the far end's capture", arg.path.display());
         }
-        let (mut engine, _) = replay_capture(&arg.path, TimeRange::whole(), &[], &mut []).context("--peer")?;
+        let mut engine = if is_capture(&arg.path) {
+            replay_capture(&arg.path, TimeRange::whole(), &[], &mut []).context("--peer")?.0
+        } else {
+            Self::imported(arg)?
+        };
         let have = engine.interfaces();
         let interface = match (&arg.interface, have.as_slice()) {
             (Some(i), _) if have.contains(i) => i.clone(),
@@ -61,7 +96,28 @@ impl Peer {
         };
         // Only the far end's own state is needed from here on.
         have.iter().filter(|n| **n != interface).for_each(|n| engine.remove(n));
-        Ok(Peer { path: arg.path.clone(), engine, interface })
+        Ok(Peer { path: arg.path.clone(), engine, interface, lane_map: Vec::new() })
+    }
+
+    /// A tool output as the far end: imported in memory. A file naming no interface takes
+    /// the one `:IFACE` gives.
+    fn imported(arg: &PeerArg) -> anyhow::Result<Engine> {
+        let what = || format!("--peer {}: not a capture, read as tool output", arg.path.display());
+        let mut cap = import(std::slice::from_ref(&arg.path), &ImportOptions::default()).with_context(what)?.capture;
+        let names: Vec<String> = engine_of(&cap, TimeRange::whole()).interfaces();
+        if let (Some(i), [only]) = (&arg.interface, names.as_slice()) {
+            if only == optics::source::import::build::UNNAMED && only != i {
+                let opts = ImportOptions { interface: Some(i.clone()), ..Default::default() };
+                cap = import(std::slice::from_ref(&arg.path), &opts).with_context(what)?.capture;
+            }
+        }
+        Ok(engine_of(&cap, TimeRange::whole()))
+    }
+
+    /// Pairs lanes by `map` (near, far) instead of straight.
+    pub fn with_lane_map(mut self, map: Option<&LaneMap>) -> Self {
+        self.lane_map = map.map(|m| m.0.clone()).unwrap_or_default();
+        self
     }
 
     pub fn engine(&self) -> &Engine {
@@ -84,8 +140,22 @@ impl Peer {
             bail!("--peer is the far end of one link, but {} interfaces are analysed ({}): name one", ws.len(), names.join(", "));
         };
         // `load` chose the interface among the engine's.
-        let Some(far) = self.engine.window(&self.interface) else { bail!("--peer: interface {} is gone from the replay", self.interface) };
+        let Some(mut far) = self.engine.window(&self.interface) else {
+            bail!("--peer: interface {} is gone from the replay", self.interface)
+        };
         let shown = format!("--peer {}:{}", self.path.display(), self.interface);
+        if !self.lane_map.is_empty() {
+            // The far end's lanes renumbered as the near lanes they face; lanes the map
+            // does not name face none of ours (the other half of a breakout).
+            if let Some(m) = far.module.as_mut() {
+                m.lanes.retain(|l| self.lane_map.iter().any(|(_, f)| *f == l.lane));
+                for l in &mut m.lanes {
+                    l.lane = self.lane_map.iter().find(|(_, f)| *f == l.lane).map_or(l.lane, |(n, _)| *n);
+                }
+                m.lanes.sort_by_key(|l| l.lane);
+            }
+            return Ok(vec![far]);
+        }
         let lanes = |w: &InterfaceWindow| w.link.lanes.or(w.module.as_ref().map(|m| m.lanes.len() as u32).filter(|n| *n > 0));
         if let (Some(a), Some(b)) = (lanes(local), lanes(&far)) {
             if a != b {
@@ -104,5 +174,19 @@ impl Peer {
             }
         }
         Ok(vec![far])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_maps_parse_and_refuse_what_cannot_be_one() {
+        assert_eq!(parse_lane_map("1:2, 2:1").unwrap(), LaneMap(vec![(1, 2), (2, 1)]));
+        assert!(parse_lane_map("1:2,1:3").unwrap_err().contains("once"));
+        assert!(parse_lane_map("1-2").unwrap_err().contains("NEAR:FAR"));
+        assert!(parse_lane_map("0:1").unwrap_err().contains("1 to 32"));
+        assert!(parse_lane_map("").is_err());
     }
 }

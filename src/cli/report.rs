@@ -3,7 +3,7 @@
 use super::check::CheckArgs;
 use super::common::{analyze_engine, load_config, replay_capture};
 use super::outputs::{check_outputs, write_atomic};
-use super::peer::{parse_peer, Peer, PeerArg};
+use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use super::plot::{plot_files, write_all, EventMarks, PlotKind};
 use anyhow::Context;
 use clap::Args;
@@ -22,6 +22,9 @@ pub struct ReportArgs {
     /// names its interface, the only one otherwise.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
+    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...`; straight by default.
+    #[arg(long, value_name = "NEAR:FAR,...", value_parser = parse_lane_map, requires = "peer")]
+    pub lane_map: Option<LaneMap>,
     /// Write the Markdown here instead of stdout (`-`: stdout).
     #[arg(short, long, value_name = "FILE.md")]
     pub output: Option<PathBuf>,
@@ -43,7 +46,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let cfg = load_config(args.config.as_deref())?;
     let mut marks = EventMarks::default();
     let (engine, replayed) = replay_capture(&args.capture, TimeRange::whole(), &args.interfaces, &mut [&mut marks])?;
-    let peer = args.peer.as_ref().map(|p| Peer::load(p, Some(&args.capture))).transpose()?;
+    let peer =
+        args.peer.as_ref().map(|p| Peer::load(p, Some(&args.capture)).map(|p| p.with_lane_map(args.lane_map.as_ref()))).transpose()?;
     let mut analyses = analyze_engine(&engine, &args.interfaces, &cfg, peer.as_ref())?;
     CheckArgs { profile: args.profile.clone(), check: false }.apply_profile(&mut analyses, &cfg)?;
     let peer_analyses = match &peer {

@@ -2,7 +2,7 @@ use super::check::CheckArgs;
 use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::outputs::{check_outputs, stdout_taken};
-use super::peer::{parse_peer, Peer, PeerArg};
+use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use super::present::DisplayArgs;
 use anyhow::{bail, Context};
 use clap::Args;
@@ -34,6 +34,10 @@ pub struct ScanArgs {
     /// tells fiber loss from a weak far-end transmitter.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
+    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` (crossed cables,
+    /// breakouts); straight by default.
+    #[arg(long, value_name = "NEAR:FAR,...", value_parser = parse_lane_map, requires = "peer")]
+    pub lane_map: Option<LaneMap>,
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
@@ -78,7 +82,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
-    let peer = args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref())).transpose()?;
+    let peer =
+        args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref()).map(|p| p.with_lane_map(args.lane_map.as_ref()))).transpose()?;
     let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             args.live.refuse_without_live(args.window.is_some(), "--replay")?;

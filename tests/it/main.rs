@@ -37,6 +37,7 @@ mod live_veth;
 mod netlink_golden;
 mod netlink_histogram;
 mod never_panics;
+mod peer_link_loss;
 mod pipeline_never_panics;
 mod serve_http_abuse;
 mod serve_live_veth;
