@@ -5,7 +5,11 @@
 //!    connection per scrape (the worst case; Prometheus keeps connections alive).
 //! 2. Series per 8-port node of 8 lanes.
 //! 3. RSS of the exporter state after 10,000 samples against after 100.
-//! 4. CPU per interface-sample of `optics serve` on 64 veth interfaces at 1 s, against a
+//! 4. CPU per interface-sample of the exporter's fold and judgement, in process: 64
+//!    interfaces x 8 lanes at 1 s, with the judgement window (judgement + whole-run
+//!    counters + rolling 300 s + trend + peaks) beside the judgement over the whole run
+//!    (what `serve` did before it judged a window: run + rolling 300 s).
+//! 5. CPU per interface-sample of `optics serve` on 64 veth interfaces at 1 s, against a
 //!    loop forking `ethtool -S` and `ethtool --show-fec` per interface (what subprocess
 //!    exporters do). Needs root and `ip netns` (skipped with the reason otherwise).
 
@@ -15,7 +19,7 @@ use optics::capture::{read_capture, Record};
 use optics::output::prometheus::{window_label, ExporterStats, Metrics};
 use optics::sample::engine::{Engine, EngineConfig};
 use optics::serve::http::{serve, Limits};
-use optics::serve::{Exporter, Shared, Snapshot};
+use optics::serve::{Exporter, ServeWindows, Shared, Snapshot};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -114,7 +118,8 @@ fn rss_flat() {
     let samples: Vec<&Record> = cap.records.iter().filter(|r| matches!(r, Record::Sample(_))).collect();
     let head: Vec<&Record> = cap.records.iter().filter(|r| matches!(r, Record::Interface(_))).collect();
     let period = samples.last().and_then(|r| r.t()).unwrap_or(60.0) + 1.0;
-    let mut exporter = Exporter::new(Config::default(), vec![300.0], Arc::new(Shared::default()));
+    let cfg = Config::default();
+    let mut exporter = Exporter::new(cfg.clone(), ServeWindows::of(&cfg, vec![300.0]), Arc::new(Shared::default()));
     for r in &head {
         let _ = exporter.record(r);
     }
@@ -138,6 +143,94 @@ fn rss_flat() {
     row("growth", growth_mb, "MiB", "<= 2 MiB", Some(growth_mb <= 2.0));
 }
 
+/// CPU time of this thread, seconds (the machine is shared: wall time would count others).
+fn thread_cpu_s() -> f64 {
+    // SAFETY: clock_gettime fills the struct we pass.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// 64 copies of the 800G-DR8 healthy port (8 lanes), `n` samples each at 1 s, in tick
+/// order: (records of one tick).
+fn node_ticks(n: usize) -> (Vec<Record>, Vec<Vec<Record>>) {
+    let cap = read_capture(Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/dr8-800g-cmis-healthy.jsonl")).expect("bundled capture");
+    let samples: Vec<&Record> = cap.records.iter().filter(|r| matches!(r, Record::Sample(_))).collect();
+    let head: Vec<Record> = cap.records.iter().filter(|r| matches!(r, Record::Interface(_))).cloned().collect();
+    let period = samples.last().and_then(|r| r.t()).unwrap_or(60.0) + 1.0;
+    let rename = |r: &mut Record, name: &str| match r {
+        Record::Interface(x) => x.interface = name.to_string(),
+        Record::Sample(x) => x.interface = name.to_string(),
+        _ => {}
+    };
+    let names: Vec<String> = (0..64).map(|i| format!("ens{i}np0")).collect();
+    let mut heads = Vec::new();
+    for name in &names {
+        for h in &head {
+            let mut r = h.clone();
+            rename(&mut r, name);
+            heads.push(r);
+        }
+    }
+    let ticks = (0..n)
+        .map(|i| {
+            names
+                .iter()
+                .map(|name| {
+                    let mut r = samples[i % samples.len()].clone();
+                    if let Record::Sample(s) = &mut r {
+                        s.t += period * (i / samples.len()) as f64;
+                    }
+                    rename(&mut r, name);
+                    r
+                })
+                .collect()
+        })
+        .collect();
+    (heads, ticks)
+}
+
+fn judgement_cpu(quick: bool) {
+    section("4. CPU per interface-sample, fold + judgement + encoding, 64 interfaces x 8 lanes at 1 s (in process)");
+    // Warm-up ticks fill the windows (15 min judged, 300 s rolling) before the measured ones.
+    let (warm, measured) = if quick { (900, 60) } else { (900, 300) };
+    let (heads, ticks) = node_ticks(warm + measured);
+    let cfg = Config::default();
+    // Before: the whole run judged, plus the 300 s rolling window.
+    let mut engine = Engine::new(EngineConfig { rolling_s: vec![300.0], ..EngineConfig::default() });
+    let mut metrics = Metrics::new();
+    heads.iter().for_each(|r| engine.push(r));
+    let mut whole_tick = |engine: &mut Engine, tick: &[Record]| {
+        tick.iter().for_each(|r| engine.push(r));
+        let run = analyze(&engine.windows(), &cfg, &[]);
+        let rolling = vec![(window_label(300.0), analyze(&engine.rolling_windows(300.0), &cfg, &[]))];
+        metrics.render(&run, &rolling, &ExporterStats::default()).series
+    };
+    ticks[..warm].iter().for_each(|t| {
+        whole_tick(&mut engine, t);
+    });
+    let c0 = thread_cpu_s();
+    ticks[warm..].iter().for_each(|t| {
+        whole_tick(&mut engine, t);
+    });
+    let before_us = (thread_cpu_s() - c0) / (64 * measured) as f64 * 1e6;
+    // Now: the exporter's judgement (judgement window, whole-run counters, rolling, trend, peaks).
+    let mut exporter = Exporter::new(cfg.clone(), ServeWindows::of(&cfg, vec![300.0]), Arc::new(Shared::default()));
+    heads.iter().for_each(|r| drop(exporter.record(r)));
+    let judged_tick = |exporter: &mut Exporter, tick: &[Record]| {
+        tick.iter().for_each(|r| drop(exporter.record(r)));
+        exporter.publish();
+    };
+    ticks[..warm].iter().for_each(|t| judged_tick(&mut exporter, t));
+    let c0 = thread_cpu_s();
+    ticks[warm..].iter().for_each(|t| judged_tick(&mut exporter, t));
+    let now_us = (thread_cpu_s() - c0) / (64 * measured) as f64 * 1e6;
+    row("whole run judged (before)", before_us, "us CPU / interface-sample", "", None);
+    row("15 min judgement window (now)", now_us, "us CPU / interface-sample", "", None);
+    let ratio = now_us / before_us.max(1e-9);
+    row("ratio (now / before)", ratio, "x", "<= 2x", Some(ratio <= 2.0));
+}
+
 /// utime + stime of a process, seconds.
 fn cpu_s(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -158,7 +251,7 @@ fn children_cpu_s() -> f64 {
 }
 
 fn cpu_per_sample(quick: bool) {
-    section("4. CPU per interface-sample: `optics serve` on 64 veth at 1 s vs forking ethtool");
+    section("5. CPU per interface-sample: `optics serve` on 64 veth at 1 s vs forking ethtool");
     let Some(ns) = netns::Netns::create("optics-bench") else {
         println!("| (skipped: see the line above) | | | | |");
         return;
@@ -224,5 +317,6 @@ fn main() {
     scrape_latency(quick);
     series_per_node();
     rss_flat();
+    judgement_cpu(quick);
     cpu_per_sample(quick);
 }

@@ -76,6 +76,12 @@ pub struct Config {
     /// Shortest span (seconds) of bucket margins a lane's margin trend needs (`margin_falling`;
     /// the fit runs over every bucket of the run's last segment: see `trend_lanes`).
     pub trend_window_s: f64,
+    /// `serve` / `watch`: the window (seconds) verdicts, flags, margins and BERs are judged
+    /// over: the last this-many seconds of the current segment (`--judge-window`).
+    pub judge_window_s: f64,
+    /// `serve`: the margin trend is fitted over the series buckets of the last this-many
+    /// seconds (`--trend-window`); `trend_window_s` stays the shortest span it needs.
+    pub trend_fit_window_s: f64,
     /// Seconds before a link drop in which a lane's BER rise is compared with the time before.
     pub drop_lookback_s: f64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
@@ -121,6 +127,8 @@ impl Default for Config {
             nrz_signature_slope_min: 1.3,
             nrz_signature_slope_max: 8.0,
             trend_window_s: 1800.0,
+            judge_window_s: 900.0,
+            trend_fit_window_s: 6.0 * 3600.0,
             drop_lookback_s: 300.0,
             profiles: Vec::new(),
             node_profiles: Default::default(),
@@ -178,6 +186,10 @@ impl Config {
             // A trend needs a few buckets; past 30 days the bounded series is too coarse.
             ("trend_window_s", self.trend_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
             ("drop_lookback_s", self.drop_lookback_s, Range::Closed(1.0, 86_400.0)),
+            // At least a few one-second samples; at most a day (the rolling ring of counter
+            // snapshots then keeps one per ~5 min).
+            ("judge_window_s", self.judge_window_s, Range::Closed(3.0, 86_400.0)),
+            ("trend_fit_window_s", self.trend_fit_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
         ];
         for (key, value, range) in base {
             range.check(key, value)?;

@@ -224,6 +224,35 @@ impl LaneSeries {
         }
     }
 
+    /// Drops the buckets that ended before `t` (a time-bounded series: `serve` fits its
+    /// trend over the last hours, not since start); their buffers are kept as spares.
+    pub fn forget_before(&mut self, t: f64) {
+        let n = self.buckets.iter().take_while(|b| b.t_end < t).count();
+        if n == 0 {
+            return;
+        }
+        let room = (self.capacity / 2).saturating_sub(self.spare.len());
+        self.spare.extend(self.buckets.drain(..n).take(room));
+    }
+
+    /// Per lane (index 0 = lane 1), the highest BER of the buckets that ended at or after
+    /// `t` ([`SeriesBucket::lane_ber`]): what a spike shorter than a window leaves, at the
+    /// resolution of the buckets.
+    pub fn max_lane_ber_since(&self, t: f64, lane_rate_gbps: f64, lanes: u32) -> Vec<Option<f64>> {
+        let mut out: Vec<Option<f64>> = Vec::new();
+        for b in self.buckets.iter().filter(|b| b.t_end >= t) {
+            if out.len() < b.lanes.len() {
+                out.resize(b.lanes.len(), None);
+            }
+            for (i, m) in out.iter_mut().enumerate() {
+                if let Some(ber) = b.lane_ber(i, lane_rate_gbps, lanes).filter(|v| v.is_finite()) {
+                    *m = Some(m.map_or(ber, |x: f64| x.max(ber)));
+                }
+            }
+        }
+        out
+    }
+
     /// Merges adjacent pairs in place: half as many buckets, each twice as long; the
     /// second of each pair goes to `spare`.
     fn halve(&mut self) {
@@ -277,5 +306,28 @@ mod tests {
         // First bucket: 2048 s x 3 bits/s on a 53.125 Gb/s lane: 6144 / 1.088e14 = 5.647e-11.
         let ber = s.buckets[0].lane_ber(0, 53.125, 1).unwrap();
         assert!((ber - 6144.0 / (53.125e9 * 2048.0)).abs() < 1e-20);
+    }
+
+    #[test]
+    fn a_time_bounded_series_keeps_the_recent_buckets_and_their_peak() {
+        // One-second intervals of 3 bits on lane 1 and 1 on lane 2, except a 300-bit spike
+        // on lane 1 at t=9990 s; buckets ending before t-100 s are forgotten as they go.
+        let mut s = LaneSeries::new(16);
+        for i in 0..10_000u32 {
+            let t = f64::from(i);
+            let bits = [if i == 9990 { 300 } else { 3 }, 1];
+            s.push(&Interval { t_start: t, t_end: t + 1.0, corrected_bits_per_lane: Some(&bits), ..Default::default() });
+            s.forget_before(t + 1.0 - 100.0);
+            assert!(s.buckets.len() <= 16);
+        }
+        // What is kept spans the last ~100 s (plus at most one bucket's width).
+        let first = s.buckets[0].t_start;
+        assert!(first >= 9_900.0 - f64::from(s.intervals_per_bucket) && first <= 9_900.0, "{first}");
+        // 100 s kept in 16 buckets: 8 intervals each (16 x 8 = 128 >= 100 + 8).
+        assert_eq!(s.intervals_per_bucket, 8);
+        // The spike's bucket: 300 + 7 x 3 = 321 bits over 8 s at 1 Gb/s per lane.
+        let max = s.max_lane_ber_since(9_900.0, 1.0, 1);
+        assert!((max[0].unwrap() - 321.0 / 8e9).abs() < 1e-18, "{max:?}");
+        assert!((max[1].unwrap() - 1.0 / 1e9).abs() < 1e-18, "{max:?}");
     }
 }

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
-use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, Shared, Signals, LOG_INFO};
+use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO};
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
@@ -42,6 +42,55 @@ pub struct ServeArgs {
     /// Rolling windows for optics_lane_pre_fec_ber{window="<N>s"}, in seconds.
     #[arg(long = "rolling", value_name = "SECONDS", value_delimiter = ',', default_value = "300")]
     pub rolling_s: Vec<f64>,
+    /// The window verdicts, reasons, flags, margins, BERs and ranks are judged over: the
+    /// last DURATION of each interface's samples (since a counter reset or module swap, if
+    /// one is in it). At least 3 sample intervals. Default: the config's judge_window_s (15m).
+    /// The _total counters count for all time.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub judge_window: Option<Duration>,
+    /// The window the margin trend (slope, time to floor / FEC limit) is fitted over.
+    /// Default: the config's trend_fit_window_s (6h).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub trend_window: Option<Duration>,
+}
+
+/// Samples a judgement window needs at least: fewer give a verdict on one or two deltas.
+pub const MIN_JUDGE_INTERVALS: f64 = 3.0;
+
+/// `--judge-window` / `--trend-window` over the configuration's keys, checked against the
+/// sample interval (`interval_s`) and the shortest span a trend needs.
+pub fn serve_windows(
+    cfg: &optics::analysis::Config,
+    judge: Option<Duration>,
+    trend: Option<Duration>,
+    interval_s: f64,
+    rolling_s: Vec<f64>,
+) -> anyhow::Result<ServeWindows> {
+    let mut w = ServeWindows::of(cfg, rolling_s);
+    if let Some(j) = judge {
+        w.judge_s = j.as_secs_f64();
+    }
+    if let Some(t) = trend {
+        w.trend_s = t.as_secs_f64();
+    }
+    let min = MIN_JUDGE_INTERVALS * interval_s;
+    // NaN windows cannot come from parse_duration; a config value is range-checked.
+    if w.judge_s < min {
+        bail!(
+            "--judge-window {} s is shorter than {MIN_JUDGE_INTERVALS} sample intervals ({min} s at {interval_s} s per sample): \
+             a verdict needs a few counter deltas",
+            w.judge_s
+        );
+    }
+    if w.trend_s < cfg.trend_window_s || w.trend_s < w.judge_s {
+        bail!(
+            "--trend-window {} s is shorter than the span a trend needs (trend_window_s {} s) or than --judge-window ({} s)",
+            w.trend_s,
+            cfg.trend_window_s,
+            w.judge_s
+        );
+    }
+    Ok(w)
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -56,16 +105,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // a capture to replay is read through once first, so a bad one is an error now rather
     // than a log line later (streamed: memory does not grow with its length). A pipe can
     // be read only once: it is replayed as it comes, a bad line then logged when reached.
+    let mut interval_s = args.interval.as_secs_f64();
     let replay = match args.replay.as_deref() {
         Some(path) => {
             if rereadable(path) {
                 let (engine, _) = replay_capture(path, TimeRange::whole(), &[], &mut [])?;
                 check_interfaces(&engine, &args.interfaces)?;
+                // A replay's interval is the capture's: the widest mean spacing of its interfaces.
+                interval_s =
+                    engine.windows().iter().filter(|w| w.samples > 1).map(|w| w.duration_s / (w.samples - 1) as f64).fold(0.0, f64::max);
             }
             Some(open_capture(path)?)
         }
         None => None,
     };
+    let windows = serve_windows(&cfg, args.judge_window, args.trend_window, interval_s, args.rolling_s.clone())?;
     match &replay {
         Some(_) => {}
         None if !args.interfaces.is_empty() => drop(resolve_interfaces(&args.interfaces, None)?),
@@ -81,7 +135,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             let _ = stop_rx.await;
         }));
         log(LOG_INFO, &format!("listening on http://{addr}/metrics"));
-        let mut exporter = Exporter::new(cfg, args.rolling_s.clone(), shared);
+        let mut exporter = Exporter::new(cfg, windows, shared);
         exporter.publish();
         let mut signals = Signals::install()?;
         let config_path = args.config.clone();

@@ -41,8 +41,37 @@ pub struct ExporterStats {
     pub sample_duration_s: Option<f64>,
     /// Sampling errors so far, by layer ([`ERROR_LAYERS`]).
     pub sample_errors: BTreeMap<&'static str, u64>,
-    /// Unix time of the last completed tick.
+    /// Unix time of the last completed tick (or discovery pass that found nothing).
     pub last_sample_unix_s: Option<f64>,
+    /// Interfaces sampled now (`serve`); `None` for a textfile of one run.
+    pub interfaces: Option<usize>,
+    /// `serve`'s judgement and trend windows, seconds (`None` for a textfile).
+    pub judge_window_s: Option<f64>,
+    pub trend_window_s: Option<f64>,
+}
+
+/// What `serve` judges beside the judgement window: the lifetime counters and the peaks of
+/// the last hour, per interface name.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Beside<'a> {
+    /// Analyses whose counters are exported as the `_total` counters (whole run, since
+    /// the exporter started); `None`: the judged analyses' own.
+    pub lifetime: Option<&'a [InterfaceAnalysis]>,
+    /// Per interface, the peaks of [`PEAK_WINDOW`].
+    pub peaks: &'a [Peaks],
+}
+
+/// The window the `_max` series cover, as their `window` label says.
+pub const PEAK_WINDOW: &str = "1h";
+
+/// An interface's highest figures over [`PEAK_WINDOW`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Peaks {
+    pub interface: String,
+    /// Per lane (index 0 = lane 1): the highest pre-FEC BER of a series bucket.
+    pub lane_pre_fec_ber: Vec<Option<f64>>,
+    /// The highest predicted frame loss ratio of a window judged in it.
+    pub predicted_flr: Option<f64>,
 }
 
 /// A hardware counter made monotonic: when the value the window reports goes down (a
@@ -91,31 +120,33 @@ struct Families {
 /// Every metric: (name, help, is_counter). docs/metrics.md documents each; a test keeps
 /// the two lists equal. Counter names are given with `_total`, as exposed.
 pub const METRICS: &[(&str, &str, bool)] = &[
-    ("optics_lane_rx_power_dbm", "Received optical power per lane, dBm (window mean)", false),
+    ("optics_lane_rx_power_dbm", "Received optical power per lane, dBm (latest reading)", false),
     ("optics_lane_tx_power_dbm", "Transmitted optical power per lane, dBm (latest reading)", false),
     ("optics_lane_tx_bias_amperes", "Laser bias current per lane, amperes", false),
     (
         "optics_lane_pre_fec_ber",
-        "Pre-FEC bit error ratio per lane over the named window (run = since start or the last counter reset)",
+        "Pre-FEC bit error ratio per lane over the named window (run = the judgement window of the current segment)",
         false,
     ),
-    ("optics_lane_pre_fec_ber_upper", "Upper confidence bound of the run-window pre-FEC BER per lane", false),
-    ("optics_lane_margin_db", "Optical-equivalent margin to the FEC limit per lane, dB (run window)", false),
+    ("optics_lane_pre_fec_ber_upper", "Upper confidence bound of the judgement-window pre-FEC BER per lane", false),
+    ("optics_lane_margin_db", "Optical-equivalent margin to the FEC limit per lane, dB (judgement window)", false),
     (
         "optics_lane_margin_slope_db_per_hour",
-        "Slope of the lane's margin over the run, dB per hour (least squares on the bucketed series)",
+        "Slope of the lane's margin over the trend window, dB per hour (least squares on the bucketed series)",
         false,
     ),
     ("optics_lane_time_to_fec_limit_seconds", "Seconds until a falling lane's margin reaches the FEC limit at its current slope", false),
     ("optics_lane_time_to_floor_seconds", "Seconds until a falling lane's margin reaches the margin floor at its current slope", false),
     ("optics_lane_optical_margin_db", "Received power above the module's low warning (or alarm) threshold per lane, dB", false),
     ("optics_lane_corrected_bits_total", "Bits FEC corrected per lane, carried across hardware counter resets", true),
+    ("optics_lane_pre_fec_ber_max", "Highest pre-FEC BER per lane of a series bucket (about a minute) in the named window", false),
     ("optics_lane_rank", "Lane rank by margin within its interface, 1 = weakest", false),
     ("optics_lane_flag", "1 while the lane carries this flag", false),
     ("optics_interface_verdict", "One-hot verdict of the interface: accept, investigate or reject", false),
     ("optics_interface_reason", "1 while the interface has a reason with this code", false),
     ("optics_fec_corrected_blocks_total", "FEC codewords corrected, carried across hardware counter resets", true),
     ("optics_fec_uncorrectable_blocks_total", "FEC codewords FEC could not correct (frames lost), carried across resets", true),
+    ("optics_fec_predicted_flr_max", "Highest frame loss ratio the FEC histogram's tail predicted in the named window", false),
     ("optics_link_down_events_total", "Link down events, carried across hardware counter resets", true),
     ("optics_link_up", "1 when the link is up, 0 when down", false),
     ("optics_link_speed_bits_per_second", "Negotiated link speed, bits per second", false),
@@ -132,6 +163,9 @@ pub const METRICS: &[(&str, &str, bool)] = &[
     ("optics_sample_duration_seconds", "Wall time the last sampling tick took, seconds", false),
     ("optics_sample_errors_total", "Sampling errors by layer (module, counters, discovery)", true),
     ("optics_last_sample_timestamp_seconds", "Unix time of the last completed sampling tick", false),
+    ("optics_interfaces", "Interfaces the exporter samples now (0: none found)", false),
+    ("optics_judge_window_seconds", "Window the verdicts, flags, margins and BERs are judged over, seconds", false),
+    ("optics_trend_window_seconds", "Window the margin trend is fitted over, seconds", false),
 ];
 
 impl Families {
@@ -214,9 +248,40 @@ impl Metrics {
     /// The exposition for the run-window analyses `run`, the rolling-window analyses
     /// `rolling` (window label, analyses), and the exporter's own figures.
     pub fn render(&mut self, run: &[InterfaceAnalysis], rolling: &[(String, Vec<InterfaceAnalysis>)], stats: &ExporterStats) -> Exposition {
+        self.render_beside(run, Beside::default(), rolling, stats)
+    }
+
+    /// [`Self::render`] for `serve`: `judged` over the judgement window, the counters from
+    /// `beside.lifetime` (matched by interface name) and the peaks of the last hour.
+    pub fn render_beside(
+        &mut self,
+        judged: &[InterfaceAnalysis],
+        beside: Beside,
+        rolling: &[(String, Vec<InterfaceAnalysis>)],
+        stats: &ExporterStats,
+    ) -> Exposition {
         let f = Families::new();
-        for a in run {
-            self.interface(&f, a);
+        for a in judged {
+            let life = match beside.lifetime {
+                Some(all) => all.iter().find(|l| l.interface == a.interface),
+                None => Some(a),
+            };
+            self.interface(&f, a, life);
+        }
+        for p in beside.peaks {
+            let i = p.interface.as_str();
+            for (n, ber) in p.lane_pre_fec_ber.iter().enumerate() {
+                if let Some(ber) = ber {
+                    f.set(
+                        "optics_lane_pre_fec_ber_max",
+                        &[("interface", i), ("lane", &(n + 1).to_string()), ("window", PEAK_WINDOW)],
+                        *ber,
+                    );
+                }
+            }
+            if let Some(flr) = p.predicted_flr {
+                f.set("optics_fec_predicted_flr_max", &[("interface", i), ("window", PEAK_WINDOW)], flr);
+            }
         }
         for (label, analyses) in rolling {
             for a in analyses {
@@ -241,7 +306,8 @@ impl Metrics {
         Exposition { openmetrics, text, series }
     }
 
-    fn interface(&mut self, f: &Families, a: &InterfaceAnalysis) {
+    /// `life`: the analysis whose counters the `_total` counters carry (`None`: not yet).
+    fn interface(&mut self, f: &Families, a: &InterfaceAnalysis, life: Option<&InterfaceAnalysis>) {
         let i = a.interface.as_str();
         let iface = [("interface", i)];
         for v in [Verdict::Accept, Verdict::Investigate, Verdict::Reject] {
@@ -251,14 +317,23 @@ impl Metrics {
             f.set("optics_interface_reason", &[("interface", i), ("code", code.as_str())], 1.0);
         }
         let link = &a.link;
-        for (name, key, value) in [
-            ("optics_fec_corrected_blocks_total", "corrected_blocks", link.corrected_blocks),
-            ("optics_fec_uncorrectable_blocks_total", "uncorrectable_blocks", link.uncorrectable_blocks),
-            ("optics_link_down_events_total", "link_down_events", link.link_down_events),
-        ] {
-            if let Some(v) = value {
-                let total = self.carry(i, key.into(), v);
-                f.count(name, &iface, total);
+        if let Some(life) = life {
+            let l = &life.link;
+            for (name, key, value) in [
+                ("optics_fec_corrected_blocks_total", "corrected_blocks", l.corrected_blocks),
+                ("optics_fec_uncorrectable_blocks_total", "uncorrectable_blocks", l.uncorrectable_blocks),
+                ("optics_link_down_events_total", "link_down_events", l.link_down_events),
+            ] {
+                if let Some(v) = value {
+                    let total = self.carry(i, key.into(), v);
+                    f.count(name, &iface, total);
+                }
+            }
+            for l in &life.lanes {
+                if let Some(bits) = l.corrected_bits {
+                    let total = self.carry(i, format!("lane{}_corrected_bits", l.lane), bits);
+                    f.count("optics_lane_corrected_bits_total", &[("interface", i), ("lane", &l.lane.to_string())], total);
+                }
             }
         }
         if let Some(up) = link.up {
@@ -331,41 +406,42 @@ impl Metrics {
         if p.current_width.is_some() || p.ceiling_gbps.is_some() {
             f.set("optics_pcie_degraded", &iface, f64::from(u8::from(p.degraded)));
         }
+        let module_lanes = a.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
         for l in &a.lanes {
-            self.lane(f, i, l);
+            // DOM gauges are the latest reading, as ethtool -m and other exporters show
+            // them: the module lane's rx of the last sample (breakouts map netdev lanes).
+            let ml = l.module_lane.unwrap_or(l.lane);
+            let rx_latest = module_lanes.iter().find(|m| m.lane == ml).and_then(|m| m.rx_power_dbm).filter(|v| v.is_finite());
+            lane(f, i, l, rx_latest);
         }
     }
+}
 
-    fn lane(&mut self, f: &Families, i: &str, l: &LaneAnalysis) {
-        let lane = l.lane.to_string();
-        let labels = [("interface", i), ("lane", lane.as_str())];
-        let gauges = [
-            ("optics_lane_rx_power_dbm", l.rx_power_dbm),
-            ("optics_lane_tx_power_dbm", l.tx_power_dbm),
-            ("optics_lane_tx_bias_amperes", l.tx_bias_ma.map(|ma| ma / 1000.0)),
-            ("optics_lane_pre_fec_ber_upper", l.pre_fec_ber_upper),
-            ("optics_lane_margin_db", l.margin_db),
-            ("optics_lane_margin_slope_db_per_hour", l.trend.margin_slope_db_per_h),
-            ("optics_lane_time_to_fec_limit_seconds", l.trend.time_to_fec_limit_s),
-            ("optics_lane_time_to_floor_seconds", l.trend.time_to_floor_s),
-            ("optics_lane_optical_margin_db", l.optical_margin_db),
-            ("optics_lane_rank", Some(l.rank as f64)),
-        ];
-        for (name, v) in gauges {
-            if let Some(v) = v {
-                f.set(name, &labels, v);
-            }
+fn lane(f: &Families, i: &str, l: &LaneAnalysis, rx_latest: Option<f64>) {
+    let lane = l.lane.to_string();
+    let labels = [("interface", i), ("lane", lane.as_str())];
+    let gauges = [
+        ("optics_lane_rx_power_dbm", rx_latest),
+        ("optics_lane_tx_power_dbm", l.tx_power_dbm),
+        ("optics_lane_tx_bias_amperes", l.tx_bias_ma.map(|ma| ma / 1000.0)),
+        ("optics_lane_pre_fec_ber_upper", l.pre_fec_ber_upper),
+        ("optics_lane_margin_db", l.margin_db),
+        ("optics_lane_margin_slope_db_per_hour", l.trend.margin_slope_db_per_h),
+        ("optics_lane_time_to_fec_limit_seconds", l.trend.time_to_fec_limit_s),
+        ("optics_lane_time_to_floor_seconds", l.trend.time_to_floor_s),
+        ("optics_lane_optical_margin_db", l.optical_margin_db),
+        ("optics_lane_rank", Some(l.rank as f64)),
+    ];
+    for (name, v) in gauges {
+        if let Some(v) = v {
+            f.set(name, &labels, v);
         }
-        if let Some(ber) = l.pre_fec_ber {
-            f.set("optics_lane_pre_fec_ber", &[("interface", i), ("lane", &lane), ("window", "run")], ber);
-        }
-        if let Some(bits) = l.corrected_bits {
-            let total = self.carry(i, format!("lane{lane}_corrected_bits"), bits);
-            f.count("optics_lane_corrected_bits_total", &labels, total);
-        }
-        for flag in l.flags.iter().collect::<BTreeSet<_>>() {
-            f.set("optics_lane_flag", &[("interface", i), ("lane", &lane), ("flag", flag.as_str())], 1.0);
-        }
+    }
+    if let Some(ber) = l.pre_fec_ber {
+        f.set("optics_lane_pre_fec_ber", &[("interface", i), ("lane", &lane), ("window", "run")], ber);
+    }
+    for flag in l.flags.iter().collect::<BTreeSet<_>>() {
+        f.set("optics_lane_flag", &[("interface", i), ("lane", &lane), ("flag", flag.as_str())], 1.0);
     }
 }
 
@@ -379,6 +455,15 @@ fn exporter(f: &Families, stats: &ExporterStats) {
     }
     if let Some(t) = stats.last_sample_unix_s {
         f.set("optics_last_sample_timestamp_seconds", &[], t);
+    }
+    for (name, v) in [
+        ("optics_interfaces", stats.interfaces.map(|n| n as f64)),
+        ("optics_judge_window_seconds", stats.judge_window_s),
+        ("optics_trend_window_seconds", stats.trend_window_s),
+    ] {
+        if let Some(v) = v {
+            f.set(name, &[], v);
+        }
     }
 }
 

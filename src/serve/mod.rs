@@ -2,7 +2,12 @@
 //! snapshot per tick, served over HTTP ([`http`]) without ever touching hardware.
 //!
 //! - [`Exporter`] is the sink: records go into the [`Engine`]; after each tick it analyses
-//!   the run and rolling windows and swaps in a new [`Snapshot`].
+//!   the judgement window (the last [`ServeWindows::judge_s`] of each interface's current
+//!   segment: verdicts, flags, margins, BERs, as `scan --from` over those records would),
+//!   the trend over the last [`ServeWindows::trend_s`], the rolling windows, the whole run
+//!   for the `_total` counters only, and the peaks of the last hour, and swaps in a new
+//!   [`Snapshot`]. Memory is bounded by the windows (the engine's snapshot ring and its
+//!   time-bounded series), never by how long the daemon has run.
 //! - [`run_live`] samples interfaces (named, or discovered as `scan` does) and re-discovers
 //!   them periodically: a new one is picked up, a vanished one has its series removed.
 //! - [`run_replay`] feeds a capture's records as if live, at `t / speed`.
@@ -12,15 +17,17 @@
 
 pub mod http;
 
+use crate::analysis::InterfaceAnalysis;
 use crate::analysis::{analyze, Config};
 use crate::capture::RecordSink;
 use crate::capture::{CaptureReader, EventKind, Record};
 use crate::output::html::status_page;
-use crate::output::prometheus::{window_label, ExporterStats, Metrics};
+use crate::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks};
 use crate::sample::engine::{Engine, EngineConfig};
 use crate::sample::watch::{watch_until, StopReason, WatchConfig, WatchError};
 use crate::source::Source;
 use hyper::body::Bytes;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use thiserror::Error;
@@ -77,12 +84,63 @@ pub enum ServeError {
 /// A configuration waiting to be applied at the next tick (SIGHUP).
 pub type PendingConfig = Arc<Mutex<Option<Config>>>;
 
+/// The windows `serve` judges over, seconds (fixed for the daemon's life: they size the
+/// engine's state, so a SIGHUP reload does not change them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServeWindows {
+    /// Verdicts, reasons, flags, margins, BERs: the last this-many seconds.
+    pub judge_s: f64,
+    /// The margin trend: fitted over the series buckets of the last this-many seconds.
+    pub trend_s: f64,
+    /// `optics_lane_pre_fec_ber{window="<N>s"}`.
+    pub rolling_s: Vec<f64>,
+}
+
+impl ServeWindows {
+    /// The defaults of the configuration `cfg` (`judge_window_s`, `trend_fit_window_s`).
+    pub fn of(cfg: &Config, rolling_s: Vec<f64>) -> Self {
+        ServeWindows { judge_s: cfg.judge_window_s, trend_s: cfg.trend_fit_window_s, rolling_s }
+    }
+}
+
+/// The window the `_max` series look back over (`window="1h"`).
+pub const PEAK_S: f64 = 3600.0;
+/// The predicted-FLR peak is kept per minute: 60 slots cover [`PEAK_S`].
+const PEAK_SLOT_S: f64 = 60.0;
+
+/// The highest value of each [`PEAK_SLOT_S`] slot of the last [`PEAK_S`]: a bounded
+/// running maximum (at most 61 slots) whatever the sampling rate.
+#[derive(Clone, Debug, Default)]
+struct HourMax {
+    slots: VecDeque<(f64, f64)>,
+}
+
+impl HourMax {
+    fn push(&mut self, t: f64, v: f64) {
+        let slot = (t / PEAK_SLOT_S).floor() * PEAK_SLOT_S;
+        while self.slots.front().is_some_and(|(s, _)| *s + PEAK_SLOT_S <= t - PEAK_S) {
+            self.slots.pop_front();
+        }
+        match self.slots.back_mut() {
+            Some((s, m)) if *s == slot => *m = m.max(v),
+            _ => self.slots.push_back((slot, v)),
+        }
+    }
+    fn max(&self) -> Option<f64> {
+        self.slots.iter().map(|(_, v)| *v).reduce(f64::max)
+    }
+}
+
 /// The sink `serve` samples into.
 pub struct Exporter {
     engine: Engine,
     metrics: Metrics,
     cfg: Config,
-    rolling_s: Vec<f64>,
+    windows: ServeWindows,
+    /// Per interface, the predicted frame loss ratio's peak of the last hour.
+    flr_peaks: BTreeMap<String, HourMax>,
+    /// Latest record time (shifted), the clock of the peaks.
+    last_t: f64,
     stats: ExporterStats,
     shared: Arc<Shared>,
     pending: PendingConfig,
@@ -92,14 +150,27 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    pub fn new(cfg: Config, rolling_s: Vec<f64>, shared: Arc<Shared>) -> Self {
-        let engine = Engine::new(EngineConfig { rolling_s: rolling_s.clone(), ..EngineConfig::default() });
+    pub fn new(cfg: Config, windows: ServeWindows, shared: Arc<Shared>) -> Self {
+        // The snapshot ring answers the judgement window beside the rolling ones; the
+        // series keeps the trend window, and at least the hour the peaks look back over.
+        let mut rolling_s = windows.rolling_s.clone();
+        rolling_s.push(windows.judge_s);
+        let engine =
+            Engine::new(EngineConfig { rolling_s, series_horizon_s: Some(windows.trend_s.max(PEAK_S)), ..EngineConfig::default() });
+        let stats = ExporterStats {
+            judge_window_s: Some(windows.judge_s),
+            trend_window_s: Some(windows.trend_s),
+            interfaces: Some(0),
+            ..ExporterStats::default()
+        };
         Exporter {
             engine,
             metrics: Metrics::new(),
             cfg,
-            rolling_s,
-            stats: ExporterStats::default(),
+            windows,
+            flr_peaks: BTreeMap::new(),
+            last_t: f64::NEG_INFINITY,
+            stats,
             shared,
             pending: PendingConfig::default(),
             ticks: 0,
@@ -121,6 +192,7 @@ impl Exporter {
         if self.engine.interfaces().iter().any(|i| i == iface) {
             self.engine.remove(iface);
             self.metrics.forget(iface);
+            self.flr_peaks.remove(iface);
             log(LOG_WARNING, &format!("interface {iface} removed: {why}; its series are no longer exported"));
         }
     }
@@ -129,23 +201,75 @@ impl Exporter {
         *self.stats.sample_errors.entry(layer).or_default() += 1;
     }
 
-    /// Analyses the run and rolling windows and publishes the snapshot.
+    /// A discovery pass found nothing to sample: the exporter is alive and says so
+    /// (`optics_interfaces 0`, a fresh `optics_last_sample_timestamp_seconds`).
+    pub fn nothing_to_sample(&mut self) {
+        self.stats.last_sample_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs_f64());
+        self.publish();
+    }
+
+    /// Analyses the judgement, rolling and whole-run windows and publishes the snapshot.
     pub fn publish(&mut self) {
         if let Some(cfg) = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take() {
             self.cfg = cfg;
         }
-        let run = analyze(&self.engine.windows(), &self.cfg, &[]);
+        let w = &self.windows;
+        let judged = analyze(&self.engine.judged_windows(w.judge_s, w.trend_s), &self.cfg, &[]);
+        // The whole run only feeds the `_total` counters: no trend is fitted on it.
+        let mut whole = self.engine.windows();
+        whole.iter_mut().for_each(|w| w.series = None);
+        let lifetime = analyze(&whole, &self.cfg, &[]);
         let rolling: Vec<(String, Vec<_>)> =
-            self.rolling_s.iter().map(|&s| (window_label(s), analyze(&self.engine.rolling_windows(s), &self.cfg, &[]))).collect();
-        let exp = self.metrics.render(&run, &rolling, &self.stats);
-        let status = format!("{} interface(s), {} tick(s), {} series", run.len(), self.ticks, exp.series);
+            w.rolling_s.iter().map(|&s| (window_label(s), analyze(&self.engine.rolling_windows(s), &self.cfg, &[]))).collect();
+        let peaks = self.peaks(&judged, &rolling);
+        self.stats.interfaces = Some(judged.len());
+        let beside = Beside { lifetime: Some(&lifetime), peaks: &peaks };
+        let exp = self.metrics.render_beside(&judged, beside, &rolling, &self.stats);
+        let status = format!(
+            "{} interface(s), {} tick(s), {} series; judged over the last {} s",
+            judged.len(),
+            self.ticks,
+            exp.series,
+            self.windows.judge_s
+        );
         self.shared.publish(Snapshot {
             openmetrics: Bytes::from(exp.openmetrics),
             text: Bytes::from(exp.text),
-            html: Bytes::from(status_page(&run, &status)),
+            html: Bytes::from(status_page(&judged, &status)),
             series: exp.series,
             ticks: self.ticks,
         });
+    }
+}
+
+impl Exporter {
+    /// Per interface, the peaks of the last [`PEAK_S`]: the lane BER from the engine's
+    /// time-bounded series (its buckets, about a minute each), the predicted FLR as the
+    /// highest any window judged this tick or earlier in the hour.
+    fn peaks(&mut self, judged: &[InterfaceAnalysis], rolling: &[(String, Vec<InterfaceAnalysis>)]) -> Vec<Peaks> {
+        let t = self.last_t;
+        judged
+            .iter()
+            .map(|a| {
+                let lane_pre_fec_ber = match (self.engine.series(&a.interface), a.link.lane_rate_gbps, a.link.lanes) {
+                    (Some(s), Some(rate), Some(lanes)) => {
+                        let end = s.buckets.last().map_or(t, |b| b.t_end);
+                        s.max_lane_ber_since(end - PEAK_S, rate, lanes)
+                    }
+                    _ => Vec::new(),
+                };
+                let now = std::iter::once(a)
+                    .chain(rolling.iter().flat_map(|(_, r)| r.iter().filter(|r| r.interface == a.interface)))
+                    .filter_map(|x| x.fec_histogram.as_ref()?.predicted_flr)
+                    .filter(|v| v.is_finite())
+                    .reduce(f64::max);
+                let peak = self.flr_peaks.entry(a.interface.clone()).or_default();
+                if let (Some(v), true) = (now, t.is_finite()) {
+                    peak.push(t, v);
+                }
+                Peaks { interface: a.interface.clone(), lane_pre_fec_ber, predicted_flr: peak.max() }
+            })
+            .collect()
     }
 }
 
@@ -185,7 +309,11 @@ impl RecordSink for Exporter {
                 );
             }
         }
-        self.engine.push(&shifted(rec, self.t_offset));
+        let rec = shifted(rec, self.t_offset);
+        if let Record::Sample(s) = &rec {
+            self.last_t = self.last_t.max(s.t);
+        }
+        self.engine.push(&rec);
         Ok(())
     }
 
@@ -289,7 +417,7 @@ where
         }
         if current.is_empty() {
             log(LOG_WARNING, &format!("no interface to sample; looking again in {:?}", opts.rediscover));
-            exporter.publish();
+            exporter.nothing_to_sample();
             tokio::select! {
                 name = until_stop(signals, &pending, on_reload) => return Ok(name),
                 _ = tokio::time::sleep(opts.rediscover) => continue,

@@ -40,6 +40,7 @@ mod never_panics;
 mod peer_link_loss;
 mod pipeline_never_panics;
 mod serve_http_abuse;
+mod serve_judge_window;
 mod serve_live_veth;
 mod serve_metrics;
 mod serve_prometheus;

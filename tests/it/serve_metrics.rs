@@ -3,7 +3,7 @@
 
 use optics::analysis::{analyze, Config, InterfaceAnalysis};
 use optics::capture::{read_capture, Record};
-use optics::output::prometheus::{window_label, ExporterStats, Metrics, METRICS};
+use optics::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks, METRICS};
 use optics::sample::engine::{Engine, EngineConfig};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -86,8 +86,17 @@ fn docs_list_exactly_the_exported_metrics() {
     ] {
         all.extend(analyses(c));
     }
-    let stats = ExporterStats { sample_duration_s: Some(0.01), last_sample_unix_s: Some(1.0), ..Default::default() };
-    let text = Metrics::new().render(&all, &[], &stats).text;
+    // `serve`'s own: the windows, the interface count and the peaks of the last hour.
+    let stats = ExporterStats {
+        sample_duration_s: Some(0.01),
+        last_sample_unix_s: Some(1.0),
+        interfaces: Some(all.len()),
+        judge_window_s: Some(900.0),
+        trend_window_s: Some(21_600.0),
+        ..Default::default()
+    };
+    let peaks = [Peaks { interface: "ens3np0".into(), lane_pre_fec_ber: vec![Some(1e-6)], predicted_flr: Some(1e-12) }];
+    let text = Metrics::new().render_beside(&all, Beside { lifetime: None, peaks: &peaks }, &[], &stats).text;
     for name in code {
         assert!(text.contains(&format!("\n{name}{{")) || text.contains(&format!("\n{name} ")), "{name} never exposed");
     }

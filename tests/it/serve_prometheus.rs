@@ -8,27 +8,13 @@
 use crate::support;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
+use support::prometheus::{have, repo, Prometheus};
 use support::serve::{get, samples, Serve};
 
-fn repo(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn have(tool: &str) -> bool {
-    let found = Command::new("sh").args(["-c", &format!("command -v {tool}")]).stdout(Stdio::null()).status().is_ok_and(|s| s.success());
-    if !found {
-        eprintln!("skipping: {tool} is not installed (.ci/run installs Debian's prometheus package)");
-    }
-    found
-}
-
-/// Metric names docs/metrics.md documents: the one list dashboards and rules may use.
 fn documented_metrics() -> BTreeSet<String> {
     let doc = std::fs::read_to_string(repo("docs/metrics.md")).unwrap();
     doc.lines().filter_map(|l| l.strip_prefix("| `")).filter_map(|l| l.split_once('`')).map(|(name, _)| name.to_string()).collect()
@@ -155,7 +141,7 @@ fn rules_name_only_exported_metrics() {
             exprs.push(e);
         }
     }
-    assert_eq!(exprs.len(), 11);
+    assert_eq!(exprs.len(), 13);
     for e in &exprs {
         for name in metric_names(e) {
             assert!(exported.contains(&name) || name == "up", "rule {e:?} names {name}, which optics does not export");
@@ -256,62 +242,6 @@ fn systemd_units_verify() {
     assert!(out.status.success(), "systemd-analyze verify: {report}");
 }
 
-/// A Prometheus server in a temporary directory, killed (and the directory removed)
-/// however the test ends.
-struct Prometheus {
-    child: Child,
-    addr: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Prometheus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-impl Prometheus {
-    fn start(targets: &[String]) -> Prometheus {
-        let dir = tempfile::tempdir().unwrap();
-        // The shipped rules with every `for:` shortened so the test runs in seconds.
-        let rules = std::fs::read_to_string(repo("deploy/prometheus/optics-rules.yml")).unwrap();
-        let rules: String = rules
-            .lines()
-            .map(|l| match l.split_once("for: ") {
-                Some((indent, _)) if indent.trim().is_empty() => format!("{indent}for: 2s\n"),
-                _ => format!("{l}\n"),
-            })
-            .collect();
-        std::fs::write(dir.path().join("rules.yml"), rules).unwrap();
-        let targets = targets.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
-        let config = format!(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: ['rules.yml']\nscrape_configs:\n  - job_name: optics\n    static_configs:\n      - targets: [{targets}]\n"
-        );
-        std::fs::write(dir.path().join("prometheus.yml"), config).unwrap();
-        let addr = format!("127.0.0.1:{}", free_port());
-        let child = Command::new("prometheus")
-            .arg(format!("--config.file={}", dir.path().join("prometheus.yml").display()))
-            .arg(format!("--storage.tsdb.path={}", dir.path().join("data").display()))
-            .arg(format!("--web.listen-address={addr}"))
-            .current_dir(dir.path())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("prometheus.log")).unwrap())
-            .spawn()
-            .expect("spawning prometheus");
-        Prometheus { child, addr, _dir: dir }
-    }
-
-    fn api(&self, path: &str) -> Option<Value> {
-        let r = get(self.addr.parse().ok()?, path, &[]).ok()?;
-        serde_json::from_str(&r.body).ok()
-    }
-}
-
 #[test]
 fn prometheus_fires_fec_hiding_for_lane_4_of_the_marginal_link_only() {
     if !have("prometheus") {
@@ -326,7 +256,7 @@ fn prometheus_fires_fec_hiding_for_lane_4_of_the_marginal_link_only() {
     let mut last = Value::Null;
     let firing = loop {
         if Instant::now() > deadline {
-            let log = std::fs::read_to_string(prom._dir.path().join("prometheus.log")).unwrap_or_default();
+            let log = std::fs::read_to_string(prom.dir().join("prometheus.log")).unwrap_or_default();
             let flags = prom.api("/api/v1/query?query=optics_lane_flag");
             panic!("no FEC-hiding alert for lane 4 within 45 s; last /api/v1/alerts: {last}\nflags in Prometheus: {flags:?}\nprometheus log:\n{log}");
         }

@@ -6,7 +6,7 @@
 
 use optics::analysis::Config;
 use optics::capture::read_capture;
-use optics::serve::{run_live, Exporter, LiveOptions, Shared, Signals};
+use optics::serve::{run_live, Exporter, LiveOptions, ServeWindows, Shared, Signals};
 use optics::source::replay::ReplaySource;
 use optics::source::Source;
 use std::path::Path;
@@ -65,7 +65,7 @@ fn discovery_picks_up_new_interfaces_and_drops_vanished_ones() {
     };
     let stopped = rt.block_on(async {
         let mut signals = Signals::install().unwrap();
-        let mut exporter = Exporter::new(Config::default(), vec![300.0], shared.clone());
+        let mut exporter = Exporter::new(Config::default(), ServeWindows::of(&Config::default(), vec![300.0]), shared.clone());
         let opts = LiveOptions { interval: Duration::from_millis(50), rediscover: Duration::from_millis(100) };
         let make_source = |_: &str| -> Box<dyn Source + Send> { Box::new(ReplaySource::new(&cap)) };
         let discover = || -> Result<Vec<String>, String> {

@@ -305,6 +305,9 @@ pub struct IfaceState {
     /// False: `series` stays empty and windows carry none (an interval walker's windows
     /// for lane rows, which never read it).
     pub(super) keep_series: bool,
+    /// Buckets that ended more than this many seconds before the latest sample are
+    /// dropped (`serve`: the trend window); `None` keeps the whole run's.
+    pub(super) series_horizon_s: Option<f64>,
     ring_spacing_s: Option<f64>,
     ring_keep_s: f64,
     /// Per-sample scratch, refilled by each sample (buffers kept): after a sample, its
@@ -332,6 +335,7 @@ impl IfaceState {
             current: None,
             series: Arc::new(LaneSeries::new(buckets)),
             keep_series: true,
+            series_horizon_s: None,
             ring_spacing_s: (longest > 0.0).then_some(longest / RING_SLOTS),
             ring_keep_s: longest,
             point: Point::default(),
@@ -401,6 +405,11 @@ impl IfaceState {
                 rx_power_mw: if rx_ok { rx_mw } else { &[] },
                 link_down_events: down,
             });
+        }
+        if let Some(h) = self.series_horizon_s {
+            if self.series.buckets.first().is_some_and(|b| b.t_end < s.t - h) {
+                Arc::make_mut(&mut self.series).forget_before(s.t - h);
+            }
         }
         if let Some(spacing) = spacing {
             seg.snapshot(s.t, spacing, keep);
@@ -498,6 +507,17 @@ impl IfaceState {
             w.module_error = Some(self.module_read_error.clone().unwrap_or_else(|| e.into_owned()));
         }
         w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
+        w
+    }
+
+    /// The window `serve` judges: [`Self::rolling_window`] over the last `judge_s`, with
+    /// the series buckets of the current segment from the last `trend_s` (those the
+    /// state still holds: see `series_horizon_s`) for the margin trend and the peaks.
+    pub fn judged_window(&self, judge_s: f64, trend_s: f64) -> InterfaceWindow {
+        let mut w = self.rolling_window(judge_s);
+        if let Some(seg) = &self.current {
+            window::segment_series_into(&self.series, seg.first_t.max(seg.last_t - trend_s), &mut w.series);
+        }
         w
     }
 

@@ -77,11 +77,15 @@ pub struct EngineConfig {
     pub rolling_s: Vec<f64>,
     /// Per-lane series length bound (buckets per interface).
     pub buckets: usize,
+    /// Series buckets older than this (seconds before an interface's latest sample) are
+    /// dropped, so the series spans the last this-many seconds at `buckets` resolution
+    /// (`serve`'s trend window); `None`: the whole run, downsampled as it grows.
+    pub series_horizon_s: Option<f64>,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { range: TimeRange::whole(), rolling_s: vec![60.0, 300.0], buckets: 512 }
+        EngineConfig { range: TimeRange::whole(), rolling_s: vec![60.0, 300.0], buckets: 512, series_horizon_s: None }
     }
 }
 
@@ -123,8 +127,12 @@ impl Engine {
     }
 
     fn state(&mut self, name: &str) -> &mut IfaceState {
-        let (buckets, rolling) = (self.cfg.buckets, &self.cfg.rolling_s);
-        self.states.get_or_insert_with(name, || IfaceState::new(name, buckets, rolling))
+        let (buckets, rolling, horizon) = (self.cfg.buckets, &self.cfg.rolling_s, self.cfg.series_horizon_s);
+        self.states.get_or_insert_with(name, || {
+            let mut st = IfaceState::new(name, buckets, rolling);
+            st.series_horizon_s = horizon;
+            st
+        })
     }
 
     fn get(&self, name: &str) -> Option<&IfaceState> {
@@ -164,6 +172,14 @@ impl Engine {
     /// ring of counter snapshots (resolution: the longest configured rolling window / 256).
     pub fn rolling_windows(&self, seconds: f64) -> Vec<InterfaceWindow> {
         self.live().map(|s| s.rolling_window(seconds)).collect()
+    }
+
+    /// One window per interface as `serve` judges it (`IfaceState::judged_window`): the
+    /// last `judge_s` of the current segment (as [`Self::rolling_windows`]; `judge_s` must
+    /// be one of `rolling_s` or shorter than the longest), with the series of the last
+    /// `trend_s` for the margin trend.
+    pub fn judged_windows(&self, judge_s: f64, trend_s: f64) -> Vec<InterfaceWindow> {
+        self.live().map(|s| s.judged_window(judge_s, trend_s)).collect()
     }
 
     /// Every kept segment of `iface`, oldest first (the last is the whole-run window's).

@@ -5,10 +5,12 @@ pub mod fecx_captures;
 pub mod fleet_captures;
 pub mod i2c_sim;
 pub mod netns;
+pub mod prometheus;
 pub mod serve;
 pub mod trend_captures;
 pub mod trust_captures;
 pub mod vdm_captures;
+pub mod window_captures;
 
 use assert_cmd::Command;
 

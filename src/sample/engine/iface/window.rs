@@ -92,7 +92,7 @@ impl IfaceState {
 /// The buckets of `series` from `first_t` on into `out` (`None` when there are none),
 /// refilling the series `out` holds where no one else holds it, else sharing `series`
 /// when all of it is from `first_t` on.
-fn segment_series_into(series: &Arc<LaneSeries>, first_t: f64, out: &mut Option<Arc<LaneSeries>>) {
+pub(super) fn segment_series_into(series: &Arc<LaneSeries>, first_t: f64, out: &mut Option<Arc<LaneSeries>>) {
     if !series.buckets.iter().any(|b| b.t_start >= first_t) {
         *out = None;
         return;
