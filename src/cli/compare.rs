@@ -82,6 +82,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,
+                judge_window: None,
             };
             let (engine, _) = live::sample(&plan, &cfg)?;
             analyze_engine(&engine, &[], &cfg, None).context("analysing the live samples")?

@@ -25,6 +25,8 @@ pub struct LivePlan {
     pub i2c: Option<PathBuf>,
     pub record: Option<PathBuf>,
     pub csv: Option<PathBuf>,
+    /// The live table's verdict column judges this window (`watch --judge-window`).
+    pub judge_window: Option<Duration>,
 }
 
 /// Interfaces named by the user must exist (the kernel's answer is the check); an
@@ -84,9 +86,13 @@ type Progress = BestEffort<LiveTable<BufWriter<Stderr>>>;
 /// Room for a tick of 64 interfaces' lines or a redrawn table, so a tick is one write.
 const PROGRESS_BUFFER: usize = 64 << 10;
 
-fn progress(cfg: &Config) -> Progress {
+fn progress(cfg: &Config, judge_window: Option<Duration>) -> Progress {
     let out = BufWriter::with_capacity(PROGRESS_BUFFER, std::io::stderr());
-    BestEffort::new(LiveTable::new(out, std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone()))
+    let table = LiveTable::new(out, std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
+    BestEffort::new(match judge_window {
+        Some(w) => table.with_judge_window(w.as_secs_f64()),
+        None => table,
+    })
 }
 
 /// Samples until the duration ends or SIGINT/SIGTERM; every record is folded into the
@@ -106,7 +112,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
     };
     let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
-    let mut progress = progress(cfg);
+    let mut progress = progress(cfg, plan.judge_window);
     let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut progress];
     sinks.extend(files.sinks());
     let wcfg = WatchConfig {

@@ -42,6 +42,9 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Scan(scan::ScanArgs),
     /// Sample interfaces over time; record a capture and/or stream CSV; analyse at the end.
+    ///
+    /// The live table shows each last interval (and, with --judge-window, a verdict over that
+    /// window); the analysis printed at the end is over the whole run, as a recording is.
     #[command(after_help = EXIT_CODES)]
     Watch(watch::WatchArgs),
     /// Before/after per lane: did the swap or clean help?

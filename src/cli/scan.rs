@@ -104,6 +104,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: None,
+                judge_window: None,
             };
             let (engine, summary) = live::sample(&plan, &cfg)?;
             let analyses = analyze_engine(&engine, &[], &cfg, peer.as_ref()).context("analysing the samples")?;

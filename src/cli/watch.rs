@@ -32,6 +32,11 @@ pub struct WatchArgs {
     /// Run a capture through the same sinks and analysis instead of the live system.
     #[arg(long, value_name = "CAPTURE")]
     pub replay: Option<PathBuf>,
+    /// The live table's verdict column: each interface judged over the last DURATION of its
+    /// samples, as `serve --judge-window` judges it (at least 3 intervals; without it, no
+    /// verdict column). The analysis printed at the end is over the whole run, whatever it.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "replay")]
+    pub judge_window: Option<Duration>,
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
@@ -50,6 +55,14 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     )?;
     args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
+    if let Some(w) = args.judge_window {
+        let interval = args.live.interval();
+        if w < interval * 3 {
+            bail!(
+                "--judge-window {w:?} is shorter than 3 sample intervals (--interval {interval:?}): a verdict needs a few counter deltas"
+            );
+        }
+    }
     let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.i2c.is_some() {
@@ -66,6 +79,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                 i2c: args.live.i2c.clone(),
                 record: args.live.record.clone(),
                 csv: args.csv.clone(),
+                judge_window: args.judge_window,
             };
             let (engine, summary) = live::sample(&plan, &cfg)?;
             let analyses = analyze_engine(&engine, &[], &cfg, None).context("analysing the samples")?;

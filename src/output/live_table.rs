@@ -5,12 +5,13 @@
 //! part of the analysis, ranked as the report ranks), so the figures are the report's.
 
 use crate::analysis::lane_rows::{row_figures, RowFigures};
-use crate::analysis::{rank, Config, InterfaceWindow};
+use crate::analysis::{analyze, rank, Config, InterfaceWindow, Verdict};
 use crate::capture::Record;
 use crate::capture::RecordSink;
 use crate::output::fixed::{push_fixed, push_fixed_right};
 use crate::output::text::wrap::fit;
-use crate::output::text::{escape, DEFAULT_WIDTH};
+use crate::output::text::{escape, verdict_word, DEFAULT_WIDTH};
+use crate::sample::engine::{Engine, EngineConfig};
 use crate::sample::intervals::IntervalWalker;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -35,6 +36,8 @@ struct LaneState {
 struct IfaceState {
     t: f64,
     link_up: Option<bool>,
+    /// Over the judgement window, when the table has one.
+    verdict: Option<Verdict>,
     lanes: BTreeMap<u8, LaneState>,
 }
 
@@ -44,6 +47,9 @@ pub struct LiveTable<W: Write> {
     width: usize,
     cfg: Config,
     walker: IntervalWalker,
+    /// `--judge-window`: the verdict column's own fold (an engine whose snapshot ring
+    /// answers that window) and its length in seconds.
+    judge: Option<(Engine, f64)>,
     ifaces: BTreeMap<String, IfaceState>,
     /// Lines of the table on screen, to move back over when redrawing.
     drawn: usize,
@@ -72,16 +78,34 @@ impl<W: Write> LiveTable<W> {
             cfg,
             // Lane rows never read a window's series.
             walker: IntervalWalker::new(1).without_series(),
+            judge: None,
             ifaces: BTreeMap::new(),
             drawn: 0,
             line: String::new(),
         }
     }
 
-    fn update(&mut self, t: f64, interface: &str, a: &RowFigures) {
+    /// A verdict per interface over the last `seconds` of its samples (as `serve
+    /// --judge-window` judges them), shown beside the last interval's figures. It costs a
+    /// whole analysis per interface and sample, so it is asked for.
+    pub fn with_judge_window(mut self, seconds: f64) -> Self {
+        // The series is not read: the smallest one.
+        self.judge = Some((Engine::new(EngineConfig { rolling_s: vec![seconds], buckets: 2, ..EngineConfig::default() }), seconds));
+        self
+    }
+
+    /// The verdict of `interface` over the judgement window, if the table has one.
+    fn verdict(&self, interface: &str) -> Option<Verdict> {
+        let (engine, seconds) = self.judge.as_ref()?;
+        let w = engine.rolling_window(interface, *seconds)?;
+        analyze(std::slice::from_ref(&w), &self.cfg, &[]).pop().map(|a| a.verdict)
+    }
+
+    fn update(&mut self, t: f64, interface: &str, a: &RowFigures, verdict: Option<Verdict>) {
         let st = self.ifaces.entry(interface.to_string()).or_default();
         st.t = t;
         st.link_up = a.link.up;
+        st.verdict = verdict;
         for l in &a.lanes {
             let ls = st.lanes.entry(l.lane).or_default();
             ls.rx_dbm = l.rx_power_dbm;
@@ -103,7 +127,11 @@ impl<W: Write> LiveTable<W> {
                 Some(false) => "DOWN",
                 None => "state unknown",
             };
-            lines.push(format!("{}  t={:.1} s  link {link}", escape(name), st.t));
+            let verdict = match (st.verdict, &self.judge) {
+                (Some(v), Some((_, s))) => format!("  {} over the last {s} s", verdict_word(v)),
+                _ => String::new(),
+            };
+            lines.push(format!("{}  t={:.1} s  link {link}{verdict}", escape(name), st.t));
             if st.lanes.is_empty() {
                 lines.push("  no per-lane data (no module monitors or per-lane FEC counters)".into());
                 continue;
@@ -127,7 +155,7 @@ impl<W: Write> LiveTable<W> {
     }
 
     /// `a`'s lanes weakest first (ranked).
-    fn plain(&mut self, interface: &str, a: &RowFigures, t: f64) -> io::Result<()> {
+    fn plain(&mut self, interface: &str, a: &RowFigures, t: f64, verdict: Option<Verdict>) -> io::Result<()> {
         let link = match a.link.up {
             Some(true) => "up",
             Some(false) => "DOWN",
@@ -153,6 +181,10 @@ impl<W: Write> LiveTable<W> {
             let _ = write!(line, ", weakest lane {lane} margin ");
             push_fixed(line, m, 2);
             line.push_str(" dB");
+        }
+        if let Some(v) = verdict {
+            line.push_str(", verdict ");
+            line.push_str(verdict_word(v));
         }
         line.push('\n');
         // The line whole, newline included, in one write (`writeln!` writes the newline apart).
@@ -181,6 +213,9 @@ impl<W: Write> LiveTable<W> {
 
 impl<W: Write> RecordSink for LiveTable<W> {
     fn record(&mut self, rec: &Record) -> io::Result<()> {
+        if let Some((engine, _)) = &mut self.judge {
+            engine.push(rec);
+        }
         if let Record::Event(e) = rec {
             // Events scroll above the table.
             self.clear()?;
@@ -208,12 +243,13 @@ impl<W: Write> LiveTable<W> {
         // The lane-row figures only: the verdict, reasons' text, trend and PCIe judging of a
         // whole analysis are not shown here, and cost most of a sample's CPU in `watch`.
         let mut a = row_figures(w, &self.cfg);
+        let verdict = self.verdict(&w.interface);
         if self.redraw {
-            self.update(t, &w.interface, &a);
+            self.update(t, &w.interface, &a, verdict);
             self.draw()?;
         } else {
             rank(&mut a.lanes);
-            self.plain(&w.interface, &a, t)?;
+            self.plain(&w.interface, &a, t, verdict)?;
         }
         Ok(())
     }
@@ -251,6 +287,25 @@ mod tests {
         assert!(!text.contains('\x1b'));
         // Lane 4 carries ~212e6 bits per 60 s, ~3.5e6 per second: BER ~6.7e-5, margin ~0.4 dB.
         assert!(text.lines().all(|l| l.contains("weakest lane 4 margin 0.")), "{text}");
+    }
+
+    #[test]
+    fn the_verdict_column_judges_the_window() {
+        // The marginal capture (lane 4 hides behind FEC: investigate) judged over 30 s: every
+        // line from the first interval on says so; without a window, no verdict is shown.
+        let mut buf = Vec::new();
+        let mut t = LiveTable::new(&mut buf, false, None, Config::default()).with_judge_window(30.0);
+        for r in marginal() {
+            t.record(&r).unwrap();
+        }
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(text.lines().count(), 60);
+        assert!(text.lines().all(|l| l.ends_with(", verdict INVESTIGATE")), "{text}");
+        // The window is 30 s of the 60: the same as the analysis of the records from t=30 s.
+        let mut engine =
+            Engine::new(EngineConfig { range: crate::sample::engine::TimeRange { from: Some(30.0), to: None }, ..Default::default() });
+        marginal().iter().for_each(|r| engine.push(r));
+        assert_eq!(analyze(&engine.windows(), &Config::default(), &[])[0].verdict, Verdict::Investigate);
     }
 
     /// The table's figures are those of the whole analysis of the same interval, on every

@@ -66,3 +66,19 @@ fn record_replay_round_trip_example() {
 
 // `watch` without interfaces discovers them like `scan` (issue 9 item 11): tested inside a
 // network namespace in tests/cli_watch_live.rs, since here it would sample the host.
+
+#[test]
+fn watch_help_says_the_end_analysis_is_over_the_whole_run() {
+    let out = optics().args(["watch", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("over the whole run"), "{help}");
+    assert!(help.contains("--judge-window"), "{help}");
+}
+
+#[test]
+fn watch_refuses_a_judge_window_of_fewer_than_three_intervals() {
+    let out = optics().args(["watch", "--interval", "1s", "--judge-window", "2s", "lo"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--judge-window") && err.contains("3 sample intervals"), "{err}");
+}

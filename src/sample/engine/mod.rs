@@ -174,6 +174,11 @@ impl Engine {
         self.live().map(|s| s.rolling_window(seconds)).collect()
     }
 
+    /// [`Self::rolling_windows`] of one interface.
+    pub fn rolling_window(&self, iface: &str, seconds: f64) -> Option<InterfaceWindow> {
+        self.get(iface).map(|s| s.rolling_window(seconds))
+    }
+
     /// One window per interface as `serve` judges it (`IfaceState::judged_window`): the
     /// last `judge_s` of the current segment (as [`Self::rolling_windows`]; `judge_s` must
     /// be one of `rolling_s` or shorter than the longest), with the series of the last
