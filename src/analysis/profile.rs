@@ -1,10 +1,14 @@
 //! Node validation by speed tier (the node-acceptance runbook): every NIC at its expected
-//! rate and lane count, the expected FEC, a PCIe link wide and fast enough for the port,
-//! no flaps, FEC margin above a floor. A NIC short of its profile gets `below_profile`
-//! (reject), each check with the expected and the measured value side by side.
+//! rate and lane count, the expected FEC, a PCIe link that carries the port's line rate
+//! and trained at what the card can do, no flaps, FEC margin above a floor. A NIC short
+//! of its profile gets `below_profile` (reject), each check with the expected and the
+//! measured value side by side; a check that could not be measured is "not measured"
+//! (never a pass), and the check's summary says how many passed.
 //!
-//! Built-ins `100g`, `200g`, `400g`, `800g`; the config file's `node_profiles` adds or
-//! replaces profiles by name.
+//! Built-ins `100g`, `200g`, `400g`, `800g` ask for what the hardware people buy can do:
+//! a ConnectX-6 200G card is PCIe Gen4 x16 (231.9 Gb/s usable, pcie.rs), enough for 200
+//! Gb/s. A specific generation and width ("Gen5 x16 as contracted") is the config
+//! file's `node_profiles` `pcie` list, which adds or replaces profiles by name.
 
 use super::verdict::{verdict, Reason, ReasonCode, Severity};
 use super::InterfaceAnalysis;
@@ -30,6 +34,12 @@ pub struct NodeProfile {
     pub fec: Option<String>,
     /// Any one of these is enough (e.g. Gen6 x16 or Gen5 x32 for 800G).
     pub pcie: Vec<PcieMinimum>,
+    /// The PCIe ceiling (the multi-host group's, where the port has several paths) must
+    /// carry the line rate: the profile's `speed_mbps`, else the link's.
+    pub pcie_carries_line_rate: Option<bool>,
+    /// The PCIe link must be trained at the card's own maximum speed and width (a Gen5
+    /// card running at Gen4 is degraded, whatever the ceiling).
+    pub pcie_at_capability: Option<bool>,
     pub margin_floor_db: Option<f64>,
     pub max_link_down_events: Option<u64>,
 }
@@ -40,30 +50,30 @@ pub enum ProfileError {
     Unknown { name: String, user: String },
 }
 
-const fn pcie(generation: u8, width: u32) -> PcieMinimum {
-    PcieMinimum { generation, width }
-}
-
-/// The built-in tiers. PCIe: a port needs a usable PCIe ceiling above its rate
-/// (pcie.rs: Gen3 x16 = 116 Gb/s for 100G; Gen5 x16 = 463 Gb/s for 200G/400G;
-/// Gen6 x16 = 869 Gb/s, or two Gen5 x16 paths, for 800G).
+/// The built-in tiers. PCIe: a usable ceiling (pcie.rs) that carries the line rate, and
+/// the link trained at the card's own capability; no generation or width of their own, so
+/// every card that can carry the port passes: Gen3 x16 = 116 Gb/s for 100G; Gen4 x16 =
+/// 231.9 Gb/s for 200G (ConnectX-6); Gen5 x16 = 463 Gb/s for 400G; Gen6 x16 = 869 Gb/s, or
+/// two Gen5 x16 paths of a multi-host group, for 800G.
 pub fn builtin(name: &str) -> Option<NodeProfile> {
     let rs544 = Some("RS(544,514)".to_string());
-    let p = |speed_gbps: u32, lanes: u32, fec: Option<String>, pcie: Vec<PcieMinimum>| NodeProfile {
+    let p = |speed_gbps: u32, lanes: u32, fec: Option<String>| NodeProfile {
         speed_mbps: Some(speed_gbps * 1000),
         lanes: Some(lanes),
         fec,
-        pcie,
+        pcie: Vec::new(),
+        pcie_carries_line_rate: Some(true),
+        pcie_at_capability: Some(true),
         margin_floor_db: Some(1.0),
         max_link_down_events: Some(0),
     };
     match name {
         // 100GBASE-SR4/CR4: 4 x 25.78125 Gb/s NRZ with RS(528,514) (Clause 91).
-        "100g" => Some(p(100, 4, Some("RS(528,514)".into()), vec![pcie(3, 16), pcie(4, 8)])),
-        "200g" => Some(p(200, 4, rs544, vec![pcie(5, 16)])),
+        "100g" => Some(p(100, 4, Some("RS(528,514)".into()))),
+        "200g" => Some(p(200, 4, rs544)),
         // 400G over 4 x 106.25 Gb/s PAM4 lanes (400GBASE-DR4), the NIC-side norm.
-        "400g" => Some(p(400, 4, rs544, vec![pcie(5, 16)])),
-        "800g" => Some(p(800, 8, rs544, vec![pcie(6, 16), pcie(5, 32)])),
+        "400g" => Some(p(400, 4, rs544)),
+        "800g" => Some(p(800, 8, rs544)),
         _ => None,
     }
 }
@@ -98,10 +108,36 @@ pub struct ProfileItem {
 pub struct ProfileCheck {
     pub profile: String,
     pub items: Vec<ProfileItem>,
+    /// Checks that passed, out of `items.len()`.
+    pub passed: usize,
+    /// Checks that could not be measured (`ok` null): never counted as passed.
+    pub not_measured: usize,
+    /// "profile 200g: 6/6 checks passed", with what failed or was not measured.
+    pub summary: String,
 }
 
+/// What a check shows when it could not be measured.
+pub const NOT_MEASURED: &str = "not measured";
+
 fn item(check: &'static str, expected: String, measured: Option<String>, ok: Option<bool>) -> ProfileItem {
-    ProfileItem { check, expected, measured: measured.unwrap_or_else(|| "unknown".into()), ok }
+    let ok = if measured.is_some() { ok } else { None };
+    ProfileItem { check, expected, measured: measured.unwrap_or_else(|| NOT_MEASURED.into()), ok }
+}
+
+impl ProfileCheck {
+    fn new(profile: &str, items: Vec<ProfileItem>) -> Self {
+        let passed = items.iter().filter(|i| i.ok == Some(true)).count();
+        let not_measured = items.iter().filter(|i| i.ok.is_none()).count();
+        let names = |want: Option<bool>| items.iter().filter(|i| i.ok == want).map(|i| i.check).collect::<Vec<_>>().join(", ");
+        let mut summary = format!("profile {profile}: {passed}/{} checks passed", items.len());
+        if passed + not_measured < items.len() {
+            summary.push_str(&format!("; failed: {}", names(Some(false))));
+        }
+        if not_measured > 0 {
+            summary.push_str(&format!("; not measured: {}", names(None)));
+        }
+        ProfileCheck { profile: profile.to_string(), items, passed, not_measured, summary }
+    }
 }
 
 /// The checks of `p` against one analysed interface.
@@ -131,6 +167,12 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
         let ok = measured.as_ref().map(|(g, w, _)| p.pcie.iter().any(|m| *g >= m.generation && *w >= m.width));
         items.push(item("pcie", expected, measured.map(|m| m.2), ok));
     }
+    if p.pcie_carries_line_rate == Some(true) {
+        items.push(carries_line_rate(p, a));
+    }
+    if p.pcie_at_capability == Some(true) {
+        items.push(at_capability(a));
+    }
     if let Some(floor) = p.margin_floor_db {
         // The weakest lane's margin, else the port's. A zero-error margin is a lower bound:
         // under the floor it proves nothing either way, so it is not judged.
@@ -155,7 +197,41 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
         let have = l.link_down_events;
         items.push(item("link_down_events", format!("<= {max}"), have.map(|n| n.to_string()), have.map(|n| n <= max)));
     }
-    ProfileCheck { profile: name.to_string(), items }
+    ProfileCheck::new(name, items)
+}
+
+/// The PCIe ceiling against the line rate: a multi-host port moves its traffic over
+/// every path of its group, so the group's summed ceiling is what must carry it.
+fn carries_line_rate(p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileItem {
+    let pc = &a.pcie;
+    let rate_gbps = p.speed_mbps.or(a.link.speed_mbps).map(|s| f64::from(s) / 1000.0);
+    let (ceiling, paths) = match pc.group.as_ref().filter(|g| g.paths.len() > 1) {
+        Some(g) => (g.group_ceiling_gbps, format!(" over {} paths", g.paths.len())),
+        None => (pc.ceiling_gbps, String::new()),
+    };
+    let link = match (pc.current_speed_gts.and_then(pcie_generation), pc.current_width) {
+        (Some(g), Some(w)) => format!(" (Gen{g} x{w}{paths})"),
+        _ => paths,
+    };
+    let expected = rate_gbps.map_or("the line rate".to_string(), |r| format!(">= {r:.1} Gb/s (the line rate)"));
+    let measured = ceiling.map(|c| format!("{c:.1} Gb/s{link}"));
+    let ok = ceiling.zip(rate_gbps).map(|(c, r)| c >= r);
+    item("pcie_ceiling", expected, measured, ok)
+}
+
+/// Trained at the card's own maximum speed and width (sysfs `max_link_*`).
+fn at_capability(a: &InterfaceAnalysis) -> ProfileItem {
+    let pc = &a.pcie;
+    let gts = |v: Option<f64>| v.map(|g| format!("{g:.1} GT/s"));
+    let have = gts(pc.current_speed_gts).zip(pc.current_width).map(|(s, w)| format!("{s} x{w}"));
+    let max = gts(pc.max_speed_gts).zip(pc.max_width).map(|(s, w)| format!("{s} x{w}"));
+    let expected = max.clone().map_or("the card's maximum".to_string(), |m| format!("the card's maximum, {m}"));
+    let measured = have.zip(max.as_ref()).map(|(h, _)| h);
+    let ok = match (pc.current_speed_gts, pc.current_width, pc.max_speed_gts, pc.max_width) {
+        (Some(s), Some(w), Some(ms), Some(mw)) => Some(s + 0.01 >= ms && w >= mw),
+        _ => None,
+    };
+    item("pcie_trained", expected, measured, ok)
 }
 
 /// Adds one `below_profile` reason per failed check and recomputes the verdict.
@@ -166,6 +242,7 @@ pub fn apply(check: &ProfileCheck, a: &mut InterfaceAnalysis) {
     }
     a.reasons.sort_by_key(|r| std::cmp::Reverse(r.severity));
     a.verdict = verdict(&a.reasons);
+    a.notes.push(check.summary.clone());
 }
 
 #[cfg(test)]
@@ -173,6 +250,10 @@ mod tests {
     use super::*;
     use crate::analysis::fec::FecKind;
     use crate::analysis::{LaneAnalysis, Verdict};
+
+    const fn pcie(generation: u8, width: u32) -> PcieMinimum {
+        PcieMinimum { generation, width }
+    }
 
     fn nic(speed_mbps: u32, lanes: u32, gts: f64, width: u32, margin: f64) -> InterfaceAnalysis {
         let mut a = InterfaceAnalysis {
@@ -212,24 +293,56 @@ mod tests {
     #[test]
     fn gen4_x4_is_below_200g_and_says_both_sides() {
         let p = builtin("200g").unwrap();
+        // Gen4 x4 trained at its maximum: 16 x 4 x 128/130 x 0.92 = 57.97 Gb/s < 200.
         let mut a = nic(200_000, 4, 16.0, 4, 1.6);
+        a.pcie.ceiling_gbps = Some(16.0 * 4.0 * 128.0 / 130.0 * 0.92);
+        (a.pcie.max_speed_gts, a.pcie.max_width) = (Some(16.0), Some(4));
         let c = evaluate("200g", &p, &a);
-        let pcie = c.items.iter().find(|i| i.check == "pcie").unwrap();
-        assert_eq!((pcie.expected.as_str(), pcie.measured.as_str(), pcie.ok), ("Gen5 x16", "Gen4 x4", Some(false)));
-        assert!(c.items.iter().filter(|i| i.check != "pcie").all(|i| i.ok == Some(true)), "{:?}", c.items);
+        let pcie = c.items.iter().find(|i| i.check == "pcie_ceiling").unwrap();
+        assert_eq!(
+            (pcie.expected.as_str(), pcie.measured.as_str(), pcie.ok),
+            (">= 200.0 Gb/s (the line rate)", "58.0 Gb/s (Gen4 x4)", Some(false))
+        );
+        assert!(c.items.iter().filter(|i| i.check != "pcie_ceiling").all(|i| i.ok == Some(true)), "{:?}", c.items);
+        assert_eq!(c.summary, "profile 200g: 6/7 checks passed; failed: pcie_ceiling");
         apply(&c, &mut a);
         assert_eq!(a.verdict, Verdict::Reject);
-        assert_eq!(a.reasons[0].message, "profile 200g: pcie expected Gen5 x16, measured Gen4 x4");
+        assert_eq!(a.reasons[0].message, "profile 200g: pcie_ceiling expected >= 200.0 Gb/s (the line rate), measured 58.0 Gb/s (Gen4 x4)");
     }
 
     #[test]
-    fn gen6_x16_meets_800g_and_gen5_x32_is_the_alternative() {
-        let p = builtin("800g").unwrap();
-        assert!(evaluate("800g", &p, &nic(800_000, 8, 64.0, 16, 1.7)).items.iter().all(|i| i.ok == Some(true)));
-        let c = evaluate("800g", &p, &nic(800_000, 8, 32.0, 16, 1.7));
+    fn a_connectx6_200g_card_at_gen4_x16_passes_200g() {
+        // ConnectX-6 200G: PCIe Gen4 x16 = 16 x 16 x 128/130 x 0.92 = 231.9 Gb/s >= 200.
+        let p = builtin("200g").unwrap();
+        let mut a = nic(200_000, 4, 16.0, 16, 1.6);
+        a.pcie.ceiling_gbps = Some(16.0 * 16.0 * 128.0 / 130.0 * 0.92);
+        (a.pcie.max_speed_gts, a.pcie.max_width) = (Some(16.0), Some(16));
+        let c = evaluate("200g", &p, &a);
+        assert!(c.items.iter().all(|i| i.ok == Some(true)), "{:?}", c.items);
+        assert_eq!(c.summary, format!("profile 200g: {n}/{n} checks passed", n = c.items.len()));
+        // The same card's Gen5 sibling trained at Gen4: the ceiling carries 200G, but the
+        // link is below what the card can do.
+        a.pcie.max_speed_gts = Some(32.0);
+        let c = evaluate("200g", &p, &a);
+        let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check).collect();
+        assert_eq!(failed, vec!["pcie_trained"]);
+        // No PCIe figures at all: not measured, not passed.
+        let mut a = nic(200_000, 4, 16.0, 16, 1.6);
+        (a.pcie.current_speed_gts, a.pcie.current_width) = (None, None);
+        let c = evaluate("200g", &p, &a);
+        assert_eq!(c.not_measured, 2, "{:?}", c.items);
+        assert!(c.summary.ends_with("; not measured: pcie_ceiling, pcie_trained"), "{}", c.summary);
+        assert!(c.items.iter().filter(|i| i.ok.is_none()).all(|i| i.measured == NOT_MEASURED));
+    }
+
+    #[test]
+    fn a_contracted_generation_is_a_user_setting() {
+        let p = NodeProfile { pcie: vec![pcie(6, 16), pcie(5, 32)], ..Default::default() };
+        assert!(evaluate("800g-contract", &p, &nic(800_000, 8, 64.0, 16, 1.7)).items.iter().all(|i| i.ok == Some(true)));
+        let c = evaluate("800g-contract", &p, &nic(800_000, 8, 32.0, 16, 1.7));
         assert_eq!(c.items.iter().find(|i| i.check == "pcie").unwrap().ok, Some(false));
-        // 400G at 0.4 dB margin: the speed and the margin floor both fail.
-        let c = evaluate("800g", &p, &nic(400_000, 8, 64.0, 16, 0.4));
+        // 400G at 0.4 dB margin against the 800g tier: the speed and the margin floor fail.
+        let c = evaluate("800g", &builtin("800g").unwrap(), &nic(400_000, 8, 64.0, 16, 0.4));
         let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check).collect();
         assert_eq!(failed, vec!["speed", "margin"]);
     }
@@ -238,8 +351,8 @@ mod tests {
     fn user_profiles_replace_and_extend_builtins() {
         let mut user = BTreeMap::new();
         user.insert("200g".to_string(), NodeProfile { speed_mbps: Some(200_000), ..Default::default() });
-        assert_eq!(resolve("200g", &user).unwrap().pcie, vec![]);
-        assert_eq!(resolve("400g", &user).unwrap().pcie, vec![pcie(5, 16)]);
+        assert_eq!(resolve("200g", &user).unwrap().pcie_carries_line_rate, None);
+        assert_eq!(resolve("400g", &user).unwrap().pcie_carries_line_rate, Some(true));
         let e = resolve("1t", &user).unwrap_err().to_string();
         assert!(e.contains("\"1t\"") && e.contains("800g, 200g"), "{e}");
     }

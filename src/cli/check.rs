@@ -93,12 +93,17 @@ fn no_data(a: &InterfaceAnalysis) -> bool {
         || (a.link.pre_fec_ber.is_none() && a.lanes.iter().all(|l| l.margin_db.is_none() && l.rx_power_dbm.is_none()))
 }
 
+/// A `--profile` check that could not be measured: the profile is not known to pass.
+fn profile_unmeasured(a: &InterfaceAnalysis) -> bool {
+    a.profile.as_ref().is_some_and(|p| p.not_measured > 0)
+}
+
 fn status_of(a: &InterfaceAnalysis) -> Status {
     match a.verdict {
         Verdict::Reject => Status::Critical,
         Verdict::Investigate if no_data(a) => Status::Unknown,
         Verdict::Investigate => Status::Warning,
-        Verdict::Accept if no_data(a) => Status::Unknown,
+        Verdict::Accept if no_data(a) || profile_unmeasured(a) => Status::Unknown,
         Verdict::Accept => Status::Ok,
     }
 }
@@ -108,13 +113,34 @@ fn label(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || "_.-".contains(c) { c } else { '_' }).collect()
 }
 
+/// `v` in plain decimal with `sig` significant digits ("0.0000192", "1"): the plugin
+/// guidelines allow perfdata values and thresholds only in the class `[-0-9.]`, so no
+/// exponent. Trailing zeros are dropped.
+fn plain(v: f64, sig: i32) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return "0".into();
+    }
+    let decimals = (sig - 1 - v.abs().log10().floor() as i32).clamp(0, 30) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// The status line with perfdata, and the state to exit with.
 pub fn plugin_output(analyses: &[InterfaceAnalysis], floor_db: f64) -> (String, Status) {
     let status = analyses.iter().map(status_of).max_by_key(|s| s.rank()).unwrap_or(Status::Unknown);
     let mut problems = Vec::new();
     for a in analyses.iter().filter(|a| status_of(a) != Status::Ok) {
         let codes = verdict_codes(&a.reasons);
-        let what = if codes.is_empty() { "no data".to_string() } else { join_codes(&codes, ", ") };
+        let mut what = if codes.is_empty() && !profile_unmeasured(a) { "no data".to_string() } else { join_codes(&codes, ", ") };
+        if let Some(p) = a.profile.as_ref().filter(|_| profile_unmeasured(a)) {
+            let names: Vec<&str> = p.items.iter().filter(|i| i.ok.is_none()).map(|i| i.check).collect();
+            let sep = if what.is_empty() { "" } else { ", " };
+            what.push_str(&format!("{sep}profile {} not measured: {}", p.profile, names.join(" ")));
+        }
         problems.push(format!("{}: {what}", escape(&a.interface)));
     }
     let summary = if problems.is_empty() {
@@ -129,12 +155,15 @@ pub fn plugin_output(analyses: &[InterfaceAnalysis], floor_db: f64) -> (String, 
         lanes.sort_by_key(|l| l.lane);
         for l in lanes {
             let m = l.margin_db.unwrap_or_default();
-            // Warning at the margin floor, critical at the FEC limit itself (0 dB).
-            perf.push(format!("margin_db_{}_{}={m:.2};{floor_db};0", label(&a.interface), l.lane));
+            // Margin is good high: warning below the floor, critical below the FEC limit
+            // itself (0 dB). In the plugin range syntax "N:" alerts below N; a bare "N"
+            // would alert outside 0..N, i.e. on every healthy lane above the floor.
+            perf.push(format!("margin_db_{}_{}={m:.2};{}:;0:", label(&a.interface), l.lane, plain(floor_db, 3)));
         }
         if let Some(b) = a.link.pre_fec_ber.filter(|b| b.is_finite()) {
-            let crit = a.link.fec_limit_ber.map(|l| format!("{l:e}")).unwrap_or_default();
-            perf.push(format!("pre_fec_ber_{}={b:.3e};;{crit}", label(&a.interface)));
+            // BER is good low: a bare "N" (alert outside 0..N) is critical past the limit.
+            let crit = a.link.fec_limit_ber.filter(|l| l.is_finite()).map(|l| plain(l, 3)).unwrap_or_default();
+            perf.push(format!("pre_fec_ber_{}={};;{crit}", label(&a.interface), plain(b, 3)));
         }
     }
     let line =
@@ -156,5 +185,99 @@ pub fn guard(check: bool, run: impl FnOnce() -> anyhow::Result<ExitCode>) -> any
             Ok(status.exit())
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A threshold range as the Monitoring Plugins Development Guidelines define it
+    /// ("Threshold and ranges"): `[@]start:end`, start 0 when left out, `~` for -inf,
+    /// end +inf when left out; alert when the value is outside start..end (inclusive),
+    /// or inside with `@`. An empty range never alerts.
+    fn alerts(range: &str, v: f64) -> bool {
+        if range.is_empty() {
+            return false;
+        }
+        let (inside, r) = match range.strip_prefix('@') {
+            Some(r) => (true, r),
+            None => (false, range),
+        };
+        let (start, end) = match r.split_once(':') {
+            Some((s, e)) => (s, e),
+            None => ("0", r),
+        };
+        let start = if start == "~" { f64::NEG_INFINITY } else { start.parse::<f64>().unwrap() };
+        let end = if end.is_empty() { f64::INFINITY } else { end.parse::<f64>().unwrap() };
+        let within = start <= v && v <= end;
+        if inside {
+            within
+        } else {
+            !within
+        }
+    }
+
+    /// `label=value;warn;crit`: the value and the two ranges.
+    fn perf(item: &str) -> (f64, String, String) {
+        let (_, rest) = item.split_once('=').unwrap();
+        let mut it = rest.split(';');
+        let v = it.next().unwrap();
+        assert!(v.chars().all(|c| c.is_ascii_digit() || c == '-' || c == '.'), "value {v:?} is not in [-0-9.]");
+        (v.parse().unwrap(), it.next().unwrap_or("").to_string(), it.next().unwrap_or("").to_string())
+    }
+
+    fn lane(n: u8, margin_db: f64) -> optics::analysis::LaneAnalysis {
+        optics::analysis::LaneAnalysis { lane: n, margin_db: Some(margin_db), ..Default::default() }
+    }
+
+    fn iface(lanes: Vec<optics::analysis::LaneAnalysis>, ber: Option<f64>) -> InterfaceAnalysis {
+        let w = optics::analysis::InterfaceWindow { interface: "eth0".into(), ..Default::default() };
+        let mut a = optics::analysis::analyze(&[w], &Config::default(), &[]).remove(0);
+        a.lanes = lanes;
+        a.link.pre_fec_ber = ber;
+        a.link.fec_limit_ber = Some(2.4e-4);
+        a
+    }
+
+    #[test]
+    fn the_guidelines_ranges_themselves() {
+        // The guidelines' own table: "10" alerts < 0 or > 10; "10:" < 10; "~:10" > 10;
+        // "10:20" outside; "@10:20" inside.
+        assert!(alerts("10", 11.0) && alerts("10", -1.0) && !alerts("10", 5.0));
+        assert!(alerts("10:", 9.0) && !alerts("10:", 1e9));
+        assert!(alerts("~:10", 11.0) && !alerts("~:10", -1e9));
+        assert!(alerts("10:20", 21.0) && !alerts("10:20", 15.0));
+        assert!(alerts("@10:20", 15.0) && !alerts("@10:20", 21.0));
+    }
+
+    #[test]
+    fn margin_perfdata_alerts_below_the_floor_and_the_limit_only() {
+        // Floor 1 dB: 1.65 dB is healthy (no alert), 0.41 dB warns, -0.2 dB is critical.
+        let a = iface(vec![lane(1, 1.65), lane(2, 0.41), lane(3, -0.2), lane(4, 7.5)], None);
+        let (line, _) = plugin_output(&[a], 1.0);
+        let perfs: Vec<&str> = line.split(" | ").nth(1).unwrap().split(' ').collect();
+        let want = [(false, false), (true, false), (true, true), (false, false)];
+        for (p, (warn, crit)) in perfs.iter().zip(want) {
+            let (v, w, c) = perf(p);
+            assert_eq!((alerts(&w, v), alerts(&c, v)), (warn, crit), "{p}");
+        }
+        assert_eq!(perfs[0], "margin_db_eth0_1=1.65;1:;0:");
+    }
+
+    #[test]
+    fn ber_perfdata_is_plain_decimal_and_alerts_past_the_limit() {
+        // 1.92e-5 under the RS(544,514) limit 2.4e-4: no alert; 3e-4 past it: critical.
+        for (ber, crit) in [(1.92e-5, false), (3e-4, true)] {
+            let (line, _) = plugin_output(&[iface(vec![], Some(ber))], 1.0);
+            let p = line.split(" | ").nth(1).unwrap();
+            let (v, w, c) = perf(p);
+            assert!((v - ber).abs() < ber * 1e-2, "{p}");
+            assert_eq!(c, "0.00024");
+            assert_eq!((alerts(&w, v), alerts(&c, v)), (false, crit), "{p}");
+        }
+        assert_eq!(plain(1.92e-5, 3), "0.0000192");
+        assert_eq!(plain(1.0, 3), "1");
+        assert_eq!(plain(0.5, 3), "0.5");
     }
 }

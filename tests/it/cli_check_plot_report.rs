@@ -40,21 +40,64 @@ fn profile_items(cap: &str, profile: &str) -> (Value, Vec<(String, String, Strin
 
 #[test]
 fn gen4_x4_is_below_the_200g_profile_with_both_sides() {
-    // The capture's NIC trained at 16.0 GT/s (Gen4) x4 of x16.
+    // The capture's NIC trained at 16.0 GT/s (Gen4) x4 of x16: 16 x 4 x 128/130 x 0.92 =
+    // 58.0 Gb/s of ceiling for a 200 Gb/s port, and below the card's own x16.
     let (i, items) = profile_items("pcie-gen4-x4-of-x16.jsonl", "200g");
     assert_eq!(i["verdict"], "reject");
-    let pcie = items.iter().find(|x| x.0 == "pcie").unwrap();
-    assert_eq!((pcie.1.as_str(), pcie.2.as_str(), &pcie.3), ("Gen5 x16", "Gen4 x4", &Value::Bool(false)));
+    let pcie = items.iter().find(|x| x.0 == "pcie_ceiling").unwrap();
+    assert_eq!((pcie.1.as_str(), pcie.2.as_str(), &pcie.3), (">= 200.0 Gb/s (the line rate)", "58.0 Gb/s (Gen4 x4)", &Value::Bool(false)));
     let below: Vec<&str> =
         i["reasons"].as_array().unwrap().iter().filter(|r| r["code"] == "below_profile").map(|r| r["message"].as_str().unwrap()).collect();
-    assert_eq!(below, ["profile 200g: pcie expected Gen5 x16, measured Gen4 x4"]);
+    assert_eq!(
+        below,
+        [
+            "profile 200g: pcie_ceiling expected >= 200.0 Gb/s (the line rate), measured 58.0 Gb/s (Gen4 x4)",
+            "profile 200g: pcie_trained expected the card's maximum, 16.0 GT/s x16, measured 16.0 GT/s x4"
+        ]
+    );
     // Speed, lanes, FEC and flaps meet it: 200000 Mb/s, 4 lanes, RS(544,514), 0 events.
     for check in ["speed", "lanes", "fec", "link_down_events"] {
         assert_eq!(items.iter().find(|x| x.0 == check).unwrap().3, Value::Bool(true), "{check}");
     }
     // The text report shows expected beside measured.
     let text = String::from_utf8(scan("pcie-gen4-x4-of-x16.jsonl", &["--profile", "200g"]).stdout).unwrap();
-    assert!(text.contains("below_profile: profile 200g: pcie expected Gen5 x16, measured Gen4 x4"), "{text}");
+    assert!(text.contains("below_profile: profile 200g: pcie_ceiling expected >= 200.0 Gb/s"), "{text}");
+}
+
+#[test]
+fn a_healthy_connectx6_200g_at_gen4_x16_passes_the_200g_profile_and_says_so() {
+    // README's healthy sample: mlx5 at 16.0 GT/s x16 of x16 = 231.9 Gb/s >= 200 Gb/s.
+    let (i, items) = profile_items("sr4-200g-healthy.jsonl", "200g");
+    assert_eq!(i["verdict"], "accept", "{items:?}");
+    assert!(items.iter().all(|x| x.3 == Value::Bool(true)), "{items:?}");
+    let n = items.len();
+    assert_eq!(i["profile"]["summary"], format!("profile 200g: {n}/{n} checks passed"));
+    let text = String::from_utf8(scan("sr4-200g-healthy.jsonl", &["--profile", "200g", "--all"]).stdout).unwrap();
+    assert!(text.contains(&format!("profile 200g: {n}/{n} checks passed")), "{text}");
+    let (code, out) = check(&capture("sr4-200g-healthy.jsonl"), &["--profile", "200g"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn an_unmeasured_profile_check_is_unknown_not_ok() {
+    // The same healthy capture with its PCIe link removed: the PCIe checks cannot be
+    // measured, so --check cannot say OK.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(capture("sr4-200g-healthy.jsonl")).unwrap();
+    let mut out_text = String::new();
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if v["record"] == "interface" {
+            v.as_object_mut().unwrap().remove("pci");
+        }
+        out_text.push_str(&v.to_string());
+        out_text.push('\n');
+    }
+    let p = dir.path().join("nopci.jsonl");
+    std::fs::write(&p, out_text).unwrap();
+    let (code, out) = check(&p, &["--profile", "200g"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.starts_with("OPTICS UNKNOWN - ens3np0: profile 200g not measured: pcie_ceiling pcie_trained"), "{out}");
 }
 
 #[test]
@@ -100,9 +143,9 @@ fn check_exit_codes_zero_to_three() {
     let (code, out) = check(&capture("sr4-200g-lane4-marginal.jsonl"), &[]);
     assert_eq!(code, 1, "{out}");
     assert!(out.starts_with("OPTICS WARNING - ens3np0: fec_hiding_marginal_optics, low_margin | "), "{out}");
-    // Lane 4's margin 0.41 dB (212e6 bits in 60 s, worked in tests/cli_scan.rs): warn at the
-    // 1 dB floor, critical at the limit itself.
-    assert!(out.contains(" margin_db_ens3np0_4=0.41;1;0"), "{out}");
+    // Lane 4's margin 0.41 dB (212e6 bits in 60 s, worked in tests/cli_scan.rs): warn below
+    // the 1 dB floor ("1:" in the plugin range syntax), critical below the limit itself ("0:").
+    assert!(out.contains(" margin_db_ens3np0_4=0.41;1:;0:"), "{out}");
 
     let (code, out) = check(&capture("pcie-gen4-x4-of-x16.jsonl"), &["--profile", "200g"]);
     assert_eq!(code, 2, "{out}");
