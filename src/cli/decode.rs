@@ -84,6 +84,9 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
         output::text::module::write_module_report(&mut out, &report)?;
     }
     out.flush()?;
+    if report.image_corrupt() {
+        bail!("module image corrupt: every checksum fails ({} checked): re-read the module", report.checksums.len());
+    }
     if report.lanes.is_empty() && report.vendor_name.is_none() && report.module_temperature_c.is_none() {
         bail!("nothing could be decoded beyond the identifier");
     }

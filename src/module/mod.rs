@@ -73,8 +73,10 @@ impl PageRequest {
 pub fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
     // A2h (I2C 0x51) with no A0h at all: only SFF-8472 modules have it (an `ethtool -m
     // IFACE hex on offset 256` dump); its decoder warns that the identity is absent.
+    // The same with some A0h bytes but not byte 0 (e.g. only byte 92, the diagnostic
+    // monitoring type that says how to calibrate A2h, SFF-8472 Table 8-5).
     let has = |addr: u8| img.keys().any(|k| k.i2c_address == addr);
-    if !has(I2C_A0) && has(I2C_A2) {
+    if img.byte(I2C_A0, 0, 0, 0).is_none() && has(I2C_A2) {
         return Ok(Standard::Sff8472);
     }
     let id = img.byte(I2C_A0, 0, 0, 0).ok_or(DecodeError::NoIdentifier)?;

@@ -305,6 +305,13 @@ impl ModuleReport {
         }
     }
 
+    /// Every checksum the image carries fails, and it carries at least two (SFF-8472
+    /// CC_BASE and CC_EXT, SFF-8636 the same, CMIS the page checksums): not one mis-set
+    /// byte (a warning, as Linux sfp.c treats it) but a read that returned garbage.
+    pub fn image_corrupt(&self) -> bool {
+        self.checksums.len() >= 2 && self.checksums.iter().all(|c| !c.ok)
+    }
+
     /// Records a checksum result, adding a warning on mismatch.
     pub fn check_sum(&mut self, name: &str, stored: u8, computed: u8) {
         let ok = stored == computed;

@@ -366,6 +366,9 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
             "identity page A0h absent (a dump of A2h alone): no identifier, vendor or calibration bits; monitors taken as internally calibrated (A0h byte 92 unknown)"
                 .into(),
         );
+    } else if img.byte(I2C_A0, 0, 0, 0).is_none() {
+        let cal = if DIAG_TYPE.byte(img, 0).is_some() { "monitors calibrated as byte 92 says" } else { "byte 92 absent too: no monitors" };
+        report.warnings.push(format!("A0h byte 0 absent (a partial A0h with A2h): no identifier or vendor; {cal}"));
     }
     decode_identity(&mut a0, &mut report);
     for c in CHECKSUMS {
@@ -383,8 +386,30 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
 
     let mut lane = LaneReport::new(1);
     decode_diagnostics(img, &mut report, &mut lane);
+    if a2_all_zero(img) {
+        // A real module's A2h holds its thresholds and a live Vcc near 3.3 V: 256 zero
+        // bytes are a driver's stand-in (no A2h behind it), not 0 C, 0 V and 0 mW.
+        report
+            .warnings
+            .push("A2h is all zero (every byte read is 0): no diagnostics behind it, so no temperature, Vcc, bias or power".into());
+        report.module_temperature_c = None;
+        report.supply_voltage_v = None;
+        report.thresholds = Default::default();
+        lane = LaneReport::new(1);
+    }
     report.lanes.push(lane);
     report
+}
+
+/// Every byte of A2h that was read is 0 (at least its monitor bytes 96-105 were read).
+fn a2_all_zero(img: &ModuleImage) -> bool {
+    let lower = img.bytes(I2C_A2, 0, 0, 0, 128);
+    let monitors = img.bytes(I2C_A2, 0, 0, 96, 10);
+    let upper = img.half_view(I2C_A2, 0, 0, 128);
+    monitors.is_some()
+        && lower.is_none_or(|b| b.iter().all(|x| *x == 0))
+        && monitors.is_some_and(|b| b.iter().all(|x| *x == 0))
+        && upper.is_none_or(|h| (128..=255u8).all(|o| h.byte(o).is_none_or(|x| x == 0)))
 }
 
 fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {

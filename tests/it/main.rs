@@ -21,6 +21,7 @@ mod cli_watch_live;
 mod cli_watch_live_table;
 mod cmis_captures;
 mod decode_cmis;
+mod decode_honesty;
 mod decode_sff8472;
 mod decode_sff8636;
 mod decode_vdm;

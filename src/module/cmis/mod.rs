@@ -43,6 +43,10 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
     let paged = lower::flat_memory(img) == Some(false);
     let adv = if paged { page01::decode(img, &mut r) } else { None };
     unadvertised_monitors(adv.as_ref(), &mut r);
+    if no_module_monitors(img) {
+        r.module_temperature_c = None;
+        r.supply_voltage_v = None;
+    }
 
     r.applications = applications(img, media_type, &mut r.warnings);
     let active_sel = if paged { page11::active_app_sel(img) } else { None };
@@ -72,6 +76,14 @@ pub fn decode(img: &ModuleImage) -> ModuleReport {
         vdm::decode(img, &mut r);
     }
     r
+}
+
+/// A flat-memory passive copper cable has no module monitors: flat memory (byte 2 bit 7)
+/// has no page 01h to advertise any (CMIS 5.2 8.2.1), and a passive cable (MediaType 03h,
+/// byte 85, Table 8-12) has no electronics to measure with, so bytes 14-17 read 0 and
+/// mean "not implemented": `null`, never 0 C and 0 V (as SFF-8636 DACs already give).
+fn no_module_monitors(img: &ModuleImage) -> bool {
+    lower::flat_memory(img) == Some(true) && lower::media_type(img) == Some(0x03)
 }
 
 /// A module-level monitor the module does not implement (page 01h byte 159) is None, not 0.
@@ -123,12 +135,14 @@ pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
 pub struct MonitorPlan {
     rx: RxPlan,
     lanes: page11::LanePlan,
+    /// [`no_module_monitors`]: temperature and Vcc stay `None` on every sample.
+    no_module_monitors: bool,
 }
 
 impl MonitorPlan {
     pub fn new(img: &ModuleImage) -> Self {
         let rx = RxPlan::new(img);
-        MonitorPlan { lanes: page11::LanePlan::new(img, rx.adv.as_ref()), rx }
+        MonitorPlan { lanes: page11::LanePlan::new(img, rx.adv.as_ref()), rx, no_module_monitors: no_module_monitors(img) }
     }
 
     /// The per-sample Rx power reading this plan includes.
@@ -148,6 +162,10 @@ impl MonitorPlan {
     /// (the bytes it comes from did not change).
     pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
         lower::monitors(img, r);
+        if self.no_module_monitors {
+            r.module_temperature_c = None;
+            r.supply_voltage_v = None;
+        }
         // Flat memory has no page 01h or 11h (no banks).
         if !self.refreshes_lanes() {
             return;

@@ -23,6 +23,10 @@ fn text(v: &Option<String>) -> std::borrow::Cow<'_, str> {
 }
 
 pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()> {
+    if r.image_corrupt() {
+        let names: Vec<&str> = r.checksums.iter().map(|c| c.name.as_str()).collect();
+        writeln!(w, "IMAGE CORRUPT:     every checksum fails ({}): the values below are not trusted", names.join(", "))?;
+    }
     writeln!(w, "Standard:          {}{}", r.standard.as_str(), r.spec_revision.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())?;
     writeln!(w, "Identifier:        {:#04x} ({})", r.identifier, r.identifier_name)?;
     writeln!(w, "Vendor:            {}", text(&r.vendor_name))?;
