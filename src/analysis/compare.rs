@@ -123,7 +123,11 @@ pub fn compare(before: &InterfaceAnalysis, after: &InterfaceAnalysis) -> Compari
     let module_changed = matches!((&sn_before, &sn_after), (Some(b), Some(a)) if a != b);
     let mut notes = Vec::new();
     if module_changed {
-        notes.push(format!("module SN {} -> SN {}", sn_before.as_deref().unwrap_or("?"), sn_after.as_deref().unwrap_or("?")));
+        notes.push(format!(
+            "module swapped: module SN {} -> SN {} (the lanes compare the new module with the old)",
+            sn_before.as_deref().unwrap_or("?"),
+            sn_after.as_deref().unwrap_or("?")
+        ));
     }
     if before.verdict != after.verdict {
         notes.push(format!("verdict {} -> {}", before.verdict.as_str(), after.verdict.as_str()));

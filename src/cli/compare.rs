@@ -11,6 +11,7 @@ use optics::analysis::verdict::Verdict;
 use optics::analysis::{Config, InterfaceAnalysis};
 use optics::output::{self, text};
 use optics::sample::engine::TimeRange;
+use optics::source::import::build::UNNAMED;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -143,6 +144,23 @@ fn pair(before: &[InterfaceAnalysis], after: &[InterfaceAnalysis], explicit: &[(
             b.first().map_or("A", String::as_str),
             a.first().map_or("B", String::as_str)
         );
+    }
+    // Paired by name only: an interface that names no port ("unnamed", an import of
+    // outputs that carry no netdev name) with another module after is as likely another
+    // port as a swap, and is not differenced unless --pair says they are one port.
+    if explicit.is_empty() {
+        let sn = |x: &InterfaceAnalysis| x.module.as_ref().and_then(|m| m.vendor_sn.clone());
+        for (b, a) in &pairs {
+            if let (Some(sb), Some(sa)) = (sn(b), sn(a)) {
+                if b.interface == UNNAMED && sb.trim() != sa.trim() {
+                    bail!(
+                        "BEFORE and AFTER name no interface and hold different modules (SN {} and SN {}): two ports are not differenced; if this is one port whose module was swapped, say so with --pair {UNNAMED}={UNNAMED}",
+                        sb.trim(),
+                        sa.trim()
+                    );
+                }
+            }
+        }
     }
     let lane_count = |x: &InterfaceAnalysis| x.link.lanes.map(|n| n as usize).unwrap_or(x.lanes.len());
     for (b, a) in &pairs {

@@ -153,6 +153,16 @@ impl Snapshot {
         files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     }
 
+    /// The module's vendor SN: the printed module's, else the decoded pages'.
+    fn module_sn(&self) -> Option<String> {
+        let printed = self.printed_module.as_ref().and_then(|p| p.vendor_sn.clone());
+        let sn = printed.or_else(|| {
+            let pages = self.module_pages.as_ref()?;
+            pages.image().ok().and_then(|img| crate::module::decode(&img).ok()).and_then(|m| m.vendor_sn)
+        });
+        sn.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    }
+
     /// The module's vendor SN as the pages and the printed module give it; a mismatch is mixed-up input.
     fn check_module(&self, iface: &str) -> Result<(), ImportError> {
         let (Some(pages), Some(printed)) = (&self.module_pages, &self.printed_module) else { return Ok(()) };
@@ -451,6 +461,38 @@ fn interface_records(
     Ok(start)
 }
 
+/// Snapshots of one interface must be of one port: two PCI addresses are two ports, and
+/// inputs that name no interface with two module SNs are two ports as likely as one
+/// port whose module was swapped — refused rather than merged into one BER across both
+/// (a named netdev, or `--interface`, says it is one port: its SN change is a swap).
+fn check_one_port(name: &str, list: &[Snapshot], opts: &ImportOptions) -> Result<(), ImportError> {
+    let Some(first) = list.first() else { return Ok(()) };
+    let files = |s: &Snapshot| Snapshot::files_text(&s.files);
+    for s in &list[1..] {
+        if let (Some(a), Some(b)) = (&first.bus_info, &s.bus_info) {
+            if !lspci::same_address(a, b) {
+                return Err(ImportError::Input(format!(
+                    "{name}: {} is PCI {a} and {} is PCI {b}: two ports, not two snapshots of one; import them separately",
+                    files(first),
+                    files(s)
+                )));
+            }
+        }
+        if name == UNNAMED && opts.interface.is_none() {
+            if let (Some(a), Some(b)) = (first.module_sn(), s.module_sn()) {
+                if a != b {
+                    return Err(ImportError::Input(format!(
+                        "{} (module SN {a}) and {} (module SN {b}) name no interface and hold different modules: two ports (e.g. p0 and p1 of one adapter) are not merged into one; import each port on its own, or give --interface NAME if they are one port whose module was swapped",
+                        files(first),
+                        files(s)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Imports the inputs (files or directories) into one capture.
 pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, ImportError> {
     if inputs.is_empty() {
@@ -492,6 +534,9 @@ pub fn import_parsed(
             "{}: no interface in the input: lspci and uptime outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output",
             shown.join(", ")
         )));
+    }
+    for (name, list) in &snaps {
+        check_one_port(name, list, opts)?;
     }
     let mut records: Vec<Record> = Vec::new();
     let mut created: Option<OffsetDateTime> = None;
