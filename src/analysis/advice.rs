@@ -7,6 +7,7 @@
 //! normal but errors high (this module's receiver).
 
 use super::config::Config;
+use super::verdict::{ReasonCode, Severity};
 
 /// Facts about one weak lane, gathered by the caller.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -117,9 +118,85 @@ fn loss_evidence(f: &LaneFacts) -> String {
     }
 }
 
+/// Advice for what a reason names when no judge gave any: a lane's own, or the port's.
+/// Called last, over every reason that changes the verdict, so a verdict other than
+/// accept always comes with something to do. Port sentences are kept once each.
+pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: &mut Vec<String>) {
+    for r in reasons.iter().filter(|r| r.severity > Severity::Info) {
+        match r.lane {
+            Some(n) => {
+                let Some(la) = lanes.iter_mut().find(|l| l.lane == n) else { continue };
+                if la.advice.is_none() {
+                    la.advice = Some(lane_fallback(r.code, n));
+                }
+            }
+            None => {
+                if let Some(a) = port_sentence(r.code) {
+                    if !port.iter().any(|p| p == a) {
+                        port.push(a.to_string());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A lane's advice for a code whose judge gave none (a link drop traced to the lane, a
+/// BER past the limit, a falling margin).
+fn lane_fallback(code: ReasonCode, n: u8) -> String {
+    if code == ReasonCode::LinkFlaps {
+        format!("lane {n}: the link dropped after lane {n}'s errors rose: inspect and clean lane {n}'s fiber and connectors at both ends, then swap this module if the drops go on")
+    } else {
+        format!("lane {n}: inspect and clean lane {n}'s fiber and connectors at both ends; if it persists, swap this module, then the far-end module")
+    }
+}
+
+/// The port's advice per code, for reasons that name no lane; `None` where the reason's
+/// own source already gives advice (PCIe) or the code is the profile's (its own sentence).
+fn port_sentence(code: ReasonCode) -> Option<&'static str> {
+    Some(match code {
+        ReasonCode::LinkFlaps => "the link went down: reseat the modules and the cable at both ends, read both ends' logs for why, and watch the per-lane errors before each drop (optics watch --record)",
+        ReasonCode::UncorrectableErrors => "frames were lost: find the lane that carries the errors (per-lane counters, or --peer for the far end) and clean or swap what it points at; reseat both ends first",
+        ReasonCode::BerOverFecLimit => "the port's BER is past the FEC limit: find the weak lane (per-lane counters, the module's VDM, or swap lanes), clean its fiber, then swap the module it points at",
+        ReasonCode::LowMargin | ReasonCode::FecHidingMarginalOptics => "the errors are counted for the port only: find the weak lane with per-lane counters (mlxlink -c, a newer driver) or by swapping lanes, then clean its fiber",
+        ReasonCode::DomAlarm | ReasonCode::DomWarning | ReasonCode::ModuleFault => "the module reports a limit crossing or fault of its own: check its temperature and supply, reseat it, and swap it if the flag stays",
+        ReasonCode::ModuleUnreadable => "read the module's diagnostics (run with CAP_NET_ADMIN, or import `ethtool -m` / `mlxlink -m` output) so its light and thresholds can be judged",
+        ReasonCode::NoFecData => "measure the pre-FEC BER another way: a kernel and driver with FEC statistics (`ethtool -I --show-fec`), or the NIC vendor's tool (mlxlink -c)",
+        ReasonCode::InsufficientData => "sample longer: scan --window 60s, watch for minutes, or import two snapshots (or one with --window-s)",
+        ReasonCode::FecTailNearLimit => "the FEC's correction headroom is nearly used: clean and inspect the fiber, then compare both modules' per-lane light to find the weak side",
+        ReasonCode::MarginFalling => "the margin is falling: clean and inspect the fiber before it reaches the floor, and watch the lanes' bias and light for a failing laser",
+        ReasonCode::WeakTransmitter => "this module's transmitter looks weak: compare the far end's received light (--peer) before any swap",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_non_accept_reason_gets_advice_once() {
+        use crate::analysis::verdict::*;
+        use crate::analysis::LaneAnalysis;
+        let mut lanes = vec![
+            LaneAnalysis { lane: 3, ..Default::default() },
+            LaneAnalysis { lane: 4, advice: Some("own".into()), ..Default::default() },
+        ];
+        let reasons = vec![
+            Reason::new(ReasonCode::LinkFlaps, Severity::Reject, Some(3), "2 link-down events in 60 s; lane 3 rose first".into()),
+            Reason::new(ReasonCode::LowMargin, Severity::Investigate, Some(4), String::new()),
+            Reason::new(ReasonCode::LinkFlaps, Severity::Reject, None, "link is down".into()),
+            Reason::new(ReasonCode::LinkFlaps, Severity::Reject, None, "3 link-down events".into()),
+            Reason::new(ReasonCode::NoFecData, Severity::Info, None, String::new()),
+        ];
+        let mut port = Vec::new();
+        fill(&reasons, &mut lanes, &mut port);
+        assert!(lanes[0].advice.as_deref().unwrap().starts_with("lane 3: the link dropped after lane 3's errors rose"));
+        assert_eq!(lanes[1].advice.as_deref(), Some("own"));
+        // One sentence for the two port-level drops; none for the info reason.
+        assert_eq!(port.len(), 1, "{port:?}");
+        assert!(port[0].starts_with("the link went down"));
+    }
 
     fn facts(lane: u8) -> LaneFacts<'static> {
         LaneFacts { lane, ..Default::default() }

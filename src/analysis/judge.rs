@@ -56,22 +56,44 @@ pub(super) fn judge_lanes(
     let floor = cx.modulation.zip(cx.x_limit).map(|(m, x_limit)| q::MarginFloor::new(x_limit, cfg.margin_floor_db, m));
     let esnr_siblings = vdm_lanes::EsnrSiblings::of(lanes);
     let module_index = super::lane_index::LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
+    let thresholds = w.module.as_ref().map(|m| &m.thresholds);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for la in lanes.iter_mut() {
         // From the lane's figures as measured: the judges below change only flags and advice.
         let ev = siblings.evidence(la, cfg, cx.limit);
         let esnr_delta_db = esnr_siblings.delta_db(la);
         let n = la.lane;
-        let flags: &[String] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
+        let module_flags: &[String] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
+        // The lane's values against the module's own thresholds: the same fact as the
+        // module's flag bits, judged the same whether or not the source carries the bits.
+        let crossed = thresholds.map(|t| dom_limits::crossings(la, t)).unwrap_or_default();
+        let said = |f: &str| crossed.iter().find(|c| c.flag == f).map(|c| format!(": {}", c.text)).unwrap_or_default();
         // Module flags on this lane.
-        for f in flags {
+        for f in module_flags {
             if let Some(code) = flag_code(f) {
                 if !la.flags.contains(&code) {
                     la.flags.push(code);
                 }
-                reasons.push(Reason::new(code, severity_of_flag_code(code), Some(n), format!("lane {n}: module reports {f}")));
+                let msg = format!("lane {n}: module reports {f}{}", said(f));
+                reasons.push(Reason::new(code, severity_of_flag_code(code), Some(n), msg));
             }
         }
+        let derived: Vec<&dom_limits::Crossing> = crossed.iter().filter(|c| !module_flags.iter().any(|f| f == c.flag)).collect();
+        for c in &derived {
+            if let Some(code) = flag_code(c.flag) {
+                if !la.flags.contains(&code) {
+                    la.flags.push(code);
+                }
+                reasons.push(Reason::new(code, severity_of_flag_code(code), Some(n), format!("lane {n}: {}", c.text)));
+            }
+        }
+        // The module's flags and the crossings found from the values, for the advice.
+        let flags: std::borrow::Cow<[String]> = if derived.is_empty() {
+            std::borrow::Cow::Borrowed(module_flags)
+        } else {
+            std::borrow::Cow::Owned(module_flags.iter().cloned().chain(derived.iter().map(|c| c.flag.to_string())).collect())
+        };
+        let flags: &[String] = &flags;
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
         // A module's VDM BER is a point figure with no bounds: it stands for the lower bound.
         let ber_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).or(vdm_lanes::module_point_ber(la));
@@ -91,9 +113,9 @@ pub(super) fn judge_lanes(
                 below_floor(&format!("lane {n}"), la.margin_db, &limit_text, cfg.margin_floor_db)
             } else {
                 format!(
-                    "lane {n}: rx {:.2} dBm is {} over the module's {} threshold (floor {:.1} dB)",
+                    "lane {n}: rx {:.2} dBm is {} the module's {} threshold (floor {:.1} dB)",
                     la.rx_power_dbm.unwrap_or(f64::NAN),
-                    fmt_opt_db(la.optical_margin_db),
+                    la.optical_margin_db.map_or("at an unknown distance from".into(), |d| dom_limits::above_or_below(d, "dB")),
                     la.optical_margin_reference.unwrap_or("low"),
                     cfg.optical_margin_floor_db
                 )
@@ -134,6 +156,54 @@ pub(super) fn judge_lanes(
     }
 }
 
+/// Frames the MAC counted as lost (bad FCS, symbol errors during carrier): the loss
+/// counters FEC statistics do not cover (docs/import.md). Over a window they are frames
+/// lost in it (reject); in a lone snapshot (counts since the counters started, at an
+/// unknown time) they show loss happened once, not that it goes on (investigate).
+fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
+    let w = cx.w;
+    let windowed = cx.w.samples >= 2 && w.duration_s > 0.0;
+    let counts = if windowed { &w.deltas } else { &w.counters_at_end };
+    let said = |c: &Option<crate::counters::Counted>, what: &str| {
+        c.as_ref().filter(|c| c.value > 0).map(|c| format!("{} frames with {what} ({})", c.value, c.origin.as_str()))
+    };
+    let mut parts: Vec<String> =
+        [said(&counts.fcs_errors, "a bad FCS (CRC)"), said(&counts.symbol_errors, "symbol errors")].into_iter().flatten().collect();
+    if !windowed {
+        parts.extend(said(&counts.pcs_symbol_errors, "PCS symbol errors"));
+    }
+    if parts.is_empty() {
+        return;
+    }
+    let (severity, when) = if windowed {
+        (Severity::Reject, format!("in {:.0} s: frames were lost", w.duration_s))
+    } else {
+        (
+            Severity::Investigate,
+            "since the counters last started (one snapshot, an unknown time ago): frames were lost then; a second snapshot tells whether they still are".to_string(),
+        )
+    };
+    reasons.push(Reason::new(ReasonCode::UncorrectableErrors, severity, None, format!("{} {when}", parts.join(" and "))));
+}
+
+/// A sentence when a counter that sees frame loss counted none over the window: the
+/// loss that uncounted FEC blocks leave open is then ruled out. `None` when no such
+/// counter was read (or one counted losses: a reason says so).
+pub(super) fn loss_ruled_out(w: &InterfaceWindow) -> Option<String> {
+    let d = &w.deltas;
+    let counters = [&d.fcs_errors, &d.symbol_errors, &d.pcs_symbol_errors];
+    let read: Vec<&crate::counters::Counted> = counters.iter().filter_map(|c| c.as_ref()).collect();
+    if read.is_empty() || read.iter().any(|c| c.value > 0) || w.samples < 2 || w.duration_s <= 0.0 {
+        return None;
+    }
+    let names: Vec<&str> = read.iter().map(|c| c.origin.as_str()).collect();
+    Some(format!(
+        "uncorrectable FEC blocks are not counted, but {} counted 0 over {:.0} s: no frame was lost",
+        names.join(" and "),
+        w.duration_s
+    ))
+}
+
 pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnalysis], reasons: &mut Vec<Reason>) {
     let w = cx.w;
     let cfg = &cx.cfg;
@@ -166,7 +236,15 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             format!("{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS", c.value, c.origin.0, w.duration_s),
         ));
     }
+    frame_loss_reasons(cx, reasons);
     if let Some(m) = &w.module {
+        if m.image_corrupt() {
+            let msg = format!(
+                "module image corrupt: all {} checksums fail, so its identity, monitors and thresholds are not trusted",
+                m.checksums.len()
+            );
+            reasons.push(Reason::new(ReasonCode::ModuleUnreadable, Severity::Investigate, None, msg));
+        }
         for f in &m.module_flags {
             if let Some(code) = flag_code(f) {
                 reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));

@@ -34,7 +34,7 @@ impl LaneGroup {
 }
 
 /// The group of lanes past the per-lane counters, when the port total covers more.
-pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis) -> Vec<LaneGroup> {
+pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis, measured: &[LaneAnalysis]) -> Vec<LaneGroup> {
     let d = &cx.w.deltas;
     let (Some(per_lane), Some(total), Some(rate)) = (d.corrected_bits_per_lane.as_ref(), link.corrected_bits, cx.rate.as_ref()) else {
         return Vec::new();
@@ -69,18 +69,38 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis) -> Vec<LaneGroup> {
         g.pre_fec_ber_upper = Some(b.upper);
         g.margin_db = cx.margin(b.judged());
     }
-    cx.notes.push(format!("{covered}: {} are judged as a group from the port total; their lanes have no per-lane BER", g.name()));
+    if all_vdm(&g, measured) {
+        cx.notes.push(format!(
+            "{covered}: {} are counted by the NIC only as a group; each is judged as a lane by the module's VDM pre-FEC BER",
+            g.name()
+        ));
+    } else {
+        cx.notes.push(format!("{covered}: {} are judged as a group from the port total; their lanes have no per-lane BER", g.name()));
+    }
     vec![g]
+}
+
+/// Every lane of the group has the module's own per-lane BER: the lanes are judged one by
+/// one (outlier.rs), so the group earns no reason of its own on top.
+fn all_vdm(g: &LaneGroup, lanes: &[LaneAnalysis]) -> bool {
+    g.lanes.iter().all(|n| lanes.iter().any(|l| l.lane == *n && l.ber_source == Some(super::vdm_lanes::BerSource::Vdm)))
 }
 
 /// `low_margin` and `fec_hiding_marginal_optics` for a group, by the lanes' own rules
 /// (optimistic margin from the lower bound; outlier against the counted lanes).
-pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lanes: &[LaneAnalysis], reasons: &mut Vec<Reason>) {
+pub(super) fn judge(
+    cx: &Context,
+    link: &LinkAnalysis,
+    groups: &[LaneGroup],
+    lanes: &[LaneAnalysis],
+    reasons: &mut Vec<Reason>,
+    advice: &mut Vec<String>,
+) {
     let cfg = &cx.cfg;
     let link_clean = limits::link_clean(cx, link);
     let limit_text = limits::limit_text(cx, link);
     let sib_upper: Vec<f64> = lanes.iter().filter_map(|l| l.pre_fec_ber_upper).collect();
-    for g in groups {
+    for g in groups.iter().filter(|g| !all_vdm(g, lanes)) {
         let name = g.name();
         let margin_hi = g.pre_fec_ber_lower.filter(|b| *b > 0.0).and_then(|b| cx.margin(b));
         let low = margin_hi.is_some_and(|m| m < cfg.margin_floor_db);
@@ -102,6 +122,14 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, groups: &[LaneGroup], lan
         if low {
             let msg = limits::below_floor(&what, g.margin_db, &limit_text, cfg.margin_floor_db);
             reasons.push(Reason::new(ReasonCode::LowMargin, Severity::Investigate, None, msg));
+        }
+        if (link_clean && g.corrected_bits > 0 && outlier) || low {
+            // The NIC cannot say which lane of the group; the module's VDM (when it has
+            // per-lane BER, those lanes are judged as lanes: vdm_lanes) or moving the
+            // fibers can.
+            advice.push(format!(
+                "{name}: the NIC counts these lanes only together: find the weak one with the module's per-lane diagnostics (CMIS VDM pre-FEC BER, mlxlink) or by swapping lanes, then clean that lane's fiber and connectors at both ends"
+            ));
         }
     }
 }

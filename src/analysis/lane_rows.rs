@@ -40,7 +40,7 @@ pub fn row_figures_reusing(w: &InterfaceWindow, cfg: &Config, spare: Vec<LaneAna
         let mut reasons = Vec::new();
         judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
         limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
-        transmitter::judge_transmitters(cx.w, &cx.cfg, &mut lanes, &mut reasons);
+        transmitter::judge_transmitters(cx.w, &cx.cfg, None, &mut lanes, &mut reasons);
     }
     limits::clear_uncounted(&cx, &mut link, &mut lanes);
     RowFigures { link, lanes }

@@ -44,9 +44,13 @@ pub(super) fn below_floor(what: &str, margin_db: Option<f64>, limit_text: &Limit
 /// No uncorrectable blocks or link drops past the configured allowance and the link not
 /// down: corrected errors are then FEC hiding marginal optics, not a failing link.
 pub(super) fn link_clean(cx: &Context, link: &LinkAnalysis) -> bool {
+    let d = &cx.w.deltas;
+    let lost = |c: &Option<crate::counters::Counted>| c.as_ref().is_some_and(|c| c.value > 0);
     cx.w.link_up != Some(false)
         && link.uncorrectable_blocks.unwrap_or(0) <= cx.cfg.max_uncorrectable_blocks
         && link.link_down_events.unwrap_or(0) <= cx.cfg.max_link_down_events
+        && !lost(&d.fcs_errors)
+        && !lost(&d.symbol_errors)
 }
 
 /// True when the BER's lower bound is past the limit: over it beyond counting noise.
@@ -101,7 +105,9 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
 
 /// `insufficient_data`, and no counts where the window has no interval to count over.
 pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
-    if let Some(why) = why_insufficient(cx) {
+    // A lone snapshot whose BER came from the driver's rx_bits is worth judging.
+    let snapshot_ber = no_interval(cx) && link.pre_fec_ber.is_some();
+    if let Some(why) = why_insufficient(cx).filter(|_| !snapshot_ber) {
         reasons.push(Reason::new(ReasonCode::InsufficientData, Severity::Investigate, None, format!("{why}: sample a longer window")));
     }
     if let Some(why) = unknown_lane_rate(cx) {

@@ -13,6 +13,7 @@ pub mod ber;
 pub mod breakout;
 pub mod compare;
 pub mod config;
+pub mod dom_limits;
 pub mod fec;
 pub mod histogram;
 mod judge;
@@ -138,6 +139,13 @@ pub struct LaneAnalysis {
     pub tx_power_dbm: Option<f64>,
     pub tx_bias_ma: Option<f64>,
     pub corrected_bits: Option<u64>,
+    /// Without a time base (a lone snapshot): the lane's corrected bits since the counters
+    /// started, and its share of all the lanes' (percent). They rank the lanes when no
+    /// lane has a BER.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_bits_since_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected_bits_share_pct: Option<f64>,
     pub pre_fec_ber: Option<f64>,
     pub pre_fec_ber_lower: Option<f64>,
     pub pre_fec_ber_upper: Option<f64>,
@@ -195,6 +203,10 @@ pub struct InterfaceAnalysis {
     pub events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
     pub notes: Vec<String>,
+    /// What to do about the reasons that name no lane (a lane carries its own `advice`;
+    /// PCIe's is `pcie.advice`), one sentence each, never repeated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<String>,
     /// The `--profile` checks, expected beside measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<profile::ProfileCheck>,
@@ -277,6 +289,17 @@ impl Context<'_> {
         Ber::bounded(errors, bits, &self.bounds)
     }
 
+    /// The NIC's per-lane counts of the lanes the link uses. A driver with more lane
+    /// counters than the link has lanes (mlx5's four `rx_err_lane_N_phy` on a 2-lane
+    /// 100G port) counts lanes that carry nothing: they are not siblings of the used ones,
+    /// so medians, shares and the table leave them out.
+    fn used<'v>(&self, values: &'v [u64]) -> &'v [u64] {
+        match self.rate.as_ref() {
+            Some(r) => &values[..values.len().min(r.lanes as usize)],
+            None => values,
+        }
+    }
+
     /// A BER needs a window and a FEC that counts what it corrects.
     fn ber_possible(&self) -> bool {
         self.w.samples >= 2 && self.w.duration_s > 0.0 && self.fec != FecKind::Off
@@ -320,11 +343,34 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
-        cx.notes.push("uncorrectable FEC blocks are not counted: frame loss cannot be ruled out".into());
+        // A lone snapshot's counts (since the counters started) speak too.
+        let counted = if w.samples < 2 { &w.counters_at_end } else { d };
+        let lost = [&counted.fcs_errors, &counted.symbol_errors, &counted.pcs_symbol_errors]
+            .iter()
+            .any(|c| c.as_ref().is_some_and(|c| c.value > 0));
+        match judge::loss_ruled_out(w) {
+            Some(n) => cx.notes.push(n),
+            // Counted losses get a reason of their own (`uncorrectable_errors`).
+            None if lost => {}
+            None => cx.notes.push("uncorrectable FEC blocks are not counted: frame loss cannot be ruled out".into()),
+        }
     }
     if !cx.ber_possible() {
         if fec == FecKind::Off {
             cx.notes.push("FEC is off: corrected-bit counters, if any, do not measure the line BER".into());
+        } else if let Some((b, origin)) = snapshot_rx_bits_ber(cx) {
+            // The driver's received-bit counter started with its corrected-bit counter:
+            // their ratio is the BER since then, with no time base needed.
+            l.pre_fec_ber = Some(b.ber);
+            l.pre_fec_ber_lower = Some(b.lower);
+            l.pre_fec_ber_upper = Some(b.upper);
+            l.margin_db = cx.margin(b.judged());
+            l.margin_is_lower_bound = b.errors == 0;
+            l.ber_denominator = Some("rx_bits");
+            cx.notes.push(format!(
+                "port pre-FEC BER {:.2e} from one snapshot: {} corrected bits over {origin}'s {:.0} received bits since the counters started (the driver's rx_bits is the denominator, so no time base is needed)",
+                b.ber, b.errors, b.bits
+            ));
         } else {
             cx.notes.push("window has fewer than two samples: no BER".into());
         }
@@ -349,6 +395,19 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     l
 }
 
+/// A lone snapshot's port BER from the driver's received-bit counter (bnxt_en `rx_bits`,
+/// mlx5 `rx_bits_phy`): corrected bits over received bits, both counted since the
+/// counters started. `None` with a window (the window's own BER is used) or without both.
+fn snapshot_rx_bits_ber(cx: &Context) -> Option<(Ber, String)> {
+    let c = &cx.w.counters_at_end;
+    if cx.w.samples >= 2 {
+        return None;
+    }
+    let k = c.corrected_bits.as_ref()?.value;
+    let rx = c.rx_bits.as_ref().filter(|b| b.value > 0)?;
+    Some((Ber::bounded(k, rx.value as f64, &cx.bounds)?, rx.origin.as_str().to_string()))
+}
+
 fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
     let totals = [
         ("corrected_bits", &d.corrected_bits),
@@ -357,6 +416,8 @@ fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
         ("rx_bits", &d.rx_bits),
         ("pcs_symbol_errors", &d.pcs_symbol_errors),
         ("link_down_events", &d.link_down_events),
+        ("fcs_errors", &d.fcs_errors),
+        ("symbol_errors", &d.symbol_errors),
     ];
     let lanes = [
         ("corrected_bits_per_lane", &d.corrected_bits_per_lane),
@@ -372,7 +433,14 @@ fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
 fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
     let w = cx.w;
     let module_lanes = w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
-    let per_lane = w.deltas.corrected_bits_per_lane.as_ref().map(|l| &l.values[..]);
+    let per_lane = w.deltas.corrected_bits_per_lane.as_ref().map(|l| cx.used(&l.values));
+    // Without a time base, each lane's count since the counters started and its share.
+    let snapshot = (!cx.ber_possible())
+        .then(|| if w.samples < 2 { &w.counters_at_end } else { &w.deltas })
+        .and_then(|c| c.corrected_bits_per_lane.as_ref())
+        .map(|l| cx.used(&l.values))
+        .filter(|v| v.len() > 1);
+    let snapshot_total: u128 = snapshot.map_or(0, |v| v.iter().map(|k| u128::from(*k)).sum());
     let n =
         [module_lanes.iter().map(|l| usize::from(l.lane)).max().unwrap_or(0), per_lane.map_or(0, |v| v.len()), w.rx_power_dbm_mean.len()]
             .into_iter()
@@ -396,6 +464,9 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
         la.tx_power_dbm = m.and_then(|m| m.tx_power_dbm).filter(|v| v.is_finite());
         la.tx_bias_ma = m.and_then(|m| m.tx_bias_ma);
         la.corrected_bits = per_lane.and_then(|v| v.get(idx).copied());
+        la.corrected_bits_since_start = snapshot.and_then(|v| v.get(idx).copied());
+        la.corrected_bits_share_pct =
+            la.corrected_bits_since_start.filter(|_| snapshot_total > 0).map(|k| k as f64 * 100.0 / snapshot_total as f64);
         if let Some(t) = low {
             la.optical_margin_db = t.margin_db(rx);
             la.optical_margin_reference = la.optical_margin_db.map(|_| t.reference);
@@ -414,13 +485,19 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
     }
 }
 
-/// Weakest first: by BER margin when any lane has one, else by optical margin; lanes
-/// without the figure go last, ties by media eSNR (lower first), then lane number.
+/// Weakest first: by BER margin when any lane has one, else by the lanes' shares of the
+/// corrected bits (a lone snapshot: the largest share is the weakest), else by optical
+/// margin; lanes without the figure go last, ties by media eSNR (lower first), then lane
+/// number.
 pub(crate) fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
+    let by_share = !by_ber && lanes.iter().any(|l| l.corrected_bits_share_pct.is_some());
     let key = |l: &LaneAnalysis| {
         if by_ber {
             l.margin_db
+        } else if by_share {
+            // Negated: the largest share sorts first.
+            l.corrected_bits_share_pct.map(|s| -s)
         } else {
             l.optical_margin_db
         }
@@ -463,6 +540,30 @@ fn measure<'a>(
     (cx, link, lanes)
 }
 
+/// "lanes 3-4: ... unused" when the driver counts more lanes than the link uses.
+fn unused_lane_counters(cx: &Context) -> Option<String> {
+    let w = cx.w;
+    let counts = if w.samples < 2 { &w.counters_at_end } else { &w.deltas };
+    let c = counts.corrected_bits_per_lane.as_ref()?;
+    let used = cx.used(&c.values).len();
+    let extra = &c.values[used..];
+    let (first, last) = (used + 1, c.values.len());
+    if extra.is_empty() {
+        return None;
+    }
+    let which = if first == last { format!("lane {first}") } else { format!("lanes {first}-{last}") };
+    let mode = w.link.link_mode.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+    let read = if extra.iter().all(|v| *v == 0) {
+        "they read 0".to_string()
+    } else {
+        format!("they read {}", extra.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))
+    };
+    Some(format!(
+        "{which}: {} counts them but the link uses {used} lanes{mode}: unused, left out of the lanes, their medians and shares ({read})",
+        c.origin.as_str()
+    ))
+}
+
 fn analyze_one(
     w: &InterfaceWindow,
     base: &Config,
@@ -478,7 +579,7 @@ fn analyze_one(
     // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
     link.counter_sources = counter_sources(&w.deltas);
     link.link_mode.clone_from(&w.link.link_mode);
-    let groups = lane_groups::groups(&mut cx, &link);
+    let groups = lane_groups::groups(&mut cx, &link, &lanes);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {
             cx.notes.push(format!(
@@ -488,27 +589,32 @@ fn analyze_one(
             ));
         }
     }
-    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() {
+    let lane_counters = w.deltas.corrected_bits_per_lane.is_some() || w.counters_at_end.corrected_bits_per_lane.is_some();
+    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() && !lane_counters {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
-    cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible()));
+    cx.notes.extend(unused_lane_counters(&cx));
+    cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible(), cx.rate.as_ref().map(|r| r.lanes as usize)));
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();
     let pcie = pcie::analyze_pcie(w, &cx.cfg, group);
     if pcie.degraded {
         let severity = if pcie.trained_down { Severity::Reject } else { Severity::Investigate };
-        let msg = format!("{}: {}", pcie.message.as_deref().unwrap_or("PCIe degraded"), pcie.advice.as_deref().unwrap_or(""));
+        // The advice is `pcie.advice`, printed once with the others: not repeated here.
+        let msg = pcie.message.as_deref().unwrap_or("PCIe degraded").to_string();
         reasons.push(Reason::new(ReasonCode::PcieDegraded, severity, None, msg));
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     link_loss::apply(w, peer, &mut lanes);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
-    lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons);
+    let mut advice = Vec::new();
+    lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons, &mut advice);
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
-    transmitter::judge_transmitters(w, &cx.cfg, &mut lanes, &mut reasons);
+    transmitter::judge_transmitters(w, &cx.cfg, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
+    advice::fill(&reasons, &mut lanes, &mut advice);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.
     let lane_rank = |n: Option<u8>| n.and_then(|n| lanes.iter().find(|l| l.lane == n)).map_or(0, |l| l.rank);
@@ -527,6 +633,7 @@ fn analyze_one(
         lane_groups: groups,
         events: w.events.clone(),
         notes: cx.notes,
+        advice,
         profile: None,
         segments: Vec::new(),
     }

@@ -11,6 +11,12 @@
 //! FEC is "hiding" the lane when the link is not down, with no new uncorrectable blocks
 //! and no link drops (a counter the driver lacks counts as zero, with a note), and the
 //! lane is an outlier or below the margin floor.
+//!
+//! Siblings are of a comparable source (docs/vdm.md): the NIC's counted lanes are
+//! measured against the NIC's counted lanes, with their Poisson bounds; lanes whose BER is
+//! the module's VDM point figure against the other VDM lanes, at `outlier_ratio` on the
+//! figures themselves (the module reports no counts to bound). A VDM lane 100x its VDM
+//! siblings is an outlier even while the counted lanes sit far from both.
 
 use super::config::Config;
 use super::q;
@@ -56,31 +62,48 @@ pub struct RxBerFit {
 /// by lane rather than collected: a judge then holds no list of evidence per window.
 pub struct Siblings {
     rx: SiblingMedians,
+    /// The counted lanes' BERs and upper bounds (every lane but the VDM ones).
     ber: SiblingMedians,
     upper: SiblingMedians,
+    /// The VDM lanes' point BERs.
+    vdm: SiblingMedians,
+}
+
+fn is_vdm(l: &LaneAnalysis) -> bool {
+    l.ber_source == Some(super::vdm_lanes::BerSource::Vdm)
 }
 
 impl Siblings {
-    /// Each lane's siblings are all the other lanes of `lanes`.
+    /// Each lane's siblings are all the other lanes of `lanes` whose BER is of the same
+    /// kind (counted, or the module's VDM figure).
     pub fn of(lanes: &[LaneAnalysis]) -> Self {
+        let counted = |l: &&LaneAnalysis| !is_vdm(l);
         Siblings {
             rx: SiblingMedians::new(lanes.iter().map(|l| l.rx_power_dbm)),
-            ber: SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber)),
-            upper: SiblingMedians::new(lanes.iter().map(|l| l.pre_fec_ber_upper)),
+            ber: SiblingMedians::new(lanes.iter().filter(counted).map(|l| l.pre_fec_ber)),
+            upper: SiblingMedians::new(lanes.iter().filter(counted).map(|l| l.pre_fec_ber_upper)),
+            vdm: SiblingMedians::new(lanes.iter().filter(|l| is_vdm(l)).map(|l| l.pre_fec_ber)),
         }
     }
 
     /// The evidence of `me`, one of the lanes given to [`of`](Self::of).
     pub fn evidence(&self, me: &LaneAnalysis, cfg: &Config, ber_limit: Option<f64>) -> Evidence {
         let rx_delta_db = me.rx_power_dbm.zip(self.rx.without(me.rx_power_dbm)).map(|(r, m)| r - m).filter(|d| d.is_finite());
+        let carries = |b: f64| ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim);
+        if is_vdm(me) {
+            let ber_ratio = match (me.pre_fec_ber, self.vdm.without(me.pre_fec_ber)) {
+                (Some(b), Some(m)) if m > 0.0 => Some(b / m),
+                _ => None,
+            };
+            let outlier = ber_ratio.is_some_and(|r| r >= cfg.outlier_ratio) && me.pre_fec_ber.is_some_and(carries);
+            return Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() };
+        }
         let ber_ratio = match (me.pre_fec_ber, self.ber.without(me.pre_fec_ber)) {
             (Some(b), Some(m)) if m > 0.0 => Some(b / m),
             _ => None,
         };
         let outlier = match (me.pre_fec_ber_lower, me.pre_fec_ber, self.upper.without(me.pre_fec_ber_upper)) {
-            (Some(lo), Some(b), Some(sib)) => {
-                lo >= cfg.outlier_ratio * sib && ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim)
-            }
+            (Some(lo), Some(b), Some(sib)) => lo >= cfg.outlier_ratio * sib && carries(b),
             _ => false,
         };
         Evidence { rx_delta_db, ber_ratio, outlier, ..Default::default() }

@@ -240,6 +240,12 @@ pub fn apply(check: &ProfileCheck, a: &mut InterfaceAnalysis) {
         let msg = format!("profile {}: {} expected {}, measured {}", check.profile, it.check, it.expected, it.measured);
         a.reasons.push(Reason::new(ReasonCode::BelowProfile, Severity::Reject, None, msg));
     }
+    if check.items.iter().any(|i| i.ok == Some(false)) {
+        a.advice.push(format!(
+            "profile {}: bring each failed check to what the profile expects (slot and riser for PCIe, the FEC and speed settings at both ends, the optics for margin), or validate against the profile this node was bought for",
+            check.profile
+        ));
+    }
     a.reasons.sort_by_key(|r| std::cmp::Reverse(r.severity));
     a.verdict = verdict(&a.reasons);
     a.notes.push(check.summary.clone());
@@ -268,6 +274,7 @@ mod tests {
             rx_ber_fit: None,
             events: vec![],
             notes: vec![],
+            advice: vec![],
             segments: Vec::new(),
             profile: None,
             fec_histogram: None,

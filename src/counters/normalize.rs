@@ -70,6 +70,12 @@ pub struct PortCounters {
     /// PCS symbol errors (errors FEC did not correct, or FEC inactive).
     pub pcs_symbol_errors: Option<Counted>,
     pub link_down_events: Option<Counted>,
+    /// Frames received with a bad frame check sequence and dropped (IEEE 802.3 30.3.1.1.6
+    /// aFrameCheckSequenceErrors): frames lost on the line, whatever FEC says.
+    pub fcs_errors: Option<Counted>,
+    /// Frames during which the PHY saw an invalid symbol (IEEE 802.3 30.3.2.1.5
+    /// aSymbolErrorDuringCarrier): errors that reached the PCS uncorrected.
+    pub symbol_errors: Option<Counted>,
 }
 
 /// Driver counters with a known meaning, in preference order per figure.
@@ -82,6 +88,12 @@ const DRIVER_RX_BITS: &[(&str, &str)] = &[driver!("rx_bits_phy"), driver!("rx_bi
 const DRIVER_PCS_SYMBOL_ERRORS: &[(&str, &str)] =
     &[driver!("rx_pcs_symbol_err_phy"), driver!("rx_pcs_symbol_err"), driver!("mlxlink_effective_physical_errors")];
 const DRIVER_LINK_DOWN: &[(&str, &str)] = &[driver!("link_down_events_phy"), driver!("link_down_events")];
+/// Frames dropped for a bad FCS (docs/import.md "Counters that speak about frame loss"):
+/// mlx5 `rx_crc_errors_phy` (PPCNT IEEE 802.3 group, a_frame_check_sequence_errors),
+/// bnxt_en `rx_fcs_err_frames` (port_stats), ice `rx_crc_errors.nic` (GLPRT_CRCERRS).
+const DRIVER_FCS_ERRORS: &[(&str, &str)] = &[driver!("rx_crc_errors_phy"), driver!("rx_fcs_err_frames"), driver!("rx_crc_errors.nic")];
+/// mlx5 `rx_symbol_err_phy` (PPCNT IEEE 802.3 group, a_symbol_error_during_carrier).
+const DRIVER_SYMBOL_ERRORS: &[(&str, &str)] = &[driver!("rx_symbol_err_phy")];
 
 /// A known counter's position in a name table and the origin it is reported under.
 #[derive(Clone, Copy, Debug)]
@@ -112,6 +124,8 @@ pub(crate) struct Slots {
     rx_bits: Option<Slot>,
     pcs_symbol_errors: Option<Slot>,
     link_down: Option<Slot>,
+    fcs_errors: Option<Slot>,
+    symbol_errors: Option<Slot>,
     /// mlx5 `rx_err_lane_N_phy` positions, lane 0 first.
     lanes: Option<Vec<usize>>,
 }
@@ -125,6 +139,8 @@ impl Slots {
             rx_bits: Slot::find(stats, DRIVER_RX_BITS),
             pcs_symbol_errors: Slot::find(stats, DRIVER_PCS_SYMBOL_ERRORS),
             link_down: Slot::find(stats, DRIVER_LINK_DOWN),
+            fcs_errors: Slot::find(stats, DRIVER_FCS_ERRORS),
+            symbol_errors: Slot::find(stats, DRIVER_SYMBOL_ERRORS),
             lanes: mlx5_lane_slots(stats),
         }
     }
@@ -145,6 +161,8 @@ pub(crate) fn known_driver_stats(stats: &DriverStats) -> DriverStats {
         DRIVER_RX_BITS,
         DRIVER_PCS_SYMBOL_ERRORS,
         DRIVER_LINK_DOWN,
+        DRIVER_FCS_ERRORS,
+        DRIVER_SYMBOL_ERRORS,
     ];
     let named = known.into_iter().flatten().filter_map(|(n, _)| stats.position(n));
     named.chain(stats.prefix_range(MLX5_LANE_PREFIX)).map(|k| stats.at(k)).map(|(n, v)| (n.clone(), v)).collect()
@@ -216,6 +234,8 @@ pub fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Opti
     lanes_into(&mut out.uncorrectable_blocks_per_lane, &fec.uncorrectable_blocks, || None);
     out.rx_bits = from_driver(slots.rx_bits);
     out.pcs_symbol_errors = from_driver(slots.pcs_symbol_errors);
+    out.fcs_errors = from_driver(slots.fcs_errors);
+    out.symbol_errors = from_driver(slots.symbol_errors);
     out.link_down_events =
         link.and_then(|l| l.down_events).map(|v| Counted { value: v, origin: Origin::netlink() }).or_else(|| from_driver(slots.link_down));
 }
@@ -242,6 +262,22 @@ mod tests {
         assert_eq!(p.corrected_bits_per_lane.as_ref().unwrap().values, vec![6, 2, 190, 0]);
         assert_eq!(p.corrected_bits.as_ref().unwrap().value, 198);
         assert_eq!(p.corrected_bits.unwrap().origin, Origin::driver("rx_corrected_bits_phy"));
+    }
+
+    #[test]
+    fn frame_loss_counters_of_mlx5_bnxt_and_ice() {
+        // A ConnectX-6 Dx 100G LR4 link (public blog note "100G AIOM: Power budget
+        // exceeded", tests/fixtures/counters/README.md): 13147323 CRC errors.
+        let d = stats(&[("rx_crc_errors_phy", 13_147_323), ("rx_symbol_err_phy", 13_115_284), ("rx_err_lane_0_phy", 13_115_284)]);
+        let p = normalize(None, None, &d);
+        assert_eq!(p.fcs_errors.unwrap(), Counted { value: 13_147_323, origin: Origin::driver("rx_crc_errors_phy") });
+        assert_eq!(p.symbol_errors.unwrap().value, 13_115_284);
+        // ../shared/real-dumps/ctr03 (bnxt_en): rx_fcs_err_frames 0; ice names it rx_crc_errors.nic.
+        assert_eq!(
+            normalize(None, None, &stats(&[("rx_fcs_err_frames", 0)])).fcs_errors.unwrap().origin,
+            Origin::driver("rx_fcs_err_frames")
+        );
+        assert_eq!(normalize(None, None, &stats(&[("rx_crc_errors.nic", 7)])).fcs_errors.unwrap().value, 7);
     }
 
     #[test]

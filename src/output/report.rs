@@ -230,7 +230,8 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
     for r in reasons {
         writeln!(w, "- `{}`: {}", r.code, md(&r.message))?;
     }
-    let advice: Vec<&str> = a.lanes.iter().filter_map(|x| x.advice.as_deref()).chain(p.advice.as_deref()).collect();
+    let advice: Vec<&str> =
+        a.lanes.iter().filter_map(|x| x.advice.as_deref()).chain(p.advice.as_deref()).chain(a.advice.iter().map(String::as_str)).collect();
     if !advice.is_empty() {
         writeln!(w)?;
         writeln!(w, "Advice:")?;

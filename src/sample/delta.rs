@@ -62,6 +62,8 @@ const SCALARS: &[(&str, ScalarGet, ScalarSet)] = &[
     ("rx_bits", |p| p.rx_bits.as_ref(), |p, v| p.rx_bits = Some(v)),
     ("pcs_symbol_errors", |p| p.pcs_symbol_errors.as_ref(), |p, v| p.pcs_symbol_errors = Some(v)),
     ("link_down_events", |p| p.link_down_events.as_ref(), |p, v| p.link_down_events = Some(v)),
+    ("fcs_errors", |p| p.fcs_errors.as_ref(), |p, v| p.fcs_errors = Some(v)),
+    ("symbol_errors", |p| p.symbol_errors.as_ref(), |p, v| p.symbol_errors = Some(v)),
 ];
 
 const LANES: &[(&str, LanesGet, LanesSet)] = &[
@@ -505,6 +507,8 @@ impl SegmentDelta {
             rx_bits: scalar(&c.rx_bits, &e.rx_bits),
             pcs_symbol_errors: scalar(&c.pcs_symbol_errors, &e.pcs_symbol_errors),
             link_down_events: scalar(&c.link_down_events, &e.link_down_events),
+            fcs_errors: scalar(&c.fcs_errors, &e.fcs_errors),
+            symbol_errors: scalar(&c.symbol_errors, &e.symbol_errors),
         };
         let histogram = self
             .histogram

@@ -79,8 +79,23 @@ fn weak_local_transmitter_is_flagged() {
     assert_eq!(r["lane"], 4);
     let lane4 = i["lanes"].as_array().unwrap().iter().find(|l| l["lane"] == 4).unwrap();
     assert!(lane4["flags"].as_array().unwrap().iter().any(|f| f == "weak_transmitter"));
+    // A gap alone (no bias rise, no far end to ask) is investigated, not an RMA: the advice
+    // asks for corroboration before any swap.
     let advice = lane4["advice"].as_str().unwrap();
-    assert!(advice.contains("lane 4 laser is weak") && advice.contains("replace this module") && advice.contains("1.4 dB"), "{advice}");
+    assert!(advice.contains("lane 4 laser") && advice.contains("before any swap") && !advice.contains("replace this module"), "{advice}");
+    assert!(r["message"].as_str().unwrap().contains("1.4 dB below its siblings' median"), "{}", r["message"]);
+    // With the far end (sr4-200g-lane4-marginal: 0.5 dB less light on lane 4 than on its
+    // others, over rx_low_delta_db 0.3): corroborated, replace this module.
+    let (v, _) =
+        scan_json(&capture("sr4-200g-far-end-weak-tx.jsonl"), &["--peer", capture("sr4-200g-lane4-marginal.jsonl").to_str().unwrap()]);
+    let lane4 = v["interfaces"][0]["lanes"].as_array().unwrap().iter().find(|l| l["lane"] == 4).unwrap().clone();
+    let advice = lane4["advice"].as_str().unwrap();
+    assert!(
+        advice.contains("lane 4 laser is weak")
+            && advice.contains("replace this module")
+            && advice.contains("dB less light on lane 4 than on its others"),
+        "{advice}"
+    );
     // Its siblings at -0.41..-0.49 dBm are not.
     assert_eq!(i["reasons"].as_array().unwrap().iter().filter(|r| r["code"] == "weak_transmitter").count(), 1);
     // A threshold over the 1.4 dB delta turns the rule off.

@@ -51,3 +51,4 @@ mod sysfs_fixtures;
 mod trend;
 mod trust_inputs;
 mod trust_outputs;
+mod verdicts_real;

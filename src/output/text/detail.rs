@@ -58,7 +58,7 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
         }
     }
     // Advice sentences name their lane; weakest lane first.
-    for adv in a.lanes.iter().filter_map(|l| l.advice.as_deref()).chain(p.advice.as_deref()) {
+    for adv in a.lanes.iter().filter_map(|l| l.advice.as_deref()).chain(p.advice.as_deref()).chain(a.advice.iter().map(String::as_str)) {
         field(w, "advice", adv, width)?;
     }
     // One line per segment before the latest (a module swap or counter reset split the run).

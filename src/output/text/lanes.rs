@@ -51,8 +51,16 @@ const COLUMNS: &[Column] = &[
         header: "corr bits",
         width: 10,
         keep: 4,
-        cell: |l| l.corrected_bits.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
+        // A lone snapshot's count since the counters started, where no window counted.
+        cell: |l| l.corrected_bits.or(l.corrected_bits_since_start).map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
         shown: always,
+    },
+    Column {
+        header: "share %",
+        width: 7,
+        keep: 4,
+        cell: |l| num(l.corrected_bits_share_pct, 1),
+        shown: |a| a.lanes.iter().any(|l| l.corrected_bits_share_pct.is_some()),
     },
     Column {
         header: "pre-FEC BER",

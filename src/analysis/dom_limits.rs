@@ -1,0 +1,166 @@
+//! A lane's monitors against the module's own alarm and warning thresholds, judged from
+//! the values themselves, so the same fact earns the same verdict whatever the source: a
+//! decoded EEPROM (whose flag bits say the same, when the module sets them), or a tool's
+//! printout that carries values and thresholds but no flags (`mlxlink -m` prints the alarm
+//! ranges only). The crossings are named like the module's own flags
+//! (`rx_power_low_alarm`, ...; SFF-8472 Table 9-12, SFF-8636 Table 6-9, CMIS 5.2 Table
+//! 8-81), so [`super::verdict::flag_code`] gives them `dom_alarm` / `dom_warning` exactly
+//! as it gives a module-reported flag.
+
+use super::LaneAnalysis;
+use crate::module::report::{ThresholdSet, Thresholds};
+use crate::module::units::mw_to_dbm;
+
+/// One monitor past one of the module's thresholds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crossing {
+    /// The module-flag name of the crossing, e.g. `tx_power_low_warning`.
+    pub flag: &'static str,
+    /// "tx 0.70 dBm is 1.00 dB below the module's tx power low warning 1.70 dBm".
+    pub text: String,
+}
+
+/// How a monitor is compared: power in dB against thresholds in mW, bias in mA.
+#[derive(Clone, Copy)]
+enum Unit {
+    Dbm,
+    Ma,
+}
+
+struct Monitor {
+    name: &'static str,
+    what: &'static str,
+    /// `[high_alarm, low_alarm, high_warning, low_warning]` flag names.
+    flags: [&'static str; 4],
+    unit: Unit,
+}
+
+const RX: Monitor = Monitor {
+    name: "rx",
+    what: "rx power",
+    flags: ["rx_power_high_alarm", "rx_power_low_alarm", "rx_power_high_warning", "rx_power_low_warning"],
+    unit: Unit::Dbm,
+};
+const TX: Monitor = Monitor {
+    name: "tx",
+    what: "tx power",
+    flags: ["tx_power_high_alarm", "tx_power_low_alarm", "tx_power_high_warning", "tx_power_low_warning"],
+    unit: Unit::Dbm,
+};
+const BIAS: Monitor = Monitor {
+    name: "bias",
+    what: "tx bias",
+    flags: ["tx_bias_high_alarm", "tx_bias_low_alarm", "tx_bias_high_warning", "tx_bias_low_warning"],
+    unit: Unit::Ma,
+};
+
+/// "1.00 dB below" / "0.30 dB above": a distance as a reason says it, never a negative "over".
+pub fn above_or_below(d: f64, unit: &str) -> String {
+    if d < 0.0 {
+        format!("{:.2} {unit} below", -d)
+    } else {
+        format!("{d:.2} {unit} above")
+    }
+}
+
+impl Monitor {
+    /// A threshold in the value's unit; `None` where the module did not set it (0 mW is
+    /// "not set" for power; NaN is a threshold a tool did not print).
+    fn level(&self, raw: f64) -> Option<f64> {
+        match self.unit {
+            Unit::Dbm => (raw.is_finite() && raw > 0.0).then(|| mw_to_dbm(raw)),
+            Unit::Ma => (raw.is_finite() && raw > 0.0).then_some(raw),
+        }
+    }
+
+    fn fmt(&self, v: f64) -> String {
+        match self.unit {
+            Unit::Dbm => format!("{v:.2} dBm"),
+            Unit::Ma => format!("{v:.2} mA"),
+        }
+    }
+
+    fn delta_unit(&self) -> &'static str {
+        match self.unit {
+            Unit::Dbm => "dB",
+            Unit::Ma => "mA",
+        }
+    }
+
+    /// The worst crossing of `v` on each side: an alarm hides the warning on its side.
+    fn crossings(&self, v: Option<f64>, set: Option<&ThresholdSet>, out: &mut Vec<Crossing>) {
+        let (Some(v), Some(t)) = (v.filter(|v| v.is_finite()), set) else { return };
+        let [high_alarm, low_alarm, high_warning, low_warning] = self.flags;
+        let high = [(high_alarm, "high alarm", t.high_alarm), (high_warning, "high warning", t.high_warning)];
+        let low = [(low_alarm, "low alarm", t.low_alarm), (low_warning, "low warning", t.low_warning)];
+        let over = high.into_iter().find_map(|(f, name, raw)| self.level(raw).filter(|l| v > *l).map(|l| (f, name, l)));
+        let under = low.into_iter().find_map(|(f, name, raw)| self.level(raw).filter(|l| v < *l).map(|l| (f, name, l)));
+        for (flag, name, level) in over.into_iter().chain(under) {
+            out.push(Crossing {
+                flag,
+                text: format!(
+                    "{} {} is {} the module's {} {name} {}",
+                    self.name,
+                    self.fmt(v),
+                    above_or_below(v - level, self.delta_unit()),
+                    self.what,
+                    self.fmt(level)
+                ),
+            });
+        }
+    }
+}
+
+/// Every threshold the lane's rx power, tx power and bias are past, alarms before
+/// warnings on each side.
+pub fn crossings(la: &LaneAnalysis, t: &Thresholds) -> Vec<Crossing> {
+    let mut out = Vec::new();
+    RX.crossings(la.rx_power_dbm, t.rx_power_mw.as_ref(), &mut out);
+    TX.crossings(la.tx_power_dbm, t.tx_power_mw.as_ref(), &mut out);
+    BIAS.crossings(la.tx_bias_ma, t.tx_bias_ma.as_ref(), &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(high_alarm: f64, low_alarm: f64, high_warning: f64, low_warning: f64) -> Option<ThresholdSet> {
+        Some(ThresholdSet { high_alarm, low_alarm, high_warning, low_warning })
+    }
+
+    #[test]
+    fn values_past_the_modules_own_levels() {
+        // rx low alarm 0.0741 mW = -11.30 dBm; rx -12.30 dBm is 1.00 dB below it.
+        let t = Thresholds { rx_power_mw: set(2.0, 10f64.powf(-1.13), 1.5, 0.1), ..Default::default() };
+        let la = LaneAnalysis { lane: 3, rx_power_dbm: Some(-12.3), ..Default::default() };
+        let c = crossings(&la, &t);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].flag, "rx_power_low_alarm");
+        assert_eq!(c[0].text, "rx -12.30 dBm is 1.00 dB below the module's rx power low alarm -11.30 dBm");
+        // Between the warning (-10 dBm) and the alarm: a warning.
+        let la = LaneAnalysis { rx_power_dbm: Some(-10.5), ..la };
+        assert_eq!(crossings(&la, &t)[0].flag, "rx_power_low_warning");
+        // Inside: none; a printed range (warnings NaN) still judges the alarms.
+        assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-2.0), ..la.clone() }, &t).is_empty());
+        let printed = Thresholds { tx_power_mw: set(10f64.powf(0.5), 10f64.powf(-0.69), f64::NAN, f64::NAN), ..Default::default() };
+        let tx = LaneAnalysis { tx_power_dbm: Some(-7.0), ..Default::default() };
+        assert_eq!(crossings(&tx, &printed)[0].flag, "tx_power_low_alarm");
+        // Bias over its high warning 9 mA (alarm 10).
+        let b = Thresholds { tx_bias_ma: set(10.0, 2.0, 9.0, 3.0), ..Default::default() };
+        let c = crossings(&LaneAnalysis { tx_bias_ma: Some(9.5), ..Default::default() }, &b);
+        assert_eq!(
+            (c[0].flag, c[0].text.as_str()),
+            ("tx_bias_high_warning", "bias 9.50 mA is 0.50 mA above the module's tx bias high warning 9.00 mA")
+        );
+        // 0 mW thresholds are "not set".
+        let unset = Thresholds { rx_power_mw: set(0.0, 0.0, 0.0, 0.0), ..Default::default() };
+        assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-40.0), ..Default::default() }, &unset).is_empty());
+    }
+
+    #[test]
+    fn distances_say_above_or_below() {
+        assert_eq!(above_or_below(-1.0, "dB"), "1.00 dB below");
+        assert_eq!(above_or_below(0.3, "dB"), "0.30 dB above");
+    }
+}
