@@ -251,3 +251,22 @@ fn every_verdict_but_accept_comes_with_advice_never_repeated() {
     }
     assert!(seen > 5, "{seen}");
 }
+
+#[test]
+fn a_lone_bnxt_snapshot_uses_rx_bits_as_the_ber_denominator() {
+    // The real bnxt_en `ethtool -S` of tests/fixtures/real-dumps/ctr03: rx_corrected_bits 0,
+    // rx_bits 1722813173120, both since the counters started: the port BER needs no time
+    // base. Zero errors: the 95 % one-sided upper bound is -ln(0.05) / bits = 2.9957 /
+    // 1.7228e12 = 1.739e-12.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    let dump = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real-dumps/ctr03_bnxt_en_ethtool_S_10g_sfp_port_stats.txt");
+    let o = import(&[dump.to_str().unwrap()], &cap);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let i = scan_json(&cap);
+    assert_eq!(i["link"]["ber_denominator"], "rx_bits");
+    let upper = i["link"]["pre_fec_ber_upper"].as_f64().unwrap();
+    assert!((upper / (2.995_732_3 / 1_722_813_173_120.0) - 1.0).abs() < 1e-6, "{upper}");
+    assert!(notes(&i).iter().any(|n| n.contains("over driver:rx_bits's 1722813173120 received bits")), "{:?}", notes(&i));
+    assert!(reasons(&i, "insufficient_data").is_empty(), "{}", i["reasons"]);
+}
