@@ -436,7 +436,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
     let per_lane = w.deltas.corrected_bits_per_lane.as_ref().map(|l| cx.used(&l.values));
     // Without a time base, each lane's count since the counters started and its share.
     let snapshot = (!cx.ber_possible())
-        .then(|| if w.samples < 2 { &w.counters_at_end } else { &w.deltas })
+        .then_some(if w.samples < 2 { &w.counters_at_end } else { &w.deltas })
         .and_then(|c| c.corrected_bits_per_lane.as_ref())
         .map(|l| cx.used(&l.values))
         .filter(|v| v.len() > 1);

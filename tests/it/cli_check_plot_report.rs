@@ -2,9 +2,9 @@
 //! `completions` and `man`, through the real binary.
 //!
 //! Profile arithmetic (src/analysis/profile.rs): 200g wants 200000 Mb/s over 4 lanes,
-//! RS(544,514), a PCIe ceiling of at least 200 Gb/s trained at the card's maximum, margin
-//! >= 1 dB, no link-down events; 800g wants 800000 Mb/s over 8 lanes and 800 Gb/s of PCIe
-//! (Gen6 x16 = 868.5 Gb/s).
+//! RS(544,514), a PCIe ceiling of at least 200 Gb/s trained at the card's maximum, a margin
+//! of at least 1 dB, no link-down events; 800g wants 800000 Mb/s over 8 lanes and 800 Gb/s
+//! of PCIe (Gen6 x16 = 868.5 Gb/s).
 
 use crate::support::optics;
 use serde_json::Value;
