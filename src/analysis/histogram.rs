@@ -81,6 +81,10 @@ pub struct FecHistogram {
     pub headroom_symbols: Option<i64>,
     /// Fitted tail slope: log10 codewords per symbol-error bin, per extra symbol error.
     pub tail_slope_log10_per_symbol: Option<f64>,
+    /// The fitted line's log10 codewords at 0 symbol errors, for drawing the tail (not
+    /// in the JSON: the slope and the predictions are what it is judged by).
+    #[serde(skip)]
+    pub tail_intercept_log10: Option<f64>,
     pub predicted_uncorrectable_per_s: Option<f64>,
     pub predicted_flr: Option<f64>,
     pub fit_r2: Option<f64>,
@@ -155,6 +159,7 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     let Some(fit) = line_fit(&pts) else { return h };
     h.fit_r2 = Some(fit.r * fit.r);
     h.tail_slope_log10_per_symbol = Some(fit.slope);
+    h.tail_intercept_log10 = Some(fit.intercept);
     if fit.slope >= 0.0 {
         return h; // a tail that does not fall cannot be summed: no prediction
     }
@@ -168,6 +173,23 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
         h.predicted_flr = Some((uncorrectable / cw * codewords_per_frame).min(1.0));
     }
     h
+}
+
+/// A rate as people read it: "34" and "2.5" rather than "3.4e1" and "2.5e0"; rates
+/// under 0.1 or from a million up stay scientific ("1.4e-3", "7.8e7").
+pub fn rate_text(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(0.1..1e6).contains(&a) {
+        format!("{v:.1e}")
+    } else if a >= 10.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// The window's histogram, and its headroom and prediction stated: in
@@ -194,8 +216,9 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
     let fec = cx.fec.name();
     let prediction = match (h.predicted_uncorrectable_per_s, h.predicted_flr, h.fit_r2) {
         (Some(u), flr, Some(r2)) => format!(
-            "; the tail fit over {} bins (R² {r2:.2}) predicts {u:.1e} uncorrectable codewords/s{}",
+            "; the tail fit over {} bins (R² {r2:.2}) predicts {} uncorrectable codewords/s{}",
             h.bins_used,
+            rate_text(u),
             flr.map(|f| format!(", frame loss ratio {f:.1e}")).unwrap_or_default()
         ),
         _ => format!("; {} tail bin(s) above the peak: no tail fit", h.bins_used),
@@ -236,6 +259,17 @@ mod tests {
 
     fn input(bins: &[FecHistogramBin], fec: FecKind) -> HistogramInput<'_> {
         HistogramInput { bins, duration_s: 10.0, fec, line_codewords_per_s: None, frame_bytes: 1518 }
+    }
+
+    #[test]
+    fn rates_read_as_numbers() {
+        // 2048 codewords in 60 s.
+        assert_eq!(rate_text(2048.0 / 60.0), "34");
+        assert_eq!(rate_text(2.5), "2.5");
+        assert_eq!(rate_text(0.25), "0.25");
+        assert_eq!(rate_text(1.4e-3), "1.4e-3");
+        assert_eq!(rate_text(7.8125e7), "7.8e7");
+        assert_eq!(rate_text(0.0), "0");
     }
 
     #[test]

@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PlotKind {
-    /// Pre-FEC BER per lane against rx power, with the FEC limit and the fitted slope.
+    /// Pre-FEC BER per lane against rx power (counted lanes and VDM lanes), with the FEC limit and the fitted slope.
     BerVsRx,
-    /// Margin per lane over the capture, with the margin floor and events.
+    /// Margin per lane over the capture, with the margin floor, link drops, module swaps and counter resets.
     MarginOverTime,
-    /// The FEC histogram (codewords by corrected symbol errors), when the capture has one.
+    /// The FEC histogram (codewords by corrected symbol errors) with the limit t and the fitted tail, when the capture has one.
     Histogram,
 }
 
@@ -33,6 +33,7 @@ pub struct PlotArgs {
     /// The SVG file to write.
     #[arg(short, long, value_name = "FILE.svg")]
     pub output: PathBuf,
+    /// What to draw.
     #[arg(long, value_enum, default_value_t = PlotKind::BerVsRx)]
     pub kind: PlotKind,
     /// Which interface (default: the one with the worst verdict).
@@ -86,20 +87,30 @@ pub fn render(engine: &Engine, marks: &EventMarks, a: &InterfaceAnalysis, kind: 
     let svg = match kind {
         PlotKind::BerVsRx => plot::ber_vs_rx(a)?,
         PlotKind::MarginOverTime => {
+            let series = engine.series(&a.interface);
             // Every bucket is drawn, the error-free ones at their lower-bound margin.
-            let lanes = engine
-                .series(&a.interface)
+            let lanes = series
                 .map(|s| lane_margins(s, &a.link, cfg.confidence))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|(lane, ms)| (lane, ms.into_iter().map(|m| m.point).collect()))
                 .collect();
-            let s = MarginSeries { interface: a.interface.clone(), lanes, events: marks.of(&a.interface), floor_db: cfg.margin_floor_db };
+            let link_drops_t_s = series.map(|s| s.buckets.iter().flat_map(|b| b.link_down_t.iter().copied()).collect()).unwrap_or_default();
+            // The verdict is the last segment's: shade it when breaks split the run.
+            let judged_t_s = a.segments.last().filter(|_| a.segments.len() > 1).map(|s| (s.from_t, s.to_t));
+            let s = MarginSeries {
+                interface: a.interface.clone(),
+                lanes,
+                events: marks.of(&a.interface),
+                link_drops_t_s,
+                judged_t_s,
+                floor_db: cfg.margin_floor_db,
+            };
             plot::margin_over_time(&s)?
         }
         PlotKind::Histogram => {
-            let w = engine.window(&a.interface);
-            plot::histogram(&a.interface, w.map(|w| w.histogram_delta).as_deref().unwrap_or(&[]))?
+            let empty = Default::default();
+            plot::histogram(&a.interface, a.fec_histogram.as_ref().unwrap_or(&empty), a.link.fec.map(|f| f.name()))?
         }
     };
     Ok(svg)
