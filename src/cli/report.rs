@@ -10,7 +10,7 @@ use clap::Args;
 use optics::output::report::{write_report, Evidence};
 use optics::output::text::worst_first;
 use optics::sample::engine::TimeRange;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -67,11 +67,17 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     let identities: Vec<_> = order.iter().map(|a| engine.window(&a.interface).map(|w| w.identity).unwrap_or_default()).collect();
     let mut items = Vec::new();
+    // Image links are relative to the report's own folder (the working directory when it
+    // goes to stdout), so the report and its plots can be moved or attached together.
+    let report_dir = match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        Some(out) => out.parent().unwrap_or(Path::new("")).to_path_buf(),
+        None => PathBuf::new(),
+    };
     for (i, (a, identity)) in order.iter().zip(&identities).enumerate() {
         let plots = match &args.plots {
             Some(dir) => write_all(&engine, &marks, a, &cfg, dir)?
                 .into_iter()
-                .map(|(kind, name)| (caption(kind, &a.interface), dir.join(name).display().to_string()))
+                .map(|(kind, name)| (caption(kind, &a.interface), link_from(&report_dir, &dir.join(name))))
                 .collect(),
             None => Vec::new(),
         };
@@ -90,5 +96,40 @@ fn caption(kind: PlotKind, iface: &str) -> String {
         PlotKind::BerVsRx => format!("{iface}: pre-FEC BER against rx power per lane, with the FEC limit"),
         PlotKind::MarginOverTime => format!("{iface}: margin per lane over the capture"),
         PlotKind::Histogram => format!("{iface}: FEC histogram"),
+    }
+}
+
+/// `target` as a relative link from a file in `dir`, '/'-separated. Both are made absolute
+/// (symlinks resolved where they exist) so `-o rep/t.md --plots rep/figs` links
+/// `figs/...`, and an absolute `--plots` leaks no local path into the ticket.
+fn link_from(dir: &Path, target: &Path) -> String {
+    let resolve = |p: &Path| {
+        let p = if p.as_os_str().is_empty() { Path::new(".") } else { p };
+        p.canonicalize().or_else(|_| std::path::absolute(p)).unwrap_or_else(|_| p.to_path_buf())
+    };
+    let (from, to) = (resolve(dir), resolve(target));
+    let from: Vec<Component> = from.components().collect();
+    let to: Vec<Component> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let up = std::iter::repeat_n("..".to_string(), from.len() - common);
+    let down = to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned());
+    up.chain(down).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::link_from;
+    use std::path::Path;
+
+    #[test]
+    fn links_are_relative_to_the_report() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        std::fs::create_dir_all(root.join("rep/figs")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        assert_eq!(link_from(&root.join("rep"), &root.join("rep/figs/a.svg")), "figs/a.svg");
+        assert_eq!(link_from(&root.join("other"), &root.join("rep/figs/a.svg")), "../rep/figs/a.svg");
+        assert_eq!(link_from(&root.join("rep/figs"), &root.join("rep/figs/a.svg")), "a.svg");
+        assert!(!link_from(Path::new(""), &root.join("rep/figs/a.svg")).starts_with('/'));
     }
 }

@@ -168,3 +168,37 @@ fn the_verdict_quotes_the_prediction_as_the_plot_does() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("predicts 34 uncorrectable codewords/s"), "{text}");
 }
+
+#[test]
+fn report_links_its_plots_from_its_own_folder() {
+    // `-o rep/t.md --plots rep/figs`, typed from the working directory: inside rep/ the
+    // images are figs/..., and no absolute path of this machine appears.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("rep")).unwrap();
+    optics()
+        .current_dir(dir.path())
+        .arg("report")
+        .arg(capture("sr4-200g-link-flaps.jsonl"))
+        .args(["-o", "rep/t.md", "--plots", "rep/figs"])
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.path().join("rep/t.md")).unwrap();
+    let links: Vec<&str> = md.lines().filter(|l| l.starts_with("![")).map(|l| &l[l.find("](").unwrap() + 2..l.len() - 1]).collect();
+    assert_eq!(links, ["figs/ens3np0-ber-vs-rx.svg", "figs/ens3np0-margin-over-time.svg"]);
+    for l in &links {
+        assert!(dir.path().join("rep").join(l).is_file(), "{l} does not resolve from rep/");
+    }
+    // An absolute --plots and a report in another folder: still relative.
+    let figs = dir.path().join("abs-figs");
+    optics()
+        .current_dir(dir.path())
+        .arg("report")
+        .arg(capture("sr4-200g-link-flaps.jsonl"))
+        .args(["-o", "rep/u.md", "--plots"])
+        .arg(&figs)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.path().join("rep/u.md")).unwrap();
+    assert!(md.contains("](../abs-figs/ens3np0-ber-vs-rx.svg)"), "{md}");
+    assert!(!md.contains(&dir.path().display().to_string()), "{md}");
+}
