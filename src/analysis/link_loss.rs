@@ -10,9 +10,10 @@ use super::{InterfaceWindow, LaneAnalysis};
 use crate::module::ModuleReport;
 
 /// An optical PMD and the maximum channel insertion loss of its link power budget: the
-/// loss of fiber plus connectors the standard lets a compliant link have. Multimode PMDs
-/// are given their longest-reach fiber (the larger allowance), so a lane over it is over
-/// on any fiber.
+/// loss of fiber plus connectors the standard lets a compliant link have. A multimode PMD
+/// allows a different loss on each fiber type it lists; it is given the largest of them
+/// (40GBASE-SR4: OM3's 1.9 dB, not OM4's 1.5 dB over its longer reach), so a lane over it
+/// is over on any fiber.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pmd {
     /// The PMD's name as IEEE 802.3 spells it (`100GBASE-SR4`).
@@ -26,26 +27,29 @@ const fn pmd(name: &'static str, source: &'static str, channel_insertion_loss_db
     Pmd { name, source, channel_insertion_loss_db }
 }
 
-/// Channel insertion loss, max, from each PMD clause's link power budget table
-/// (IEEE Std 802.3-2022; 800GBASE-DR8 from IEEE 802.3df-2024, which extends Clause 124).
+/// Channel insertion loss (max) from each PMD clause's link power budget table (IEEE Std
+/// 802.3-2022; 800GBASE-DR8 from IEEE Std 802.3df-2024, which adds it to Clause 124). Each
+/// figure was checked against a public transcription of the table (docs/import.md, "Both
+/// ends of a link", lists which): the cabling characteristics the TIA Fiber Optics
+/// Technology Consortium publishes per IEEE 802.3 application quote the same maxima.
 pub const PMDS: &[Pmd] = &[
-    pmd("40GBASE-SR4", "IEEE 802.3 Clause 86 link power budget (OM3, 100 m)", 1.9),
-    pmd("40GBASE-LR4", "IEEE 802.3 Clause 87 link power budget", 6.7),
-    pmd("100GBASE-SR4", "IEEE 802.3 Clause 95 link power budget (OM4, 100 m)", 1.9),
-    pmd("100GBASE-LR4", "IEEE 802.3 Clause 88 link power budget", 6.3),
-    pmd("100GBASE-DR", "IEEE 802.3 Clause 140 link power budget", 3.0),
-    pmd("100GBASE-FR1", "IEEE 802.3 Clause 140 link power budget", 4.0),
-    pmd("100GBASE-LR1", "IEEE 802.3 Clause 140 link power budget", 6.3),
-    pmd("200GBASE-SR4", "IEEE 802.3 Clause 138 link power budget (OM4, 100 m)", 1.9),
-    pmd("200GBASE-DR4", "IEEE 802.3 Clause 121 link power budget", 3.0),
-    pmd("200GBASE-FR4", "IEEE 802.3 Clause 122 link power budget", 4.0),
-    pmd("200GBASE-LR4", "IEEE 802.3 Clause 122 link power budget", 6.3),
-    pmd("400GBASE-SR8", "IEEE 802.3 Clause 138 link power budget (OM4, 100 m)", 1.9),
-    pmd("400GBASE-DR4", "IEEE 802.3 Clause 124 link power budget", 3.0),
-    pmd("400GBASE-FR4", "IEEE 802.3 Clause 151 link power budget", 4.0),
-    pmd("400GBASE-FR8", "IEEE 802.3 Clause 122 link power budget", 4.0),
-    pmd("400GBASE-LR8", "IEEE 802.3 Clause 122 link power budget", 6.3),
-    pmd("800GBASE-DR8", "IEEE 802.3df Clause 124 link power budget", 3.0),
+    pmd("40GBASE-SR4", "IEEE 802.3 Clause 86 link power budget (OM3 100 m: 1.9 dB; OM4 150 m: 1.5 dB)", 1.9),
+    pmd("40GBASE-LR4", "IEEE 802.3 Clause 87 link power budget (SMF 10 km)", 6.7),
+    pmd("100GBASE-SR4", "IEEE 802.3 Clause 95 link power budget (OM3 70 m: 1.8 dB; OM4 100 m: 1.9 dB)", 1.9),
+    pmd("100GBASE-LR4", "IEEE 802.3 Clause 88 link power budget (SMF 10 km)", 6.3),
+    pmd("100GBASE-DR", "IEEE 802.3 Clause 140 link power budget (SMF 500 m)", 3.0),
+    pmd("100GBASE-FR1", "IEEE 802.3 Clause 140 link power budget (SMF 2 km)", 4.0),
+    pmd("100GBASE-LR1", "IEEE 802.3 Clause 140 link power budget (SMF 10 km)", 6.3),
+    pmd("200GBASE-SR4", "IEEE 802.3 Clause 138 link power budget (OM3 70 m: 1.8 dB; OM4 100 m: 1.9 dB)", 1.9),
+    pmd("200GBASE-DR4", "IEEE 802.3 Clause 121 link power budget (SMF 500 m)", 3.0),
+    pmd("200GBASE-FR4", "IEEE 802.3 Clause 122 link power budget (SMF 2 km)", 4.0),
+    pmd("200GBASE-LR4", "IEEE 802.3 Clause 122 link power budget (SMF 10 km)", 6.3),
+    pmd("400GBASE-SR8", "IEEE 802.3 Clause 138 link power budget (OM3 70 m: 1.8 dB; OM4 100 m: 1.9 dB)", 1.9),
+    pmd("400GBASE-DR4", "IEEE 802.3 Clause 124 link power budget (SMF 500 m)", 3.0),
+    pmd("400GBASE-FR4", "IEEE 802.3 Clause 151 link power budget (SMF 2 km)", 4.0),
+    pmd("400GBASE-FR8", "IEEE 802.3 Clause 122 link power budget (SMF 2 km)", 4.0),
+    pmd("400GBASE-LR8", "IEEE 802.3 Clause 122 link power budget (SMF 10 km)", 6.3),
+    pmd("800GBASE-DR8", "IEEE 802.3df Clause 124 link power budget (SMF 500 m)", 3.0),
 ];
 
 /// Kernel link modes (`ethtool_link_mode_bit_indices`) that name exactly one PMD of
@@ -88,15 +92,75 @@ pub fn pmd_of(w: &InterfaceWindow, peer: Option<&InterfaceWindow>) -> Option<&'s
     module(w).or_else(|| peer.and_then(module)).or_else(|| w.link.link_mode.as_deref().and_then(pmd_of_link_mode))
 }
 
+/// The far end of one interface's link as a sink of rows takes it (`export --peer`).
+pub struct FarEnd {
+    /// The near-end interface; `None`: the first one the rows name.
+    pub near: Option<String>,
+    /// The far end's window, its lanes already numbered as the near lanes they face.
+    pub far: InterfaceWindow,
+    /// How the far end is named in a message (`--peer FILE:IFACE`).
+    pub shown: String,
+    /// Check the two ends are one link ([`not_one_link`]) at the near end's first window;
+    /// off when a lane map pairs them by hand.
+    pub check: bool,
+}
+
+impl FarEnd {
+    /// When `w` is the near end: the PMD whose budget applies (`Some(None)`: none known).
+    /// The near end's first window is checked to be one link with the far end.
+    pub fn facing(&mut self, w: &InterfaceWindow) -> Result<Option<Option<&'static Pmd>>, String> {
+        let near = self.near.get_or_insert_with(|| w.interface.clone());
+        if *near != w.interface {
+            return Ok(None);
+        }
+        if self.check {
+            if let Some(why) = not_one_link(w, &self.far, &self.shown) {
+                return Err(why);
+            }
+            self.check = false;
+        }
+        Ok(Some(pmd_of(w, Some(&self.far))))
+    }
+}
+
+/// Why `far` (named `shown` in the message) cannot be the far end of `near`'s link, if it
+/// cannot: another lane count or link mode, or the same module (its serial number), whose
+/// tx powers would be compared against the wrong lanes.
+pub fn not_one_link(near: &InterfaceWindow, far: &InterfaceWindow, shown: &str) -> Option<String> {
+    let lanes = |w: &InterfaceWindow| w.link.lanes.or(w.module.as_ref().map(|m| m.lanes.len() as u32).filter(|n| *n > 0));
+    if let (Some(a), Some(b)) = (lanes(near), lanes(far)) {
+        if a != b {
+            return Some(format!("{shown} has {b} lanes and {} has {a}: not the two ends of one link", near.interface));
+        }
+    }
+    if let (Some(a), Some(b)) = (&near.link.link_mode, &far.link.link_mode) {
+        if a != b {
+            return Some(format!("{shown} runs {b} and {} runs {a}: not the two ends of one link", near.interface));
+        }
+    }
+    let sn = |w: &InterfaceWindow| w.module.as_ref().and_then(|m| m.vendor_sn.clone());
+    match (sn(near), sn(far)) {
+        (Some(a), Some(b)) if a == b => {
+            Some(format!("{shown} is the same module (SN {a}) as {}: give the far end's capture", near.interface))
+        }
+        _ => None,
+    }
+}
+
+/// The light lost on `lane` between the far end's transmitter and this end's receiver
+/// reading `rx_power_dbm`: far-end Tx dBm - near-end Rx dBm, where both are known.
+pub fn loss_db(far: &InterfaceWindow, lane: u8, rx_power_dbm: Option<f64>) -> Option<f64> {
+    let far_tx = far.module.as_ref()?.lanes.iter().find(|l| l.lane == lane).and_then(|l| l.tx_power_dbm);
+    far_tx.zip(rx_power_dbm).map(|(t, r)| t - r).filter(|d| d.is_finite())
+}
+
 /// Sets each lane's `link_loss_db` (where the far end's Tx power and this end's Rx power
 /// are both known), and the PMD and its budget, from the far end's window.
 pub fn apply(w: &InterfaceWindow, peer: Option<&InterfaceWindow>, lanes: &mut [LaneAnalysis]) {
     let Some(far) = peer else { return };
-    let far_lanes = far.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
     let pmd = pmd_of(w, Some(far));
     for la in lanes.iter_mut() {
-        let far_tx = far_lanes.iter().find(|l| l.lane == la.lane).and_then(|l| l.tx_power_dbm);
-        la.link_loss_db = far_tx.zip(la.rx_power_dbm).map(|(t, r)| t - r).filter(|d| d.is_finite());
+        la.link_loss_db = loss_db(far, la.lane, la.rx_power_dbm);
         if la.link_loss_db.is_some() {
             la.link_loss_budget_db = pmd.map(|p| p.channel_insertion_loss_db);
             la.link_loss_pmd = pmd.map(|p| p.name);

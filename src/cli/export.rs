@@ -1,6 +1,7 @@
 use super::common::{analyze_engine, check_names, load_config, replay_opened, stream_capture};
 use super::inputs::open_capture;
 use super::outputs::{check_outputs, remove_created, Output};
+use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::capture::Record;
@@ -33,15 +34,27 @@ pub struct ExportArgs {
     /// Thresholds file (JSON): margins in the rows use it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The far end of the exported interface's link (a capture, or anything `import` reads;
+    /// `CAPTURE:IFACE` names its interface): rows get `link_loss_db` against its Tx powers.
+    #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
+    pub peer: Option<PeerArg>,
+    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...`; straight by default.
+    #[arg(long, value_name = "NEAR:FAR,...", value_parser = parse_lane_map, requires = "peer")]
+    pub lane_map: Option<LaneMap>,
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let Some(path) = args.capture.as_ref().or(args.replay.as_ref()) else { bail!("name the capture to export") };
     check_outputs(
         &[("--csv", args.csv.as_deref()), ("--json", args.json.as_deref()), ("--prometheus", args.prometheus.as_deref())],
-        &[("CAPTURE", Some(path)), ("--config", args.config.as_deref())],
+        &[("CAPTURE", Some(path)), ("--peer", args.peer.as_ref().map(|p| p.path.as_path())), ("--config", args.config.as_deref())],
     )?;
     let cfg = load_config(args.config.as_deref())?;
+    if args.peer.is_some() && args.interfaces.len() > 1 {
+        bail!("--peer is the far end of one link, but {} interfaces are named: name one", args.interfaces.len());
+    }
+    // The far end faces the one interface named, else the capture's only one (checked below).
+    let peer = args.peer.as_ref().map(|p| Peer::load(p, Some(path)).map(|p| p.with_lane_map(args.lane_map.as_ref()))).transpose()?;
     // Opened once: the header for the rows, then the records (a pipe is read once).
     let reader = open_capture(path)?;
     let header = reader.header().clone();
@@ -55,6 +68,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             CsvSink::json_lines(out, Some(&header.created), cfg.clone())
         } else {
             CsvSink::new(out, Some(&header.created), cfg.clone())
+        };
+        let sink = match &peer {
+            Some(p) => sink.with_far_end(p.far_end(args.interfaces.first().cloned())?),
+            None => sink,
         };
         sinks.push(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched));
     }
@@ -73,11 +90,24 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let checked = replayed.and_then(|engine| {
         finished?;
         // A whole-run engine ran only for --prometheus (its analysis checks the names).
-        match engine {
+        let names = match engine {
             Some(engine) => {
-                super::outputs::write_textfile(args.prometheus.as_deref(), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)
+                super::outputs::write_textfile(args.prometheus.as_deref(), &analyze_engine(&engine, &args.interfaces, &cfg, None)?)?;
+                engine.interfaces()
             }
-            None => check_names(&seen.names, &args.interfaces),
+            None => {
+                check_names(&seen.names, &args.interfaces)?;
+                seen.names
+            }
+        };
+        match &peer {
+            Some(p) if args.interfaces.is_empty() && names.len() > 1 => bail!(
+                "--peer {} is the far end of one link, but the capture has {} interfaces ({}): name one with --interface",
+                p.path().display(),
+                names.len(),
+                names.join(", ")
+            ),
+            _ => Ok(()),
         }
     });
     drop(sinks);

@@ -9,6 +9,7 @@
 use super::common::{engine_of, replay_capture};
 use super::outputs::same_file;
 use anyhow::{bail, Context};
+use optics::analysis::link_loss::{not_one_link, FarEnd};
 use optics::analysis::InterfaceWindow;
 use optics::sample::engine::{Engine, TimeRange};
 use optics::source::import::{import, is_capture, ImportOptions};
@@ -139,6 +140,19 @@ impl Peer {
             let names: Vec<&str> = ws.iter().map(|w| w.interface.as_str()).collect();
             bail!("--peer is the far end of one link, but {} interfaces are analysed ({}): name one", ws.len(), names.join(", "));
         };
+        let far = self.far_end(None)?;
+        if far.check {
+            if let Some(why) = not_one_link(local, &far.far, &far.shown) {
+                bail!(why);
+            }
+        }
+        Ok(vec![far.far])
+    }
+
+    /// The far end's window facing `near` (the first interface the rows name when `None`),
+    /// its lanes renumbered by `--lane-map`; a lane map pairs the ends by hand, so only a
+    /// straight pairing is checked to be one link.
+    pub fn far_end(&self, near: Option<String>) -> anyhow::Result<FarEnd> {
         // `load` chose the interface among the engine's.
         let Some(mut far) = self.engine.window(&self.interface) else {
             bail!("--peer: interface {} is gone from the replay", self.interface)
@@ -154,26 +168,8 @@ impl Peer {
                 }
                 m.lanes.sort_by_key(|l| l.lane);
             }
-            return Ok(vec![far]);
         }
-        let lanes = |w: &InterfaceWindow| w.link.lanes.or(w.module.as_ref().map(|m| m.lanes.len() as u32).filter(|n| *n > 0));
-        if let (Some(a), Some(b)) = (lanes(local), lanes(&far)) {
-            if a != b {
-                bail!("{shown} has {b} lanes and {} has {a}: not the two ends of one link", local.interface);
-            }
-        }
-        if let (Some(a), Some(b)) = (&local.link.link_mode, &far.link.link_mode) {
-            if a != b {
-                bail!("{shown} runs {b} and {} runs {a}: not the two ends of one link", local.interface);
-            }
-        }
-        let sn = |w: &InterfaceWindow| w.module.as_ref().and_then(|m| m.vendor_sn.clone());
-        if let (Some(a), Some(b)) = (sn(local), sn(&far)) {
-            if a == b {
-                bail!("{shown} is the same module (SN {a}) as {}: give the far end's capture", local.interface);
-            }
-        }
-        Ok(vec![far])
+        Ok(FarEnd { near, far, shown, check: self.lane_map.is_empty() })
     }
 }
 

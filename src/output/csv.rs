@@ -8,6 +8,7 @@ use super::csv_cells::CellWriter;
 pub use super::lane_row::LaneRow;
 use crate::analysis::lane_index::LaneIndex;
 use crate::analysis::lane_rows::{row_figures_reusing, RowFigures};
+use crate::analysis::link_loss::{self, FarEnd, Pmd};
 use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
 use crate::capture::RecordSink;
 use crate::capture::SampleRecord;
@@ -61,6 +62,8 @@ pub struct CsvSink<W: Write> {
     row: LaneRow,
     /// The last window's lanes, whose allocation the next window's figures reuse.
     spare_lanes: Vec<LaneAnalysis>,
+    /// The far end of one interface's link (`export --peer`): its rows get the link loss.
+    far_end: Option<FarEnd>,
 }
 
 impl<W: Write> CsvSink<W> {
@@ -88,7 +91,14 @@ impl<W: Write> CsvSink<W> {
             walker: IntervalWalker::per_sample().without_series(),
             row: LaneRow::default(),
             spare_lanes: Vec::new(),
+            far_end: None,
         }
+    }
+
+    /// Rows of `far.near` get `link_loss_db` against the far end's Tx powers.
+    pub fn with_far_end(mut self, far: FarEnd) -> Self {
+        self.far_end = Some(far);
+        self
     }
 
     /// The `host` cell of every row (the capture header's host), if known before the
@@ -139,6 +149,17 @@ impl<W: Write> CsvSink<W> {
     /// order), or one without lane cells when there are no lanes. Returns how many.
     fn write_rows(&mut self, w: &InterfaceWindow, s: &SampleRecord) -> io::Result<usize> {
         let a = row_figures_reusing(w, &self.cfg, std::mem::take(&mut self.spare_lanes));
+        // Set aside while the rows are written (they borrow it).
+        let mut far_end = self.far_end.take();
+        let facing = far_end.as_mut().map(|f| f.facing(w)).transpose().map_err(io::Error::other);
+        let far = match facing {
+            Ok(pmd) => pmd.flatten().zip(far_end.as_ref()).map(|(pmd, f)| (&f.far, pmd)),
+            Err(e) => {
+                self.far_end = far_end;
+                self.spare_lanes = a.lanes;
+                return Err(e);
+            }
+        };
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
         self.fill_base(&mut row, w, s, &a);
@@ -149,7 +170,7 @@ impl<W: Write> CsvSink<W> {
         let has_interval = w.samples >= 2;
         let mut written = Ok(());
         if a.lanes.is_empty() {
-            fill_lane(&mut row, None, None, has_interval);
+            fill_lane(&mut row, None, None, has_interval, None);
             written = self.write_row(&row);
         }
         for l in &a.lanes {
@@ -160,10 +181,11 @@ impl<W: Write> CsvSink<W> {
             // netdev lane's module lane (docs/breakout.md).
             let module_lane = l.module_lane.unwrap_or(l.lane);
             let dom = module.get(module_lane);
-            fill_lane(&mut row, Some(l), dom, has_interval);
+            fill_lane(&mut row, Some(l), dom, has_interval, far);
             written = self.write_row(&row);
         }
         self.row = row;
+        self.far_end = far_end;
         let rows = a.lanes.len().max(1);
         self.spare_lanes = a.lanes;
         written.map(|()| rows)
@@ -201,8 +223,15 @@ fn set_text(slot: &mut Option<String>, text: Option<&str>) {
     }
 }
 
-/// The cells of lane `l` (all empty for `None`), with the sample's own monitors `dom`.
-fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneReport>, has_interval: bool) {
+/// The cells of lane `l` (all empty for `None`), with the sample's own monitors `dom`,
+/// and the light lost from the far end `far` (its window and the PMD) to that Rx reading.
+fn fill_lane(
+    row: &mut LaneRow,
+    l: Option<&LaneAnalysis>,
+    dom: Option<&LaneReport>,
+    has_interval: bool,
+    far: Option<(&InterfaceWindow, Option<&'static Pmd>)>,
+) {
     let counted = |v: Option<f64>| v.filter(|_| has_interval);
     row.lane = l.map(|l| l.lane);
     row.rx_power_dbm = dom.and_then(|d| d.rx_power_dbm);
@@ -225,6 +254,10 @@ fn fill_lane(row: &mut LaneRow, l: Option<&LaneAnalysis>, dom: Option<&LaneRepor
     row.ltp_db = l.and_then(|l| l.ltp_db);
     row.module_pre_fec_ber = l.and_then(|l| l.module_pre_fec_ber);
     row.ber_source = l.and_then(|l| l.ber_source);
+    row.link_loss_db = far.zip(l).and_then(|((w, _), l)| link_loss::loss_db(w, l.lane, row.rx_power_dbm));
+    let pmd = far.and_then(|(_, p)| p).filter(|_| row.link_loss_db.is_some());
+    row.link_loss_budget_db = pmd.map(|p| p.channel_insertion_loss_db);
+    row.link_loss_pmd = pmd.map(|p| p.name);
 }
 
 /// RFC 3339 in UTC with exactly six fractional digits (`2026-12-01T19:30:05.123456Z`), so

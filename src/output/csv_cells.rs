@@ -10,7 +10,7 @@ use super::lane_row::LaneRow;
 use super::short_copy;
 
 /// The header record: the [`LaneRow`] field names, in order.
-pub const COLUMNS: [&str; 24] = [
+pub const COLUMNS: [&str; 27] = [
     "time",
     "t",
     "interface",
@@ -35,11 +35,14 @@ pub const COLUMNS: [&str; 24] = [
     "module_pre_fec_ber",
     "ber_source",
     "host",
+    "link_loss_db",
+    "link_loss_budget_db",
+    "link_loss_pmd",
 ];
 
 /// The float columns a row does not share with the other rows of its sample, for
 /// [`CellWriter`]'s per-column cache.
-const LANE_FLOATS: usize = 11;
+const LANE_FLOATS: usize = 13;
 
 /// A float column's last value (its bits) and its text: lanes of a sample often repeat
 /// a figure (the zero-error BER bound and its margin), which is then formatted once.
@@ -59,7 +62,7 @@ pub struct CellWriter {
     /// The cells every row of a sample shares ([`sample`](Self::sample)), encoded once
     /// with the separators around them, in five runs: `time,t,interface,module_sn,`,
     /// `,module_temperature_c,`, `,uncorrectable_blocks_delta,link_down_events_delta,`,
-    /// `,interval_s,` and `,host\n`; `shared_ends` are where the runs end.
+    /// `,interval_s,` and `,host`; `shared_ends` are where the runs end.
     shared: Vec<u8>,
     shared_ends: [usize; 5],
 }
@@ -142,7 +145,6 @@ impl CellWriter {
         self.shared_ends[3] = out.len();
         out.push(b',');
         Self::opt_text(out, r.host.as_deref());
-        out.push(b'\n');
         self.shared_ends[4] = out.len();
     }
 
@@ -150,11 +152,19 @@ impl CellWriter {
     /// ones of the last [`sample`](Self::sample).
     pub fn lane(&mut self, out: &mut Vec<u8>, r: &LaneRow) {
         let ber_source = r.ber_source.as_ref().map_or("", |b| b.as_str());
+        let pmd = r.link_loss_pmd.unwrap_or("");
         // The row is written through a cursor into room made at the end of `out` (one
         // length check, not one per cell), then `out` is cut to what was written. Room:
         // the shared runs, every float's whole text buffer (copied whole, a fixed-size
-        // copy), two integers, the flags quoted with every byte doubled, ber_source, separators.
-        let room = self.shared.len() + LANE_FLOATS * MAX_LEN + 2 * INT_LEN + Cursor::text_room(&r.flags) + ber_source.len() + COLUMNS.len();
+        // copy), two integers, the flags and the PMD quoted with every byte doubled,
+        // ber_source, separators and the record's end.
+        let room = self.shared.len()
+            + LANE_FLOATS * MAX_LEN
+            + 2 * INT_LEN
+            + Cursor::text_room(&r.flags)
+            + Cursor::text_room(pmd)
+            + ber_source.len()
+            + COLUMNS.len();
         let start = out.len();
         out.resize(start + room, 0);
         let mut c = Cursor { buf: &mut out[start..], at: 0 };
@@ -192,6 +202,13 @@ impl CellWriter {
         // BerSource's names are plain words (`driver`, `netlink`, `vdm`): never quoted.
         c.put(ber_source.as_bytes());
         c.put(&self.shared[self.shared_ends[3]..self.shared_ends[4]]);
+        for (col, v) in [(11, r.link_loss_db), (12, r.link_loss_budget_db)] {
+            c.byte(b',');
+            float(&mut c, col, v);
+        }
+        c.byte(b',');
+        c.text(pmd);
+        c.byte(b'\n');
         let end = start + c.at;
         out.truncate(end);
     }
@@ -315,6 +332,9 @@ mod tests {
             module_pre_fec_ber: Some(2e-5),
             ber_source: Some(BerSource::Vdm),
             host: Some("gpu-node-17".into()),
+            link_loss_db: Some(2.5),
+            link_loss_budget_db: Some(1.9),
+            link_loss_pmd: Some("200GBASE-SR4"),
         };
         // Hostile text: delimiters, quotes, line breaks, and all of them at once.
         let hostile = |s: &str| LaneRow {
@@ -336,6 +356,7 @@ mod tests {
             hostile(""),
             hostile(" spaced "),
             LaneRow { ber_source: Some(BerSource::Netlink), ..Default::default() },
+            LaneRow { link_loss_db: Some(-0.25), link_loss_pmd: Some("a,\"b"), ..Default::default() },
         ];
         // Repeated and alternating values go through the per-column cache.
         let rows: Vec<LaneRow> = rows.iter().chain(rows.iter().rev()).chain(&rows).cloned().collect();

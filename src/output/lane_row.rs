@@ -38,4 +38,9 @@ pub struct LaneRow {
     pub ber_source: Option<crate::analysis::vdm_lanes::BerSource>,
     /// Host the capture was taken on (capture header), after every earlier column.
     pub host: Option<String>,
+    /// With a far end (`export --peer`): far-end Tx dBm - this sample's Rx dBm on the lane
+    /// (`analysis::link_loss`), the channel insertion loss budget of the PMD, and the PMD.
+    pub link_loss_db: Option<f64>,
+    pub link_loss_budget_db: Option<f64>,
+    pub link_loss_pmd: Option<&'static str>,
 }

@@ -4,7 +4,7 @@
 
 use crate::analysis::config::Config;
 use crate::analysis::verdict::join_codes;
-use crate::analysis::{InterfaceAnalysis, Severity, Verdict};
+use crate::analysis::{link_loss, InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
 use crate::device::DeviceIdentity;
 use crate::module::report::ThresholdSet;
@@ -207,6 +207,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         for x in lanes {
             writeln!(w, "- lane {}: tx {} dBm, bias {} mA", x.lane, num(x.tx_power_dbm, 2), num(x.tx_bias_ma, 2))?;
         }
+        write_link_loss(w, a)?;
     }
     if !it.plots.is_empty() {
         writeln!(w)?;
@@ -248,6 +249,31 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         for n in notes {
             writeln!(w, "- {}", md(n))?;
         }
+    }
+    Ok(())
+}
+
+/// Per lane, the light lost from the far end's transmitter to this end's receiver, against
+/// the PMD's channel insertion loss budget and the clause that gives it.
+fn write_link_loss(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
+    let mut lanes: Vec<_> = a.lanes.iter().filter(|x| x.link_loss_db.is_some()).collect();
+    if lanes.is_empty() {
+        return Ok(());
+    }
+    lanes.sort_by_key(|x| x.lane);
+    writeln!(w)?;
+    match lanes.iter().find_map(|x| x.link_loss_pmd.and_then(link_loss::pmd_by_name)) {
+        Some(p) => writeln!(
+            w,
+            "Link loss per lane (far-end Tx - near-end Rx), against the {} channel insertion loss budget of {:.1} dB ({}):",
+            p.name, p.channel_insertion_loss_db, p.source
+        )?,
+        None => writeln!(w, "Link loss per lane (far-end Tx - near-end Rx; no PMD named, so no budget):")?,
+    }
+    writeln!(w)?;
+    for x in lanes {
+        let over = if link_loss::over_budget(x) { " (over budget: fiber/connector)" } else { "" };
+        writeln!(w, "- lane {}: {} dB{over}", x.lane, num(x.link_loss_db, 2))?;
     }
     Ok(())
 }

@@ -133,3 +133,87 @@ fn without_a_peer_no_link_loss_keys() {
     let l = lanes(&n, &[]);
     assert!(l.iter().all(|x| x.get("link_loss_db").is_none() && x.get("link_loss_budget_db").is_none()), "{l:?}");
 }
+
+#[test]
+fn export_csv_rows_carry_the_link_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    // Far lasers normal (lane 4 at -0.5 dBm); our lane 4 gets -3.0: 2.5 dB lost, over
+    // 200GBASE-SR4's 1.9 dB (IEEE 802.3 Clause 138).
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -3.0]);
+    let f = far(dir.path(), FAR_TX_NORMAL);
+    let csv_path = dir.path().join("rows.csv");
+    let out = optics().arg("export").arg(&n).arg("--csv").arg(&csv_path).arg("--peer").arg(&f).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut rdr = csv::Reader::from_path(&csv_path).unwrap();
+    let headers: Vec<String> = rdr.headers().unwrap().iter().map(str::to_string).collect();
+    // Appended after every earlier column.
+    assert_eq!(&headers[headers.len() - 4..], ["host", "link_loss_db", "link_loss_budget_db", "link_loss_pmd"]);
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 61 * 4);
+    for row in &rows {
+        let lane: usize = row[col("lane")].parse().unwrap();
+        let rx: f64 = row[col("rx_power_dbm")].parse().unwrap();
+        let l: f64 = row[col("link_loss_db")].parse().unwrap();
+        // The row's loss is the far end's Tx (its window, +-0.02 dB jitter) minus this
+        // row's own Rx reading.
+        assert!((l - (FAR_TX_NORMAL[lane - 1] - rx)).abs() < 0.05, "lane {lane}: {l} vs rx {rx}");
+        let want = if lane == 4 { 2.5 } else { FAR_TX_NORMAL[lane - 1] - [-1.0, -1.1, -1.05][lane - 1] };
+        assert!((l - want).abs() < 0.1, "lane {lane}: {l}");
+        assert_eq!(&row[col("link_loss_budget_db")], "1.9");
+        assert_eq!(&row[col("link_loss_pmd")], "200GBASE-SR4");
+    }
+    // Without a far end the columns are there, empty.
+    let plain = dir.path().join("plain.csv");
+    assert!(optics().arg("export").arg(&n).arg("--csv").arg(&plain).output().unwrap().status.success());
+    let mut rdr = csv::Reader::from_path(&plain).unwrap();
+    assert!(rdr.records().map(Result::unwrap).all(|r| r[col("link_loss_db")].is_empty() && r[col("link_loss_pmd")].is_empty()));
+}
+
+#[test]
+fn export_with_a_far_end_of_another_link_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -1.1]);
+    // The near end itself (same module SN) is no far end.
+    let same = dir.path().join("same.jsonl");
+    std::fs::copy(&n, &same).unwrap();
+    let csv_path = dir.path().join("rows.csv");
+    let out = optics().arg("export").arg(&n).arg("--csv").arg(&csv_path).arg("--peer").arg(&same).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("same module (SN MT2233FT01234)"), "{err}");
+    assert!(!csv_path.exists(), "a failed export leaves no file");
+}
+
+#[test]
+fn the_text_report_shows_the_loss_per_lane_and_the_budget_it_is_held_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -3.0]);
+    let f = far(dir.path(), FAR_TX_NORMAL);
+    let out = optics().env("COLUMNS", "160").arg("scan").arg("--replay").arg(&n).arg("--peer").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("loss dB"), "{text}");
+    // Lane 4: -0.5 - (-3.0) = 2.50, marked over budget.
+    let lane4 = text.lines().find(|l| l.trim_start().starts_with("4 ")).unwrap_or_else(|| panic!("{text}"));
+    let marked = lane4.split_whitespace().find_map(|c| c.strip_suffix('!')).unwrap_or_else(|| panic!("{lane4}"));
+    assert!((marked.parse::<f64>().unwrap() - 2.5).abs() < 0.1, "{lane4}");
+    assert!(text.contains("200GBASE-SR4 channel insertion loss budget of 1.9 dB (IEEE 802.3 Clause 138"), "{text}");
+    // No far end: no column, no note.
+    let out = optics().env("COLUMNS", "160").arg("scan").arg("--replay").arg(&n).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("loss dB"));
+}
+
+#[test]
+fn the_markdown_report_lists_the_loss_per_lane() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -3.0]);
+    let f = far(dir.path(), FAR_TX_NORMAL);
+    let md = dir.path().join("t.md");
+    let out = optics().arg("report").arg(&n).arg("--peer").arg(&f).arg("-o").arg(&md).output().unwrap();
+    assert!(md.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.contains("against the 200GBASE-SR4 channel insertion loss budget of 1.9 dB (IEEE 802.3 Clause 138"), "{text}");
+    let lane4 = text.lines().find(|l| l.starts_with("- lane 4: 2.")).unwrap_or_else(|| panic!("{text}"));
+    assert!(lane4.ends_with("dB (over budget: fiber/connector)"), "{lane4}");
+    assert!(text.lines().any(|l| l.starts_with("- lane 1: 0.") && l.ends_with(" dB")), "{text}");
+}

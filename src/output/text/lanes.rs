@@ -4,9 +4,9 @@
 
 use super::module::fmt_dbm;
 use super::style::{Painter, Tone};
-use super::wrap::pack;
+use super::wrap::{pack, wrap};
 use super::{ber_text, margin_text, num, TextOptions};
-use crate::analysis::{InterfaceAnalysis, LaneAnalysis};
+use crate::analysis::{link_loss, InterfaceAnalysis, LaneAnalysis};
 use std::io::{self, Write};
 
 /// Cells of the margin bar, and the margin (dB) a full bar stands for.
@@ -80,6 +80,17 @@ const COLUMNS: &[Column] = &[
         shown: mixed_ber_sources,
     },
     Column { header: "eSNR dB", width: 7, keep: 5, cell: |l| num(l.esnr_db, 1), shown: |a| a.lanes.iter().any(|l| l.esnr_db.is_some()) },
+    Column {
+        header: "loss dB",
+        width: 7,
+        keep: 2,
+        // Over the PMD's budget: marked, the fiber/connector fault the advice names.
+        cell: |l| match l.link_loss_db {
+            Some(v) if link_loss::over_budget(l) => format!("{v:.2}!"),
+            v => num(v, 2),
+        },
+        shown: |a| a.lanes.iter().any(|l| l.link_loss_db.is_some()),
+    },
 ];
 
 /// Filled cells for the margin, 2 per dB up to 4 dB; blank when there is no margin.
@@ -140,6 +151,25 @@ pub fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions)
                 }
             }
         }
+    }
+    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.header == "loss dB"))
+}
+
+/// What the `loss dB` column measures and the budget it is held to (the PMD's clause).
+fn write_loss_note(w: &mut dyn Write, a: &InterfaceAnalysis, width: usize, shown: bool) -> io::Result<()> {
+    if !shown {
+        return Ok(());
+    }
+    let budget = a.lanes.iter().find_map(|l| l.link_loss_pmd.and_then(link_loss::pmd_by_name));
+    let note = match budget {
+        Some(p) => format!(
+            "loss dB: far-end Tx - this end's Rx per lane; ! over the {} channel insertion loss budget of {:.1} dB ({})",
+            p.name, p.channel_insertion_loss_db, p.source
+        ),
+        None => "loss dB: far-end Tx - this end's Rx per lane; neither module nor the link mode names the PMD, so no budget".into(),
+    };
+    for line in wrap(&note, width.saturating_sub(2)) {
+        writeln!(w, "  {line}")?;
     }
     Ok(())
 }
