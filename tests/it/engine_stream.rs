@@ -276,14 +276,16 @@ fn export_rows_have_one_time_format_a_host_and_json_lines() {
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
     assert_eq!(header.first().map(String::as_str), Some("time"));
-    assert_eq!(header.last().map(String::as_str), Some("host"));
+    // `host` after every column that was there before it; later columns are appended after it.
+    assert_eq!(header[23], "host");
+    assert_eq!(&header[24..], ["link_loss_db", "link_loss_budget_db", "link_loss_pmd"]);
     assert_eq!(header[18], "flags"); // the contract columns keep their places
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     // The capture starts 2026-11-30T10:00:00Z (header); the second sample is at t = 1.0001 s.
     let second = rows.iter().find(|r| &r[1] != "0").unwrap();
     assert_eq!(&second[0], format!("2026-11-30T10:00:{:09.6}Z", second[1].parse::<f64>().unwrap()));
     assert!(rows.iter().all(|r| r[0].len() == "2026-11-30T10:00:00.000000Z".len()));
-    let host = rows[0].get(header.len() - 1).unwrap();
+    let host = rows[0].get(23).unwrap();
     assert!(!host.is_empty());
     // JSON Lines: one object per CSV row, the same values under the column names.
     let lines: Vec<Value> = std::fs::read_to_string(&json_path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
