@@ -2,12 +2,14 @@
 //! otherwise. Handlers only read the latest [`Snapshot`]; nothing here touches hardware.
 //!
 //! A slow or malformed client cannot stall it:
-//! - at most [`Limits::max_connections`] connections are served at once (a semaphore;
-//!   further ones wait in the kernel's accept backlog);
+//! - every connection is accepted at once; the caps on connections held (all peers; idle
+//!   ones per peer) shed the oldest idle connection of whoever holds the most, and a
+//!   silent new connection closes after its first-byte timeout ([`super::connections`]);
 //! - request headers must fit in [`Limits::max_header_bytes`] (hyper answers 431 and
 //!   closes) and arrive within [`Limits::header_read_timeout`];
 //! - a connection lives at most [`Limits::connection_timeout`], whatever it does.
 
+use super::connections::{Answer, Caps, Connections};
 use super::{Shared, Snapshot};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -21,11 +23,11 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    pub max_connections: usize,
+    /// Connections held at once (all peers, per peer) and the first-byte timeout.
+    pub connections: Caps,
     /// hyper's read buffer, which must hold the request head (hyper's minimum is 8 KiB).
     pub max_header_bytes: usize,
     pub header_read_timeout: Duration,
@@ -35,7 +37,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_connections: 256,
+            connections: Caps::default(),
             max_header_bytes: 16 * 1024,
             header_read_timeout: Duration::from_secs(5),
             connection_timeout: Duration::from_secs(30),
@@ -75,38 +77,41 @@ pub fn respond(req: &Request<Incoming>, snap: &Snapshot) -> Response<Full<Bytes>
 
 /// Serves until `shutdown` completes; connections in flight are dropped then.
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>, limits: Limits, shutdown: impl Future<Output = ()>) {
-    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let held = Connections::new(limits.connections);
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            _ = &mut shutdown => return,
-            p = permits.clone().acquire_owned() => match p {
-                Ok(p) => p,
-                Err(_) => return, // the semaphore is never closed
-            },
-        };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = &mut shutdown => return,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 // EMFILE and friends: back off instead of spinning.
                 Err(_) => { tokio::time::sleep(Duration::from_millis(50)).await; continue; }
             },
         };
+        let ticket = held.admit(peer.ip(), &stream);
         let shared = shared.clone();
         tokio::spawn(async move {
+            let ticket = Arc::new(ticket);
+            let answering = ticket.clone();
             let service = service_fn(move |req: Request<Incoming>| {
                 let snap = shared.latest();
-                async move { Ok::<_, Infallible>(respond(&req, &snap)) }
+                let idle = answering.answering();
+                async move { Ok::<_, Infallible>(respond(&req, &snap).map(|body| Answer { body, _idle: idle })) }
             });
             let conn = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(limits.header_read_timeout)
                 .max_buf_size(limits.max_header_bytes.max(8192))
-                .serve_connection(TokioIo::new(stream), service);
+                .serve_connection(TokioIo::new(ticket.watch(stream)), service);
+            tokio::pin!(conn);
             // Errors are the client's (malformed request, reset): nothing to do but close.
-            let _ = tokio::time::timeout(limits.connection_timeout, conn).await;
-            drop(permit);
+            tokio::select! {
+                _ = tokio::time::timeout(limits.connection_timeout, &mut conn) => {}
+                _ = ticket.closing() => {}
+            }
+            // Out of the table before the socket closes with `conn` at the end of this block
+            // (the table peeks at the sockets it holds).
+            ticket.leave();
         });
     }
 }

@@ -15,6 +15,7 @@
 //!   the sd-daemon priority `<3>` error, `<4>` warning, `<5>` notice, `<6>` info, which
 //!   journald turns into the entry's priority.
 
+pub mod connections;
 pub mod http;
 
 use crate::analysis::InterfaceAnalysis;
