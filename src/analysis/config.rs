@@ -2,6 +2,7 @@
 //! (`{"margin_floor_db": 1.5}` overrides one value and keeps the rest). Speed-tier
 //! profiles override fields for links whose per-lane rate is at least `min_lane_gbps`.
 
+use super::frame_loss;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::path::Path;
@@ -63,10 +64,13 @@ pub struct Config {
     /// `fec_tail_near_limit` when the codeword histogram's highest non-empty bin reaches
     /// within this many symbols of the correction limit t (RS(544,514): 15).
     pub fec_tail_near_limit_symbols: u32,
-    /// ...or when the tail fit predicts a frame loss ratio above this. Default: the FLR
-    /// IEEE 802.3 equates with a BER of 1e-13 at the MAC (6.2e-11, 64-octet frames).
+    /// ...or when the tail fit predicts a frame loss ratio above this. Default: the whole
+    /// PHY's budget, 6.2e-11 for 64-octet frames (IEEE 802.3 138.1.1 as amended by
+    /// 802.3cm): host FEC counters see the module and the electrical interfaces together.
     pub fec_max_predicted_flr: f64,
-    /// Frame size (bytes, without preamble and gap) the predicted FLR assumes.
+    /// Frame size (bytes, without preamble and gap) the FLR assumes: 64, the size the
+    /// 802.3 budgets are stated for (a longer frame touches more codewords, so its FLR per
+    /// codeword error is higher: X + 1 / MFC).
     pub fec_flr_frame_bytes: u32,
     /// |slope| range (decades/dB) called the NRZ signature: the Q model gives 1.60 at the
     /// RS(528,514) limit 5e-5 and 5.04 at 1e-12 (`q::model_slope_decades_per_db`); the
@@ -122,8 +126,8 @@ impl Default for Config {
             max_uncorrectable_blocks: 0,
             max_link_down_events: 0,
             fec_tail_near_limit_symbols: 3,
-            fec_max_predicted_flr: 6.2e-11,
-            fec_flr_frame_bytes: 1518,
+            fec_max_predicted_flr: frame_loss::PHY_FLR_BUDGET,
+            fec_flr_frame_bytes: 64,
             nrz_signature_slope_min: 1.3,
             nrz_signature_slope_max: 8.0,
             trend_window_s: 1800.0,

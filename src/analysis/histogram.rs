@@ -17,25 +17,18 @@
 //!   per window second. For independent symbol errors the true tail is binomial and falls
 //!   faster than any line on a log scale, so the straight line over-predicts: a warning,
 //!   not an underestimate. Error bursts flatten the tail, which the fit sees as they happen.
-//! - Frame loss ratio: each uncorrectable codeword costs the frame it carries (IEEE 802.3
-//!   91.5.3.3: the decoder marks the codeword's 66-bit blocks as errored, so every frame
-//!   that touches it is dropped). A codeword carries floor(10k / 257) 257-bit transcoded
-//!   blocks of 256 data bits (RS(544,514), RS(528,514): 20 blocks, 5120 bits). A frame of
-//!   `frame_bytes` plus 20 bytes of preamble and gap spans `frame_bits / 5120` codewords;
-//!   so FLR = codeword error ratio x max(1, frame_bits / codeword data bits): long frames
-//!   lose one frame per codeword lost, frames shorter than a codeword share its fate.
-//!   The codeword error ratio is uncorrectable codewords / all codewords, where all
-//!   codewords per second come from the histogram itself when it counts bin 0, else from
-//!   the lane rate (n·10 bits per codeword on the wire).
+//! - Frame loss ratio: the predicted codeword error ratio (predicted uncorrectable over
+//!   all codewords) times the port's FLR / CER factor (1 + X·MFC) / MFC, X the codewords
+//!   its PCS interleaves ([`super::frame_loss`]). All codewords per second come from the
+//!   histogram itself when it counts bin 0, else from the lane rate (n·10 bits per codeword
+//!   on the wire).
 
 use super::fec::FecKind;
+use super::frame_loss;
 use super::stats::line_fit;
 use super::{count, Context, Reason, ReasonCode, Severity};
 use crate::counters::FecHistogramBin;
 use serde::Serialize;
-
-/// Ethernet preamble + SFD (8 bytes) and minimum inter-packet gap (12 bytes) per frame.
-const FRAME_OVERHEAD_BYTES: u32 = 20;
 
 /// Codeword length n and message length k, in 10-bit symbols, of an RS FEC.
 pub fn rs_geometry(kind: FecKind) -> Option<(u32, u32)> {
@@ -103,7 +96,8 @@ pub struct HistogramInput<'a> {
     pub fec: FecKind,
     /// Line codewords per second of the port from the lane rate, if known.
     pub line_codewords_per_s: Option<f64>,
-    pub frame_bytes: u32,
+    /// FLR / CER of the port ([`super::frame_loss::port_factor`]); `None`: no predicted FLR.
+    pub flr_per_codeword_error_ratio: Option<f64>,
 }
 
 /// Codewords per second on the wire of `lanes` lanes at `lane_rate_gbps`.
@@ -167,10 +161,8 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     let at_t1 = 10f64.powf(fit.intercept + fit.slope * f64::from(t + 1));
     let uncorrectable = at_t1 / (1.0 - 10f64.powf(fit.slope)) / input.duration_s;
     h.predicted_uncorrectable_per_s = Some(uncorrectable);
-    if let (Some(cw), Some(data_bits)) = (codewords_per_s.filter(|c| *c > 0.0), codeword_data_bits(input.fec)) {
-        let frame_bits = (f64::from(input.frame_bytes) + f64::from(FRAME_OVERHEAD_BYTES)) * 8.0;
-        let codewords_per_frame = (frame_bits / f64::from(data_bits)).max(1.0);
-        h.predicted_flr = Some((uncorrectable / cw * codewords_per_frame).min(1.0));
+    if let (Some(cw), Some(factor)) = (codewords_per_s.filter(|c| *c > 0.0), input.flr_per_codeword_error_ratio) {
+        h.predicted_flr = Some((uncorrectable / cw * factor).min(1.0));
     }
     h
 }
@@ -202,7 +194,12 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
         duration_s: cx.w.duration_s,
         fec: cx.fec,
         line_codewords_per_s: line_cw,
-        frame_bytes: cx.cfg.fec_flr_frame_bytes,
+        flr_per_codeword_error_ratio: frame_loss::port_factor(
+            cx.fec,
+            cx.rate.as_ref().map(|r| r.speed_mbps),
+            cx.rate.as_ref().map(|r| r.lanes),
+            cx.cfg.fec_flr_frame_bytes,
+        ),
     };
     let h = analyze(&input)?;
     let Some(t) = h.correction_limit_symbols else {
@@ -231,11 +228,17 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
         let uncorrectable = count(&cx.w.deltas.uncorrectable_blocks);
         let why = match (near, flr_high) {
             (true, true) => format!(
-                "within {} symbols of t and a predicted FLR over {:.1e}",
-                cx.cfg.fec_tail_near_limit_symbols, cx.cfg.fec_max_predicted_flr
+                "within {} symbols of t and a predicted FLR over {:.1e} ({})",
+                cx.cfg.fec_tail_near_limit_symbols,
+                cx.cfg.fec_max_predicted_flr,
+                frame_loss::limit_name(cx.cfg.fec_max_predicted_flr)
             ),
             (true, false) => format!("within {} symbols of t", cx.cfg.fec_tail_near_limit_symbols),
-            _ => format!("a predicted FLR over {:.1e}", cx.cfg.fec_max_predicted_flr),
+            _ => format!(
+                "a predicted FLR over {:.1e} ({})",
+                cx.cfg.fec_max_predicted_flr,
+                frame_loss::limit_name(cx.cfg.fec_max_predicted_flr)
+            ),
         };
         let lost = match uncorrectable {
             Some(0) => ": no codeword was uncorrectable yet, but the link is near the FEC cliff".to_string(),
@@ -258,7 +261,7 @@ mod tests {
     }
 
     fn input(bins: &[FecHistogramBin], fec: FecKind) -> HistogramInput<'_> {
-        HistogramInput { bins, duration_s: 10.0, fec, line_codewords_per_s: None, frame_bytes: 1518 }
+        HistogramInput { bins, duration_s: 10.0, fec, line_codewords_per_s: None, flr_per_codeword_error_ratio: Some(2.13125) }
     }
 
     #[test]
@@ -304,10 +307,10 @@ mod tests {
         // over 10 s = 1.111e-9 per s.
         let u = h.predicted_uncorrectable_per_s.unwrap();
         assert!((u - 1.0e-8 / 0.9 / 10.0).abs() < 1e-20, "{u}");
-        // Codewords: (1e9 + 1111111) / 10 s; 1538 x 8 = 12304 bits / 5120 = 2.403 codewords per frame.
+        // Codewords: (1e9 + 1111111) / 10 s; FLR = CER x the factor given (X = 2, 64-octet frames).
         let cw = (1e9 + 11_111_100.0) / 10.0;
         assert!((h.codewords_per_s.unwrap() - cw).abs() < 1e-3);
-        assert!((h.predicted_flr.unwrap() - u / cw * 12304.0 / 5120.0).abs() < 1e-25);
+        assert!((h.predicted_flr.unwrap() - u / cw * 2.13125).abs() < 1e-25);
         assert_eq!(h.bins[3].rate_per_s, 1e5 / 10.0);
     }
 

@@ -31,6 +31,8 @@ const LANE_CLASSES: &[LaneClass] = &[
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LaneRate {
+    /// Port speed: the kernel's, else the link mode's.
+    pub speed_mbps: u32,
     pub lanes: u32,
     /// e.g. "50G PAM4".
     pub class: &'static str,
@@ -75,7 +77,7 @@ pub fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec
         // design; counters are the host lanes', so the link's modulation is used.
         notes.push(format!("module media modulation {m:?} differs from the host lanes' {:?}; using the host lanes'", class.modulation));
     }
-    Some(LaneRate { lanes, class: class.name, lane_rate_gbps: class.gbps, modulation: class.modulation })
+    Some(LaneRate { speed_mbps, lanes, class: class.name, lane_rate_gbps: class.gbps, modulation: class.modulation })
 }
 
 #[cfg(test)]

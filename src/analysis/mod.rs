@@ -15,6 +15,7 @@ pub mod compare;
 pub mod config;
 pub mod dom_limits;
 pub mod fec;
+pub mod frame_loss;
 pub mod histogram;
 mod judge;
 pub mod lane_groups;
@@ -198,6 +199,9 @@ pub struct InterfaceAnalysis {
     pub rx_ber_fit: Option<RxBerFit>,
     /// The RS-FEC codeword histogram over the window (Linux 6.18), when counted.
     pub fec_histogram: Option<histogram::FecHistogram>,
+    /// Codeword error ratio and frame loss ratio, observed and predicted, with the PCS's
+    /// interleave and the budgets they are judged by ([`frame_loss`]); `None` without an RS FEC.
+    pub frame_loss: Option<frame_loss::FrameLoss>,
     /// Lanes the NIC counts only together (port total minus the per-lane counters).
     pub lane_groups: Vec<lane_groups::LaneGroup>,
     pub events: Vec<String>,
@@ -611,6 +615,17 @@ fn analyze_one(
     let mut advice = Vec::new();
     lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons, &mut advice);
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
+    let frame_loss = frame_loss::frame_loss(&frame_loss::FrameLossInput {
+        fec: cx.fec,
+        speed_mbps: cx.rate.as_ref().map(|r| r.speed_mbps),
+        lanes: cx.rate.as_ref().map(|r| r.lanes),
+        frame_bytes: cx.cfg.fec_flr_frame_bytes,
+        duration_s: w.duration_s,
+        windowed: w.samples >= 2 && w.duration_s > 0.0,
+        uncorrectable_blocks: link.uncorrectable_blocks,
+        line_codewords_per_s: cx.rate.as_ref().and_then(|r| histogram::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
+        histogram: fec_histogram.as_ref(),
+    });
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
     transmitter::judge_transmitters(w, &cx.cfg, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
@@ -630,6 +645,7 @@ fn analyze_one(
         lanes,
         rx_ber_fit: fit,
         fec_histogram,
+        frame_loss,
         lane_groups: groups,
         events: w.events.clone(),
         notes: cx.notes,

@@ -278,6 +278,7 @@ mod tests {
             segments: Vec::new(),
             profile: None,
             fec_histogram: None,
+            frame_loss: None,
             lane_groups: vec![],
         };
         a.link.speed_mbps = Some(speed_mbps);

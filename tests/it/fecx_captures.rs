@@ -4,8 +4,9 @@
 //!
 //! Shared arithmetic:
 //! - 400G DR4: 4 x 106.25e9 b/s / 5440 bits = 78.125e6 codewords/s; RS(544,514): t = (544 - 514) / 2 = 15.
-//! - A codeword carries 20 x 256 = 5120 data bits; a 1518-byte frame + 20 bytes preamble/gap
-//!   = 12304 bits = 2.403 codewords: FLR = uncorrectable / all codewords x 12304 / 5120.
+//! - A codeword carries 20 x 256 = 5120 data bits; a 64-byte frame + 20 bytes preamble/gap
+//!   = 672 bits: MFC = 5120 / 672 frames per codeword. 400GBASE-R interleaves X = 2 codewords
+//!   (IEEE 802.3 Clause 119): FLR = CER x (1 + X·MFC) / MFC = CER x (2 + 672 / 5120).
 //! - Bins are single-symbol, so each bin's density is its count; the fitted line through
 //!   counts c·r^(s) is exact, and its sum past t is N(t+1) / (1 - r).
 
@@ -57,7 +58,8 @@ fn lane(iface: &Value, n: u64) -> &Value {
 
 /// Codewords per window on the DR4 line.
 const WINDOW_CODEWORDS: f64 = DR4_CODEWORDS_PER_S as f64 * INTERVALS as f64;
-const CODEWORDS_PER_FRAME: f64 = 12304.0 / 5120.0;
+/// FLR / CER on 400GBASE-R with 64-byte frames.
+const FLR_PER_CER: f64 = 2.0 + 672.0 / 5120.0;
 
 #[test]
 fn healthy_histogram_has_headroom_and_a_negligible_prediction() {
@@ -77,8 +79,8 @@ fn healthy_histogram_has_headroom_and_a_negligible_prediction() {
     // N(16) = 6 x 10^-9 per window; / (1 - 0.1) = 6.667e-9; / 60 s = 1.111e-10 per s.
     let u = 6e-9 / 0.9 / 60.0;
     assert!(close(f(&h["predicted_uncorrectable_per_s"]), u, 1e-3));
-    // FLR = (6.667e-9 / 4.6875e9) x 2.403 = 3.418e-18.
-    assert!(close(f(&h["predicted_flr"]), 6e-9 / 0.9 / WINDOW_CODEWORDS * CODEWORDS_PER_FRAME, 1e-3));
+    // FLR = (6.667e-9 / 4.6875e9) x 2.13125 = 3.031e-18.
+    assert!(close(f(&h["predicted_flr"]), 6e-9 / 0.9 / WINDOW_CODEWORDS * FLR_PER_CER, 1e-3));
     assert!(a["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("8 symbol(s) of headroom")));
 }
 
@@ -96,8 +98,8 @@ fn tail_creeping_to_t_is_flagged_before_any_frame_is_lost() {
     assert!(close(f(&h["fit_r2"]), 1.0, 1e-9));
     // N(16) = 4^-2 = 1/16 per window; / (1 - 1/4) = 1/12; / 60 s = 1.389e-3 per s.
     assert!(close(f(&h["predicted_uncorrectable_per_s"]), 1.0 / 12.0 / 60.0, 1e-3));
-    // FLR = (1/12) / 4.6875e9 x 2.403 = 4.272e-11: under the 6.2e-11 limit, so headroom alone flags it.
-    let flr = 1.0 / 12.0 / WINDOW_CODEWORDS * CODEWORDS_PER_FRAME;
+    // FLR = (1/12) / 4.6875e9 x 2.13125 = 3.789e-11: under the 6.2e-11 limit, so headroom alone flags it.
+    let flr = 1.0 / 12.0 / WINDOW_CODEWORDS * FLR_PER_CER;
     assert!(close(f(&h["predicted_flr"]), flr, 1e-3) && flr < 6.2e-11);
     let msg = reason(a, "fec_tail_near_limit")["message"].as_str().unwrap();
     assert!(msg.contains("up to 14 symbol errors") && msg.contains("t = 15") && msg.contains("no codeword was uncorrectable yet"), "{msg}");
@@ -114,8 +116,24 @@ fn failing_tail_predicts_the_uncorrectables_it_has() {
     // 2^(26-s): N(16) = 1024, / (1 - 1/2) = 2048 per window = the generator's uncorrectables; 34.13 per s.
     let per_s = FAILING_UNCORRECTABLE as f64 / 60.0;
     assert!(close(f(&h["predicted_uncorrectable_per_s"]), per_s, 1e-3));
-    // FLR = 2048 / 4.6875e9 x 2.403 = 1.050e-6.
-    assert!(close(f(&h["predicted_flr"]), 2048.0 / WINDOW_CODEWORDS * CODEWORDS_PER_FRAME, 1e-3));
+    // FLR = 2048 / 4.6875e9 x 2.13125 = 9.311e-7.
+    assert!(close(f(&h["predicted_flr"]), 2048.0 / WINDOW_CODEWORDS * FLR_PER_CER, 1e-3));
+    // Observed: 2048 uncorrectable of the histogram's 4.6875e9 plus those 2048 (no bin past t):
+    // CER 4.369e-7, FLR 9.311e-7, over both budgets (module 1.7e-12, PHY 6.2e-11).
+    let fl = &a["frame_loss"];
+    assert_eq!((fl["interleave_codewords"].as_u64(), fl["frame_bytes"].as_u64()), (Some(2), Some(64)));
+    assert_eq!(fl["codewords_source"], "histogram");
+    let cer = 2048.0 / (WINDOW_CODEWORDS + 2048.0);
+    assert!(close(f(&fl["codeword_error_ratio"]), cer, 1e-9));
+    assert!(close(f(&fl["flr"]), cer * FLR_PER_CER, 1e-9));
+    assert!(close(f(&fl["mac_frames_per_codeword"]), 5120.0 / 672.0, 1e-12));
+    let budgets: Vec<(&str, f64, bool)> = fl["budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), f(&b["flr"]), b["observed_within"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(budgets, [("module", 1.7e-12, false), ("phy", 6.2e-11, false)]);
     assert!(reason(a, "fec_tail_near_limit")["message"].as_str().unwrap().contains("2048 codewords were already uncorrectable"));
 }
 
@@ -233,9 +251,26 @@ fn near_limit_thresholds_are_configurable() {
         let v: Value = serde_json::from_slice(&out).unwrap();
         v["interfaces"][0]["verdict"].as_str().unwrap().to_string()
     };
-    // Headroom 1: flagged at the default 3, not at 0; the predicted FLR 4.27e-11 then flags it
-    // only under a limit below that.
+    // Headroom 1: flagged at the default 3, not at 0; the predicted FLR 3.79e-11 then flags it
+    // only under a limit below that; 1518-byte frames raise it to (1/12) / 4.6875e9 x
+    // (2 + 12304 / 5120) = 7.83e-11, over the default 6.2e-11.
     assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0}"#), "accept");
-    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_max_predicted_flr": 4e-11}"#), "investigate");
-    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_max_predicted_flr": 5e-11}"#), "accept");
+    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_max_predicted_flr": 3.5e-11}"#), "investigate");
+    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_max_predicted_flr": 4e-11}"#), "accept");
+    assert_eq!(run(r#"{"fec_tail_near_limit_symbols": 0, "fec_flr_frame_bytes": 1518}"#), "investigate");
+}
+
+#[test]
+fn frame_loss_of_an_800g_port_interleaves_four_codewords() {
+    // 800GBASE-R: X = 4 (IEEE 802.3df Clause 172); 64-byte frames: FLR / CER = 4 + 672 / 5120.
+    let a = &scan("dr8-800g-cmis-healthy.jsonl")[0];
+    let fl = &a["frame_loss"];
+    assert_eq!(fl["interleave_codewords"].as_u64(), Some(4), "{fl}");
+    assert!(close(f(&fl["flr_per_codeword_error_ratio"]), 4.13125, 1e-12));
+    // 8 x 106.25e9 / 5440 = 156.25e6 codewords per second over the window, no uncorrectable.
+    assert_eq!(fl["codewords_source"], "lane_rate");
+    let secs = f(&a["link"]["duration_s"]);
+    assert!(close(f(&fl["codewords"]), 156.25e6 * secs, 1e-9));
+    assert_eq!((f(&fl["codeword_error_ratio"]), f(&fl["flr"])), (0.0, 0.0));
+    assert!(fl["budgets"].as_array().unwrap().iter().all(|b| b["observed_within"] == true));
 }

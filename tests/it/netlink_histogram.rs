@@ -55,15 +55,22 @@ fn mlx5_single_symbol_bins_decode_and_give_headroom() {
     let bins = r.stats.unwrap().histogram;
     assert_eq!(bins.len(), 16);
     assert_eq!((bins[0].count, bins[8].count, bins[9].count), (700_000_000, 1, 0));
-    let h = analyze(&HistogramInput { bins: &bins, duration_s: 10.0, fec: FecKind::Rs544, line_codewords_per_s: None, frame_bytes: 1518 })
-        .unwrap();
+    let h = analyze(&HistogramInput {
+        bins: &bins,
+        duration_s: 10.0,
+        fec: FecKind::Rs544,
+        line_codewords_per_s: None,
+        flr_per_codeword_error_ratio: Some(2.0 + 672.0 / 5120.0),
+    })
+    .unwrap();
     // Highest non-empty bin 8: headroom 15 - 8 = 7; tail fit over bins 1..8: slope -1, R² 1.
     assert_eq!((h.max_symbol_errors, h.headroom_symbols, h.bins_used), (Some(8), Some(7), 8));
     assert!((h.tail_slope_log10_per_symbol.unwrap() + 1.0).abs() < 1e-12);
     // N(16) = 10^-8 per window, / 0.9 summed past t, / 10 s = 1.111e-9 per s.
     assert!((h.predicted_uncorrectable_per_s.unwrap() / (1e-8 / 0.9 / 10.0) - 1.0).abs() < 1e-9);
-    // Codewords: (7e8 + 11,111,111) / 10 s; FLR = 1.111e-8 / 7.1111e8 x 12304 / 5120.
-    let flr = 1e-8 / 0.9 / 711_111_111.0 * 12304.0 / 5120.0;
+    // Codewords: (7e8 + 11,111,111) / 10 s; FLR = 1.111e-8 / 7.1111e8 x (2 + 672 / 5120)
+    // (400GBASE-R, X = 2, 64-byte frames).
+    let flr = 1e-8 / 0.9 / 711_111_111.0 * (2.0 + 672.0 / 5120.0);
     assert!((h.predicted_flr.unwrap() / flr - 1.0).abs() < 1e-9);
 }
 
@@ -80,8 +87,14 @@ fn netdevsim_ranges_with_per_lane_values() {
     let bins = r.stats.unwrap().histogram;
     assert_eq!(bins[0].per_lane, vec![1_000_000; 4]);
     assert_eq!((bins[2].low, bins[2].high, bins[2].count), (4, 7, 40));
-    let h = analyze(&HistogramInput { bins: &bins, duration_s: 1.0, fec: FecKind::Rs544, line_codewords_per_s: None, frame_bytes: 1518 })
-        .unwrap();
+    let h = analyze(&HistogramInput {
+        bins: &bins,
+        duration_s: 1.0,
+        fec: FecKind::Rs544,
+        line_codewords_per_s: None,
+        flr_per_codeword_error_ratio: Some(2.0 + 672.0 / 5120.0),
+    })
+    .unwrap();
     // The 4-7 bin's upper edge counts: headroom 15 - 7 = 8.
     assert_eq!((h.max_symbol_errors, h.headroom_symbols), (Some(7), Some(8)));
     // Densities: 30000 / 3 = 1e4 at 2, 40 / 4 = 10 at 5.5: slope -3 / 3.5 per symbol.
