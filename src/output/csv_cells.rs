@@ -3,7 +3,8 @@
 //! records ended by `\n`; a field is quoted when it holds `,`, `"`, `\r` or `\n`, with
 //! `"` doubled inside; `None` is an empty field; floats as `ryu` formats them ([`super::float_cell`]),
 //! integers as `itoa` does. The cells a sample's rows share are encoded once per sample.
-//! A unit test holds the two writers to the same bytes.
+//! A unit test holds the two writers to the same bytes (the csv crate's given the rows'
+//! text through [`formula_safe`], which it does not do itself).
 
 use super::float_cell::{FloatText, MAX_LEN};
 use super::lane_row::LaneRow;
@@ -67,9 +68,29 @@ pub struct CellWriter {
     shared_ends: [usize; 5],
 }
 
+/// A text cell (an interface name, a serial number, a host: text from the system or a
+/// capture) that a spreadsheet would read as a formula, `=`, `+`, `-` or `@` first, or a
+/// tab or carriage return first (OWASP "CSV Injection"), is written with a `'` before it:
+/// the spreadsheet shows the text, and runs nothing. Numbers are never text cells: a
+/// negative dBm stays a number.
+fn is_formula(s: &str) -> bool {
+    matches!(s.as_bytes().first(), Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r'))
+}
+
+/// `s` as a CSV text cell holds it ([`is_formula`]).
+fn formula_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if is_formula(s) {
+        format!("'{s}").into()
+    } else {
+        s.into()
+    }
+}
+
 impl CellWriter {
-    /// A text field, quoted when [`needs_quotes`].
+    /// A text field, `'` first when [`is_formula`] (inside the quotes when it is quoted),
+    /// quoted when [`needs_quotes`].
     fn text(out: &mut Vec<u8>, s: &str) {
+        let s = &*formula_safe(s);
         if !needs_quotes(s.as_bytes()) {
             out.extend_from_slice(s.as_bytes());
             return;
@@ -193,6 +214,7 @@ impl CellWriter {
             float(&mut c, col, v);
         }
         c.put(&self.shared[self.shared_ends[2]..self.shared_ends[3]]);
+        // Reason codes (`low_margin;...`): words, never a formula (no `formula_safe`).
         c.text(&r.flags);
         for (col, v) in [(8, r.esnr_db), (9, r.ltp_db), (10, r.module_pre_fec_ber)] {
             c.byte(b',');
@@ -287,10 +309,21 @@ mod tests {
     use super::*;
     use crate::analysis::vdm_lanes::BerSource;
 
-    /// What the csv crate's serde writer makes of `rows` (header first).
+    /// What the csv crate's serde writer makes of `rows` (header first), their text cells
+    /// through [`formula_safe`].
     fn by_csv_crate(rows: &[LaneRow]) -> Vec<u8> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        rows.iter().for_each(|r| w.serialize(r).unwrap());
+        let safe = |s: &Option<String>| s.as_deref().map(|s| formula_safe(s).into_owned());
+        for r in rows {
+            let r = LaneRow {
+                interface: formula_safe(&r.interface).into_owned(),
+                module_sn: safe(&r.module_sn),
+                host: safe(&r.host),
+                time: safe(&r.time),
+                ..r.clone()
+            };
+            w.serialize(r).unwrap();
+        }
         w.into_inner().unwrap()
     }
 
@@ -303,6 +336,24 @@ mod tests {
             cw.lane(&mut out, r);
         }
         out
+    }
+
+    #[test]
+    fn a_formula_is_text_and_a_number_stays_a_number() {
+        let row = LaneRow {
+            interface: "=1+1".into(),
+            module_sn: Some("-2,3".into()),
+            host: Some("@h".into()),
+            rx_power_dbm: Some(-3.5),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let mut cw = CellWriter::default();
+        cw.sample(&row);
+        cw.lane(&mut out, &row);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with(",0.0,'=1+1,\"'-2,3\",,-3.5,"), "{text}");
+        assert!(text.ends_with(",'@h,,,\n"), "{text}");
     }
 
     #[test]
@@ -355,6 +406,13 @@ mod tests {
             hostile("\"\","),
             hostile(""),
             hostile(" spaced "),
+            // Formulas (OWASP CSV injection), also where the cell is quoted.
+            hostile("=HYPERLINK(\"http://x\",\"y\")"),
+            hostile("+1"),
+            hostile("-2,3"),
+            hostile("@SUM(A1)"),
+            hostile("\tx"),
+            hostile("\rx"),
             LaneRow { ber_source: Some(BerSource::Netlink), ..Default::default() },
             LaneRow { link_loss_db: Some(-0.25), link_loss_pmd: Some("a,\"b"), ..Default::default() },
         ];

@@ -24,9 +24,39 @@ pub struct Evidence<'a> {
     pub plots: Vec<(String, String)>,
 }
 
-/// Markdown text: control characters escaped, table pipes neutralised.
+/// Markdown text from a capture or the system (names, module strings, messages): control
+/// characters escaped ([`escape`]); `<`, `>` and `&` as entities, so a name is never raw
+/// HTML or an autolink (CommonMark 0.31 6.6, 6.5); `|` so it never splits a table cell
+/// (GFM 4.10); `[`, `]`, `` ` `` and `\\` backslash-escaped (CommonMark 2.4), so a name is
+/// never a link, a code span, or an escape of the character after it.
 fn md(s: &str) -> String {
-    escape(s).replace('|', "\\|")
+    let s = escape(s);
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' | '[' | ']' | '`' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A code span of text from a capture or the system (a path, a tool, a profile name): its
+/// content is shown as is (no entity or escape is decoded inside one, CommonMark 6.1), so
+/// only control characters are escaped, and the fence is one backtick longer than the
+/// longest run in the text, with a space either side when it starts or ends with one.
+fn code(s: &str) -> String {
+    let s = escape(s);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -52,12 +82,12 @@ pub fn write_report(w: &mut dyn Write, items: &[Evidence]) -> io::Result<()> {
     writeln!(w)?;
     writeln!(
         w,
-        "Measured by `{}` from the capture `{}` (created {}). Every figure below is read or computed from that file; \
-         `optics scan --replay {}` reproduces it.",
-        md(h.tool.as_deref().unwrap_or("optics")),
-        md(first.capture),
+        "Measured by {} from the capture {} (created {}). Every figure below is read or computed from that file; \
+         {} reproduces it.",
+        code(h.tool.as_deref().unwrap_or("optics")),
+        code(first.capture),
         md(&h.created),
-        md(first.capture),
+        code(&format!("optics scan --replay {}", first.capture)),
     )?;
     for it in items {
         writeln!(w)?;
@@ -200,7 +230,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         writeln!(w)?;
         writeln!(w, "### Far end")?;
         writeln!(w)?;
-        writeln!(w, "From `{}`, interface {} ({}):", md(cap), md(&peer.interface), verdict_word(peer.verdict))?;
+        writeln!(w, "From {}, interface {} ({}):", code(cap), md(&peer.interface), verdict_word(peer.verdict))?;
         writeln!(w)?;
         let mut lanes: Vec<_> = peer.lanes.iter().collect();
         lanes.sort_by_key(|x| x.lane);
@@ -291,7 +321,7 @@ fn write_expected(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         c.margin_floor_db, c.outlier_ratio, c.max_uncorrectable_blocks, c.max_link_down_events, c.confidence
     )?;
     if let Some(pc) = &a.profile {
-        writeln!(w, "- Profile `{}`:", md(&pc.profile))?;
+        writeln!(w, "- Profile {}:", code(&pc.profile))?;
         writeln!(w)?;
         writeln!(w, "  | check | expected | measured | result |")?;
         writeln!(w, "  |---|---|---|---|")?;

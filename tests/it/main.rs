@@ -28,6 +28,7 @@ mod decode_vdm;
 mod engine_equivalence;
 mod engine_stream;
 mod fecx_captures;
+mod hostile_names;
 mod i2c_paging;
 mod import_decoded_module;
 mod import_never_panics;
