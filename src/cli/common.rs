@@ -189,7 +189,8 @@ pub fn replay_opened(
 /// (all when `only` is empty) also to `sinks`, as they are read. What the reader tolerated
 /// (a truncated last line) goes to stderr so the user knows the capture was cut short. A
 /// bad line is an error of the capture; a sink's failure is the sink's own (it names
-/// itself, or is said to be an output), never blamed on the capture.
+/// itself, or is said to be an output), never blamed on the capture. A stop signal, where
+/// the run catches them ([`super::stop`]), ends the stream between two records.
 pub fn stream_capture(
     mut reader: CaptureReader<Opened>,
     path: &Path,
@@ -197,7 +198,8 @@ pub fn stream_capture(
     only: &[String],
     sinks: &mut [&mut dyn RecordSink],
 ) -> anyhow::Result<Replayed> {
-    while let Some(rec) = reader.next_record().with_context(|| format!("capture {}", path.display()))? {
+    while super::stop::caught().is_none() {
+        let Some(rec) = reader.next_record().with_context(|| format!("capture {}", path.display()))? else { break };
         all.record(&rec).context("writing an output")?;
         if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
             for s in sinks.iter_mut() {

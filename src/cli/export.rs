@@ -1,8 +1,8 @@
 use super::common::{analyze_engine, check_names, load_config, replay_opened, stream_capture};
 use super::inputs::open_capture;
-use super::outputs::{check_outputs, remove_created, Output};
+use super::outputs::{check_outputs, remove_created, Labelled, Output};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
 use optics::capture::Record;
 use optics::capture::RecordSink;
@@ -59,11 +59,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let reader = open_capture(path)?;
     let header = reader.header().clone();
     let mut made: Vec<PathBuf> = Vec::new();
-    let mut sinks: Vec<CsvSink<Output>> = Vec::new();
+    let mut sinks: Vec<Labelled<CsvSink<Output>>> = Vec::new();
     for (flag, target, json) in [("--csv", &args.csv, false), ("--json", &args.json, true)] {
         let Some(p) = target else { continue };
         let out = Output::open(flag, p)?;
         made.extend(out.created_path());
+        let label = out.label();
         let sink = if json {
             CsvSink::json_lines(out, Some(&header.created), cfg.clone())
         } else {
@@ -73,7 +74,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             Some(p) => sink.with_far_end(p.far_end(args.interfaces.first().cloned())?),
             None => sink,
         };
-        sinks.push(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched));
+        sinks.push(Labelled::new(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched), label));
     }
     let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
     // The whole-run engine only for the metrics: the rows need no more of the capture's
@@ -86,7 +87,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     drop(refs);
     // The rows still held by the batched sinks, also after an error (its files are removed
     // below, but a write error of their own is the one to report).
-    let finished = sinks.iter_mut().try_for_each(|s| s.finish()).context("writing the rows");
+    let finished = sinks.iter_mut().try_for_each(|s| s.sink.finish().map_err(|e| s.name(e)));
     let checked = replayed.and_then(|engine| {
         finished?;
         // A whole-run engine ran only for --prometheus (its analysis checks the names).

@@ -46,9 +46,9 @@ pub struct Input {
 /// an error says `{what} {path}` ("reading x", "capture x").
 pub fn open(path: &Path, what: &str) -> anyhow::Result<Input> {
     let mut source: Box<dyn Read> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin())
+        Box::new(UntilStopped(std::io::stdin()))
     } else {
-        Box::new(File::open(path).with_context(|| format!("{what} {}", path.display()))?)
+        Box::new(UntilStopped(File::open(path).with_context(|| format!("{what} {}", path.display()))?))
     };
     let mut head = Vec::with_capacity(4096);
     let mut chunk = [0u8; 4096];
@@ -65,6 +65,20 @@ pub fn open(path: &Path, what: &str) -> anyhow::Result<Input> {
     }
     let is_capture = is_capture_start(&head);
     Ok(Input { reader: BufReader::with_capacity(1 << 16, Cursor::new(head).chain(source)), is_capture })
+}
+
+/// An input whose read interrupted by a stop signal ([`super::stop`]: `watch --replay`
+/// catches them) ends there, rather than being retried: a replay of a pipe that waits
+/// for its writer stops on Ctrl-C as a replay of a file does.
+struct UntilStopped<R>(R);
+
+impl<R: Read> Read for UntilStopped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted && super::stop::caught().is_some() => Ok(0),
+            read => read,
+        }
+    }
 }
 
 fn first_line_whole(head: &[u8]) -> bool {

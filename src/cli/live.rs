@@ -95,7 +95,7 @@ fn progress(cfg: &Config, judge_window: Option<Duration>) -> Progress {
     })
 }
 
-/// Samples until the duration ends or SIGINT/SIGTERM; every record is folded into the
+/// Samples until the duration ends or a stop signal (SIGINT, SIGTERM, SIGHUP, ...); every record is folded into the
 /// returned engine (nothing of the run is kept beyond its state), and written to the
 /// `--record` / `--csv` files as it was taken.
 pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSummary)> {

@@ -16,6 +16,7 @@ mod present;
 mod report;
 mod scan;
 mod serve;
+mod stop;
 mod watch;
 
 use clap::{Parser, Subcommand};

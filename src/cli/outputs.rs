@@ -298,6 +298,32 @@ impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> 
     }
 }
 
+/// A sink whose failure ends the run (`export`: rows and metrics are all or nothing),
+/// its error naming the output (`--csv out.csv: No space left on device`), never the
+/// capture being read, and keeping its kind: a closed `-` is still a broken pipe, which
+/// `main` takes as success.
+pub struct Labelled<S> {
+    pub sink: S,
+    label: String,
+}
+
+impl<S> Labelled<S> {
+    pub fn new(sink: S, label: String) -> Self {
+        Labelled { sink, label }
+    }
+
+    /// `e`, said to be this output's.
+    pub fn name(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("{}: {e}", self.label))
+    }
+}
+
+impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Labelled<S> {
+    fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
+        self.sink.record(rec).map_err(|e| self.name(e))
+    }
+}
+
 /// A sink that only informs (the live table on stderr): a failed write (`2>/dev/full`, a
 /// closed terminal) silences it and nothing else; the run, its outputs and its exit status
 /// do not depend on it.

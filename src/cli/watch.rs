@@ -5,6 +5,7 @@ use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use super::present::DisplayArgs;
 use super::scan::{print_analyses, SourceInfo};
+use super::stop;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::analysis::config::Config;
@@ -23,7 +24,8 @@ pub struct WatchArgs {
     /// Interfaces to sample (names or ifindex). None: every netdev with a module or FEC
     /// statistics, as `scan` finds them.
     pub interfaces: Vec<String>,
-    /// Stop after this long; without it, sample until Ctrl-C or SIGTERM.
+    /// Stop after this long; without it, sample until Ctrl-C or another stop signal
+    /// (SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM): the analysis is printed either way.
     #[arg(long, value_parser = parse_duration, conflicts_with = "replay")]
     pub duration: Option<Duration>,
     /// Stream lane rows as CSV as samples are taken.
@@ -97,8 +99,11 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// A replayed capture goes through the same `--record`/`--csv` sinks as live samples,
-/// streamed into the engine in the same pass.
+/// streamed into the engine in the same pass. A stop signal ends it as it ends a live run
+/// ([`super::stop`]): what was read is analysed, every sample written stays.
 fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> anyhow::Result<Vec<InterfaceAnalysis>> {
+    // Caught before any output exists: a stop at any moment leaves whole files.
+    stop::catch().context("installing signal handlers")?;
     // Opened once: the header for the outputs, then the records (a pipe is read once).
     let reader = open_capture(path)?;
     let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), reader.header(), cfg)?;
@@ -108,5 +113,8 @@ fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> 
     // Unknown names: the outputs are dropped unfinished (removed) before any analysis.
     check_interfaces(&engine, &args.interfaces)?;
     files.finish();
+    if let Some(sig) = stop::caught() {
+        super::diag(format_args!("optics: note: stopped by {sig}: the analysis covers the capture up to there"));
+    }
     analyze_engine(&engine, &args.interfaces, cfg, None)
 }

@@ -14,7 +14,7 @@
 //!   stops, the others keep going). A name that now belongs to another device (its
 //!   ifindex changed: a rename swap) is an `interface_gone` for the old device and a
 //!   new `interface` record for the new one, which is sampled from then on.
-//! - SIGINT / SIGTERM, `duration` or `max_ticks` end the loop between ticks; a tick in
+//! - A stop signal ([`STOP_SIGNALS`]), `duration` or `max_ticks` end the loop between ticks; a tick in
 //!   flight is finished and written, so every sample taken is in the sinks.
 
 use super::delta::{Point, ResetDetector};
@@ -44,7 +44,7 @@ pub struct WatchConfig {
 pub enum StopReason {
     Duration,
     MaxTicks,
-    /// "SIGINT", "SIGTERM", or whatever the caller's stop future returned.
+    /// "SIGINT", "SIGTERM" (a name of [`STOP_SIGNALS`]), or whatever the caller's stop future returned.
     Signal(String),
     AllInterfacesGone,
 }
@@ -262,7 +262,7 @@ impl Iface {
     }
 }
 
-/// Samples until SIGINT/SIGTERM, `cfg.duration` or `cfg.max_ticks`. `make_source` builds
+/// Samples until a stop signal ([`STOP_SIGNALS`]), `cfg.duration` or `cfg.max_ticks`. `make_source` builds
 /// one source per interface (sources are `&mut`, so interfaces cannot share one).
 pub async fn watch<F>(cfg: WatchConfig, make_source: F, sinks: &mut [&mut dyn RecordSink]) -> Result<WatchSummary, WatchError>
 where
@@ -273,18 +273,39 @@ where
     watch_until(cfg, make_source, sinks, stop).await
 }
 
-/// SIGINT / SIGTERM as a stop condition for [`watch_until`], caught from this call on (a
+/// The signals that end a run the way Ctrl-C does, with its analysis printed and every
+/// sample written kept: SIGINT and SIGTERM, and those whose default would kill it with
+/// nothing: SIGHUP (the SSH session dropped), SIGUSR1/SIGUSR2 (sent by mistake, or by a
+/// supervisor), SIGALRM (`timeout -s ALRM`, a stray `alarm`).
+pub const STOP_SIGNALS: [(libc::c_int, &str); 6] = [
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGHUP, "SIGHUP"),
+    (libc::SIGUSR1, "SIGUSR1"),
+    (libc::SIGUSR2, "SIGUSR2"),
+    (libc::SIGALRM, "SIGALRM"),
+];
+
+/// [`STOP_SIGNALS`] as a stop condition for [`watch_until`], caught from this call on (a
 /// caller creating output files calls it first, so a signal cannot kill the process between
 /// creating a file and writing its header). Must run inside a tokio runtime.
 pub fn stop_signals() -> Result<impl Future<Output = String>, WatchError> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut int = signal(SignalKind::interrupt()).map_err(WatchError::Signal)?;
-    let mut term = signal(SignalKind::terminate()).map_err(WatchError::Signal)?;
+    let mut caught = Vec::with_capacity(STOP_SIGNALS.len());
+    for (sig, name) in STOP_SIGNALS {
+        caught.push((signal(SignalKind::from_raw(sig)).map_err(WatchError::Signal)?, name));
+    }
     Ok(async move {
-        tokio::select! {
-            _ = int.recv() => "SIGINT".to_string(),
-            _ = term.recv() => "SIGTERM".to_string(),
-        }
+        // The first of them to arrive; each `recv` is polled in turn until one is ready.
+        std::future::poll_fn(move |cx| {
+            for (s, name) in caught.iter_mut() {
+                if s.poll_recv(cx).is_ready() {
+                    return std::task::Poll::Ready(name.to_string());
+                }
+            }
+            std::task::Poll::Pending
+        })
+        .await
     })
 }
 

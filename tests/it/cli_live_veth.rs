@@ -1,5 +1,6 @@
 //! The `optics` binary against a real kernel: a veth pair in a throw-away network namespace
-//! (never the host's interfaces), and real SIGINT / SIGTERM delivered to a running `watch`.
+//! (never the host's interfaces), and real stop signals (SIGINT, SIGTERM, SIGHUP, SIGUSR1/2,
+//! SIGALRM) delivered to a running `watch`.
 //! Needs root and `ip netns`; prints `skipping: <reason>` and passes otherwise.
 //!
 //! veth answers (kernel-uapi.md §10): link up at 10000 Mb/s, no module EEPROM and no FEC
@@ -228,6 +229,15 @@ fn watch_stops_cleanly_on_sigint() {
 #[test]
 fn watch_stops_cleanly_on_sigterm() {
     watch_then_signal(libc::SIGTERM);
+}
+
+/// An SSH session that drops (SIGHUP), a stray SIGUSR1/2 or SIGALRM: the same clean stop,
+/// not a death with no analysis.
+#[test]
+fn watch_stops_cleanly_on_sighup_sigusr_and_sigalrm() {
+    for sig in [libc::SIGHUP, libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM] {
+        watch_then_signal(sig);
+    }
 }
 
 #[test]

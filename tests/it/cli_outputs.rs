@@ -104,6 +104,38 @@ fn dash_is_standard_output_for_every_output_flag() {
     assert!(out.status.success(), "{}", stderr_of(&out));
 }
 
+/// `optics export CAPTURE --csv - | head -1`: the reader going away is not an error for
+/// `export` either (exit 0, nothing on stderr), as for every other command.
+#[test]
+fn export_to_a_closed_pipe_is_success() {
+    // 1,441 samples x 4 lanes: far more than a pipe buffer holds.
+    let cap = capture("dr4-400g-lane2-degrading-4h.jsonl");
+    for flag in ["--csv", "--json"] {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(r#"set -o pipefail; "$0" export "$1" "$2" - | head -1 >/dev/null"#)
+            .arg(assert_cmd::cargo::cargo_bin!("optics"))
+            .arg(&cap)
+            .arg(flag)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flag}: {:?}: {}", out.status, stderr_of(&out));
+        assert_eq!(stderr_of(&out), "", "{flag}");
+    }
+}
+
+/// A failing output is named in the error, never the capture being read.
+#[test]
+fn an_export_write_failure_names_the_output() {
+    for flag in ["--csv", "--json"] {
+        let out = optics().arg("export").arg(capture(MARGINAL)).args([flag, "/dev/full"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr_of(&out);
+        assert!(err.contains(&format!("{flag} /dev/full: No space left on device")), "{err}");
+        assert!(!err.contains(MARGINAL), "the capture is not to blame: {err}");
+    }
+}
+
 /// Item 15: every output is checked before any is created.
 #[test]
 fn a_bad_output_creates_nothing() {
