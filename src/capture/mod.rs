@@ -137,7 +137,52 @@ pub struct EventRecord {
     pub t: f64,
     pub interface: String,
     pub kind: EventKind,
+    /// At most [`MAX_MESSAGE_BYTES`] and a mark: cut as it is read ([`cut_message`]).
+    #[serde(deserialize_with = "deserialize_message")]
     pub message: String,
+}
+
+impl EventRecord {
+    /// An event whose message is held to [`MAX_MESSAGE_BYTES`] ([`cut_message`]).
+    pub fn new(t: f64, interface: &str, kind: EventKind, message: &str) -> Self {
+        EventRecord { t, interface: interface.to_string(), kind, message: cut_message(message).into_owned() }
+    }
+}
+
+/// The most of an event message that is kept, stored or printed (docs/capture-format.md
+/// "Bounds"): a message says what failed in a sentence or two (a kernel error with its
+/// extack text is under 200 bytes); 1 KiB is several times that. Longer ones are cut
+/// ([`cut_message`]), so the 256 messages an interface keeps stay a few hundred kB
+/// whatever a capture holds.
+pub const MAX_MESSAGE_BYTES: usize = 1024;
+
+/// `message`, cut to its first [`MAX_MESSAGE_BYTES`] bytes (at a character boundary) and
+/// marked as cut with how many bytes were dropped: `...… [cut 4193280 bytes]`.
+pub fn cut_message(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= MAX_MESSAGE_BYTES {
+        return message.into();
+    }
+    let mut end = MAX_MESSAGE_BYTES;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [cut {} bytes]", &message[..end], message.len() - end).into()
+}
+
+/// An event's message as it is read: cut there ([`cut_message`]), from the line's own
+/// bytes where serde lends them, so a 4 MiB message is never copied whole.
+fn deserialize_message<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    struct Cut;
+    impl serde::de::Visitor<'_> for Cut {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<String, E> {
+            Ok(cut_message(s).into_owned())
+        }
+    }
+    d.deserialize_str(Cut)
 }
 
 /// One line of a capture. Records stream through one at a time, so the variants' sizes
@@ -444,6 +489,21 @@ impl<W: Write> RecordSink for CaptureWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_past_1_kib_is_cut_at_a_character_and_marked() {
+        assert_eq!(cut_message("short"), "short");
+        let at_limit = "a".repeat(MAX_MESSAGE_BYTES);
+        assert_eq!(cut_message(&at_limit), at_limit);
+        // 1,023 ASCII bytes then a 3-byte character straddling the limit: cut before it.
+        let straddling = format!("{}€€", "a".repeat(MAX_MESSAGE_BYTES - 1));
+        assert_eq!(cut_message(&straddling), format!("{}… [cut 6 bytes]", "a".repeat(MAX_MESSAGE_BYTES - 1)));
+        // Cut as it is read, escaped or not.
+        let line = format!(r#"{{"t":1,"interface":"e","kind":"error","message":"é{}"}}"#, "b".repeat(2000));
+        let e: EventRecord = serde_json::from_str(&line).unwrap();
+        assert_eq!(e.message, format!("é{}… [cut 978 bytes]", "b".repeat(MAX_MESSAGE_BYTES - 2)));
+        assert_eq!(EventRecord::new(1.0, "e", EventKind::Error, &"c".repeat(1025)).message, format!("{}… [cut 1 bytes]", "c".repeat(1024)));
+    }
 
     #[test]
     fn header_is_first_and_alone() {

@@ -110,7 +110,7 @@ struct Iface {
 struct Gone(EventRecord);
 
 fn event(iface: &str, t: f64, kind: EventKind, message: String) -> Record {
-    Record::Event(EventRecord { t, interface: iface.to_string(), kind, message })
+    Record::Event(EventRecord::new(t, iface, kind, &message))
 }
 
 /// One source answer: `NotSupported` -> `None`; other errors -> `None` plus an error
@@ -118,9 +118,7 @@ fn event(iface: &str, t: f64, kind: EventKind, message: String) -> Record {
 fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Record>) -> Result<Option<T>, Gone> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(e) if e.is_no_device() => {
-            Err(Gone(EventRecord { t, interface: iface.to_string(), kind: EventKind::InterfaceGone, message: e.to_string() }))
-        }
+        Err(e) if e.is_no_device() => Err(Gone(EventRecord::new(t, iface, EventKind::InterfaceGone, &e.to_string()))),
         Err(e) if e.is_not_supported() => Ok(None),
         Err(e) => {
             errors.push(event(iface, t, EventKind::Error, e.to_string()));
@@ -242,9 +240,7 @@ impl Iface {
                 self.notes.extend(m.notes.drain(..).map(|n| format!("{}: {n}", self.name)));
                 Ok(Some(m))
             }
-            Err(e) if e.is_no_device() => {
-                Err(Gone(EventRecord { t, interface: self.name.clone(), kind: EventKind::InterfaceGone, message: e.to_string() }))
-            }
+            Err(e) if e.is_no_device() => Err(Gone(EventRecord::new(t, &self.name, EventKind::InterfaceGone, &e.to_string()))),
             Err(e) => {
                 let msg = if e.is_not_supported() {
                     self.read_module = false;

@@ -233,3 +233,60 @@ fn term_dumb_is_not_coloured() {
     let out = optics().env("TERM", "dumb").args(["scan", "--replay"]).arg(capture("sr4-200g-lane4-marginal.jsonl")).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
 }
+
+/// An event message is held to 1 KiB and marked as cut (docs/capture-format.md, "Message
+/// length"): 40 events of 2 MiB each (80 MiB of text) are analysed in the memory of a small
+/// capture, and the JSON and the text report show each message cut, with how much.
+#[test]
+fn megabyte_event_messages_are_cut_and_never_held_whole() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if !Path::new("/usr/bin/time").exists() {
+        println!("skipping: no /usr/bin/time (GNU time) for the child's peak RSS");
+        return;
+    }
+    const EVENTS: usize = 40;
+    const MESSAGE_BYTES: usize = 2 << 20;
+    let text = std::fs::read_to_string(capture("sr4-200g-lane4-marginal.jsonl")).unwrap();
+    let mut body = String::new();
+    let mut events = 0;
+    for line in text.lines() {
+        body.push_str(line);
+        body.push('\n');
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["record"] == "sample" && events < EVENTS {
+            // One long word: the text report wraps it too.
+            let message = format!("event{events:02} {}", "x".repeat(MESSAGE_BYTES));
+            let event =
+                serde_json::json!({"record": "event", "t": v["t"], "interface": v["interface"], "kind": "error", "message": message});
+            body.push_str(&event.to_string());
+            body.push('\n');
+            events += 1;
+        }
+    }
+    assert_eq!(events, EVENTS);
+    // Each message is "eventNN " (8 bytes) and the word: all but the first 1,024 bytes are cut.
+    let cut = 8 + MESSAGE_BYTES - 1024;
+    for json in [true, false] {
+        let mut cmd = Command::new("/usr/bin/time");
+        cmd.args(["-f", "%M"]).arg(assert_cmd::cargo::cargo_bin!("optics")).args(["scan", "--replay", "-"]);
+        if json {
+            cmd.arg("--json");
+        }
+        let mut child = cmd.env("COLUMNS", "100").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = body.clone();
+        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains(&format!("… [cut {cut} bytes]")), "json {json}: no cut message");
+        assert!(!stdout.contains(&"x".repeat(1025)), "json {json}: a message longer than 1 KiB");
+        // GNU time's %M: the child's peak RSS in kB. A small capture's scan peaks near
+        // 12 MiB; the messages held whole would be 80 MiB before any copy of them.
+        let peak_kb: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+        assert!(peak_kb < 64 * 1024, "json {json}: peak RSS {peak_kb} kB");
+    }
+}
