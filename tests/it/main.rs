@@ -32,6 +32,7 @@ mod hostile_names;
 mod i2c_paging;
 mod import_decoded_module;
 mod import_never_panics;
+mod import_switch;
 mod input_real_dumps;
 mod live_driver_stats;
 mod live_link_notify;

@@ -217,3 +217,50 @@ fn the_markdown_report_lists_the_loss_per_lane() {
     assert!(lane4.ends_with("dB (over budget: fiber/connector)"), "{lane4}");
     assert!(text.lines().any(|l| l.starts_with("- lane 1: 0.") && l.ends_with(" dB")), "{text}");
 }
+
+#[test]
+fn a_junos_port_is_the_far_end() {
+    let dir = tempfile::tempdir().unwrap();
+    // The far end as Junos prints et-0/0/0 (real output, tests/fixtures/switch): Tx 1.348,
+    // 1.248, 1.262, 1.432 mW = 1.297, 0.962, 1.011, 1.559 dBm. Our lanes receive 0.6 dB
+    // less on lanes 1-3 and 3.0 dB less on lane 4 (-1.441 dBm): fiber loss on lane 4,
+    // over 200GBASE-SR4's 1.9 dB.
+    let n = near(dir.path(), [0.697, 0.362, 0.411, -1.441]);
+    let peer = format!("{}:et-0/0/0", Path::new("tests/fixtures/switch/junos_diagnostics_optics_et.txt").display());
+    let l = lanes(&n, &["--peer", &peer]);
+    for (i, want) in [0.6, 0.6, 0.6, 3.0].iter().enumerate() {
+        assert!((loss(&l[i]) - want).abs() < 0.1, "lane {}: {}", i + 1, l[i]);
+    }
+    let a = advice(&l[3]);
+    assert!(a.contains("fiber/connector fault on lane 4") && a.contains("over the 200GBASE-SR4 channel insertion loss budget"), "{a}");
+}
+
+#[test]
+fn an_eos_port_with_a_weak_lane_is_the_far_end_through_a_lane_map() {
+    let dir = tempfile::tempdir().unwrap();
+    // EOS Et3/17/1..3 (real output): Tx 1.51, -0.20, 1.65 dBm; lane 2 is 1.78 dB below its
+    // siblings' median (1.58). The cable brings far lane 2 to our lane 4 (the lane with the
+    // errors), far 1 and 3 straight; each arrives 0.6 dB lower.
+    let n = near(dir.path(), [0.91, -1.1, 1.05, -0.80]);
+    let peer = format!("{}:Ethernet3/17/1", Path::new("tests/fixtures/switch/eos_show_interfaces_transceiver.txt").display());
+    let l = lanes(&n, &["--peer", &peer, "--lane-map", "1:1,3:3,4:2"]);
+    for i in [0, 2, 3] {
+        assert!((loss(&l[i]) - 0.6).abs() < 0.1, "lane {}: {}", i + 1, l[i]);
+    }
+    // Our lane 2 faces no far lane: no loss.
+    assert!(l[1].get("link_loss_db").is_none_or(Value::is_null), "{}", l[1]);
+    let a = advice(&l[3]);
+    assert!(a.contains("far end's transmitter on lane 4 is weak"), "{a}");
+}
+
+#[test]
+fn a_switch_port_with_another_lane_count_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -1.1]);
+    // EOS Ethernet3/17/1 prints three lanes; our port has four.
+    let peer = format!("{}:Ethernet3/17/1", Path::new("tests/fixtures/switch/eos_show_interfaces_transceiver.txt").display());
+    let out = optics().arg("scan").arg("--replay").arg(&n).arg("--peer").arg(&peer).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has 3 lanes and ens3np0 has 4: not the two ends of one link"), "{err}");
+}

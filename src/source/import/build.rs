@@ -511,6 +511,9 @@ pub fn import_parsed(
     mut notes: Vec<String>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    // A switch's table of ports is one file per port from here on.
+    let split: Vec<Vec<ParsedFile>> = files.iter().map(|g| g.iter().flat_map(ParsedFile::ports).collect()).collect();
+    let files = &split[..];
     for pf in files.iter().flatten() {
         notes.extend(pf.fragment.notes.iter().map(|n| format!("{}: {n}", pf.path.display())));
     }

@@ -53,6 +53,8 @@ const STEMS: &[(&str, Monitor)] = &[
     ("laser_tx_power", Monitor::TxPower),
     ("laser_rx_power", Monitor::RxPower),
     ("rcvr_signal_power", Monitor::RxPower),
+    // Junos `show interfaces diagnostics optics` names a lane's receive power this way.
+    ("laser_receiver_power", Monitor::RxPower),
     ("module_temperature", Monitor::Temperature),
     ("module_voltage", Monitor::Voltage),
 ];
@@ -110,7 +112,7 @@ fn classify(key: &str) -> Option<Field> {
         "module_voltage" | "module_voltage_measurement" => Field::Value(Monitor::Voltage),
         "laser_bias_current" | "laser_tx_bias_current" => Field::Value(Monitor::Bias),
         "laser_output_power" | "transmit_avg_optical_power" => Field::Value(Monitor::TxPower),
-        "rcvr_signal_avg_optical_power" | "receiver_signal_average_optical_power" => Field::Rx(false),
+        "rcvr_signal_avg_optical_power" | "receiver_signal_average_optical_power" | "laser_receiver_power" => Field::Rx(false),
         "receiver_signal_oma" | "rcvr_signal_oma" => Field::Rx(true),
         _ => {
             if let Some(&(_, flag)) = LANE_STATUS.iter().find(|(k, _)| *k == key) {
@@ -188,6 +190,8 @@ struct Builder {
     limits: [[Option<f64>; 4]; 5],
     media: Vec<String>,
     notes: Vec<String>,
+    /// Printed by another tool with ethtool's labels and no `Identifier` line (Junos).
+    anonymous: bool,
 }
 
 fn monitor_index(m: Monitor) -> usize {
@@ -250,7 +254,7 @@ impl Builder {
     /// zero is a monitor the module does not implement (CMIS 5.2 8.2.8 advertises none, and
     /// the limits read 0), kept as absent like the decoder keeps it.
     fn finish(mut self) -> ParseResult<(PrintedModule, Vec<String>)> {
-        if self.identifiers == 0 {
+        if self.identifiers == 0 && !self.anonymous {
             return Err("no `Identifier` line: not decoded ethtool -m output".into());
         }
         if self.identifiers > 1 {
@@ -306,8 +310,11 @@ impl Builder {
         Ok((self.m, self.notes))
     }
 
-    fn text_line(&mut self, label: &str, value: &str) {
+    /// One `label : value` line; `at` (0-based) is the lane a block heading gave, else the
+    /// label's own `(Channel N)`.
+    fn text_line(&mut self, label: &str, value: &str, at: Option<usize>) {
         let (stem, lane) = split_channel(label);
+        let lane = at.or(lane);
         let Some(field) = classify(&normalise(stem)) else { return };
         let lane_i = lane.unwrap_or(0);
         match field {
@@ -477,7 +484,7 @@ pub fn parse_text_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)
     let mut b = Builder { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() };
     for line in content_lines(text) {
         if let Some((k, v)) = key_value(line) {
-            b.text_line(k, v);
+            b.text_line(k, v, None);
         }
     }
     b.finish()
@@ -494,6 +501,20 @@ pub fn parse_json_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)
     let mut b = Builder { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() };
     for (k, v) in obj {
         b.json_value(k, v, obj);
+    }
+    b.finish()
+}
+
+/// A module another tool printed with ethtool's labels and no `Identifier` line (Junos
+/// `show interfaces diagnostics optics`): `(label, value, lane)` lines, `lane` (0-based)
+/// from the block heading the line is under.
+pub(super) fn parse_labelled<'a>(
+    tool: &str,
+    lines: impl Iterator<Item = (&'a str, &'a str, Option<usize>)>,
+) -> ParseResult<(PrintedModule, Vec<String>)> {
+    let mut b = Builder { m: PrintedModule { tool: tool.into(), ..Default::default() }, anonymous: true, ..Default::default() };
+    for (k, v, lane) in lines {
+        b.text_line(k, v, lane);
     }
     b.finish()
 }

@@ -8,17 +8,20 @@
 //! [`walk`] reads the files.
 
 pub mod build;
+pub mod eos_transceiver;
 pub mod ethtool_drvinfo;
 pub mod ethtool_fec;
 pub mod ethtool_link;
 pub mod ethtool_module;
 pub mod ethtool_stats;
+pub mod junos_optics;
 pub mod lspci;
 pub mod mlxlink_fields;
 pub mod mlxlink_json;
 pub mod mlxlink_text;
 pub mod module_pages;
 pub mod recognize;
+pub mod sonic_sfpshow;
 pub mod uptime;
 pub mod walk;
 
@@ -71,6 +74,9 @@ pub struct Fragment {
     pub uptime_s: Option<f64>,
     /// What the parser had to assume or skipped, one sentence each.
     pub notes: Vec<String>,
+    /// A switch's output names several ports: one fragment each, named by its `interface`
+    /// ([`walk::ParsedFile::ports`] splits them before the fragments are grouped).
+    pub ports: Vec<Fragment>,
 }
 
 impl Fragment {

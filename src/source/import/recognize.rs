@@ -19,6 +19,10 @@ pub enum Format {
     EthtoolModuleText,
     EthtoolModuleJson,
     Uptime,
+    /// A switch's view of its ports' modules (the far end of a host link).
+    SonicSfpshow,
+    EosTransceiver,
+    JunosOptics,
 }
 
 impl Format {
@@ -37,6 +41,9 @@ impl Format {
             Format::EthtoolModuleText => "ethtool -m (decoded)",
             Format::EthtoolModuleJson => "ethtool --json -m",
             Format::Uptime => "uptime",
+            Format::SonicSfpshow => "show interfaces transceiver eeprom --dom (SONiC)",
+            Format::EosTransceiver => "show interfaces transceiver (Arista EOS)",
+            Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
         }
     }
 }
@@ -95,6 +102,15 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
         return Some(Format::MlxlinkText);
     }
+    if super::sonic_sfpshow::is_sfpshow(text) {
+        return Some(Format::SonicSfpshow);
+    }
+    if super::eos_transceiver::is_eos_transceiver(text) {
+        return Some(Format::EosTransceiver);
+    }
+    if super::junos_optics::is_junos_optics(text) {
+        return Some(Format::JunosOptics);
+    }
     if super::ethtool_module::is_decoded_text(text) {
         return Some(Format::EthtoolModuleText);
     }
@@ -130,6 +146,14 @@ mod tests {
         assert_eq!(recognize(b"0x0000: 11 07 00 00\n"), Some(Format::ModulePages));
         assert_eq!(recognize(b"\tIdentifier : 0x03 (SFP)\n\tVendor name : FS\n"), Some(Format::EthtoolModuleText));
         assert_eq!(recognize(br#"[{"identifier":3,"identifier_description":"SFP"}]"#), Some(Format::EthtoolModuleJson));
+        assert_eq!(recognize(b"Ethernet0: SFP EEPROM detected\n        Vendor SN: X\n"), Some(Format::SonicSfpshow));
+        assert_eq!(
+            recognize(b"Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update\n Tx Power  Rx Power\nEt1 1 1 1 1 1\n"),
+            Some(Format::EosTransceiver)
+        );
+        assert_eq!(recognize(b"Physical interface: xe-0/1/7\n    Laser output power : 0.6560 mW / -1.83 dBm\n"), Some(Format::JunosOptics));
+        // Junos `show interfaces` (no optics lines) is not the optics view.
+        assert_eq!(recognize(b"Physical interface: xe-0/1/7, Enabled, Physical link is Up\n  Link-level type: Ethernet\n"), None);
         // Not a counter dump: a value is not an integer.
         assert_eq!(recognize(b"hello: world\n"), None);
         assert_eq!(recognize(b"just some notes\n"), None);

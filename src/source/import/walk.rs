@@ -26,6 +26,29 @@ pub struct ParsedFile {
     pub name_interface: Option<String>,
 }
 
+impl ParsedFile {
+    /// The file as one parsed file per port it names (a switch's table of ports), else itself.
+    pub fn ports(&self) -> Vec<ParsedFile> {
+        if self.fragment.ports.is_empty() {
+            return vec![self.clone()];
+        }
+        let notes = &self.fragment.notes;
+        self.fragment
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mut fragment = f.clone();
+                // The file's own notes once, with its first port.
+                if i == 0 {
+                    fragment.notes.splice(0..0, notes.iter().cloned());
+                }
+                ParsedFile { path: self.path.clone(), mtime: self.mtime, format: self.format, fragment, name_interface: None }
+            })
+            .collect()
+    }
+}
+
 /// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`; `ethtool_ens3np0` -> `ens3np0`.
 pub fn interface_from_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
@@ -50,6 +73,9 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::EthtoolModuleText => ethtool_module::parse_text(text()?),
         Format::EthtoolModuleJson => ethtool_module::parse_json(text()?),
         Format::Uptime => uptime::parse_fragment(text()?),
+        Format::SonicSfpshow => super::sonic_sfpshow::parse(text()?),
+        Format::EosTransceiver => super::eos_transceiver::parse(text()?),
+        Format::JunosOptics => super::junos_optics::parse(text()?),
     }
 }
 

@@ -1,0 +1,169 @@
+//! SONiC's transceiver EEPROM view with DOM (`show interfaces transceiver eeprom --dom`,
+//! `sfputil show eeprom --dom`, both printed by sonic-utilities' `sfpshow`): per port a
+//! `PORT: SFP EEPROM detected` heading, identity lines, then `ChannelMonitorValues`
+//! (`RX1Power: -1.23dBm`, `TX1Bias: 6.07mA`, `TX1Power: ...dBm`), `ChannelThresholdValues`,
+//! `ModuleMonitorValues` (`Temperature: 32.96C`, `Vcc: 3.30Volts`) and
+//! `ModuleThresholdValues`. Indentation is not relied on (a web page or ticket collapses it).
+//! Layout checked on the real output in tests/fixtures/switch/.
+
+use super::{key_value, Fragment, ParseResult};
+use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
+
+pub const TOOL: &str = "sonic sfpshow";
+
+const DETECTED: &str = "SFP EEPROM detected";
+const NOT_DETECTED: &str = "SFP EEPROM Not detected";
+
+/// `Ethernet0: SFP EEPROM detected` -> (`Ethernet0`, true).
+fn heading(line: &str) -> Option<(&str, bool)> {
+    let (port, rest) = line.trim().split_once(':')?;
+    let present = match rest.trim() {
+        DETECTED => true,
+        NOT_DETECTED => false,
+        _ => return None,
+    };
+    let port = port.trim();
+    (!port.is_empty()).then_some((port, present))
+}
+
+pub fn is_sfpshow(text: &str) -> bool {
+    text.lines().any(|l| heading(l).is_some())
+}
+
+/// The leading number of `0.8422dBm`, `6.0740mA`, `32.9570C`, `3.2961Volts`; `N/A` is none.
+fn number(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let end = v.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))).unwrap_or(v.len());
+    // A unit may start with `e` (none of sfpshow's do); strip trailing exponent letters.
+    let num = v[..end].trim_end_matches(['e', 'E']);
+    num.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+fn dbm_to_mw(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// `RX3Power` -> (`RX`, 3, `Power`).
+fn lane_key(k: &str) -> Option<(&str, usize, &str)> {
+    let dir = k.get(..2)?;
+    let rest = &k[2..];
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    let lane: usize = rest[..digits].parse().ok()?;
+    (1..=32).contains(&lane).then_some((dir, lane, &rest[digits..]))
+}
+
+fn set(v: &mut Vec<Option<f64>>, lane: usize, x: Option<f64>) {
+    if v.len() < lane {
+        v.resize(lane, None);
+    }
+    v[lane - 1] = x;
+}
+
+/// The four limits of one monitor: (stem as sfpshow prints it, the conversion to SI).
+const LIMITS: [(&str, fn(f64) -> f64); 5] =
+    [("RxPower", dbm_to_mw), ("TxPower", dbm_to_mw), ("TxBias", |x| x), ("Temp", |x| x), ("Vcc", |x| x)];
+const SEVERITIES: [&str; 4] = ["HighAlarm", "LowAlarm", "HighWarning", "LowWarning"];
+
+#[derive(Default)]
+struct Port {
+    m: PrintedModule,
+    limits: [[Option<f64>; 4]; 5],
+    media: Vec<String>,
+}
+
+impl Port {
+    fn line(&mut self, k: &str, v: &str) {
+        let text = || Some(v.trim().to_string()).filter(|t| !t.is_empty() && t != "N/A");
+        match k {
+            "Identifier" => {
+                self.m.identifier = text();
+                // SFF-8024 Table 4-1 0x1E: the CMIS form factor sfpshow names this way.
+                if v.contains("with CMIS") {
+                    self.m.identifier_code = Some(0x1e);
+                }
+            }
+            "Vendor Name" => self.m.vendor_name = text(),
+            "Vendor PN" => self.m.vendor_pn = text(),
+            "Vendor SN" => self.m.vendor_sn = text(),
+            "Vendor Rev" => self.m.vendor_rev = text(),
+            "Vendor OUI" => self.m.vendor_oui = text().filter(|o| o != "00-00-00"),
+            "Temperature" => self.m.temperature_c = number(v),
+            "Vcc" => self.m.supply_voltage_v = number(v),
+            _ if k.starts_with("Vendor Date Code") => self.m.date_code = text(),
+            // What the module is: the compliance codes, the CMIS media interface.
+            _ if k.contains("Compliance")
+                || k.contains("compliance")
+                || k == "Media Interface Code"
+                || k == "Application Advertisement" =>
+            {
+                self.media.extend(text().filter(|t| !t.starts_with("Unknown") && t != "Extended"));
+            }
+            _ => {
+                if let Some((dir, lane, what)) = lane_key(k) {
+                    let x = number(v);
+                    match (dir, what) {
+                        ("RX", "Power") => set(&mut self.m.rx_power_dbm, lane, x),
+                        ("TX", "Power") => set(&mut self.m.tx_power_dbm, lane, x),
+                        ("TX", "Bias") => set(&mut self.m.tx_bias_ma, lane, x),
+                        _ => {}
+                    }
+                    return;
+                }
+                for (i, (stem, _)) in LIMITS.iter().enumerate() {
+                    if let Some(sev) = k.strip_prefix(stem).and_then(|s| SEVERITIES.iter().position(|x| *x == s)) {
+                        self.limits[i][sev] = number(v);
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> PrintedModule {
+        let mut t = PrintedThresholds::default();
+        let slots = [&mut t.rx_power_mw, &mut t.tx_power_mw, &mut t.tx_bias_ma, &mut t.temperature_c, &mut t.supply_voltage_v];
+        let mut any = false;
+        for ((slot, l), (_, conv)) in slots.into_iter().zip(self.limits).zip(LIMITS) {
+            if let [Some(ha), Some(la), Some(hw), Some(lw)] = l {
+                *slot = Some(PrintedLimits { high_alarm: conv(ha), low_alarm: conv(la), high_warning: conv(hw), low_warning: conv(lw) });
+                any = true;
+            }
+        }
+        if any {
+            self.m.thresholds = Some(t);
+        }
+        if !self.media.is_empty() {
+            self.m.media = Some(self.media.join("; "));
+        }
+        self.m
+    }
+}
+
+pub fn parse(text: &str) -> ParseResult<Fragment> {
+    let mut ports: Vec<Fragment> = Vec::new();
+    let mut notes = Vec::new();
+    let mut cur: Option<(String, Port)> = None;
+    let close = |cur: Option<(String, Port)>, ports: &mut Vec<Fragment>| {
+        if let Some((name, p)) = cur {
+            ports.push(Fragment { interface: Some(name), printed_module: Some(p.finish()), ..Default::default() });
+        }
+    };
+    for line in text.lines() {
+        if let Some((port, present)) = heading(line) {
+            close(cur.take(), &mut ports);
+            if present {
+                cur = Some((port.to_string(), Port { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() }));
+            } else {
+                notes.push(format!("{port}: no module (SFP EEPROM not detected): skipped"));
+            }
+            continue;
+        }
+        if let (Some((_, p)), Some((k, v))) = (cur.as_mut(), key_value(line)) {
+            p.line(k, v);
+        }
+    }
+    close(cur, &mut ports);
+    if ports.is_empty() {
+        return Err("no port with a module (`PORT: SFP EEPROM detected`)".into());
+    }
+    Ok(Fragment { ports, notes, ..Default::default() })
+}

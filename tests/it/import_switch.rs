@@ -1,0 +1,183 @@
+//! A switch's view of its ports' modules, as the network team sends it back (real outputs,
+//! tests/fixtures/switch/README.md): SONiC `show interfaces transceiver eeprom --dom`, Arista
+//! EOS `show interfaces transceiver`, Junos `show interfaces diagnostics optics`. Each port
+//! becomes an interface named as the switch names it; every value checked is read off the
+//! text by hand (the README lists them).
+
+use crate::support::optics;
+use serde_json::Value;
+use std::path::Path;
+
+const F: &str = "tests/fixtures/switch";
+
+/// `optics import FILE -o cap`, then the module of `iface` in that capture.
+fn module(file: &Path, iface: &str, dir: &Path) -> Value {
+    let cap = dir.join("cap.jsonl");
+    let o = optics().arg("import").arg(file).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+    let o = optics().args(["decode", "--json", "--interface", iface]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{iface}: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn lanes(m: &Value, key: &str) -> Vec<Option<f64>> {
+    m["lanes"].as_array().unwrap().iter().map(|l| l[key].as_f64()).collect()
+}
+
+fn close(got: &[Option<f64>], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        let g = g.unwrap_or_else(|| panic!("no value where {w} was printed: {got:?}"));
+        assert!((g - w).abs() <= tol, "{got:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn eos_rows_of_one_module_are_its_lanes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = Path::new(F).join("eos_show_interfaces_transceiver.txt");
+    let m = module(&f, "Ethernet3/17/1", dir.path());
+    close(&lanes(&m, "tx_power_dbm"), &[1.51, -0.20, 1.65], 1e-9);
+    close(&lanes(&m, "rx_power_dbm"), &[-0.10, -0.20, -0.72], 1e-9);
+    close(&lanes(&m, "tx_bias_ma"), &[36.64, 36.94, 37.42], 1e-9);
+    assert_eq!((m["module_temperature_c"].as_f64(), m["supply_voltage_v"].as_f64()), (Some(35.61), Some(3.21)));
+    // Et3/1/1: Tx printed N/A is no value, not 0 (nor -inf).
+    let m = module(&f, "Ethernet3/1/1", dir.path());
+    assert_eq!(lanes(&m, "tx_power_dbm"), [None]);
+    close(&lanes(&m, "rx_power_dbm"), &[-2.39], 1e-9);
+    // Et5/29/1: every cell N/A.
+    let m = module(&f, "Ethernet5/29/1", dir.path());
+    assert!(m["module_temperature_c"].is_null() && lanes(&m, "rx_power_dbm").iter().all(Option::is_none), "{m}");
+}
+
+#[test]
+fn sonic_sfpshow_as_a_web_page_renders_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = module(&Path::new(F).join("sonic_transceiver_eeprom_dom.txt"), "0/0", dir.path());
+    assert_eq!(
+        (m["vendor_name"].as_str(), m["vendor_pn"].as_str(), m["vendor_sn"].as_str()),
+        (Some("Teraspek"), Some("TSQ885S101T1"), Some("22070073"))
+    );
+    // "QSFP28 or later": SFF-8024 0x11, an SFF-8636 module.
+    assert_eq!(m["identifier"], 0x11);
+    close(&lanes(&m, "rx_power_dbm"), &[0.8422, 0.6971, 1.6414, 1.1458], 1e-9);
+    close(&lanes(&m, "tx_bias_ma"), &[6.0740, 6.2960, 5.9220, 6.5100], 1e-9);
+    // No TXnPower line: no Tx power.
+    assert!(lanes(&m, "tx_power_dbm").iter().all(Option::is_none));
+    assert_eq!((m["module_temperature_c"].as_f64(), m["supply_voltage_v"].as_f64()), (Some(32.957), Some(3.2961)));
+    // Rx thresholds printed in dBm, kept in mW: 10^(4.4/10) = 2.7542, 10^(-13.2975/10) = 0.04680.
+    let rx = &m["thresholds"]["rx_power_mw"];
+    assert!((rx["high_alarm"].as_f64().unwrap() - 2.7542).abs() < 1e-4, "{rx}");
+    assert!((rx["low_alarm"].as_f64().unwrap() - 0.04680).abs() < 1e-5, "{rx}");
+    assert_eq!(m["thresholds"]["tx_bias_ma"]["high_warning"].as_f64(), Some(8.5));
+}
+
+#[test]
+fn sonic_sfpshow_indented_as_the_switch_prints_it_reads_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same port with sfpshow's own indentation (8 spaces, 16 under a section heading).
+    let text = std::fs::read_to_string(Path::new(F).join("sonic_transceiver_eeprom_dom.txt")).unwrap();
+    let mut indented = String::new();
+    let mut in_values = false;
+    for l in text.lines() {
+        let pad = if l.contains("SFP EEPROM detected") || l.starts_with("sonic#") {
+            in_values = false;
+            ""
+        } else if l.ends_with(':') {
+            in_values = l.ends_with("Values:");
+            "        "
+        } else if in_values {
+            "                "
+        } else {
+            "        "
+        };
+        indented.push_str(&format!("{pad}{l}\n"));
+    }
+    let f = dir.path().join("sfpshow.txt");
+    std::fs::write(&f, indented).unwrap();
+    let m = module(&f, "0/0", dir.path());
+    close(&lanes(&m, "rx_power_dbm"), &[0.8422, 0.6971, 1.6414, 1.1458], 1e-9);
+    assert_eq!(m["vendor_sn"], "22070073");
+}
+
+#[test]
+fn junos_lanes_are_numbered_from_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = module(&Path::new(F).join("junos_diagnostics_optics_et.txt"), "et-0/0/0", dir.path());
+    // `Lane 0..3` are lanes 1-4.
+    close(&lanes(&m, "tx_power_mw"), &[1.348, 1.248, 1.262, 1.432], 1e-9);
+    close(&lanes(&m, "rx_power_mw"), &[1.267, 1.180, 1.250, 1.368], 1e-9);
+    close(&lanes(&m, "tx_bias_ma"), &[132.255; 4], 1e-9);
+    assert_eq!((m["module_temperature_c"].as_f64(), m["supply_voltage_v"].as_f64()), (Some(48.0), Some(3.334)));
+    assert_eq!(m["thresholds"]["rx_power_mw"]["low_alarm"].as_f64(), Some(0.0437));
+    assert_eq!(m["thresholds"]["tx_bias_ma"]["high_alarm"].as_f64(), Some(175.0));
+    let m = module(&Path::new(F).join("junos_diagnostics_optics_xe.txt"), "xe-0/1/7", dir.path());
+    close(&lanes(&m, "tx_power_mw"), &[0.6560], 1e-9);
+    close(&lanes(&m, "rx_power_mw"), &[0.5866], 1e-9);
+    assert_eq!(m["module_temperature_c"].as_f64(), Some(36.0));
+}
+
+#[test]
+fn a_switch_table_is_one_interface_per_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("cap.jsonl");
+    let o = optics().arg("import").arg(Path::new(F).join("eos_show_interfaces_transceiver.txt")).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&cap).unwrap();
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| r["interface"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names.dedup();
+    // Et3/17/1..3 are one module; the other rows one port each.
+    assert_eq!(names, ["Ethernet3/1/1", "Ethernet3/17/1", "Ethernet4/21/1", "Ethernet5/29/1"]);
+}
+
+mod never_panics {
+    //! The switch parsers take arbitrary bytes and mutated real outputs without panicking.
+    use optics::source::import::walk::parse_bytes;
+    use optics::source::import::{recognize, Format};
+    use proptest::prelude::*;
+
+    const FORMATS: [Format; 3] = [Format::SonicSfpshow, Format::EosTransceiver, Format::JunosOptics];
+    const SEEDS: [&str; 3] = [
+        include_str!("../fixtures/switch/sonic_transceiver_eeprom_dom.txt"),
+        include_str!("../fixtures/switch/eos_show_interfaces_transceiver.txt"),
+        include_str!("../fixtures/switch/junos_diagnostics_optics_et.txt"),
+    ];
+
+    fn all(bytes: &[u8]) {
+        let _ = recognize(bytes);
+        for f in FORMATS {
+            let _ = parse_bytes(f, bytes);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            all(&bytes);
+        }
+
+        #[test]
+        fn mutated_outputs(seed in 0usize..3, at in any::<prop::sample::Index>(), insert in "[0-9:/\\.A-Za-z\\- ]{0,24}", cut in 0usize..40) {
+            let text = SEEDS[seed];
+            let i = at.index(text.len());
+            let end = (i + cut).min(text.len());
+            all(format!("{}{}{}", &text[..i], insert, &text[end..]).as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_huge_lane_number_is_not_a_lane() {
+        let f = parse_bytes(
+            Format::JunosOptics,
+            b"Physical interface: et-0/0/0\n  Lane 4000000000\n    Laser output power : 1.0 mW / 0.00 dBm\n",
+        )
+        .unwrap();
+        let m = f.ports[0].printed_module.as_ref().unwrap();
+        assert!(m.tx_power_mw.is_empty(), "{m:?}");
+    }
+}
