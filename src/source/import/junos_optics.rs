@@ -35,9 +35,12 @@ fn lane_heading(line: &str) -> Option<usize> {
     line.strip_prefix("Lane ")?.trim().parse().ok()
 }
 
+/// A `label : value` line and the lane (0-based) it is under.
+type Line<'a> = (&'a str, &'a str, Option<usize>);
+
 pub fn parse(text: &str) -> ParseResult<Fragment> {
-    // (interface, its lines with the lane they are under)
-    let mut blocks: Vec<(String, Vec<(&str, &str, Option<usize>)>)> = Vec::new();
+    // (interface, its lines)
+    let mut blocks: Vec<(String, Vec<Line>)> = Vec::new();
     let mut lane = None;
     for line in text.lines().map(str::trim) {
         if let Some(name) = line.strip_prefix(HEADING) {

@@ -59,9 +59,11 @@ fn set(v: &mut Vec<Option<f64>>, lane: usize, x: Option<f64>) {
     v[lane - 1] = x;
 }
 
+/// Printed unit -> SI unit.
+type Convert = fn(f64) -> f64;
+
 /// The four limits of one monitor: (stem as sfpshow prints it, the conversion to SI).
-const LIMITS: [(&str, fn(f64) -> f64); 5] =
-    [("RxPower", dbm_to_mw), ("TxPower", dbm_to_mw), ("TxBias", |x| x), ("Temp", |x| x), ("Vcc", |x| x)];
+const LIMITS: [(&str, Convert); 5] = [("RxPower", dbm_to_mw), ("TxPower", dbm_to_mw), ("TxBias", |x| x), ("Temp", |x| x), ("Vcc", |x| x)];
 const SEVERITIES: [&str; 4] = ["HighAlarm", "LowAlarm", "HighWarning", "LowWarning"];
 
 #[derive(Default)]
