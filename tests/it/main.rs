@@ -25,6 +25,7 @@ mod decode_honesty;
 mod decode_sff8472;
 mod decode_sff8636;
 mod decode_vdm;
+mod deploy_textfile_unit;
 mod engine_equivalence;
 mod engine_stream;
 mod fecx_captures;
