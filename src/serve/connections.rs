@@ -6,13 +6,17 @@
 //!   exceeds a cap is settled after `accept()` by shedding an older connection, never the
 //!   newcomer.
 //! - A peer (source IP address) holding more than [`Caps::idle_per_peer`] idle connections
-//!   loses its own oldest idle one. Beyond [`Caps::total`], the peer holding the most
-//!   connections loses its oldest idle one, or its oldest busy one if none is idle: the
-//!   client that floods pays for the flood, not the others.
+//!   loses its own oldest idle ones. Beyond [`Caps::total`], the peer holding the most
+//!   connections loses its weakest one ([`Standing`]: idle, then a request trickling in,
+//!   then one that connected or was answered a moment ago): the client that floods pays
+//!   for the flood, not the others.
 //! - "Idle" is a connection that has not sent a byte of a request yet, or whose last
-//!   response has been handed over and which has not started another. A new connection
-//!   must send its first byte within [`Caps::first_byte_timeout`] (much shorter than the
-//!   whole head's timeout): a socket opened and left silent is gone within a second.
+//!   response has been handed over and which has not started another, for at least a
+//!   grace time (a quarter of the first-byte timeout): a client writes its request right
+//!   after connecting, but its thread may run a moment later. One whose request bytes are
+//!   already waiting on its socket, unread by its task, is busy. A new connection must send
+//!   its first byte within [`Caps::first_byte_timeout`] (much shorter than the whole head's
+//!   timeout): a socket opened and left silent is gone within a second.
 
 use hyper::body::{Body, Frame, SizeHint};
 use std::cmp::Reverse;
@@ -60,12 +64,16 @@ enum Phase {
 #[derive(Debug)]
 struct Activity {
     phase: AtomicU8,
-    /// When it last became fresh or idle, nanoseconds after [`Connections::epoch`].
-    idle_since_ns: AtomicU64,
+    /// When it entered its phase, nanoseconds after `epoch`.
+    since_ns: AtomicU64,
+    epoch: Instant,
     shed: Notify,
 }
 
 impl Activity {
+    fn new(phase: Phase, epoch: Instant) -> Self {
+        Activity { phase: AtomicU8::new(phase as u8), since_ns: AtomicU64::new(ns_since(epoch)), epoch, shed: Notify::new() }
+    }
     fn phase(&self) -> Phase {
         match self.phase.load(Ordering::Acquire) {
             0 => Phase::Fresh,
@@ -73,9 +81,39 @@ impl Activity {
             _ => Phase::Idle,
         }
     }
-    fn idle_since(&self) -> Option<u64> {
-        (self.phase() != Phase::Busy).then(|| self.idle_since_ns.load(Ordering::Acquire))
+    /// Moves to `phase`; the time it entered it changes only if it was in another.
+    fn enter(&self, phase: Phase) {
+        if self.phase.swap(phase as u8, Ordering::AcqRel) != phase as u8 {
+            self.since_ns.store(ns_since(self.epoch), Ordering::Release);
+        }
     }
+    /// Shedding order: lower first, then the longest in its phase.
+    fn rank(&self, now_ns: u64, grace_ns: u64) -> (Standing, u64) {
+        let since = self.since_ns.load(Ordering::Acquire);
+        let settled = now_ns.saturating_sub(since) >= grace_ns;
+        let standing = match (self.phase(), settled) {
+            (Phase::Fresh | Phase::Idle, true) => Standing::Idle,
+            (Phase::Busy, true) => Standing::SlowBusy,
+            (Phase::Fresh | Phase::Idle, false) => Standing::JustIdle,
+            (Phase::Busy, false) => Standing::JustBusy,
+        };
+        (standing, since)
+    }
+}
+
+fn ns_since(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A connection's claim to stay, weakest first: idle for at least the grace time, busy
+/// for at least the grace time (a head trickling in), idle or busy for less (a client
+/// that connected a moment ago and is about to write, or a scrape being answered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Standing {
+    Idle,
+    SlowBusy,
+    JustIdle,
+    JustBusy,
 }
 
 /// A held connection, keyed in the table by its accept order.
@@ -94,16 +132,19 @@ struct Table {
 }
 
 impl Table {
-    /// Idle connections of `peer` other than `except`, oldest first.
-    fn idle_of(&self, peer: IpAddr, except: u64) -> Vec<(u64, u64)> {
-        let mut idle: Vec<(u64, u64)> = self
+    /// Connections of `peer` other than `except`, in shedding order, with their standing.
+    fn ranked(&self, peer: IpAddr, except: u64, now_ns: u64, grace_ns: u64) -> Vec<(Standing, u64, u64)> {
+        let mut ranked: Vec<(Standing, u64, u64)> = self
             .held
             .iter()
             .filter(|(id, h)| h.peer == peer && **id != except)
-            .filter_map(|(id, h)| Some((h.activity.idle_since()?, *id)))
+            .map(|(id, h)| {
+                let (standing, since) = h.activity.rank(now_ns, grace_ns);
+                (standing, since, *id)
+            })
             .collect();
-        idle.sort_unstable();
-        idle
+        ranked.sort_unstable();
+        ranked
     }
 
     /// Whether connection `id` (idle by its phase) has request bytes waiting on its socket,
@@ -111,17 +152,18 @@ impl Table {
     /// it is marked busy.
     fn sent(&self, id: u64) -> bool {
         let h = &self.held[&id];
-        let sent = waiting(h.fd);
+        let sent = h.activity.phase() != Phase::Busy && waiting(h.fd);
         if sent {
-            h.activity.phase.store(Phase::Busy as u8, Ordering::Release);
+            h.activity.enter(Phase::Busy);
         }
         sent
     }
 
     /// Whom to shed when the table is over its total: the peer holding the most
     /// connections besides `newcomer` (ties: the one with the oldest connection) loses its
-    /// oldest idle one, else its oldest busy one.
-    fn total_victim(&self, newcomer: u64) -> Option<u64> {
+    /// weakest connection by [`Standing`] (one whose request turns out to be waiting is
+    /// passed over while another remains).
+    fn total_victim(&self, newcomer: u64, now_ns: u64, grace_ns: u64) -> Option<u64> {
         let mut per: HashMap<IpAddr, (usize, Reverse<u64>)> = HashMap::new();
         for (id, h) in self.held.iter().filter(|(id, _)| **id != newcomer) {
             let e = per.entry(h.peer).or_insert((0, Reverse(*id)));
@@ -129,11 +171,12 @@ impl Table {
             e.1 = e.1.max(Reverse(*id));
         }
         let heaviest = per.into_iter().max_by_key(|(_, k)| *k)?.0;
-        self.idle_of(heaviest, newcomer)
-            .into_iter()
-            .map(|(_, id)| id)
-            .find(|id| !self.sent(*id))
-            .or_else(|| self.held.iter().filter(|(id, h)| h.peer == heaviest && **id != newcomer).map(|(id, _)| *id).min())
+        let ranked = self.ranked(heaviest, newcomer, now_ns, grace_ns);
+        ranked
+            .iter()
+            .find(|(standing, _, id)| matches!(standing, Standing::SlowBusy | Standing::JustBusy) || !self.sent(*id))
+            .or(ranked.first())
+            .map(|(_, _, id)| *id)
     }
 
     fn shed(&mut self, id: u64) {
@@ -157,8 +200,12 @@ impl Connections {
         Arc::new(Connections { caps, epoch: Instant::now(), table: Mutex::new(Table::default()) })
     }
 
-    fn now_ns(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    /// How long a connection is left alone after it connected, sent a byte or was
+    /// answered: a quarter of the first-byte timeout (250 ms by default). A client writes
+    /// its request right after connecting, but on a loaded machine its thread may run only
+    /// milliseconds later.
+    fn grace_ns(&self) -> u64 {
+        u64::try_from((self.caps.first_byte_timeout / 4).as_nanos()).unwrap_or(u64::MAX)
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -181,17 +228,18 @@ impl Connections {
     fn admit_fd(self: &Arc<Self>, peer: IpAddr, fd: RawFd) -> Ticket {
         // Request bytes already waiting: busy from the start, not idle until its task reads.
         let phase = if waiting(fd) { Phase::Busy } else { Phase::Fresh };
-        let activity =
-            Arc::new(Activity { phase: AtomicU8::new(phase as u8), idle_since_ns: AtomicU64::new(self.now_ns()), shed: Notify::new() });
+        let activity = Arc::new(Activity::new(phase, self.epoch));
+        let (now, grace) = (ns_since(self.epoch), self.grace_ns());
         let mut t = self.table();
         let id = t.next;
         t.next += 1;
         t.held.insert(id, Held { peer, fd, activity: activity.clone() });
-        // The newcomer is idle too: the peer is over its cap when the others reach it
-        // (unless those found busy when looked at are enough to bring it under).
-        let idle = t.idle_of(peer, id);
-        let mut excess = (idle.len() + 1).saturating_sub(self.caps.idle_per_peer);
-        for (_, candidate) in idle {
+        // The peer's connections idle for at least the grace time, down to its cap (those
+        // found with a request waiting are busy, and bring it down as well).
+        let idle: Vec<u64> =
+            t.ranked(peer, id, now, grace).into_iter().take_while(|(s, _, _)| *s == Standing::Idle).map(|(_, _, id)| id).collect();
+        let mut excess = idle.len().saturating_sub(self.caps.idle_per_peer);
+        for candidate in idle {
             if excess == 0 {
                 break;
             }
@@ -201,7 +249,7 @@ impl Connections {
             excess -= 1;
         }
         if t.held.len() > self.caps.total {
-            if let Some(victim) = t.total_victim(id) {
+            if let Some(victim) = t.total_victim(id, now, grace) {
                 t.shed(victim);
             }
         }
@@ -266,20 +314,18 @@ impl Ticket {
     /// Held by a response body: when the body is dropped (handed over in full, or the
     /// connection is gone) the connection is idle again.
     pub fn answering(&self) -> IdleOnDrop {
-        self.activity.phase.store(Phase::Busy as u8, Ordering::Release);
-        IdleOnDrop { activity: self.activity.clone(), connections: self.connections.clone() }
+        self.activity.enter(Phase::Busy);
+        IdleOnDrop { activity: self.activity.clone() }
     }
 }
 
 pub struct IdleOnDrop {
     activity: Arc<Activity>,
-    connections: Arc<Connections>,
 }
 
 impl Drop for IdleOnDrop {
     fn drop(&mut self) {
-        self.activity.idle_since_ns.store(self.connections.now_ns(), Ordering::Release);
-        self.activity.phase.store(Phase::Idle as u8, Ordering::Release);
+        self.activity.enter(Phase::Idle);
     }
 }
 
@@ -314,7 +360,7 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Watched<IO> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.io).poll_read(cx, buf);
         if buf.filled().len() > before {
-            self.activity.phase.store(Phase::Busy as u8, Ordering::Release);
+            self.activity.enter(Phase::Busy);
         }
         polled
     }
@@ -348,8 +394,9 @@ mod tests {
 
     const NO_SOCKET: RawFd = -1;
 
+    /// No grace time: a connection is idle (or slow) as soon as it is in its phase.
     fn caps(total: usize, idle_per_peer: usize) -> Caps {
-        Caps { total, idle_per_peer, first_byte_timeout: Duration::from_secs(1) }
+        Caps { total, idle_per_peer, first_byte_timeout: Duration::ZERO }
     }
 
     fn holds(c: &Connections, t: &Ticket) -> bool {
@@ -362,10 +409,12 @@ mod tests {
         let other = c.admit_fd(ip(2), NO_SOCKET);
         let first = c.admit_fd(ip(1), NO_SOCKET);
         let rest: Vec<_> = (0..3).map(|_| c.admit_fd(ip(1), NO_SOCKET)).collect();
+        assert!(holds(&c, &first), "3 idle besides the newcomer: at the cap");
+        let last = c.admit_fd(ip(1), NO_SOCKET);
         assert!(!holds(&c, &first), "the peer's oldest idle connection is shed");
-        assert!(rest.iter().all(|t| holds(&c, t)), "the newcomers are kept");
+        assert!(rest.iter().chain([&last]).all(|t| holds(&c, t)), "the newcomers are kept");
         assert!(holds(&c, &other), "another peer's connection is untouched");
-        assert_eq!(c.held(), 4);
+        assert_eq!(c.held(), 5);
     }
 
     #[test]
@@ -437,8 +486,22 @@ mod tests {
         wait_until_waiting(&server);
         let silent = c.admit_fd(ip(1), NO_SOCKET);
         let _newcomer = c.admit_fd(ip(1), NO_SOCKET);
+        let _newcomer = c.admit_fd(ip(1), NO_SOCKET);
         assert!(holds(&c, &scraper), "the scraper is busy, not idle");
         assert!(!holds(&c, &silent), "the silent one is shed in its place");
+    }
+
+    #[test]
+    fn a_connection_is_left_alone_for_its_grace_time() {
+        // A 1 s first-byte timeout: 250 ms of grace, longer than this test takes.
+        let c = Connections::new(Caps { total: 2, idle_per_peer: 1, first_byte_timeout: Duration::from_secs(1) });
+        let slow = c.admit_fd(ip(1), NO_SOCKET);
+        let _trickling = slow.answering();
+        let young: Vec<_> = (0..3).map(|_| c.admit_fd(ip(1), NO_SOCKET)).collect();
+        // Over the total, the young idle go before the young busy one; none counts as idle.
+        assert!(holds(&c, &slow));
+        assert!(holds(&c, &young[2]));
+        assert_eq!(c.held(), 2);
     }
 
     #[test]
