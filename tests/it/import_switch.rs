@@ -51,6 +51,30 @@ fn eos_rows_of_one_module_are_its_lanes() {
 }
 
 #[test]
+fn eos_detail_gives_the_thresholds_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = Path::new(F).join("eos_show_interfaces_transceiver_detail.txt");
+    let m = module(&f, "Ethernet6/1", dir.path());
+    close(&lanes(&m, "tx_power_dbm"), &[-2.39, -2.33, -0.78, -0.93], 1e-9);
+    close(&lanes(&m, "rx_power_dbm"), &[-0.90, -0.94, -1.00, -0.83], 1e-9);
+    assert_eq!((m["module_temperature_c"].as_f64(), m["supply_voltage_v"].as_f64()), (Some(27.48), Some(3.30)));
+    let t = &m["thresholds"];
+    // EOS prints high alarm, high warn, low alarm, low warn.
+    assert_eq!(
+        (t["temperature_c"]["high_alarm"].as_f64(), t["temperature_c"]["high_warning"].as_f64(), t["temperature_c"]["low_alarm"].as_f64()),
+        (Some(80.0), Some(75.0), Some(-5.0))
+    );
+    // dBm kept in mW: 10^(-9.6/10) = 0.10965, 10^(-11.5/10) = 0.07079.
+    assert!((t["tx_power_mw"]["low_alarm"].as_f64().unwrap() - 0.10965).abs() < 1e-5, "{t}");
+    assert!((t["rx_power_mw"]["low_alarm"].as_f64().unwrap() - 0.07079).abs() < 1e-5, "{t}");
+    // Et29/1..4 print only their bias: one module of four lanes.
+    let m = module(&f, "Ethernet29/1", dir.path());
+    close(&lanes(&m, "tx_bias_ma"), &[21.90; 4], 1e-9);
+    let m = module(&f, "Ethernet7/1", dir.path());
+    close(&lanes(&m, "rx_power_dbm"), &[-1.15], 1e-9);
+}
+
+#[test]
 fn sonic_sfpshow_as_a_web_page_renders_it() {
     let dir = tempfile::tempdir().unwrap();
     let m = module(&Path::new(F).join("sonic_transceiver_eeprom_dom.txt"), "0/0", dir.path());
@@ -101,6 +125,20 @@ fn sonic_sfpshow_indented_as_the_switch_prints_it_reads_the_same() {
 }
 
 #[test]
+fn sonic_without_dom_says_what_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same port as `show interfaces transceiver eeprom` prints it without `--dom`: the
+    // identity lines, up to the monitor sections.
+    let text = std::fs::read_to_string(Path::new(F).join("sonic_transceiver_eeprom_dom.txt")).unwrap();
+    let identity: String = text.lines().take_while(|l| !l.starts_with("ChannelMonitorValues")).map(|l| format!("{l}\n")).collect();
+    let f = dir.path().join("eeprom.txt");
+    std::fs::write(&f, identity).unwrap();
+    let o = optics().arg("import").arg(&f).arg("-o").arg(dir.path().join("c.jsonl")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("0/0: identity only, no DOM printed: run `show interfaces transceiver eeprom --dom 0/0`"), "{err}");
+}
+
+#[test]
 fn junos_lanes_are_numbered_from_one() {
     let dir = tempfile::tempdir().unwrap();
     let m = module(&Path::new(F).join("junos_diagnostics_optics_et.txt"), "et-0/0/0", dir.path());
@@ -142,9 +180,10 @@ mod never_panics {
     use proptest::prelude::*;
 
     const FORMATS: [Format; 3] = [Format::SonicSfpshow, Format::EosTransceiver, Format::JunosOptics];
-    const SEEDS: [&str; 3] = [
+    const SEEDS: [&str; 4] = [
         include_str!("../fixtures/switch/sonic_transceiver_eeprom_dom.txt"),
         include_str!("../fixtures/switch/eos_show_interfaces_transceiver.txt"),
+        include_str!("../fixtures/switch/eos_show_interfaces_transceiver_detail.txt"),
         include_str!("../fixtures/switch/junos_diagnostics_optics_et.txt"),
     ];
 
@@ -162,7 +201,7 @@ mod never_panics {
         }
 
         #[test]
-        fn mutated_outputs(seed in 0usize..3, at in any::<prop::sample::Index>(), insert in "[0-9:/\\.A-Za-z\\- ]{0,24}", cut in 0usize..40) {
+        fn mutated_outputs(seed in 0usize..4, at in any::<prop::sample::Index>(), insert in "[0-9:/\\.A-Za-z\\- ]{0,24}", cut in 0usize..40) {
             let text = SEEDS[seed];
             let i = at.index(text.len());
             let end = (i + cut).min(text.len());

@@ -1,25 +1,35 @@
-//! Arista EOS `show interfaces transceiver`: one row per interface, `Port  Temp  Voltage
-//! Bias  Tx Power  Rx Power  Last Update` (Celsius, Volts, mA, dBm, dBm), `N/A` where there
-//! is no value. A multi-lane module prints a row per lane named by the lane's interface
-//! (`Et3/17/1`, `Et3/17/2`, ...) with the module's one temperature and voltage on each: rows
-//! numbered 1, 2, 3, ... under one prefix with the same temperature and voltage are the
-//! lanes of one module, named by its first interface (`Ethernet3/17/1`). A 4x25G breakout of
-//! one module reads the same way (its lanes under the first interface: pair a host port with
-//! its lane by `--lane-map`). Layout checked on the real output in tests/fixtures/switch/.
+//! Arista EOS `show interfaces transceiver [detail]`. The plain view is one table, one row per
+//! interface: `Port  Temp  Voltage  Bias  Tx Power  Rx Power  Last Update` (Celsius, Volts,
+//! mA, dBm, dBm). `detail` prints one table per monitor (`Temperature`, `Voltage`, `Current`,
+//! `Tx Power`, `Rx Power`), each row the value and its `High Alarm  High Warn  Low Alarm  Low
+//! Warn` thresholds. `N/A` is no value. A multi-lane module prints a row per lane named by the
+//! lane's interface (`Et3/17/1`, `Et3/17/2`, ...) with the module's one temperature and
+//! voltage on each: rows numbered 1, 2, 3, ... under one prefix with the same temperature and
+//! voltage are the lanes of one module, named by its first interface (`Ethernet3/17/1`). A
+//! 4x25G breakout of one module reads the same way (its lanes under the first interface: pair
+//! a host port with its lane by `--lane-map`). Layouts checked on the outputs in
+//! tests/fixtures/switch/.
 
 use super::{Fragment, ParseResult};
-use crate::module::printed::PrintedModule;
+use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
+use std::collections::HashMap;
 
 pub const TOOL: &str = "eos show interfaces transceiver";
 
-/// The column heading line of the table.
+/// The column heading line of the plain table.
 fn is_heading(line: &str) -> bool {
     let l = line.trim_start();
     l.starts_with("Port") && l.contains("(Celsius)") && l.contains("(dBm)")
 }
 
+/// The threshold heading line of `detail`'s tables.
+fn is_detail_heading(line: &str) -> bool {
+    line.contains("High Alarm") && line.contains("Low Warn")
+}
+
 pub fn is_eos_transceiver(text: &str) -> bool {
-    text.lines().any(is_heading) && text.lines().any(|l| l.contains("Tx Power") && l.contains("Rx Power"))
+    let plain = text.lines().any(is_heading) && text.lines().any(|l| l.contains("Tx Power") && l.contains("Rx Power"));
+    plain || (text.lines().any(is_detail_heading) && text.lines().any(|l| l.trim_start().starts_with("Port")))
 }
 
 /// `Et3/17/1` -> `Ethernet3/17/1` (EOS's own long name).
@@ -30,19 +40,95 @@ fn long_name(port: &str) -> String {
     }
 }
 
-struct Row<'a> {
-    port: &'a str,
-    /// Temperature and voltage as printed: the same text on every lane of one module.
-    module_cells: (&'a str, &'a str),
-    temp_c: Option<f64>,
-    volt_v: Option<f64>,
-    bias_ma: Option<f64>,
-    tx_dbm: Option<f64>,
-    rx_dbm: Option<f64>,
-}
-
 fn cell(s: &str) -> Option<f64> {
     s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+fn dbm_to_mw(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// The monitors, in the order of the plain table's columns after the port.
+#[derive(Clone, Copy, PartialEq)]
+enum Monitor {
+    Temperature,
+    Voltage,
+    Bias,
+    TxPower,
+    RxPower,
+}
+
+const MONITORS: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::Bias, Monitor::TxPower, Monitor::RxPower];
+
+/// `detail`'s table title line: the monitor whose table follows.
+fn detail_monitor(line: &str) -> Option<Monitor> {
+    let l = line.trim_start();
+    [
+        ("Temperature", Monitor::Temperature),
+        ("Voltage", Monitor::Voltage),
+        ("Current", Monitor::Bias),
+        ("Tx Power", Monitor::TxPower),
+        ("Rx Power", Monitor::RxPower),
+    ]
+    .into_iter()
+    .find_map(|(name, m)| l.starts_with(name).then_some(m))
+}
+
+/// One interface's row(s): the cells as printed, per monitor (index as [`MONITORS`]).
+#[derive(Default)]
+struct Row<'a> {
+    port: &'a str,
+    values: [Option<&'a str>; 5],
+    /// `detail`: high alarm, high warn, low alarm, low warn, as printed.
+    limits: [Option<[Option<f64>; 4]>; 5],
+}
+
+impl Row<'_> {
+    fn value(&self, m: Monitor) -> Option<f64> {
+        self.values[m as usize].and_then(cell)
+    }
+    /// Temperature and voltage as printed: the same text on every lane of one module.
+    fn module_cells(&self) -> (Option<&str>, Option<&str>) {
+        (self.values[Monitor::Temperature as usize], self.values[Monitor::Voltage as usize])
+    }
+}
+
+fn plain_rows(text: &str) -> Vec<Row<'_>> {
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if is_heading(line) {
+            in_table = true;
+            continue;
+        }
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if in_table && t.len() >= 6 && t[0].starts_with("Et") {
+            rows.push(Row { port: t[0], values: [Some(t[1]), Some(t[2]), Some(t[3]), Some(t[4]), Some(t[5])], ..Default::default() });
+        }
+    }
+    rows
+}
+
+/// `detail`'s tables merged per interface, in order of first appearance.
+fn detail_rows(text: &str) -> Vec<Row<'_>> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut monitor = None;
+    for line in text.lines() {
+        if let Some(m) = detail_monitor(line) {
+            monitor = Some(m);
+            continue;
+        }
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let Some(m) = monitor.filter(|_| t.len() >= 6 && t[0].starts_with("Et")) else { continue };
+        let i = *at.entry(t[0]).or_insert_with(|| {
+            rows.push(Row { port: t[0], ..Default::default() });
+            rows.len() - 1
+        });
+        rows[i].values[m as usize] = Some(t[1]);
+        rows[i].limits[m as usize] = Some([cell(t[2]), cell(t[3]), cell(t[4]), cell(t[5])]);
+    }
+    rows
 }
 
 /// `Et3/17/2` -> (`Et3/17`, 2).
@@ -51,31 +137,27 @@ fn lane_of(port: &str) -> Option<(&str, u32)> {
     Some((prefix, n.parse().ok()?))
 }
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
-    let mut rows: Vec<Row> = Vec::new();
-    let mut in_table = false;
-    for line in text.lines() {
-        if is_heading(line) {
-            in_table = true;
-            continue;
+/// The module's thresholds from its first lane's `detail` rows (they are the module's).
+fn thresholds(r: &Row) -> Option<PrintedThresholds> {
+    let set = |m: Monitor, conv: fn(f64) -> f64| match r.limits[m as usize] {
+        Some([Some(ha), Some(hw), Some(la), Some(lw)]) => {
+            Some(PrintedLimits { high_alarm: conv(ha), low_alarm: conv(la), high_warning: conv(hw), low_warning: conv(lw) })
         }
-        let t: Vec<&str> = line.split_whitespace().collect();
-        if !in_table || t.len() < 6 || !t[0].starts_with("Et") {
-            continue;
-        }
-        rows.push(Row {
-            port: t[0],
-            module_cells: (t[1], t[2]),
-            temp_c: cell(t[1]),
-            volt_v: cell(t[2]),
-            bias_ma: cell(t[3]),
-            tx_dbm: cell(t[4]),
-            rx_dbm: cell(t[5]),
-        });
-    }
-    if rows.is_empty() {
-        return Err("no transceiver rows under the `Port (Celsius) ...` heading".into());
-    }
+        _ => None,
+    };
+    let same = |x: f64| x;
+    let t = PrintedThresholds {
+        temperature_c: set(Monitor::Temperature, same),
+        supply_voltage_v: set(Monitor::Voltage, same),
+        tx_bias_ma: set(Monitor::Bias, same),
+        tx_power_mw: set(Monitor::TxPower, dbm_to_mw),
+        rx_power_mw: set(Monitor::RxPower, dbm_to_mw),
+    };
+    (t != PrintedThresholds::default()).then_some(t)
+}
+
+/// The rows grouped into modules, one port fragment each.
+fn modules(rows: &[Row]) -> Vec<Fragment> {
     let mut ports: Vec<Fragment> = Vec::new();
     let mut i = 0;
     while i < rows.len() {
@@ -84,29 +166,39 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
         if let Some((prefix, 1)) = lane_of(rows[i].port) {
             while let Some(r) = rows.get(i + n) {
                 let next = lane_of(r.port).is_some_and(|(p, k)| p == prefix && k as usize == n + 1);
-                if !next || r.module_cells != rows[i].module_cells {
+                if !next || r.module_cells() != rows[i].module_cells() {
                     break;
                 }
                 n += 1;
             }
         }
         let lanes = &rows[i..i + n];
+        let per_lane = |m: Monitor| lanes.iter().map(|r| r.value(m)).collect::<Vec<_>>();
         let m = PrintedModule {
             tool: TOOL.into(),
-            temperature_c: lanes[0].temp_c,
-            supply_voltage_v: lanes[0].volt_v,
-            rx_power_dbm: lanes.iter().map(|r| r.rx_dbm).collect(),
-            tx_power_dbm: lanes.iter().map(|r| r.tx_dbm).collect(),
-            tx_bias_ma: lanes.iter().map(|r| r.bias_ma).collect(),
+            temperature_c: lanes[0].value(Monitor::Temperature),
+            supply_voltage_v: lanes[0].value(Monitor::Voltage),
+            rx_power_dbm: per_lane(Monitor::RxPower),
+            tx_power_dbm: per_lane(Monitor::TxPower),
+            tx_bias_ma: per_lane(Monitor::Bias),
+            thresholds: thresholds(&lanes[0]),
             ..Default::default()
         };
         let mut notes = Vec::new();
-        let none = |f: fn(&Row) -> Option<f64>| lanes.iter().all(|r| f(r).is_none());
-        if none(|r| r.rx_dbm) && none(|r| r.tx_dbm) && none(|r| r.bias_ma) && lanes[0].temp_c.is_none() {
+        if MONITORS.iter().all(|mon| lanes.iter().all(|r| r.value(*mon).is_none())) {
             notes.push(format!("{}: every monitor N/A (no module, or no DOM): no monitors", lanes[0].port));
         }
         ports.push(Fragment { interface: Some(long_name(lanes[0].port)), printed_module: Some(m), notes, ..Default::default() });
         i += n;
     }
-    Ok(Fragment { ports, ..Default::default() })
+    ports
+}
+
+pub fn parse(text: &str) -> ParseResult<Fragment> {
+    let detail = text.lines().any(is_detail_heading);
+    let rows = if detail { detail_rows(text) } else { plain_rows(text) };
+    if rows.is_empty() {
+        return Err("no transceiver rows under the `Port ...` heading".into());
+    }
+    Ok(Fragment { ports: modules(&rows), ..Default::default() })
 }

@@ -146,7 +146,15 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     let mut cur: Option<(String, Port)> = None;
     let close = |cur: Option<(String, Port)>, ports: &mut Vec<Fragment>| {
         if let Some((name, p)) = cur {
-            ports.push(Fragment { interface: Some(name), printed_module: Some(p.finish()), ..Default::default() });
+            let m = p.finish();
+            let mut notes = Vec::new();
+            let lanes = [&m.rx_power_dbm, &m.tx_power_dbm, &m.tx_bias_ma];
+            if m.temperature_c.is_none() && lanes.iter().all(|v| v.iter().all(Option::is_none)) {
+                notes.push(format!(
+                    "{name}: identity only, no DOM printed: run `show interfaces transceiver eeprom --dom {name}` for its powers"
+                ));
+            }
+            ports.push(Fragment { interface: Some(name), printed_module: Some(m), notes, ..Default::default() });
         }
     };
     for line in text.lines() {
