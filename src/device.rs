@@ -2,6 +2,9 @@
 //! which physical port it is. Sources fill these, the capture format stores them, and
 //! analysis and output read them.
 
+pub mod host;
+
+use host::HostFacts;
 use serde::{Deserialize, Serialize};
 
 /// PCIe link of the NIC function (sysfs `current_link_*` / `max_link_*`).
@@ -22,11 +25,13 @@ pub struct PortIdentity {
     pub phys_switch_id: Option<String>,
 }
 
-/// What a netdev is: driver and bus address (GDRVINFO / sysfs), PCIe link, port identity.
+/// What a netdev is: driver and bus address (GDRVINFO / sysfs), PCIe link, port identity,
+/// and the host beneath it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceIdentity {
     pub driver: Option<String>,
     pub bus_info: Option<String>,
     pub pci: Option<PciLink>,
     pub port: Option<PortIdentity>,
+    pub host: Option<HostFacts>,
 }

@@ -5,7 +5,7 @@
 //! keys may be added, never renamed): lane rate and FEC ([`lanes`], [`fec`]), pre-FEC
 //! BER with Poisson bounds ([`ber`]), Q and margin ([`q`]), optical margin
 //! ([`optical`]), outliers ([`outlier`]), PCIe ceiling ([`pcie`]), flags and reasons
-//! (`judge`), the verdict ([`verdict`](mod@verdict)), swap advice ([`advice`]); [`compare`](mod@compare) judges
+//! (`judge`), the host beneath the link ([`host`]), the verdict ([`verdict`](mod@verdict)), swap advice ([`advice`]); [`compare`](mod@compare) judges
 //! before/after.
 
 pub mod advice;
@@ -17,6 +17,7 @@ pub mod dom_limits;
 pub mod fec;
 pub mod frame_loss;
 pub mod histogram;
+pub mod host;
 mod judge;
 pub mod lane_groups;
 pub mod lane_index;
@@ -191,6 +192,10 @@ pub struct InterfaceAnalysis {
     pub verdict: Verdict,
     pub reasons: Vec<Reason>,
     pub pcie: PcieAnalysis,
+    /// The host beneath the link (driver, firmware, NUMA and GPU locality, MTU), when the
+    /// source read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<host::HostAnalysis>,
     pub link: LinkAnalysis,
     pub module: Option<ModuleReport>,
     pub module_error: Option<String>,
@@ -639,6 +644,7 @@ fn analyze_one(
         verdict: verdict::verdict(&reasons),
         reasons,
         pcie,
+        host: w.identity.host.as_ref().map(host::analyze_host),
         link,
         module,
         module_error: w.module_error.clone(),

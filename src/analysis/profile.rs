@@ -267,6 +267,7 @@ mod tests {
             verdict: Verdict::Accept,
             reasons: vec![],
             pcie: Default::default(),
+            host: None,
             link: Default::default(),
             module: None,
             module_error: None,

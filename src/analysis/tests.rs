@@ -60,6 +60,7 @@ fn sr4(rx_dbm: &[f64], bits: &[u64]) -> InterfaceWindow {
                 numa_node: None,
             }),
             port: None,
+            host: None,
         },
         link: LinkInfo {
             speed_mbps: Some(200_000),

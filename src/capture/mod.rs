@@ -7,6 +7,7 @@ mod lines;
 mod sink;
 
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::host::HostFacts;
 use crate::device::{DeviceIdentity, PciLink, PortIdentity};
 use crate::module::image::ImageError;
 use crate::module::printed::PrintedModule;
@@ -76,11 +77,21 @@ pub struct InterfaceRecord {
     /// Imported records: the tool-output file(s) this record was built from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin_file: Option<String>,
+    /// The host beneath the link (driver and firmware, NUMA and PCI place, GPUs, MTU);
+    /// absent in captures written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostFacts>,
 }
 
 impl InterfaceRecord {
     pub fn identity(&self) -> DeviceIdentity {
-        DeviceIdentity { driver: self.driver.clone(), bus_info: self.bus_info.clone(), pci: self.pci.clone(), port: self.port.clone() }
+        DeviceIdentity {
+            driver: self.driver.clone(),
+            bus_info: self.bus_info.clone(),
+            pci: self.pci.clone(),
+            port: self.port.clone(),
+            host: self.host.clone(),
+        }
     }
 }
 

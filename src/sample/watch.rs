@@ -192,6 +192,7 @@ impl Iface {
                 bus_info: identity.bus_info,
                 pci: identity.pci,
                 port: identity.port,
+                host: identity.host,
                 link,
                 module: self.cache.static_image().map(|img| ModulePages { pages: img.entries() }),
                 origin_file: None,

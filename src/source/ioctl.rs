@@ -249,6 +249,17 @@ impl Ethtool {
         String::from_utf8(bytes).ok()
     }
 
+    /// `SIOCGIFMTU`: the netdev's MTU in this socket's netns (where `/sys/class/net`
+    /// may show another one's); `None` when no netdev has the name.
+    pub fn mtu(&mut self, name: &str) -> Option<u32> {
+        let mut ifr = Self::ifreq(name, "SIOCGIFMTU").ok()?;
+        self.ioctl(libc::SIOCGIFMTU, &mut ifr).ok()?;
+        // SAFETY: SIOCGIFMTU succeeded, so the kernel wrote the mtu member.
+        let mtu = unsafe { ifr.ifr_ifru.ifru_mtu };
+        self.got(std::mem::size_of::<libc::ifreq>());
+        u32::try_from(mtu).ok()
+    }
+
     /// `ETHTOOL_GDRVINFO`.
     pub fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo> {
         let b = self.command::<DRVINFO_LEN>(dev, ETHTOOL_GDRVINFO, "ETHTOOL_GDRVINFO")?;

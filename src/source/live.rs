@@ -17,6 +17,7 @@ use super::netlink::{Dev, Family, Netlink};
 use super::sysfs::Sysfs;
 use super::{EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::host::{Fact, HostFacts};
 use crate::device::DeviceIdentity;
 use crate::module::PageRequest;
 use std::collections::BTreeMap;
@@ -49,6 +50,8 @@ pub trait EthtoolKernel {
     fn ifindex(&mut self, name: &str) -> Option<u32>;
     /// The name of the netdev with `ifindex`, in the sockets' netns.
     fn ifname(&mut self, ifindex: u32) -> Option<String>;
+    /// The MTU of the netdev named `name`, in the sockets' netns.
+    fn mtu(&mut self, name: &str) -> Option<u32>;
     fn io_counts(&self) -> IoCounts;
 }
 
@@ -113,6 +116,9 @@ impl EthtoolKernel for RealKernel {
     }
     fn ifname(&mut self, ifindex: u32) -> Option<String> {
         self.ioctl().ok()?.ifname(ifindex)
+    }
+    fn mtu(&mut self, name: &str) -> Option<u32> {
+        self.ioctl().ok()?.mtu(name)
     }
     fn io_counts(&self) -> IoCounts {
         let nl = self.nl.as_ref().map(Netlink::io_counts).unwrap_or_default();
@@ -312,6 +318,19 @@ impl<K: EthtoolKernel> LiveSource<K> {
         d
     }
 
+    /// sysfs's host facts with what the sockets know better: driver, driver and firmware
+    /// version from GDRVINFO, the MTU in the sockets' netns (sysfs shows the netns it was
+    /// mounted in).
+    fn host_facts(&mut self, name: &str, info: &DrvInfo) -> HostFacts {
+        let mut h = self.sysfs.host_facts(name).unwrap_or_default();
+        let ioctl = |s: &str| Some(Fact::ioctl(s.to_string())).filter(|f| !f.value.is_empty());
+        h.driver = ioctl(&info.driver).or(h.driver);
+        h.driver_version = ioctl(&info.version);
+        h.firmware_version = ioctl(&info.fw_version);
+        h.mtu = self.kernel.mtu(name).map(Fact::ioctl).or(h.mtu);
+        h
+    }
+
     /// Records the path a layer took (`pick` chooses the layer), copying the name only
     /// when it is not the one recorded already (every sample takes the same path).
     fn took(&mut self, i: usize, pick: fn(&mut PathsUsed) -> &mut Option<String>, path: &str) {
@@ -394,13 +413,14 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
 
     fn identity(&mut self, iface: &str) -> Result<DeviceIdentity> {
         let dev = self.dev(iface)?;
-        let info = self.drvinfo(&dev);
-        let non_empty = |s: String| Some(s).filter(|s| !s.is_empty());
+        let info = self.drvinfo(&dev).unwrap_or_default();
+        let non_empty = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
         Ok(DeviceIdentity {
-            driver: info.as_ref().and_then(|i| non_empty(i.driver.clone())).or_else(|| self.sysfs.driver(&dev.name)),
-            bus_info: info.and_then(|i| non_empty(i.bus_info)).or_else(|| self.sysfs.bus_info(&dev.name)),
+            driver: non_empty(&info.driver).or_else(|| self.sysfs.driver(&dev.name)),
+            bus_info: non_empty(&info.bus_info).or_else(|| self.sysfs.bus_info(&dev.name)),
             pci: self.sysfs.pci_link(&dev.name),
             port: self.sysfs.port_identity(&dev.name),
+            host: Some(self.host_facts(&dev.name, &info)),
         })
     }
 

@@ -1,10 +1,12 @@
-//! sysfs: driver, bus address, PCIe link and port identity of a netdev.
+//! sysfs: driver, bus address, PCIe link and port identity of a netdev, and the host
+//! beneath it (NUMA node and PCI place of the NIC and of the node's GPUs, MTU).
 //!
 //! Everything here is best effort: a missing file, an unreadable one (older kernels
 //! answer EOPNOTSUPP/EINVAL on read for attributes the driver lacks) or odd contents
 //! all give `None`, never an error or a panic. The root is injectable so tests use
 //! fixture trees laid out like `/sys`.
 
+use crate::device::host::{Fact, Gpu, HostFacts};
 use crate::device::{PciLink, PortIdentity};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -100,6 +102,73 @@ impl Sysfs {
         (port != PortIdentity::default()).then_some(port)
     }
 
+    /// What sysfs holds of the host beneath `iface`: driver, PCI ID, NUMA node and place of
+    /// its PCI function, MTU, and (for a PCI function) the node's GPUs. `None` for a name
+    /// no netdev has. Driver and firmware versions are not in sysfs (GDRVINFO has them).
+    pub fn host_facts(&self, iface: &str) -> Option<HostFacts> {
+        if !self.exists(iface) {
+            return None;
+        }
+        let pci = self.device_link(iface).and_then(|d| self.pci_function(&d));
+        let pci = pci.as_deref();
+        Some(HostFacts {
+            driver: self.driver(iface).map(Fact::sysfs),
+            pci_id: pci.and_then(|p| self.pci_id(p)).map(Fact::sysfs),
+            numa_node: pci.and_then(|p| self.numa_node(p)).map(Fact::sysfs),
+            pci_path: pci.and_then(|p| self.pci_path(p)).map(Fact::sysfs),
+            mtu: self.read_attr(&self.netdev(iface).join("mtu")).and_then(|s| s.parse().ok()).map(Fact::sysfs),
+            gpus: pci.map(|_| Fact::sysfs(self.gpus())),
+            ..HostFacts::default()
+        })
+    }
+
+    /// The node's GPUs (`bus/pci/devices`), by bus address.
+    pub fn gpus(&self) -> Vec<Gpu> {
+        let Ok(dir) = fs::read_dir(self.root.join("sys/bus/pci/devices")) else {
+            return Vec::new();
+        };
+        let mut gpus: Vec<Gpu> = dir.filter_map(|e| e.ok()).filter_map(|e| self.gpu(&e.path())).collect();
+        gpus.sort_by(|a, b| a.bus_info.cmp(&b.bus_info));
+        gpus
+    }
+
+    /// The PCI function behind `link` (an entry of `bus/pci/devices`), if it is a GPU.
+    fn gpu(&self, link: &Path) -> Option<Gpu> {
+        let dev = fs::canonicalize(link).ok()?;
+        let class = self.hex_attr(&dev.join("class"))?;
+        let vendor = self.hex_attr(&dev.join("vendor"))?;
+        if !is_gpu(vendor, class) {
+            return None;
+        }
+        Some(Gpu { bus_info: basename(&dev)?, pci_id: self.pci_id(&dev)?, numa_node: self.numa_node(&dev), pci_path: self.pci_path(&dev)? })
+    }
+
+    /// `vendor:device` of a PCI function, lower-case hex (`15b3:1021`).
+    fn pci_id(&self, dev: &Path) -> Option<String> {
+        let vendor = self.hex_attr(&dev.join("vendor"))?;
+        let device = self.hex_attr(&dev.join("device"))?;
+        Some(format!("{vendor:04x}:{device:04x}"))
+    }
+
+    /// `numa_node` of a PCI function; `-1` is the kernel's "no NUMA affinity known".
+    fn numa_node(&self, dev: &Path) -> Option<i32> {
+        self.read_attr(&dev.join("numa_node")).and_then(|s| s.parse().ok()).filter(|n: &i32| *n >= 0)
+    }
+
+    /// A canonical device directory as its components below `sys/devices`: the host bridge
+    /// (`pci0000:16`), each bridge, the function.
+    fn pci_path(&self, dev: &Path) -> Option<Vec<String>> {
+        let devices = fs::canonicalize(self.root.join("sys/devices")).ok()?;
+        let rel = dev.strip_prefix(devices).ok()?;
+        let parts: Option<Vec<String>> = rel.components().map(|c| c.as_os_str().to_str().map(str::to_string)).collect();
+        parts.filter(|p| !p.is_empty())
+    }
+
+    /// A `0x`-prefixed hex attribute (`vendor`, `device`, `class`).
+    fn hex_attr(&self, path: &Path) -> Option<u32> {
+        u32::from_str_radix(self.read_attr(path)?.strip_prefix("0x")?, 16).ok()
+    }
+
     fn class_net(&self) -> PathBuf {
         self.root.join("sys/class/net")
     }
@@ -130,6 +199,17 @@ impl Sysfs {
         let text = text.trim();
         (!text.is_empty()).then(|| text.to_string())
     }
+}
+
+/// PCI vendor IDs of GPU makers (PCI-SIG): NVIDIA, AMD (ATI), Intel.
+const GPU_VENDORS: &[u32] = &[0x10de, 0x1002, 0x8086];
+/// Class and subclass (the `class` attribute without its programming interface) of a GPU
+/// (PCI Code and ID Assignment Spec 1.16 §1.4, §1.19): VGA-compatible 03h/00h, 3D 03h/02h,
+/// other display 03h/80h (AMD Instinct MI200), processing accelerator 12h/00h (MI300).
+const GPU_CLASSES: &[u32] = &[0x0300, 0x0302, 0x0380, 0x1200];
+
+fn is_gpu(vendor: u32, class: u32) -> bool {
+    GPU_VENDORS.contains(&vendor) && GPU_CLASSES.contains(&(class >> 8))
 }
 
 /// A netdev name can never contain `/` or be `.`/`..` (dev_valid_name); refusing them

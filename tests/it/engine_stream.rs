@@ -29,6 +29,7 @@ fn iface(name: &str) -> Record {
         },
         module: None,
         origin_file: None,
+        host: None,
     })
 }
 

@@ -29,6 +29,8 @@ mod deploy_textfile_unit;
 mod engine_equivalence;
 mod engine_stream;
 mod fecx_captures;
+mod host_live_veth;
+mod host_sysfs;
 mod hostile_names;
 mod i2c_paging;
 mod import_decoded_module;

@@ -282,7 +282,18 @@ fn interface_record() -> impl Strategy<Value = Record> {
         module_pages(),
     )
         .prop_map(|(t, iface, driver, bus_info, pci, port, link, module)| {
-            Record::Interface(InterfaceRecord { t, interface: iface.into(), driver, bus_info, pci, port, link, module, origin_file: None })
+            Record::Interface(InterfaceRecord {
+                t,
+                interface: iface.into(),
+                driver,
+                bus_info,
+                pci,
+                port,
+                link,
+                module,
+                origin_file: None,
+                host: None,
+            })
         })
 }
 

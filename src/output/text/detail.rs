@@ -1,11 +1,13 @@
-//! One interface in full: verdict, the descent (PCIe, link/FEC, module), lanes, then
+//! One interface in full: verdict, the descent (PCIe, host, link/FEC, module), lanes, then
 //! reasons, advice, events and notes as wrapped paragraphs. Every reason, note and event
 //! the analysis produced is printed, so new codes appear without changes here.
 
 use super::style::Tone;
 use super::{ber_text, escape, field, lanes, num, verdict_word, wrap, TextOptions};
+use crate::analysis::host::HostAnalysis;
 use crate::analysis::verdict::{join_codes, verdict_codes};
 use crate::analysis::InterfaceAnalysis;
+use crate::device::host::PciDistance;
 use std::io::{self, Write};
 
 pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
@@ -27,6 +29,9 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
     }
     if let (Some(_), Some(msg)) = (&p.group, &p.message) {
         field(w, "shared", msg, width)?;
+    }
+    if let Some(h) = &a.host {
+        field(w, "host", &host_text(h), width)?;
     }
     field(w, "link", &link_text(a), width)?;
     field(w, "window", &window_text(a), width)?;
@@ -99,6 +104,48 @@ fn verdict_line(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) ->
         writeln!(w, "{:indent$}{l}", "")?;
     }
     Ok(())
+}
+
+/// Driver and firmware, NUMA node, MTU, the nearest GPU(s) and how many are farther, then
+/// what could not be checked.
+fn host_text(h: &HostAnalysis) -> String {
+    let mut parts = Vec::new();
+    let driver = [&h.driver, &h.driver_version].iter().filter_map(|f| f.as_ref().map(|f| f.value.as_str())).collect::<Vec<_>>();
+    if !driver.is_empty() {
+        parts.push(driver.join(" "));
+    }
+    if let Some(fw) = &h.firmware_version {
+        parts.push(format!("firmware {}", fw.value));
+    }
+    if let Some(n) = &h.numa_node {
+        parts.push(format!("NUMA node {}", n.value));
+    }
+    if let Some(m) = &h.mtu {
+        parts.push(format!("MTU {}", m.value));
+    }
+    let mut text = parts.join(", ");
+    let nearest = h.nearest_gpus();
+    if let Some(first) = nearest.first() {
+        let names: Vec<&str> = nearest.iter().map(|g| g.bus_info.as_str()).collect();
+        let plural = if names.len() == 1 { "" } else { "s" };
+        text += &format!("; nearest GPU{plural} {} {} ({})", names.join(" "), first.distance.as_str(), first.distance.meaning());
+        let farther = &h.gpus.as_deref().unwrap_or_default()[nearest.len()..];
+        let mut by_distance: Vec<(PciDistance, usize)> = Vec::new();
+        for g in farther {
+            match by_distance.last_mut() {
+                Some((d, n)) if *d == g.distance => *n += 1,
+                _ => by_distance.push((g.distance, 1)),
+            }
+        }
+        if !by_distance.is_empty() {
+            let counts: Vec<String> = by_distance.iter().map(|(d, n)| format!("{n} {}", d.as_str())).collect();
+            text += &format!(", others {}", counts.join(", "));
+        }
+    }
+    if !h.not_checked.is_empty() {
+        text += &format!("; could not check {}", h.not_checked.join("; "));
+    }
+    text
 }
 
 fn link_text(a: &InterfaceAnalysis) -> String {

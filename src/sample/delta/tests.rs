@@ -69,6 +69,7 @@ fn iface(t: f64, sn: &[u8; 16]) -> Record {
         link: LinkInfo::default(),
         module: Some(ModulePages { pages }),
         origin_file: None,
+        host: None,
     })
 }
 

@@ -415,6 +415,7 @@ fn interface_records(
             link,
             module,
             origin_file: Some(Snapshot::files_text(&snap.files)),
+            host: None,
         }));
         prev = Some(snap);
         // Without counters, a sample only carries a module reading that has no other one.

@@ -80,6 +80,9 @@ impl EthtoolKernel for FakeKernel {
     fn ifname(&mut self, ifindex: u32) -> Option<String> {
         (ifindex == 7).then(|| "v0".to_string())
     }
+    fn mtu(&mut self, name: &str) -> Option<u32> {
+        (name == "v0").then_some(1500)
+    }
     fn io_counts(&self) -> IoCounts {
         IoCounts { requests: self.calls.len() as u64, bytes: 0 }
     }

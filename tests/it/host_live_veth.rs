@@ -1,0 +1,58 @@
+//! The host facts on the real kernel: a veth pair in throw-away network namespaces (never
+//! the host's interfaces). Needs root and `ip netns`; skips with a printed reason otherwise.
+//!
+//! veth answers GDRVINFO with driver `veth`, version `1.0` (drivers/net/veth.c DRV_VERSION)
+//! and no firmware; its MTU is what `ip link set mtu` set, read with SIOCGIFMTU in the
+//! socket's own namespace (the test thread's `/sys` still shows the host's).
+
+use crate::support;
+use optics::device::host::{Fact, FactSource};
+use optics::source::live::LiveSource;
+use optics::source::Source;
+
+#[allow(dead_code)]
+use support::netns::{ip, Netns};
+
+#[test]
+fn veth_host_facts_come_from_the_sockets_namespace() {
+    let Some(ns) = Netns::create("optics-h") else { return };
+    ip(&["-n", &ns.name, "link", "set", "v0", "mtu", "9000"]).unwrap();
+    ns.enter();
+    let mut s = LiveSource::new();
+    let h = s.identity("v0").unwrap().host.unwrap();
+    assert_eq!(h.driver, Some(Fact::ioctl("veth".to_string())));
+    assert_eq!(h.driver_version, Some(Fact::ioctl("1.0".to_string())));
+    assert_eq!(h.firmware_version, None);
+    assert_eq!(h.mtu, Some(Fact::ioctl(9000)));
+    // Not a PCI function: no NUMA node, no PCI place, GPUs not looked for.
+    assert_eq!((h.numa_node, h.pci_path, h.gpus), (None, None, None));
+    let v1 = s.identity("v1").unwrap().host.unwrap();
+    assert_eq!(v1.mtu.map(|m| (m.value, m.from)), Some((1500, FactSource::Ioctl)));
+}
+
+/// v1 moved into a second namespace: read there, it keeps the MTU set before the move;
+/// the first namespace no longer has it.
+#[test]
+fn veth_moved_between_namespaces_is_read_where_it_is() {
+    let Some(a) = Netns::create("optics-h") else { return };
+    let Some(b) = Netns::create("optics-h") else { return };
+    // `b`'s own pair goes first: a netns cannot hold two v1.
+    ip(&["-n", &b.name, "link", "del", "v0"]).unwrap();
+    ip(&["-n", &a.name, "link", "set", "v1", "mtu", "4000"]).unwrap();
+    ip(&["-n", &a.name, "link", "set", "v1", "netns", &b.name]).unwrap();
+    let handle = {
+        let name = b.name.clone();
+        std::thread::spawn(move || {
+            let ns = Netns { name };
+            ns.enter();
+            let mtu = LiveSource::new().identity("v1").ok().and_then(|i| i.host?.mtu);
+            std::mem::forget(ns); // `b` below owns the namespace
+            mtu
+        })
+    };
+    assert_eq!(handle.join().unwrap(), Some(Fact::ioctl(4000)));
+    a.enter();
+    let mut s = LiveSource::new();
+    assert_eq!(s.identity("v0").unwrap().host.unwrap().mtu, Some(Fact::ioctl(1500)));
+    assert!(s.identity("v1").is_err() || s.identity("v1").unwrap().host.unwrap().mtu.is_none());
+}

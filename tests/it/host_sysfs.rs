@@ -1,0 +1,249 @@
+//! The host beneath the link from sysfs trees laid out as the kernel's ABI gives them
+//! (Documentation/ABI/testing/sysfs-bus-pci, sysfs-class-net): each PCI function a
+//! directory under `devices/` nested below its bridges, `bus/pci/devices/BDF` and
+//! `class/net/IF` relative links to it, `subsystem` and `driver` links, `vendor`,
+//! `device`, `class` in `0x` hex and `numa_node` in decimal (-1 = unknown).
+//!
+//! The node: two sockets. Socket 0 has NIC ens1np0 behind a PCIe switch with GPU
+//! 0000:1b:00.0, and GPU 0000:2b:00.0 on another host bridge. Socket 1 has NIC ens2np0 on
+//! a root port of the host bridge whose other root port holds GPU 0000:9c:00.0. A BMC's
+//! VGA (ASPEED) and an NVSwitch bridge are there too and are not GPUs. Expected distances
+//! follow from the layout (PCIe Base 6.0 §1.3) in `nvidia-smi topo -m`'s legend.
+
+use super::support::captures::{cx7_port, simple_capture, sr4_200g};
+use super::support::optics;
+use optics::device::host::{Fact, FactSource, HostFacts, PciDistance};
+use optics::source::sysfs::Sysfs;
+use serde_json::{json, Value};
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+/// A PCI function at `path` (components below `sys/devices`).
+struct Function<'a> {
+    path: &'a str,
+    vendor: u32,
+    device: u32,
+    class: u32,
+    numa: i32,
+    driver: Option<&'a str>,
+    netdev: Option<(&'a str, u32)>,
+}
+
+fn add(root: &Path, f: &Function) {
+    let parts: Vec<&str> = f.path.split('/').collect();
+    let dir = root.join("sys/devices").join(f.path);
+    fs::create_dir_all(&dir).unwrap();
+    let up = "../".repeat(parts.len() + 1); // from sys/devices/<path> to sys/
+    let bdf = parts.last().unwrap();
+    for (name, value) in [
+        ("vendor", format!("{:#06x}\n", f.vendor)),
+        ("device", format!("{:#06x}\n", f.device)),
+        ("class", format!("{:#08x}\n", f.class)),
+        ("numa_node", format!("{}\n", f.numa)),
+    ] {
+        fs::write(dir.join(name), value).unwrap();
+    }
+    symlink(format!("{up}bus/pci"), dir.join("subsystem")).unwrap();
+    if let Some(d) = f.driver {
+        symlink(format!("{up}bus/pci/drivers/{d}"), dir.join("driver")).unwrap();
+    }
+    fs::create_dir_all(root.join("sys/bus/pci/devices")).unwrap();
+    symlink(format!("../../../devices/{}", f.path), root.join("sys/bus/pci/devices").join(bdf)).unwrap();
+    if let Some((name, mtu)) = f.netdev {
+        let net = dir.join("net").join(name);
+        fs::create_dir_all(&net).unwrap();
+        fs::write(net.join("mtu"), format!("{mtu}\n")).unwrap();
+        symlink(format!("../../../{bdf}"), net.join("device")).unwrap();
+        fs::create_dir_all(root.join("sys/class/net")).unwrap();
+        symlink(format!("../../devices/{}/net/{name}", f.path), root.join("sys/class/net").join(name)).unwrap();
+    }
+}
+
+const NIC_SOCKET0: &str = "pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:00.0/0000:19:00.0";
+const GPU_SWITCH: &str = "pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:04.0/0000:1b:00.0";
+const GPU_SOCKET0: &str = "pci0000:2a/0000:2a:02.0/0000:2b:00.0";
+const NIC_SOCKET1: &str = "pci0000:9a/0000:9a:02.0/0000:9b:00.0";
+const GPU_SOCKET1: &str = "pci0000:9a/0000:9a:04.0/0000:9c:00.0";
+
+/// The two-socket node; without `gpu_on_socket1`, socket 1's NIC has no GPU near it.
+fn two_socket_node(root: &Path, gpu_on_socket1: bool) {
+    let nic = |path, name, numa, mtu| Function {
+        path,
+        vendor: 0x15b3,
+        device: 0x1021,
+        class: 0x020000,
+        numa,
+        driver: Some("mlx5_core"),
+        netdev: Some((name, mtu)),
+    };
+    let gpu = |path, numa| Function { path, vendor: 0x10de, device: 0x2330, class: 0x030200, numa, driver: Some("nvidia"), netdev: None };
+    let bridge =
+        |path, numa| Function { path, vendor: 0x8086, device: 0x347a, class: 0x060400, numa, driver: Some("pcieport"), netdev: None };
+    for f in [
+        bridge("pci0000:16/0000:16:02.0", 0),
+        bridge("pci0000:16/0000:16:02.0/0000:17:00.0", 0),
+        bridge("pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:00.0", 0),
+        bridge("pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:04.0", 0),
+        nic(NIC_SOCKET0, "ens1np0", 0, 9000),
+        gpu(GPU_SWITCH, 0),
+        bridge("pci0000:2a/0000:2a:02.0", 0),
+        gpu(GPU_SOCKET0, 0),
+        bridge("pci0000:9a/0000:9a:02.0", 1),
+        nic(NIC_SOCKET1, "ens2np0", 1, 9000),
+        // A BMC's VGA: a display controller, not of a GPU vendor.
+        Function {
+            path: "pci0000:00/0000:00:1c.0/0000:02:00.0",
+            vendor: 0x1a03,
+            device: 0x2000,
+            class: 0x030000,
+            numa: 0,
+            driver: Some("ast"),
+            netdev: None,
+        },
+        // An NVSwitch: NVIDIA's, but a bridge (class 06h/80h).
+        Function {
+            path: "pci0000:2a/0000:2a:04.0/0000:2c:00.0",
+            vendor: 0x10de,
+            device: 0x22a3,
+            class: 0x068000,
+            numa: 0,
+            driver: None,
+            netdev: None,
+        },
+    ] {
+        add(root, &f);
+    }
+    add(root, &bridge("pci0000:00/0000:00:1c.0", 0));
+    if gpu_on_socket1 {
+        add(root, &bridge("pci0000:9a/0000:9a:04.0", 1));
+        add(root, &gpu(GPU_SOCKET1, 1));
+    }
+}
+
+fn path(s: &str) -> Vec<String> {
+    s.split('/').map(str::to_string).collect()
+}
+
+#[test]
+fn two_socket_node_facts_come_from_sysfs() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let s = Sysfs::new(tmp.path());
+    let h = s.host_facts("ens1np0").unwrap();
+    assert_eq!(h.driver, Some(Fact::sysfs("mlx5_core".to_string())));
+    assert_eq!(h.pci_id, Some(Fact::sysfs("15b3:1021".to_string())));
+    assert_eq!(h.numa_node, Some(Fact::sysfs(0)));
+    assert_eq!(h.mtu, Some(Fact::sysfs(9000)));
+    assert_eq!(h.pci_path, Some(Fact::sysfs(path(NIC_SOCKET0))));
+    // sysfs holds no driver or firmware version: GDRVINFO gives them on a live node.
+    assert_eq!((h.driver_version, h.firmware_version), (None, None));
+    let gpus = h.gpus.unwrap();
+    assert_eq!(gpus.from, FactSource::Sysfs);
+    let found: Vec<(&str, &str, Option<i32>)> = gpus.value.iter().map(|g| (g.bus_info.as_str(), g.pci_id.as_str(), g.numa_node)).collect();
+    assert_eq!(
+        found,
+        [("0000:1b:00.0", "10de:2330", Some(0)), ("0000:2b:00.0", "10de:2330", Some(0)), ("0000:9c:00.0", "10de:2330", Some(1))]
+    );
+    assert_eq!(gpus.value[2].pci_path, path(GPU_SOCKET1));
+    assert_eq!(s.host_facts("eth9"), None);
+}
+
+/// Distances of each GPU from each NIC, worked out from the layout above.
+#[test]
+fn each_nic_sees_its_gpus_at_their_distance() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let s = Sysfs::new(tmp.path());
+    let placed = |nic: &str| {
+        let a = optics::analysis::host::analyze_host(&s.host_facts(nic).unwrap());
+        a.gpus.unwrap().into_iter().map(|g| (g.bus_info, g.distance)).collect::<Vec<_>>()
+    };
+    let own = |b: &str, d| (b.to_string(), d);
+    use PciDistance::*;
+    assert_eq!(placed("ens1np0"), [own("0000:1b:00.0", Pix), own("0000:2b:00.0", Node), own("0000:9c:00.0", Sys)]);
+    assert_eq!(placed("ens2np0"), [own("0000:9c:00.0", Phb), own("0000:1b:00.0", Sys), own("0000:2b:00.0", Sys)]);
+}
+
+#[test]
+fn a_nic_with_no_gpu_on_its_socket_has_only_remote_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), false);
+    let a = optics::analysis::host::analyze_host(&Sysfs::new(tmp.path()).host_facts("ens2np0").unwrap());
+    let nearest: Vec<_> = a.nearest_gpus().iter().map(|g| (g.bus_info.as_str(), g.distance)).collect();
+    assert_eq!(nearest, [("0000:1b:00.0", PciDistance::Sys), ("0000:2b:00.0", PciDistance::Sys)]);
+}
+
+#[test]
+fn a_node_without_gpus_says_it_could_not_check_locality() {
+    let tmp = tempfile::tempdir().unwrap();
+    add(
+        tmp.path(),
+        &Function {
+            path: "pci0000:00/0000:00:03.0",
+            vendor: 0x8086,
+            device: 0x1592,
+            class: 0x020000,
+            numa: -1,
+            driver: Some("ice"),
+            netdev: Some(("eth0", 1500)),
+        },
+    );
+    let h = Sysfs::new(tmp.path()).host_facts("eth0").unwrap();
+    assert_eq!((h.numa_node, h.gpus.map(|g| g.value.len())), (None, Some(0)));
+    let a = optics::analysis::host::analyze_host(&Sysfs::new(tmp.path()).host_facts("eth0").unwrap());
+    assert!(a.not_checked.iter().any(|n| n.contains("no GPUs found")), "{:?}", a.not_checked);
+}
+
+/// Host facts written into a capture read back through `scan --replay`: a `host` line
+/// between PCIe and link in the text, a `host` object in the JSON.
+#[test]
+fn recorded_host_facts_show_in_scan() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let s = Sysfs::new(tmp.path());
+    let mut facts = s.host_facts("ens1np0").unwrap();
+    facts.driver_version = Some(Fact::ioctl("6.8.0-45-generic".into()));
+    facts.firmware_version = Some(Fact::ioctl("28.39.1002 (MT_0000000838)".into()));
+    let capture = with_host(&simple_capture(&[cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])], 6, 1), &facts);
+    let file = tmp.path().join("host.jsonl");
+    fs::write(&file, capture).unwrap();
+
+    // What record writes, replay reads.
+    let back = optics::capture::read_capture(&file).unwrap();
+    let rec = back.interface_records_for("ens1np0").next().unwrap();
+    assert_eq!(rec.host.as_ref(), Some(&facts));
+
+    let out = optics().args(["scan", "--all", "--replay"]).arg(&file).env("COLUMNS", "200").assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let at =
+        |label: &str| lines.iter().position(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("no {label} line:\n{text}"));
+    assert!(at("pcie") < at("host") && at("host") < at("link"), "{text}");
+    assert_eq!(
+        lines[at("host")].trim(),
+        "host     mlx5_core 6.8.0-45-generic, firmware 28.39.1002 (MT_0000000838), NUMA node 0, MTU 9000; nearest GPU \
+         0000:1b:00.0 PIX (behind one PCIe switch), others 1 NODE, 1 SYS"
+    );
+
+    let out = optics().args(["scan", "--json", "--replay"]).arg(&file).assert().success().get_output().stdout.clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let host = &v["interfaces"][0]["host"];
+    assert_eq!(host["firmware_version"], json!({"value": "28.39.1002 (MT_0000000838)", "from": "ioctl"}));
+    assert_eq!(host["mtu"], json!({"value": 9000, "from": "sysfs"}));
+    assert_eq!(host["gpus"][0]["distance"], "PIX");
+    assert_eq!(host["not_checked"], json!([]));
+}
+
+/// `capture` with `facts` as the `host` of every interface record.
+fn with_host(capture: &str, facts: &HostFacts) -> String {
+    let mut out = String::new();
+    for line in capture.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if v["record"] == "interface" {
+            v["host"] = serde_json::to_value(facts).unwrap();
+        }
+        out += &(v.to_string() + "\n");
+    }
+    out
+}
