@@ -21,7 +21,7 @@ fn main() -> ExitCode {
             }
             // Errors quote interface names and capture text: escape their control characters.
             cli::diag(format_args!("optics: error: {}", optics::output::text::escape(&chain_text(&e))));
-            ExitCode::FAILURE
+            cli::exit_status_of(&e)
         }
     }
 }

@@ -50,6 +50,9 @@ pub enum ProfileError {
     Unknown { name: String, user: String },
 }
 
+/// The names of the built-in tiers ([`builtin`]), for help and shell completion.
+pub const BUILTIN_PROFILES: [&str; 4] = ["100g", "200g", "400g", "800g"];
+
 /// The built-in tiers. PCIe: a usable ceiling (pcie.rs) that carries the line rate, and
 /// the link trained at the card's own capability; no generation or width of their own, so
 /// every card that can carry the port passes: Gen3 x16 = 116 Gb/s for 100G; Gen4 x16 =
@@ -256,6 +259,12 @@ mod tests {
     use super::*;
     use crate::analysis::fec::FecKind;
     use crate::analysis::{LaneAnalysis, Verdict};
+
+    #[test]
+    fn every_builtin_name_is_a_tier() {
+        assert!(BUILTIN_PROFILES.iter().all(|n| builtin(n).is_some()));
+        assert!(builtin("300g").is_none());
+    }
 
     const fn pcie(generation: u8, width: u32) -> PcieMinimum {
         PcieMinimum { generation, width }

@@ -1,8 +1,10 @@
 //! `--profile NAME` (node validation by speed tier) and `--check` (monitoring-plugin mode:
 //! the Nagios/Icinga/Sensu plugin contract of a status line, perfdata and exit code).
 
+use super::generate::ProfileName;
+use super::usage;
 use clap::Args;
-use optics::analysis::profile::{apply, evaluate, resolve};
+use optics::analysis::profile::{apply, evaluate, resolve, NodeProfile};
 use optics::analysis::verdict::{join_codes, verdict_codes};
 use optics::analysis::{Config, InterfaceAnalysis, ReasonCode, Verdict};
 use optics::output::text::escape;
@@ -11,11 +13,17 @@ use std::process::ExitCode;
 #[derive(Args, Debug, Clone, Default)]
 pub struct CheckArgs {
     /// Validate against a speed-tier profile: 100g, 200g, 400g, 800g or one from the config file's node_profiles.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = ProfileName, hide_possible_values = true)]
     pub profile: Option<String>,
     /// Monitoring-plugin mode: one status line with perfdata; exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
-    #[arg(long)]
+    /// Its status is the output and the exit status, so --json and --fail-on do not go with it.
+    #[arg(long, conflicts_with_all = ["json", "fail_on"])]
     pub check: bool,
+}
+
+/// The profile `name`: the config file's, else a built-in tier; an unknown name is a usage error.
+fn profile_of(name: &str, cfg: &Config) -> anyhow::Result<NodeProfile> {
+    resolve(name, &cfg.node_profiles).map_err(|e| usage(e.to_string()))
 }
 
 /// Plugin states, in the order the plugin API numbers them.
@@ -53,10 +61,16 @@ impl Status {
 }
 
 impl CheckArgs {
+    /// `--profile` names a built-in tier or one of the config file's: checked before the
+    /// system is touched (a usage error, exit 2).
+    pub fn validate(&self, cfg: &Config) -> anyhow::Result<()> {
+        self.profile.as_deref().map_or(Ok(()), |name| profile_of(name, cfg).map(drop))
+    }
+
     /// Applies `--profile` to every analysis (below-profile checks become reasons).
     pub fn apply_profile(&self, analyses: &mut [InterfaceAnalysis], cfg: &Config) -> anyhow::Result<()> {
         let Some(name) = &self.profile else { return Ok(()) };
-        let p = resolve(name, &cfg.node_profiles)?;
+        let p = profile_of(name, cfg)?;
         for a in analyses.iter_mut() {
             let c = evaluate(name, &p, a);
             apply(&c, a);

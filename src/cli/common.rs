@@ -3,6 +3,7 @@
 use super::inputs::{open_capture, read_file, Opened, MAX_CONFIG_BYTES};
 use super::outputs::{remove_created, Guarded, Output};
 use super::peer::Peer;
+use super::usage;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::config::Config;
@@ -55,43 +56,49 @@ pub struct AnalysisArgs {
     /// Print JSON instead of the readable report.
     #[arg(long)]
     pub json: bool,
-    /// Exit with status 3 when any interface's verdict is at least this bad.
-    #[arg(long, value_enum, value_name = "VERDICT")]
-    pub fail_on: Option<FailOn>,
-}
-
-/// Exit status when `--fail-on` is met (1 is an error, 2 a usage error from clap).
-pub const VERDICT_FAILED: u8 = 3;
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Investigate,
-    Reject,
-    /// `compare` only: any lane significantly worse after than before.
-    Worse,
 }
 
 impl AnalysisArgs {
     pub fn config(&self) -> anyhow::Result<Config> {
         load_config(self.config.as_deref())
     }
+}
 
-    /// `--fail-on worse` compares two runs: only `compare` has them.
-    pub fn refuse_compare_only(&self) -> anyhow::Result<()> {
-        if self.fail_on == Some(FailOn::Worse) {
-            bail!("--fail-on worse judges a before/after comparison: use it with optics compare");
+/// Exit status when `--fail-on` is met (1 is an error, 2 a usage error).
+pub const VERDICT_FAILED: u8 = 3;
+
+/// `--fail-on` of the commands that give a verdict per interface (`scan`, `watch`);
+/// `compare` has its own, which also judges the change.
+#[derive(Args, Debug, Clone)]
+pub struct FailOnArgs {
+    /// Exit with status 3 when any interface's verdict is at least this bad.
+    #[arg(long, value_enum, value_name = "VERDICT")]
+    pub fail_on: Option<FailOn>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// A verdict of investigate or reject.
+    Investigate,
+    /// A verdict of reject.
+    Reject,
+}
+
+impl FailOn {
+    /// The least bad verdict that meets it.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            FailOn::Investigate => Verdict::Investigate,
+            FailOn::Reject => Verdict::Reject,
         }
-        Ok(())
     }
+}
 
+impl FailOnArgs {
     /// True when `--fail-on` is met by any verdict.
     pub fn failed(&self, analyses: &[InterfaceAnalysis]) -> bool {
         let worst = analyses.iter().map(|a| a.verdict).max();
-        match (self.fail_on, worst) {
-            (Some(FailOn::Investigate), Some(v)) => v >= Verdict::Investigate,
-            (Some(FailOn::Reject), Some(v)) => v >= Verdict::Reject,
-            _ => false,
-        }
+        self.fail_on.is_some_and(|f| worst >= Some(f.verdict()))
     }
 }
 
@@ -133,7 +140,7 @@ impl LiveArgs {
         .collect();
         if !given.is_empty() {
             let verb = if given.len() == 1 { "applies" } else { "apply" };
-            bail!("{} only {verb} when sampling the live system; it does nothing with {source}", given.join(", "));
+            return Err(usage(format!("{} only {verb} when sampling the live system; it does nothing with {source}", given.join(", "))));
         }
         Ok(())
     }
@@ -153,7 +160,7 @@ impl RangeArgs {
     pub fn range(&self) -> anyhow::Result<TimeRange> {
         if let (Some(f), Some(t)) = (self.from, self.to) {
             if t <= f {
-                bail!("--to ({t}) must be after --from ({f})");
+                return Err(usage(format!("--to ({t}) must be after --from ({f})")));
             }
         }
         Ok(TimeRange { from: self.from, to: self.to })

@@ -1,11 +1,9 @@
-use super::common::{
-    analyze_capture, analyze_engine, parse_duration, replay_opened, AnalysisArgs, FailOn, LiveArgs, RangeArgs, VERDICT_FAILED,
-};
+use super::common::{analyze_capture, analyze_engine, parse_duration, replay_opened, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::import::{load_inputs, Input};
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use anyhow::{bail, Context};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use optics::analysis::compare::{compare, Comparison};
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{Config, InterfaceAnalysis};
@@ -26,7 +24,7 @@ pub struct CompareArgs {
     /// (drift against a stored baseline).
     pub after: Option<PathBuf>,
     /// Only this interface (present in both).
-    #[arg(long = "interface", value_name = "IFACE")]
+    #[arg(long = "interface", value_name = "IFACE", conflicts_with = "pairs")]
     pub interface: Option<String>,
     /// Pair BEFORE's interface A with AFTER's B when their names differ (repeatable).
     #[arg(long = "pair", value_name = "A=B", value_parser = parse_pair)]
@@ -38,10 +36,22 @@ pub struct CompareArgs {
     pub window: Option<Duration>,
     #[command(flatten)]
     pub live: LiveArgs,
-    // `--fail-on investigate|reject` applies to the AFTER verdict; `--fail-on worse` exits 3
-    // when any lane is significantly worse after.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// Exit with status 3 when an AFTER verdict is at least this bad, or (worse) when any
+    /// lane is significantly worse after than before.
+    #[arg(long, value_enum, value_name = "GATE")]
+    pub fail_on: Option<CompareFailOn>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFailOn {
+    /// An AFTER verdict of investigate or reject.
+    Investigate,
+    /// An AFTER verdict of reject.
+    Reject,
+    /// Any lane significantly worse after than before.
+    Worse,
 }
 
 fn parse_pair(s: &str) -> Result<(String, String), String> {
@@ -59,9 +69,6 @@ struct CompareOutput<'a> {
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let inputs = [("BEFORE", Some(args.before.as_path())), ("AFTER", args.after.as_deref()), ("--config", args.analysis.config.as_deref())];
     check_outputs(&[("--record", args.live.record.as_deref())], &inputs)?;
-    if args.interface.is_some() && !args.pairs.is_empty() {
-        bail!("--interface and --pair both choose interfaces: use one");
-    }
     let cfg = args.analysis.config()?;
     let range = args.range.range()?;
     let only: Vec<String> = args.interface.iter().cloned().collect();
@@ -98,7 +105,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         text::write_comparisons(&mut out, &comparisons)?;
     }
     out.flush()?;
-    Ok(if failed(args.analysis.fail_on, &comparisons) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+    Ok(if failed(args.fail_on, &comparisons) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
 }
 
 /// One side analysed: a capture streamed through the engine, an import from memory.
@@ -116,12 +123,12 @@ fn analyze_input(input: Input, only: &[String], range: TimeRange, cfg: &Config) 
 }
 
 /// `--fail-on` over the comparisons: the AFTER verdicts, or any lane significantly worse.
-fn failed(fail_on: Option<FailOn>, comparisons: &[Comparison]) -> bool {
+fn failed(fail_on: Option<CompareFailOn>, comparisons: &[Comparison]) -> bool {
     let worst_after = comparisons.iter().map(|c| c.verdict_after).max();
     match fail_on {
-        Some(FailOn::Worse) => comparisons.iter().any(Comparison::any_worse),
-        Some(FailOn::Investigate) => worst_after >= Some(Verdict::Investigate),
-        Some(FailOn::Reject) => worst_after >= Some(Verdict::Reject),
+        Some(CompareFailOn::Worse) => comparisons.iter().any(Comparison::any_worse),
+        Some(CompareFailOn::Investigate) => worst_after >= Some(Verdict::Investigate),
+        Some(CompareFailOn::Reject) => worst_after >= Some(Verdict::Reject),
         None => false,
     }
 }

@@ -3,7 +3,7 @@ use super::inputs::open_capture;
 use super::outputs::{check_outputs, remove_created, Labelled, Output};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use anyhow::bail;
-use clap::Args;
+use clap::{ArgGroup, Args};
 use optics::capture::Record;
 use optics::capture::RecordSink;
 use optics::output::csv::{CsvSink, FlushPolicy};
@@ -12,6 +12,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
+// At least one output, any of them (clap names the three when none is given).
+#[command(group(ArgGroup::new("outputs").required(true).multiple(true).args(["csv", "json", "prometheus"])))]
 pub struct ExportArgs {
     /// The capture to export.
     #[arg(required_unless_present = "replay")]
@@ -20,7 +22,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "CAPTURE", conflicts_with = "capture")]
     pub replay: Option<PathBuf>,
     /// Write lane rows as CSV to this file (`-` for standard output).
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["json", "prometheus"])]
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Write the same rows as JSON Lines (one object per row) to this file (`-` for standard output).
     #[arg(long, value_name = "FILE")]

@@ -2,6 +2,7 @@
 
 use super::inputs::{self, Opened};
 use super::outputs::{check_outputs, remove_created, Output};
+use super::usage;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::capture::{Capture, CaptureReader, CaptureWriter, Record};
@@ -50,11 +51,11 @@ fn parse_positive(s: &str) -> Result<f64, String> {
 pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     for (p, _) in &args.at {
         if !args.inputs.contains(p) {
-            bail!("--at {}: not one of the inputs", p.display());
+            return Err(usage(format!("--at {}: not one of the inputs", p.display())));
         }
     }
     if args.window_s.is_some() && args.since_boot {
-        bail!("--window-s and --since-boot both give a lone snapshot's span: choose one");
+        return Err(usage("--window-s and --since-boot both give a lone snapshot's span: choose one"));
     }
     let opts =
         ImportOptions { at: args.at.clone(), window_s: args.window_s, since_boot: args.since_boot, interface: args.interface.clone() };

@@ -4,6 +4,7 @@
 use super::common::{local_header, FileSinks};
 use super::outputs::BestEffort;
 use super::present::stderr_width;
+use super::usage;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::capture::RecordSink;
@@ -55,7 +56,7 @@ pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Resul
         }
     }
     if i2c.is_some() && names.len() != 1 {
-        bail!("--i2c reads one module: name exactly one interface");
+        return Err(usage("--i2c reads one module: name exactly one interface"));
     }
     Ok(names)
 }

@@ -27,7 +27,8 @@ pub const EXIT_CODES: &str = "\
 Exit status:
   0  done; with --check: OK (accept)
   1  error: bad input, unknown interface, unreadable file; with --check: WARNING (investigate)
-  2  usage error (clap); with --check: CRITICAL (reject)
+  2  usage error (a flag or value clap refuses, a profile no config defines, a flag
+     that does nothing with this input); with --check: CRITICAL (reject)
   3  --fail-on met; with --check: UNKNOWN (no data, or an error such as an unreadable capture)";
 
 #[derive(Parser, Debug)]
@@ -63,9 +64,31 @@ pub enum Command {
     /// Markdown evidence for a ticket or a vendor: node, module, measured, expected, ruled out, conclusion.
     Report(report::ReportArgs),
     /// Shell completions (bash, zsh, fish) on stdout.
+    #[command(after_help = generate::COMPLETION_INSTALL)]
     Completions(generate::CompletionsArgs),
-    /// The man page (roff) on stdout.
-    Man,
+    /// Man pages (roff): optics(1) on stdout, `optics man scan` for optics-scan(1), `--dir DIR` writes them all.
+    Man(generate::ManArgs),
+}
+
+/// A mistake in what was typed that only shows after parsing (a flag that does nothing
+/// with this input, a profile the config file does not define): exit status 2, as clap's
+/// own usage errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(String);
+
+/// The error of a usage mistake ([`UsageError`]).
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    UsageError(message.into()).into()
+}
+
+/// The exit status of a failed run: 2 for a usage mistake, 1 for any other error.
+pub fn exit_status_of(e: &anyhow::Error) -> ExitCode {
+    if e.chain().any(|c| c.is::<UsageError>()) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// Writes one diagnostic line to stderr. A closed or full stderr (`2>/dev/full`) must not
@@ -100,6 +123,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Plot(args) => plot::run(args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => report::run(args).map(|()| ExitCode::SUCCESS),
         Command::Completions(args) => generate::completions(args).map(|()| ExitCode::SUCCESS),
-        Command::Man => generate::man().map(|()| ExitCode::SUCCESS),
+        Command::Man(args) => generate::man(args).map(|()| ExitCode::SUCCESS),
     }
 }

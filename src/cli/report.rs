@@ -34,8 +34,9 @@ pub struct ReportArgs {
     /// Thresholds file (JSON; see docs/config.md).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Validate against a speed-tier profile and show expected beside measured.
-    #[arg(long, value_name = "NAME")]
+    /// Validate against a speed-tier profile (100g, 200g, 400g, 800g or one from the config
+    /// file's node_profiles) and show expected beside measured.
+    #[arg(long, value_name = "NAME", value_parser = super::generate::ProfileName, hide_possible_values = true)]
     pub profile: Option<String>,
 }
 
@@ -44,12 +45,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let inputs = [("CAPTURE", Some(args.capture.as_path())), ("--peer", peer_path), ("--config", args.config.as_deref())];
     check_outputs(&[("--output", args.output.as_deref())], &inputs)?;
     let cfg = load_config(args.config.as_deref())?;
+    let profile = CheckArgs { profile: args.profile.clone(), check: false };
+    profile.validate(&cfg)?;
     let mut marks = EventMarks::default();
     let (engine, replayed) = replay_capture(&args.capture, TimeRange::whole(), &args.interfaces, &mut [&mut marks])?;
     let peer =
         args.peer.as_ref().map(|p| Peer::load(p, Some(&args.capture)).map(|p| p.with_lane_map(args.lane_map.as_ref()))).transpose()?;
     let mut analyses = analyze_engine(&engine, &args.interfaces, &cfg, peer.as_ref())?;
-    CheckArgs { profile: args.profile.clone(), check: false }.apply_profile(&mut analyses, &cfg)?;
+    profile.apply_profile(&mut analyses, &cfg)?;
     let peer_analyses = match &peer {
         Some(p) => analyze_engine(p.engine(), &[p.interface().to_string()], &cfg, None)?,
         None => Vec::new(),

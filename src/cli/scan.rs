@@ -1,10 +1,11 @@
 use super::check::CheckArgs;
-use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
+use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, FailOnArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
 use super::live::{self, LivePlan};
 use super::outputs::{check_outputs, stdout_taken};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use super::present::DisplayArgs;
-use anyhow::{bail, Context};
+use super::usage;
+use anyhow::Context;
 use clap::Args;
 use optics::analysis::InterfaceAnalysis;
 use optics::output::text::{self, TextOptions};
@@ -21,6 +22,7 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct ScanArgs {
     /// Interfaces (names or ifindex). None: every netdev with a module or FEC statistics.
+    #[arg(value_hint = super::generate::LIVE_INTERFACE)]
     pub interfaces: Vec<String>,
     /// Analyse a capture instead of the live system (the window is the whole capture).
     #[arg(long, value_name = "CAPTURE")]
@@ -42,6 +44,8 @@ pub struct ScanArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub gate: FailOnArgs,
     #[command(flatten)]
     pub check: CheckArgs,
     #[command(flatten)]
@@ -79,8 +83,8 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         ("--i2c", args.live.i2c.as_deref()),
     ];
     check_outputs(&[("--record", args.live.record.as_deref()), ("--prometheus", args.prometheus.as_deref())], &inputs)?;
-    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
+    args.check.validate(&cfg)?;
     let range = args.range.range()?;
     let peer =
         args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref()).map(|p| p.with_lane_map(args.lane_map.as_ref()))).transpose()?;
@@ -94,7 +98,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             if range.from.is_some() || range.to.is_some() {
-                bail!("--from/--to select part of a capture: use them with --replay");
+                return Err(usage("--from/--to select part of a capture: use them with --replay"));
             }
             let plan = LivePlan {
                 interfaces: live::resolve_interfaces(&args.interfaces, args.live.i2c.as_deref())?,
@@ -118,7 +122,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     args.check.finish(&analyses, &cfg, || {
         let opts = args.display.options(args.live.verbose);
         print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;
-        Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+        Ok(if args.gate.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
     })
 }
 

@@ -3,7 +3,8 @@
 use super::common::{check_interfaces, load_config, parse_duration, replay_capture};
 use super::inputs::{open_capture, rereadable};
 use super::live::resolve_interfaces;
-use anyhow::{bail, Context};
+use super::usage;
+use anyhow::Context;
 use clap::Args;
 use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
@@ -20,6 +21,7 @@ use std::time::Duration;
 pub struct ServeArgs {
     /// Interfaces to sample. None: every netdev with a module or FEC statistics, looked
     /// for again every --rediscover.
+    #[arg(value_hint = super::generate::LIVE_INTERFACE)]
     pub interfaces: Vec<String>,
     /// Address to serve /metrics on. Loopback by default; give another address to expose it.
     #[arg(long, default_value = "127.0.0.1:9464")]
@@ -76,29 +78,27 @@ pub fn serve_windows(
     let min = MIN_JUDGE_INTERVALS * interval_s;
     // NaN windows cannot come from parse_duration; a config value is range-checked.
     if w.judge_s < min {
-        bail!(
+        return Err(usage(format!(
             "--judge-window {} s is shorter than {MIN_JUDGE_INTERVALS} sample intervals ({min} s at {interval_s} s per sample): \
              a verdict needs a few counter deltas",
             w.judge_s
-        );
+        )));
     }
     if w.trend_s < cfg.trend_window_s || w.trend_s < w.judge_s {
-        bail!(
+        return Err(usage(format!(
             "--trend-window {} s is shorter than the span a trend needs (trend_window_s {} s) or than --judge-window ({} s)",
-            w.trend_s,
-            cfg.trend_window_s,
-            w.judge_s
-        );
+            w.trend_s, cfg.trend_window_s, w.judge_s
+        )));
     }
     Ok(w)
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     if !(args.speed.is_finite() && args.speed > 0.0) {
-        bail!("--speed must be a positive number (got {})", args.speed);
+        return Err(usage(format!("--speed must be a positive number (got {})", args.speed)));
     }
     if let Some(bad) = args.rolling_s.iter().find(|s| !(s.is_finite() && **s > 0.0)) {
-        bail!("--rolling takes positive seconds (got {bad})");
+        return Err(usage(format!("--rolling takes positive seconds (got {bad})")));
     }
     let cfg = load_config(args.config.as_deref())?;
     // Named interfaces must exist at start (a typo is an error, not an empty exporter), and

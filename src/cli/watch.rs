@@ -1,12 +1,15 @@
 use super::check::CheckArgs;
-use super::common::{analyze_engine, check_interfaces, parse_duration, replay_opened, AnalysisArgs, FileSinks, LiveArgs, VERDICT_FAILED};
+use super::common::{
+    analyze_engine, check_interfaces, parse_duration, replay_opened, AnalysisArgs, FailOnArgs, FileSinks, LiveArgs, VERDICT_FAILED,
+};
 use super::inputs::open_capture;
 use super::live::{self, LivePlan};
 use super::outputs::check_outputs;
 use super::present::DisplayArgs;
 use super::scan::{print_analyses, SourceInfo};
 use super::stop;
-use anyhow::{bail, Context};
+use super::usage;
+use anyhow::Context;
 use clap::Args;
 use optics::analysis::config::Config;
 use optics::analysis::InterfaceAnalysis;
@@ -23,6 +26,7 @@ use std::time::Duration;
 pub struct WatchArgs {
     /// Interfaces to sample (names or ifindex). None: every netdev with a module or FEC
     /// statistics, as `scan` finds them.
+    #[arg(value_hint = super::generate::LIVE_INTERFACE)]
     pub interfaces: Vec<String>,
     /// Stop after this long; without it, sample until Ctrl-C or another stop signal
     /// (SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM): the analysis is printed either way.
@@ -44,6 +48,8 @@ pub struct WatchArgs {
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     #[command(flatten)]
+    pub gate: FailOnArgs,
+    #[command(flatten)]
     pub check: CheckArgs,
     #[command(flatten)]
     pub display: DisplayArgs,
@@ -55,20 +61,20 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         &outputs,
         &[("--replay", args.replay.as_deref()), ("--config", args.analysis.config.as_deref()), ("--i2c", args.live.i2c.as_deref())],
     )?;
-    args.analysis.refuse_compare_only()?;
     let cfg = args.analysis.config()?;
+    args.check.validate(&cfg)?;
     if let Some(w) = args.judge_window {
         let interval = args.live.interval();
         if w < interval * 3 {
-            bail!(
+            return Err(usage(format!(
                 "--judge-window {w:?} is shorter than 3 sample intervals (--interval {interval:?}): a verdict needs a few counter deltas"
-            );
+            )));
         }
     }
     let (mut analyses, source, summary) = match &args.replay {
         Some(path) => {
             if args.live.i2c.is_some() {
-                bail!("--i2c reads the live system; it does not go with --replay");
+                return Err(usage("--i2c reads the live system; it does not go with --replay"));
             }
             let analyses = replay_into_sinks(path, &args, &cfg)?;
             (analyses, SourceInfo { kind: "replay", capture: Some(path.display().to_string()), from: None, to: None }, None)
@@ -94,7 +100,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     args.check.finish(&analyses, &cfg, || {
         let opts = args.display.options(args.live.verbose);
         print_analyses(&analyses, source, summary.as_ref(), args.analysis.json, &opts)?;
-        Ok(if args.analysis.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
+        Ok(if args.gate.failed(&analyses) { ExitCode::from(VERDICT_FAILED) } else { ExitCode::SUCCESS })
     })
 }
 

@@ -15,6 +15,7 @@ mod cli_outputs;
 mod cli_scan;
 mod cli_text;
 mod cli_trust_inputs;
+mod cli_usage;
 mod cli_verdict_gates;
 mod cli_watch;
 mod cli_watch_live;

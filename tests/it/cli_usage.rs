@@ -1,0 +1,206 @@
+//! The CLI as one piece: a man page per subcommand documenting every option, completions
+//! that name profiles and interfaces, `--fail-on` only where it applies, and usage
+//! mistakes exiting 2 (clap's convention) while analysis outcomes keep their codes.
+
+use crate::support::optics;
+use std::path::{Path, PathBuf};
+
+fn capture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The subcommands `optics --help` lists (clap's own `help` aside).
+fn subcommands() -> Vec<String> {
+    let help = text(&optics().arg("--help").output().unwrap().stdout);
+    let at = help.find("Commands:").expect("a Commands section");
+    help[at..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every `--long` option a subcommand's `--help` shows.
+fn long_options(sub: &str) -> Vec<String> {
+    let help = text(&optics().args([sub, "--help"]).output().unwrap().stdout);
+    let mut out: Vec<String> = help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+        .filter_map(|l| l.split([' ', ',']).find(|w| w.starts_with("--")).map(|w| w.split('=').next().unwrap().to_string()))
+        .collect();
+    out.dedup();
+    out
+}
+
+#[test]
+fn a_man_page_per_subcommand_documents_every_option() {
+    let subs = subcommands();
+    assert!(subs.len() >= 11 && subs.iter().any(|s| s == "scan"), "{subs:?}");
+    for sub in &subs {
+        let out = optics().args(["man", sub]).output().unwrap();
+        assert!(out.status.success(), "man {sub}: {}", text(&out.stderr));
+        let roff = text(&out.stdout);
+        assert!(roff.contains(&format!(".TH optics-{sub} 1")), "man {sub}: {}", &roff[..200.min(roff.len())]);
+        let options = long_options(sub);
+        assert!(!options.is_empty(), "{sub}");
+        for opt in options {
+            // roff escapes each '-'.
+            assert!(roff.contains(&opt.replace('-', "\\-")), "man {sub} lacks {opt}");
+        }
+    }
+    // The main page names the subcommands' pages, which now exist.
+    let main = text(&optics().arg("man").output().unwrap().stdout);
+    assert!(main.contains(".TH optics 1") && main.contains("optics\\-scan(1)") && main.contains("Exit status"));
+    let scan = text(&optics().args(["man", "scan"]).output().unwrap().stdout);
+    assert!(scan.contains("Exit status"));
+}
+
+#[test]
+fn man_dir_writes_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man1");
+    let out = optics().args(["man", "--dir"]).arg(&pages).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut want: Vec<String> = subcommands().iter().map(|s| format!("optics-{s}.1")).collect();
+    want.push("optics.1".into());
+    want.sort();
+    let mut have: Vec<String> = std::fs::read_dir(&pages).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    have.sort();
+    assert_eq!(have, want);
+    // Each path written is listed, one a line.
+    assert_eq!(text(&out.stdout).lines().count(), want.len());
+    let scan = std::fs::read_to_string(pages.join("optics-scan.1")).unwrap();
+    assert!(scan.contains("\\-\\-fail\\-on") && scan.contains("\\-\\-profile"));
+    // A subcommand that does not exist, or a page and --dir together: usage errors.
+    let out = optics().args(["man", "sacn"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no subcommand \"sacn\""), "{}", text(&out.stderr));
+    assert_eq!(optics().args(["man", "scan", "--dir"]).arg(&pages).output().unwrap().status.code(), Some(2));
+}
+
+/// Runs bash completion for the words typed so far (the last is the word being completed).
+fn bash_complete(script: &Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let prog = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={cword}; _optics_interfaces optics '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        words[cword],
+        words[cword - 1]
+    );
+    let out = std::process::Command::new("bash").arg("-c").arg(prog).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn completions_name_profiles_and_interfaces_in_every_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = |shell: &str| {
+        let out = optics().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        text(&out.stdout)
+    };
+    let bash = dir.path().join("optics.bash");
+    std::fs::write(&bash, script("bash")).unwrap();
+    let st = std::process::Command::new("bash").arg("-n").arg(&bash).status().unwrap();
+    assert!(st.success(), "bash -n rejects the completion script");
+    // The built-in tiers, and this machine's interfaces (lo always exists).
+    assert_eq!(bash_complete(&bash, &["optics", "scan", "--profile", ""]), ["100g", "200g", "400g", "800g"]);
+    let ifaces: Vec<String> = std::fs::read_dir("/sys/class/net").unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(ifaces.iter().any(|i| i == "lo"));
+    for sub in ["scan", "watch", "serve"] {
+        let got = bash_complete(&bash, &["optics", sub, "l"]);
+        assert!(got.iter().any(|w| w == "lo"), "{sub}: {got:?}");
+        // After an option that takes a value, that value is completed, not an interface.
+        let got = bash_complete(&bash, &["optics", sub, "--config", "l"]);
+        assert!(!got.iter().any(|w| w == "lo"), "{sub} --config: {got:?}");
+    }
+    // An option word is still completed as an option.
+    assert!(bash_complete(&bash, &["optics", "scan", "--rep"]).contains(&"--replay".to_string()));
+    let zsh = script("zsh");
+    assert!(zsh.contains("*::interfaces -- Interfaces (names or ifindex)") && zsh.contains(":_net_interfaces'"), "zsh");
+    assert!(zsh.contains(":NAME:(100g 200g 400g 800g)'"), "zsh profiles");
+    assert!(!zsh.contains("_hosts"), "no argument of optics is a host name");
+    let fish = script("fish");
+    for sub in ["scan", "watch", "serve"] {
+        assert!(fish.contains(&format!("__fish_optics_using_subcommand {sub}\" -f -a \"(__fish_print_interfaces)\"")), "fish {sub}");
+    }
+    assert!(fish.contains("-l profile") && fish.contains("100g\\t''"), "fish profiles");
+    assert!(!fish.contains("hostnames"));
+    // Where each shell looks for the script.
+    let help = text(&optics().args(["completions", "--help"]).output().unwrap().stdout);
+    for path in ["bash-completion/completions/optics", "zsh/site-functions/_optics", "vendor_completions.d/optics.fish"] {
+        assert!(help.contains(path), "{path}: {help}");
+    }
+}
+
+#[test]
+fn fail_on_worse_is_compare_only() {
+    let scan_help = text(&optics().args(["scan", "--help"]).output().unwrap().stdout);
+    let watch_help = text(&optics().args(["watch", "--help"]).output().unwrap().stdout);
+    let compare_help = text(&optics().args(["compare", "--help"]).output().unwrap().stdout);
+    assert!(!scan_help.contains("worse") && !watch_help.contains("worse"));
+    assert!(compare_help.contains("worse"));
+    let out = optics().args(["scan", "--fail-on", "worse", "--replay"]).arg(capture("sr4-200g-healthy.jsonl")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("[possible values: investigate, reject]"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn usage_mistakes_exit_2_and_analysis_outcomes_keep_their_codes() {
+    let healthy = capture("sr4-200g-healthy.jsonl");
+    let marginal = capture("sr4-200g-lane4-marginal.jsonl");
+    let code = |args: &[&str], cap: &Path| {
+        let out = optics().args(args).arg(cap).output().unwrap();
+        (out.status.code(), text(&out.stderr))
+    };
+    // Found by clap.
+    let (c, err) = code(&["scan", "--check", "--json", "--replay"], &healthy);
+    assert_eq!(c, Some(2), "{err}");
+    assert!(err.contains("'--check' cannot be used with '--json'"), "{err}");
+    assert_eq!(code(&["scan", "--check", "--fail-on", "reject", "--replay"], &healthy).0, Some(2));
+    let (c, err) = code(&["export"], &healthy);
+    assert_eq!(c, Some(2), "{err}");
+    assert!(err.contains("<--csv <FILE>|--json <FILE>|--prometheus <FILE>>"), "{err}");
+    // Found after parsing: a profile no config defines, a flag that does nothing here.
+    for cmd in ["scan", "report"] {
+        let args: &[&str] = if cmd == "scan" { &["scan", "--profile", "300g", "--replay"] } else { &["report", "--profile", "300g"] };
+        let (c, err) = code(args, &healthy);
+        assert_eq!(c, Some(2), "{cmd}: {err}");
+        assert!(err.contains("no profile named \"300g\" (built in: 100g, 200g, 400g, 800g)"), "{err}");
+    }
+    let (c, err) = code(&["scan", "--window", "3s", "--replay"], &healthy);
+    assert_eq!(c, Some(2), "{err}");
+    assert!(err.contains("--window only applies when sampling the live system"), "{err}");
+    let (c, _) = code(&["scan", "--from", "5", "--to", "1", "--replay"], &healthy);
+    assert_eq!(c, Some(2));
+    let out = optics().args(["scan", "--from", "5", "lo"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // Analysis outcomes: an unreadable capture is an error (1), a verdict met is 3, and the
+    // plugin's states are its own.
+    assert_eq!(code(&["scan", "--replay"], Path::new("/nonexistent/c.jsonl")).0, Some(1));
+    assert_eq!(code(&["scan", "--fail-on", "investigate", "--replay"], &marginal).0, Some(3));
+    assert_eq!(code(&["scan", "--fail-on", "investigate", "--replay"], &healthy).0, Some(0));
+    assert_eq!(code(&["scan", "--check", "--replay"], &marginal).0, Some(1));
+}
+
+#[test]
+fn plot_kind_says_what_it_draws() {
+    let help = text(&optics().args(["plot", "--help"]).output().unwrap().stdout);
+    let kind = &help[help.find("--kind <KIND>").expect("--kind")..];
+    let mut lines = kind.lines().skip(1).map(str::trim).filter(|l| !l.is_empty());
+    assert_eq!(lines.next(), Some("What to draw"));
+    for k in ["ber-vs-rx:", "margin-over-time:", "histogram:"] {
+        assert!(kind.contains(k), "{k}");
+    }
+}
