@@ -69,14 +69,15 @@ fn live_flags_on_a_replay_are_refused() {
     let cap = Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/sr4-200g-healthy.jsonl");
     for flags in [&["--window", "10s"][..], &["--interval", "2s"], &["--record", "/tmp/never-written.jsonl"]] {
         let out = optics().args(["scan", "--replay"]).arg(&cap).args(flags).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        // A usage mistake: exit 2, as clap's own.
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(flags[0]) && err.contains("does nothing with --replay"), "{flags:?}: {err}");
     }
     let out = optics().args(["scan", "--replay"]).arg(&cap).arg("-v").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("counters "), "-v shows where each counter came from");
     let out = optics().arg("compare").arg(&cap).arg(&cap).args(["--window", "3s"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does nothing with an AFTER capture"));
     assert!(!Path::new("/tmp/never-written.jsonl").exists());
 }
