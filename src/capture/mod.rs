@@ -151,12 +151,39 @@ pub struct EventRecord {
     /// At most [`MAX_MESSAGE_BYTES`] and a mark: cut as it is read ([`cut_message`]).
     #[serde(deserialize_with = "deserialize_message")]
     pub message: String,
+    /// `error` events: the layer that failed (absent in captures written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<ErrorLayer>,
 }
 
 impl EventRecord {
     /// An event whose message is held to [`MAX_MESSAGE_BYTES`] ([`cut_message`]).
     pub fn new(t: f64, interface: &str, kind: EventKind, message: &str) -> Self {
-        EventRecord { t, interface: interface.to_string(), kind, message: cut_message(message).into_owned() }
+        EventRecord { t, interface: interface.to_string(), kind, message: cut_message(message).into_owned(), layer: None }
+    }
+
+    /// An `error` event of `layer`.
+    pub fn error(t: f64, interface: &str, layer: ErrorLayer, message: &str) -> Self {
+        EventRecord { layer: Some(layer), ..EventRecord::new(t, interface, EventKind::Error, message) }
+    }
+}
+
+/// Where a sampling error came from (`optics_sample_errors_total{layer}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorLayer {
+    /// The module's EEPROM (DOM, identity).
+    Module,
+    /// Link state, FEC, driver or PCIe counters.
+    Counters,
+}
+
+impl ErrorLayer {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorLayer::Module => "module",
+            ErrorLayer::Counters => "counters",
+        }
     }
 }
 

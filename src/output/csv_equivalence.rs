@@ -105,6 +105,7 @@ fn variants(records: &[Record]) -> Vec<(&'static str, Vec<Record>)> {
                 interface: ir.interface.clone(),
                 kind: EventKind::InterfaceGone,
                 message: "gone".into(),
+                layer: None,
             })),
             _ => None,
         })

@@ -21,7 +21,7 @@ use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
 use super::ticker::Ticker;
 use crate::capture::RecordSink;
-use crate::capture::{round_t, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
+use crate::capture::{round_t, ErrorLayer, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{LinkInfo, LinkState, PortCounters};
 use crate::source::{IoCounts, Source, SourceError};
 use std::future::Future;
@@ -113,6 +113,10 @@ fn event(iface: &str, t: f64, kind: EventKind, message: String) -> Record {
     Record::Event(EventRecord::new(t, iface, kind, &message))
 }
 
+fn error(iface: &str, t: f64, layer: ErrorLayer, message: String) -> Record {
+    Record::Event(EventRecord::error(t, iface, layer, &message))
+}
+
 /// One source answer: `NotSupported` -> `None`; other errors -> `None` plus an error
 /// event; `NoDevice` -> `Err(interface_gone event)`.
 fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Record>) -> Result<Option<T>, Gone> {
@@ -121,7 +125,7 @@ fn check<T>(iface: &str, t: f64, r: Result<T, SourceError>, errors: &mut Vec<Rec
         Err(e) if e.is_no_device() => Err(Gone(EventRecord::new(t, iface, EventKind::InterfaceGone, &e.to_string()))),
         Err(e) if e.is_not_supported() => Ok(None),
         Err(e) => {
-            errors.push(event(iface, t, EventKind::Error, e.to_string()));
+            errors.push(error(iface, t, ErrorLayer::Counters, e.to_string()));
             Ok(None)
         }
     }
@@ -250,7 +254,7 @@ impl Iface {
                     format!("module read failed: {e}")
                 };
                 if self.module_error.as_ref() != Some(&msg) {
-                    errors.push(self.event(t, EventKind::Error, msg.clone()));
+                    errors.push(error(&self.name, t, ErrorLayer::Module, msg.clone()));
                     self.module_error = Some(msg);
                 }
                 Ok(None)

@@ -21,7 +21,7 @@ pub mod http;
 use crate::analysis::InterfaceAnalysis;
 use crate::analysis::{analyze, Config};
 use crate::capture::RecordSink;
-use crate::capture::{CaptureReader, EventKind, Record};
+use crate::capture::{CaptureReader, ErrorLayer, EventKind, Record};
 use crate::output::html::status_page;
 use crate::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks};
 use crate::sample::engine::{Engine, EngineConfig};
@@ -142,6 +142,9 @@ pub struct Exporter {
     flr_peaks: BTreeMap<String, HourMax>,
     /// Latest record time (shifted), the clock of the peaks.
     last_t: f64,
+    /// Per interface, the module error counted and not yet over (a module read since
+    /// ends it).
+    module_errors: BTreeMap<String, String>,
     stats: ExporterStats,
     shared: Arc<Shared>,
     pending: PendingConfig,
@@ -171,6 +174,7 @@ impl Exporter {
             windows,
             flr_peaks: BTreeMap::new(),
             last_t: f64::NEG_INFINITY,
+            module_errors: BTreeMap::new(),
             stats,
             shared,
             pending: PendingConfig::default(),
@@ -194,6 +198,7 @@ impl Exporter {
             self.engine.remove(iface);
             self.metrics.forget(iface);
             self.flr_peaks.remove(iface);
+            self.module_errors.remove(iface);
             log(LOG_WARNING, &format!("interface {iface} removed: {why}; its series are no longer exported"));
         }
     }
@@ -294,8 +299,19 @@ impl RecordSink for Exporter {
                     return Ok(());
                 }
                 EventKind::Error => {
-                    self.count_error(if e.message.starts_with("module") { "module" } else { "counters" });
-                    log(LOG_WARNING, &format!("interface {}: {}", e.interface, e.message));
+                    // A module error is reported again each time the sampler restarts on a
+                    // new interface set: one condition is counted (and logged) once, until
+                    // a module read succeeds or the interface goes. Layer unknown (a
+                    // capture written before events carried it): counters.
+                    let layer = e.layer.unwrap_or(ErrorLayer::Counters);
+                    let known = layer == ErrorLayer::Module && self.module_errors.get(&e.interface) == Some(&e.message);
+                    if !known {
+                        self.count_error(layer.as_str());
+                        log(LOG_WARNING, &format!("interface {}: {}", e.interface, e.message));
+                    }
+                    if layer == ErrorLayer::Module {
+                        self.module_errors.insert(e.interface.clone(), e.message.clone());
+                    }
                 }
                 EventKind::ModuleChanged | EventKind::CounterReset => {
                     log(LOG_NOTICE, &format!("interface {}: {}: {}", e.interface, e.kind.as_str(), e.message));
@@ -313,6 +329,9 @@ impl RecordSink for Exporter {
         let rec = shifted(rec, self.t_offset);
         if let Record::Sample(s) = &rec {
             self.last_t = self.last_t.max(s.t);
+            if s.module.is_some() {
+                self.module_errors.remove(&s.interface);
+            }
         }
         self.engine.push(&rec);
         Ok(())

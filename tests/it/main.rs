@@ -48,6 +48,7 @@ mod peer_link_loss;
 mod pipeline_never_panics;
 mod plots;
 mod serve_connection_limits;
+mod serve_error_counts;
 mod serve_http_abuse;
 mod serve_judge_window;
 mod serve_live_veth;

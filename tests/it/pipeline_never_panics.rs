@@ -308,7 +308,7 @@ fn sample_record() -> impl Strategy<Value = Record> {
 fn event_record() -> impl Strategy<Value = Record> {
     let kind = select(&[EventKind::CounterReset, EventKind::ModuleChanged, EventKind::InterfaceGone, EventKind::Error][..]);
     (timestamp(), select(IFACES), kind, prop_oneof![Just("module read failed".to_string()), ".{0,20}"])
-        .prop_map(|(t, iface, kind, message)| Record::Event(EventRecord { t, interface: iface.into(), kind, message }))
+        .prop_map(|(t, iface, kind, message)| Record::Event(EventRecord { t, interface: iface.into(), kind, message, layer: None }))
 }
 
 /// How the generated timestamps are rewritten, so that windows with several samples

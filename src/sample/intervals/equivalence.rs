@@ -120,7 +120,7 @@ fn events_at(interface: &str, t: f64, n: usize) -> Vec<Record> {
     (0..n)
         .map(|i| {
             let (kind, message) = kinds[i % kinds.len()];
-            Record::Event(EventRecord { t, interface: interface.to_string(), kind, message: format!("{message} #{i}") })
+            Record::Event(EventRecord { t, interface: interface.to_string(), kind, message: format!("{message} #{i}"), layer: None })
         })
         .collect()
 }
