@@ -220,3 +220,14 @@ mod never_panics {
         assert!(m.tx_power_mw.is_empty(), "{m:?}");
     }
 }
+
+#[test]
+fn an_unread_file_is_told_which_switch_views_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("notes.txt");
+    std::fs::write(&f, "Ethernet48 is flapping, see ticket\n").unwrap();
+    let o = optics().arg("import").arg(&f).arg("-o").arg(dir.path().join("c.jsonl")).output().unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("show interfaces transceiver eeprom --dom") && err.contains("show interfaces diagnostics optics"), "{err}");
+}
