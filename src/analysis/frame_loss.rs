@@ -156,6 +156,10 @@ pub struct FrameLoss {
     /// From the histogram's tail: predicted uncorrectable / all codewords, and its FLR.
     pub predicted_codeword_error_ratio: Option<f64>,
     pub predicted_flr: Option<f64>,
+    /// SONiC `port_flr.lua`'s figure, for cross-checking against switch output: the
+    /// histogram's straight line summed over t+1..=t+5, over all codewords, times X + 1/8
+    /// (its MFC = 8). Its line is this one when bin 0 is the peak and bins are single symbols.
+    pub sonic_predicted_flr: Option<f64>,
     /// The module's and the PHY's budgets (RS(544,514) PMDs); empty for other FECs.
     pub budgets: Vec<FlrBudget>,
 }
@@ -208,6 +212,12 @@ pub fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
         input.histogram.and_then(|h| h.predicted_uncorrectable_per_s).zip(codewords).map(|(u, c)| (u * input.duration_s / c).min(1.0));
     let flr = cer.zip(factor).map(|(c, f)| (c * f).min(1.0));
     let predicted_flr = predicted_cer.zip(factor).map(|(c, f)| (c * f).min(1.0));
+    let sonic_predicted_flr = input.histogram.and_then(|h| {
+        let (slope, intercept, t) = (h.tail_slope_log10_per_symbol?, h.tail_intercept_log10?, h.correction_limit_symbols?);
+        let cw = codewords?;
+        let cer: f64 = (t + 1..=t + 5).map(|j| 10f64.powf(intercept + slope * f64::from(j))).sum::<f64>() / cw;
+        Some((cer * (f64::from(x?.0) + 1.0 / 8.0)).min(1.0))
+    });
     let budgets = if fec == FecKind::Rs544 {
         [("module", MODULE_FLR_BUDGET), ("phy", PHY_FLR_BUDGET)]
             .into_iter()
@@ -236,6 +246,7 @@ pub fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
         flr,
         predicted_codeword_error_ratio: predicted_cer,
         predicted_flr,
+        sonic_predicted_flr,
         budgets,
     })
 }

@@ -13,10 +13,13 @@
 //!   log10(density) against symbol errors over the non-empty bins above the peak (the bin
 //!   of highest density) and at or below t.
 //! - The fitted line is extrapolated to t+1 and summed as a geometric series over
-//!   t+1, t+2, ...: predicted uncorrectable codewords per second = density(t+1) / (1 − 10^slope)
-//!   per window second. For independent symbol errors the true tail is binomial and falls
-//!   faster than any line on a log scale, so the straight line over-predicts: a warning,
-//!   not an underestimate. Error bursts flatten the tail, which the fit sees as they happen.
+//!   t+1, t+2, ...: density(t+1) / (1 − 10^slope) per window (`line_predicted_uncorrectable_per_s`).
+//!   For independent symbol errors the true tail is binomial and falls faster than any line
+//!   on a log scale, so the line over-predicts, by decades on a random channel.
+//! - So the port's histogram is also fitted with distributions ([`super::tail_models`]:
+//!   binomial, negative binomial, Pólya–Aeppli), chosen by AIC among those χ² does not
+//!   reject; the chosen model's P(k > t) gives `predicted_uncorrectable_per_s` and its
+//!   interval. The line stands only when the data cannot tell (`prediction_model` "line").
 //! - Frame loss ratio: the predicted codeword error ratio (predicted uncorrectable over
 //!   all codewords) times the port's FLR / CER factor (1 + X·MFC) / MFC, X the codewords
 //!   its PCS interleaves ([`super::frame_loss`]). All codewords per second come from the
@@ -26,6 +29,7 @@
 use super::fec::FecKind;
 use super::frame_loss;
 use super::stats::line_fit;
+use super::tail_models::{self, TailModelKind, TailModels};
 use super::{count, Context, Reason, ReasonCode, Severity};
 use crate::counters::FecHistogramBin;
 use serde::Serialize;
@@ -78,15 +82,42 @@ pub struct FecHistogram {
     /// in the JSON: the slope and the predictions are what it is judged by).
     #[serde(skip)]
     pub tail_intercept_log10: Option<f64>,
+    /// From the chosen model (`prediction_model`), else the straight line.
     pub predicted_uncorrectable_per_s: Option<f64>,
+    /// The chosen model's 95% interval (the line has none).
+    pub predicted_uncorrectable_per_s_low: Option<f64>,
+    pub predicted_uncorrectable_per_s_high: Option<f64>,
+    /// What `predicted_uncorrectable_per_s` comes from.
+    pub prediction_model: Option<PredictedBy>,
+    /// The straight line's own prediction, beside the model's.
+    pub line_predicted_uncorrectable_per_s: Option<f64>,
     pub predicted_flr: Option<f64>,
     pub fit_r2: Option<f64>,
     pub bins_used: usize,
     /// Codewords per second, from the histogram (bin 0 counted) or the lane rate.
     pub codewords_per_s: Option<f64>,
+    /// Every model fitted to the port's histogram and the choice (not per lane).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_models: Option<TailModels>,
     /// Per-lane histograms, when the driver gives per-lane bin values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lanes: Vec<FecHistogram>,
+}
+
+/// Where a predicted uncorrectable rate comes from: a fitted model, or the straight line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredictedBy {
+    Model(TailModelKind),
+    Line,
+}
+
+impl Serialize for PredictedBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PredictedBy::Model(k) => k.serialize(s),
+            PredictedBy::Line => s.serialize_str("line"),
+        }
+    }
 }
 
 /// What the analysis knows that the bins do not say.
@@ -113,6 +144,7 @@ pub fn analyze(input: &HistogramInput) -> Option<FecHistogram> {
     }
     let counts: Vec<(u32, u32, u64)> = input.bins.iter().map(|b| (b.low, b.high, b.count)).collect();
     let mut h = summarize(&counts, input, input.line_codewords_per_s);
+    model_tail(&mut h, input);
     let lanes = input.bins.iter().map(|b| b.per_lane.len()).max().unwrap_or(0);
     // A lane's share of the line's codewords is unknown (RS codewords are striped across
     // lanes), so per-lane predictions use the lane's own bin-0 count when it has one.
@@ -160,11 +192,36 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     // Codewords in the window with exactly t+1 errors, then the geometric sum beyond.
     let at_t1 = 10f64.powf(fit.intercept + fit.slope * f64::from(t + 1));
     let uncorrectable = at_t1 / (1.0 - 10f64.powf(fit.slope)) / input.duration_s;
-    h.predicted_uncorrectable_per_s = Some(uncorrectable);
-    if let (Some(cw), Some(factor)) = (codewords_per_s.filter(|c| *c > 0.0), input.flr_per_codeword_error_ratio) {
-        h.predicted_flr = Some((uncorrectable / cw * factor).min(1.0));
-    }
+    h.line_predicted_uncorrectable_per_s = Some(uncorrectable);
+    set_prediction(&mut h, input, PredictedBy::Line, uncorrectable, None);
     h
+}
+
+fn set_prediction(h: &mut FecHistogram, input: &HistogramInput, by: PredictedBy, per_s: f64, interval: Option<(f64, f64)>) {
+    h.prediction_model = Some(by);
+    h.predicted_uncorrectable_per_s = Some(per_s);
+    h.predicted_uncorrectable_per_s_low = interval.map(|i| i.0);
+    h.predicted_uncorrectable_per_s_high = interval.map(|i| i.1);
+    h.predicted_flr = match (h.codewords_per_s.filter(|c| *c > 0.0), input.flr_per_codeword_error_ratio) {
+        (Some(cw), Some(factor)) => Some((per_s / cw * factor).min(1.0)),
+        _ => None,
+    };
+}
+
+/// The port's histogram fitted with distributions; the chosen one's P(k > t) replaces the
+/// line's prediction.
+fn model_tail(h: &mut FecHistogram, input: &HistogramInput) {
+    let (Some((n, _)), Some(t)) = (rs_geometry(input.fec), h.correction_limit_symbols) else { return };
+    let counts: Vec<(u32, u32, u64)> = h.bins.iter().map(|b| (b.low, b.high, b.count)).collect();
+    let Some(models) = tail_models::fit(&counts, n, t) else { return };
+    if let (Some(kind), Some(share)) = (models.selected, models.uncorrectable_share) {
+        // Shares of all codewords; the bins hold the correctable ones, 1 − share of them.
+        let total: f64 = counts.iter().map(|c| c.2 as f64).sum();
+        let per_s = |q: f64| total * q / (1.0 - q).max(f64::MIN_POSITIVE) / input.duration_s;
+        let interval = models.uncorrectable_share_low.zip(models.uncorrectable_share_high).map(|(lo, hi)| (per_s(lo), per_s(hi)));
+        set_prediction(h, input, PredictedBy::Model(kind), per_s(share), interval);
+    }
+    h.tail_models = Some(models);
 }
 
 /// A rate as people read it: "34" and "2.5" rather than "3.4e1" and "2.5e0"; rates
@@ -211,12 +268,24 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
         return Some(h);
     };
     let fec = cx.fec.name();
-    let prediction = match (h.predicted_uncorrectable_per_s, h.predicted_flr, h.fit_r2) {
-        (Some(u), flr, Some(r2)) => format!(
-            "; the tail fit over {} bins (R² {r2:.2}) predicts {} uncorrectable codewords/s{}",
+    let flr = h.predicted_flr.map(|f| format!(", frame loss ratio {f:.1e}")).unwrap_or_default();
+    let why_line = h.tail_models.as_ref().and_then(|m| m.note.as_deref()).map(|n| format!(", as {n}")).unwrap_or_default();
+    let prediction = match (h.prediction_model, h.predicted_uncorrectable_per_s) {
+        (Some(PredictedBy::Model(kind)), Some(u)) => {
+            let fit = h.tail_models.as_ref().and_then(|m| m.fits.iter().find(|f| f.model == kind));
+            let quality = fit.and_then(|f| f.chi2_p).map(|p| format!(" (χ² p {p:.2})")).unwrap_or_default();
+            let interval = h
+                .predicted_uncorrectable_per_s_low
+                .zip(h.predicted_uncorrectable_per_s_high)
+                .map(|(lo, hi)| format!(" (95%: {lo:.3e} to {hi:.3e})"))
+                .unwrap_or_default();
+            format!("; the {} model{quality} predicts {} uncorrectable codewords/s{interval}{flr}", kind.name(), rate_text(u))
+        }
+        (_, Some(u)) => format!(
+            "; the straight-line tail over {} bins (R² {:.2}{why_line}) predicts {} uncorrectable codewords/s{flr}",
             h.bins_used,
-            rate_text(u),
-            flr.map(|f| format!(", frame loss ratio {f:.1e}")).unwrap_or_default()
+            h.fit_r2.unwrap_or(0.0),
+            rate_text(u)
         ),
         _ => format!("; {} tail bin(s) above the peak: no tail fit", h.bins_used),
     };
@@ -305,8 +374,13 @@ mod tests {
         assert!((h.fit_r2.unwrap() - 1.0).abs() < 1e-12);
         // Line: log10 N = 8 - s -> N(16) = 1e-8; geometric sum 1e-8 / (1 - 0.1) = 1.111e-8
         // over 10 s = 1.111e-9 per s.
+        let line = h.line_predicted_uncorrectable_per_s.unwrap();
+        assert!((line - 1.0e-8 / 0.9 / 10.0).abs() < 1e-20, "{line}");
+        // A decade per symbol from bin 1 is one burst continuing with θ = 0.1 (Pólya–Aeppli):
+        // that model is chosen, and its tail is the line's to within the few bursts that pair up.
+        assert_eq!(h.prediction_model, Some(PredictedBy::Model(TailModelKind::PolyaAeppli)), "{:#?}", h.tail_models);
         let u = h.predicted_uncorrectable_per_s.unwrap();
-        assert!((u - 1.0e-8 / 0.9 / 10.0).abs() < 1e-20, "{u}");
+        assert!(u / line < 3.0 && line / u < 3.0, "{u} vs {line}");
         // Codewords: (1e9 + 1111111) / 10 s; FLR = CER x the factor given (X = 2, 64-octet frames).
         let cw = (1e9 + 11_111_100.0) / 10.0;
         assert!((h.codewords_per_s.unwrap() - cw).abs() < 1e-3);
@@ -325,7 +399,9 @@ mod tests {
         assert!((slope + 3.0 / 3.5).abs() < 1e-12);
         // log10 density at 8 = 3 + slope x 2.5 = 0.857 -> 7.197 codewords, sum / (1 - 10^slope).
         let at8 = 10f64.powf(3.0 + slope * 2.5);
-        assert!((h.predicted_uncorrectable_per_s.unwrap() - at8 / (1.0 - 10f64.powf(slope)) / 10.0).abs() < 1e-9);
+        assert!((h.line_predicted_uncorrectable_per_s.unwrap() - at8 / (1.0 - 10f64.powf(slope)) / 10.0).abs() < 1e-9);
+        // Three non-empty bins: two-parameter models are chosen by AIC alone, and say so.
+        assert!(h.tail_models.unwrap().note.is_some());
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod series;
 pub mod series_margin;
 pub mod shares;
 pub mod stats;
+pub mod tail_models;
 mod transmitter;
 pub mod trend;
 pub mod trend_lanes;

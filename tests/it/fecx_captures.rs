@@ -8,7 +8,12 @@
 //!   = 672 bits: MFC = 5120 / 672 frames per codeword. 400GBASE-R interleaves X = 2 codewords
 //!   (IEEE 802.3 Clause 119): FLR = CER x (1 + X·MFC) / MFC = CER x (2 + 672 / 5120).
 //! - Bins are single-symbol, so each bin's density is its count; the fitted line through
-//!   counts c·r^(s) is exact, and its sum past t is N(t+1) / (1 - r).
+//!   counts c·r^(s) is exact, and its sum past t is N(t+1) / (1 - r): the generating
+//!   channel's true uncorrectable count (`line_predicted_uncorrectable_per_s`).
+//! - A geometric tail from bin 1 on is one burst per errored codeword continuing with
+//!   probability r: the Pólya–Aeppli model is chosen, and its prediction
+//!   (`predicted_uncorrectable_per_s`) must come within 5% of the truth (the issue asks 3x;
+//!   its bursts that pair up are what differ).
 
 use crate::support;
 #[allow(dead_code)]
@@ -78,9 +83,11 @@ fn healthy_histogram_has_headroom_and_a_negligible_prediction() {
     assert!(close(f(&h["fit_r2"]), 1.0, 1e-9));
     // N(16) = 6 x 10^-9 per window; / (1 - 0.1) = 6.667e-9; / 60 s = 1.111e-10 per s.
     let u = 6e-9 / 0.9 / 60.0;
-    assert!(close(f(&h["predicted_uncorrectable_per_s"]), u, 1e-3));
+    assert!(close(f(&h["line_predicted_uncorrectable_per_s"]), u, 1e-3));
+    assert_eq!(h["prediction_model"], "polya_aeppli");
+    assert!(close(f(&h["predicted_uncorrectable_per_s"]), u, 0.05));
     // FLR = (6.667e-9 / 4.6875e9) x 2.13125 = 3.031e-18.
-    assert!(close(f(&h["predicted_flr"]), 6e-9 / 0.9 / WINDOW_CODEWORDS * FLR_PER_CER, 1e-3));
+    assert!(close(f(&h["predicted_flr"]), 6e-9 / 0.9 / WINDOW_CODEWORDS * FLR_PER_CER, 0.05));
     assert!(a["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("8 symbol(s) of headroom")));
 }
 
@@ -97,10 +104,12 @@ fn tail_creeping_to_t_is_flagged_before_any_frame_is_lost() {
     assert!(close(f(&h["tail_slope_log10_per_symbol"]), -(4f64.log10()), 1e-6));
     assert!(close(f(&h["fit_r2"]), 1.0, 1e-9));
     // N(16) = 4^-2 = 1/16 per window; / (1 - 1/4) = 1/12; / 60 s = 1.389e-3 per s.
-    assert!(close(f(&h["predicted_uncorrectable_per_s"]), 1.0 / 12.0 / 60.0, 1e-3));
+    assert!(close(f(&h["line_predicted_uncorrectable_per_s"]), 1.0 / 12.0 / 60.0, 1e-3));
+    assert_eq!(h["prediction_model"], "polya_aeppli");
+    assert!(close(f(&h["predicted_uncorrectable_per_s"]), 1.0 / 12.0 / 60.0, 0.05));
     // FLR = (1/12) / 4.6875e9 x 2.13125 = 3.789e-11: under the 6.2e-11 limit, so headroom alone flags it.
     let flr = 1.0 / 12.0 / WINDOW_CODEWORDS * FLR_PER_CER;
-    assert!(close(f(&h["predicted_flr"]), flr, 1e-3) && flr < 6.2e-11);
+    assert!(close(f(&h["predicted_flr"]), flr, 0.05) && f(&h["predicted_flr"]) < 6.2e-11);
     let msg = reason(a, "fec_tail_near_limit")["message"].as_str().unwrap();
     assert!(msg.contains("up to 14 symbol errors") && msg.contains("t = 15") && msg.contains("no codeword was uncorrectable yet"), "{msg}");
 }
@@ -115,9 +124,12 @@ fn failing_tail_predicts_the_uncorrectables_it_has() {
     assert_eq!((h["max_symbol_errors"].as_u64(), h["headroom_symbols"].as_i64()), (Some(15), Some(0)));
     // 2^(26-s): N(16) = 1024, / (1 - 1/2) = 2048 per window = the generator's uncorrectables; 34.13 per s.
     let per_s = FAILING_UNCORRECTABLE as f64 / 60.0;
-    assert!(close(f(&h["predicted_uncorrectable_per_s"]), per_s, 1e-3));
+    assert!(close(f(&h["line_predicted_uncorrectable_per_s"]), per_s, 1e-3));
+    assert_eq!(h["prediction_model"], "polya_aeppli");
+    assert!(close(f(&h["predicted_uncorrectable_per_s"]), per_s, 0.05));
+    assert!(f(&h["predicted_uncorrectable_per_s_low"]) <= f(&h["predicted_uncorrectable_per_s"]));
     // FLR = 2048 / 4.6875e9 x 2.13125 = 9.311e-7.
-    assert!(close(f(&h["predicted_flr"]), 2048.0 / WINDOW_CODEWORDS * FLR_PER_CER, 1e-3));
+    assert!(close(f(&h["predicted_flr"]), 2048.0 / WINDOW_CODEWORDS * FLR_PER_CER, 0.05));
     // Observed: 2048 uncorrectable of the histogram's 4.6875e9 plus those 2048 (no bin past t):
     // CER 4.369e-7, FLR 9.311e-7, over both budgets (module 1.7e-12, PHY 6.2e-11).
     let fl = &a["frame_loss"];
@@ -134,6 +146,9 @@ fn failing_tail_predicts_the_uncorrectables_it_has() {
         .map(|b| (b["name"].as_str().unwrap(), f(&b["flr"]), b["observed_within"].as_bool().unwrap()))
         .collect();
     assert_eq!(budgets, [("module", 1.7e-12, false), ("phy", 6.2e-11, false)]);
+    // SONiC's figure: the line 2^(26-s) over 16..=20 = 1024 + 512 + 256 + 128 + 64 = 1984 codewords,
+    // / (4.6875e9 + 2048) x (2 + 1/8).
+    assert!(close(f(&fl["sonic_predicted_flr"]), 1984.0 / (WINDOW_CODEWORDS + 2048.0) * 2.125, 1e-6), "{fl}");
     assert!(reason(a, "fec_tail_near_limit")["message"].as_str().unwrap().contains("2048 codewords were already uncorrectable"));
 }
 

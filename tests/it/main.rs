@@ -29,6 +29,7 @@ mod decode_vdm;
 mod deploy_textfile_unit;
 mod engine_equivalence;
 mod engine_stream;
+mod fec_tail_models;
 mod fecx_captures;
 mod host_live_veth;
 mod host_sysfs;

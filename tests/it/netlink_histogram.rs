@@ -67,10 +67,11 @@ fn mlx5_single_symbol_bins_decode_and_give_headroom() {
     assert_eq!((h.max_symbol_errors, h.headroom_symbols, h.bins_used), (Some(8), Some(7), 8));
     assert!((h.tail_slope_log10_per_symbol.unwrap() + 1.0).abs() < 1e-12);
     // N(16) = 10^-8 per window, / 0.9 summed past t, / 10 s = 1.111e-9 per s.
-    assert!((h.predicted_uncorrectable_per_s.unwrap() / (1e-8 / 0.9 / 10.0) - 1.0).abs() < 1e-9);
-    // Codewords: (7e8 + 11,111,111) / 10 s; FLR = 1.111e-8 / 7.1111e8 x (2 + 672 / 5120)
-    // (400GBASE-R, X = 2, 64-byte frames).
-    let flr = 1e-8 / 0.9 / 711_111_111.0 * (2.0 + 672.0 / 5120.0);
+    assert!((h.line_predicted_uncorrectable_per_s.unwrap() / (1e-8 / 0.9 / 10.0) - 1.0).abs() < 1e-9);
+    // Codewords: (7e8 + 11,111,111) / 10 s; FLR = the chosen model's uncorrectable rate /
+    // 7.1111e7 per s x (2 + 672 / 5120) (400GBASE-R, X = 2, 64-byte frames).
+    let u = h.predicted_uncorrectable_per_s.unwrap();
+    let flr = u / 71_111_111.1 * (2.0 + 672.0 / 5120.0);
     assert!((h.predicted_flr.unwrap() / flr - 1.0).abs() < 1e-9);
 }
 
