@@ -90,6 +90,9 @@ pub struct Config {
     pub drop_lookback_s: f64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
     pub profiles: Vec<Profile>,
+    /// The MTU every fabric port should run (`mtu_mismatch`); `None`: the MTU most of the
+    /// node's ports run.
+    pub expected_mtu: Option<u32>,
     /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
     pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
@@ -135,6 +138,7 @@ impl Default for Config {
             trend_fit_window_s: 6.0 * 3600.0,
             drop_lookback_s: 300.0,
             profiles: Vec::new(),
+            expected_mtu: None,
             node_profiles: Default::default(),
         }
     }
@@ -206,9 +210,15 @@ impl Config {
                 return Err((min_key.into(), min, format!("at most {max_key} ({max})")));
             }
         }
+        if let Some(mtu) = self.expected_mtu {
+            MTU.check("expected_mtu", f64::from(mtu))?;
+        }
         for (name, p) in &self.node_profiles {
             if let Some(v) = p.margin_floor_db {
                 MARGIN_DB.check(&format!("node_profiles.{name}.margin_floor_db"), v)?;
+            }
+            if let Some(mtu) = p.mtu {
+                MTU.check(&format!("node_profiles.{name}.mtu"), f64::from(mtu))?;
             }
         }
         for (i, p) in self.profiles.iter().enumerate() {
@@ -310,6 +320,8 @@ impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
 const MARGIN_DB: Range = Range::Closed(-20.0, 20.0);
 const DELTA_DB: Range = Range::LeftOpen(0.0, 20.0);
 const SLOPE: Range = Range::Closed(0.0, 100.0);
+/// IPv4's minimum datagram every link must carry (RFC 791) to the largest IP packet.
+const MTU: Range = Range::Closed(68.0, 65_535.0);
 
 /// Allowed values of one key.
 #[derive(Clone, Copy)]

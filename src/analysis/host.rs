@@ -1,9 +1,13 @@
 //! The host beneath the link as analysed (docs/host.md): the facts with where each came
-//! from, the node's GPUs as the NIC sees them (nearest first), and what could not be
-//! checked.
+//! from, the node's GPUs as the NIC sees them (nearest first), what could not be checked,
+//! and the judgements against the node's other NICs: `host_numa_remote`, `mtu_mismatch`,
+//! `firmware_mismatch` (investigate: they cap host-to-host throughput, not the link).
 
+use super::verdict::{verdict, Reason, ReasonCode, Severity};
+use super::{Config, InterfaceAnalysis, InterfaceWindow};
 use crate::device::host::{Fact, HostFacts, PciDistance};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HostAnalysis {
@@ -81,6 +85,149 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
     }
 }
 
+/// What the node's NICs show, to judge each against the others: every port's MTU and,
+/// per NIC model (PCI ID), the firmware each of its NICs runs.
+#[derive(Clone, Debug, Default)]
+pub struct Node {
+    /// (interface, MTU) of every port whose MTU is known, in the source's order.
+    mtus: Vec<(String, u32)>,
+    /// PCI ID -> (interface, firmware version) of the NICs of that model.
+    firmware: BTreeMap<String, Vec<(String, String)>>,
+}
+
+impl Node {
+    pub fn of(all: &[InterfaceWindow]) -> Node {
+        let mut node = Node::default();
+        for w in all {
+            let Some(h) = &w.identity.host else { continue };
+            if let Some(m) = &h.mtu {
+                node.mtus.push((w.interface.clone(), m.value));
+            }
+            if let (Some(id), Some(fw)) = (&h.pci_id, &h.firmware_version) {
+                node.firmware.entry(id.value.clone()).or_default().push((w.interface.clone(), firmware_version(&fw.value).to_string()));
+            }
+        }
+        node
+    }
+
+    /// The MTU more than half of the node's ports run, if one does.
+    fn majority_mtu(&self) -> Option<u32> {
+        let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
+        for (_, m) in &self.mtus {
+            *counts.entry(*m).or_default() += 1;
+        }
+        counts.into_iter().find(|(_, n)| 2 * n > self.mtus.len()).map(|(m, _)| m)
+    }
+}
+
+/// The version of a firmware string: mlx5 adds the board's PSID (`28.39.1002
+/// (MT_0000000838)`), which differs between OEM boards of one model running one firmware.
+fn firmware_version(fw: &str) -> &str {
+    fw.split_whitespace().next().unwrap_or(fw)
+}
+
+/// Up to four names, then how many more.
+fn names(list: &[&str]) -> String {
+    match list.len() {
+        0..=4 => list.join(", "),
+        n => format!("{} and {} more", list[..4].join(", "), n - 4),
+    }
+}
+
+/// What none of the host's fixes change.
+const NOT_THE_LINK: &str = "this lifts a host-to-host ceiling only: it does not change the link, its FEC counters or its optics";
+
+/// Adds the host reasons of `a` (against the rest of `node`) with their advice, and
+/// recomputes the verdict.
+pub fn judge(a: &mut InterfaceAnalysis, node: &Node, cfg: &Config) {
+    let Some(h) = &a.host else { return };
+    let mut found: Vec<(ReasonCode, String, String)> = Vec::new();
+    let iface = a.interface.as_str();
+    if let (Some(nic), Some(first)) = (&h.numa_node, h.nearest_gpus().first().filter(|g| g.distance == PciDistance::Sys)) {
+        let gpus: Vec<&str> = h.nearest_gpus().iter().map(|g| g.bus_info.as_str()).collect();
+        let gpu_node = first.numa_node.map_or("another NUMA node".to_string(), |n| format!("NUMA node {n}"));
+        found.push((
+            ReasonCode::HostNumaRemote,
+            format!(
+                "NIC on NUMA node {}, its nearest GPU{} {} on {gpu_node}: every transfer between them crosses the socket interconnect (SYS)",
+                nic.value,
+                if gpus.len() == 1 { "" } else { "s" },
+                names(&gpus)
+            ),
+            format!(
+                "{iface}: put the NIC in a slot on {gpu_node}, beside the GPU{} it serves ({}), or the GPUs on NUMA node {}; {NOT_THE_LINK}",
+                if gpus.len() == 1 { "" } else { "s" },
+                names(&gpus),
+                nic.value
+            ),
+        ));
+    }
+    if let Some(mtu) = h.mtu.as_ref().map(|m| m.value) {
+        let others: Vec<(&str, u32)> = node.mtus.iter().filter(|(i, _)| i != iface).map(|(i, m)| (i.as_str(), *m)).collect();
+        let expected = match cfg.expected_mtu {
+            Some(e) => Some((e, "the configuration (expected_mtu) expects".to_string())),
+            None => node.majority_mtu().map(|e| {
+                let at: Vec<&str> = others.iter().filter(|(_, m)| *m == e).map(|(i, _)| *i).collect();
+                (e, format!("the node's other fabric ports ({}) run", names(&at)))
+            }),
+        };
+        let mixed = || {
+            let mut by_mtu: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+            for (i, m) in &node.mtus {
+                by_mtu.entry(*m).or_default().push(i);
+            }
+            by_mtu.iter().map(|(m, at)| format!("{m} on {}", names(at))).collect::<Vec<_>>().join("; ")
+        };
+        match expected {
+            Some((e, whose)) if e != mtu => found.push((
+                ReasonCode::MtuMismatch,
+                format!("MTU {mtu} where {whose} {e}"),
+                format!(
+                    "{iface}: set MTU {e} (`ip link set {iface} mtu {e}` and the persistent network configuration), and the same on its switch port: large frames are otherwise fragmented or dropped; {NOT_THE_LINK}"
+                ),
+            )),
+            None if others.iter().any(|(_, m)| *m != mtu) => found.push((
+                ReasonCode::MtuMismatch,
+                format!("the node's fabric ports run different MTUs ({}), none on most of them", mixed()),
+                format!("{iface}: set one MTU on every fabric port (and `expected_mtu` in the configuration to check it); {NOT_THE_LINK}"),
+            )),
+            _ => {}
+        }
+    }
+    if let (Some(id), Some(fw)) = (&h.pci_id, &h.firmware_version) {
+        let mine = firmware_version(&fw.value);
+        let model = node.firmware.get(&id.value).map(Vec::as_slice).unwrap_or_default();
+        let other: Vec<&(String, String)> = model.iter().filter(|(i, v)| i != iface && v != mine).collect();
+        if !other.is_empty() {
+            let mut by_version: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            for (i, v) in &other {
+                by_version.entry(v).or_default().push(i);
+            }
+            let theirs = by_version.iter().map(|(v, at)| format!("{v} ({})", names(at))).collect::<Vec<_>>().join(", ");
+            found.push((
+                ReasonCode::FirmwareMismatch,
+                format!("firmware {mine} where other NICs of this model ({}) run {theirs}", id.value),
+                format!(
+                    "{iface}: bring every {} NIC of the node to one firmware the vendor qualifies (mlxfwmanager, bnxtnvm, the vendor's update package), then reboot or reset the NICs; {NOT_THE_LINK}",
+                    id.value
+                ),
+            ));
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    for (code, message, advice) in found {
+        a.reasons.push(Reason::new(code, Severity::Investigate, None, message));
+        if !a.advice.contains(&advice) {
+            a.advice.push(advice);
+        }
+    }
+    // Stable: the reasons keep their order within a severity.
+    a.reasons.sort_by_key(|r| std::cmp::Reverse(r.severity));
+    a.verdict = verdict(&a.reasons);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +263,69 @@ mod tests {
         assert_eq!(order, [("0000:1b:00.0", PciDistance::Pix), ("0000:2b:00.0", PciDistance::Node), ("0000:9b:00.0", PciDistance::Sys)]);
         assert_eq!(a.nearest_gpus().len(), 1);
         assert!(a.not_checked.is_empty(), "{:?}", a.not_checked);
+    }
+
+    fn nic(name: &str, mtu: u32, fw: &str) -> InterfaceWindow {
+        let host = HostFacts {
+            pci_id: Some(Fact::sysfs("15b3:101d".into())),
+            firmware_version: Some(Fact::ioctl(fw.into())),
+            mtu: Some(Fact::ioctl(mtu)),
+            ..HostFacts::default()
+        };
+        let mut w = InterfaceWindow { interface: name.into(), ..Default::default() };
+        w.identity.host = Some(host);
+        w
+    }
+
+    fn codes(a: &InterfaceAnalysis) -> Vec<ReasonCode> {
+        a.reasons
+            .iter()
+            .map(|r| r.code)
+            .filter(|c| matches!(c, ReasonCode::MtuMismatch | ReasonCode::FirmwareMismatch | ReasonCode::HostNumaRemote))
+            .collect()
+    }
+
+    /// One port at 1500 among 9000s, on an older firmware than its siblings of one model
+    /// (the PSID in brackets differs between OEM boards and is not the version).
+    #[test]
+    fn the_odd_port_out_is_named() {
+        let ws = [
+            nic("a", 9000, "22.39.1002 (MT_0000000359)"),
+            nic("b", 9000, "22.39.1002 (DEL0000000027)"),
+            nic("c", 1500, "22.36.1010 (MT_0000000359)"),
+        ];
+        let all = crate::analysis::analyze(&ws, &Config::default(), &[]);
+        assert_eq!(codes(&all[2]), [ReasonCode::MtuMismatch, ReasonCode::FirmwareMismatch]);
+        let c = &all[2].reasons;
+        assert!(c.iter().any(|r| r.message == "MTU 1500 where the node's other fabric ports (a, b) run 9000"), "{c:?}");
+        assert!(
+            c.iter().any(|r| r.message == "firmware 22.36.1010 where other NICs of this model (15b3:101d) run 22.39.1002 (a, b)"),
+            "{c:?}"
+        );
+        assert!(all[2].advice.iter().any(|a| a.starts_with("c: set MTU 9000 (`ip link set c mtu 9000`")), "{:?}", all[2].advice);
+        // a and b run the node's MTU; their firmware differs from c's.
+        assert_eq!(codes(&all[0]), [ReasonCode::FirmwareMismatch]);
+        assert_eq!(all[0].verdict, crate::analysis::Verdict::Investigate);
+    }
+
+    #[test]
+    fn expected_mtu_judges_a_lone_port_and_a_node_in_agreement_passes() {
+        let cfg = Config { expected_mtu: Some(9000), ..Config::default() };
+        let lone = crate::analysis::analyze(&[nic("a", 1500, "1.0")], &cfg, &[]);
+        assert_eq!(
+            lone[0].reasons.iter().find(|r| r.code == ReasonCode::MtuMismatch).unwrap().message,
+            "MTU 1500 where the configuration (expected_mtu) expects 9000"
+        );
+        let agree = crate::analysis::analyze(&[nic("a", 9000, "1.0"), nic("b", 9000, "1.0")], &cfg, &[]);
+        assert!(agree.iter().all(|a| codes(a).is_empty()));
+        // Two against two and no expected MTU: every port is told the node disagrees.
+        let split = crate::analysis::analyze(
+            &[nic("a", 9000, "1"), nic("b", 9000, "1"), nic("c", 1500, "1"), nic("d", 1500, "1")],
+            &Config::default(),
+            &[],
+        );
+        assert!(split.iter().all(|a| codes(a) == [ReasonCode::MtuMismatch]));
+        assert!(split[0].reasons.iter().any(|r| r.message.contains("(1500 on c, d; 9000 on a, b)")));
     }
 
     #[test]

@@ -244,6 +244,7 @@ pub fn analyze_selected(
     segments: &dyn Fn(&str) -> Vec<segments::SegmentInput>,
 ) -> Vec<InterfaceAnalysis> {
     let groups = pcie::groups(all, cfg);
+    let node = host::Node::of(all);
     let maps = breakout::lane_maps(all);
     selected
         .iter()
@@ -252,6 +253,7 @@ pub fn analyze_selected(
         .map(|(i, (w, map))| {
             let group = groups.get(&w.interface).cloned();
             let mut a = analyze_one(w, cfg, peers.get(i), group.clone(), map);
+            host::judge(&mut a, &node, cfg);
             a.segments = segments::analyze_segments(&segments(&w.interface), group.as_ref(), map, cfg);
             a
         })

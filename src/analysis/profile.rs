@@ -42,6 +42,8 @@ pub struct NodeProfile {
     pub pcie_at_capability: Option<bool>,
     pub margin_floor_db: Option<f64>,
     pub max_link_down_events: Option<u64>,
+    /// The MTU every port must run (9000 on a jumbo-frame fabric).
+    pub mtu: Option<u32>,
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -69,6 +71,7 @@ pub fn builtin(name: &str) -> Option<NodeProfile> {
         pcie_at_capability: Some(true),
         margin_floor_db: Some(1.0),
         max_link_down_events: Some(0),
+        mtu: None,
     };
     match name {
         // 100GBASE-SR4/CR4: 4 x 25.78125 Gb/s NRZ with RS(528,514) (Clause 91).
@@ -199,6 +202,10 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
     if let Some(max) = p.max_link_down_events {
         let have = l.link_down_events;
         items.push(item("link_down_events", format!("<= {max}"), have.map(|n| n.to_string()), have.map(|n| n <= max)));
+    }
+    if let Some(want) = p.mtu {
+        let have = a.host.as_ref().and_then(|h| h.mtu.as_ref()).map(|m| m.value);
+        items.push(item("mtu", want.to_string(), have.map(|m| m.to_string()), have.map(|m| m == want)));
     }
     ProfileCheck::new(name, items)
 }
@@ -363,6 +370,17 @@ mod tests {
         let c = evaluate("800g", &builtin("800g").unwrap(), &nic(400_000, 8, 64.0, 16, 0.4));
         let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check).collect();
         assert_eq!(failed, vec!["speed", "margin"]);
+    }
+
+    #[test]
+    fn a_profile_mtu_is_checked_against_the_hosts() {
+        let p = NodeProfile { mtu: Some(9000), ..Default::default() };
+        let mut a = nic(200_000, 4, 16.0, 16, 1.7);
+        assert_eq!(evaluate("fabric", &p, &a).items[0].ok, None, "no host facts: not measured");
+        let host = crate::device::host::HostFacts { mtu: Some(crate::device::host::Fact::ioctl(1500)), ..Default::default() };
+        a.host = Some(crate::analysis::host::analyze_host(&host));
+        let c = evaluate("fabric", &p, &a);
+        assert_eq!((c.items[0].check, c.items[0].measured.as_str(), c.items[0].ok), ("mtu", "1500", Some(false)));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
 //!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
 //!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`),
-//!   `margin_falling` (a lane's margin trend falls; see `trend_lanes`).
+//!   `margin_falling` (a lane's margin trend falls; see `trend_lanes`),
+//!   `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch` (the host beneath the link;
+//!   see `host`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -64,6 +66,9 @@ pub enum ReasonCode {
     FecTailNearLimit,
     MarginFalling,
     BelowProfile,
+    HostNumaRemote,
+    MtuMismatch,
+    FirmwareMismatch,
 }
 
 impl ReasonCode {
@@ -86,6 +91,9 @@ impl ReasonCode {
             ReasonCode::FecTailNearLimit => "fec_tail_near_limit",
             ReasonCode::MarginFalling => "margin_falling",
             ReasonCode::BelowProfile => "below_profile",
+            ReasonCode::HostNumaRemote => "host_numa_remote",
+            ReasonCode::MtuMismatch => "mtu_mismatch",
+            ReasonCode::FirmwareMismatch => "firmware_mismatch",
         }
     }
 }

@@ -205,7 +205,7 @@ fn recorded_host_facts_show_in_scan() {
     let mut facts = s.host_facts("ens1np0").unwrap();
     facts.driver_version = Some(Fact::ioctl("6.8.0-45-generic".into()));
     facts.firmware_version = Some(Fact::ioctl("28.39.1002 (MT_0000000838)".into()));
-    let capture = with_host(&simple_capture(&[cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])], 6, 1), &facts);
+    let capture = with_host(&simple_capture(&[cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])], 6, 1), |_| facts.clone());
     let file = tmp.path().join("host.jsonl");
     fs::write(&file, capture).unwrap();
 
@@ -235,15 +235,70 @@ fn recorded_host_facts_show_in_scan() {
     assert_eq!(host["not_checked"], json!([]));
 }
 
-/// `capture` with `facts` as the `host` of every interface record.
-fn with_host(capture: &str, facts: &HostFacts) -> String {
+/// `capture` with `facts(interface)` as the `host` of every interface record.
+fn with_host(capture: &str, facts: impl Fn(&str) -> HostFacts) -> String {
     let mut out = String::new();
     for line in capture.lines() {
         let mut v: Value = serde_json::from_str(line).unwrap();
         if v["record"] == "interface" {
-            v["host"] = serde_json::to_value(facts).unwrap();
+            let iface = v["interface"].as_str().unwrap().to_string();
+            v["host"] = serde_json::to_value(facts(&iface)).unwrap();
         }
         out += &(v.to_string() + "\n");
     }
     out
+}
+
+/// Socket 1's NIC with no GPU on its socket, left at MTU 1500 where the configuration
+/// expects 9000, on another firmware than socket 0's NIC of the same model: `scan` names
+/// it with the GPUs it should be beside, and says what to change.
+#[test]
+fn a_remote_nic_at_the_wrong_mtu_on_other_firmware_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), false);
+    fs::write(tmp.path().join("sys/class/net/ens2np0/mtu"), "1500\n").unwrap();
+    let s = Sysfs::new(tmp.path());
+    let facts = |iface: &str| {
+        let mut h = s.host_facts(iface).unwrap();
+        let fw = if iface == "ens1np0" { "28.39.1002 (MT_0000000838)" } else { "28.36.1010 (MT_0000000838)" };
+        h.firmware_version = Some(Fact::ioctl(fw.into()));
+        h
+    };
+    let ports = [cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4]), cx7_port("ens2np0", sr4_200g("SN2", [-1.0; 4]), [1e3; 4])];
+    let file = tmp.path().join("node.jsonl");
+    fs::write(&file, with_host(&simple_capture(&ports, 6, 1), facts)).unwrap();
+    let cfg = tmp.path().join("cfg.json");
+    fs::write(&cfg, r#"{"expected_mtu": 9000}"#).unwrap();
+
+    let out =
+        optics().args(["scan", "--json", "--replay"]).arg(&file).arg("--config").arg(&cfg).assert().success().get_output().stdout.clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let of = |iface: &str| v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == iface).unwrap().clone();
+    let host_reasons = |i: &Value| -> Vec<(String, String)> {
+        i["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| ["host_numa_remote", "mtu_mismatch", "firmware_mismatch"].contains(&r["code"].as_str().unwrap()))
+            .map(|r| (r["code"].as_str().unwrap().to_string(), r["message"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let remote = of("ens2np0");
+    let r = host_reasons(&remote);
+    let want = |code: &str, msg: &str| (code.to_string(), msg.to_string());
+    assert!(r.contains(&want("host_numa_remote", "NIC on NUMA node 1, its nearest GPUs 0000:1b:00.0, 0000:2b:00.0 on NUMA node 0: every transfer between them crosses the socket interconnect (SYS)")), "{r:?}");
+    assert!(r.contains(&want("mtu_mismatch", "MTU 1500 where the configuration (expected_mtu) expects 9000")), "{r:?}");
+    assert!(
+        r.contains(&want("firmware_mismatch", "firmware 28.36.1010 where other NICs of this model (15b3:1021) run 28.39.1002 (ens1np0)")),
+        "{r:?}"
+    );
+    let advice = remote["advice"].as_array().unwrap();
+    assert!(advice.iter().any(|a| a.as_str().unwrap().starts_with("ens2np0: put the NIC in a slot on NUMA node 0")), "{advice:?}");
+    assert!(
+        advice.iter().all(|a| !a.as_str().unwrap().contains("mtu") || a.as_str().unwrap().contains("does not change the link")),
+        "{advice:?}"
+    );
+    // Socket 0's NIC sits behind the switch with its GPU at 9000: only the firmware differs.
+    let local = host_reasons(&of("ens1np0"));
+    assert_eq!(local.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(), ["firmware_mismatch"]);
 }
