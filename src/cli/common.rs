@@ -370,3 +370,16 @@ impl Drop for FileSinks {
         }
     }
 }
+
+/// What to sample live, and where the samples go (`scan`, `watch`, `compare`). A build
+/// without the live sources refuses before reading it.
+pub struct LivePlan {
+    pub interfaces: Vec<String>,
+    pub interval: Duration,
+    pub duration: Option<Duration>,
+    pub i2c: Option<PathBuf>,
+    pub record: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+    /// The live table's verdict column judges this window (`watch --judge-window`).
+    pub judge_window: Option<Duration>,
+}

@@ -1,34 +1,25 @@
-//! Live sampling shared by `scan` and `watch`: validate interfaces, run the sampling loop
-//! into the requested sinks, and return what was recorded as a capture.
+//! Live sampling shared by `scan`, `watch`, `compare` and `serve`: validate interfaces, run
+//! the sampling loop into the requested sinks, and return what was recorded as a capture.
+//! Built with the `live` feature on Linux; elsewhere `offline.rs` stands in its place and
+//! says what was left out of the build.
 
-use super::common::{local_header, FileSinks};
-use super::outputs::BestEffort;
+use super::common::{local_header, FileSinks, LivePlan};
 use super::present::stderr_width;
 use super::usage;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
-use optics::capture::RecordSink;
+use optics::capture::{Record, RecordSink};
 use optics::output::live_table::LiveTable;
 use optics::sample::engine::{Engine, EngineConfig};
 use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, StopReason, WatchConfig, WatchSummary};
+use optics::serve::{run_live, Exporter, LiveOptions, Reload, Signals};
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
 use std::io::{BufWriter, IsTerminal, Stderr};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
-
-pub struct LivePlan {
-    pub interfaces: Vec<String>,
-    pub interval: Duration,
-    pub duration: Option<Duration>,
-    pub i2c: Option<PathBuf>,
-    pub record: Option<PathBuf>,
-    pub csv: Option<PathBuf>,
-    /// The live table's verdict column judges this window (`watch --judge-window`).
-    pub judge_window: Option<Duration>,
-}
 
 /// Interfaces named by the user must exist (the kernel's answer is the check); an
 /// ifindex becomes the device's name (reports and captures name devices), and a device
@@ -130,4 +121,55 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
         bail!("stopped by {sig} before the first sample: nothing to analyse");
     }
     Ok((engine, summary))
+}
+
+/// `serve` on the live system: samples the named interfaces that exist (or what discovery
+/// finds), looking again every `rediscover`, until SIGINT/SIGTERM; the name of the signal.
+pub async fn serve_live(
+    exporter: &mut Exporter,
+    named: Vec<String>,
+    opts: LiveOptions,
+    signals: &mut Signals,
+    on_reload: Reload<'_>,
+) -> anyhow::Result<&'static str> {
+    let find = move || -> Result<Vec<String>, String> {
+        let mut src = LiveSource::new();
+        if named.is_empty() {
+            return discover(&mut src).map_err(|e| e.to_string());
+        }
+        Ok(named.iter().filter(|i| !src.link_state(i).is_err_and(|e| e.is_no_device())).cloned().collect())
+    };
+    let link_watch = LinkWatch::new();
+    let make_source = move |_: &str| -> Box<dyn Source + Send> { Box::new(LiveSource::new().with_link_watch(link_watch.clone())) };
+    Ok(run_live(exporter, &opts, make_source, find, signals, on_reload).await?)
+}
+
+/// A sink that only informs (the live table on stderr): a failed write (`2>/dev/full`, a
+/// closed terminal) silences it and nothing else; the run, its outputs and its exit status
+/// do not depend on it.
+pub struct BestEffort<S> {
+    pub sink: S,
+    failed: bool,
+}
+
+impl<S> BestEffort<S> {
+    pub fn new(sink: S) -> Self {
+        BestEffort { sink, failed: false }
+    }
+}
+
+impl<S: RecordSink> RecordSink for BestEffort<S> {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        if !self.failed {
+            self.failed = self.sink.record(rec).is_err();
+        }
+        Ok(())
+    }
+
+    fn end_tick(&mut self, sampling: std::time::Duration) -> std::io::Result<()> {
+        if !self.failed {
+            self.failed = self.sink.end_tick(sampling).is_err();
+        }
+        Ok(())
+    }
 }

@@ -323,33 +323,3 @@ impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Labelled<S>
         self.sink.record(rec).map_err(|e| self.name(e))
     }
 }
-
-/// A sink that only informs (the live table on stderr): a failed write (`2>/dev/full`, a
-/// closed terminal) silences it and nothing else; the run, its outputs and its exit status
-/// do not depend on it.
-pub struct BestEffort<S> {
-    pub sink: S,
-    failed: bool,
-}
-
-impl<S> BestEffort<S> {
-    pub fn new(sink: S) -> Self {
-        BestEffort { sink, failed: false }
-    }
-}
-
-impl<S: optics::capture::RecordSink> optics::capture::RecordSink for BestEffort<S> {
-    fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
-        if !self.failed {
-            self.failed = self.sink.record(rec).is_err();
-        }
-        Ok(())
-    }
-
-    fn end_tick(&mut self, sampling: std::time::Duration) -> io::Result<()> {
-        if !self.failed {
-            self.failed = self.sink.end_tick(sampling).is_err();
-        }
-        Ok(())
-    }
-}

@@ -1,6 +1,8 @@
 use super::check::CheckArgs;
-use super::common::{analyze_engine, parse_duration, replay_capture, AnalysisArgs, FailOnArgs, LiveArgs, RangeArgs, VERDICT_FAILED};
-use super::live::{self, LivePlan};
+use super::common::{
+    analyze_engine, parse_duration, replay_capture, AnalysisArgs, FailOnArgs, LiveArgs, LivePlan, RangeArgs, VERDICT_FAILED,
+};
+use super::live;
 use super::outputs::{check_outputs, stdout_taken};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use super::present::DisplayArgs;
@@ -10,7 +12,7 @@ use clap::Args;
 use optics::analysis::InterfaceAnalysis;
 use optics::output::text::{self, TextOptions};
 use optics::output::{self};
-use optics::sample::watch::WatchSummary;
+use optics::sample::summary::WatchSummary;
 use optics::source::{IoCounts, PathsUsed};
 use serde::Serialize;
 use std::collections::BTreeMap;

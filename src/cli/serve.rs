@@ -2,16 +2,13 @@
 
 use super::common::{check_interfaces, load_config, parse_duration, replay_capture};
 use super::inputs::{open_capture, rereadable};
-use super::live::resolve_interfaces;
+use super::live::{resolve_interfaces, serve_live};
 use super::usage;
 use anyhow::Context;
 use clap::Args;
 use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits};
-use optics::serve::{log, run_live, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO};
-use optics::source::live::LiveSource;
-use optics::source::netlink::link_watch::LinkWatch;
-use optics::source::{discover, Source};
+use optics::serve::{log, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -143,19 +140,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let stopped_by = match replay {
             Some(mut reader) => run_replay(&mut exporter, &mut reader, &args.interfaces, args.speed, &mut signals, &on_reload).await,
             None => {
-                let named = args.interfaces.clone();
-                let find = move || -> Result<Vec<String>, String> {
-                    let mut src = LiveSource::new();
-                    if named.is_empty() {
-                        return discover(&mut src).map_err(|e| e.to_string());
-                    }
-                    Ok(named.iter().filter(|i| !src.link_state(i).is_err_and(|e| e.is_no_device())).cloned().collect())
-                };
                 let opts = LiveOptions { interval: args.interval, rediscover: args.rediscover };
-                let link_watch = LinkWatch::new();
-                let make_source =
-                    move |_: &str| -> Box<dyn Source + Send> { Box::new(LiveSource::new().with_link_watch(link_watch.clone())) };
-                run_live(&mut exporter, &opts, make_source, find, &mut signals, &on_reload).await?
+                serve_live(&mut exporter, args.interfaces.clone(), opts, &mut signals, &on_reload).await?
             }
         };
         log(LOG_INFO, &format!("stopping ({stopped_by})"));

@@ -1,9 +1,10 @@
 use super::check::CheckArgs;
 use super::common::{
-    analyze_engine, check_interfaces, parse_duration, replay_opened, AnalysisArgs, FailOnArgs, FileSinks, LiveArgs, VERDICT_FAILED,
+    analyze_engine, check_interfaces, parse_duration, replay_opened, AnalysisArgs, FailOnArgs, FileSinks, LiveArgs, LivePlan,
+    VERDICT_FAILED,
 };
 use super::inputs::open_capture;
-use super::live::{self, LivePlan};
+use super::live;
 use super::outputs::check_outputs;
 use super::present::DisplayArgs;
 use super::scan::{print_analyses, SourceInfo};

@@ -19,6 +19,7 @@
 
 use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
+pub use super::summary::{StopReason, WatchSummary};
 use super::ticker::Ticker;
 use crate::capture::RecordSink;
 use crate::capture::{round_t, ErrorLayer, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
@@ -38,33 +39,6 @@ pub struct WatchConfig {
     pub max_ticks: Option<u64>,
     /// Read module monitor pages each sample (static pages once per module).
     pub read_module: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    Duration,
-    MaxTicks,
-    /// "SIGINT", "SIGTERM" (a name of [`STOP_SIGNALS`]), or whatever the caller's stop future returned.
-    Signal(String),
-    AllInterfacesGone,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct WatchSummary {
-    pub ticks: u64,
-    pub samples: u64,
-    pub records: u64,
-    pub error_events: u64,
-    pub interfaces_gone: Vec<String>,
-    /// What the sources did, summed over interfaces.
-    pub io: IoCounts,
-    /// Module reads the caches issued (part of `io`).
-    pub module_io: IoCounts,
-    pub stopped_by: StopReason,
-    /// Remarks per interface (module pages skipped, ...), one sentence each.
-    pub notes: Vec<String>,
-    /// Which path each layer used per interface, and what the kernel could not give.
-    pub paths: std::collections::BTreeMap<String, crate::source::PathsUsed>,
 }
 
 #[derive(Debug, Error)]

@@ -2,12 +2,10 @@
 //! inputs or each other, are locked, validated before any is created, `-` is stdout, a
 //! failing one is reported while the rest go on, and an early signal leaves whole files.
 
-use crate::support;
 use crate::support::optics;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
 fn capture(name: &str) -> PathBuf {
@@ -207,7 +205,8 @@ fn a_full_output_is_reported_while_the_rest_go_on() {
 /// CSV without its header: either no file, or whole files.
 #[test]
 fn an_early_signal_leaves_whole_files_or_none() {
-    let Some(ns) = support::netns::Netns::create("optics-early") else { return };
+    use std::time::{Duration, Instant};
+    let Some(ns) = crate::support::netns::Netns::create("optics-early") else { return };
     let dir = tempfile::tempdir().unwrap();
     for (i, sig) in [libc::SIGINT, libc::SIGTERM].iter().cycle().take(16).enumerate() {
         let rec = dir.path().join(format!("r{i}.jsonl"));
@@ -263,8 +262,14 @@ fn an_unwritable_stderr_does_not_panic() {
     assert_eq!(run(&["scan", "--replay", cut.to_str().unwrap()]), Some(0));
     // An output failure reported on a full stderr: still exit 1.
     assert_eq!(run(&["watch", "--replay", cut.to_str().unwrap(), "--csv", "/dev/full"]), Some(1));
-    // A live run whose progress lines cannot be written still samples, records and succeeds.
-    let Some(ns) = support::netns::Netns::create("optics-stderr") else { return };
+}
+
+/// A live run whose progress lines cannot be written still samples, records and succeeds.
+#[test]
+fn a_live_run_with_an_unwritable_stderr_still_records() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let Some(ns) = crate::support::netns::Netns::create("optics-stderr") else { return };
+    let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("live.jsonl");
     let status = std::process::Command::new("nsenter")
         .arg(format!("--net=/var/run/netns/{}", ns.name))

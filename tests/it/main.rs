@@ -1,6 +1,7 @@
 //! The integration tests: one crate (one link, one binary), a module per theme, one
 //! `support` with the shared helpers (capture generators, the netns and serve harnesses,
-//! the simulated I2C module).
+//! the simulated I2C module). Modules that drive the live sources (netlink, ioctl, I2C,
+//! the sampling loop, the binary on a veth) need the `live` feature: `cfg(live)`.
 
 mod support;
 
@@ -49,6 +50,7 @@ mod never_panics;
 mod peer_link_loss;
 mod pipeline_never_panics;
 mod plots;
+mod sampling_loop;
 mod serve_connection_limits;
 mod serve_error_counts;
 mod serve_http_abuse;

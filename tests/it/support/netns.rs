@@ -2,7 +2,6 @@
 //! own interfaces). Needs root and `ip netns`: `Netns::create` prints `skipping: <reason>`
 //! and returns `None` where that is unavailable.
 
-use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -49,6 +48,7 @@ impl Netns {
 
     /// Moves the calling thread into the namespace; sockets opened afterwards live there.
     pub fn enter(&self) {
+        use std::os::fd::AsRawFd;
         let f = std::fs::File::open(format!("/run/netns/{}", self.name)).expect("netns file exists after ip netns add");
         // SAFETY: a valid netns fd; CLONE_NEWNET only changes this thread's namespace
         // (each libtest test runs on its own thread).
