@@ -1,13 +1,18 @@
 //! `optics`: per-lane transceiver diagnostics and FEC margin analysis.
 //!
 //! Data flows one way:
-//! [`source`] (netlink, ioctl, sysfs, I2C, capture replay) ->
+//! [`source`] (netlink, ioctl, sysfs, I2C, capture replay, tool-output imports) ->
 //! [`module`] (EEPROM decoding) and [`counters`] (FEC/link/driver counters) ->
-//! [`sample`] (sampling over time, deltas, captures) ->
+//! [`capture::Record`]s (the model every floor shares, with [`device`]'s identities) ->
+//! [`sample`] (the sampling loop, deltas, the streaming engine's windows) ->
 //! [`analysis`] (BER, Q, margin, verdicts) ->
-//! [`output`] (text, JSON, CSV, Prometheus); [`serve`] is the exporter daemon over them.
+//! [`output`] (text, JSON, CSV, Prometheus, plots, reports), many sinks over one stream;
+//! [`serve`] is the exporter daemon over them.
 //!
-//! Decoders never do I/O; output never reaches back into sources.
+//! Decoders never do I/O; output never reaches back into sources; analysis never imports a
+//! source. The live sources (netlink, ioctl, I2C, the sampling loop) are built with the
+//! `live` feature on Linux (`cfg(live)`, set by build.rs); everything that reads files
+//! builds anywhere. ARCHITECTURE.md has the floors and the import rules.
 
 pub mod analysis;
 pub mod capture;

@@ -295,6 +295,7 @@ pub fn analyze_capture(
 }
 
 /// A fresh capture header for this host.
+#[cfg(live)]
 pub fn local_header() -> Header {
     let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     Header::new(
@@ -373,6 +374,7 @@ impl Drop for FileSinks {
 
 /// What to sample live, and where the samples go (`scan`, `watch`, `compare`). A build
 /// without the live sources refuses before reading it.
+#[cfg_attr(not(live), allow(dead_code))]
 pub struct LivePlan {
     pub interfaces: Vec<String>,
     pub interval: Duration,

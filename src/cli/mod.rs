@@ -8,6 +8,7 @@ mod export;
 mod generate;
 mod import;
 mod inputs;
+#[cfg_attr(not(live), path = "offline.rs")]
 mod live;
 pub mod outputs;
 mod peer;

@@ -47,6 +47,7 @@ pub fn width(tty: bool) -> usize {
 }
 
 /// The same for stderr (where `watch` draws its live table).
+#[cfg(live)]
 pub fn stderr_width() -> usize {
     width_of(libc::STDERR_FILENO, std::io::stderr().is_terminal())
 }

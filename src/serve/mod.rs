@@ -8,7 +8,7 @@
 //!   for the `_total` counters only, and the peaks of the last hour, and swaps in a new
 //!   [`Snapshot`]. Memory is bounded by the windows (the engine's snapshot ring and its
 //!   time-bounded series), never by how long the daemon has run.
-//! - [`run_live`] samples interfaces (named, or discovered as `scan` does) and re-discovers
+//! - `run_live` (feature `live`) samples interfaces (named, or discovered as `scan` does) and re-discovers
 //!   them periodically: a new one is picked up, a vanished one has its series removed.
 //! - [`run_replay`] feeds a capture's records as if live, at `t / speed`.
 //! - Logs: one line per event on stderr, no timestamp (journald adds it), prefixed with
@@ -25,12 +25,14 @@ use crate::capture::{CaptureReader, ErrorLayer, EventKind, Record};
 use crate::output::html::status_page;
 use crate::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks};
 use crate::sample::engine::{Engine, EngineConfig};
+#[cfg(live)]
 use crate::sample::watch::{watch_until, StopReason, WatchConfig, WatchError};
+#[cfg(live)]
 use crate::source::Source;
 use hyper::body::Bytes;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
@@ -78,6 +80,7 @@ impl Shared {
 pub enum ServeError {
     #[error("installing signal handlers: {0}")]
     Signal(std::io::Error),
+    #[cfg(live)]
     #[error("sampling: {0}")]
     Watch(#[from] WatchError),
 }
@@ -403,6 +406,7 @@ pub struct LiveOptions {
     pub rediscover: Duration,
 }
 
+#[cfg(live)]
 /// Samples until SIGINT/SIGTERM. `discover` returns the interfaces to sample now (the
 /// named ones that exist, or what discovery finds); a change restarts the sampling loop
 /// on the new set (the engine keeps its state; vanished interfaces are removed).
@@ -418,7 +422,7 @@ where
     F: Fn(&str) -> Box<dyn Source + Send>,
     D: Fn() -> Result<Vec<String>, String>,
 {
-    let start = Instant::now();
+    let start = std::time::Instant::now();
     let pending = exporter.pending_config();
     let look = |exporter: &mut Exporter| -> Option<Vec<String>> {
         match tokio::task::block_in_place(&discover) {

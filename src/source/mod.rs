@@ -8,10 +8,16 @@ use crate::module::PageRequest;
 use serde::Serialize;
 use thiserror::Error;
 
+// The live sources (feature `live`, Linux): the kernel's netlink and ioctl interfaces and
+// direct I2C. Everything that reads files (imports, replay, sysfs trees) builds anywhere.
+#[cfg(live)]
 pub mod i2c;
 pub mod import;
+#[cfg(live)]
 pub mod ioctl;
+#[cfg(live)]
 pub mod live;
+#[cfg(live)]
 pub mod netlink;
 pub mod replay;
 pub mod sysfs;

@@ -229,6 +229,7 @@ fn csv_carries_the_vdm_columns() {
     assert_eq!(&last1[col("ber_source")], "driver");
 }
 
+#[cfg(live)]
 #[test]
 fn vdm_descriptors_are_read_once_and_samples_every_time() {
     use optics::capture::read_capture;

@@ -11,6 +11,7 @@ mod cli_check_plot_report;
 mod cli_compare_export;
 mod cli_decode;
 mod cli_import;
+#[cfg(live)]
 mod cli_live_veth;
 mod cli_outputs;
 mod cli_scan;
@@ -19,7 +20,9 @@ mod cli_trust_inputs;
 mod cli_usage;
 mod cli_verdict_gates;
 mod cli_watch;
+#[cfg(live)]
 mod cli_watch_live;
+#[cfg(live)]
 mod cli_watch_live_table;
 mod cmis_captures;
 mod decode_cmis;
@@ -36,28 +39,37 @@ mod fecx_captures;
 mod host_live_veth;
 mod host_sysfs;
 mod hostile_names;
+#[cfg(live)]
 mod i2c_paging;
 mod import_decoded_module;
 mod import_never_panics;
 mod import_switch;
 mod input_real_dumps;
+#[cfg(live)]
 mod live_driver_stats;
+#[cfg(live)]
 mod live_link_notify;
+#[cfg(live)]
 mod live_veth;
+#[cfg(live)]
 mod netlink_golden;
+#[cfg(live)]
 mod netlink_histogram;
 mod never_panics;
 mod peer_link_loss;
 mod pipeline_never_panics;
 mod plots;
+#[cfg(live)]
 mod sampling_loop;
 mod serve_connection_limits;
 mod serve_error_counts;
 mod serve_http_abuse;
 mod serve_judge_window;
+#[cfg(live)]
 mod serve_live_veth;
 mod serve_metrics;
 mod serve_prometheus;
+#[cfg(live)]
 mod serve_rediscover;
 mod serve_signals;
 mod sysfs_fixtures;

@@ -3,7 +3,9 @@
 pub mod captures;
 pub mod fecx_captures;
 pub mod fleet_captures;
+#[cfg(live)]
 pub mod i2c_sim;
+#[cfg(live)]
 pub mod netns;
 pub mod prometheus;
 pub mod serve;
