@@ -368,7 +368,7 @@ fn synthetic_capture(template: &Capture) -> Result<(Vec<u8>, f64, usize)> {
             write(&mut writer, Record::Sample(s))?;
         }
     }
-    Ok((writer.into_inner(), write_s, records))
+    Ok((writer.into_inner()?, write_s, records))
 }
 
 /// Counts CSV lines and drops them: the export's cost without the disk.

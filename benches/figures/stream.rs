@@ -73,7 +73,7 @@ fn generate(path: &Path, ifaces: usize, seconds: usize) -> Result<usize> {
             n += 1;
         }
     }
-    w.into_inner().flush()?;
+    w.into_inner()?.flush()?;
     Ok(n)
 }
 

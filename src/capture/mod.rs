@@ -3,6 +3,7 @@
 //! moment is valid up to its last complete line; the reader tolerates a truncated last
 //! line (with a note) and rejects any other bad line, naming it.
 
+pub mod compressed;
 mod lines;
 mod sink;
 
@@ -332,14 +333,22 @@ impl Capture {
 /// Reads a whole capture file into memory: small inputs only (tests); commands stream
 /// it through the engine ([`crate::sample::engine::for_each_record`]).
 pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
-    let file = std::fs::File::open(path)?;
-    read_capture_from(std::io::BufReader::new(file))
+    read_capture_from(open_file(path.as_ref())?)
 }
 
 /// Reads only the header line of a capture file.
 pub fn read_header(path: impl AsRef<Path>) -> Result<Header, CaptureError> {
-    let file = std::fs::File::open(path)?;
-    Ok(CaptureReader::new(std::io::BufReader::new(file))?.header().clone())
+    Ok(CaptureReader::new(open_file(path.as_ref())?)?.header().clone())
+}
+
+/// A capture file's lines, decompressed when it holds Zstandard frames (by its bytes, not
+/// its name).
+fn open_file(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+    let mut file = std::io::BufReader::new(std::fs::File::open(path)?);
+    if compressed::is_zstd(file.fill_buf()?) {
+        return Ok(Box::new(std::io::BufReader::new(compressed::Unframed::new(file)?)));
+    }
+    Ok(Box::new(file))
 }
 
 /// Reads a whole capture into memory ([`CaptureReader`] rules).
@@ -479,14 +488,33 @@ fn parse_header(line: &str) -> Result<Header, CaptureError> {
     serde_json::from_value(v).map_err(|e| CaptureError::NotAHeader { detail: e.to_string() })
 }
 
-/// Writes a capture to any `Write`: the header on creation, then one flushed line per record.
+/// Writes a capture to any `Write`: the header on creation, then one line per record,
+/// flushed with each record; a compressed capture ([`crate::capture::compressed`]) ends a block per sampling tick
+/// instead, so a recording cut anywhere replays up to its last tick.
 pub struct CaptureWriter<W: Write> {
-    out: W,
+    out: Out<W>,
     line: Vec<u8>,
+}
+
+enum Out<W: Write> {
+    Plain(W),
+    Zstd(compressed::Frames<W>),
 }
 
 impl<W: Write> CaptureWriter<W> {
     pub fn new(out: W, header: &Header) -> std::io::Result<Self> {
+        Self::start(Out::Plain(out), header)
+    }
+
+    /// A capture compressed into Zstandard frames ([`crate::capture::compressed`]).
+    pub fn compressed(out: W, header: &Header) -> std::io::Result<Self> {
+        let mut w = Self::start(Out::Zstd(compressed::Frames::new(out)), header)?;
+        // The header alone is a readable capture from the start.
+        w.end_block()?;
+        Ok(w)
+    }
+
+    fn start(out: Out<W>, header: &Header) -> std::io::Result<Self> {
         let mut w = CaptureWriter { out, line: Vec::with_capacity(4096) };
         w.write(&Record::Header(header.clone()))?;
         Ok(w)
@@ -503,24 +531,63 @@ impl<W: Write> CaptureWriter<W> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, rec)?;
         self.line.push(b'\n');
-        self.out.write_all(&self.line)?;
-        self.out.flush()
+        match &mut self.out {
+            Out::Plain(w) => {
+                w.write_all(&self.line)?;
+                w.flush()
+            }
+            Out::Zstd(f) => f.write_all(&self.line),
+        }
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
+    /// Everything written so far reaches the file: a no-op for a plain capture (each
+    /// record is flushed), a block end for a compressed one.
+    pub fn end_block(&mut self) -> std::io::Result<()> {
+        match &mut self.out {
+            Out::Plain(_) => Ok(()),
+            Out::Zstd(f) => f.end_block(),
+        }
+    }
+
+    /// The capture is complete: a compressed one's last frame is closed.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        match &mut self.out {
+            Out::Plain(w) => w.flush(),
+            Out::Zstd(f) => f.finish(),
+        }
+    }
+
+    /// The writer, the capture finished.
+    pub fn into_inner(self) -> std::io::Result<W> {
+        match self.out {
+            Out::Plain(w) => Ok(w),
+            Out::Zstd(f) => f.into_inner(),
+        }
     }
 }
 
 impl CaptureWriter<std::fs::File> {
+    /// A capture file; compressed when its name ends in `.zst`.
     pub fn create(path: impl AsRef<Path>, header: &Header) -> std::io::Result<Self> {
-        CaptureWriter::new(std::fs::File::create(path)?, header)
+        let file = std::fs::File::create(path.as_ref())?;
+        match compressed::wants_zstd(path.as_ref()) {
+            true => CaptureWriter::compressed(file, header),
+            false => CaptureWriter::new(file, header),
+        }
     }
 }
 
 impl<W: Write> RecordSink for CaptureWriter<W> {
     fn record(&mut self, rec: &Record) -> std::io::Result<()> {
         self.write(rec)
+    }
+
+    fn end_tick(&mut self, _sampling: std::time::Duration) -> std::io::Result<()> {
+        self.end_block()
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        CaptureWriter::finish(self)
     }
 }
 

@@ -13,6 +13,11 @@ pub trait RecordSink {
     fn end_tick(&mut self, _sampling: std::time::Duration) -> std::io::Result<()> {
         Ok(())
     }
+    /// The stream ended (the run is over, however it ended): close what a sink keeps open
+    /// (a compressed capture's last frame). Nothing is given after it.
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl RecordSink for Vec<Record> {

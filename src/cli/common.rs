@@ -11,7 +11,7 @@ use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::capture::RecordSink;
-use optics::capture::{Capture, CaptureReader, CaptureWriter, Header};
+use optics::capture::{compressed, Capture, CaptureReader, CaptureWriter, Header};
 use optics::output::csv::CsvSink;
 use optics::sample::engine::{Engine, EngineConfig, Replayed, TimeRange};
 use std::path::{Path, PathBuf};
@@ -325,7 +325,11 @@ impl FileSinks {
             let out = Output::open("--record", p)?;
             let label = out.label();
             files.created.extend(out.created_path().map(|p| (p, false)));
-            let writer = CaptureWriter::new(out, header).with_context(|| format!("{label}: writing the header"))?;
+            let writer = match compressed::wants_zstd(p) {
+                true => CaptureWriter::compressed(out, header),
+                false => CaptureWriter::new(out, header),
+            };
+            let writer = writer.with_context(|| format!("{label}: writing the header"))?;
             files.capture = Some(Guarded::new(writer, label));
         }
         if let Some(p) = csv {
@@ -353,6 +357,7 @@ impl FileSinks {
     /// removed rather than left empty without its header row; the capture keeps its header.
     pub fn finish(mut self) {
         self.finished = true;
+        self.close();
         if self.csv.as_ref().is_some_and(|c| c.samples == 0) {
             for (p, _) in self.created.iter().filter(|(_, csv)| *csv) {
                 remove_created(p, "no sample was taken, so it would hold no header or row");
@@ -361,8 +366,21 @@ impl FileSinks {
     }
 }
 
+impl FileSinks {
+    /// Ends every file's stream (a compressed capture's last frame); failures are reported
+    /// by the guard and make the exit status non-zero.
+    fn close(&mut self) {
+        for sink in self.sinks() {
+            let _ = sink.finish();
+        }
+    }
+}
+
 impl Drop for FileSinks {
     fn drop(&mut self) {
+        if !self.finished {
+            self.close();
+        }
         let samples = self.capture.as_ref().map_or(0, |c| c.samples) + self.csv.as_ref().map_or(0, |c| c.samples);
         if !self.finished && samples == 0 {
             for (p, _) in &self.created {

@@ -5,7 +5,7 @@ use super::outputs::{check_outputs, remove_created, Output};
 use super::usage;
 use anyhow::{bail, Context};
 use clap::Args;
-use optics::capture::{Capture, CaptureReader, CaptureWriter, Record};
+use optics::capture::{compressed, Capture, CaptureReader, CaptureWriter, Record};
 use optics::source::import::walk::{parse_read, read_input, ParsedFile};
 use optics::source::import::{import, import_parsed, ImportError, ImportOptions, Imported};
 use std::path::{Path, PathBuf};
@@ -74,7 +74,14 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
 fn write_capture(path: &Path, cap: &Capture) -> anyhow::Result<()> {
     let out = Output::open("--output", path)?;
     let created = out.created_path();
-    let written = CaptureWriter::new(out, &cap.header).and_then(|mut w| cap.records.iter().try_for_each(|r| w.write(r)));
+    let writer = match compressed::wants_zstd(path) {
+        true => CaptureWriter::compressed(out, &cap.header),
+        false => CaptureWriter::new(out, &cap.header),
+    };
+    let written = writer.and_then(|mut w| {
+        cap.records.iter().try_for_each(|r| w.write(r))?;
+        w.finish()
+    });
     if let Err(e) = written {
         if let Some(p) = created {
             remove_created(&p, "the import could not be written whole");

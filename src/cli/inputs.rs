@@ -1,5 +1,7 @@
 //! Reading what the user names, once and bounded (docs/capture-format.md "Bounds").
 //!
+//! - Zstandard input (a `.zst` capture, or zstd bytes on a pipe) is read decompressed,
+//!   recognised by its bytes, not its name.
 //! - Every input is opened once: a pipe (`<(zcat run.jsonl.gz)`, `/dev/stdin`) cannot be
 //!   read twice, so what tells a capture from a tool output (its first line) is peeked
 //!   into memory and read again from there, never from the file a second time.
@@ -10,7 +12,7 @@
 //!   and `/proc/self/pagemap` end in that error, not in the OOM killer.
 
 use anyhow::{bail, Context};
-use optics::capture::{is_capture_start, CaptureReader};
+use optics::capture::{compressed, is_capture_start, CaptureReader};
 use optics::source::import::walk::read_at_most;
 use std::fs::File;
 use std::io::{BufReader, Chain, Cursor, Read};
@@ -43,28 +45,41 @@ pub struct Input {
 }
 
 /// Opens `path` (`-`: standard input) once and peeks its first line (at most 64 kB);
-/// an error says `{what} {path}` ("reading x", "capture x").
+/// Zstandard bytes (a `.zst` capture, `zstd -c` output on a pipe) are decompressed on the
+/// way. An error says `{what} {path}` ("reading x", "capture x").
 pub fn open(path: &Path, what: &str) -> anyhow::Result<Input> {
-    let mut source: Box<dyn Read> = if path.as_os_str() == "-" {
+    let source: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(UntilStopped(std::io::stdin()))
     } else {
         Box::new(UntilStopped(File::open(path).with_context(|| format!("{what} {}", path.display()))?))
     };
+    let shown = || format!("{what} {}", path.display());
+    let (head, source) = peek(source).with_context(shown)?;
+    let (head, source) = if compressed::is_zstd(&head) {
+        let unframed = compressed::Unframed::new(Cursor::new(head).chain(source)).with_context(shown)?;
+        peek(Box::new(unframed)).with_context(|| format!("{} (zstd)", shown()))?
+    } else {
+        (head, source)
+    };
+    let is_capture = is_capture_start(&head);
+    Ok(Input { reader: BufReader::with_capacity(1 << 16, Cursor::new(head).chain(source)), is_capture })
+}
+
+/// Reads until the first non-blank line is whole, the peek is full, or the input ends: a
+/// pipe hands over what its writer has written so far, which may be part of a line.
+fn peek(mut source: Box<dyn Read>) -> std::io::Result<(Vec<u8>, Box<dyn Read>)> {
     let mut head = Vec::with_capacity(4096);
     let mut chunk = [0u8; 4096];
-    // Until the first non-blank line is whole, the peek is full, or the input ends: a pipe
-    // hands over what its writer has written so far, which may be part of a line.
     while head.len() < PEEK_BYTES && !first_line_whole(&head) {
         let n = match source.read(&mut chunk[..(PEEK_BYTES - head.len()).min(4096)]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e).with_context(|| format!("{what} {}", path.display())),
+            Err(e) => return Err(e),
         };
         head.extend_from_slice(&chunk[..n]);
     }
-    let is_capture = is_capture_start(&head);
-    Ok(Input { reader: BufReader::with_capacity(1 << 16, Cursor::new(head).chain(source)), is_capture })
+    Ok((head, source))
 }
 
 /// An input whose read interrupted by a stop signal ([`super::stop`]: `watch --replay`

@@ -272,17 +272,11 @@ impl<S> Guarded<S> {
     }
 }
 
-impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> {
-    fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
-        if self.failed {
-            return Ok(());
-        }
-        match self.sink.record(rec) {
-            Ok(()) => {
-                if matches!(rec, optics::capture::Record::Sample(_)) {
-                    self.samples += 1;
-                }
-            }
+impl<S> Guarded<S> {
+    /// A failed write closes this sink alone (see the type).
+    fn settle(&mut self, result: io::Result<()>) {
+        match result {
+            Ok(()) => {}
             // The reader of a `-` output went away (`| head`): not an error (ripgrep).
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe && self.label.ends_with(" -") => self.failed = true,
             Err(e) => {
@@ -293,6 +287,35 @@ impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> 
                     self.label
                 ));
             }
+        }
+    }
+}
+
+impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> {
+    fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        let result = self.sink.record(rec);
+        if result.is_ok() && matches!(rec, optics::capture::Record::Sample(_)) {
+            self.samples += 1;
+        }
+        self.settle(result);
+        Ok(())
+    }
+
+    fn end_tick(&mut self, sampling: std::time::Duration) -> io::Result<()> {
+        if !self.failed {
+            let result = self.sink.end_tick(sampling);
+            self.settle(result);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        if !self.failed {
+            let result = self.sink.finish();
+            self.settle(result);
         }
         Ok(())
     }

@@ -79,7 +79,7 @@ fn write_then_read_is_identical() {
     for r in &cap.records {
         w.write(r).unwrap();
     }
-    let bytes = w.into_inner();
+    let bytes = w.into_inner().unwrap();
     let back = read_capture_from(&bytes[..]).unwrap();
     assert_eq!(back, cap);
     // And writing again gives the same bytes.
@@ -87,7 +87,7 @@ fn write_then_read_is_identical() {
     for r in &back.records {
         w2.record(r).unwrap();
     }
-    assert_eq!(w2.into_inner(), bytes);
+    assert_eq!(w2.into_inner().unwrap(), bytes);
 }
 
 #[test]
@@ -97,10 +97,10 @@ fn a_record_time_json_cannot_carry_is_refused() {
     if let Record::Sample(s) = &mut rec {
         s.t = f64::NAN;
     }
-    let header_only = CaptureWriter::new(Vec::new(), &cap.header).unwrap().into_inner().len();
+    let header_only = CaptureWriter::new(Vec::new(), &cap.header).unwrap().into_inner().unwrap().len();
     let mut w = CaptureWriter::new(Vec::new(), &cap.header).unwrap();
     assert_eq!(w.write(&rec).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
-    assert_eq!(w.into_inner().len(), header_only, "nothing written for the refused record");
+    assert_eq!(w.into_inner().unwrap().len(), header_only, "nothing written for the refused record");
 }
 
 #[test]

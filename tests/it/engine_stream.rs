@@ -68,7 +68,7 @@ fn a_two_hour_capture_equals_first_and_last_counters() {
             w.write(&sample(n, t as f64, bits_at(k, t), true, Some(3))).unwrap();
         }
     }
-    let bytes = w.into_inner();
+    let bytes = w.into_inner().unwrap();
     let (engine, done) = replay_from(&bytes[..], EngineConfig { buckets: 64, ..Default::default() }).unwrap();
     assert!(done.notes.is_empty());
     assert_eq!(engine.interfaces(), names);

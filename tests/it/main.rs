@@ -7,6 +7,7 @@ mod support;
 
 mod bundled_captures;
 mod capture_roundtrip;
+mod capture_zstd;
 mod cli_check_plot_report;
 mod cli_compare_export;
 mod cli_decode;

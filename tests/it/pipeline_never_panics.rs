@@ -536,7 +536,7 @@ proptest! {
         for r in &records {
             let _ = w.write(r);
         }
-        let bytes = w.into_inner();
+        let bytes = w.into_inner().unwrap();
         // A non-finite `t` is written as `null`, which the reader refuses (with an error).
         let finite = records.iter().all(|r| r.t().is_none_or(f64::is_finite));
         // FEC arrays longer than any port's lanes are refused by the reader (issue 9).

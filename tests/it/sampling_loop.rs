@@ -182,7 +182,7 @@ async fn watch_records_samples_resets_swaps_and_vanishing_interfaces() {
     assert_eq!(summary.samples, 6 + 2);
 
     // The file sink holds the same records, readable as a capture.
-    let cap = read_capture_from(&file.into_inner()[..]).unwrap();
+    let cap = read_capture_from(&file.into_inner().unwrap()[..]).unwrap();
     assert_eq!(cap.records, mem);
 
     let events = |iface: &str| -> Vec<EventKind> {
