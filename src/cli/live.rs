@@ -11,7 +11,8 @@ use optics::analysis::config::Config;
 use optics::capture::{Record, RecordSink};
 use optics::output::live_table::LiveTable;
 use optics::sample::engine::{Engine, EngineConfig};
-use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, StopReason, WatchConfig, WatchSummary};
+use optics::sample::summary::{StopReason, StopSignal, WatchSummary};
+use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, WatchConfig};
 use optics::serve::{run_live, Exporter, LiveOptions, Reload, Signals};
 use optics::source::i2c::I2cModule;
 use optics::source::live::LiveSource;
@@ -117,7 +118,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
     let summary = rt.block_on(watch_until_on(wcfg, SampleOn::PollingThread, factory, &mut sinks, stop)).context("sampling")?;
     drop(sinks);
     files.finish();
-    if let (0, StopReason::Signal(sig)) = (summary.samples, &summary.stopped_by) {
+    if let (0, StopReason::Signal(sig)) = (summary.samples, summary.stopped_by) {
         bail!("stopped by {sig} before the first sample: nothing to analyse");
     }
     Ok((engine, summary))
@@ -131,7 +132,7 @@ pub async fn serve_live(
     opts: LiveOptions,
     signals: &mut Signals,
     on_reload: Reload<'_>,
-) -> anyhow::Result<&'static str> {
+) -> anyhow::Result<StopSignal> {
     let find = move || -> Result<Vec<String>, String> {
         let mut src = LiveSource::new();
         if named.is_empty() {

@@ -6,7 +6,7 @@ use super::common::LivePlan;
 use anyhow::bail;
 use optics::analysis::config::Config;
 use optics::sample::engine::Engine;
-use optics::sample::summary::WatchSummary;
+use optics::sample::summary::{StopSignal, WatchSummary};
 use optics::serve::{Exporter, LiveOptions, Reload, Signals};
 use std::path::Path;
 
@@ -27,6 +27,6 @@ pub async fn serve_live(
     _opts: LiveOptions,
     _signals: &mut Signals,
     _on_reload: Reload<'_>,
-) -> anyhow::Result<&'static str> {
+) -> anyhow::Result<StopSignal> {
     bail!(NO_LIVE)
 }

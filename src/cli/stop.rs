@@ -1,10 +1,10 @@
 //! A replay (`watch --replay`) stopped by a signal the way a live `watch` is: the stop
-//! signals ([`STOP_SIGNALS`]) are caught while the capture is read, the records read so far
+//! signals ([`StopSignal`]) are caught while the capture is read, the records read so far
 //! are analysed and printed, and every sample written to `--record` / `--csv` stays. A live
 //! run catches the same signals through its runtime (`optics::sample::watch::stop_signals`);
 //! a replay has no runtime, so a handler notes the signal and the reader looks at the note.
 
-use optics::sample::watch::STOP_SIGNALS;
+use optics::sample::summary::StopSignal;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// The signal caught, 0 before any.
@@ -18,7 +18,7 @@ extern "C" fn note(sig: libc::c_int) {
 /// Catches the stop signals from here on. Without `SA_RESTART`, a read blocked on a pipe
 /// (`--replay <(slow producer)`) returns EINTR, which ends the input ([`caught`]).
 pub fn catch() -> std::io::Result<()> {
-    for (sig, _) in STOP_SIGNALS {
+    for sig in StopSignal::ALL.map(StopSignal::number) {
         // SAFETY: a zeroed sigaction is valid (empty mask, no flags); its handler only
         // stores to an atomic, which is async-signal-safe.
         let rc = unsafe {
@@ -33,8 +33,7 @@ pub fn catch() -> std::io::Result<()> {
     Ok(())
 }
 
-/// The name of the stop signal caught, if one was (only after [`catch`]).
-pub fn caught() -> Option<&'static str> {
-    let sig = CAUGHT.load(Ordering::Relaxed);
-    STOP_SIGNALS.iter().find(|(s, _)| *s == sig).map(|(_, name)| *name)
+/// The stop signal caught, if one was (only after [`catch`]).
+pub fn caught() -> Option<StopSignal> {
+    StopSignal::from_number(CAUGHT.load(Ordering::Relaxed))
 }

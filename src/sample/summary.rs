@@ -6,13 +6,15 @@
 use crate::source::{IoCounts, PathsUsed};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a sampling loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopReason {
     Duration,
     MaxTicks,
-    /// "SIGINT", "SIGTERM" (a name of the sampling loop's `STOP_SIGNALS`), or whatever the
-    /// caller's stop future returned.
-    Signal(String),
+    /// A stop signal arrived.
+    Signal(StopSignal),
+    /// The caller looks at a new set of interfaces (`serve` re-discovered them).
+    Rediscover,
     AllInterfacesGone,
 }
 
@@ -32,4 +34,73 @@ pub struct WatchSummary {
     pub notes: Vec<String>,
     /// Which path each layer used per interface, and what the kernel could not give.
     pub paths: BTreeMap<String, PathsUsed>,
+}
+
+/// The signals that end a run the way Ctrl-C does, with its analysis printed and every
+/// sample written kept: SIGINT and SIGTERM, and those whose default would kill it with
+/// nothing: SIGHUP (the SSH session dropped), SIGUSR1/SIGUSR2 (sent by mistake, or by a
+/// supervisor), SIGALRM (`timeout -s ALRM`, a stray `alarm`). `serve` stops on the first
+/// two and reloads on SIGHUP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopSignal {
+    Int,
+    Term,
+    Hup,
+    Usr1,
+    Usr2,
+    Alrm,
+}
+
+impl StopSignal {
+    pub const ALL: [StopSignal; 6] =
+        [StopSignal::Int, StopSignal::Term, StopSignal::Hup, StopSignal::Usr1, StopSignal::Usr2, StopSignal::Alrm];
+
+    /// The signal's number on this platform.
+    pub fn number(self) -> libc::c_int {
+        match self {
+            StopSignal::Int => libc::SIGINT,
+            StopSignal::Term => libc::SIGTERM,
+            StopSignal::Hup => libc::SIGHUP,
+            StopSignal::Usr1 => libc::SIGUSR1,
+            StopSignal::Usr2 => libc::SIGUSR2,
+            StopSignal::Alrm => libc::SIGALRM,
+        }
+    }
+
+    /// The signal with this number, if it is one of [`StopSignal::ALL`].
+    pub fn from_number(sig: libc::c_int) -> Option<StopSignal> {
+        StopSignal::ALL.into_iter().find(|s| s.number() == sig)
+    }
+
+    /// "SIGINT", as logs and messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopSignal::Int => "SIGINT",
+            StopSignal::Term => "SIGTERM",
+            StopSignal::Hup => "SIGHUP",
+            StopSignal::Usr1 => "SIGUSR1",
+            StopSignal::Usr2 => "SIGUSR2",
+            StopSignal::Alrm => "SIGALRM",
+        }
+    }
+}
+
+impl std::fmt::Display for StopSignal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_signal_is_named_and_numbered_once() {
+        for s in StopSignal::ALL {
+            assert_eq!(StopSignal::from_number(s.number()), Some(s));
+            assert_eq!(format!("{s}"), s.name());
+        }
+        assert_eq!(StopSignal::from_number(libc::SIGKILL), None);
+    }
 }

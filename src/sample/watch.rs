@@ -14,12 +14,12 @@
 //!   stops, the others keep going). A name that now belongs to another device (its
 //!   ifindex changed: a rename swap) is an `interface_gone` for the old device and a
 //!   new `interface` record for the new one, which is sampled from then on.
-//! - A stop signal ([`STOP_SIGNALS`]), `duration` or `max_ticks` end the loop between ticks; a tick in
+//! - A stop signal ([`StopSignal`]), `duration` or `max_ticks` end the loop between ticks; a tick in
 //!   flight is finished and written, so every sample taken is in the sinks.
 
 use super::delta::{Point, ResetDetector};
 use super::module_cache::ModuleCache;
-pub use super::summary::{StopReason, WatchSummary};
+pub use super::summary::{StopReason, StopSignal, WatchSummary};
 use super::ticker::Ticker;
 use crate::capture::RecordSink;
 use crate::capture::{round_t, ErrorLayer, EventKind, EventRecord, InterfaceRecord, ModulePages, Record, SampleRecord};
@@ -237,7 +237,7 @@ impl Iface {
     }
 }
 
-/// Samples until a stop signal ([`STOP_SIGNALS`]), `cfg.duration` or `cfg.max_ticks`. `make_source` builds
+/// Samples until a stop signal ([`StopSignal`]), `cfg.duration` or `cfg.max_ticks`. `make_source` builds
 /// one source per interface (sources are `&mut`, so interfaces cannot share one).
 pub async fn watch<F>(cfg: WatchConfig, make_source: F, sinks: &mut [&mut dyn RecordSink]) -> Result<WatchSummary, WatchError>
 where
@@ -248,34 +248,21 @@ where
     watch_until(cfg, make_source, sinks, stop).await
 }
 
-/// The signals that end a run the way Ctrl-C does, with its analysis printed and every
-/// sample written kept: SIGINT and SIGTERM, and those whose default would kill it with
-/// nothing: SIGHUP (the SSH session dropped), SIGUSR1/SIGUSR2 (sent by mistake, or by a
-/// supervisor), SIGALRM (`timeout -s ALRM`, a stray `alarm`).
-pub const STOP_SIGNALS: [(libc::c_int, &str); 6] = [
-    (libc::SIGINT, "SIGINT"),
-    (libc::SIGTERM, "SIGTERM"),
-    (libc::SIGHUP, "SIGHUP"),
-    (libc::SIGUSR1, "SIGUSR1"),
-    (libc::SIGUSR2, "SIGUSR2"),
-    (libc::SIGALRM, "SIGALRM"),
-];
-
-/// [`STOP_SIGNALS`] as a stop condition for [`watch_until`], caught from this call on (a
+/// [`StopSignal`] as a stop condition for [`watch_until`], caught from this call on (a
 /// caller creating output files calls it first, so a signal cannot kill the process between
 /// creating a file and writing its header). Must run inside a tokio runtime.
-pub fn stop_signals() -> Result<impl Future<Output = String>, WatchError> {
+pub fn stop_signals() -> Result<impl Future<Output = StopReason>, WatchError> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut caught = Vec::with_capacity(STOP_SIGNALS.len());
-    for (sig, name) in STOP_SIGNALS {
-        caught.push((signal(SignalKind::from_raw(sig)).map_err(WatchError::Signal)?, name));
+    let mut caught = Vec::with_capacity(StopSignal::ALL.len());
+    for sig in StopSignal::ALL {
+        caught.push((signal(SignalKind::from_raw(sig.number())).map_err(WatchError::Signal)?, sig));
     }
     Ok(async move {
         // The first of them to arrive; each `recv` is polled in turn until one is ready.
         std::future::poll_fn(move |cx| {
-            for (s, name) in caught.iter_mut() {
+            for (s, sig) in caught.iter_mut() {
                 if s.poll_recv(cx).is_ready() {
-                    return std::task::Poll::Ready(name.to_string());
+                    return std::task::Poll::Ready(StopReason::Signal(*sig));
                 }
             }
             std::task::Poll::Pending
@@ -306,7 +293,7 @@ pub async fn watch_until<F, S>(
 ) -> Result<WatchSummary, WatchError>
 where
     F: Fn(&str) -> Box<dyn Source + Send>,
-    S: Future<Output = String>,
+    S: Future<Output = StopReason>,
 {
     watch_until_on(cfg, SampleOn::BlockingPool, make_source, sinks, stop).await
 }
@@ -321,7 +308,7 @@ pub async fn watch_until_on<F, S>(
 ) -> Result<WatchSummary, WatchError>
 where
     F: Fn(&str) -> Box<dyn Source + Send>,
-    S: Future<Output = String>,
+    S: Future<Output = StopReason>,
 {
     let start = Instant::now();
     // A duration past what an Instant can hold means no deadline (the CLI refuses such
@@ -386,7 +373,7 @@ where
         }
         tokio::select! {
             biased;
-            why = &mut stop => { summary.stopped_by = StopReason::Signal(why); break; }
+            why = &mut stop => { summary.stopped_by = why; break; }
             _ = &mut until_deadline => { summary.stopped_by = StopReason::Duration; break; }
             tick = ticker.tick() => tick.map_err(WatchError::Clock)?,
         }

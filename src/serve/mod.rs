@@ -26,7 +26,10 @@ use crate::output::html::status_page;
 use crate::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks};
 use crate::sample::engine::{Engine, EngineConfig};
 #[cfg(live)]
-use crate::sample::watch::{watch_until, StopReason, WatchConfig, WatchError};
+use crate::sample::summary::StopReason;
+use crate::sample::summary::StopSignal;
+#[cfg(live)]
+use crate::sample::watch::{watch_until, WatchConfig, WatchError};
 #[cfg(live)]
 use crate::source::Source;
 use hyper::body::Bytes;
@@ -358,7 +361,7 @@ pub struct Signals {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sig {
-    Stop(&'static str),
+    Stop(StopSignal),
     Reload,
 }
 
@@ -370,8 +373,8 @@ impl Signals {
 
     pub async fn next(&mut self) -> Sig {
         tokio::select! {
-            _ = self.int.recv() => Sig::Stop("SIGINT"),
-            _ = self.term.recv() => Sig::Stop("SIGTERM"),
+            _ = self.int.recv() => Sig::Stop(StopSignal::Int),
+            _ = self.term.recv() => Sig::Stop(StopSignal::Term),
             _ = self.hup.recv() => Sig::Reload,
         }
     }
@@ -391,7 +394,7 @@ fn reload(pending: &PendingConfig, reload: Reload) {
 }
 
 /// Waits for a stop signal, handling reloads meanwhile; `Some(name)` = stop.
-async fn until_stop(signals: &mut Signals, pending: &PendingConfig, on_reload: Reload<'_>) -> &'static str {
+async fn until_stop(signals: &mut Signals, pending: &PendingConfig, on_reload: Reload<'_>) -> StopSignal {
     loop {
         match signals.next().await {
             Sig::Stop(name) => return name,
@@ -417,7 +420,7 @@ pub async fn run_live<F, D>(
     discover: D,
     signals: &mut Signals,
     on_reload: Reload<'_>,
-) -> Result<&'static str, ServeError>
+) -> Result<StopSignal, ServeError>
 where
     F: Fn(&str) -> Box<dyn Source + Send>,
     D: Fn() -> Result<Vec<String>, String>,
@@ -454,11 +457,11 @@ where
             let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + opts.rediscover, opts.rediscover);
             loop {
                 tokio::select! {
-                    name = until_stop(signals, &pending, on_reload) => return name.to_string(),
+                    sig = until_stop(signals, &pending, on_reload) => return StopReason::Signal(sig),
                     _ = tick.tick() => {
                         let found = tokio::task::block_in_place(&discover);
                         if found.as_ref().is_ok_and(|f| f != &current) {
-                            return "rediscover".to_string();
+                            return StopReason::Rediscover;
                         }
                     }
                 }
@@ -466,8 +469,7 @@ where
         };
         let summary = watch_until(wcfg, &make_source, &mut [exporter as &mut dyn RecordSink], stop).await?;
         match summary.stopped_by {
-            StopReason::Signal(s) if s == "SIGINT" => return Ok("SIGINT"),
-            StopReason::Signal(s) if s == "SIGTERM" => return Ok("SIGTERM"),
+            StopReason::Signal(sig) => return Ok(sig),
             StopReason::AllInterfacesGone => tokio::select! {
                 name = until_stop(signals, &pending, on_reload) => return Ok(name),
                 _ = tokio::time::sleep(opts.rediscover) => {}
@@ -489,7 +491,7 @@ pub async fn run_replay<R: std::io::BufRead>(
     speed: f64,
     signals: &mut Signals,
     on_reload: Reload<'_>,
-) -> &'static str {
+) -> StopSignal {
     let pending = exporter.pending_config();
     let start = tokio::time::Instant::now();
     let next_of = |reader: &mut CaptureReader<R>| loop {

@@ -10,7 +10,8 @@ use optics::module::fingerprint::fingerprint;
 use optics::module::{ModuleImage, PageRequest, I2C_A0};
 use optics::sample::engine::TimeRange;
 use optics::sample::module_cache::ModuleCache;
-use optics::sample::watch::{watch_until, StopReason, WatchConfig};
+use optics::sample::summary::{StopReason, StopSignal};
+use optics::sample::watch::{watch_until, WatchConfig};
 use optics::source::replay::ReplaySource;
 use optics::source::{IoCounts, PathsUsed, Source, SourceError};
 use std::time::Duration;
@@ -149,7 +150,7 @@ impl Source for Fake {
     }
 }
 
-fn never() -> impl std::future::Future<Output = String> {
+fn never() -> impl std::future::Future<Output = StopReason> {
     std::future::pending()
 }
 
@@ -250,10 +251,10 @@ async fn watch_stops_at_duration_and_on_request() {
     let cfg = WatchConfig { duration: None, ..cfg };
     let stop = async {
         tokio::time::sleep(Duration::from_millis(50)).await;
-        "SIGINT".to_string()
+        StopReason::Signal(StopSignal::Int)
     };
     let mut mem: Vec<Record> = Vec::new();
     let s = watch_until(cfg, make, &mut [&mut mem], stop).await.unwrap();
-    assert_eq!(s.stopped_by, StopReason::Signal("SIGINT".into()));
+    assert_eq!(s.stopped_by, StopReason::Signal(StopSignal::Int));
     assert_eq!(mem.iter().filter(|r| matches!(r, Record::Sample(_))).count() as u64, s.samples);
 }

@@ -79,5 +79,5 @@ fn discovery_picks_up_new_interfaces_and_drops_vanished_ones() {
         run_live(&mut exporter, &opts, make_source, discover, &mut signals, &reload).await.unwrap()
     });
     checker.join().expect("the checker saw every phase");
-    assert_eq!(stopped, "SIGTERM");
+    assert_eq!(stopped, optics::sample::summary::StopSignal::Term);
 }
