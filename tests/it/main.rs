@@ -37,6 +37,7 @@ mod engine_equivalence;
 mod engine_stream;
 mod fec_tail_models;
 mod fecx_captures;
+#[cfg(live)]
 mod host_live_veth;
 mod host_sysfs;
 mod hostile_names;
@@ -63,6 +64,7 @@ mod plots;
 #[cfg(live)]
 mod sampling_loop;
 mod serve_connection_limits;
+#[cfg(live)]
 mod serve_error_counts;
 mod serve_http_abuse;
 mod serve_judge_window;
