@@ -8,6 +8,8 @@
 //! `/proc/self/status` (VmRSS now, VmHWM peak), with the peak reset through
 //! `/proc/self/clear_refs` (proc(5), value 5) before the step it is meant to measure.
 
+#[path = "figures/import.rs"]
+mod import;
 #[path = "figures/stream.rs"]
 mod stream;
 
@@ -517,11 +519,12 @@ fn main() -> Result<()> {
         println!("figures: run `cargo bench --bench figures` (release build) to measure; nothing measured here.");
         return Ok(());
     }
-    // `--only stream`: section 7 alone (the long captures), for whoever works on it.
+    // `--only stream` / `--only import`: section 7 (the long captures) or 8 (import of
+    // many ports) alone, for whoever works on it.
     let only = args.iter().position(|a| a == "--only").map(|i| args.get(i + 1).map(String::as_str));
     if let Some(section) = only {
-        if section != Some("stream") {
-            bail!("--only takes `stream` (section 7, the only one that runs alone), not {section:?}");
+        if !matches!(section, Some("stream" | "import")) {
+            bail!("--only takes `stream` (section 7) or `import` (section 8), the sections that run alone, not {section:?}");
         }
     }
     let started = Instant::now();
@@ -529,9 +532,16 @@ fn main() -> Result<()> {
     println!("## optics figures\n");
     println!("{date}; {}; {} build", machine(), if cfg!(debug_assertions) { "DEBUG (figures meaningless)" } else { "release" });
     let mut t = Table::default();
-    if only.is_some() {
-        stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
-        return summary(&t, started);
+    match only {
+        Some(Some("stream")) => {
+            stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
+            return summary(&t, started);
+        }
+        Some(_) => {
+            import::run(&mut t)?;
+            return summary(&t, started);
+        }
+        None => {}
     }
 
     // 1. Decode.
@@ -683,6 +693,9 @@ fn main() -> Result<()> {
 
     // 7. Long captures through the streaming engine.
     stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
+
+    // 8. Import of a bundle with many ports.
+    import::run(&mut t)?;
 
     // The budget: what one 1 s tick costs the CPU for 64 ports.
     t.section(&format!("The budget: CPU per 1 s tick for {PORTS} ports"));

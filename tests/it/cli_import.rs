@@ -212,3 +212,45 @@ fn window_s_gives_a_lone_snapshot_its_span_and_partial_at_is_refused() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--at is given for some"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A bundle of many ports with one `lspci -vvv` listing them all: each interface gets the
+/// PCIe link at its own `ethtool -i` bus-info (looked up by address, domain or none, any
+/// case), never a neighbour's. (How fast many ports import is a figure: benches/figures.rs,
+/// section 8.)
+#[test]
+fn many_ports_each_get_their_own_pcie_link_from_one_lspci() {
+    const PORTS: usize = 300;
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    std::fs::create_dir(&bundle).unwrap();
+    let width = |i: usize| [16u32, 8, 4, 2, 1][i % 5];
+    let mut lspci = String::new();
+    for i in 0..PORTS {
+        let addr = format!("{:02x}:{:02x}.{}", i >> 8, (i >> 3) & 0x1f, i & 7);
+        std::fs::write(bundle.join(format!("ethtool_-S_eth{i}")), format!("NIC statistics:\n     rx_err_lane_0_phy: {i}\n")).unwrap();
+        // Upper case in bus-info, lower case in lspci: one address.
+        let bus_info = format!("0000:{}", addr.to_ascii_uppercase());
+        std::fs::write(bundle.join(format!("ethtool_-i_eth{i}")), format!("driver: mlx5_core\nbus-info: {bus_info}\n")).unwrap();
+        lspci.push_str(&format!(
+            "{addr} Ethernet controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n\
+             \tCapabilities: [60] Express (v2) Endpoint, MSI 00\n\
+             \t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported\n\
+             \t\tLnkSta:\tSpeed 16GT/s (ok), Width x{} (ok)\n\n",
+            width(i)
+        ));
+    }
+    std::fs::write(bundle.join("lspci_-nnvv"), lspci).unwrap();
+    let out = dir.path().join("c.jsonl");
+    import(&[bundle.to_str().unwrap(), "--window-s", "60"], &out);
+    let cap = optics::capture::read_capture(&out).unwrap();
+    let mut seen = 0;
+    for rec in &cap.records {
+        if let optics::capture::Record::Interface(r) = rec {
+            let i: usize = r.interface.strip_prefix("eth").unwrap().parse().unwrap();
+            let pci = r.pci.as_ref().unwrap_or_else(|| panic!("{}: no PCIe link", r.interface));
+            assert_eq!(pci.current_link_width, Some(width(i)), "{}", r.interface);
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, PORTS);
+}

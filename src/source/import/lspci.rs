@@ -54,16 +54,16 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     Ok(f)
 }
 
+/// A PCI address as lspci and `ethtool -i` bus-info are compared: without its domain
+/// (`0000:3b:00.0` -> `3b:00.0`; lspci prints none for domain 0), lower case.
+pub fn address_key(addr: &str) -> String {
+    let bdf = if addr.matches(':').count() == 2 { addr.split_once(':').map_or("", |(_, r)| r) } else { addr };
+    bdf.to_ascii_lowercase()
+}
+
 /// True when `lspci_addr` (`3b:00.0` or `0000:3b:00.0`) is PCI address `bus_info`.
 pub fn same_address(lspci_addr: &str, bus_info: &str) -> bool {
-    let strip = |a: &str| {
-        if a.matches(':').count() == 2 {
-            a.split_once(':').map(|(_, r)| r.to_string()).unwrap_or_default()
-        } else {
-            a.to_string()
-        }
-    };
-    strip(lspci_addr).eq_ignore_ascii_case(&strip(bus_info))
+    address_key(lspci_addr) == address_key(bus_info)
 }
 
 #[cfg(test)]
