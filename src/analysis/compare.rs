@@ -95,7 +95,20 @@ fn lane_change(b: &LaneAnalysis, a: &LaneAnalysis) -> LaneChange {
         Change::NoSignificantChange => "no significant change",
         Change::Unknown => "no BER to compare",
     };
-    let margin = margin_delta_db.map(|d| format!("{d:+.1} dB margin, ")).unwrap_or_default();
+    // Before and after, then the change; a zero-error lane's margin is a lower bound
+    // (">3.1"), and between two lower bounds the difference says only how long each
+    // window was, so no change is given for it.
+    let shown = |l: &LaneAnalysis| l.margin_db.map(|m| format!("{}{m:.1}", if l.margin_is_lower_bound { ">" } else { "" }));
+    let margin = match (shown(b), shown(a)) {
+        (Some(x), Some(y)) if b.margin_is_lower_bound && a.margin_is_lower_bound => {
+            format!("no error counted before or after (margin {x} -> {y} dB: lower bounds of the two windows), ")
+        }
+        (Some(x), Some(y)) => {
+            let d = margin_delta_db.map(|d| format!(" ({d:+.1})")).unwrap_or_default();
+            format!("margin {x} -> {y} dB{d}, ")
+        }
+        _ => String::new(),
+    };
     let rx = diff(b.rx_power_dbm, a.rx_power_dbm);
     let rx_text = rx.map(|d| format!(", rx {d:+.1} dB")).unwrap_or_default();
     LaneChange {

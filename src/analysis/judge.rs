@@ -176,7 +176,7 @@ fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
         return;
     }
     let (severity, when) = if windowed {
-        (Severity::Reject, format!("in {:.0} s: frames were lost", w.duration_s))
+        (Severity::Reject, format!("in {}: frames were lost", span_text(w.duration_s)))
     } else {
         (
             Severity::Investigate,
@@ -198,10 +198,20 @@ pub(super) fn loss_ruled_out(w: &InterfaceWindow) -> Option<String> {
     }
     let names: Vec<&str> = read.iter().map(|c| c.origin.as_str()).collect();
     Some(format!(
-        "uncorrectable FEC blocks are not counted, but {} counted 0 over {:.0} s: no frame was lost",
+        "uncorrectable FEC blocks are not counted, but {} counted 0 over {}: no frame was lost",
         names.join(" and "),
-        w.duration_s
+        span_text(w.duration_s)
     ))
+}
+
+/// A window's length as every sentence gives it: "7.5 s" (one decimal below 100 s, so a
+/// 7.5 s window is never "8 s" in one place and "7 s" in another), "3600 s" above.
+fn span_text(s: f64) -> String {
+    if s < 100.0 {
+        format!("{s:.1} s").replace(".0 s", " s")
+    } else {
+        format!("{s:.0} s")
+    }
 }
 
 pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnalysis], reasons: &mut Vec<Reason>) {
@@ -217,7 +227,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             ReasonCode::LinkFlaps,
             Severity::Reject,
             lane,
-            format!("{k} link-down events in {:.0} s{traced}", w.duration_s),
+            format!("{k} link-down event{} in {}{traced}", if k == 1 { "" } else { "s" }, span_text(w.duration_s)),
         ));
     }
     if let Some(k) = link.uncorrectable_blocks.filter(|k| *k > cfg.max_uncorrectable_blocks) {
@@ -225,7 +235,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             ReasonCode::UncorrectableErrors,
             Severity::Reject,
             None,
-            format!("{k} uncorrectable FEC blocks in {:.0} s: frames were lost", w.duration_s),
+            format!("{k} uncorrectable FEC block{} in {}: frames were lost", if k == 1 { "" } else { "s" }, span_text(w.duration_s)),
         ));
     }
     if let Some(c) = w.deltas.pcs_symbol_errors.as_ref().filter(|c| c.value > 0) {
@@ -233,7 +243,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             ReasonCode::UncorrectableErrors,
             Severity::Reject,
             None,
-            format!("{} PCS symbol errors ({}) in {:.0} s: errors reached the PCS", c.value, c.origin.0, w.duration_s),
+            format!("{} PCS symbol errors ({}) in {}: errors reached the PCS", c.value, c.origin.0, span_text(w.duration_s)),
         ));
     }
     frame_loss_reasons(cx, reasons);
@@ -269,8 +279,8 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
                 (
                     Severity::Info,
                     format!(
-                        "only FEC block counts: {blocks} corrected codewords in {:.0} s{at_least}; no corrected-bit counters, so no per-lane BER or margin",
-                        w.duration_s
+                        "only FEC block counts: {blocks} corrected codewords in {}{at_least}; no corrected-bit counters, so no per-lane BER or margin",
+                        span_text(w.duration_s)
                     ),
                 )
             }

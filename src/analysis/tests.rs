@@ -425,11 +425,21 @@ fn compare_before_and_after_cleaning() {
     assert_eq!(l4.change, compare::Change::Improved);
     // Margin 0.407 -> 10·log10(x(1.2e6/3.1875e12 = 3.765e-7)/3.41407) = 1.562: +1.2 dB (1.155).
     assert!((l4.margin_delta_db.unwrap() - 1.155).abs() < 5e-3, "{:?}", l4.margin_delta_db);
-    assert_eq!(l4.summary, "lane 4: +1.2 dB margin, BER 6.7e-5 -> 3.8e-7, rx +0.5 dB: improved");
+    // Before and after as well as the change (0.407 -> 1.562).
+    assert_eq!(l4.summary, "lane 4: margin 0.4 -> 1.6 dB (+1.2), BER 6.7e-5 -> 3.8e-7, rx +0.5 dB: improved");
     // Lane 1 unchanged: identical counts, overlapping intervals.
     let l1 = c.lanes.iter().find(|l| l.lane == 1).unwrap();
     assert_eq!(l1.change, compare::Change::NoSignificantChange);
     assert!(l1.summary.ends_with("no significant change"));
     // Worse the other way round.
     assert_eq!(compare(&after, &before).lanes[3].change, compare::Change::Worse);
+    // Two error-free lanes: both margins are lower bounds, and no difference is claimed.
+    let clean = one(sr4(&CASE_RX, &[0; 4]));
+    let l = &compare(&clean, &clean).lanes[0];
+    assert!(l.summary.starts_with("lane 1: no error counted before or after (margin >"), "{}", l.summary);
+    assert!(
+        l.summary.contains("lower bounds of the two windows") && !l.summary.contains("(+") && !l.summary.contains("(-"),
+        "{}",
+        l.summary
+    );
 }

@@ -258,8 +258,9 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
     }
     let range = engine.config().range;
     if range.is_partial() && ws.iter().all(|w| w.samples == 0) {
-        let show = |b: Option<f64>| b.map_or("-".to_string(), |v| format!("{v} s"));
-        bail!("--from {} --to {} selects no sample of the capture", show(range.from), show(range.to));
+        let bounds: Vec<String> =
+            [("--from", range.from), ("--to", range.to)].into_iter().filter_map(|(flag, v)| v.map(|v| format!("{flag} {v} s"))).collect();
+        bail!("{} selects no sample of the capture", bounds.join(" "));
     }
     let wanted: std::collections::HashSet<&String> = only.iter().collect();
     let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || wanted.contains(&ws[*i].interface)).collect();

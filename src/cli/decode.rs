@@ -1,24 +1,53 @@
 use super::common::check_interfaces;
 use super::inputs;
+use super::live;
+use super::usage;
 use anyhow::{bail, Context};
 use clap::Args;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
 use optics::sample::engine::{replay_from, EngineConfig};
+use optics::sample::module_cache::read_static;
+use optics::source::i2c::I2cModule;
 use optics::source::import::{ethtool_module, recognize, Format};
+use optics::source::live::LiveSource;
+use optics::source::IoCounts;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct DecodeArgs {
-    /// Module image file (`-` reads standard input), or a capture: its latest module reading.
-    pub file: PathBuf,
-    /// With a capture: the interface whose module to decode (default: the first with one).
-    #[arg(long = "interface", value_name = "IFACE")]
+    /// Module image file (`-` reads standard input), or a capture: its latest module
+    /// reading. Without it, the module of the live port --interface names is read.
+    #[arg(required_unless_present = "interface")]
+    pub file: Option<PathBuf>,
+    /// The live port whose module to read and decode (netlink, else the ioctl; --i2c
+    /// reads it over I2C instead); with a capture, the interface whose module to decode
+    /// (default: the first with one).
+    #[arg(long = "interface", value_name = "IFACE", value_hint = super::generate::LIVE_INTERFACE)]
     pub interface: Option<String>,
+    /// Read the live module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
+    #[arg(long, value_name = "DEVICE", conflicts_with = "file", requires = "interface")]
+    pub i2c: Option<PathBuf>,
     /// Print the decoded module as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The module of the live port `iface` as it reads now: its static pages, which hold
+/// this moment's monitors too (what `scan` reads on its first sample).
+fn decode_live(iface: &str, i2c: Option<&Path>) -> anyhow::Result<ModuleReport> {
+    let name = live::resolve_interfaces(&[iface.to_string()], i2c)?.remove(0);
+    let mut src = LiveSource::new();
+    if let Some(path) = i2c {
+        let reader = I2cModule::open(path).with_context(|| format!("opening {}", path.display()))?;
+        src = src.with_eeprom_reader(Box::new(reader));
+    }
+    let mut io = IoCounts::default();
+    let (image, notes) = read_static(&mut src, &name, &mut io).with_context(|| format!("reading the module of {name}"))?;
+    let mut report = module::decode(&image).with_context(|| format!("decoding the module of {name}"))?;
+    report.warnings.extend(notes);
+    Ok(report)
 }
 
 /// The module of `wanted` (or the first interface with one) as of the capture's last sample.
@@ -56,25 +85,10 @@ fn decoded_module(bytes: &[u8]) -> Option<anyhow::Result<ModuleReport>> {
 }
 
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
-    // The first line tells a capture (streamed, never held whole) from a module image
-    // (read whole, bounded by the largest image).
-    let input = inputs::open(&args.file, "reading")?;
-    let report = if input.is_capture {
-        decode_capture(input.reader, args.interface.as_deref()).with_context(|| format!("decoding {}", args.file.display()))?
-    } else {
-        if args.interface.is_some() {
-            bail!("--interface selects a module in a capture; {} is a module image", args.file.display());
-        }
-        let bytes = input.read_all(&args.file, inputs::MAX_IMAGE_BYTES, "a module image")?;
-        match decoded_module(&bytes) {
-            Some(printed) => printed.with_context(|| format!("reading {} as decoded ethtool -m", args.file.display()))?,
-            None => {
-                let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", args.file.display()))?;
-                let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", args.file.display()))?;
-                report.warnings.extend(parsed.notes);
-                report
-            }
-        }
+    let report = match &args.file {
+        Some(file) => decode_file(file, args.interface.as_deref())?,
+        // clap requires FILE or --interface.
+        None => decode_live(args.interface.as_deref().unwrap_or_default(), args.i2c.as_deref())?,
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -91,4 +105,30 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
         bail!("nothing could be decoded beyond the identifier");
     }
     Ok(())
+}
+
+/// A module image, decoded `ethtool -m` output, or a capture's latest module reading.
+fn decode_file(file: &Path, interface: Option<&str>) -> anyhow::Result<ModuleReport> {
+    // The first line tells a capture (streamed, never held whole) from a module image
+    // (read whole, bounded by the largest image).
+    let input = inputs::open(file, "reading")?;
+    if input.is_capture {
+        return decode_capture(input.reader, interface).with_context(|| format!("decoding {}", file.display()));
+    }
+    if interface.is_some() {
+        return Err(usage(format!(
+            "--interface selects a module in a capture or a live port; {} is a module image: decode it without --interface",
+            file.display()
+        )));
+    }
+    let bytes = input.read_all(file, inputs::MAX_IMAGE_BYTES, "a module image")?;
+    Ok(match decoded_module(&bytes) {
+        Some(printed) => printed.with_context(|| format!("reading {} as decoded ethtool -m", file.display()))?,
+        None => {
+            let parsed = input::parse(&bytes).with_context(|| format!("parsing {}", file.display()))?;
+            let mut report = module::decode(&parsed.image).with_context(|| format!("decoding {}", file.display()))?;
+            report.warnings.extend(parsed.notes);
+            report
+        }
+    })
 }

@@ -222,6 +222,6 @@ mod tests {
         let live: Vec<(String, bool, Vec<String>)> =
             live_interface_args(&cmd).into_iter().map(|l| (l.subcommand, l.positional, l.options)).collect();
         let pos = |s: &str| (s.to_string(), true, Vec::new());
-        assert_eq!(live, vec![pos("scan"), pos("watch"), pos("serve")]);
+        assert_eq!(live, vec![pos("scan"), pos("watch"), ("decode".to_string(), false, vec!["--interface".to_string()]), pos("serve")]);
     }
 }

@@ -267,6 +267,52 @@ clone_field_wise!(ModuleReport {
 });
 
 impl ModuleReport {
+    /// What the module is, in a few words: its form factor and the application it runs
+    /// ("OSFP 8x 100GBASE-DR", "QSFP28 200GBASE-SR4"). The application is the active one
+    /// (CMIS: the media interface of the lanes' AppSel, times its lane count), else the
+    /// compliance code; of the alternatives a compliance code lists ("50GBASE-SR,
+    /// 100GBASE-SR2, or 200GBASE-SR4", SFF-8024 Table 4-4), the one at the link's
+    /// `speed_mbps` when exactly one is.
+    pub fn kind(&self, speed_mbps: Option<u32>) -> String {
+        let application = match &self.active_application {
+            // "100GBASE-DR (Clause 140)": the clause is for the decode listing.
+            Some(app) => {
+                let media = app.media_interface.split(" (").next().unwrap_or(&app.media_interface);
+                // A one-lane interface (100GBASE-DR at 106.25 Gb/s a lane) runs on each media
+                // lane; an aggregate one (800GBASE-DR8) already names them all.
+                let name_gbps = media.split('G').next().and_then(|n| n.parse::<f64>().ok());
+                let per_lane = matches!((name_gbps, app.media_lane_bit_rate_gbps), (Some(n), Some(r)) if n <= r);
+                if per_lane && app.media_lane_count > 1 {
+                    format!("{}x {media}", app.media_lane_count)
+                } else {
+                    media.to_string()
+                }
+            }
+            None => match &self.media_type {
+                Some(m) => {
+                    let alternatives: Vec<&str> = m
+                        .split(", ")
+                        .flat_map(|p| p.split(" or "))
+                        .map(|p| p.trim_start_matches("or ").trim())
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    let at_speed = |a: &&str| speed_mbps.is_some_and(|s| a.starts_with(&format!("{}GBASE-", s / 1000)));
+                    match alternatives.into_iter().filter(at_speed).collect::<Vec<_>>()[..] {
+                        [one] => one.to_string(),
+                        _ => m.clone(),
+                    }
+                }
+                None => String::new(),
+            },
+        };
+        let form = super::sff8024::form_factor(self.identifier).map(str::to_string).unwrap_or_else(|| self.identifier_name.clone());
+        if application.is_empty() {
+            form
+        } else {
+            format!("{form} {application}")
+        }
+    }
+
     /// An empty report for `standard`; decoders fill what the image holds.
     pub fn new(standard: Standard, identifier: u8) -> Self {
         ModuleReport {

@@ -51,6 +51,25 @@ pub fn identifier_name(id: u8) -> String {
     lookup(IDENTIFIERS, id)
 }
 
+/// The form factor an identifier names, as people say it (Table 4-1's names shortened:
+/// 0x11 "QSFP28 or later" is a QSFP28 cage whatever the lane rate).
+pub fn form_factor(id: u8) -> Option<&'static str> {
+    Some(match id {
+        0x03 => "SFP",
+        0x0c => "QSFP",
+        0x0d => "QSFP+",
+        0x11 => "QSFP28",
+        0x17 => "microQSFP",
+        0x18 => "QSFP-DD",
+        0x19 => "OSFP",
+        0x1a | 0x1f => "SFP-DD",
+        0x1e => "QSFP",
+        0x20 => "SFP+",
+        0x21 => "OSFP-XD",
+        _ => return None,
+    })
+}
+
 /// SFF-8024 Table 4-3, Connector Types (0x0e-0x1f and 0x29-0x7f reserved, 0x80-0xff vendor specific).
 const CONNECTORS: &[(u8, &str)] = &[
     (0x00, "Unknown or unspecified"),

@@ -113,12 +113,12 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         (Some(s), Some(wd)) => writeln!(
             w,
             "- PCIe link: trained at {s:.1} GT/s x{wd} (the card supports {} GT/s x{}); usable ceiling {} Gb/s \
-             (GT/s x width x line code x {} protocol efficiency) for a {} Gb/s port",
+             (GT/s x width x line code x {} protocol efficiency){}",
             num(p.max_speed_gts, 1),
             opt(p.max_width),
             num(p.ceiling_gbps, 1),
             it.cfg.pcie_efficiency,
-            num(p.port_speed_gbps, 0),
+            p.port_speed_gbps.map(|g| format!(" for a {g:.0} Gb/s port")).unwrap_or_default(),
         )?,
         _ => writeln!(w, "- PCIe link: not reported (no sysfs PCIe attributes in the capture)")?,
     }
@@ -138,8 +138,10 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
                 md(&opt(m.vendor_rev.as_deref()))
             )?;
             writeln!(w, "- Serial number: {}; date code: {}", md(&opt(m.vendor_sn.as_deref())), md(&opt(m.date_code.as_deref())))?;
-            writeln!(w, "- Standard: {}; media: {}", m.standard.as_str(), md(&opt(m.media_type.as_deref())))?;
-            writeln!(w, "- Temperature at the last sample: {} C", num(m.module_temperature_c, 1))?;
+            writeln!(w, "- Module: {} ({}); media: {}", md(&m.kind(l.speed_mbps)), m.standard.as_str(), md(&opt(m.media_type.as_deref())))?;
+            if let Some(t) = m.module_temperature_c {
+                writeln!(w, "- Temperature at the last sample: {t:.1} C")?;
+            }
         }
         (None, Some(err)) => writeln!(w, "- The module could not be read: {}", md(err))?,
         (None, None) => writeln!(w, "- No module data in the capture.")?,
@@ -147,21 +149,35 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
     writeln!(w)?;
     writeln!(w, "### What was measured")?;
     writeln!(w)?;
+    // Only what is known: an unknown fact leaves its phrase out.
+    let mut link: Vec<String> = Vec::new();
+    let state = match l.up {
+        Some(true) => Some("up"),
+        Some(false) => Some("down"),
+        None => None,
+    };
+    match (l.link_mode.as_deref(), state) {
+        (Some(m), Some(s)) => link.push(format!("{} {s}", md(m))),
+        (Some(m), None) => link.push(md(m)),
+        (None, Some(s)) => link.push(s.to_string()),
+        (None, None) => link.push("speed and state not reported".into()),
+    }
+    match (l.lanes, l.lane_rate_gbps) {
+        (Some(n), Some(r)) => link.push(format!("{n} lanes x {r:.3} Gb/s")),
+        (Some(n), None) => link.push(format!("{n} lanes")),
+        _ => {}
+    }
+    link.push(match (l.fec, l.fec_limit_ber) {
+        (Some(f), Some(b)) => {
+            format!("FEC {} (pre-FEC BER limit {}, {})", f.name(), sci(Some(b)), l.fec_limit_source.unwrap_or("no clause"))
+        }
+        (Some(f), None) => format!("FEC {}", f.name()),
+        (None, _) => "FEC not reported".into(),
+    });
     writeln!(
         w,
-        "Link {} {}, {} lanes x {} Gb/s, FEC {} (pre-FEC BER limit {}, {}). Window: {:.1} s between the first and last of {} samples; \
-         BER denominator: {}.",
-        md(&opt(l.link_mode.as_deref())),
-        match l.up {
-            Some(true) => "up",
-            Some(false) => "down",
-            None => "state unknown",
-        },
-        opt(l.lanes),
-        num(l.lane_rate_gbps, 3),
-        l.fec.map(|x| x.name()).unwrap_or("unknown"),
-        sci(l.fec_limit_ber),
-        l.fec_limit_source.unwrap_or("no clause"),
+        "Link {}. Window: {:.1} s between the first and last of {} samples; BER denominator: {}.",
+        link.join(", "),
         l.duration_s,
         l.samples,
         match l.ber_denominator {

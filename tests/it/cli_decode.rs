@@ -163,3 +163,53 @@ fn a_capture_decodes_to_its_latest_module_reading() {
         .failure()
         .stderr(predicate::str::contains("not in the capture"));
 }
+
+/// `decode --interface IFACE` reads the live port's module (the `ethtool -m` replacement):
+/// here no port has one, so the kernel's answer is the error, and the usage mistakes
+/// around it exit 2.
+#[test]
+fn decode_interface_reads_a_live_port() {
+    let out = optics().args(["decode", "--interface", "nosuch0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such interface nosuch0"), "{}", String::from_utf8_lossy(&out.stderr));
+    // lo has no module: the read is refused by the kernel (not supported), named as such.
+    let out = optics().args(["decode", "--interface", "lo"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("reading the module of lo"), "{err}");
+    // Neither a file nor an interface; a module image with --interface; --i2c with a file.
+    assert_eq!(optics().arg("decode").output().unwrap().status.code(), Some(2));
+    let out = optics().arg("decode").arg(real_dump(QSFP03)).args(["--interface", "lo"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a module image"));
+    let out = optics().arg("decode").arg(real_dump(QSFP03)).args(["--i2c", "/dev/i2c-0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Thresholds print in mW and dBm, as `ethtool -m` does. SFF-8472 Rev 12.4 Table 9-5: A2h
+/// bytes 32-33 are the rx power high alarm and 34-35 its low alarm, in units of 0.1 uW.
+#[test]
+fn thresholds_are_shown_in_mw_and_dbm() {
+    let text = std::fs::read_to_string(real_dump(SFP02)).unwrap();
+    // The A2h block of the i2cdump pair: its row "20:" holds bytes 0x20-0x2f.
+    let a2 = &text[text.find("### i2cdump -y 8 0x51").expect("an A2h dump")..];
+    let row = a2.lines().find(|l| l.starts_with("20:")).expect("row 20 of A2h");
+    let b: Vec<u16> = row.split_whitespace().skip(1).take(4).map(|h| u16::from_str_radix(h, 16).unwrap()).collect();
+    let high_mw = f64::from(b[0] << 8 | b[1]) * 0.1e-3;
+    let low_mw = f64::from(b[2] << 8 | b[3]) * 0.1e-3;
+    let out = optics().arg("decode").arg(real_dump(SFP02)).output().unwrap();
+    assert!(out.status.success());
+    let report = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = report.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("rx power ")).expect("an rx power threshold row");
+    let mw: Vec<&str> = lines[at].split_whitespace().collect();
+    let dbm: Vec<&str> = lines[at + 1].split_whitespace().collect();
+    assert_eq!(mw.last(), Some(&"mW"));
+    assert_eq!(dbm.last(), Some(&"dBm"));
+    // low alarm, low warn, high warn, high alarm.
+    assert_eq!(mw[2], format!("{low_mw:.4}"), "{}", lines[at]);
+    assert_eq!(mw[5], format!("{high_mw:.4}"), "{}", lines[at]);
+    let dbm_of = |mw: f64| if mw > 0.0 { format!("{:.2}", 10.0 * mw.log10()) } else { "-inf".into() };
+    assert_eq!(dbm[0], dbm_of(low_mw), "{}", lines[at + 1]);
+    assert_eq!(dbm[3], dbm_of(high_mw), "{}", lines[at + 1]);
+}

@@ -204,3 +204,18 @@ fn readme_sample_is_the_real_output() {
     }
     assert_eq!(&readme[open..close], actual, "README's sample is stale: OPTICS_BLESS=1 cargo test --test cli_text rewrites it");
 }
+
+/// The module line names the form factor and the application, not the media-type byte.
+/// 800G: identifier 0x19 is OSFP (SFF-8024 Table 4-1); AppSel 1's media interface 0x14 is
+/// 100GBASE-DR (Table 4-7) on 8 media lanes. 200G: identifier 0x11 is QSFP28, and of the
+/// compliance code's alternatives (50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4, Table 4-4)
+/// the link's 200000baseSR4 runs the one at 200G.
+#[test]
+fn the_module_line_names_form_factor_and_application() {
+    let dr8 = scan_text(&capture("dr8-800g-cmis-healthy.jsonl"), 100, &[]);
+    assert!(dr8.contains("SN AC2509DR80042 (OSFP 8x 100GBASE-DR, CMIS), 48.0 C"), "{dr8}");
+    let sr4 = scan_text(&capture("sr4-200g-healthy.jsonl"), 100, &[]);
+    assert!(sr4.contains("(QSFP28 200GBASE-SR4, SFF-8636)"), "{sr4}");
+    let out = optics().arg("decode").arg(capture("dr8-800g-cmis-healthy.jsonl")).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Module:            OSFP 8x 100GBASE-DR\n"));
+}

@@ -113,7 +113,7 @@ fn decode_reports_vdm_per_lane() {
 
     let out = optics().arg("decode").arg(module_image(dir.path())).assert().success().get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("VDM: 72 observables in 2 group(s)"), "{text}");
+    assert!(text.contains("VDM: 72 observables in 2 groups"), "{text}");
     let row7 = text.lines().find(|l| l.starts_with("7 ") && l.contains("media")).unwrap_or_else(|| panic!("{text}"));
     assert!(row7.contains("17.50") && row7.contains("13.50") && row7.contains("2.00e-5"), "{row7}");
     assert!(text.contains("VDM flag: lane 7 esnr_media_db: low_warning"), "{text}");

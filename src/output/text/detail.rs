@@ -41,15 +41,11 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
     }
     match (&a.module, &a.module_error) {
         (Some(m), _) => {
-            let text = format!(
-                "{} {} SN {} ({}, {}), {} C",
-                m.vendor_name.as_deref().unwrap_or("?"),
-                m.vendor_pn.as_deref().unwrap_or("?"),
-                m.vendor_sn.as_deref().unwrap_or("?"),
-                m.standard.as_str(),
-                m.media_type.as_deref().unwrap_or("media unknown"),
-                num(m.module_temperature_c, 1),
-            );
+            let name = [m.vendor_name.as_deref(), m.vendor_pn.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+            let sn = m.vendor_sn.as_deref().map(|sn| format!(" SN {sn}")).unwrap_or_default();
+            let temperature = m.module_temperature_c.map(|t| format!(", {t:.1} C")).unwrap_or_default();
+            let name = if name.is_empty() { "unnamed".to_string() } else { name };
+            let text = format!("{name}{sn} ({}, {}){temperature}", m.kind(a.link.speed_mbps), m.standard.as_str());
             field(w, "module", &text, width)?;
         }
         (None, Some(e)) => field(w, "module", &format!("unreadable: {e}"), width)?,
@@ -148,17 +144,25 @@ fn host_text(h: &HostAnalysis) -> String {
     text
 }
 
+/// The link as far as it is known: an unknown fact leaves its phrase out.
 fn link_text(a: &InterfaceAnalysis) -> String {
     let l = &a.link;
     let up = match l.up {
-        Some(true) => "up",
-        Some(false) => "DOWN",
-        None => "state unknown",
+        Some(true) => Some("up"),
+        Some(false) => Some("DOWN"),
+        None => None,
     };
     let mode = match (&l.link_mode, l.speed_mbps) {
-        (Some(m), _) => m.clone(),
-        (None, Some(s)) => format!("{s} Mb/s"),
-        (None, None) => "speed unknown".into(),
+        (Some(m), _) => Some(m.clone()),
+        (None, Some(s)) => Some(format!("{s} Mb/s")),
+        (None, None) => None,
+    };
+    let ext = l.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+    let head = match (mode, up) {
+        (Some(m), Some(u)) => format!("{m} {u}{ext}"),
+        (Some(m), None) => format!("{m}{ext}"),
+        (None, Some(u)) => format!("{u}{ext}"),
+        (None, None) => format!("speed and state not reported{ext}"),
     };
     let lanes = match (l.lanes, l.lane_rate_gbps) {
         (Some(n), Some(r)) => format!(", {n} lane{} x {r:.3} Gb/s", if n == 1 { "" } else { "s" }),
@@ -166,22 +170,25 @@ fn link_text(a: &InterfaceAnalysis) -> String {
         _ => String::new(),
     };
     let modulation = l.modulation.map(|m| format!(" {m:?}").to_uppercase()).unwrap_or_default();
-    let fec = l.fec.map(|f| f.name()).unwrap_or("unknown");
     let limit = l.fec_limit_ber.map(|b| format!(" (limit {b:.1e})")).unwrap_or_default();
-    let ext = l.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
-    format!("{mode} {up}{ext}{lanes}{modulation}, FEC {fec}{limit}")
+    let fec = l.fec.map(|f| format!(", FEC {}{limit}", f.name())).unwrap_or_else(|| ", FEC not reported".into());
+    format!("{head}{lanes}{modulation}{fec}")
 }
 
 fn window_text(a: &InterfaceAnalysis) -> String {
     let l = &a.link;
-    let count = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into());
-    format!(
-        "{:.1} s, {} sample{}; link-down events {}, uncorrectable blocks {}, port pre-FEC BER {}",
-        l.duration_s,
-        l.samples,
-        if l.samples == 1 { "" } else { "s" },
-        count(l.link_down_events),
-        count(l.uncorrectable_blocks),
-        ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
-    )
+    let counts: Vec<String> = [("link-down events", l.link_down_events), ("uncorrectable blocks", l.uncorrectable_blocks)]
+        .into_iter()
+        .filter_map(|(name, v)| v.map(|v| format!("{name} {v}")))
+        .chain(
+            (l.pre_fec_ber.is_some() || (l.corrected_bits == Some(0) && l.pre_fec_ber_upper.is_some()))
+                .then(|| format!("port pre-FEC BER {}", ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper))),
+        )
+        .collect();
+    let head = format!("{:.1} s, {} sample{}", l.duration_s, l.samples, if l.samples == 1 { "" } else { "s" });
+    if counts.is_empty() {
+        head
+    } else {
+        format!("{head}; {}", counts.join(", "))
+    }
 }

@@ -1,6 +1,7 @@
 //! The readable form of a decoded module (`optics decode` without `--json`).
 
 use crate::module::report::{ModuleReport, ThresholdSet};
+use crate::module::units::mw_to_dbm;
 use crate::module::vdm::{VdmReport, VdmSideValues};
 use std::io::{self, Write};
 
@@ -28,6 +29,7 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         writeln!(w, "IMAGE CORRUPT:     every checksum fails ({}): the values below are not trusted", names.join(", "))?;
     }
     writeln!(w, "Standard:          {}{}", r.standard.as_str(), r.spec_revision.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())?;
+    writeln!(w, "Module:            {}", super::escape(&r.kind(None)))?;
     writeln!(w, "Identifier:        {:#04x} ({})", r.identifier, r.identifier_name)?;
     writeln!(w, "Vendor:            {}", text(&r.vendor_name))?;
     writeln!(w, "Part number:       {}", text(&r.vendor_pn))?;
@@ -94,12 +96,13 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         writeln!(w)?;
         writeln!(w, "{:<16} {:>11} {:>11} {:>11} {:>11}", "thresholds", "low alarm", "low warn", "high warn", "high alarm")?;
         for (name, set, unit) in rows {
-            if let Some(s) = set {
-                writeln!(
-                    w,
-                    "{:<16} {:>11.4} {:>11.4} {:>11.4} {:>11.4}  {unit}",
-                    name, s.low_alarm, s.low_warning, s.high_warning, s.high_alarm
-                )?;
+            let Some(s) = set else { continue };
+            let cells = [s.low_alarm, s.low_warning, s.high_warning, s.high_alarm];
+            let row = |cell: &dyn Fn(f64) -> String| cells.map(|v| format!(" {:>11}", cell(v))).concat();
+            writeln!(w, "{name:<16}{}  {unit}", row(&|v| format!("{v:.4}")))?;
+            // Power limits also in dBm, as `ethtool -m` prints them (a 0 mW limit is -inf).
+            if unit == "mW" {
+                writeln!(w, "{:<16}{}  dBm", "", row(&|v| fmt_dbm(Some(mw_to_dbm(v))).trim_end_matches(" dBm").to_string()))?;
             }
         }
     }
@@ -122,8 +125,12 @@ fn fmt_ber(v: Option<f64>) -> String {
 /// Per-lane VDM figures, media side then host side (CMIS VDM, pages 20h-2Fh).
 fn write_vdm(w: &mut dyn Write, v: &VdmReport) -> io::Result<()> {
     writeln!(w)?;
-    let groups = v.groups_supported.map_or("n/a".to_string(), |g| g.to_string());
-    writeln!(w, "VDM: {} observables in {groups} group(s)", v.observables.len())?;
+    let n = v.observables.len();
+    let observables = format!("{n} observable{}", if n == 1 { "" } else { "s" });
+    match v.groups_supported {
+        Some(g) => writeln!(w, "VDM: {observables} in {g} group{}", if g == 1 { "" } else { "s" })?,
+        None => writeln!(w, "VDM: {observables}")?,
+    }
     type Side = fn(&crate::module::vdm::VdmLane) -> &VdmSideValues;
     let sides: [(&str, Side); 2] = [("media", |l| &l.media), ("host", |l| &l.host)];
     for (name, side) in sides {
