@@ -114,6 +114,10 @@ mod tests {
         assert_eq!(lane_rate(&link("400000baseDR4/Full", None, Some(4)), None, &mut n).unwrap().lane_rate_gbps, 106.25);
         assert_eq!(lane_rate(&link("800000baseDR4/Full", None, None), None, &mut n).unwrap().lane_rate_gbps, 212.5);
         assert_eq!(lane_rate(&link("40000baseSR4/Full", None, None), None, &mut n).unwrap().lane_rate_gbps, 10.3125);
+        // 1600000 / 8 = 200000 -> 200G PAM4: 8 x 212.5 Gb/s (IEEE 802.3dj 1.6TBASE-DR8).
+        let r = lane_rate(&link("1600000baseDR8/Full", None, None), None, &mut n).unwrap();
+        assert_eq!((r.speed_mbps, r.lanes, r.lane_rate_gbps, r.modulation), (1_600_000, 8, 212.5, Modulation::Pam4));
+        assert_eq!(parse_link_mode("1600000baseDR8_2/Full"), Some((1_600_000, 8)));
         assert!(n.is_empty());
         // 2500 Mb/s per lane: no class, a note.
         assert!(lane_rate(&link("2500baseT/Full", None, None), None, &mut n).is_none());

@@ -127,7 +127,9 @@ fn link_mode_table_matches_running_kernel() {
     let fam = nl.ethtool_family().unwrap().expect("ethtool family on 6.18");
     let names = nl.link_mode_names(fam.id).unwrap();
     assert!(names.len() >= 121, "{}", names.len());
-    for m in linkmodes::LINK_MODES {
+    // Modes newer than the running kernel (the 1.6T bits 121-124 came after 6.18) are not in its set.
+    let newest = names.iter().map(|(i, _)| *i).max().unwrap_or(0);
+    for m in linkmodes::LINK_MODES.iter().filter(|m| m.bit <= newest) {
         let kernel = names.iter().find(|(i, _)| *i == m.bit).map(|(_, n)| n.as_str());
         assert_eq!(kernel, Some(m.name), "bit {}", m.bit);
     }

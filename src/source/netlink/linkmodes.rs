@@ -37,7 +37,9 @@ const fn m(bit: u32, name: &'static str, speed_mbps: u32, lanes: u32) -> LinkMod
 }
 
 /// include/uapi/linux/ethtool.h, Linux 6.18 (121 bits; FEC bits 49-51/74 and the
-/// non-speed bits are not link modes and are left out).
+/// non-speed bits are not link modes and are left out), and the four 1.6T modes the uAPI
+/// added after it (bits 121-124, 1600000baseCR8/KR8/DR8/DR8_2: 8 lanes of 200G, IEEE
+/// 802.3dj; mlx5 maps its 1600TAUI-8 PTYS bit to them).
 pub const LINK_MODES: &[LinkModeBit] = &[
     m(5, "1000baseT/Full", 1000, 1),
     m(12, "10000baseT/Full", 10000, 1),
@@ -123,6 +125,10 @@ pub const LINK_MODES: &[LinkModeBit] = &[
     m(118, "800000baseDR4_2/Full", 800000, 4),
     m(119, "800000baseSR4/Full", 800000, 4),
     m(120, "800000baseVR4/Full", 800000, 4),
+    m(121, "1600000baseCR8/Full", 1600000, 8),
+    m(122, "1600000baseKR8/Full", 1600000, 8),
+    m(123, "1600000baseDR8/Full", 1600000, 8),
+    m(124, "1600000baseDR8_2/Full", 1600000, 8),
 ];
 
 fn bit_set(words: &[u32], bit: u32) -> bool {
@@ -222,4 +228,24 @@ fn parse_strings(buf: &[u8]) -> std::result::Result<Vec<(u32, String)>, String> 
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_1600g_dr8_port_is_named_from_bit_123() {
+        // Bit 123 is word 3 (bits 96-127), bit 27 of it.
+        let lm = LinkModes {
+            speed_mbps: Some(1_600_000),
+            lanes: Some(8),
+            duplex: Some(1),
+            advertised: vec![0, 0, 0, 1 << 27],
+            supported: Vec::new(),
+        };
+        assert_eq!(active_mode_name(&lm).as_deref(), Some("1600000baseDR8/Full"));
+        // Bits are unique and ascending.
+        assert!(LINK_MODES.windows(2).all(|w| w[0].bit < w[1].bit));
+    }
 }
