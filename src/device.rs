@@ -34,4 +34,41 @@ pub struct DeviceIdentity {
     pub pci: Option<PciLink>,
     pub port: Option<PortIdentity>,
     pub host: Option<HostFacts>,
+    /// The InfiniBand port this is (an IB port named `mlx5_0/1`, or the HCA port behind a
+    /// RoCE netdev); `None` for other netdevs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ib: Option<IbPort>,
+}
+
+/// An RDMA device's port as sysfs names it (Documentation/ABI/stable/sysfs-class-infiniband):
+/// `/sys/class/infiniband/<hca>/ports/<port>`. Raw text as the kernel prints it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IbPort {
+    /// RDMA device name, e.g. `mlx5_0`.
+    pub hca: String,
+    /// Port number (1-based on an HCA).
+    pub port: u32,
+    /// `link_layer`: `InfiniBand` or `Ethernet` (RoCE).
+    pub link_layer: Option<String>,
+    /// `rate`: active width x speed as the kernel prints it, e.g. `400 Gb/sec (4X NDR)`.
+    pub rate: Option<String>,
+    /// The HCA's `fw_ver`.
+    #[serde(default)]
+    pub fw_ver: Option<String>,
+    /// The HCA's `board_id` (NVIDIA PSID, e.g. `MT_0000000838`).
+    #[serde(default)]
+    pub board_id: Option<String>,
+    /// The netdev on this port (IPoIB, or the RoCE Ethernet netdev), if any.
+    #[serde(default)]
+    pub netdev: Option<String>,
+}
+
+impl IbPort {
+    /// `mlx5_0/1`: how an IB port is named wherever an interface name appears.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.hca, self.port)
+    }
+    pub fn is_infiniband(&self) -> bool {
+        self.link_layer.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("infiniband"))
+    }
 }

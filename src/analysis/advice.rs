@@ -165,7 +165,9 @@ fn port_sentence(code: ReasonCode) -> Option<&'static str> {
         ReasonCode::InsufficientData => "sample longer: scan --window 60s, watch for minutes, or import two snapshots (or one with --window-s)",
         ReasonCode::FecTailNearLimit => "the FEC's correction headroom is nearly used: clean and inspect the fiber, then compare both modules' per-lane light to find the weak side",
         ReasonCode::MarginFalling => "the margin is falling: clean and inspect the fiber before it reaches the floor, and watch the lanes' bias and light for a failing laser",
+        // An InfiniBand port's link codes get the port's own sentence (`infiniband::LINK_ADVICE`).
         ReasonCode::WeakTransmitter => "this module's transmitter looks weak: compare the far end's received light (--peer) before any swap",
+        ReasonCode::CounterSaturated => "a saturated counter hides any new errors: clear the port's counters (perfquery -x -R) and sample again",
         _ => return None,
     })
 }

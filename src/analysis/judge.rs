@@ -167,8 +167,10 @@ fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
     let said = |c: &Option<crate::counters::Counted>, what: &str| {
         c.as_ref().filter(|c| c.value > 0).map(|c| format!("{} frames with {what} ({})", c.value, c.origin.as_str()))
     };
+    // An InfiniBand port's symbol errors are judged on its generation (`infiniband`).
+    let symbol_errors = counts.symbol_errors.clone().filter(|c| crate::counters::ib::origin_name(&c.origin).is_none());
     let mut parts: Vec<String> =
-        [said(&counts.fcs_errors, "a bad FCS (CRC)"), said(&counts.symbol_errors, "symbol errors")].into_iter().flatten().collect();
+        [said(&counts.fcs_errors, "a bad FCS (CRC)"), said(&symbol_errors, "symbol errors")].into_iter().flatten().collect();
     if !windowed {
         parts.extend(said(&counts.pcs_symbol_errors, "PCS symbol errors"));
     }
@@ -260,12 +262,14 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
                 reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));
             }
         }
-    } else {
+    } else if !super::infiniband::is_ib_port(w) {
         let why = w.module_error.as_deref().unwrap_or("no module data");
         reasons.push(Reason::new(ReasonCode::ModuleUnreadable, Severity::Investigate, None, why.to_string()));
     }
     let has_bits = link.corrected_bits.is_some() || lanes.iter().any(|l| l.corrected_bits.is_some());
-    if !has_bits || cx.fec == FecKind::Off {
+    // An InfiniBand port's sysfs has no corrected-bit counters by design (`infiniband` notes it).
+    let ib_without_bits = !has_bits && super::infiniband::is_ib_port(w);
+    if (!has_bits || cx.fec == FecKind::Off) && !ib_without_bits {
         let (severity, msg) = match (cx.fec, link.corrected_blocks, link.uncorrectable_blocks) {
             (FecKind::Off, _, _) => (
                 Severity::Info,

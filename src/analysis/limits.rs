@@ -121,7 +121,8 @@ pub(super) fn window_worth(cx: &Context, link: &mut LinkAnalysis, lanes: &mut [L
 /// rate there is no BER, margin or FEC limit, and an accept would only mean "nothing was
 /// measured". Said, so that no gate (`--fail-on`, `--check`) passes it silently.
 fn unknown_lane_rate(cx: &Context) -> Option<String> {
-    if cx.rate.is_some() {
+    // An InfiniBand port's sysfs counts no corrected bits: no lane rate is needed (FDR's 14G lanes).
+    if cx.rate.is_some() || super::infiniband::is_ib_port(cx.w) {
         return None;
     }
     let link = &cx.w.link;

@@ -18,6 +18,7 @@ pub mod fec;
 pub mod frame_loss;
 pub mod histogram;
 pub mod host;
+pub mod infiniband;
 mod judge;
 pub mod lane_groups;
 pub mod lane_index;
@@ -223,6 +224,9 @@ pub struct InterfaceAnalysis {
     /// Every segment of the run (counter resets, module swaps split it), oldest first;
     /// the last is the one `verdict` judges (see [`analyze_selected`]).
     pub segments: Vec<segments::SegmentAnalysis>,
+    /// An InfiniBand port's facts and counts ([`infiniband`]); absent for other ports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub infiniband: Option<infiniband::IbAnalysis>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
@@ -617,10 +621,14 @@ fn analyze_one(
         reasons.push(Reason::new(ReasonCode::PcieDegraded, severity, None, msg));
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
+    let ib = infiniband::judge(&mut cx, &mut reasons);
     link_loss::apply(w, peer, &mut lanes);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
     let mut advice = Vec::new();
+    if ib.is_some() && reasons.iter().any(|r| infiniband::LINK_CODES.contains(&r.code) && r.severity > Severity::Info) {
+        advice.push(infiniband::LINK_ADVICE.to_string());
+    }
     lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons, &mut advice);
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     let frame_loss = frame_loss::frame_loss(&frame_loss::FrameLossInput {
@@ -661,6 +669,7 @@ fn analyze_one(
         advice,
         profile: None,
         segments: Vec::new(),
+        infiniband: ib,
     }
 }
 

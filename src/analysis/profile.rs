@@ -297,6 +297,7 @@ mod tests {
             fec_histogram: None,
             frame_loss: None,
             lane_groups: vec![],
+            infiniband: None,
         };
         a.link.speed_mbps = Some(speed_mbps);
         a.link.lanes = Some(lanes);

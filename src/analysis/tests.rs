@@ -61,6 +61,7 @@ fn sr4(rx_dbm: &[f64], bits: &[u64]) -> InterfaceWindow {
             }),
             port: None,
             host: None,
+            ib: None,
         },
         link: LinkInfo {
             speed_mbps: Some(200_000),

@@ -11,7 +11,11 @@
 //!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`),
 //!   `margin_falling` (a lane's margin trend falls; see `trend_lanes`),
 //!   `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch` (the host beneath the link;
-//!   see `host`).
+//!   see `host`),
+//!   `link_error_recovery` (an InfiniBand port retrained), `ib_port_errors` (an IB port
+//!   dropped received packets or crossed its local link integrity threshold),
+//!   `counter_saturated` (an IB counter stuck at its maximum: a lower bound, no rate; see
+//!   `infiniband`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -69,6 +73,9 @@ pub enum ReasonCode {
     HostNumaRemote,
     MtuMismatch,
     FirmwareMismatch,
+    LinkErrorRecovery,
+    IbPortErrors,
+    CounterSaturated,
 }
 
 impl ReasonCode {
@@ -94,6 +101,9 @@ impl ReasonCode {
             ReasonCode::HostNumaRemote => "host_numa_remote",
             ReasonCode::MtuMismatch => "mtu_mismatch",
             ReasonCode::FirmwareMismatch => "firmware_mismatch",
+            ReasonCode::LinkErrorRecovery => "link_error_recovery",
+            ReasonCode::IbPortErrors => "ib_port_errors",
+            ReasonCode::CounterSaturated => "counter_saturated",
         }
     }
 }

@@ -7,9 +7,10 @@ pub mod compressed;
 mod lines;
 mod sink;
 
+use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::host::HostFacts;
-use crate::device::{DeviceIdentity, PciLink, PortIdentity};
+use crate::device::{DeviceIdentity, IbPort, PciLink, PortIdentity};
 use crate::module::image::ImageError;
 use crate::module::printed::PrintedModule;
 use crate::module::{ModuleImage, PageEntry};
@@ -82,6 +83,9 @@ pub struct InterfaceRecord {
     /// absent in captures written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<HostFacts>,
+    /// The InfiniBand port this interface is (docs/infiniband.md); absent for other netdevs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ib: Option<IbPort>,
 }
 
 impl InterfaceRecord {
@@ -92,6 +96,7 @@ impl InterfaceRecord {
             pci: self.pci.clone(),
             port: self.port.clone(),
             host: self.host.clone(),
+            ib: self.ib.clone(),
         }
     }
 }
@@ -122,6 +127,10 @@ pub struct SampleRecord {
     /// values parsed from text ("15E-255", "1,2,3,4 [0..9]") can be checked against it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub printed_fields: BTreeMap<String, String>,
+    /// InfiniBand port state and PortCounters as sysfs gives them (docs/infiniband.md);
+    /// absent for other netdevs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ib: Option<IbSample>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,6 +15,7 @@ use optics::sample::summary::{StopReason, StopSignal, WatchSummary};
 use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, WatchConfig};
 use optics::serve::{run_live, Exporter, LiveOptions, Reload, Signals};
 use optics::source::i2c::I2cModule;
+use optics::source::infiniband::{parse_port_name, IbTree, InfinibandSource};
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::LinkWatch;
 use optics::source::{discover, Source};
@@ -28,8 +29,10 @@ use std::time::Duration;
 /// module or FEC statistics.
 pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Result<Vec<String>> {
     let mut src = LiveSource::new();
+    let ib = IbTree::system();
     if named.is_empty() {
-        let found = discover(&mut src).context("discovering interfaces")?;
+        let mut found = discover(&mut src).context("discovering interfaces")?;
+        found.extend(ib.infiniband_ports());
         if found.is_empty() {
             bail!("no network interface with a readable module or FEC statistics was found; name one (e.g. optics scan IFACE) or use --replay FILE");
         }
@@ -37,6 +40,16 @@ pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Resul
     }
     let mut names: Vec<String> = Vec::new();
     for iface in named {
+        // An InfiniBand port (`mlx5_0/1`) is no netdev: sysfs says whether it exists.
+        if parse_port_name(iface).is_some() {
+            if !ib.has_port(iface) {
+                bail!("no such InfiniBand port {iface}: no /sys/class/infiniband/{}", iface.replacen('/', "/ports/", 1));
+            }
+            if !names.contains(iface) {
+                names.push(iface.clone());
+            }
+            continue;
+        }
         if let Err(e) = src.link_state(iface) {
             if e.is_no_device() {
                 bail!("no such interface {iface}: {e}");
@@ -61,7 +74,10 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
     let i2c = i2c.map(Path::to_path_buf);
     // One link-notification socket for all interfaces' sources.
     let link_watch = LinkWatch::new();
-    Ok(move |_iface: &str| -> Box<dyn Source + Send> {
+    Ok(move |iface: &str| -> Box<dyn Source + Send> {
+        if parse_port_name(iface).is_some() {
+            return Box::new(InfinibandSource::system());
+        }
         let src = LiveSource::new().with_link_watch(link_watch.clone());
         match i2c.as_ref().and_then(|p| I2cModule::open(p).ok()) {
             Some(reader) => Box::new(src.with_eeprom_reader(Box::new(reader))),

@@ -6,6 +6,7 @@
 //! `driver_stats` objects (docs/capture-format.md).
 
 pub mod driver_stats;
+pub mod ib;
 pub mod normalize;
 
 pub use driver_stats::DriverStats;

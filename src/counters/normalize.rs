@@ -74,8 +74,12 @@ pub struct PortCounters {
     /// aFrameCheckSequenceErrors): frames lost on the line, whatever FEC says.
     pub fcs_errors: Option<Counted>,
     /// Frames during which the PHY saw an invalid symbol (IEEE 802.3 30.3.2.1.5
-    /// aSymbolErrorDuringCarrier): errors that reached the PCS uncorrected.
+    /// aSymbolErrorDuringCarrier): errors that reached the PCS uncorrected. On an
+    /// InfiniBand port, `PortCounters` SymbolErrorCounter (`ib:symbol_error`).
     pub symbol_errors: Option<Counted>,
+    /// InfiniBand `PortCounters` figures with no Ethernet counterpart (`counters::ib`).
+    #[serde(skip_serializing_if = "super::ib::IbCounted::is_empty")]
+    pub ib: super::ib::IbCounted,
 }
 
 /// Driver counters with a known meaning, in preference order per figure.

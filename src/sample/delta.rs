@@ -64,6 +64,25 @@ const SCALARS: &[(&str, ScalarGet, ScalarSet)] = &[
     ("link_down_events", |p| p.link_down_events.as_ref(), |p, v| p.link_down_events = Some(v)),
     ("fcs_errors", |p| p.fcs_errors.as_ref(), |p, v| p.fcs_errors = Some(v)),
     ("symbol_errors", |p| p.symbol_errors.as_ref(), |p, v| p.symbol_errors = Some(v)),
+    ("link_error_recovery", |p| p.ib.link_error_recovery.as_ref(), |p, v| p.ib.link_error_recovery = Some(v)),
+    ("port_rcv_errors", |p| p.ib.port_rcv_errors.as_ref(), |p, v| p.ib.port_rcv_errors = Some(v)),
+    (
+        "port_rcv_remote_physical_errors",
+        |p| p.ib.port_rcv_remote_physical_errors.as_ref(),
+        |p, v| p.ib.port_rcv_remote_physical_errors = Some(v),
+    ),
+    ("local_link_integrity_errors", |p| p.ib.local_link_integrity_errors.as_ref(), |p, v| p.ib.local_link_integrity_errors = Some(v)),
+    (
+        "excessive_buffer_overrun_errors",
+        |p| p.ib.excessive_buffer_overrun_errors.as_ref(),
+        |p, v| p.ib.excessive_buffer_overrun_errors = Some(v),
+    ),
+    ("port_xmit_discards", |p| p.ib.port_xmit_discards.as_ref(), |p, v| p.ib.port_xmit_discards = Some(v)),
+    ("VL15_dropped", |p| p.ib.vl15_dropped.as_ref(), |p, v| p.ib.vl15_dropped = Some(v)),
+    ("port_rcv_data", |p| p.ib.port_rcv_data.as_ref(), |p, v| p.ib.port_rcv_data = Some(v)),
+    ("port_xmit_data", |p| p.ib.port_xmit_data.as_ref(), |p, v| p.ib.port_xmit_data = Some(v)),
+    ("port_rcv_packets", |p| p.ib.port_rcv_packets.as_ref(), |p, v| p.ib.port_rcv_packets = Some(v)),
+    ("port_xmit_packets", |p| p.ib.port_xmit_packets.as_ref(), |p, v| p.ib.port_xmit_packets = Some(v)),
 ];
 
 const LANES: &[(&str, LanesGet, LanesSet)] = &[
@@ -216,7 +235,9 @@ pub struct Point {
 impl Point {
     pub fn from_sample(s: &SampleRecord) -> Self {
         let mut out = Point::default();
-        out.refill(s, &normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats));
+        let mut counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        crate::counters::ib::normalize_into(&mut counters, s.ib.as_ref());
+        out.refill(s, &counters);
         out
     }
 
@@ -224,6 +245,7 @@ impl Point {
     /// buffers kept from the last sample's (what `watch` and the engine do per sample).
     pub fn refill_from(&mut self, s: &SampleRecord, counters: &mut PortCounters) {
         normalize_into(counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
+        crate::counters::ib::normalize_into(counters, s.ib.as_ref());
         self.refill(s, counters);
     }
 
@@ -509,6 +531,19 @@ impl SegmentDelta {
             link_down_events: scalar(&c.link_down_events, &e.link_down_events),
             fcs_errors: scalar(&c.fcs_errors, &e.fcs_errors),
             symbol_errors: scalar(&c.symbol_errors, &e.symbol_errors),
+            ib: crate::counters::ib::IbCounted {
+                link_error_recovery: scalar(&c.ib.link_error_recovery, &e.ib.link_error_recovery),
+                port_rcv_errors: scalar(&c.ib.port_rcv_errors, &e.ib.port_rcv_errors),
+                port_rcv_remote_physical_errors: scalar(&c.ib.port_rcv_remote_physical_errors, &e.ib.port_rcv_remote_physical_errors),
+                local_link_integrity_errors: scalar(&c.ib.local_link_integrity_errors, &e.ib.local_link_integrity_errors),
+                excessive_buffer_overrun_errors: scalar(&c.ib.excessive_buffer_overrun_errors, &e.ib.excessive_buffer_overrun_errors),
+                port_xmit_discards: scalar(&c.ib.port_xmit_discards, &e.ib.port_xmit_discards),
+                vl15_dropped: scalar(&c.ib.vl15_dropped, &e.ib.vl15_dropped),
+                port_rcv_data: scalar(&c.ib.port_rcv_data, &e.ib.port_rcv_data),
+                port_xmit_data: scalar(&c.ib.port_xmit_data, &e.ib.port_xmit_data),
+                port_rcv_packets: scalar(&c.ib.port_rcv_packets, &e.ib.port_rcv_packets),
+                port_xmit_packets: scalar(&c.ib.port_xmit_packets, &e.ib.port_xmit_packets),
+            },
         };
         let histogram = self
             .histogram

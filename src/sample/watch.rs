@@ -155,6 +155,7 @@ impl Iface {
         let link_info = check(&self.name, t, self.source.link_info(&self.name), out)?;
         let fec = check(&self.name, t, self.source.fec(&self.name), out)?;
         let driver_stats = check(&self.name, t, self.source.driver_stats(&self.name), out)?.unwrap_or_default();
+        let ib = check(&self.name, t, self.source.infiniband(&self.name), out)?;
         let module = self.sample_module(t, out)?;
 
         let module_changed = module.as_ref().is_some_and(|m| m.changed) && self.announced_link.is_some();
@@ -174,6 +175,7 @@ impl Iface {
                 link,
                 module: self.cache.static_image().map(|img| ModulePages { pages: img.entries() }),
                 origin_file: None,
+                ib: identity.ib,
             }));
         }
         if module_changed {
@@ -191,6 +193,7 @@ impl Iface {
             fec,
             driver_stats,
             module: module.map(|m| ModulePages { pages: m.monitor }),
+            ib,
             ..Default::default()
         };
         // `Point::from_sample`, into the buffers of the last sample's.

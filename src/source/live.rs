@@ -421,6 +421,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             pci: self.sysfs.pci_link(&dev.name),
             port: self.sysfs.port_identity(&dev.name),
             host: Some(self.host_facts(&dev.name, &info)),
+            ib: None,
         })
     }
 

@@ -2,6 +2,7 @@
 //! capture replay implement the same [`Source`] trait, so decoding and analysis never
 //! know which one they got.
 
+use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::DeviceIdentity;
 use crate::module::PageRequest;
@@ -13,6 +14,7 @@ use thiserror::Error;
 #[cfg(live)]
 pub mod i2c;
 pub mod import;
+pub mod infiniband;
 #[cfg(live)]
 pub mod ioctl;
 #[cfg(live)]
@@ -139,6 +141,11 @@ pub trait Source {
     /// sources that have none (capture replay).
     fn ifindex(&mut self, _iface: &str) -> Option<u32> {
         None
+    }
+    /// An InfiniBand port's state and `PortCounters` (`counters::ib`); `NotSupported` for
+    /// anything that is not an IB port.
+    fn infiniband(&mut self, iface: &str) -> Result<IbSample> {
+        Err(SourceError::NotSupported { what: format!("InfiniBand counters of {iface}"), driver: None, message: None })
     }
     /// Called by the sampling loop after each sample of an interface. Live sources need
     /// nothing; capture replay moves to the next recorded sample.

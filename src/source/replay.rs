@@ -8,6 +8,7 @@
 use super::{IoCounts, PathsUsed, Result, Source, SourceError};
 
 use crate::capture::{Capture, InterfaceRecord, Record, SampleRecord};
+use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::DeviceIdentity;
 use crate::module::{ModuleImage, PageRequest};
@@ -114,6 +115,11 @@ impl Source for ReplaySource {
 
     fn driver_stats(&mut self, iface: &str) -> Result<DriverStats> {
         Ok(self.current(iface, "driver statistics")?.0.driver_stats.clone())
+    }
+
+    fn infiniband(&mut self, iface: &str) -> Result<IbSample> {
+        let what = "InfiniBand counters";
+        self.current(iface, what)?.0.ib.clone().ok_or_else(|| Self::not_captured(what, "not an InfiniBand port in the capture"))
     }
 
     /// Serves bytes from the interface record's static pages overlaid with the current

@@ -55,21 +55,33 @@ impl Sysfs {
     }
     /// Driver name from the `device/driver` link.
     pub fn driver(&self, iface: &str) -> Option<String> {
-        link_basename(&self.device_link(iface)?.join("driver"))
+        self.driver_at(&self.device_link(iface)?)
     }
     /// Bus address (PCI BDF) from the `device` link. virtio_net reports the PCI function
     /// that carries the virtio device, as its GDRVINFO does (`virtio_bus_name()` is the
     /// parent's name), so the same rule applies here.
     pub fn bus_info(&self, iface: &str) -> Option<String> {
-        let device = self.device_link(iface)?;
-        match self.pci_function(&device) {
+        self.bus_info_at(&self.device_link(iface)?)
+    }
+    /// [`Self::bus_info`] of the device a `device` link (at `device`) points to.
+    pub fn bus_info_at(&self, device: &Path) -> Option<String> {
+        match self.pci_function(device) {
             Some(pci) => basename(&pci),
-            None => link_basename(&device),
+            None => link_basename(device),
         }
+    }
+    /// Driver name of the device a `device` link (at `device`) points to.
+    pub fn driver_at(&self, device: &Path) -> Option<String> {
+        link_basename(&device.join("driver"))
     }
     /// PCIe link attributes; `None` when the device is not a PCIe function.
     pub fn pci_link(&self, iface: &str) -> Option<PciLink> {
-        let pci = self.pci_function(&self.device_link(iface)?)?;
+        self.pci_link_at(&self.device_link(iface)?)
+    }
+    /// [`Self::pci_link`] of the device a `device` link (at `device`) points to (an RDMA
+    /// device's `device`, for one).
+    pub fn pci_link_at(&self, device: &Path) -> Option<PciLink> {
+        let pci = self.pci_function(device)?;
         let link = PciLink {
             current_link_speed: self.read_attr(&pci.join("current_link_speed")),
             current_link_width: self.read_attr(&pci.join("current_link_width")).and_then(|s| s.parse().ok()),

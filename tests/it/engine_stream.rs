@@ -30,6 +30,7 @@ fn iface(name: &str) -> Record {
         module: None,
         origin_file: None,
         host: None,
+        ib: None,
     })
 }
 

@@ -46,6 +46,7 @@ mod i2c_paging;
 mod import_decoded_module;
 mod import_never_panics;
 mod import_switch;
+mod infiniband;
 mod input_real_dumps;
 #[cfg(live)]
 mod live_driver_stats;

@@ -293,6 +293,7 @@ fn interface_record() -> impl Strategy<Value = Record> {
                 module,
                 origin_file: None,
                 host: None,
+                ib: None,
             })
         })
 }

@@ -70,6 +70,7 @@ fn iface(t: f64, sn: &[u8; 16]) -> Record {
         module: Some(ModulePages { pages }),
         origin_file: None,
         host: None,
+        ib: None,
     })
 }
 

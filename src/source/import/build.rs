@@ -422,6 +422,7 @@ fn interface_records(
             module,
             origin_file: Some(Snapshot::files_text(&snap.files)),
             host: None,
+            ib: None,
         }));
         prev = Some(snap);
         // Without counters, a sample only carries a module reading that has no other one.
@@ -443,6 +444,7 @@ fn interface_records(
             time_base: None,
             printed_module: snap.printed_module.clone(),
             printed_fields: snap.counters.printed_fields.clone(),
+            ib: None,
         };
         if span.is_some() {
             let mut z = zero_sample(&s);

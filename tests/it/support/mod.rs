@@ -5,6 +5,7 @@ pub mod fecx_captures;
 pub mod fleet_captures;
 #[cfg(live)]
 pub mod i2c_sim;
+pub mod ib_sysfs;
 #[cfg(live)]
 pub mod netns;
 pub mod prometheus;

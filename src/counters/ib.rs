@@ -1,0 +1,360 @@
+//! InfiniBand port counters: the Performance Management `PortCounters` attribute as the
+//! kernel shows it under `/sys/class/infiniband/<hca>/ports/<n>/counters/`
+//! (Documentation/ABI/stable/sysfs-class-infiniband; drivers/infiniband/core/sysfs.c), its
+//! counters' widths, and how they join the normalised model ([`PortCounters`]).
+//!
+//! The error counters are narrow and **saturate** rather than wrap (IBTA Vol 1 Rel 1.4,
+//! 16.1.3.5 `PortCounters`, Table 247: "counters ... stop at all ones"): a counter that reads
+//! its maximum is "at least that many since it was last cleared", and its increase over a
+//! window is a lower bound, never a rate. The data and packet counters are 32 bits in
+//! `PortCounters` and 64 bits where the HCA has `PortCountersExtended` (the kernel then
+//! shows those; the ABI calls them 64-bit counters). Data counters count octets divided
+//! by 4 (`PortXmitData` / `PortRcvData`, "in units of 32-bit words").
+
+use super::normalize::{Counted, Origin, PortCounters};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// One reading of an InfiniBand port: the capture's `sample.ib` object (docs/capture-format.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IbSample {
+    /// `state` as sysfs prints it: `4: ACTIVE` (IBTA PortInfo:PortState).
+    #[serde(default)]
+    pub state: Option<String>,
+    /// `phys_state`: `5: LinkUp` (IBTA PortInfo:PortPhysicalState).
+    #[serde(default)]
+    pub phys_state: Option<String>,
+    /// `counters/<name>` -> value, named as sysfs names the files (`symbol_error`, `VL15_dropped`).
+    #[serde(default)]
+    pub counters: BTreeMap<String, u64>,
+    /// `hw_counters/<name>` -> value: the driver's own counters (mlx5 `out_of_buffer`, ...), kept raw.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hw_counters: BTreeMap<String, u64>,
+}
+
+impl IbSample {
+    /// The port is up when its logical state is ACTIVE (4) or its physical state LinkUp (5):
+    /// ARMED/INIT ports train the wire but carry no data yet, so only ACTIVE counts as up.
+    pub fn link_up(&self) -> Option<bool> {
+        let state = self.state.as_deref()?;
+        Some(state_number(state) == Some(4) || state.to_ascii_uppercase().contains("ACTIVE"))
+    }
+}
+
+/// The number before the colon of `4: ACTIVE` / `5: LinkUp`.
+fn state_number(text: &str) -> Option<u32> {
+    text.split(':').next()?.trim().parse().ok()
+}
+
+/// A `PortCounters` field: its sysfs file name and width in bits (sysfs.c `PORT_PMA_ATTR`,
+/// IBTA Table 247).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortCounter {
+    pub name: &'static str,
+    pub bits: u32,
+}
+
+impl PortCounter {
+    /// The value a saturated counter holds: all ones.
+    pub fn max(self) -> u64 {
+        (1u64 << self.bits) - 1
+    }
+}
+
+/// Every `PortCounters` field the kernel shows, with its width (sysfs.c `PORT_PMA_ATTR`
+/// rows: name, counter, **width**, offset).
+pub const PORT_COUNTERS: &[PortCounter] = &[
+    PortCounter { name: "symbol_error", bits: 16 },
+    PortCounter { name: "link_error_recovery", bits: 8 },
+    PortCounter { name: "link_downed", bits: 8 },
+    PortCounter { name: "port_rcv_errors", bits: 16 },
+    PortCounter { name: "port_rcv_remote_physical_errors", bits: 16 },
+    PortCounter { name: "port_rcv_switch_relay_errors", bits: 16 },
+    PortCounter { name: "port_xmit_discards", bits: 16 },
+    PortCounter { name: "port_xmit_constraint_errors", bits: 8 },
+    PortCounter { name: "port_rcv_constraint_errors", bits: 8 },
+    PortCounter { name: "local_link_integrity_errors", bits: 4 },
+    PortCounter { name: "excessive_buffer_overrun_errors", bits: 4 },
+    PortCounter { name: "VL15_dropped", bits: 16 },
+    // 32 bits in PortCounters; 64 in PortCountersExtended, where all ones is not a ceiling
+    // but a value like any other (reached after 2^32 x 4 octets, never in practice).
+    PortCounter { name: "port_xmit_data", bits: 32 },
+    PortCounter { name: "port_rcv_data", bits: 32 },
+    PortCounter { name: "port_xmit_packets", bits: 32 },
+    PortCounter { name: "port_rcv_packets", bits: 32 },
+    PortCounter { name: "port_xmit_wait", bits: 32 },
+];
+
+pub fn port_counter(name: &str) -> Option<PortCounter> {
+    PORT_COUNTERS.iter().copied().find(|c| c.name == name)
+}
+
+/// The counters of `counters` (name -> value) that read their maximum: saturated, so
+/// "at least" that many (IBTA 16.1.3.5).
+pub fn saturated<'a>(counters: impl IntoIterator<Item = (&'a str, u64)>) -> Vec<(PortCounter, u64)> {
+    counters.into_iter().filter_map(|(name, v)| port_counter(name).filter(|c| v == c.max()).map(|c| (c, v))).collect()
+}
+
+/// Octets per `port_rcv_data` / `port_xmit_data` unit (IBTA Table 247: "divided by 4").
+pub const DATA_OCTETS_PER_UNIT: u64 = 4;
+
+/// `PortCounters` figures the Ethernet model has no name for, each with its origin
+/// (`ib:<sysfs name>`); the ones it has (`symbol_error`, `link_downed`) go to
+/// [`PortCounters::symbol_errors`] and [`PortCounters::link_down_events`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IbCounted {
+    /// Retrains: the port training state machine completed link error recovery.
+    pub link_error_recovery: Option<Counted>,
+    /// Packets received with an error (ICRC/VCRC, physical errors, malformed) and dropped.
+    pub port_rcv_errors: Option<Counted>,
+    /// Packets received marked bad (EBP) by the sender: an error on another link upstream.
+    pub port_rcv_remote_physical_errors: Option<Counted>,
+    /// Times local physical errors passed the LocalPhyErrors threshold.
+    pub local_link_integrity_errors: Option<Counted>,
+    /// Input buffer overruns: credit misconfiguration, or very poor signal integrity.
+    pub excessive_buffer_overrun_errors: Option<Counted>,
+    /// Outbound packets dropped because the port was down or congested.
+    pub port_xmit_discards: Option<Counted>,
+    #[serde(rename = "VL15_dropped")]
+    pub vl15_dropped: Option<Counted>,
+    /// Received data in 4-octet units.
+    pub port_rcv_data: Option<Counted>,
+    /// Transmitted data in 4-octet units.
+    pub port_xmit_data: Option<Counted>,
+    pub port_rcv_packets: Option<Counted>,
+    pub port_xmit_packets: Option<Counted>,
+}
+
+impl IbCounted {
+    pub fn is_empty(&self) -> bool {
+        *self == IbCounted::default()
+    }
+
+    /// The figures with their sysfs names, in table order.
+    pub fn named(&self) -> [(&'static str, &Option<Counted>); 11] {
+        [
+            ("link_error_recovery", &self.link_error_recovery),
+            ("port_rcv_errors", &self.port_rcv_errors),
+            ("port_rcv_remote_physical_errors", &self.port_rcv_remote_physical_errors),
+            ("local_link_integrity_errors", &self.local_link_integrity_errors),
+            ("excessive_buffer_overrun_errors", &self.excessive_buffer_overrun_errors),
+            ("port_xmit_discards", &self.port_xmit_discards),
+            ("VL15_dropped", &self.vl15_dropped),
+            ("port_rcv_data", &self.port_rcv_data),
+            ("port_xmit_data", &self.port_xmit_data),
+            ("port_rcv_packets", &self.port_rcv_packets),
+            ("port_xmit_packets", &self.port_xmit_packets),
+        ]
+    }
+}
+
+/// `ib:<name>` for every counter this model reads, spelled at compile time.
+macro_rules! ib_origin {
+    ($name:literal) => {
+        ($name, concat!("ib:", $name))
+    };
+}
+
+const SYMBOL_ERROR: (&str, &str) = ib_origin!("symbol_error");
+const LINK_DOWNED: (&str, &str) = ib_origin!("link_downed");
+
+/// The IB figures of `ib` into `out` (after [`super::normalize_into`] filled the rest): an
+/// IB port has no netlink or driver counters, so its symbol errors and link-down count
+/// are the `PortCounters` ones. Without `ib`, `out.ib` is emptied.
+pub fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
+    let Some(ib) = ib else {
+        if !out.ib.is_empty() {
+            out.ib = IbCounted::default();
+        }
+        return;
+    };
+    let get =
+        |(name, origin): (&str, &'static str)| ib.counters.get(name).map(|v| Counted { value: *v, origin: Origin(Cow::Borrowed(origin)) });
+    if let Some(c) = get(SYMBOL_ERROR) {
+        out.symbol_errors = Some(c);
+    }
+    if let Some(c) = get(LINK_DOWNED) {
+        out.link_down_events = Some(c);
+    }
+    out.ib = IbCounted {
+        link_error_recovery: get(ib_origin!("link_error_recovery")),
+        port_rcv_errors: get(ib_origin!("port_rcv_errors")),
+        port_rcv_remote_physical_errors: get(ib_origin!("port_rcv_remote_physical_errors")),
+        local_link_integrity_errors: get(ib_origin!("local_link_integrity_errors")),
+        excessive_buffer_overrun_errors: get(ib_origin!("excessive_buffer_overrun_errors")),
+        port_xmit_discards: get(ib_origin!("port_xmit_discards")),
+        vl15_dropped: get(ib_origin!("VL15_dropped")),
+        port_rcv_data: get(ib_origin!("port_rcv_data")),
+        port_xmit_data: get(ib_origin!("port_xmit_data")),
+        port_rcv_packets: get(ib_origin!("port_rcv_packets")),
+        port_xmit_packets: get(ib_origin!("port_xmit_packets")),
+    };
+}
+
+/// The sysfs name behind an `ib:<name>` origin.
+pub fn origin_name(origin: &Origin) -> Option<&str> {
+    origin.as_str().strip_prefix("ib:")
+}
+
+/// An IB link speed (IBTA PortInfo:LinkSpeedActive / LinkSpeedExtActive), as the kernel's
+/// `rate` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum IbSpeed {
+    Sdr,
+    Ddr,
+    Qdr,
+    Fdr10,
+    Fdr,
+    Edr,
+    Hdr,
+    Ndr,
+    Xdr,
+}
+
+impl IbSpeed {
+    pub fn parse(text: &str) -> Option<IbSpeed> {
+        Some(match text.trim().to_ascii_uppercase().as_str() {
+            "SDR" => IbSpeed::Sdr,
+            "DDR" => IbSpeed::Ddr,
+            "QDR" => IbSpeed::Qdr,
+            "FDR10" => IbSpeed::Fdr10,
+            "FDR" => IbSpeed::Fdr,
+            "EDR" => IbSpeed::Edr,
+            "HDR" => IbSpeed::Hdr,
+            "NDR" => IbSpeed::Ndr,
+            "XDR" => IbSpeed::Xdr,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IbSpeed::Sdr => "SDR",
+            IbSpeed::Ddr => "DDR",
+            IbSpeed::Qdr => "QDR",
+            IbSpeed::Fdr10 => "FDR10",
+            IbSpeed::Fdr => "FDR",
+            IbSpeed::Edr => "EDR",
+            IbSpeed::Hdr => "HDR",
+            IbSpeed::Ndr => "NDR",
+            IbSpeed::Xdr => "XDR",
+        }
+    }
+
+    /// Data rate per lane in Mb/s as the kernel's `rate` counts it (sysfs.c `rate_show`,
+    /// deci-Gb/s per lane: SDR 2.5, DDR 5, QDR/FDR10 10, FDR 14, EDR 25, HDR 50, NDR 100, XDR 200).
+    pub fn lane_mbps(self) -> u32 {
+        match self {
+            IbSpeed::Sdr => 2_500,
+            IbSpeed::Ddr => 5_000,
+            IbSpeed::Qdr | IbSpeed::Fdr10 => 10_000,
+            IbSpeed::Fdr => 14_000,
+            IbSpeed::Edr => 25_000,
+            IbSpeed::Hdr => 50_000,
+            IbSpeed::Ndr => 100_000,
+            IbSpeed::Xdr => 200_000,
+        }
+    }
+
+    /// HDR and later run RS-FEC on every link (PAM4 from HDR on, 50G lanes and up): their
+    /// symbol error counter counts errors the FEC (and PLR) left, which the application
+    /// saw (NVIDIA UFM Enterprise User Manual 6.17, "Low-Frequency (Secondary) Telemetry
+    /// Fields": Symbol_Errors are "error bits that were not corrected by phy correction
+    /// mechanisms"; Symbol_BER is "post FEC + PLR").
+    pub fn symbol_errors_after_fec(self) -> bool {
+        self >= IbSpeed::Hdr
+    }
+}
+
+/// The kernel's `rate`: `400 Gb/sec (4X NDR)`, `56 Gb/sec (4X FDR)`, `2.5 Gb/sec (1X SDR)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IbRate {
+    pub gbps: f64,
+    /// Active width in lanes (1X, 2X, 4X, 8X, 12X).
+    pub width: u32,
+    pub speed: IbSpeed,
+}
+
+impl IbRate {
+    /// `rate_show`'s format: `"%d%s Gb/sec (%dX%s)"`. Also the `ibstat` / `ibstatus` text
+    /// (`rate: 400 Gb/sec (4X NDR)`) once the label is cut off.
+    pub fn parse(text: &str) -> Option<IbRate> {
+        let (gbps, rest) = text.trim().split_once(" Gb/sec")?;
+        let gbps: f64 = gbps.trim().parse().ok()?;
+        let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
+        let (width, speed) = inner.split_once(['X', 'x'])?;
+        let width: u32 = width.trim().parse().ok().filter(|w| (1..=12).contains(w))?;
+        let speed = IbSpeed::parse(speed)?;
+        (gbps.is_finite() && gbps > 0.0).then_some(IbRate { gbps, width, speed })
+    }
+
+    /// `4X NDR`: what the link mode shows for an IB port.
+    pub fn mode(&self) -> String {
+        format!("{}X {}", self.width, self.speed.as_str())
+    }
+
+    /// The link as the rest of optics reads it: speed = lanes x the speed's lane rate (the
+    /// kernel's "56 Gb/sec" for FDR is 4 x 14), lanes = width, mode `4X NDR`. FEC is not
+    /// named: sysfs does not say which one is active.
+    pub fn link_info(&self) -> super::LinkInfo {
+        super::LinkInfo {
+            speed_mbps: Some(self.speed.lane_mbps() * self.width),
+            lanes: Some(self.width),
+            link_mode: Some(self.mode()),
+            fec_active: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_are_the_kernels() {
+        // sysfs.c PORT_PMA_ATTR: symbol_error 16, link_error_recovery 8, link_downed 8,
+        // local_link_integrity_errors 4, excessive_buffer_overrun_errors 4.
+        assert_eq!(port_counter("symbol_error").unwrap().max(), 65_535);
+        assert_eq!(port_counter("link_downed").unwrap().max(), 255);
+        assert_eq!(port_counter("local_link_integrity_errors").unwrap().max(), 15);
+        assert_eq!(port_counter("port_rcv_data").unwrap().max(), 4_294_967_295);
+        let names: std::collections::HashSet<_> = PORT_COUNTERS.iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), PORT_COUNTERS.len());
+    }
+
+    #[test]
+    fn rates_as_the_kernel_prints_them() {
+        let r = IbRate::parse("400 Gb/sec (4X NDR)\n").unwrap();
+        assert_eq!((r.gbps, r.width, r.speed), (400.0, 4, IbSpeed::Ndr));
+        assert_eq!(r.link_info().speed_mbps, Some(400_000));
+        assert_eq!(r.mode(), "4X NDR");
+        // rate_show prints ".5" for odd deci-Gb/s: 1X SDR is 25 deci-Gb/s.
+        assert_eq!(IbRate::parse("2.5 Gb/sec (1X SDR)").unwrap().link_info().speed_mbps, Some(2_500));
+        assert_eq!(IbRate::parse("56 Gb/sec (4X FDR)").unwrap().link_info().speed_mbps, Some(56_000));
+        assert_eq!(IbRate::parse("100 Gb/sec (2X HDR)").unwrap().width, 2);
+        for bad in ["", "400", "400 Gb/sec", "400 Gb/sec (4X)", "400 Gb/sec (0X NDR)", "x Gb/sec (4X NDR)", "400 Gb/sec (4X ZDR)"] {
+            assert!(IbRate::parse(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_active_is_up() {
+        let s = |t: &str| IbSample { state: Some(t.into()), ..Default::default() };
+        assert_eq!(s("4: ACTIVE").link_up(), Some(true));
+        assert_eq!(s("1: DOWN").link_up(), Some(false));
+        assert_eq!(s("2: INIT").link_up(), Some(false));
+        assert_eq!(IbSample::default().link_up(), None);
+    }
+
+    #[test]
+    fn saturated_counters_are_named() {
+        let c = [("symbol_error", 65_535), ("link_downed", 3), ("local_link_integrity_errors", 15), ("port_rcv_data", 7)];
+        let s = saturated(c);
+        assert_eq!(
+            s.iter().map(|(c, v)| (c.name, *v)).collect::<Vec<_>>(),
+            vec![("symbol_error", 65_535), ("local_link_integrity_errors", 15)]
+        );
+    }
+}
