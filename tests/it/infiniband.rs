@@ -353,3 +353,144 @@ fn an_unknown_ib_port_is_refused_and_no_ib_means_no_change() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such InfiniBand port mlx9_9/1"));
 }
+
+// ---- imports: real tool outputs (tests/fixtures/infiniband/README.md) and copied trees ----
+
+const FIX: &str = "tests/fixtures/infiniband";
+
+fn import(args: &[&std::ffi::OsStr], out: &Path) {
+    let o = optics().arg("import").args(args).arg("-o").arg(out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn by_name<'a>(j: &'a Value, name: &str) -> &'a Value {
+    j["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == name).unwrap_or_else(|| panic!("no {name} in {j}"))
+}
+
+#[test]
+fn ibstat_of_eight_ndr_nics_becomes_ports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("ibstat.jsonl");
+    import(&[format!("{FIX}/ibstat_ndr_cx7_deepep_303.txt").as_ref()], &cap);
+    let c = optics::capture::read_capture(&cap).unwrap();
+    assert_eq!(c.interfaces(), ["mlx5_0/1", "mlx5_1/1"]);
+    let ir = c.interface_records_for("mlx5_0/1").next().unwrap();
+    // `Rate: 400` is Gb/s.
+    assert_eq!(ir.link.speed_mbps, Some(400_000));
+    let ib = ir.ib.as_ref().unwrap();
+    assert_eq!((ib.fw_ver.as_deref(), ib.link_layer.as_deref()), (Some("28.43.2026"), Some("InfiniBand")));
+    let s = c.samples_for("mlx5_0/1").next().unwrap();
+    assert_eq!(s.link.up, Some(true));
+    assert_eq!(s.ib.as_ref().unwrap().state.as_deref(), Some("Active"));
+}
+
+#[test]
+fn ibstat_with_a_down_port_is_link_flaps_there_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("down.jsonl");
+    import(&[format!("{FIX}/ibstat_hdr_and_down_nccl_tests_128.txt").as_ref()], &cap);
+    let j = scan_json(&cap, &[]);
+    let down = by_name(&j, "mlx5_1/1");
+    assert_eq!(down["verdict"], "reject");
+    assert!(reason(down, "link_flaps")["message"].as_str().unwrap().contains("down"));
+    assert!(!codes(by_name(&j, "mlx5_0/1")).contains(&"link_flaps".to_string()));
+}
+
+#[test]
+fn ibstatus_at_hdr_where_the_profile_wants_400g_is_below_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("hdr.jsonl");
+    import(&[format!("{FIX}/ibstatus_hdr_nccl_1412.txt").as_ref()], &cap);
+    let j = scan_json(&cap, &["--profile", "400g"]);
+    for name in ["mlx5_0/1", "mlx5_1/1", "mlx5_2/1"] {
+        let p = by_name(&j, name);
+        // `200 Gb/sec (4X HDR)`: 4 lanes of 50 Gb/s.
+        assert_eq!(p["link"]["speed_mbps"], 200_000);
+        assert_eq!(p["link"]["lanes"], 4);
+        assert_eq!(p["infiniband"]["speed"], "HDR");
+        assert!(codes(p).contains(&"below_profile".to_string()), "{name}: {:?}", codes(p));
+    }
+}
+
+#[test]
+fn perfquery_x_of_a_named_port_reads_every_counter() {
+    // As sosreport names it: sos_commands/infiniband/perfquery_-C_mlx5_0_-P_1.
+    let tmp = tempfile::tempdir().unwrap();
+    let sos = tmp.path().join("sos_commands/infiniband");
+    std::fs::create_dir_all(&sos).unwrap();
+    std::fs::copy(format!("{FIX}/perfquery_x_rhel75_infiniband_diags_16.txt"), sos.join("perfquery_-C_mlx5_0_-P_1")).unwrap();
+    std::fs::copy(format!("{FIX}/ibstat_ndr_cx7_deepep_303.txt"), sos.join("ibstat")).unwrap();
+    let cap = tmp.path().join("pq.jsonl");
+    import(&[tmp.path().as_os_str()], &cap);
+    let c = optics::capture::read_capture(&cap).unwrap();
+    let s = c.samples_for("mlx5_0/1").last().unwrap();
+    let ib = s.ib.as_ref().unwrap();
+    // Every PortCounters and PortCountersExtended field perfquery -x printed, 0 as printed;
+    // the state from ibstat of the same input.
+    for k in ["symbol_error", "link_downed", "port_xmit_data", "port_rcv_data", "unicast_rcv_packets", "port_xmit_wait", "VL15_dropped"] {
+        assert_eq!(ib.counters.get(k), Some(&0), "{k}");
+    }
+    assert_eq!(ib.state.as_deref(), Some("Active"));
+    assert_eq!(c.interface_records_for("mlx5_0/1").next().unwrap().link.speed_mbps, Some(400_000));
+}
+
+#[test]
+fn two_perfquery_snapshots_with_rising_symbol_errors_are_not_accepted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let before = tmp.path().join("before.txt");
+    let after = tmp.path().join("after.txt");
+    let real = std::fs::read_to_string(format!("{FIX}/perfquery_old_names_tacc_stats.txt")).unwrap();
+    std::fs::write(&before, &real).unwrap();
+    // The same port 300 s later (derived from the real output): 40 symbol errors, RcvData +1e9 units.
+    let later = real
+        .replace("SymbolErrors:....................0", "SymbolErrors:....................40")
+        .replace("RcvData:.........................2411533950", "RcvData:.........................3411533950");
+    std::fs::write(&after, later).unwrap();
+    let cap = tmp.path().join("pq2.jsonl");
+    let o = optics()
+        .arg("import")
+        .args([&before, &after])
+        .args(["--interface", "mlx5_0/1", "--at"])
+        .arg(format!("{}=2026-12-05T10:00:00Z", before.display()))
+        .arg("--at")
+        .arg(format!("{}=2026-12-05T10:05:00Z", after.display()))
+        .arg("-o")
+        .arg(&cap)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p = &scan_json(&cap, &[])["interfaces"][0];
+    assert_ne!(p["verdict"], "accept");
+    let msg = reason(p, "uncorrectable_errors")["message"].as_str().unwrap().to_string();
+    assert!(msg.starts_with("40 symbol errors") && msg.contains("in 300 s"), "{msg}");
+    // 1e9 units of 4 octets.
+    assert_eq!(p["infiniband"]["rx_bytes"], 4_000_000_000u64);
+}
+
+#[test]
+fn a_copied_sysfs_tree_imports_like_a_live_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    add_hca(&a, "mlx5_0", HCA_BDF, Some("ibp59s0"), &[ndr(vec![("link_downed", 0)])]);
+    add_hca(&b, "mlx5_0", HCA_BDF, Some("ibp59s0"), &[ndr(vec![("link_downed", 2)])]);
+    let cap = tmp.path().join("tree.jsonl");
+    let o = optics()
+        .arg("import")
+        .args([&a, &b])
+        .arg("--at")
+        .arg(format!("{}=2026-12-05T10:00:00Z", a.display()))
+        .arg("--at")
+        .arg(format!("{}=2026-12-05T10:01:00Z", b.display()))
+        .arg("-o")
+        .arg(&cap)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = optics::capture::read_capture(&cap).unwrap();
+    assert_eq!(c.interfaces(), ["mlx5_0/1"]);
+    let ir = c.interface_records_for("mlx5_0/1").next().unwrap();
+    assert_eq!(ir.bus_info.as_deref(), Some(HCA_BDF));
+    assert_eq!(ir.ib.as_ref().unwrap().rate.as_deref(), Some("400 Gb/sec (4X NDR)"));
+    let p = &scan_json(&cap, &[])["interfaces"][0];
+    assert!(reason(p, "link_flaps")["message"].as_str().unwrap().starts_with("2 link-down events in 60 s"));
+}

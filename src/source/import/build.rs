@@ -62,6 +62,9 @@ struct Snapshot {
     mtime: Option<std::time::SystemTime>,
     at: Option<OffsetDateTime>,
     uptime_s: Option<f64>,
+    /// An InfiniBand port's identity and reading (`ibstat`, `perfquery`, a sysfs tree), merged.
+    ib_port: Option<crate::device::IbPort>,
+    ib: Option<crate::counters::ib::IbSample>,
 }
 
 fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
@@ -75,6 +78,18 @@ fn merge_link(into: &mut LinkInfo, from: &LinkInfo) {
     fill(&mut into.lanes, &from.lanes);
     fill(&mut into.link_mode, &from.link_mode);
     fill(&mut into.fec_active, &from.fec_active);
+}
+
+/// `from`'s InfiniBand identity where `into` has none (the kernel's `rate` text, with its
+/// width and speed, wins over `ibstat`'s bare `Rate: 400`).
+fn merge_ib(into: &mut crate::device::IbPort, from: &crate::device::IbPort) {
+    fill(&mut into.link_layer, &from.link_layer);
+    if into.rate.as_deref().and_then(crate::counters::ib::IbRate::parse).is_none() && from.rate.is_some() {
+        into.rate.clone_from(&from.rate);
+    }
+    fill(&mut into.fw_ver, &from.fw_ver);
+    fill(&mut into.board_id, &from.board_id);
+    fill(&mut into.netdev, &from.netdev);
 }
 
 fn merge_fec(into: &mut Option<FecStats>, from: &FecStats, path: &Path) -> Result<(), ImportError> {
@@ -138,11 +153,21 @@ impl Snapshot {
         fill(&mut self.module_pages, &f.module_pages);
         fill(&mut self.printed_module, &f.printed_module);
         fill(&mut self.uptime_s, &f.uptime_s);
+        for p in &f.ib_ports {
+            merge_ib(self.ib_port.get_or_insert_with(|| p.identity.clone()), &p.identity);
+            let s = self.ib.get_or_insert_with(Default::default);
+            fill(&mut s.state, &p.sample.state);
+            fill(&mut s.phys_state, &p.sample.phys_state);
+            for (k, v) in p.sample.counters.iter().chain(&p.sample.hw_counters) {
+                let into = if p.sample.counters.contains_key(k) { &mut s.counters } else { &mut s.hw_counters };
+                into.entry(k.clone()).or_insert(*v);
+            }
+        }
         Ok(())
     }
 
     fn has_counters(&self) -> bool {
-        self.counters.has_counters()
+        self.counters.has_counters() || self.ib.as_ref().is_some_and(|s| s.state.is_some() || !s.counters.is_empty())
     }
 
     fn has_module(&self) -> bool {
@@ -293,6 +318,12 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
         fec,
         driver_stats: s.driver_stats.with_values([]), // the same names, every value 0
         origin_file: s.origin_file.clone(),
+        // The port's state as read; its counters from 0.
+        ib: s.ib.as_ref().map(|ib| crate::counters::ib::IbSample {
+            counters: ib.counters.keys().map(|k| (k.clone(), 0)).collect(),
+            hw_counters: ib.hw_counters.keys().map(|k| (k.clone(), 0)).collect(),
+            ..ib.clone()
+        }),
         ..Default::default()
     }
 }
@@ -422,7 +453,13 @@ fn interface_records(
             module,
             origin_file: Some(Snapshot::files_text(&snap.files)),
             host: None,
-            ib: None,
+            ib: snap.ib_port.clone().or_else(|| prev.and_then(|p| p.ib_port.clone())).map(|mut p| {
+                // A perfquery names no device: the interface's name (`--interface mlx5_0/1`) does.
+                if let (true, Some((hca, port))) = (p.hca.is_empty(), crate::source::infiniband::parse_port_name(name)) {
+                    (p.hca, p.port) = (hca.to_string(), port);
+                }
+                p
+            }),
         }));
         prev = Some(snap);
         // Without counters, a sample only carries a module reading that has no other one.
@@ -444,7 +481,7 @@ fn interface_records(
             time_base: None,
             printed_module: snap.printed_module.clone(),
             printed_fields: snap.counters.printed_fields.clone(),
-            ib: None,
+            ib: snap.ib.clone(),
         };
         if span.is_some() {
             let mut z = zero_sample(&s);
@@ -520,8 +557,9 @@ pub fn import_parsed(
     mut notes: Vec<String>,
     opts: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    // A switch's table of ports is one file per port from here on.
-    let split: Vec<Vec<ParsedFile>> = files.iter().map(|g| g.iter().flat_map(ParsedFile::ports).collect()).collect();
+    // A switch's table of ports is one file per port from here on; so are InfiniBand ports.
+    let split: Vec<Vec<ParsedFile>> =
+        files.iter().map(|g| super::walk::split_ib_ports(&g.iter().flat_map(ParsedFile::ports).collect::<Vec<_>>())).collect();
     let files = &split[..];
     for pf in files.iter().flatten() {
         notes.extend(pf.fragment.notes.iter().map(|n| format!("{}: {n}", pf.path.display())));

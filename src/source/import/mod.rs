@@ -14,6 +14,7 @@ pub mod ethtool_fec;
 pub mod ethtool_link;
 pub mod ethtool_module;
 pub mod ethtool_stats;
+pub mod ib_tools;
 pub mod junos_optics;
 pub mod lspci;
 pub mod mlxlink_fields;
@@ -29,8 +30,9 @@ pub use build::{import, import_pair, import_parsed, is_capture, ImportOptions, I
 pub use recognize::{recognize, Format};
 
 use crate::capture::ModulePages;
+use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
-use crate::device::PciLink;
+use crate::device::{IbPort, PciLink};
 use crate::module::printed::PrintedModule;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -77,12 +79,49 @@ pub struct Fragment {
     /// A switch's output names several ports: one fragment each, named by its `interface`
     /// ([`walk::ParsedFile::ports`] splits them before the fragments are grouped).
     pub ports: Vec<Fragment>,
+    /// InfiniBand ports the file describes (`ib_tools`, a copied sysfs tree); a file with
+    /// several is split into one parsed file per port ([`walk::split_ib_ports`]).
+    pub ib_ports: Vec<IbFragment>,
+}
+
+/// One InfiniBand port as a tool output or a copied sysfs tree gives it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IbFragment {
+    /// The RDMA device and port, when the output names them (`perfquery` names a LID only).
+    pub hca: Option<String>,
+    pub port: Option<u32>,
+    /// The port's LID (`ibstat` `Base lid`, `perfquery` `Lid`): joins a `perfquery` to its port.
+    pub lid: Option<u32>,
+    pub identity: IbPort,
+    /// The HCA's PCI function (a copied sysfs tree whose `device` link resolves): driver,
+    /// address, PCIe link.
+    pub driver: Option<String>,
+    pub bus_info: Option<String>,
+    pub pci: Option<PciLink>,
+    pub link: Option<LinkInfo>,
+    /// State and counters as read.
+    pub sample: IbSample,
+}
+
+impl IbFragment {
+    /// `mlx5_0/1`, when the device and port are known.
+    pub fn name(&self) -> Option<String> {
+        Some(format!("{}/{}", self.hca.as_ref()?, self.port?))
+    }
+
+    /// A reading: a state or counters (identity alone, `Link layer` and `Rate`, is not).
+    pub fn is_reading(&self) -> bool {
+        self.sample.state.is_some() || !self.sample.counters.is_empty()
+    }
 }
 
 impl Fragment {
     /// True when the file holds counters (a snapshot), not only identity or module data.
     pub fn has_counters(&self) -> bool {
-        !self.driver_stats.is_empty() || self.fec.is_some() || self.link_state.as_ref().is_some_and(|l| l.down_events.is_some())
+        !self.driver_stats.is_empty()
+            || self.fec.is_some()
+            || self.link_state.as_ref().is_some_and(|l| l.down_events.is_some())
+            || self.ib_ports.iter().any(IbFragment::is_reading)
     }
 }
 

@@ -23,6 +23,12 @@ pub enum Format {
     SonicSfpshow,
     EosTransceiver,
     JunosOptics,
+    Ibstat,
+    Ibstatus,
+    /// `perfquery` and `perfquery -x`.
+    Perfquery,
+    /// A copied `/sys/class/infiniband` tree (a directory, not a file's content).
+    IbSysfs,
 }
 
 impl Format {
@@ -44,6 +50,10 @@ impl Format {
             Format::SonicSfpshow => "show interfaces transceiver eeprom --dom (SONiC)",
             Format::EosTransceiver => "show interfaces transceiver (Arista EOS)",
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
+            Format::Ibstat => "ibstat",
+            Format::Ibstatus => "ibstatus",
+            Format::Perfquery => "perfquery",
+            Format::IbSysfs => "sysfs class/infiniband",
         }
     }
 }
@@ -86,6 +96,15 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     }
     let lines: Vec<&str> = content_lines(text).map(str::trim).filter(|l| !l.is_empty()).collect();
     let starts = |p: &str| lines.iter().any(|l| l.starts_with(p));
+    if starts("CA '") && lines.iter().any(|l| l.starts_with("Port ") && l.ends_with(':')) {
+        return Some(Format::Ibstat);
+    }
+    if starts("Infiniband device '") {
+        return Some(Format::Ibstatus);
+    }
+    if lines.iter().any(|l| super::ib_tools::is_perfquery_line(l)) {
+        return Some(Format::Perfquery);
+    }
     if starts("FEC parameters for ") {
         return Some(Format::EthtoolFec);
     }
@@ -139,6 +158,9 @@ mod tests {
         assert_eq!(recognize(b"Settings for eth0:\n\tSpeed: 400000Mb/s\n"), Some(Format::EthtoolLink));
         assert_eq!(recognize(b"driver: mlx5_core\nversion: 6.8\nbus-info: 0000:3b:00.0\n"), Some(Format::EthtoolDrvinfo));
         assert_eq!(recognize(b"12345.67 20000.00\n"), Some(Format::Uptime));
+        assert_eq!(recognize(b"CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n"), Some(Format::Ibstat));
+        assert_eq!(recognize(b"Infiniband device 'mlx5_0' port 1 status:\n"), Some(Format::Ibstatus));
+        assert_eq!(recognize(b"# Port counters: Lid 1 port 1\nSymbolErrorCounter:..............0\n"), Some(Format::Perfquery));
         assert_eq!(recognize(b"Operational Info\n----------------\nState : Active\n"), Some(Format::MlxlinkText));
         assert_eq!(recognize(br#"{"result":{"output":{}}}"#), Some(Format::MlxlinkJson));
         assert_eq!(recognize(br#"[{"ifname":"eth0","active":["RS"]}]"#), Some(Format::EthtoolFecJson));

@@ -5,7 +5,8 @@
 
 use super::recognize::{recognize, Format};
 use super::{
-    ethtool_drvinfo, ethtool_fec, ethtool_link, ethtool_module, ethtool_stats, lspci, mlxlink_json, mlxlink_text, module_pages, uptime,
+    ethtool_drvinfo, ethtool_fec, ethtool_link, ethtool_module, ethtool_stats, ib_tools, lspci, mlxlink_json, mlxlink_text, module_pages,
+    uptime,
 };
 use super::{Fragment, ImportError};
 use std::path::{Path, PathBuf};
@@ -76,7 +77,100 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::SonicSfpshow => super::sonic_sfpshow::parse(text()?),
         Format::EosTransceiver => super::eos_transceiver::parse(text()?),
         Format::JunosOptics => super::junos_optics::parse(text()?),
+        Format::Ibstat => ib_tools::parse_ibstat(text()?).map(ib_fragment),
+        Format::Ibstatus => ib_tools::parse_ibstatus(text()?).map(ib_fragment),
+        Format::Perfquery => ib_tools::parse_perfquery(text()?).map(ib_fragment),
+        Format::IbSysfs => Err("a copied sysfs tree is a directory, read with the folder".into()),
     }
+}
+
+fn ib_fragment(ports: Vec<super::IbFragment>) -> Fragment {
+    Fragment { ib_ports: ports, ..Default::default() }
+}
+
+/// One parsed file per InfiniBand port: a file listing several ports (`ibstat`, a sysfs
+/// tree) becomes one per port, named `hca/port`; a `perfquery` port (a LID and a port
+/// number) takes the name of the port with that LID in an `ibstat`/`ibstatus` of the same
+/// input, else the one its sosreport file name gives (`perfquery_-C_mlx5_0_-P_1`).
+pub fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
+    let by_lid: Vec<(u32, String)> = group.iter().flat_map(|pf| &pf.fragment.ib_ports).filter_map(|p| Some((p.lid?, p.name()?))).collect();
+    let mut out = Vec::new();
+    for pf in group {
+        if pf.fragment.ib_ports.is_empty() {
+            out.push(pf.clone());
+            continue;
+        }
+        let file_port = pf.path.file_name().and_then(|n| n.to_str()).and_then(super::ib_tools::port_from_file_name);
+        for port in &pf.fragment.ib_ports {
+            let by_lid =
+                port.lid.and_then(|lid| by_lid.iter().find(|(l, n)| *l == lid && port.port.is_none_or(|p| n.ends_with(&format!("/{p}")))));
+            let name = port.name().or_else(|| by_lid.map(|(_, n)| n.clone())).or_else(|| file_port.clone());
+            let mut port = port.clone();
+            if let Some((hca, n)) = name.as_deref().and_then(crate::source::infiniband::parse_port_name) {
+                port.hca = Some(hca.to_string());
+                port.port = Some(n);
+                port.identity.hca = hca.to_string();
+                port.identity.port = n;
+            }
+            let pci_devices = match (&port.bus_info, &port.pci) {
+                (Some(b), Some(p)) => vec![(b.clone(), p.clone())],
+                _ => Vec::new(),
+            };
+            let fragment = Fragment {
+                interface: name,
+                driver: port.driver.clone(),
+                bus_info: port.bus_info.clone(),
+                pci_devices,
+                link: port.link.clone(),
+                link_state: port.sample.link_up().map(|up| crate::counters::LinkState { up: Some(up), ..Default::default() }),
+                ib_ports: vec![port],
+                ..pf.fragment.clone()
+            };
+            out.push(ParsedFile { fragment, name_interface: None, ..pf.clone() });
+        }
+    }
+    out
+}
+
+/// The ports of a copied `class/infiniband` tree at `dir` (or under `dir` as a support
+/// bundle keeps `/sys`: `sys/class/infiniband`, `class/infiniband`, `infiniband`), one
+/// parsed file each, and the folder the tree's attribute files live in (`sys/` for a copy
+/// of `/sys`, whose `devices/` hold them); `None` when there is no such tree there.
+fn read_ib_tree(dir: &Path) -> Option<(PathBuf, Vec<ParsedFile>)> {
+    let candidates = [
+        (dir.to_path_buf(), dir.to_path_buf()),
+        (dir.join("sys/class/infiniband"), dir.join("sys")),
+        (dir.join("class/infiniband"), dir.join("class")),
+        (dir.join("infiniband"), dir.join("infiniband")),
+    ];
+    for (class, holds) in candidates {
+        let tree = crate::source::infiniband::IbTree::at_class(&class);
+        let ports = tree.all_ports();
+        if ports.is_empty() {
+            continue;
+        }
+        let mut fragments = Vec::new();
+        for (hca, port) in ports {
+            let name = format!("{hca}/{port}");
+            let (Ok(id), Ok(sample)) = (tree.identity(&name), tree.sample(&name)) else { continue };
+            let Some(identity) = id.ib else { continue };
+            fragments.push(super::IbFragment {
+                hca: Some(hca),
+                port: Some(port),
+                lid: None,
+                link: tree.link_info(&name).ok(),
+                identity,
+                driver: id.driver,
+                bus_info: id.bus_info,
+                pci: id.pci,
+                sample,
+            });
+        }
+        let mtime = std::fs::metadata(&class).ok().and_then(|m| m.modified().ok());
+        let pf = ParsedFile { path: class, mtime, format: Format::IbSysfs, fragment: ib_fragment(fragments), name_interface: None };
+        return Some((holds, vec![pf]));
+    }
+    None
 }
 
 /// At most [`MAX_FILE_BYTES`] of `path`: the size the file claims is not trusted
@@ -173,6 +267,12 @@ pub fn read_input(path: &Path, notes: &mut Vec<String>) -> Result<Vec<ParsedFile
     let (mut files, mut large) = (Vec::new(), Vec::new());
     walk(path, 0, &mut files, &mut large)?;
     let mut out = Vec::new();
+    // A copied sysfs tree is read as a tree, its attribute files not one by one.
+    if let Some((holds, ports)) = read_ib_tree(path) {
+        files.retain(|f| !f.starts_with(&holds));
+        large.retain(|f| !f.starts_with(&holds));
+        out.extend(ports);
+    }
     let mut skipped = 0usize;
     for f in &large {
         match format_of_start(f) {
