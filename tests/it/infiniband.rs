@@ -7,15 +7,24 @@
 
 use crate::support::ib_sysfs::{add_hca, set_port, PortSpec};
 use crate::support::optics;
-use optics::capture::{read_capture_from, CaptureWriter, Header, InterfaceRecord, Record, RecordSink, SampleRecord};
-use optics::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+#[cfg(live)]
+use optics::capture::read_capture_from;
+use optics::capture::{CaptureWriter, Header, InterfaceRecord, Record, RecordSink, SampleRecord};
+use optics::counters::LinkState;
+#[cfg(live)]
+use optics::counters::{DriverStats, FecStats, LinkInfo};
+#[cfg(live)]
 use optics::device::DeviceIdentity;
+#[cfg(live)]
 use optics::module::PageRequest;
-use optics::sample::watch::{watch_until, WatchConfig};
-use optics::source::infiniband::{IbTree, InfinibandSource};
+use optics::source::infiniband::IbTree;
+#[cfg(live)]
+use optics::source::infiniband::InfinibandSource;
+#[cfg(live)]
 use optics::source::{IoCounts, PathsUsed, Source};
 use serde_json::Value;
 use std::path::Path;
+#[cfg(live)]
 use std::time::Duration;
 
 const HCA_BDF: &str = "0000:3b:00.0";
@@ -252,6 +261,7 @@ fn text_report_names_the_port_and_its_rate() {
 }
 
 /// The port rewritten between samples: what the sampler reads each tick.
+#[cfg(live)]
 struct Stepping {
     inner: InfinibandSource,
     root: std::path::PathBuf,
@@ -259,6 +269,7 @@ struct Stepping {
     at: usize,
 }
 
+#[cfg(live)]
 impl Source for Stepping {
     fn interfaces(&mut self) -> optics::source::Result<Vec<String>> {
         self.inner.interfaces()
@@ -298,8 +309,10 @@ impl Source for Stepping {
     }
 }
 
+#[cfg(live)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sampler_records_what_replay_reads() {
+    use optics::sample::watch::{watch_until, WatchConfig};
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().to_path_buf();
     let steps = vec![ndr(vec![("symbol_error", 1), ("link_downed", 2)]), ndr(vec![("symbol_error", 8), ("link_downed", 2)])];
@@ -319,7 +332,7 @@ async fn the_sampler_records_what_replay_reads() {
     };
     let mut file = CaptureWriter::new(Vec::new(), &Header::new(None, None, None)).unwrap();
     watch_until(cfg, make, &mut [&mut file], std::future::pending()).await.unwrap();
-    let cap = read_capture_from(&file.into_inner()[..]).unwrap();
+    let cap = read_capture_from(&file.into_inner().unwrap()[..]).unwrap();
     let ir: Vec<_> = cap.interface_records_for("mlx5_0/1").collect();
     assert_eq!(ir.len(), 1);
     let ib = ir[0].ib.as_ref().unwrap();
@@ -346,6 +359,7 @@ async fn the_sampler_records_what_replay_reads() {
     assert_eq!(j["interfaces"][0]["infiniband"]["counters"]["symbol_error"], 7);
 }
 
+#[cfg(live)]
 #[test]
 fn an_unknown_ib_port_is_refused_and_no_ib_means_no_change() {
     // This machine has no /sys/class/infiniband/mlx9_9: a clear error, exit 1.
