@@ -54,14 +54,6 @@ pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &
         .collect()
 }
 
-fn verdict_word(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "accept",
-        Verdict::Investigate => "investigate",
-        Verdict::Reject => "reject",
-    }
-}
-
 /// One line per earlier segment, e.g. "before the module swap at t=30.002 s (module SN
 /// A1): investigate: lane 4 fec_hiding_marginal_optics, low_margin": what ended it
 /// (the next segment's reason and start), its module, verdict and reasons per lane.
@@ -88,7 +80,7 @@ pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
                 };
                 parts.iter().map(one).collect::<Vec<_>>().join("; ")
             };
-            format!("before {what} at t={} s{sn}: {}: {found}", next.from_t, verdict_word(s.verdict))
+            format!("before {what} at t={} s{sn}: {}: {found}", next.from_t, s.verdict.as_str())
         })
         .collect()
 }

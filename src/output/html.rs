@@ -2,7 +2,7 @@
 //! verdict, weakest lane and margin, and the reason codes. Every text is HTML-escaped
 //! (interface names and module strings come from the system).
 
-use crate::analysis::{InterfaceAnalysis, Verdict};
+use crate::analysis::InterfaceAnalysis;
 use std::fmt::Write;
 
 /// `&`, `<`, `>`, `"` and `'` as entities.
@@ -19,14 +19,6 @@ pub fn escape(s: &str) -> String {
         }
     }
     out
-}
-
-fn verdict_text(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "accept",
-        Verdict::Investigate => "investigate",
-        Verdict::Reject => "reject",
-    }
 }
 
 /// The page for the latest analyses; `status` is one line about the sampler.
@@ -51,7 +43,7 @@ pub fn status_page(analyses: &[InterfaceAnalysis], status: &str) -> String {
             h,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&a.interface),
-            verdict_text(a.verdict),
+            a.verdict.as_str(),
             escape(&lane),
             escape(&margin),
             escape(&codes.join(", "))

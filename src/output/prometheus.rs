@@ -211,14 +211,6 @@ fn owned(labels: &[(&str, &str)]) -> Labels {
     labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
-fn verdict_name(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "accept",
-        Verdict::Investigate => "investigate",
-        Verdict::Reject => "reject",
-    }
-}
-
 fn modulation_name(m: Modulation) -> &'static str {
     match m {
         Modulation::Nrz => "NRZ",
@@ -311,7 +303,7 @@ impl Metrics {
         let i = a.interface.as_str();
         let iface = [("interface", i)];
         for v in [Verdict::Accept, Verdict::Investigate, Verdict::Reject] {
-            f.set("optics_interface_verdict", &[("interface", i), ("verdict", verdict_name(v))], f64::from(u8::from(a.verdict == v)));
+            f.set("optics_interface_verdict", &[("interface", i), ("verdict", v.as_str())], f64::from(u8::from(a.verdict == v)));
         }
         for code in a.reasons.iter().map(|r| r.code).collect::<BTreeSet<_>>() {
             f.set("optics_interface_reason", &[("interface", i), ("code", code.as_str())], 1.0);
