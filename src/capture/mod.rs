@@ -176,6 +176,19 @@ impl EventRecord {
     pub fn error(t: f64, interface: &str, layer: ErrorLayer, message: &str) -> Self {
         EventRecord { layer: Some(layer), ..EventRecord::new(t, interface, EventKind::Error, message) }
     }
+
+    /// The layer of an `error` event. Captures written before events carried `layer` named
+    /// a module failure only in the message, which their writer always began with "module"
+    /// ("module read failed: ...", "module not read: ..."): read that way for them alone.
+    pub fn error_layer(&self) -> Option<ErrorLayer> {
+        if self.kind != EventKind::Error {
+            return None;
+        }
+        Some(self.layer.unwrap_or(match self.message.starts_with("module") {
+            true => ErrorLayer::Module,
+            false => ErrorLayer::Counters,
+        }))
+    }
 }
 
 /// Where a sampling error came from (`optics_sample_errors_total{layer}`).

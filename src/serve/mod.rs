@@ -307,9 +307,8 @@ impl RecordSink for Exporter {
                 EventKind::Error => {
                     // A module error is reported again each time the sampler restarts on a
                     // new interface set: one condition is counted (and logged) once, until
-                    // a module read succeeds or the interface goes. Layer unknown (a
-                    // capture written before events carried it): counters.
-                    let layer = e.layer.unwrap_or(ErrorLayer::Counters);
+                    // a module read succeeds or the interface goes.
+                    let layer = e.error_layer().unwrap_or(ErrorLayer::Counters);
                     let known = layer == ErrorLayer::Module && self.module_errors.get(&e.interface) == Some(&e.message);
                     if !known {
                         self.count_error(layer.as_str());

@@ -5,7 +5,7 @@ use super::gaps::Gaps;
 use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
-use crate::capture::{EventKind, EventRecord, InterfaceRecord, SampleRecord};
+use crate::capture::{ErrorLayer, EventKind, EventRecord, InterfaceRecord, SampleRecord};
 use crate::counters::{Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;
 use crate::module::ModuleReport;
@@ -365,7 +365,7 @@ impl IfaceState {
         if !range.contains(e.t) || !matches!(e.kind, EventKind::Error | EventKind::InterfaceGone) {
             return;
         }
-        if e.message.contains("module") {
+        if e.error_layer() == Some(ErrorLayer::Module) {
             self.module_read_error = Some(e.message.clone());
         }
         self.events.push(e.t, format!("t={} s: {}: {}", e.t, e.kind.as_str().replace('_', " "), e.message));
