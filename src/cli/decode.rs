@@ -7,11 +7,7 @@ use clap::Args;
 use optics::module::{self, input, ModuleReport};
 use optics::output;
 use optics::sample::engine::{replay_from, EngineConfig};
-use optics::sample::module_cache::read_static;
-use optics::source::i2c::I2cModule;
 use optics::source::import::{ethtool_module, recognize, Format};
-use optics::source::live::LiveSource;
-use optics::source::IoCounts;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -32,22 +28,6 @@ pub struct DecodeArgs {
     /// Print the decoded module as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The module of the live port `iface` as it reads now: its static pages, which hold
-/// this moment's monitors too (what `scan` reads on its first sample).
-fn decode_live(iface: &str, i2c: Option<&Path>) -> anyhow::Result<ModuleReport> {
-    let name = live::resolve_interfaces(&[iface.to_string()], i2c)?.remove(0);
-    let mut src = LiveSource::new();
-    if let Some(path) = i2c {
-        let reader = I2cModule::open(path).with_context(|| format!("opening {}", path.display()))?;
-        src = src.with_eeprom_reader(Box::new(reader));
-    }
-    let mut io = IoCounts::default();
-    let (image, notes) = read_static(&mut src, &name, &mut io).with_context(|| format!("reading the module of {name}"))?;
-    let mut report = module::decode(&image).with_context(|| format!("decoding the module of {name}"))?;
-    report.warnings.extend(notes);
-    Ok(report)
 }
 
 /// The module of `wanted` (or the first interface with one) as of the capture's last sample.
@@ -88,7 +68,7 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     let report = match &args.file {
         Some(file) => decode_file(file, args.interface.as_deref())?,
         // clap requires FILE or --interface.
-        None => decode_live(args.interface.as_deref().unwrap_or_default(), args.i2c.as_deref())?,
+        None => live::decode_live(args.interface.as_deref().unwrap_or_default(), args.i2c.as_deref())?,
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -1,4 +1,4 @@
-//! Live sampling shared by `scan`, `watch`, `compare` and `serve`: validate interfaces, run
+//! Live sampling shared by `scan`, `watch`, `compare`, `serve` and `decode --interface`: validate interfaces, run
 //! the sampling loop into the requested sinks, and return what was recorded as a capture.
 //! Built with the `live` feature on Linux; elsewhere `offline.rs` stands in its place and
 //! says what was left out of the build.
@@ -9,8 +9,10 @@ use super::usage;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
 use optics::capture::{Record, RecordSink};
+use optics::module::{self, ModuleReport};
 use optics::output::live_table::LiveTable;
 use optics::sample::engine::{Engine, EngineConfig};
+use optics::sample::module_cache::read_static;
 use optics::sample::summary::{StopReason, StopSignal, WatchSummary};
 use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, WatchConfig};
 use optics::serve::{run_live, Exporter, LiveOptions, Reload, Signals};
@@ -18,7 +20,7 @@ use optics::source::i2c::I2cModule;
 use optics::source::infiniband::{parse_port_name, IbTree, InfinibandSource};
 use optics::source::live::LiveSource;
 use optics::source::netlink::link_watch::LinkWatch;
-use optics::source::{discover, Source};
+use optics::source::{discover, IoCounts, Source};
 use std::io::{BufWriter, IsTerminal, Stderr};
 use std::path::Path;
 use std::time::Duration;
@@ -189,4 +191,20 @@ impl<S: RecordSink> RecordSink for BestEffort<S> {
         }
         Ok(())
     }
+}
+
+/// The module of the live port `iface` as it reads now: its static pages, which hold
+/// this moment's monitors too (what `scan` reads on its first sample).
+pub fn decode_live(iface: &str, i2c: Option<&Path>) -> anyhow::Result<ModuleReport> {
+    let name = resolve_interfaces(&[iface.to_string()], i2c)?.remove(0);
+    let mut src = LiveSource::new();
+    if let Some(path) = i2c {
+        let reader = I2cModule::open(path).with_context(|| format!("opening {}", path.display()))?;
+        src = src.with_eeprom_reader(Box::new(reader));
+    }
+    let mut io = IoCounts::default();
+    let (image, notes) = read_static(&mut src, &name, &mut io).with_context(|| format!("reading the module of {name}"))?;
+    let mut report = module::decode(&image).with_context(|| format!("decoding the module of {name}"))?;
+    report.warnings.extend(notes);
+    Ok(report)
 }

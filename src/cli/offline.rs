@@ -5,6 +5,7 @@
 use super::common::LivePlan;
 use anyhow::bail;
 use optics::analysis::config::Config;
+use optics::module::ModuleReport;
 use optics::sample::engine::Engine;
 use optics::sample::summary::{StopSignal, WatchSummary};
 use optics::serve::{Exporter, LiveOptions, Reload, Signals};
@@ -28,5 +29,9 @@ pub async fn serve_live(
     _signals: &mut Signals,
     _on_reload: Reload<'_>,
 ) -> anyhow::Result<StopSignal> {
+    bail!(NO_LIVE)
+}
+
+pub fn decode_live(_iface: &str, _i2c: Option<&Path>) -> anyhow::Result<ModuleReport> {
     bail!(NO_LIVE)
 }
