@@ -7,7 +7,7 @@
 //!   newcomer.
 //! - A peer (source IP address) holding more than [`Caps::idle_per_peer`] idle connections
 //!   loses its own oldest idle ones. Beyond [`Caps::total`], the peer holding the most
-//!   connections loses its weakest one ([`Standing`]: idle, then a request trickling in,
+//!   connections loses its weakest one (`Standing`: idle, then a request trickling in,
 //!   then one that connected or was answered a moment ago): the client that floods pays
 //!   for the flood, not the others.
 //! - "Idle" is a connection that has not sent a byte of a request yet, or whose last
