@@ -198,9 +198,11 @@ pub fn run(t: &mut Table, quick: bool) -> Result<()> {
         t.row(&format!("{label}: capture reading alone"), m(|r| r.read_records), "records/CPU-s", Target::Info);
         t.row(&format!("{label}: reading / Value parse"), m(|r| r.read_lanes / r.parse), "x", Target::Info);
         t.row(&format!("{label}: scan --replay"), m(|r| r.scan), "lane-samples/CPU-s", Target::AtLeast(2e6));
-        t.row(&format!("{label}: scan / Value parse"), m(scan_ratio), "x", Target::AtLeast(1.5));
+        // The ratio to a generic Value parse was a target while a hand-written reader served it;
+        // with serde_json reading the capture it is shown, and the absolute figures are the contract.
+        t.row(&format!("{label}: scan / Value parse"), m(scan_ratio), "x", Target::Info);
         t.row(&format!("{label}: scan / Value parse, lowest round"), low(scan_ratio), "x", Target::Info);
-        t.row(&format!("{label}: export --csv"), m(|r| r.export), "lane-samples/CPU-s", Target::AtLeast(1e6));
+        t.row(&format!("{label}: export --csv"), m(|r| r.export), "lane-samples/CPU-s", Target::AtLeast(2e6));
         t.row(&format!("{label}: export --csv, lowest round"), low(|r| r.export), "lane-samples/CPU-s", Target::Info);
         t.row(&format!("{label}: peak RSS of optics scan --replay"), rss_mb, "MB", Target::AtMost(64.0));
         match rss_first {
