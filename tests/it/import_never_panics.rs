@@ -5,7 +5,7 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 11] = [
+const FORMATS: [Format; 14] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
     Format::EthtoolStats,
@@ -17,13 +17,20 @@ const FORMATS: [Format; 11] = [
     Format::Lspci,
     Format::ModulePages,
     Format::Uptime,
+    Format::SonicSfpshow,
+    Format::EosTransceiver,
+    Format::JunosOptics,
 ];
 
-const SEEDS: [&str; 4] = [
+const SEEDS: [&str; 8] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
     include_str!("../fixtures/real-dumps/fmt01_ethtool_show_fec_output_format_examples_NOT_MEASUREMENTS.txt"),
+    include_str!("../fixtures/switch/sonic_transceiver_eeprom_dom.txt"),
+    include_str!("../fixtures/switch/eos_show_interfaces_transceiver.txt"),
+    include_str!("../fixtures/switch/eos_show_interfaces_transceiver_detail.txt"),
+    include_str!("../fixtures/switch/junos_diagnostics_optics_et.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {
@@ -40,7 +47,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_tool_outputs(seed in 0usize..4, at in any::<prop::sample::Index>(), insert in "[0-9:,\\[\\]\\.E\\- ]{0,24}", cut in 0usize..40) {
+    fn mutated_tool_outputs(seed in 0usize..SEEDS.len(), at in any::<prop::sample::Index>(), insert in "[0-9:,/\\[\\]\\.A-Za-z\\- ]{0,24}", cut in 0usize..40) {
         let text = SEEDS[seed];
         let i = at.index(text.len());
         let i = (0..=i).rev().find(|j| text.is_char_boundary(*j)).unwrap_or(0);
