@@ -58,6 +58,10 @@ pub struct IbPort {
     /// The HCA's `board_id` (NVIDIA PSID, e.g. `MT_0000000838`).
     #[serde(default)]
     pub board_id: Option<String>,
+    /// The HCA's `node_guid` as the tool printed it (sysfs `1070:fd03:00a4:110a`, `ibstat`
+    /// `0x1070fd0300a4110a`): which adapter this is, whatever its PCI address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_guid: Option<String>,
     /// The netdev on this port (IPoIB, or the RoCE Ethernet netdev), if any.
     #[serde(default)]
     pub netdev: Option<String>,

@@ -40,6 +40,9 @@ pub struct IbAnalysis {
     pub speed: Option<ibc::IbSpeed>,
     pub width: Option<u32>,
     pub fw_ver: Option<String>,
+    /// The HCA's `board_id` (PSID) and `node_guid`: which adapter, whatever its slot.
+    pub board_id: Option<String>,
+    pub node_guid: Option<String>,
     pub netdev: Option<String>,
     /// True on HDR and later: `symbol_error` counts errors left after FEC.
     pub symbol_errors_after_fec: Option<bool>,
@@ -79,6 +82,8 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
         speed: rate.map(|r| r.speed),
         width: rate.map(|r| r.width),
         fw_ver: port.fw_ver.clone(),
+        board_id: port.board_id.clone(),
+        node_guid: port.node_guid.clone(),
         netdev: port.netdev.clone(),
         symbol_errors_after_fec: rate.map(|r| r.speed.symbol_errors_after_fec()),
         rx_bytes: value(&counts.ib.port_rcv_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),

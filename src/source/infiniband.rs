@@ -1,6 +1,6 @@
 //! InfiniBand ports from sysfs (Documentation/ABI/stable/sysfs-class-infiniband):
 //! `<class>/<hca>/ports/<n>/{state,phys_state,rate,link_layer,counters/*,hw_counters/*}`
-//! and the HCA's `fw_ver`, `board_id` and `device` link (its PCI function).
+//! and the HCA's `fw_ver`, `board_id`, `node_guid` and `device` link (its PCI function).
 //!
 //! An IB port has no Ethernet netdev with FEC statistics or module EEPROM (the mlx5 IPoIB
 //! netdev implements neither ethtool op), so it is its own interface, named `mlx5_0/1`
@@ -12,6 +12,7 @@ use super::sysfs::Sysfs;
 use super::{IoCounts, PathsUsed, Result, Source, SourceError};
 use crate::counters::ib::{IbRate, IbSample};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
+use crate::device::host::{Fact, HostFacts};
 use crate::device::{DeviceIdentity, IbPort};
 use crate::module::PageRequest;
 use std::collections::BTreeMap;
@@ -101,7 +102,9 @@ impl IbTree {
     }
 
     /// What the port is: its HCA's PCI function (driver, address, PCIe link, so the PCIe
-    /// check applies as to a netdev) and the port itself.
+    /// check applies as to a netdev), the host beneath it as a netdev's (NUMA node, PCI
+    /// place, the node's GPUs, and the HCA's `fw_ver` as its firmware, so the NUMA and
+    /// firmware checks apply too) and the port itself.
     pub fn identity(&self, name: &str) -> Result<DeviceIdentity> {
         let (hca, port, dir) = self.existing(name, "identity")?;
         let hca_dir = self.class.join(&hca);
@@ -113,15 +116,18 @@ impl IbTree {
             rate: read_attr(&dir.join("rate")),
             fw_ver: read_attr(&hca_dir.join("fw_ver")),
             board_id: read_attr(&hca_dir.join("board_id")),
+            node_guid: read_attr(&hca_dir.join("node_guid")),
             netdev: self.netdev(&hca_dir, &dir, port),
         };
         let linked = fs::symlink_metadata(&device).is_ok_and(|m| m.file_type().is_symlink());
+        let mut host = if linked { self.sysfs.host_facts_at(&device) } else { HostFacts::default() };
+        host.firmware_version = ib.fw_ver.clone().map(Fact::sysfs);
         Ok(DeviceIdentity {
             driver: linked.then(|| self.sysfs.driver_at(&device)).flatten(),
             bus_info: linked.then(|| self.sysfs.bus_info_at(&device)).flatten(),
             pci: linked.then(|| self.sysfs.pci_link_at(&device)).flatten(),
             port: None,
-            host: None,
+            host: Some(host),
             ib: Some(ib),
         })
     }

@@ -114,24 +114,32 @@ impl Sysfs {
         (port != PortIdentity::default()).then_some(port)
     }
 
-    /// What sysfs holds of the host beneath `iface`: driver, PCI ID, NUMA node and place of
-    /// its PCI function, MTU, and (for a PCI function) the node's GPUs. `None` for a name
-    /// no netdev has. Driver and firmware versions are not in sysfs (GDRVINFO has them).
+    /// What sysfs holds of the host beneath `iface`: [`Self::host_facts_at`] its `device`
+    /// link, and its MTU. `None` for a name no netdev has. Driver and firmware versions are
+    /// not in a netdev's sysfs (GDRVINFO has them).
     pub fn host_facts(&self, iface: &str) -> Option<HostFacts> {
         if !self.exists(iface) {
             return None;
         }
-        let pci = self.device_link(iface).and_then(|d| self.pci_function(&d));
+        let mut h = self.device_link(iface).map(|d| self.host_facts_at(&d)).unwrap_or_default();
+        h.mtu = self.read_attr(&self.netdev(iface).join("mtu")).and_then(|s| s.parse().ok()).map(Fact::sysfs);
+        Some(h)
+    }
+
+    /// What sysfs holds of the host beneath the device a `device` link (at `device`) points
+    /// to (a netdev's, an RDMA device's): driver, PCI ID, NUMA node and place of its PCI
+    /// function, and (for a PCI function) the node's GPUs.
+    pub fn host_facts_at(&self, device: &Path) -> HostFacts {
+        let pci = self.pci_function(device);
         let pci = pci.as_deref();
-        Some(HostFacts {
-            driver: self.driver(iface).map(Fact::sysfs),
+        HostFacts {
+            driver: self.driver_at(device).map(Fact::sysfs),
             pci_id: pci.and_then(|p| self.pci_id(p)).map(Fact::sysfs),
             numa_node: pci.and_then(|p| self.numa_node(p)).map(Fact::sysfs),
             pci_path: pci.and_then(|p| self.pci_path(p)).map(Fact::sysfs),
-            mtu: self.read_attr(&self.netdev(iface).join("mtu")).and_then(|s| s.parse().ok()).map(Fact::sysfs),
             gpus: pci.map(|_| Fact::sysfs(self.gpus())),
             ..HostFacts::default()
-        })
+        }
     }
 
     /// The node's GPUs (`bus/pci/devices`), by bus address.

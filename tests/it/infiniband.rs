@@ -30,7 +30,7 @@ use std::time::Duration;
 const HCA_BDF: &str = "0000:3b:00.0";
 
 /// One interface record and one sample of `name`, as the sampler writes them.
-fn records(tree: &IbTree, name: &str, t: f64) -> [Record; 2] {
+pub(crate) fn records(tree: &IbTree, name: &str, t: f64) -> [Record; 2] {
     let id = tree.identity(name).unwrap();
     let link = tree.link_info(name).unwrap();
     let ib = tree.sample(name).unwrap();
@@ -44,7 +44,7 @@ fn records(tree: &IbTree, name: &str, t: f64) -> [Record; 2] {
         link,
         module: None,
         origin_file: None,
-        host: None,
+        host: id.host,
         ib: id.ib,
     };
     let s = SampleRecord {
@@ -73,17 +73,17 @@ fn capture_over(root: &Path, name: &str, steps: &[(f64, PortSpec)], out: &Path) 
     }
 }
 
-fn scan_json(capture: &Path, extra: &[&str]) -> Value {
+pub(crate) fn scan_json(capture: &Path, extra: &[&str]) -> Value {
     let out = optics().args(["scan", "--replay"]).arg(capture).arg("--json").args(extra).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn codes(iface: &Value) -> Vec<String> {
+pub(crate) fn codes(iface: &Value) -> Vec<String> {
     iface["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap().to_string()).collect()
 }
 
-fn reason<'a>(iface: &'a Value, code: &str) -> &'a Value {
+pub(crate) fn reason<'a>(iface: &'a Value, code: &str) -> &'a Value {
     iface["reasons"].as_array().unwrap().iter().find(|r| r["code"] == code).unwrap_or_else(|| panic!("no {code} in {iface}"))
 }
 

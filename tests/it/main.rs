@@ -43,6 +43,7 @@ mod host_sysfs;
 mod hostile_names;
 #[cfg(live)]
 mod i2c_paging;
+mod ib_host;
 mod import_decoded_module;
 mod import_never_panics;
 mod import_switch;

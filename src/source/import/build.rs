@@ -89,6 +89,7 @@ fn merge_ib(into: &mut crate::device::IbPort, from: &crate::device::IbPort) {
     }
     fill(&mut into.fw_ver, &from.fw_ver);
     fill(&mut into.board_id, &from.board_id);
+    fill(&mut into.node_guid, &from.node_guid);
     fill(&mut into.netdev, &from.netdev);
 }
 

@@ -24,19 +24,21 @@ fn port_fragment(hca: &str, port: u32) -> IbFragment {
     }
 }
 
-/// `ibstat`: `CA 'mlx5_0'` blocks with `Firmware version:`, then `Port N:` blocks with
+/// `ibstat`: `CA 'mlx5_0'` blocks with `Firmware version:` and `Node GUID:`, then `Port N:` blocks with
 /// `State: Active`, `Physical state: LinkUp`, `Rate: 400`, `Base lid: 50`, `Link layer: InfiniBand`.
 pub fn parse_ibstat(text: &str) -> ParseResult<Vec<IbFragment>> {
     let mut out: Vec<IbFragment> = Vec::new();
-    let (mut ca, mut fw): (Option<String>, Option<String>) = (None, None);
+    let (mut ca, mut fw, mut guid): (Option<String>, Option<String>, Option<String>) = (None, None, None);
     for line in text.lines().map(str::trim) {
         if let Some(name) = line.strip_prefix("CA '").and_then(|r| r.strip_suffix('\'')) {
-            (ca, fw) = (Some(name.to_string()), None);
+            (ca, fw, guid) = (Some(name.to_string()), None, None);
             continue;
         }
         let Some((k, v)) = super::key_value(line) else { continue };
         if k == "Firmware version" {
             fw = Some(v.to_string()).filter(|v| !v.is_empty());
+        } else if k == "Node GUID" {
+            guid = Some(v.to_string()).filter(|v| !v.is_empty());
         } else if let Some(n) = k.strip_prefix("Port ").filter(|_| v.is_empty()) {
             let (Some(hca), Ok(n)) = (&ca, n.parse::<u32>()) else { continue };
             if out.len() == MAX_PORTS {
@@ -44,6 +46,7 @@ pub fn parse_ibstat(text: &str) -> ParseResult<Vec<IbFragment>> {
             }
             let mut f = port_fragment(hca, n);
             f.identity.fw_ver.clone_from(&fw);
+            f.identity.node_guid.clone_from(&guid);
             out.push(f);
         } else if let Some(f) = out.last_mut().filter(|f| f.hca == ca) {
             match k {
@@ -214,7 +217,7 @@ mod tests {
 
     #[test]
     fn ibstat_blocks() {
-        let t = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.43.2026\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tBase lid: 50\n\t\tLink layer: InfiniBand\n";
+        let t = "CA 'mlx5_0'\n\tCA type: MT4129\n\tFirmware version: 28.43.2026\n\tNode GUID: 0xa088c2030074cfda\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n\t\tBase lid: 50\n\t\tLink layer: InfiniBand\n";
         let p = parse_ibstat(t).unwrap();
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].name().as_deref(), Some("mlx5_0/1"));
@@ -222,6 +225,7 @@ mod tests {
         assert_eq!(p[0].lid, Some(50));
         assert_eq!(p[0].sample.link_up(), Some(true));
         assert_eq!(p[0].identity.fw_ver.as_deref(), Some("28.43.2026"));
+        assert_eq!(p[0].identity.node_guid.as_deref(), Some("0xa088c2030074cfda"));
     }
 
     #[test]

@@ -3,14 +3,16 @@
 //!
 //! ```text
 //! sys/class/infiniband/mlx5_0 -> ../../devices/pci0000:00/0000:3b:00.0/infiniband/mlx5_0
-//! sys/devices/pci0000:00/0000:3b:00.0/{current_link_speed,...,driver ->, subsystem ->}
-//! .../infiniband/mlx5_0/{fw_ver,board_id,node_type,device -> ../../../0000:3b:00.0}
+//! sys/bus/pci/devices/0000:3b:00.0 -> ../../../devices/pci0000:00/0000:3b:00.0
+//! sys/devices/pci0000:00/0000:3b:00.0/{vendor,device,class,numa_node,current_link_speed,...,driver ->, subsystem ->}
+//! .../infiniband/mlx5_0/{fw_ver,board_id,node_guid,node_type,device -> ../../../0000:3b:00.0}
 //! .../infiniband/mlx5_0/ports/1/{state,phys_state,rate,link_layer,counters/*,hw_counters/*}
 //! ```
 //!
 //! Attribute text is what the kernel's show functions print: `state` "%d: %s\n"
 //! (`4: ACTIVE`), `phys_state` "%u: %s\n" (`5: LinkUp`), `rate` "%d%s Gb/sec (%dX%s)\n",
-//! counters "%u\n" / "%llu\n".
+//! counters "%u\n" / "%llu\n", `node_guid` "%04x:%04x:%04x:%04x\n"; the PCI function's
+//! `vendor`, `device`, `class` "0x%04x\n" / "0x%06x\n" (Documentation/ABI/testing/sysfs-bus-pci).
 
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -73,11 +75,22 @@ fn write(path: &Path, text: &str) {
     fs::write(path, text.as_bytes()).unwrap();
 }
 
-/// Adds HCA `hca` on PCI function `bdf` (Gen5 x16 of x16 (a ConnectX-7), driver mlx5_core) with `ports`
-/// and, when given, its IPoIB netdev under the PCI function (`dev_port` 0) to the tree at `root`.
+/// The node GUID `add_hca` writes for HCA `mlx5_N`: `a088:c203:0074:cf0N` (sysfs's form).
+pub fn node_guid(hca: &str) -> String {
+    let n: u32 = hca.rsplit('_').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    format!("a088:c203:0074:cf{n:02x}")
+}
+
+/// Adds HCA `hca` on PCI function `bdf` (a ConnectX-7, PCI ID 15b3:1021, InfiniBand
+/// controller class 0x0207, Gen5 x16 of x16, NUMA node 0, driver mlx5_core, firmware
+/// 28.39.1002) with `ports` and, when given, its IPoIB netdev under the PCI function
+/// (`dev_port` 0) to the tree at `root`.
 pub fn add_hca(root: &Path, hca: &str, bdf: &str, netdev: Option<&str>, ports: &[PortSpec]) -> PathBuf {
     let pci = root.join("sys/devices/pci0000:00").join(bdf);
     for (f, v) in [
+        ("vendor", "0x15b3"),
+        ("device", "0x1021"),
+        ("class", "0x020700"),
         ("current_link_speed", "32.0 GT/s PCIe"),
         ("current_link_width", "16"),
         ("max_link_speed", "32.0 GT/s PCIe"),
@@ -90,10 +103,13 @@ pub fn add_hca(root: &Path, hca: &str, bdf: &str, netdev: Option<&str>, ports: &
     if !pci.join("subsystem").exists() {
         symlink("../../../bus/pci", pci.join("subsystem")).unwrap();
         symlink("../../../bus/pci/drivers/mlx5_core", pci.join("driver")).unwrap();
+        fs::create_dir_all(root.join("sys/bus/pci/devices")).unwrap();
+        symlink(format!("../../../devices/pci0000:00/{bdf}"), root.join("sys/bus/pci/devices").join(bdf)).unwrap();
     }
     let dev = pci.join("infiniband").join(hca);
     write(&dev.join("fw_ver"), "28.39.1002\n");
     write(&dev.join("board_id"), "MT_0000000838\n");
+    write(&dev.join("node_guid"), &format!("{}\n", node_guid(hca)));
     write(&dev.join("node_type"), "1: CA\n");
     symlink(format!("../../../{bdf}"), dev.join("device")).unwrap();
     fs::create_dir_all(root.join("sys/class/infiniband")).unwrap();
@@ -105,6 +121,27 @@ pub fn add_hca(root: &Path, hca: &str, bdf: &str, netdev: Option<&str>, ports: &
         set_port(root, hca, p);
     }
     dev
+}
+
+/// Adds a GPU (NVIDIA H100, 10de:2330, 3D controller class 0x030200) at `bdf` below root
+/// port `port` of host bridge `bridge` (`pci0000:80`), on NUMA node `numa`.
+pub fn add_gpu(root: &Path, bridge: &str, port: &str, bdf: &str, numa: i32) {
+    let path = format!("{bridge}/{port}/{bdf}");
+    let dir = root.join("sys/devices").join(&path);
+    for (f, v) in
+        [("vendor", "0x10de".to_string()), ("device", "0x2330".into()), ("class", "0x030200".into()), ("numa_node", numa.to_string())]
+    {
+        write(&dir.join(f), &format!("{v}\n"));
+    }
+    symlink("../../../../bus/pci", dir.join("subsystem")).unwrap();
+    fs::create_dir_all(root.join("sys/bus/pci/devices")).unwrap();
+    symlink(format!("../../../devices/{path}"), root.join("sys/bus/pci/devices").join(bdf)).unwrap();
+}
+
+/// Rewrites an attribute of the HCA's PCI function `bdf` (`numa_node`) or of the HCA
+/// itself (`infiniband/mlx5_0/fw_ver`), as another slot or firmware would show it.
+pub fn set_pci_attr(root: &Path, bdf: &str, rel: &str, value: &str) {
+    write(&root.join("sys/devices/pci0000:00").join(bdf).join(rel), &format!("{value}\n"));
 }
 
 /// Writes (or rewrites) a port's attributes and counters.
