@@ -6,6 +6,7 @@
 
 use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, ThresholdSet, Thresholds};
 use super::sff8024;
+use super::units::dbm_to_mw;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -122,6 +123,103 @@ pub struct PrintedThresholds {
     pub tx_bias_ma: Option<PrintedLimits>,
 }
 
+/// The five digital diagnostic monitors every module standard has (SFF-8472 Rev 12.4
+/// Table 9-11, SFF-8636 Rev 2.11 6.2.4, CMIS 5.2 8.2.5 and 8.9.3): the one vocabulary the
+/// imports use for values, thresholds and flags, whichever tool printed them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Monitor {
+    Temperature,
+    Voltage,
+    TxBias,
+    TxPower,
+    RxPower,
+}
+
+impl Monitor {
+    pub const ALL: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::TxBias, Monitor::TxPower, Monitor::RxPower];
+
+    /// The `ModuleReport` flag prefix (`module::report::LaneReport::flags`: `tx_bias_high_alarm`).
+    pub fn flag_prefix(self) -> &'static str {
+        match self {
+            Monitor::Temperature => "temperature",
+            Monitor::Voltage => "supply_voltage",
+            Monitor::TxBias => "tx_bias",
+            Monitor::TxPower => "tx_power",
+            Monitor::RxPower => "rx_power",
+        }
+    }
+
+    /// A lane's monitor (bias, powers), not the module's (temperature, supply voltage).
+    pub fn is_lane(self) -> bool {
+        !matches!(self, Monitor::Temperature | Monitor::Voltage)
+    }
+
+    /// Where this monitor's limits go in a threshold set.
+    pub fn limits_mut(self, t: &mut PrintedThresholds) -> &mut Option<PrintedLimits> {
+        match self {
+            Monitor::Temperature => &mut t.temperature_c,
+            Monitor::Voltage => &mut t.supply_voltage_v,
+            Monitor::TxBias => &mut t.tx_bias_ma,
+            Monitor::TxPower => &mut t.tx_power_mw,
+            Monitor::RxPower => &mut t.rx_power_mw,
+        }
+    }
+}
+
+/// The four limits of each monitor as a tool printed them, collected line by line (indexed
+/// by [`Monitor`], then high alarm, low alarm, high warning, low warning), in the monitor's
+/// SI unit (power in mW).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LimitsSeen([[Option<f64>; 4]; 5]);
+
+impl LimitsSeen {
+    pub fn set(&mut self, m: Monitor, severity: Severity, v: Option<f64>) {
+        self.0[m as usize][severity as usize] = v;
+    }
+
+    /// A monitor's four limits, when all four were printed.
+    pub fn limits(&self, m: Monitor) -> Option<PrintedLimits> {
+        match self.0[m as usize] {
+            [Some(high_alarm), Some(low_alarm), Some(high_warning), Some(low_warning)] => {
+                Some(PrintedLimits { high_alarm, low_alarm, high_warning, low_warning })
+            }
+            _ => None,
+        }
+    }
+
+    /// The monitors whose four limits were all printed; `None` when there is none.
+    pub fn thresholds(&self) -> Option<PrintedThresholds> {
+        let mut t = PrintedThresholds::default();
+        for m in Monitor::ALL {
+            *m.limits_mut(&mut t) = self.limits(m);
+        }
+        (t != PrintedThresholds::default()).then_some(t)
+    }
+}
+
+/// A limit's kind, in the order ethtool prints them (`sff-common.c` `sff_show_thresholds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    HighAlarm,
+    LowAlarm,
+    HighWarning,
+    LowWarning,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 4] = [Severity::HighAlarm, Severity::LowAlarm, Severity::HighWarning, Severity::LowWarning];
+
+    /// The flag suffix (`high_alarm`), as `ModuleReport` flags and ethtool's JSON keys name it.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Severity::HighAlarm => "high_alarm",
+            Severity::LowAlarm => "low_alarm",
+            Severity::HighWarning => "high_warning",
+            Severity::LowWarning => "low_warning",
+        }
+    }
+}
+
 fn full_set(l: Option<PrintedLimits>) -> Option<ThresholdSet> {
     l.map(|l| ThresholdSet { high_alarm: l.high_alarm, low_alarm: l.low_alarm, high_warning: l.high_warning, low_warning: l.low_warning })
 }
@@ -129,10 +227,6 @@ fn full_set(l: Option<PrintedLimits>) -> Option<ThresholdSet> {
 /// SFF-8024 Table 4-1 codes of the form factors tools print by name.
 const IDENTIFIERS: &[(&str, u8)] =
     &[("QSFP-DD", 0x18), ("OSFP", 0x19), ("QSFP112", 0x1e), ("QSFP28", 0x11), ("QSFP+", 0x0d), ("QSFP", 0x0c), ("SFP", 0x03)];
-
-fn dbm_to_mw(dbm: f64) -> f64 {
-    10f64.powf(dbm / 10.0)
-}
 
 /// Alarm limits only: the warnings are not printed, so they are NaN ("not set"), which
 /// `analysis::optical` skips in favour of the low alarm.

@@ -31,6 +31,11 @@ pub fn mw_to_dbm(mw: f64) -> f64 {
     }
 }
 
+/// dBm (as tools print power) to mW.
+pub fn dbm_to_mw(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
 pub fn word(b: &[u8]) -> [u8; 2] {
     [b[0], b[1]]
 }

@@ -11,7 +11,8 @@
 //! tests/fixtures/switch/.
 
 use super::{Fragment, ParseResult};
-use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
+use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, Severity};
+use crate::module::units::dbm_to_mw;
 use std::collections::HashMap;
 
 pub const TOOL: &str = "eos show interfaces transceiver";
@@ -44,21 +45,11 @@ fn cell(s: &str) -> Option<f64> {
     s.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-fn dbm_to_mw(dbm: f64) -> f64 {
-    10f64.powf(dbm / 10.0)
-}
-
 /// The monitors, in the order of the plain table's columns after the port.
-#[derive(Clone, Copy, PartialEq)]
-enum Monitor {
-    Temperature,
-    Voltage,
-    Bias,
-    TxPower,
-    RxPower,
-}
+const COLUMNS: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::TxBias, Monitor::TxPower, Monitor::RxPower];
 
-const MONITORS: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::Bias, Monitor::TxPower, Monitor::RxPower];
+/// `detail`'s threshold columns, in their printed order (`High Alarm  High Warn  Low Alarm  Low Warn`).
+const DETAIL_LIMITS: [Severity; 4] = [Severity::HighAlarm, Severity::HighWarning, Severity::LowAlarm, Severity::LowWarning];
 
 /// `detail`'s table title line: the monitor whose table follows.
 fn detail_monitor(line: &str) -> Option<Monitor> {
@@ -66,7 +57,7 @@ fn detail_monitor(line: &str) -> Option<Monitor> {
     [
         ("Temperature", Monitor::Temperature),
         ("Voltage", Monitor::Voltage),
-        ("Current", Monitor::Bias),
+        ("Current", Monitor::TxBias),
         ("Tx Power", Monitor::TxPower),
         ("Rx Power", Monitor::RxPower),
     ]
@@ -74,13 +65,13 @@ fn detail_monitor(line: &str) -> Option<Monitor> {
     .find_map(|(name, m)| l.starts_with(name).then_some(m))
 }
 
-/// One interface's row(s): the cells as printed, per monitor (index as [`MONITORS`]).
+/// One interface's row(s): the cells as printed, per monitor (indexed by [`Monitor`]).
 #[derive(Default)]
 struct Row<'a> {
     port: &'a str,
     values: [Option<&'a str>; 5],
-    /// `detail`: high alarm, high warn, low alarm, low warn, as printed.
-    limits: [Option<[Option<f64>; 4]>; 5],
+    /// `detail`'s limits (powers in mW).
+    limits: LimitsSeen,
 }
 
 impl Row<'_> {
@@ -103,7 +94,11 @@ fn plain_rows(text: &str) -> Vec<Row<'_>> {
         }
         let t: Vec<&str> = line.split_whitespace().collect();
         if in_table && t.len() >= 6 && t[0].starts_with("Et") {
-            rows.push(Row { port: t[0], values: [Some(t[1]), Some(t[2]), Some(t[3]), Some(t[4]), Some(t[5])], ..Default::default() });
+            let mut row = Row { port: t[0], ..Default::default() };
+            for (m, cell) in COLUMNS.into_iter().zip(&t[1..6]) {
+                row.values[m as usize] = Some(*cell);
+            }
+            rows.push(row);
         }
     }
     rows
@@ -126,7 +121,11 @@ fn detail_rows(text: &str) -> Vec<Row<'_>> {
             rows.len() - 1
         });
         rows[i].values[m as usize] = Some(t[1]);
-        rows[i].limits[m as usize] = Some([cell(t[2]), cell(t[3]), cell(t[4]), cell(t[5])]);
+        // Powers are printed in dBm, kept in mW.
+        let si = |x: f64| if matches!(m, Monitor::TxPower | Monitor::RxPower) { dbm_to_mw(x) } else { x };
+        for (sev, text) in DETAIL_LIMITS.into_iter().zip(&t[2..6]) {
+            rows[i].limits.set(m, sev, cell(text).map(si));
+        }
     }
     rows
 }
@@ -135,25 +134,6 @@ fn detail_rows(text: &str) -> Vec<Row<'_>> {
 fn lane_of(port: &str) -> Option<(&str, u32)> {
     let (prefix, n) = port.rsplit_once('/')?;
     Some((prefix, n.parse().ok()?))
-}
-
-/// The module's thresholds from its first lane's `detail` rows (they are the module's).
-fn thresholds(r: &Row) -> Option<PrintedThresholds> {
-    let set = |m: Monitor, conv: fn(f64) -> f64| match r.limits[m as usize] {
-        Some([Some(ha), Some(hw), Some(la), Some(lw)]) => {
-            Some(PrintedLimits { high_alarm: conv(ha), low_alarm: conv(la), high_warning: conv(hw), low_warning: conv(lw) })
-        }
-        _ => None,
-    };
-    let same = |x: f64| x;
-    let t = PrintedThresholds {
-        temperature_c: set(Monitor::Temperature, same),
-        supply_voltage_v: set(Monitor::Voltage, same),
-        tx_bias_ma: set(Monitor::Bias, same),
-        tx_power_mw: set(Monitor::TxPower, dbm_to_mw),
-        rx_power_mw: set(Monitor::RxPower, dbm_to_mw),
-    };
-    (t != PrintedThresholds::default()).then_some(t)
 }
 
 /// The rows grouped into modules, one port fragment each.
@@ -180,12 +160,13 @@ fn modules(rows: &[Row]) -> Vec<Fragment> {
             supply_voltage_v: lanes[0].value(Monitor::Voltage),
             rx_power_dbm: per_lane(Monitor::RxPower),
             tx_power_dbm: per_lane(Monitor::TxPower),
-            tx_bias_ma: per_lane(Monitor::Bias),
-            thresholds: thresholds(&lanes[0]),
+            tx_bias_ma: per_lane(Monitor::TxBias),
+            // The module's thresholds: its first lane's `detail` rows.
+            thresholds: lanes[0].limits.thresholds(),
             ..Default::default()
         };
         let mut notes = Vec::new();
-        if MONITORS.iter().all(|mon| lanes.iter().all(|r| r.value(*mon).is_none())) {
+        if Monitor::ALL.iter().all(|mon| lanes.iter().all(|r| r.value(*mon).is_none())) {
             notes.push(format!("{}: every monitor N/A (no module, or no DOM): no monitors", lanes[0].port));
         }
         ports.push(Fragment { interface: Some(long_name(lanes[0].port)), printed_module: Some(m), notes, ..Default::default() });

@@ -10,7 +10,7 @@
 //! and checked on the real ethtool 6.1 text and 7.2 JSON in tests/fixtures/import/ethtool_m/.
 
 use super::{content_lines, key_value, Fragment, ParseResult};
-use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
+use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, PrintedThresholds, Severity};
 use serde_json::Value;
 
 /// More lanes than any module has (CMIS: 4 banks of 8): a larger channel is not a lane.
@@ -19,36 +19,11 @@ const MAX_LANES: usize = 32;
 /// The tool name kept in the capture's `printed_module.tool`.
 pub const TOOL: &str = "ethtool -m";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Monitor {
-    Temperature,
-    Voltage,
-    Bias,
-    TxPower,
-    RxPower,
-}
-
-impl Monitor {
-    /// The `ModuleReport` flag prefix (`module::report::LaneReport::flags`).
-    fn flag_prefix(self) -> &'static str {
-        match self {
-            Monitor::Temperature => "temperature",
-            Monitor::Voltage => "supply_voltage",
-            Monitor::Bias => "tx_bias",
-            Monitor::TxPower => "tx_power",
-            Monitor::RxPower => "rx_power",
-        }
-    }
-    fn is_lane(self) -> bool {
-        !matches!(self, Monitor::Temperature | Monitor::Voltage)
-    }
-}
-
 /// Label stems of each monitor in threshold and flag labels (sff-common.c
 /// `sff_show_thresholds`, sfpdiag.c / qsfp.c / cmis.c alarm-warning tables).
 const STEMS: &[(&str, Monitor)] = &[
-    ("laser_bias_current", Monitor::Bias),
-    ("laser_tx_bias_current", Monitor::Bias),
+    ("laser_bias_current", Monitor::TxBias),
+    ("laser_tx_bias_current", Monitor::TxBias),
     ("laser_output_power", Monitor::TxPower),
     ("laser_tx_power", Monitor::TxPower),
     ("laser_rx_power", Monitor::RxPower),
@@ -58,9 +33,6 @@ const STEMS: &[(&str, Monitor)] = &[
     ("module_temperature", Monitor::Temperature),
     ("module_voltage", Monitor::Voltage),
 ];
-
-/// High/low alarm/warning, in ethtool's label order.
-const SEVERITIES: [&str; 4] = ["high_alarm", "low_alarm", "high_warning", "low_warning"];
 
 /// Per-lane status lines (`module_show_lane_status`): label -> `ModuleReport` flag.
 const LANE_STATUS: &[(&str, &str)] = &[
@@ -89,8 +61,8 @@ enum Field {
     Value(Monitor),
     /// Receive power; `true` when OMA.
     Rx(bool),
-    Threshold(Monitor, usize),
-    Flag(Monitor, usize),
+    Threshold(Monitor, Severity),
+    Flag(Monitor, Severity),
     LaneStatus(&'static str),
 }
 
@@ -110,7 +82,7 @@ fn classify(key: &str) -> Option<Field> {
         "module_state" => Field::ModuleState,
         "module_temperature" | "module_temperature_measurement" => Field::Value(Monitor::Temperature),
         "module_voltage" | "module_voltage_measurement" => Field::Value(Monitor::Voltage),
-        "laser_bias_current" | "laser_tx_bias_current" => Field::Value(Monitor::Bias),
+        "laser_bias_current" | "laser_tx_bias_current" => Field::Value(Monitor::TxBias),
         "laser_output_power" | "transmit_avg_optical_power" => Field::Value(Monitor::TxPower),
         "rcvr_signal_avg_optical_power" | "receiver_signal_average_optical_power" | "laser_receiver_power" => Field::Rx(false),
         "receiver_signal_oma" | "rcvr_signal_oma" => Field::Rx(true),
@@ -122,7 +94,7 @@ fn classify(key: &str) -> Option<Field> {
                 Some(r) => (r, true),
                 None => (key, false),
             };
-            let (stem, sev) = SEVERITIES.iter().enumerate().find_map(|(i, s)| Some((rest.strip_suffix(s)?.strip_suffix('_')?, i)))?;
+            let (stem, sev) = Severity::ALL.into_iter().find_map(|s| Some((rest.strip_suffix(s.suffix())?.strip_suffix('_')?, s)))?;
             let &(_, m) = STEMS.iter().find(|(s, _)| *s == stem)?;
             if threshold {
                 Field::Threshold(m, sev)
@@ -186,22 +158,11 @@ fn text_opt(v: &str) -> Option<String> {
 struct Builder {
     m: PrintedModule,
     identifiers: usize,
-    /// Per monitor (`monitor_index`), the four limits in `SEVERITIES` order.
-    limits: [[Option<f64>; 4]; 5],
+    limits: LimitsSeen,
     media: Vec<String>,
     notes: Vec<String>,
     /// Printed by another tool with ethtool's labels and no `Identifier` line (Junos).
     anonymous: bool,
-}
-
-fn monitor_index(m: Monitor) -> usize {
-    match m {
-        Monitor::Temperature => 0,
-        Monitor::Voltage => 1,
-        Monitor::RxPower => 2,
-        Monitor::TxPower => 3,
-        Monitor::Bias => 4,
-    }
 }
 
 fn set_lane(v: &mut Vec<Option<f64>>, lane: usize, x: f64) {
@@ -225,17 +186,17 @@ impl Builder {
         match mon {
             Monitor::Temperature => self.m.temperature_c = Some(x),
             Monitor::Voltage => self.m.supply_voltage_v = Some(x),
-            Monitor::Bias => set_lane(&mut self.m.tx_bias_ma, lane, x),
+            Monitor::TxBias => set_lane(&mut self.m.tx_bias_ma, lane, x),
             Monitor::TxPower => set_lane(&mut self.m.tx_power_mw, lane, x),
             Monitor::RxPower => set_lane(&mut self.m.rx_power_mw, lane, x),
         }
     }
 
-    fn flag(&mut self, mon: Monitor, sev: usize, lane: Option<usize>, on: bool) {
+    fn flag(&mut self, mon: Monitor, sev: Severity, lane: Option<usize>, on: bool) {
         if !on {
             return;
         }
-        let name = format!("{}_{}", mon.flag_prefix(), SEVERITIES[sev]);
+        let name = format!("{}_{}", mon.flag_prefix(), sev.suffix());
         if mon.is_lane() {
             // SFF-8472 prints its one channel's flags without a channel.
             self.lane_flag(lane.unwrap_or(0), name);
@@ -262,21 +223,13 @@ impl Builder {
         }
         let mut t = PrintedThresholds::default();
         let mut any = false;
-        for (mon, slot) in [
-            (Monitor::Temperature, &mut t.temperature_c),
-            (Monitor::Voltage, &mut t.supply_voltage_v),
-            (Monitor::RxPower, &mut t.rx_power_mw),
-            (Monitor::TxPower, &mut t.tx_power_mw),
-            (Monitor::Bias, &mut t.tx_bias_ma),
-        ] {
-            let l = self.limits[monitor_index(mon)];
-            if let [Some(ha), Some(la), Some(hw), Some(lw)] = l {
-                any = true;
-                if [ha, la, hw, lw].iter().all(|v| *v == 0.0) {
-                    self.notes.push(format!("{} thresholds printed as all 0: not implemented by the module", mon.flag_prefix()));
-                } else {
-                    *slot = Some(PrintedLimits { high_alarm: ha, low_alarm: la, high_warning: hw, low_warning: lw });
-                }
+        for mon in Monitor::ALL {
+            let Some(l) = self.limits.limits(mon) else { continue };
+            any = true;
+            if [l.high_alarm, l.low_alarm, l.high_warning, l.low_warning].iter().all(|v| *v == 0.0) {
+                self.notes.push(format!("{} thresholds printed as all 0: not implemented by the module", mon.flag_prefix()));
+            } else {
+                *mon.limits_mut(&mut t) = Some(l);
             }
         }
         if any {
@@ -352,7 +305,7 @@ impl Builder {
                     self.value(Monitor::RxPower, lane_i, x);
                 }
             }
-            Field::Threshold(mon, sev) => self.limits[monitor_index(mon)][sev] = leading_number(value),
+            Field::Threshold(mon, sev) => self.limits.set(mon, sev, leading_number(value)),
             Field::Flag(mon, sev) => self.flag(mon, sev, lane, value.trim() == "On"),
             Field::LaneStatus(flag) => {
                 // `[ Yes, No, No, No ]`, or `None` when no lane is set (sff-common.c).
@@ -447,7 +400,7 @@ impl Builder {
                     }
                 }
             }
-            Field::Threshold(mon, sev) => self.limits[monitor_index(mon)][sev] = v.as_f64(),
+            Field::Threshold(mon, sev) => self.limits.set(mon, sev, v.as_f64()),
             Field::Flag(mon, sev) => match v {
                 Value::Array(a) => {
                     for (i, x) in a.iter().enumerate().take(MAX_LANES) {
@@ -536,8 +489,8 @@ mod tests {
         assert_eq!(split_channel("Rcvr signal avg optical power(Channel 3)"), ("Rcvr signal avg optical power", Some(2)));
         assert_eq!(split_channel("Laser bias current high alarm   (Chan 4)"), ("Laser bias current high alarm   ", Some(3)));
         assert_eq!(normalise("Laser bias current high alarm   "), "laser_bias_current_high_alarm");
-        assert_eq!(classify("laser_bias_current_high_alarm"), Some(Field::Flag(Monitor::Bias, 0)));
-        assert_eq!(classify("laser_rx_power_low_warning_threshold"), Some(Field::Threshold(Monitor::RxPower, 3)));
+        assert_eq!(classify("laser_bias_current_high_alarm"), Some(Field::Flag(Monitor::TxBias, Severity::HighAlarm)));
+        assert_eq!(classify("laser_rx_power_low_warning_threshold"), Some(Field::Threshold(Monitor::RxPower, Severity::LowWarning)));
         assert_eq!(classify("rcvr_signal_avg_optical_power"), Some(Field::Rx(false)));
         assert_eq!(classify("module_temperature_measurement"), Some(Field::Value(Monitor::Temperature)));
         assert_eq!(classify("attenuation_at_5ghz"), None);

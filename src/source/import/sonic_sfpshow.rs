@@ -7,7 +7,8 @@
 //! Layout checked on the real output in tests/fixtures/switch/.
 
 use super::{key_value, Fragment, ParseResult};
-use crate::module::printed::{PrintedLimits, PrintedModule, PrintedThresholds};
+use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, Severity};
+use crate::module::units::dbm_to_mw;
 
 pub const TOOL: &str = "sonic sfpshow";
 
@@ -39,10 +40,6 @@ fn number(v: &str) -> Option<f64> {
     num.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
-fn dbm_to_mw(dbm: f64) -> f64 {
-    10f64.powf(dbm / 10.0)
-}
-
 /// `RX3Power` -> (`RX`, 3, `Power`).
 fn lane_key(k: &str) -> Option<(&str, usize, &str)> {
     let dir = k.get(..2)?;
@@ -59,17 +56,27 @@ fn set(v: &mut Vec<Option<f64>>, lane: usize, x: Option<f64>) {
     v[lane - 1] = x;
 }
 
-/// Printed unit -> SI unit.
-type Convert = fn(f64) -> f64;
-
-/// The four limits of one monitor: (stem as sfpshow prints it, the conversion to SI).
-const LIMITS: [(&str, Convert); 5] = [("RxPower", dbm_to_mw), ("TxPower", dbm_to_mw), ("TxBias", |x| x), ("Temp", |x| x), ("Vcc", |x| x)];
-const SEVERITIES: [&str; 4] = ["HighAlarm", "LowAlarm", "HighWarning", "LowWarning"];
+/// The threshold stem of each monitor as sfpshow prints it (`RxPowerHighAlarm`) and whether
+/// it prints the limit in dBm (kept in mW).
+const LIMITS: [(&str, Monitor, bool); 5] = [
+    ("RxPower", Monitor::RxPower, true),
+    ("TxPower", Monitor::TxPower, true),
+    ("TxBias", Monitor::TxBias, false),
+    ("Temp", Monitor::Temperature, false),
+    ("Vcc", Monitor::Voltage, false),
+];
+/// sfpshow's severity suffixes.
+const SEVERITIES: [(&str, Severity); 4] = [
+    ("HighAlarm", Severity::HighAlarm),
+    ("LowAlarm", Severity::LowAlarm),
+    ("HighWarning", Severity::HighWarning),
+    ("LowWarning", Severity::LowWarning),
+];
 
 #[derive(Default)]
 struct Port {
     m: PrintedModule,
-    limits: [[Option<f64>; 4]; 5],
+    limits: LimitsSeen,
     media: Vec<String>,
 }
 
@@ -111,9 +118,9 @@ impl Port {
                     }
                     return;
                 }
-                for (i, (stem, _)) in LIMITS.iter().enumerate() {
-                    if let Some(sev) = k.strip_prefix(stem).and_then(|s| SEVERITIES.iter().position(|x| *x == s)) {
-                        self.limits[i][sev] = number(v);
+                for (stem, mon, dbm) in LIMITS {
+                    if let Some(&(_, sev)) = k.strip_prefix(stem).and_then(|s| SEVERITIES.iter().find(|(x, _)| *x == s)) {
+                        self.limits.set(mon, sev, number(v).map(|x| if dbm { dbm_to_mw(x) } else { x }));
                     }
                 }
             }
@@ -121,18 +128,7 @@ impl Port {
     }
 
     fn finish(mut self) -> PrintedModule {
-        let mut t = PrintedThresholds::default();
-        let slots = [&mut t.rx_power_mw, &mut t.tx_power_mw, &mut t.tx_bias_ma, &mut t.temperature_c, &mut t.supply_voltage_v];
-        let mut any = false;
-        for ((slot, l), (_, conv)) in slots.into_iter().zip(self.limits).zip(LIMITS) {
-            if let [Some(ha), Some(la), Some(hw), Some(lw)] = l {
-                *slot = Some(PrintedLimits { high_alarm: conv(ha), low_alarm: conv(la), high_warning: conv(hw), low_warning: conv(lw) });
-                any = true;
-            }
-        }
-        if any {
-            self.m.thresholds = Some(t);
-        }
+        self.m.thresholds = self.limits.thresholds();
         if !self.media.is_empty() {
             self.m.media = Some(self.media.join("; "));
         }
