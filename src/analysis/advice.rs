@@ -146,6 +146,10 @@ pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: 
 fn lane_fallback(code: ReasonCode, n: u8) -> String {
     if code == ReasonCode::LinkFlaps {
         format!("lane {n}: the link dropped after lane {n}'s errors rose: inspect and clean lane {n}'s fiber and connectors at both ends, then swap this module if the drops go on")
+    } else if code == ReasonCode::DegradedAfterFlap {
+        // The receiver may have adapted to a poor transient as the far end's transmitter came
+        // back (some LPO and AOC optics): a clean retrain tells that from a lane that broke.
+        format!("lane {n}: the link came back from the drop with lane {n} worse: bounce the link once more and compare lane {n}'s BER; if it stays worse, reseat, then swap, the module at either end")
     } else {
         format!("lane {n}: inspect and clean lane {n}'s fiber and connectors at both ends; if it persists, swap this module, then the far-end module")
     }

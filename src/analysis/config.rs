@@ -88,6 +88,10 @@ pub struct Config {
     pub trend_fit_window_s: f64,
     /// Seconds before a link drop in which a lane's BER rise is compared with the time before.
     pub drop_lookback_s: f64,
+    /// A lane whose BER after a link drop is at least this many times its BER before it
+    /// (significantly, and holding) is `degraded_after_flap`: 10, the order of magnitude
+    /// SONiC's post-flap pre-FEC BER guard looks for (see `after_flap`).
+    pub flap_ber_rise_ratio: f64,
     /// Per-speed-tier overrides, applied in order when the lane rate is at least `min_lane_gbps`.
     pub profiles: Vec<Profile>,
     /// The MTU every fabric port should run (`mtu_mismatch`); `None`: the MTU most of the
@@ -137,6 +141,7 @@ impl Default for Config {
             judge_window_s: 900.0,
             trend_fit_window_s: 6.0 * 3600.0,
             drop_lookback_s: 300.0,
+            flap_ber_rise_ratio: 10.0,
             profiles: Vec::new(),
             expected_mtu: None,
             node_profiles: Default::default(),
@@ -194,6 +199,7 @@ impl Config {
             // A trend needs a few buckets; past 30 days the bounded series is too coarse.
             ("trend_window_s", self.trend_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
             ("drop_lookback_s", self.drop_lookback_s, Range::Closed(1.0, 86_400.0)),
+            ("flap_ber_rise_ratio", self.flap_ber_rise_ratio, Range::Closed(1.0, 1e6)),
             // At least a few one-second samples; at most a day (the rolling ring of counter
             // snapshots then keeps one per ~5 min).
             ("judge_window_s", self.judge_window_s, Range::Closed(3.0, 86_400.0)),

@@ -9,6 +9,7 @@
 //! before/after.
 
 pub mod advice;
+pub mod after_flap;
 pub mod ber;
 pub mod breakout;
 pub mod compare;
@@ -227,6 +228,9 @@ pub struct InterfaceAnalysis {
     /// An InfiniBand port's facts and counts ([`infiniband`]); absent for other ports.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub infiniband: Option<infiniband::IbAnalysis>,
+    /// Each link drop in the window's series with every lane's BER before and after it
+    /// ([`after_flap`]); empty without drops, a series or per-lane counters.
+    pub after_flap: Vec<after_flap::FlapComparison>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
@@ -625,6 +629,7 @@ fn analyze_one(
     link_loss::apply(w, peer, &mut lanes);
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
+    let after_flap = after_flap::judge(&cx, &mut lanes, &mut reasons);
     let mut advice = Vec::new();
     if ib.is_some() && reasons.iter().any(|r| infiniband::LINK_CODES.contains(&r.code) && r.severity > Severity::Info) {
         advice.push(infiniband::LINK_ADVICE.to_string());
@@ -670,6 +675,7 @@ fn analyze_one(
         profile: None,
         segments: Vec::new(),
         infiniband: ib,
+        after_flap,
     }
 }
 

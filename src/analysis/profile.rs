@@ -293,6 +293,7 @@ mod tests {
             notes: vec![],
             advice: vec![],
             segments: Vec::new(),
+            after_flap: Vec::new(),
             profile: None,
             fec_histogram: None,
             frame_loss: None,

@@ -15,7 +15,8 @@
 //!   `link_error_recovery` (an InfiniBand port retrained), `ib_port_errors` (an IB port
 //!   dropped received packets or crossed its local link integrity threshold),
 //!   `counter_saturated` (an IB counter stuck at its maximum: a lower bound, no rate; see
-//!   `infiniband`).
+//!   `infiniband`),
+//!   `degraded_after_flap` (a lane's BER rose and held after a link drop; see `after_flap`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -76,6 +77,7 @@ pub enum ReasonCode {
     LinkErrorRecovery,
     IbPortErrors,
     CounterSaturated,
+    DegradedAfterFlap,
 }
 
 impl ReasonCode {
@@ -104,6 +106,7 @@ impl ReasonCode {
             ReasonCode::LinkErrorRecovery => "link_error_recovery",
             ReasonCode::IbPortErrors => "ib_port_errors",
             ReasonCode::CounterSaturated => "counter_saturated",
+            ReasonCode::DegradedAfterFlap => "degraded_after_flap",
         }
     }
 }

@@ -137,6 +137,7 @@ fn all_captures() -> Vec<(&'static str, String)> {
     out.extend(support::vdm_captures::vdm_captures());
     out.extend(support::fecx_captures::bundled());
     out.extend(support::trend_captures::bundled());
+    out.extend(support::flap_captures::bundled());
     out
 }
 

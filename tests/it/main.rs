@@ -5,6 +5,7 @@
 
 mod support;
 
+mod after_flap;
 mod bundled_captures;
 mod capture_roundtrip;
 mod capture_zstd;

@@ -2,6 +2,7 @@
 
 pub mod captures;
 pub mod fecx_captures;
+pub mod flap_captures;
 pub mod fleet_captures;
 #[cfg(live)]
 pub mod i2c_sim;
