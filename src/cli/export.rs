@@ -62,6 +62,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let header = reader.header().clone();
     let mut made: Vec<PathBuf> = Vec::new();
     let mut sinks: Vec<Labelled<CsvSink<Output>>> = Vec::new();
+    let outputs = [args.csv.is_some(), args.json.is_some(), args.prometheus.is_some()].iter().filter(|o| **o).count();
     for (flag, target, json) in [("--csv", &args.csv, false), ("--json", &args.json, true)] {
         let Some(p) = target else { continue };
         let out = Output::open(flag, p)?;
@@ -76,7 +77,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             Some(p) => sink.with_far_end(p.far_end(args.interfaces.first().cloned())?),
             None => sink,
         };
-        sinks.push(Labelled::new(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched), label));
+        sinks.push(Labelled::new(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched), label, outputs > 1));
     }
     let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
     // The whole-run engine only for the metrics: the rows need no more of the capture's
@@ -89,7 +90,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     drop(refs);
     // The rows still held by the batched sinks, also after an error (its files are removed
     // below, but a write error of their own is the one to report).
-    let finished = sinks.iter_mut().try_for_each(|s| s.sink.finish().map_err(|e| s.name(e)));
+    let finished = sinks.iter_mut().try_for_each(|s| s.finish());
     let checked = replayed.and_then(|engine| {
         finished?;
         // A whole-run engine ran only for --prometheus (its analysis checks the names).

@@ -324,25 +324,55 @@ impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> 
 /// A sink whose failure ends the run (`export`: rows and metrics are all or nothing),
 /// its error naming the output (`--csv out.csv: No space left on device`), never the
 /// capture being read, and keeping its kind: a closed `-` is still a broken pipe, which
-/// `main` takes as success.
+/// `main` takes as success. When other outputs still need the stream (`--csv - --prometheus
+/// FILE | head -1`), a closed `-` is not a failure either: it closes this output alone and
+/// the others are written in full.
 pub struct Labelled<S> {
     pub sink: S,
     label: String,
+    /// Other outputs go on when this one's reader goes away.
+    others: bool,
+    /// Its `-` reader went away: nothing more is written to it.
+    closed: bool,
 }
 
 impl<S> Labelled<S> {
-    pub fn new(sink: S, label: String) -> Self {
-        Labelled { sink, label }
+    /// `others`: whether the run has other outputs that still need the stream.
+    pub fn new(sink: S, label: String, others: bool) -> Self {
+        Labelled { sink, label, others, closed: false }
     }
 
     /// `e`, said to be this output's.
     pub fn name(&self, e: io::Error) -> io::Error {
         io::Error::new(e.kind(), format!("{}: {e}", self.label))
     }
+
+    /// A closed `-` with other outputs to write closes this one alone (see the type).
+    fn settle(&mut self, result: io::Result<()>) -> io::Result<()> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && self.others && self.label.ends_with(" -") => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other.map_err(|e| self.name(e)),
+        }
+    }
 }
 
 impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Labelled<S> {
     fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
-        self.sink.record(rec).map_err(|e| self.name(e))
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.sink.record(rec);
+        self.settle(result)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.sink.finish();
+        self.settle(result)
     }
 }

@@ -325,6 +325,10 @@ impl<W: Write> RecordSink for CsvSink<W> {
         }
         Ok(())
     }
+
+    fn finish(&mut self) -> io::Result<()> {
+        CsvSink::finish(self)
+    }
 }
 
 #[cfg(test)]

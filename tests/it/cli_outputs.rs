@@ -122,6 +122,38 @@ fn export_to_a_closed_pipe_is_success() {
     }
 }
 
+/// `optics export CAPTURE --csv - --prometheus FILE | head -1`: the closed pipe closes the
+/// rows alone; the metrics file (and any other file output) is still written in full, as a
+/// run without the pipe writes it, and the exit is 0.
+#[test]
+fn export_metrics_file_is_written_when_its_rows_pipe_closes() {
+    let cap = capture("dr4-400g-lane2-degrading-4h.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let (piped, whole) = (dir.path().join("piped.prom"), dir.path().join("whole.prom"));
+    let (piped_json, whole_json) = (dir.path().join("piped.jsonl"), dir.path().join("whole.jsonl"));
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#"set -o pipefail; "$0" export "$1" --csv - --prometheus "$2" --json "$3" | head -1 >/dev/null"#)
+        .arg(assert_cmd::cargo::cargo_bin!("optics"))
+        .arg(&cap)
+        .arg(&piped)
+        .arg(&piped_json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr_of(&out));
+    assert_eq!(stderr_of(&out), "");
+    optics().arg("export").arg(&cap).arg("--prometheus").arg(&whole).arg("--json").arg(&whole_json).assert().success();
+    let metrics = std::fs::read_to_string(&piped).expect("the metrics file is written");
+    // The same metrics as a run without the pipe writes, but for the wall-clock time it ran.
+    let timeless = |m: &str| m.lines().filter(|l| !l.starts_with("optics_last_sample_timestamp_seconds")).collect::<Vec<_>>().join("\n");
+    assert!(metrics.contains("optics_interface_verdict{interface=\"ens5np0\",verdict=\"investigate\"} 1"), "{metrics}");
+    assert_eq!(timeless(&metrics), timeless(&std::fs::read_to_string(&whole).unwrap()));
+    // 1,441 samples: one JSON line each, none lost to the closed pipe.
+    let rows = std::fs::read_to_string(&piped_json).unwrap();
+    assert!(rows.lines().count() >= 1441, "{} lines", rows.lines().count());
+    assert_eq!(rows, std::fs::read_to_string(&whole_json).unwrap());
+}
+
 /// A failing output is named in the error, never the capture being read.
 #[test]
 fn an_export_write_failure_names_the_output() {
