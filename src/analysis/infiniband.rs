@@ -157,10 +157,13 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
         );
         reasons.push(Reason::new(ReasonCode::CounterSaturated, Severity::Investigate, None, msg));
     }
-    cx.notes.push(format!(
-        "InfiniBand port {}: sysfs gives no module EEPROM, FEC statistics or per-lane counters; import `mlxlink -d <PCI address> -m -c` of this port for its lanes' raw BER and its module",
-        port.name()
-    ));
+    // An mlxlink output of this port, imported with its counters, gives the lanes and module.
+    if w.counters_at_end.corrected_bits_per_lane.is_none() && w.module.is_none() {
+        cx.notes.push(format!(
+            "InfiniBand port {}: sysfs gives no module EEPROM, FEC statistics or per-lane counters; import `mlxlink -d <PCI address> -m -c` of this port for its lanes' raw BER and its module",
+            port.name()
+        ));
+    }
     Some(a)
 }
 

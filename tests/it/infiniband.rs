@@ -370,14 +370,14 @@ fn an_unknown_ib_port_is_refused_and_no_ib_means_no_change() {
 
 // ---- imports: real tool outputs (tests/fixtures/infiniband/README.md) and copied trees ----
 
-const FIX: &str = "tests/fixtures/infiniband";
+pub(crate) const FIX: &str = "tests/fixtures/infiniband";
 
-fn import(args: &[&std::ffi::OsStr], out: &Path) {
+pub(crate) fn import(args: &[&std::ffi::OsStr], out: &Path) {
     let o = optics().arg("import").args(args).arg("-o").arg(out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-fn by_name<'a>(j: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn by_name<'a>(j: &'a Value, name: &str) -> &'a Value {
     j["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == name).unwrap_or_else(|| panic!("no {name} in {j}"))
 }
 

@@ -45,6 +45,7 @@ mod hostile_names;
 #[cfg(live)]
 mod i2c_paging;
 mod ib_host;
+mod ib_mlxlink;
 mod import_decoded_module;
 mod import_never_panics;
 mod import_switch;

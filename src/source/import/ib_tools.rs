@@ -211,6 +211,50 @@ pub fn port_from_file_name(name: &str) -> Option<String> {
     crate::source::infiniband::parse_port_name(&format!("{hca}/{port}")).map(|(h, p)| format!("{h}/{p}"))
 }
 
+/// The device a saved `mlxlink` output names: an RDMA device (`mlx5_0`) or a PCI function
+/// (`0000:12:00.0`), and the port (`-p`, 1 when not given: mlxlink's default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MlxlinkDevice {
+    Rdma(String),
+    Pci(String),
+}
+
+/// The device and port a saved `mlxlink` output's file name gives, as sosreport names a
+/// command's output (its `_mangle_command`: every run of characters other than letters,
+/// digits, `-`, `.` and `/` becomes `_`, `/` becomes `.`): `mlxlink_-d_mlx5_0_-p_1_-m_-c`
+/// (RDMA device mlx5_0, port 1), `mlxlink_-d_0000_12_00.0` (the `mellanox_firmware`
+/// plugin's `mlxlink -d <PCI address>`, port 1). An mst device (`.dev.mst.mt4123_pciconf0`)
+/// names no port optics can find.
+pub fn mlxlink_device_from_file_name(name: &str) -> Option<(MlxlinkDevice, u32)> {
+    let rest = name.strip_prefix("mlxlink_")?;
+    let args: Vec<&str> = rest.split('_').collect();
+    // Each option starts a word with `-`; its value is the words up to the next option.
+    let value = |flags: &[&str]| -> Option<String> {
+        let at = args.iter().position(|a| flags.contains(a))?;
+        let words: Vec<&str> = args[at + 1..].iter().take_while(|w| !w.starts_with('-')).copied().collect();
+        (!words.is_empty()).then(|| words.join("_"))
+    };
+    let device = value(&["-d", "--device"])?;
+    let port = match value(&["-p", "--port"]) {
+        Some(p) => p.parse().ok().filter(|p| *p > 0)?,
+        None => 1,
+    };
+    // sosreport's PCI address: `0000_12_00.0` (domain, bus, device.function) or `12_00.0`.
+    let pci: Vec<&str> = device.split('_').collect();
+    let hex = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_hexdigit());
+    let is_pci = match pci.as_slice() {
+        [d, b, f] => hex(d, 4) && hex(b, 2) && f.split_once('.').is_some_and(|(dev, func)| hex(dev, 2) && hex(func, 1)),
+        [b, f] => hex(b, 2) && f.split_once('.').is_some_and(|(dev, func)| hex(dev, 2) && hex(func, 1)),
+        _ => false,
+    };
+    if is_pci {
+        return Some((MlxlinkDevice::Pci(pci.join(":")), port));
+    }
+    crate::source::infiniband::parse_port_name(&format!("{device}/{port}"))
+        .filter(|(hca, _)| !hca.starts_with('.'))
+        .map(|(hca, p)| (MlxlinkDevice::Rdma(hca.to_string()), p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +282,25 @@ mod tests {
         assert!(parse_perfquery("SymbolErrorCounter:.....x\n").is_err());
         assert_eq!(port_from_file_name("perfquery_-C_mlx5_0_-P_1").as_deref(), Some("mlx5_0/1"));
         assert_eq!(port_from_file_name("perfquery"), None);
+    }
+
+    #[test]
+    fn mlxlink_file_names_as_sosreport_mangles_them() {
+        // `mlxlink -d mlx5_0 -p 2 -m -c` and the mellanox_firmware plugin's `mlxlink -d  0000:12:00.0 `.
+        let rdma = |h: &str, p| Some((MlxlinkDevice::Rdma(h.into()), p));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_mlx5_0_-p_2_-m_-c"), rdma("mlx5_0", 2));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_mlx5_11"), rdma("mlx5_11", 1));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_0000_12_00.0"), Some((MlxlinkDevice::Pci("0000:12:00.0".into()), 1)));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_12_00.0_-p_1"), Some((MlxlinkDevice::Pci("12:00.0".into()), 1)));
+        for none in [
+            "mlxlink",
+            "mlxlink_-m_-c",
+            "mlxlink_-d_.dev.mst.mt4123_pciconf0",
+            "mlxlink_-d_mlx5_0_-p_x",
+            "mlxlink_-d_mlx5_0_-p_0",
+            "ethtool_-S_x",
+        ] {
+            assert_eq!(mlxlink_device_from_file_name(none), None, "{none}");
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! ranges ("-1.2,-1.3,-1.1,-4.5 [-10..4]", "45 [-5..75]", "15E-255"); multi-value
 //! fields are comma-joined before they reach here.
 //!
-//! - Operational Info: `State` (Active = up), `Speed` ("400G"), `Width` ("4x"), `FEC`;
+//! - Operational Info: `State` (Active = up), `Speed` ("400G", or an InfiniBand port's
+//!   "IB-NDR": width x the speed's lane rate, mode `4X NDR` as the kernel's `rate` names it),
+//!   `Width` ("4x"), `FEC`;
 //! - Physical Counters and BER Info: `Time Since Last Clear [Min]`; `Raw Physical Errors Per
 //!   Lane` = PPCNT phy_raw_errors_laneN, the bits FEC corrected per lane: the FEC stats'
 //!   per-lane corrected bits `[sum, lane 1, ..]`; `Effective Physical Errors` (errors left
@@ -14,6 +16,7 @@
 //!   voltage (mV), each with its printed `[low..high]` alarm range -> [`PrintedModule`].
 
 use super::{Fragment, ParseResult};
+use crate::counters::ib::{IbRate, IbSpeed};
 use crate::counters::{FecHistogramBin, FecStats, LinkInfo, LinkState};
 use crate::module::printed::{PrintedModule, PrintedRange};
 
@@ -104,13 +107,17 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
     let mut module = PrintedModule { tool: "mlxlink".into(), ..Default::default() };
     let mut has_module = false;
     let mut bins: Vec<(u32, FecHistogramBin)> = Vec::new();
+    let mut ib_speed = None;
     for (section, name, value) in fields {
         f.printed_fields.insert(format!("{section}/{name}"), value.clone());
         let v = value.trim();
         let na = v.is_empty() || v == "N/A";
         match (section.as_str(), name.as_str()) {
             ("Operational Info", "State") => state.up = Some(v == "Active"),
-            ("Operational Info", "Speed") => link.speed_mbps = speed_mbps(v),
+            ("Operational Info", "Speed") => {
+                link.speed_mbps = speed_mbps(v);
+                ib_speed = v.strip_prefix("IB-").and_then(IbSpeed::parse);
+            }
             ("Operational Info", "Width") => link.lanes = v.trim_end_matches(['x', 'X']).parse().ok(),
             ("Operational Info", "FEC") => {
                 link.fec_active = fec_active(v);
@@ -175,6 +182,10 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
             _ => {}
         }
     }
+    if let (Some(speed), Some(width)) = (ib_speed, link.lanes.filter(|w| (1..=12).contains(w))) {
+        let rate = IbRate { gbps: f64::from(speed.lane_mbps() * width) / 1000.0, width, speed }.link_info();
+        (link.speed_mbps, link.link_mode) = (rate.speed_mbps, rate.link_mode);
+    }
     bins.sort_by_key(|(i, _)| *i);
     fec.histogram = bins.into_iter().map(|(_, b)| b).collect();
     if state.up.is_some() || state.down_events.is_some() {
@@ -217,6 +228,10 @@ mod tests {
         assert_eq!(bin_range("[0]  ").unwrap(), (0, 0));
         assert_eq!(speed_mbps("400G"), Some(400_000));
         assert_eq!(speed_mbps("N/A"), None);
+        // An IB port: "IB-HDR" over "2x" is 2 x 50 Gb/s (sysfs.c rate_show's lane rates).
+        let f = |k: &str, v: &str| ("Operational Info".to_string(), k.to_string(), v.to_string());
+        let ib = to_fragment(&[f("Speed", "IB-HDR"), f("Width", "2x")]).unwrap().link.unwrap();
+        assert_eq!((ib.speed_mbps, ib.lanes, ib.link_mode.as_deref()), (Some(100_000), Some(2), Some("2X HDR")));
         assert_eq!(fec_active("Standard RS-FEC (544,514)").as_deref(), Some("RS"));
         assert_eq!(fec_active("Standard_LL_RS-FEC - (272,257+1)").as_deref(), Some("LLRS"));
         assert_eq!(fec_active("No FEC").as_deref(), Some("None"));

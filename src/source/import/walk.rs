@@ -91,13 +91,19 @@ fn ib_fragment(ports: Vec<super::IbFragment>) -> Fragment {
 /// One parsed file per InfiniBand port: a file listing several ports (`ibstat`, a sysfs
 /// tree) becomes one per port, named `hca/port`; a `perfquery` port (a LID and a port
 /// number) takes the name of the port with that LID in an `ibstat`/`ibstatus` of the same
-/// input, else the one its sosreport file name gives (`perfquery_-C_mlx5_0_-P_1`).
+/// input, else the one its sosreport file name gives (`perfquery_-C_mlx5_0_-P_1`). An
+/// `mlxlink` output joins the IB port of the same input its file name gives
+/// ([`mlxlink_port`]), so its lanes, FEC histogram and module land on that port.
 pub fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
     let by_lid: Vec<(u32, String)> = group.iter().flat_map(|pf| &pf.fragment.ib_ports).filter_map(|p| Some((p.lid?, p.name()?))).collect();
     let mut out = Vec::new();
     for pf in group {
         if pf.fragment.ib_ports.is_empty() {
-            out.push(pf.clone());
+            let mut pf = pf.clone();
+            if let Some(name) = mlxlink_port(&pf, group) {
+                pf.name_interface = Some(name);
+            }
+            out.push(pf);
             continue;
         }
         let file_port = pf.path.file_name().and_then(|n| n.to_str()).and_then(super::ib_tools::port_from_file_name);
@@ -130,6 +136,25 @@ pub fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
         }
     }
     out
+}
+
+/// The IB port of `group` an `mlxlink` output (`pf`) that names no interface is of: the one
+/// its sosreport file name gives, by RDMA device and port (`mlxlink_-d_mlx5_0_-p_1`) or by
+/// the HCA's PCI function (`mlxlink_-d_0000_12_00.0`, where the input says the port's
+/// address: a copied sysfs tree). `None` when the input has no such IB port (a RoCE port's
+/// mlxlink stays with its netdev, as before).
+fn mlxlink_port(pf: &ParsedFile, group: &[ParsedFile]) -> Option<String> {
+    if !matches!(pf.format, Format::MlxlinkText | Format::MlxlinkJson) || pf.fragment.interface.is_some() || pf.name_interface.is_some() {
+        return None;
+    }
+    let file = pf.path.file_name()?.to_str()?;
+    let (device, port) = ib_tools::mlxlink_device_from_file_name(file)?;
+    let ports = group.iter().flat_map(|g| &g.fragment.ib_ports);
+    let found = ports.filter(|p| p.port == Some(port)).find(|p| match &device {
+        ib_tools::MlxlinkDevice::Rdma(hca) => p.hca.as_deref() == Some(hca.as_str()),
+        ib_tools::MlxlinkDevice::Pci(addr) => p.bus_info.as_deref().is_some_and(|b| super::lspci::same_address(addr, b)),
+    });
+    found?.name()
 }
 
 /// The ports of a copied `class/infiniband` tree at `dir` (or under `dir` as a support
