@@ -22,7 +22,7 @@ const FORMATS: [Format; 14] = [
     Format::JunosOptics,
 ];
 
-const SEEDS: [&str; 8] = [
+const SEEDS: [&str; 9] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -31,6 +31,7 @@ const SEEDS: [&str; 8] = [
     include_str!("../fixtures/switch/eos_show_interfaces_transceiver.txt"),
     include_str!("../fixtures/switch/eos_show_interfaces_transceiver_detail.txt"),
     include_str!("../fixtures/switch/junos_diagnostics_optics_et.txt"),
+    include_str!("../fixtures/ethtool-fec/ethtool_show_fec_histogram_v2.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

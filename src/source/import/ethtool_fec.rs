@@ -1,7 +1,11 @@
 //! `ethtool --show-fec IFACE --statistics` (`-I`) text and `--json`, as ethtool's
 //! `netlink/fec.c` prints them: `Active FEC encoding: RS`, then under `Statistics:` each
-//! counter as `  name: total` followed by `    Lane N: value` lines (N from 0), and the
-//! Linux 6.18 histogram as `  fec_bit_err_LOW[_to_HIGH]: total [ per_lane: a, b, .. ]`.
+//! counter as `  name: total` followed by `    Lane N: value` lines (N from 0) in ethtool
+//! before 6.19; from the histogram patch on (ethtool-next, October 2025, for Linux 6.18's
+//! `ETHTOOL_A_FEC_STAT_HIST`) a counter's lanes on its own line (`  name: total [ per_lane: a,
+//! b ]`) and each histogram bin as `  fec_symbol_err_LOW[_to_HIGH]: total [ per_lane: .. ]`
+//! (the patch's first version named the bins `fec_bit_err_`, its code prints `fec_symbols_err_`;
+//! all three are read).
 //! JSON: `active`, and `statistics.NAME.{total,lanes}`, `statistics.hist[].{bin_low,bin_high,total,lanes}`.
 //! Values become the netlink `FecStats` shape (`[total, lane 1, ..]`) the live source fills.
 
@@ -29,9 +33,12 @@ fn counter_mut<'a>(fec: &'a mut FecStats, name: &str) -> Option<&'a mut Vec<u64>
     }
 }
 
-/// `fec_bit_err_0` -> (0, 0); `fec_bit_err_1_to_3` -> (1, 3).
+/// The bin name prefixes ethtool's histogram patch printed, in its versions.
+const BIN_PREFIXES: [&str; 3] = ["fec_symbol_err_", "fec_symbols_err_", "fec_bit_err_"];
+
+/// `fec_symbol_err_0` -> (0, 0); `fec_symbol_err_1_to_3` -> (1, 3).
 fn bin_range(name: &str) -> Option<(u32, u32)> {
-    let r = name.strip_prefix("fec_bit_err_")?;
+    let r = BIN_PREFIXES.iter().find_map(|p| name.strip_prefix(p))?;
     match r.split_once("_to_") {
         Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
         None => r.parse().ok().map(|v| (v, v)),
@@ -40,6 +47,22 @@ fn bin_range(name: &str) -> Option<(u32, u32)> {
 
 fn parse_u64(s: &str) -> ParseResult<u64> {
     s.trim().parse().map_err(|_| format!("{s:?} is not an unsigned integer"))
+}
+
+/// `445 [ per_lane:  125, 120, 100, 100 ]` -> (445, [125, 120, 100, 100]); `12` -> (12, []).
+fn total_and_lanes(v: &str) -> ParseResult<(u64, Vec<u64>)> {
+    let (total, lanes) = match v.split_once('[') {
+        Some((t, rest)) => {
+            let inner = rest.trim().strip_suffix(']').ok_or_else(|| format!("{v:?}: `[ per_lane:` without its `]`"))?;
+            (t, inner.trim().strip_prefix("per_lane:").ok_or_else(|| format!("{v:?}: `[` without `per_lane:`"))?)
+        }
+        None => (v, ""),
+    };
+    let lanes = lanes.split(',').map(str::trim).filter(|s| !s.is_empty()).map(parse_u64).collect::<Result<Vec<_>, _>>()?;
+    if lanes.len() > crate::counters::MAX_LANES {
+        return Err(format!("{} per-lane values: more lanes than a port has", lanes.len()));
+    }
+    Ok((parse_u64(total)?, lanes))
 }
 
 pub fn parse_text(text: &str) -> ParseResult<Fragment> {
@@ -77,14 +100,11 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
             }
             arr.push(parse_u64(v)?);
         } else if let Some((lo, hi)) = bin_range(k) {
-            let (total, lanes) = match v.split_once('[') {
-                Some((t, rest)) => (t, rest.trim_end_matches(']').trim().strip_prefix("per_lane:").unwrap_or("")),
-                None => (v, ""),
-            };
-            let per_lane = lanes.split(',').map(str::trim).filter(|s| !s.is_empty()).map(parse_u64).collect::<Result<Vec<_>, _>>()?;
-            fec.histogram.push(FecHistogramBin { low: lo, high: hi, count: parse_u64(total)?, per_lane });
+            let (total, per_lane) = total_and_lanes(v)?;
+            fec.histogram.push(FecHistogramBin { low: lo, high: hi, count: total, per_lane });
         } else if let Some(arr) = counter_mut(&mut fec, k) {
-            *arr = vec![parse_u64(v)?];
+            let (total, lanes) = total_and_lanes(v)?;
+            *arr = std::iter::once(total).chain(lanes).collect();
             current = Some(k.to_string());
         } else {
             f.notes.push(format!("FEC statistic {k} not known; skipped"));
@@ -168,6 +188,24 @@ mod tests {
         let j = parse_json(&FMT01[json_at..]).unwrap();
         assert_eq!(j.interface.as_deref(), Some("eni8np1"));
         assert_eq!(j.fec.unwrap(), fec);
+    }
+
+    #[test]
+    fn symbol_error_bins_and_per_lane_counters_of_the_histogram_patch() {
+        let f = parse_text(include_str!("../../../tests/fixtures/ethtool-fec/ethtool_show_fec_histogram_v2.txt")).unwrap();
+        let fec = f.fec.unwrap();
+        assert_eq!((fec.corrected_blocks, fec.uncorrectable_blocks), (vec![123], vec![4]));
+        let bins: Vec<_> = fec.histogram.iter().map(|b| (b.low, b.high, b.count)).collect();
+        assert_eq!(bins, [(0, 0, 445), (1, 3, 12), (4, 7, 2)]);
+        // The lanes of bin 0 add up to its total: 125 + 120 + 100 + 100 = 445.
+        assert_eq!(fec.histogram[0].per_lane.iter().sum::<u64>(), 445);
+        // A block counter's lanes on its line (v2's printf), the values of sample (A).
+        let f = parse_text("FEC parameters for eth0:\nStatistics:\n  corrected_blocks: 256 [ per_lane: 255, 1 ]\n  fec_symbols_err_5: 7\n").unwrap();
+        let fec = f.fec.unwrap();
+        assert_eq!(fec.corrected_blocks, vec![256, 255, 1]);
+        assert_eq!((fec.histogram[0].low, fec.histogram[0].count), (5, 7));
+        // A cut paste: a `[` with no `]` is said, not read as a total.
+        assert!(parse_text("FEC parameters for eth0:\nStatistics:\n  fec_symbol_err_0: 445 [ per_lane: 125,\n").unwrap_err().contains("]"));
     }
 
     #[test]
