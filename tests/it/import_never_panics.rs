@@ -5,7 +5,7 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 14] = [
+const FORMATS: [Format; 16] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
     Format::EthtoolStats,
@@ -20,9 +20,11 @@ const FORMATS: [Format; 14] = [
     Format::SonicSfpshow,
     Format::EosTransceiver,
     Format::JunosOptics,
+    Format::SonicFecStats,
+    Format::SonicFecHistogram,
 ];
 
-const SEEDS: [&str; 9] = [
+const SEEDS: [&str; 12] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -32,6 +34,9 @@ const SEEDS: [&str; 9] = [
     include_str!("../fixtures/switch/eos_show_interfaces_transceiver_detail.txt"),
     include_str!("../fixtures/switch/junos_diagnostics_optics_et.txt"),
     include_str!("../fixtures/ethtool-fec/ethtool_show_fec_histogram_v2.txt"),
+    include_str!("../fixtures/switch/sonic_fec_stats_max_t_portstat_test.txt"),
+    include_str!("../fixtures/fec-histogram/sonic_portstat_fh_pr4075.txt"),
+    include_str!("../fixtures/fec-histogram/sonic_show_fec_histogram_pr3919_ethernet48.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

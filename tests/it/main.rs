@@ -49,6 +49,7 @@ mod ib_mlxlink;
 mod import_decoded_module;
 mod import_never_panics;
 mod import_switch;
+mod import_switch_counters;
 mod infiniband;
 mod input_real_dumps;
 #[cfg(live)]

@@ -200,7 +200,8 @@ mod tests {
         // The lanes of bin 0 add up to its total: 125 + 120 + 100 + 100 = 445.
         assert_eq!(fec.histogram[0].per_lane.iter().sum::<u64>(), 445);
         // A block counter's lanes on its line (v2's printf), the values of sample (A).
-        let f = parse_text("FEC parameters for eth0:\nStatistics:\n  corrected_blocks: 256 [ per_lane: 255, 1 ]\n  fec_symbols_err_5: 7\n").unwrap();
+        let f = parse_text("FEC parameters for eth0:\nStatistics:\n  corrected_blocks: 256 [ per_lane: 255, 1 ]\n  fec_symbols_err_5: 7\n")
+            .unwrap();
         let fec = f.fec.unwrap();
         assert_eq!(fec.corrected_blocks, vec![256, 255, 1]);
         assert_eq!((fec.histogram[0].low, fec.histogram[0].count), (5, 7));

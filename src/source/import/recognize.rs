@@ -23,6 +23,10 @@ pub enum Format {
     SonicSfpshow,
     EosTransceiver,
     JunosOptics,
+    /// SONiC `show interfaces counters fec-stats` / `portstat -f`.
+    SonicFecStats,
+    /// SONiC `show interfaces counters fec-histogram` / `portstat -fh`.
+    SonicFecHistogram,
     Ibstat,
     Ibstatus,
     /// `perfquery` and `perfquery -x`.
@@ -50,6 +54,8 @@ impl Format {
             Format::SonicSfpshow => "show interfaces transceiver eeprom --dom (SONiC)",
             Format::EosTransceiver => "show interfaces transceiver (Arista EOS)",
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
+            Format::SonicFecStats => "show interfaces counters fec-stats (SONiC)",
+            Format::SonicFecHistogram => "show interfaces counters fec-histogram (SONiC)",
             Format::Ibstat => "ibstat",
             Format::Ibstatus => "ibstatus",
             Format::Perfquery => "perfquery",
@@ -120,6 +126,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     let titled = |t: &str| lines.windows(2).any(|w| super::mlxlink_text::strip_ansi(w[0]) == t && w[1].starts_with("---"));
     if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
         return Some(Format::MlxlinkText);
+    }
+    if let Some(f) = super::sonic_counters::recognize(text) {
+        return Some(f);
     }
     if super::sonic_sfpshow::is_sfpshow(text) {
         return Some(Format::SonicSfpshow);

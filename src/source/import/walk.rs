@@ -77,6 +77,8 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::SonicSfpshow => super::sonic_sfpshow::parse(text()?),
         Format::EosTransceiver => super::eos_transceiver::parse(text()?),
         Format::JunosOptics => super::junos_optics::parse(text()?),
+        Format::SonicFecStats => super::sonic_counters::parse_fec_stats(text()?),
+        Format::SonicFecHistogram => super::sonic_counters::parse_fec_histogram(text()?),
         Format::Ibstat => ib_tools::parse_ibstat(text()?).map(ib_fragment),
         Format::Ibstatus => ib_tools::parse_ibstatus(text()?).map(ib_fragment),
         Format::Perfquery => ib_tools::parse_perfquery(text()?).map(ib_fragment),
