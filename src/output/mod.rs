@@ -11,6 +11,7 @@ mod float_cell;
 pub mod html;
 mod lane_row;
 pub mod live_table;
+pub mod metric;
 pub mod plot;
 pub mod prometheus;
 pub mod report;

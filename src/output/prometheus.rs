@@ -17,6 +17,7 @@
 use crate::analysis::{InterfaceAnalysis, LaneAnalysis, Verdict};
 use crate::module::report::{Modulation, ThresholdSet};
 use crate::module::units::mw_to_dbm;
+use crate::output::metric::{Metric, MetricType};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -111,100 +112,68 @@ pub struct Exposition {
     pub series: usize,
 }
 
-struct Families {
-    reg: Registry,
-    gauges: BTreeMap<&'static str, GaugeFamily>,
-    counters: BTreeMap<&'static str, CounterFamily>,
+/// One registered family, indexed by [`Metric`] (declaration order = [`Metric::ALL`]'s).
+enum Registered {
+    Gauge(GaugeFamily),
+    Counter(CounterFamily),
 }
 
-/// Every metric: (name, help, is_counter). docs/metrics.md documents each; a test keeps
-/// the two lists equal. Counter names are given with `_total`, as exposed.
-pub const METRICS: &[(&str, &str, bool)] = &[
-    ("optics_lane_rx_power_dbm", "Received optical power per lane, dBm (latest reading)", false),
-    ("optics_lane_tx_power_dbm", "Transmitted optical power per lane, dBm (latest reading)", false),
-    ("optics_lane_tx_bias_amperes", "Laser bias current per lane, amperes", false),
-    (
-        "optics_lane_pre_fec_ber",
-        "Pre-FEC bit error ratio per lane over the named window (run = the judgement window of the current segment)",
-        false,
-    ),
-    ("optics_lane_pre_fec_ber_upper", "Upper confidence bound of the judgement-window pre-FEC BER per lane", false),
-    ("optics_lane_margin_db", "Optical-equivalent margin to the FEC limit per lane, dB (judgement window)", false),
-    (
-        "optics_lane_margin_slope_db_per_hour",
-        "Slope of the lane's margin over the trend window, dB per hour (least squares on the bucketed series)",
-        false,
-    ),
-    ("optics_lane_time_to_fec_limit_seconds", "Seconds until a falling lane's margin reaches the FEC limit at its current slope", false),
-    ("optics_lane_time_to_floor_seconds", "Seconds until a falling lane's margin reaches the margin floor at its current slope", false),
-    ("optics_lane_optical_margin_db", "Received power above the module's low warning (or alarm) threshold per lane, dB", false),
-    ("optics_lane_corrected_bits_total", "Bits FEC corrected per lane, carried across hardware counter resets", true),
-    ("optics_lane_pre_fec_ber_max", "Highest pre-FEC BER per lane of a series bucket (about a minute) in the named window", false),
-    ("optics_lane_rank", "Lane rank by margin within its interface, 1 = weakest", false),
-    ("optics_lane_flag", "1 while the lane carries this flag", false),
-    ("optics_interface_verdict", "One-hot verdict of the interface: accept, investigate or reject", false),
-    ("optics_interface_reason", "1 while the interface has a reason with this code", false),
-    ("optics_fec_corrected_blocks_total", "FEC codewords corrected, carried across hardware counter resets", true),
-    ("optics_fec_uncorrectable_blocks_total", "FEC codewords FEC could not correct (frames lost), carried across resets", true),
-    ("optics_fec_predicted_flr_max", "Highest frame loss ratio the FEC histogram's tail predicted in the named window", false),
-    ("optics_link_down_events_total", "Link down events, carried across hardware counter resets", true),
-    ("optics_link_up", "1 when the link is up, 0 when down", false),
-    ("optics_link_speed_bits_per_second", "Negotiated link speed, bits per second", false),
-    ("optics_link_info", "Negotiated link mode, FEC and lane modulation (value 1)", false),
-    ("optics_module_temperature_celsius", "Module temperature, degrees Celsius", false),
-    ("optics_module_supply_voltage_volts", "Module supply voltage, volts", false),
-    ("optics_module_info", "Module identity (value 1); module_sn changes when the module is swapped", false),
-    ("optics_module_threshold", "Module alarm and warning limits, in the quantity's unit", false),
-    ("optics_pcie_link_width", "PCIe link width in lanes, current or max", false),
-    ("optics_pcie_link_speed_gts", "PCIe link speed in GT/s, current or max", false),
-    ("optics_pcie_ceiling_bits_per_second", "Usable bandwidth of the NIC's own PCIe link, bits per second", false),
-    ("optics_pcie_degraded", "1 when the PCIe link caps the port below its line rate", false),
-    ("optics_build_info", "optics build (value 1)", false),
-    ("optics_sample_duration_seconds", "Wall time the last sampling tick took, seconds", false),
-    ("optics_sample_errors_total", "Sampling errors by layer (module, counters, discovery)", true),
-    ("optics_last_sample_timestamp_seconds", "Unix time of the last completed sampling tick", false),
-    ("optics_interfaces", "Interfaces the exporter samples now (0: none found)", false),
-    ("optics_judge_window_seconds", "Window the verdicts, flags, margins and BERs are judged over, seconds", false),
-    ("optics_trend_window_seconds", "Window the margin trend is fitted over, seconds", false),
-];
+struct Families {
+    reg: Registry,
+    families: Vec<Registered>,
+}
 
 impl Families {
     fn new() -> Self {
         let mut reg = Registry::default();
-        let mut gauges = BTreeMap::new();
-        let mut counters = BTreeMap::new();
-        for &(name, help, is_counter) in METRICS {
-            if is_counter {
-                let f = CounterFamily::default();
-                // The encoder appends `_total` to counters.
-                reg.register(name.trim_end_matches("_total"), help, f.clone());
-                counters.insert(name, f);
-            } else {
-                let f = GaugeFamily::default();
-                reg.register(name, help, f.clone());
-                gauges.insert(name, f);
-            }
+        let mut families = Vec::with_capacity(Metric::ALL.len());
+        for m in Metric::ALL {
+            let spec = m.spec();
+            debug_assert_eq!(*m as usize, families.len(), "Metric::ALL is in declaration order");
+            families.push(match spec.kind {
+                MetricType::Counter => {
+                    let f = CounterFamily::default();
+                    // The encoder appends `_total` to counters.
+                    reg.register(spec.name.trim_end_matches("_total"), spec.help, f.clone());
+                    Registered::Counter(f)
+                }
+                MetricType::Gauge => {
+                    let f = GaugeFamily::default();
+                    reg.register(spec.name, spec.help, f.clone());
+                    Registered::Gauge(f)
+                }
+            });
         }
-        Families { reg, gauges, counters }
+        Families { reg, families }
     }
 
-    fn set(&self, name: &'static str, labels: &[(&str, &str)], value: f64) {
+    fn set(&self, metric: Metric, labels: &[(&str, &str)], value: f64) {
         if !value.is_finite() {
             return;
         }
-        // Every name used here is in METRICS (the metrics_md test renders every metric).
-        debug_assert!(self.gauges.contains_key(name), "{name} is not in METRICS");
-        if let Some(f) = self.gauges.get(name) {
-            f.get_or_create(&owned(labels)).set(value);
+        debug_assert!(same_labels(metric, labels), "{metric:?}: labels {labels:?}");
+        match &self.families[metric as usize] {
+            Registered::Gauge(f) => {
+                f.get_or_create(&owned(labels)).set(value);
+            }
+            Registered::Counter(_) => debug_assert!(false, "{metric:?} is a counter"),
         }
     }
 
-    fn count(&self, name: &'static str, labels: &[(&str, &str)], value: u64) {
-        debug_assert!(self.counters.contains_key(name), "{name} is not in METRICS");
-        if let Some(f) = self.counters.get(name) {
-            f.get_or_create(&owned(labels)).inc_by(value);
+    fn count(&self, metric: Metric, labels: &[(&str, &str)], value: u64) {
+        debug_assert!(same_labels(metric, labels), "{metric:?}: labels {labels:?}");
+        match &self.families[metric as usize] {
+            Registered::Counter(f) => {
+                f.get_or_create(&owned(labels)).inc_by(value);
+            }
+            Registered::Gauge(_) => debug_assert!(false, "{metric:?} is a gauge"),
         }
     }
+}
+
+/// Whether a series carries exactly its family's label names, in order.
+fn same_labels(metric: Metric, labels: &[(&str, &str)]) -> bool {
+    labels.iter().map(|(k, _)| *k).eq(metric.spec().labels.iter().copied())
 }
 
 fn owned(labels: &[(&str, &str)]) -> Labels {
@@ -264,26 +233,18 @@ impl Metrics {
             let i = p.interface.as_str();
             for (n, ber) in p.lane_pre_fec_ber.iter().enumerate() {
                 if let Some(ber) = ber {
-                    f.set(
-                        "optics_lane_pre_fec_ber_max",
-                        &[("interface", i), ("lane", &(n + 1).to_string()), ("window", PEAK_WINDOW)],
-                        *ber,
-                    );
+                    f.set(Metric::LanePreFecBerMax, &[("interface", i), ("lane", &(n + 1).to_string()), ("window", PEAK_WINDOW)], *ber);
                 }
             }
             if let Some(flr) = p.predicted_flr {
-                f.set("optics_fec_predicted_flr_max", &[("interface", i), ("window", PEAK_WINDOW)], flr);
+                f.set(Metric::FecPredictedFlrMax, &[("interface", i), ("window", PEAK_WINDOW)], flr);
             }
         }
         for (label, analyses) in rolling {
             for a in analyses {
                 for l in &a.lanes {
                     if let Some(ber) = l.pre_fec_ber {
-                        f.set(
-                            "optics_lane_pre_fec_ber",
-                            &[("interface", &a.interface), ("lane", &l.lane.to_string()), ("window", label)],
-                            ber,
-                        );
+                        f.set(Metric::LanePreFecBer, &[("interface", &a.interface), ("lane", &l.lane.to_string()), ("window", label)], ber);
                     }
                 }
             }
@@ -303,18 +264,18 @@ impl Metrics {
         let i = a.interface.as_str();
         let iface = [("interface", i)];
         for v in [Verdict::Accept, Verdict::Investigate, Verdict::Reject] {
-            f.set("optics_interface_verdict", &[("interface", i), ("verdict", v.as_str())], f64::from(u8::from(a.verdict == v)));
+            f.set(Metric::InterfaceVerdict, &[("interface", i), ("verdict", v.as_str())], f64::from(u8::from(a.verdict == v)));
         }
         for code in a.reasons.iter().map(|r| r.code).collect::<BTreeSet<_>>() {
-            f.set("optics_interface_reason", &[("interface", i), ("code", code.as_str())], 1.0);
+            f.set(Metric::InterfaceReason, &[("interface", i), ("code", code.as_str())], 1.0);
         }
         let link = &a.link;
         if let Some(life) = life {
             let l = &life.link;
             for (name, key, value) in [
-                ("optics_fec_corrected_blocks_total", "corrected_blocks", l.corrected_blocks),
-                ("optics_fec_uncorrectable_blocks_total", "uncorrectable_blocks", l.uncorrectable_blocks),
-                ("optics_link_down_events_total", "link_down_events", l.link_down_events),
+                (Metric::FecCorrectedBlocksTotal, "corrected_blocks", l.corrected_blocks),
+                (Metric::FecUncorrectableBlocksTotal, "uncorrectable_blocks", l.uncorrectable_blocks),
+                (Metric::LinkDownEventsTotal, "link_down_events", l.link_down_events),
             ] {
                 if let Some(v) = value {
                     let total = self.carry(i, key.into(), v);
@@ -324,18 +285,18 @@ impl Metrics {
             for l in &life.lanes {
                 if let Some(bits) = l.corrected_bits {
                     let total = self.carry(i, format!("lane{}_corrected_bits", l.lane), bits);
-                    f.count("optics_lane_corrected_bits_total", &[("interface", i), ("lane", &l.lane.to_string())], total);
+                    f.count(Metric::LaneCorrectedBitsTotal, &[("interface", i), ("lane", &l.lane.to_string())], total);
                 }
             }
         }
         if let Some(up) = link.up {
-            f.set("optics_link_up", &iface, f64::from(u8::from(up)));
+            f.set(Metric::LinkUp, &iface, f64::from(u8::from(up)));
         }
         if let Some(mbps) = link.speed_mbps {
-            f.set("optics_link_speed_bits_per_second", &iface, f64::from(mbps) * 1e6);
+            f.set(Metric::LinkSpeedBitsPerSecond, &iface, f64::from(mbps) * 1e6);
         }
         f.set(
-            "optics_link_info",
+            Metric::LinkInfo,
             &[
                 ("interface", i),
                 ("link_mode", link.link_mode.as_deref().unwrap_or("")),
@@ -346,14 +307,14 @@ impl Metrics {
         );
         if let Some(m) = &a.module {
             if let Some(t) = m.module_temperature_c {
-                f.set("optics_module_temperature_celsius", &iface, t);
+                f.set(Metric::ModuleTemperatureCelsius, &iface, t);
             }
             if let Some(v) = m.supply_voltage_v {
-                f.set("optics_module_supply_voltage_volts", &iface, v);
+                f.set(Metric::ModuleSupplyVoltageVolts, &iface, v);
             }
             let s = |o: &Option<String>| o.as_deref().map(str::trim).unwrap_or("").to_string();
             f.set(
-                "optics_module_info",
+                Metric::ModuleInfo,
                 &[
                     ("interface", i),
                     ("standard", m.standard.as_str()),
@@ -378,7 +339,7 @@ impl Metrics {
                     for (limit, v) in
                         [("high_alarm", high_alarm), ("low_alarm", low_alarm), ("high_warning", high_warning), ("low_warning", low_warning)]
                     {
-                        f.set("optics_module_threshold", &[("interface", i), ("quantity", quantity), ("limit", limit)], unit(v));
+                        f.set(Metric::ModuleThreshold, &[("interface", i), ("quantity", quantity), ("limit", limit)], unit(v));
                     }
                 }
             }
@@ -386,17 +347,17 @@ impl Metrics {
         let p = &a.pcie;
         for (which, width, gts) in [("current", p.current_width, p.current_speed_gts), ("max", p.max_width, p.max_speed_gts)] {
             if let Some(w) = width {
-                f.set("optics_pcie_link_width", &[("interface", i), ("which", which)], f64::from(w));
+                f.set(Metric::PcieLinkWidth, &[("interface", i), ("which", which)], f64::from(w));
             }
             if let Some(g) = gts {
-                f.set("optics_pcie_link_speed_gts", &[("interface", i), ("which", which)], g);
+                f.set(Metric::PcieLinkSpeedGts, &[("interface", i), ("which", which)], g);
             }
         }
         if let Some(c) = p.ceiling_gbps {
-            f.set("optics_pcie_ceiling_bits_per_second", &iface, c * 1e9);
+            f.set(Metric::PcieCeilingBitsPerSecond, &iface, c * 1e9);
         }
         if p.current_width.is_some() || p.ceiling_gbps.is_some() {
-            f.set("optics_pcie_degraded", &iface, f64::from(u8::from(p.degraded)));
+            f.set(Metric::PcieDegraded, &iface, f64::from(u8::from(p.degraded)));
         }
         let module_lanes = a.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
         for l in &a.lanes {
@@ -413,16 +374,16 @@ fn lane(f: &Families, i: &str, l: &LaneAnalysis, rx_latest: Option<f64>) {
     let lane = l.lane.to_string();
     let labels = [("interface", i), ("lane", lane.as_str())];
     let gauges = [
-        ("optics_lane_rx_power_dbm", rx_latest),
-        ("optics_lane_tx_power_dbm", l.tx_power_dbm),
-        ("optics_lane_tx_bias_amperes", l.tx_bias_ma.map(|ma| ma / 1000.0)),
-        ("optics_lane_pre_fec_ber_upper", l.pre_fec_ber_upper),
-        ("optics_lane_margin_db", l.margin_db),
-        ("optics_lane_margin_slope_db_per_hour", l.trend.margin_slope_db_per_h),
-        ("optics_lane_time_to_fec_limit_seconds", l.trend.time_to_fec_limit_s),
-        ("optics_lane_time_to_floor_seconds", l.trend.time_to_floor_s),
-        ("optics_lane_optical_margin_db", l.optical_margin_db),
-        ("optics_lane_rank", Some(l.rank as f64)),
+        (Metric::LaneRxPowerDbm, rx_latest),
+        (Metric::LaneTxPowerDbm, l.tx_power_dbm),
+        (Metric::LaneTxBiasAmperes, l.tx_bias_ma.map(|ma| ma / 1000.0)),
+        (Metric::LanePreFecBerUpper, l.pre_fec_ber_upper),
+        (Metric::LaneMarginDb, l.margin_db),
+        (Metric::LaneMarginSlopeDbPerHour, l.trend.margin_slope_db_per_h),
+        (Metric::LaneTimeToFecLimitSeconds, l.trend.time_to_fec_limit_s),
+        (Metric::LaneTimeToFloorSeconds, l.trend.time_to_floor_s),
+        (Metric::LaneOpticalMarginDb, l.optical_margin_db),
+        (Metric::LaneRank, Some(l.rank as f64)),
     ];
     for (name, v) in gauges {
         if let Some(v) = v {
@@ -430,28 +391,28 @@ fn lane(f: &Families, i: &str, l: &LaneAnalysis, rx_latest: Option<f64>) {
         }
     }
     if let Some(ber) = l.pre_fec_ber {
-        f.set("optics_lane_pre_fec_ber", &[("interface", i), ("lane", &lane), ("window", "run")], ber);
+        f.set(Metric::LanePreFecBer, &[("interface", i), ("lane", &lane), ("window", "run")], ber);
     }
     for flag in l.flags.iter().collect::<BTreeSet<_>>() {
-        f.set("optics_lane_flag", &[("interface", i), ("lane", &lane), ("flag", flag.as_str())], 1.0);
+        f.set(Metric::LaneFlag, &[("interface", i), ("lane", &lane), ("flag", flag.as_str())], 1.0);
     }
 }
 
 fn exporter(f: &Families, stats: &ExporterStats) {
-    f.set("optics_build_info", &[("version", env!("CARGO_PKG_VERSION"))], 1.0);
+    f.set(Metric::BuildInfo, &[("version", env!("CARGO_PKG_VERSION"))], 1.0);
     if let Some(d) = stats.sample_duration_s {
-        f.set("optics_sample_duration_seconds", &[], d);
+        f.set(Metric::SampleDurationSeconds, &[], d);
     }
     for layer in ERROR_LAYERS {
-        f.count("optics_sample_errors_total", &[("layer", layer)], stats.sample_errors.get(layer).copied().unwrap_or(0));
+        f.count(Metric::SampleErrorsTotal, &[("layer", layer)], stats.sample_errors.get(layer).copied().unwrap_or(0));
     }
     if let Some(t) = stats.last_sample_unix_s {
-        f.set("optics_last_sample_timestamp_seconds", &[], t);
+        f.set(Metric::LastSampleTimestampSeconds, &[], t);
     }
     for (name, v) in [
-        ("optics_interfaces", stats.interfaces.map(|n| n as f64)),
-        ("optics_judge_window_seconds", stats.judge_window_s),
-        ("optics_trend_window_seconds", stats.trend_window_s),
+        (Metric::Interfaces, stats.interfaces.map(|n| n as f64)),
+        (Metric::JudgeWindowSeconds, stats.judge_window_s),
+        (Metric::TrendWindowSeconds, stats.trend_window_s),
     ] {
         if let Some(v) = v {
             f.set(name, &[], v);

@@ -3,7 +3,8 @@
 
 use optics::analysis::{analyze, Config, InterfaceAnalysis};
 use optics::capture::{read_capture, Record};
-use optics::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks, METRICS};
+use optics::output::metric::{Metric, MetricType};
+use optics::output::prometheus::{window_label, Beside, ExporterStats, Metrics, Peaks};
 use optics::sample::engine::{Engine, EngineConfig};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -68,12 +69,19 @@ fn docs_list_exactly_the_exported_metrics() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/metrics.md")).unwrap();
     let documented: BTreeSet<&str> =
         doc.lines().filter_map(|l| l.strip_prefix("| `")).filter_map(|l| l.split_once('`')).map(|(n, _)| n).collect();
-    let code: BTreeSet<&str> = METRICS.iter().map(|(n, _, _)| *n).collect();
+    let code: BTreeSet<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(documented, code);
-    for (name, _, counter) in METRICS {
-        assert_eq!(name.ends_with("_total"), *counter, "{name}: counters and only counters end in _total");
-        let row = doc.lines().find(|l| l.starts_with(&format!("| `{name}`"))).unwrap();
-        assert!(row.contains(if *counter { "| counter |" } else { "| gauge |" }), "{row}");
+    for m in Metric::ALL {
+        let spec = m.spec();
+        let row = doc.lines().find(|l| l.starts_with(&format!("| `{}`", spec.name))).unwrap();
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let kind = match spec.kind {
+            MetricType::Gauge => "gauge",
+            MetricType::Counter => "counter",
+        };
+        assert_eq!(cells[2], kind, "{row}");
+        let labels = if spec.labels.is_empty() { "(none)".to_string() } else { spec.labels.join(", ") };
+        assert_eq!(cells[3], labels, "{row}");
     }
     // Every metric is exposed by some bundled capture (or the exporter itself).
     let mut all = Vec::new();

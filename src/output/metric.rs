@@ -1,0 +1,168 @@
+//! The metric vocabulary: every family the exporter and the textfile route expose, with its
+//! name, type, labels, unit and help as data. docs/metrics.md documents each; a test keeps
+//! the two equal. Names may be added, never renamed (the contract of docs/metrics.md).
+//!
+//! The order of [`Metric::ALL`] is the order of the families in an exposition.
+
+/// Whether a family is a gauge or a monotonic counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricType {
+    /// A value that goes up and down (`# TYPE ... gauge`).
+    Gauge,
+    /// A value that only grows; its exposed name ends in `_total` (`# TYPE ... counter`).
+    Counter,
+}
+
+/// What a family is: the data behind each [`Metric`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricSpec {
+    /// The name as exposed (a counter's with its `_total`).
+    pub name: &'static str,
+    /// Gauge or counter.
+    pub kind: MetricType,
+    /// Label names, in the order a series carries them.
+    pub labels: &'static [&'static str],
+    /// The unit the name ends in, Prometheus style (`dbm`, `seconds`); empty for a ratio,
+    /// a count of things or an info family.
+    pub unit: &'static str,
+    /// The `# HELP` text.
+    pub help: &'static str,
+}
+
+macro_rules! metrics {
+    ($($variant:ident = $kind:ident $name:literal [$($label:literal),*] unit $unit:literal: $help:literal;)*) => {
+        /// One metric family (see [`MetricSpec`] for what each carries).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Metric {
+            $(#[doc = $help] $variant,)*
+        }
+
+        impl Metric {
+            /// Every family, in exposition order.
+            pub const ALL: &'static [Metric] = &[$(Metric::$variant,)*];
+
+            /// The family's name, type, labels, unit and help.
+            pub const fn spec(self) -> &'static MetricSpec {
+                match self {
+                    $(Metric::$variant => &MetricSpec {
+                        name: $name,
+                        kind: MetricType::$kind,
+                        labels: &[$($label),*],
+                        unit: $unit,
+                        help: $help,
+                    },)*
+                }
+            }
+        }
+    };
+}
+
+metrics! {
+    LaneRxPowerDbm = Gauge "optics_lane_rx_power_dbm" ["interface", "lane"] unit "dbm":
+        "Received optical power per lane, dBm (latest reading)";
+    LaneTxPowerDbm = Gauge "optics_lane_tx_power_dbm" ["interface", "lane"] unit "dbm":
+        "Transmitted optical power per lane, dBm (latest reading)";
+    LaneTxBiasAmperes = Gauge "optics_lane_tx_bias_amperes" ["interface", "lane"] unit "amperes":
+        "Laser bias current per lane, amperes";
+    LanePreFecBer = Gauge "optics_lane_pre_fec_ber" ["interface", "lane", "window"] unit "":
+        "Pre-FEC bit error ratio per lane over the named window (run = the judgement window of the current segment)";
+    LanePreFecBerUpper = Gauge "optics_lane_pre_fec_ber_upper" ["interface", "lane"] unit "":
+        "Upper confidence bound of the judgement-window pre-FEC BER per lane";
+    LaneMarginDb = Gauge "optics_lane_margin_db" ["interface", "lane"] unit "db":
+        "Optical-equivalent margin to the FEC limit per lane, dB (judgement window)";
+    LaneMarginSlopeDbPerHour = Gauge "optics_lane_margin_slope_db_per_hour" ["interface", "lane"] unit "db_per_hour":
+        "Slope of the lane's margin over the trend window, dB per hour (least squares on the bucketed series)";
+    LaneTimeToFecLimitSeconds = Gauge "optics_lane_time_to_fec_limit_seconds" ["interface", "lane"] unit "seconds":
+        "Seconds until a falling lane's margin reaches the FEC limit at its current slope";
+    LaneTimeToFloorSeconds = Gauge "optics_lane_time_to_floor_seconds" ["interface", "lane"] unit "seconds":
+        "Seconds until a falling lane's margin reaches the margin floor at its current slope";
+    LaneOpticalMarginDb = Gauge "optics_lane_optical_margin_db" ["interface", "lane"] unit "db":
+        "Received power above the module's low warning (or alarm) threshold per lane, dB";
+    LaneCorrectedBitsTotal = Counter "optics_lane_corrected_bits_total" ["interface", "lane"] unit "bits":
+        "Bits FEC corrected per lane, carried across hardware counter resets";
+    LanePreFecBerMax = Gauge "optics_lane_pre_fec_ber_max" ["interface", "lane", "window"] unit "":
+        "Highest pre-FEC BER per lane of a series bucket (about a minute) in the named window";
+    LaneRank = Gauge "optics_lane_rank" ["interface", "lane"] unit "":
+        "Lane rank by margin within its interface, 1 = weakest";
+    LaneFlag = Gauge "optics_lane_flag" ["interface", "lane", "flag"] unit "":
+        "1 while the lane carries this flag";
+    InterfaceVerdict = Gauge "optics_interface_verdict" ["interface", "verdict"] unit "":
+        "One-hot verdict of the interface: accept, investigate or reject";
+    InterfaceReason = Gauge "optics_interface_reason" ["interface", "code"] unit "":
+        "1 while the interface has a reason with this code";
+    FecCorrectedBlocksTotal = Counter "optics_fec_corrected_blocks_total" ["interface"] unit "blocks":
+        "FEC codewords corrected, carried across hardware counter resets";
+    FecUncorrectableBlocksTotal = Counter "optics_fec_uncorrectable_blocks_total" ["interface"] unit "blocks":
+        "FEC codewords FEC could not correct (frames lost), carried across resets";
+    FecPredictedFlrMax = Gauge "optics_fec_predicted_flr_max" ["interface", "window"] unit "":
+        "Highest frame loss ratio the FEC histogram's tail predicted in the named window";
+    LinkDownEventsTotal = Counter "optics_link_down_events_total" ["interface"] unit "events":
+        "Link down events, carried across hardware counter resets";
+    LinkUp = Gauge "optics_link_up" ["interface"] unit "":
+        "1 when the link is up, 0 when down";
+    LinkSpeedBitsPerSecond = Gauge "optics_link_speed_bits_per_second" ["interface"] unit "bits_per_second":
+        "Negotiated link speed, bits per second";
+    LinkInfo = Gauge "optics_link_info" ["interface", "link_mode", "fec", "modulation"] unit "":
+        "Negotiated link mode, FEC and lane modulation (value 1)";
+    ModuleTemperatureCelsius = Gauge "optics_module_temperature_celsius" ["interface"] unit "celsius":
+        "Module temperature, degrees Celsius";
+    ModuleSupplyVoltageVolts = Gauge "optics_module_supply_voltage_volts" ["interface"] unit "volts":
+        "Module supply voltage, volts";
+    ModuleInfo = Gauge "optics_module_info" ["interface", "standard", "vendor", "part_number", "module_sn", "revision"] unit "":
+        "Module identity (value 1); module_sn changes when the module is swapped";
+    ModuleThreshold = Gauge "optics_module_threshold" ["interface", "quantity", "limit"] unit "":
+        "Module alarm and warning limits, in the quantity's unit";
+    PcieLinkWidth = Gauge "optics_pcie_link_width" ["interface", "which"] unit "":
+        "PCIe link width in lanes, current or max";
+    PcieLinkSpeedGts = Gauge "optics_pcie_link_speed_gts" ["interface", "which"] unit "gts":
+        "PCIe link speed in GT/s, current or max";
+    PcieCeilingBitsPerSecond = Gauge "optics_pcie_ceiling_bits_per_second" ["interface"] unit "bits_per_second":
+        "Usable bandwidth of the NIC's own PCIe link, bits per second";
+    PcieDegraded = Gauge "optics_pcie_degraded" ["interface"] unit "":
+        "1 when the PCIe link caps the port below its line rate";
+    BuildInfo = Gauge "optics_build_info" ["version"] unit "":
+        "optics build (value 1)";
+    SampleDurationSeconds = Gauge "optics_sample_duration_seconds" [] unit "seconds":
+        "Wall time the last sampling tick took, seconds";
+    SampleErrorsTotal = Counter "optics_sample_errors_total" ["layer"] unit "errors":
+        "Sampling errors by layer (module, counters, discovery)";
+    LastSampleTimestampSeconds = Gauge "optics_last_sample_timestamp_seconds" [] unit "seconds":
+        "Unix time of the last completed sampling tick";
+    Interfaces = Gauge "optics_interfaces" [] unit "":
+        "Interfaces the exporter samples now (0: none found)";
+    JudgeWindowSeconds = Gauge "optics_judge_window_seconds" [] unit "seconds":
+        "Window the verdicts, flags, margins and BERs are judged over, seconds";
+    TrendWindowSeconds = Gauge "optics_trend_window_seconds" [] unit "seconds":
+        "Window the margin trend is fitted over, seconds";
+}
+
+impl Metric {
+    /// The name as exposed.
+    pub const fn name(self) -> &'static str {
+        self.spec().name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_carry_their_type_and_unit() {
+        let mut names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Metric::ALL.len(), "a name is used twice");
+        for m in Metric::ALL {
+            let s = m.spec();
+            assert_eq!(s.name.ends_with("_total"), s.kind == MetricType::Counter, "{}: counters and only counters end in _total", s.name);
+            let base = s.name.strip_suffix("_total").unwrap_or(s.name);
+            assert!(
+                s.unit.is_empty() || base.ends_with(&format!("_{}", s.unit)),
+                "{}: the name does not end in its unit {}",
+                s.name,
+                s.unit
+            );
+        }
+    }
+}
