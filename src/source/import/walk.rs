@@ -95,7 +95,7 @@ fn ib_fragment(ports: Vec<super::IbFragment>) -> Fragment {
 /// number) takes the name of the port with that LID in an `ibstat`/`ibstatus` of the same
 /// input, else the one its sosreport file name gives (`perfquery_-C_mlx5_0_-P_1`). An
 /// `mlxlink` output joins the IB port of the same input its file name gives
-/// ([`mlxlink_port`]), so its lanes, FEC histogram and module land on that port.
+/// (`mlxlink_port`), so its lanes, FEC histogram and module land on that port.
 pub fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
     let by_lid: Vec<(u32, String)> = group.iter().flat_map(|pf| &pf.fragment.ib_ports).filter_map(|p| Some((p.lid?, p.name()?))).collect();
     let mut out = Vec::new();
