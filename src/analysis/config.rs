@@ -97,6 +97,8 @@ pub struct Config {
     /// The MTU every fabric port should run (`mtu_mismatch`); `None`: the MTU most of the
     /// node's ports run.
     pub expected_mtu: Option<u32>,
+    /// A ring (rx or tx) under this fraction of its driver's maximum is `rings_below_max`.
+    pub min_ring_fraction: f64,
     /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
     pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
@@ -144,6 +146,11 @@ impl Default for Config {
             flap_ber_rise_ratio: 10.0,
             profiles: Vec::new(),
             expected_mtu: None,
+            // Half the maximum: drivers default far lower (mlx5 1024 of 8192, ice 2048 of
+            // 8192) and tuning guides for 100G+ raise them to the maximum; at 400 Gb/s
+            // 1024 descriptors of 9000-byte frames hold 184 us of line rate, 8192 hold
+            // 1.5 ms (docs/host.md "Rings").
+            min_ring_fraction: 0.5,
             node_profiles: Default::default(),
         }
     }
@@ -204,6 +211,7 @@ impl Config {
             // snapshots then keeps one per ~5 min).
             ("judge_window_s", self.judge_window_s, Range::Closed(3.0, 86_400.0)),
             ("trend_fit_window_s", self.trend_fit_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
+            ("min_ring_fraction", self.min_ring_fraction, Range::Closed(0.0, 1.0)),
         ];
         for (key, value, range) in base {
             range.check(key, value)?;

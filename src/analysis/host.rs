@@ -1,11 +1,12 @@
 //! The host beneath the link as analysed (docs/host.md): the facts with where each came
 //! from, the node's GPUs as the NIC sees them (nearest first), what could not be checked,
-//! and the judgements against the node's other NICs: `host_numa_remote`, `mtu_mismatch`,
-//! `firmware_mismatch` (investigate: they cap host-to-host throughput, not the link).
+//! and the judgements against the node's other NICs and the configuration:
+//! `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch`, `rings_below_max`
+//! (investigate: they cap host-to-host throughput, not the link).
 
 use super::verdict::{verdict, Reason, ReasonCode, Severity};
 use super::{Config, InterfaceAnalysis, InterfaceWindow};
-use crate::device::host::{Fact, HostFacts, PciDistance};
+use crate::device::host::{Channels, Fact, HostFacts, PciDistance, Rings};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -17,6 +18,12 @@ pub struct HostAnalysis {
     pub pci_id: Option<Fact<String>>,
     pub numa_node: Option<Fact<i32>>,
     pub mtu: Option<Fact<u32>>,
+    pub rings: Option<Fact<Rings>>,
+    pub channels: Option<Fact<Channels>>,
+    /// How many CPUs the NIC's NUMA node has.
+    pub node_cpus: Option<usize>,
+    /// Where the NIC's interrupts may run against its NUMA node's CPUs.
+    pub irqs: Option<IrqPlacement>,
     /// The node's GPUs from this NIC, nearest first; `None` when GPUs were not looked for.
     pub gpus: Option<Vec<GpuPlacement>>,
     /// What could not be checked, one sentence each.
@@ -31,6 +38,20 @@ pub struct GpuPlacement {
     pub numa_node: Option<i32>,
     pub distance: PciDistance,
 }
+
+/// The NIC's interrupts against its NUMA node: an IRQ is off the node when any CPU it may
+/// run on is not one of the node's (its softirq work then reads packets across the
+/// socket interconnect).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IrqPlacement {
+    pub total: usize,
+    pub off_node: usize,
+    /// The first few IRQs off the node, by number.
+    pub off_node_irqs: Vec<u32>,
+}
+
+/// How many IRQ numbers an [`IrqPlacement`] names.
+const NAMED_IRQS: usize = 8;
 
 impl HostAnalysis {
     /// The GPUs at the smallest distance from the NIC (several when they tie).
@@ -73,6 +94,17 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
     if h.mtu.is_none() {
         not_checked.push("MTU: not read".to_string());
     }
+    if h.rings.is_none() {
+        not_checked.push("ring sizes: not reported (the driver answers no RINGS_GET, or the source did not read them)".to_string());
+    }
+    let node_cpus = h.node_cpus.as_ref().map(|c| &c.value);
+    let irqs = match (h.irqs.as_ref(), node_cpus) {
+        (Some(irqs), Some(cpus)) if !irqs.value.is_empty() => {
+            let off: Vec<u32> = irqs.value.iter().filter(|i| i.cpus.iter().any(|c| !cpus.contains(c))).map(|i| i.irq).collect();
+            Some(IrqPlacement { total: irqs.value.len(), off_node: off.len(), off_node_irqs: off.into_iter().take(NAMED_IRQS).collect() })
+        }
+        _ => None,
+    };
     HostAnalysis {
         driver: h.driver.clone(),
         driver_version: h.driver_version.clone(),
@@ -80,6 +112,10 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
         pci_id: h.pci_id.clone(),
         numa_node: h.numa_node.clone(),
         mtu: h.mtu.clone(),
+        rings: h.rings.clone(),
+        channels: h.channels.clone(),
+        node_cpus: node_cpus.map(Vec::len),
+        irqs,
         gpus,
         not_checked,
     }
@@ -132,6 +168,11 @@ fn names(list: &[&str]) -> String {
         0..=4 => list.join(", "),
         n => format!("{} and {} more", list[..4].join(", "), n - 4),
     }
+}
+
+/// `0.5` as `50%`.
+fn percent(f: f64) -> String {
+    format!("{}%", (f * 100.0).round())
 }
 
 /// What none of the host's fixes change.
@@ -210,6 +251,37 @@ pub fn judge(a: &mut InterfaceAnalysis, node: &Node, cfg: &Config) {
                 format!(
                     "{iface}: bring every {} NIC of the node to one firmware the vendor qualifies (mlxfwmanager, bnxtnvm, the vendor's update package), then reboot or reset the NICs; {NOT_THE_LINK}",
                     id.value
+                ),
+            ));
+        }
+    }
+    if let Some(r) = h.rings.as_ref().map(|r| &r.value) {
+        let low = |cur: Option<u32>, max: Option<u32>| match (cur, max) {
+            (Some(c), Some(m)) if f64::from(c) < cfg.min_ring_fraction * f64::from(m) => Some((c, m)),
+            _ => None,
+        };
+        let (rx, tx) = (low(r.rx, r.rx_max), low(r.tx, r.tx_max));
+        if rx.is_some() || tx.is_some() {
+            let side = |name: &str, c: Option<u32>, m: Option<u32>| match (c, m) {
+                (Some(c), Some(m)) => format!("{name} {c} of {m}"),
+                (Some(c), None) => format!("{name} {c}"),
+                _ => format!("{name} not reported"),
+            };
+            let asym = match (r.rx, r.tx) {
+                (Some(a), Some(b)) if a != b => "; rx and tx differ",
+                _ => "",
+            };
+            let (rx_to, tx_to) = (r.rx_max.unwrap_or_default(), r.tx_max.unwrap_or_default());
+            found.push((
+                ReasonCode::RingsBelowMax,
+                format!(
+                    "ring sizes {}, {}: below {} of the maximum (min_ring_fraction){asym}",
+                    side("rx", r.rx, r.rx_max),
+                    side("tx", r.tx, r.tx_max),
+                    percent(cfg.min_ring_fraction)
+                ),
+                format!(
+                    "{iface}: raise the rings (`ethtool -G {iface} rx {rx_to} tx {tx_to}`, and the persistent network configuration): a bigger ring rides out longer stalls of the host without dropping; it costs memory per queue and does not fix a receiver that is slower than the line; {NOT_THE_LINK}"
                 ),
             ));
         }

@@ -1,5 +1,6 @@
 //! The host beneath the link: driver and firmware, the NUMA node and PCI place of the NIC
-//! and of the node's GPUs, the MTU. Sources fill these, each fact with where it came from;
+//! and of the node's GPUs, the MTU, ring sizes and channels, and where the NIC's
+//! interrupts may run. Sources fill these, each fact with where it came from;
 //! the capture stores them; analysis judges them (docs/host.md).
 
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,13 @@ pub enum FactSource {
     /// An ioctl on a socket of the netdev's netns: `ETHTOOL_GDRVINFO` (what `ethtool -i`
     /// prints), `SIOCGIFMTU`.
     Ioctl,
+    /// ethtool netlink: `ETHTOOL_MSG_RINGS_GET`, `ETHTOOL_MSG_CHANNELS_GET` (what
+    /// `ethtool -g` / `-l` print).
+    Netlink,
+    /// procfs: `/proc/irq/N/effective_affinity_list` / `smp_affinity_list`.
+    Procfs,
+    /// A tool's printed output turned into facts by `optics import` (docs/import.md).
+    Import,
 }
 
 /// A value and where it was read.
@@ -29,6 +37,82 @@ impl<T> Fact<T> {
     pub fn ioctl(value: T) -> Self {
         Fact { value, from: FactSource::Ioctl }
     }
+    pub fn netlink(value: T) -> Self {
+        Fact { value, from: FactSource::Netlink }
+    }
+    pub fn procfs(value: T) -> Self {
+        Fact { value, from: FactSource::Procfs }
+    }
+    pub fn import(value: T) -> Self {
+        Fact { value, from: FactSource::Import }
+    }
+}
+
+/// Descriptor ring sizes, current and the driver's maximum (`ETHTOOL_A_RINGS_RX`, `_TX`,
+/// `_RX_MAX`, `_TX_MAX`; `ethtool -g`'s "Current hardware settings" and "Pre-set
+/// maximums"). `None` where the driver reports none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rings {
+    pub rx: Option<u32>,
+    pub rx_max: Option<u32>,
+    pub tx: Option<u32>,
+    pub tx_max: Option<u32>,
+}
+
+/// Queue channels, current and maximum (`ETHTOOL_A_CHANNELS_*_COUNT` / `*_MAX`; `ethtool -l`).
+/// A driver that has no channels of a kind leaves both out (`n/a` in `ethtool -l`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Channels {
+    pub rx: Option<u32>,
+    pub rx_max: Option<u32>,
+    pub tx: Option<u32>,
+    pub tx_max: Option<u32>,
+    pub other: Option<u32>,
+    pub other_max: Option<u32>,
+    pub combined: Option<u32>,
+    pub combined_max: Option<u32>,
+}
+
+impl Channels {
+    /// Queues that receive: combined plus rx-only channels.
+    pub fn rx_queues(&self) -> Option<u32> {
+        match (self.combined, self.rx) {
+            (None, None) => None,
+            (c, r) => Some(c.unwrap_or(0) + r.unwrap_or(0)),
+        }
+    }
+}
+
+/// One interrupt of the NIC function (`/sys/bus/pci/devices/BDF/msi_irqs/N`) and the CPUs
+/// it is delivered to (`/proc/irq/N/effective_affinity_list`, else `smp_affinity_list`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Irq {
+    pub irq: u32,
+    pub cpus: Vec<u32>,
+}
+
+/// A kernel CPU list (`0-3,8,10-11`, Documentation/admin-guide/cgroup-v2.rst "cpuset"
+/// format, what `cpulist` and `smp_affinity_list` print) expanded; `None` when malformed.
+/// At most `MAX_CPUS` CPUs (the kernel's NR_CPUS ceiling) so a hostile file is bounded.
+pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
+    const MAX_CPUS: u32 = 8192;
+    let mut out = Vec::new();
+    for part in s.trim().split(',').filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?),
+            None => {
+                let v = part.trim().parse::<u32>().ok()?;
+                (v, v)
+            }
+        };
+        if lo > hi || hi >= MAX_CPUS {
+            return None;
+        }
+        out.extend(lo..=hi);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
 }
 
 /// A GPU of the node (a PCI display, 3D or processing-accelerator function of NVIDIA,
@@ -67,6 +151,16 @@ pub struct HostFacts {
     /// The node's GPUs; `None` = not looked for, empty = none found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus: Option<Fact<Vec<Gpu>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rings: Option<Fact<Rings>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Fact<Channels>>,
+    /// The CPUs of the NIC's NUMA node (`/sys/devices/system/node/nodeN/cpulist`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_cpus: Option<Fact<Vec<u32>>>,
+    /// The NIC function's interrupts and their affinity; `None` = not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irqs: Option<Fact<Vec<Irq>>>,
 }
 
 /// How far apart two PCI functions are, in the vocabulary of `nvidia-smi topo -m`'s
@@ -164,6 +258,15 @@ mod tests {
         assert_eq!(PciDistance::between(&nic, None, &other_bridge, Some(1)), PciDistance::Node);
         assert_eq!(PciDistance::between(&[], Some(0), &other_bridge, Some(1)), PciDistance::Sys);
         assert!(PciDistance::Pix < PciDistance::Pxb && PciDistance::Node < PciDistance::Sys);
+    }
+
+    #[test]
+    fn cpu_lists_expand_as_the_kernel_prints_them() {
+        assert_eq!(parse_cpu_list("0-3,8,10-11\n"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
+        assert_eq!(parse_cpu_list(""), Some(vec![]));
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("0-4294967295"), None);
+        assert_eq!(parse_cpu_list("x"), None);
     }
 
     #[test]

@@ -106,7 +106,14 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
     writeln!(w)?;
     writeln!(w, "- Host: {} (capture header)", md(&opt(h.host.as_deref())))?;
     writeln!(w, "- Kernel: {} (capture header)", md(&opt(h.kernel.as_deref())))?;
-    writeln!(w, "- NIC driver: {}; firmware version: not recorded in the capture", md(&opt(it.identity.driver.as_deref())))?;
+    let host = it.identity.host.as_ref();
+    let firmware = match host.and_then(|h| h.firmware_version.as_ref()) {
+        Some(fw) => format!("firmware version: {}", md(&fw.value)),
+        // A capture from before host facts were recorded, or a driver that reports none.
+        None if host.is_some() => "firmware version: the driver reports none".to_string(),
+        None => "firmware version: not recorded in the capture".to_string(),
+    };
+    writeln!(w, "- NIC driver: {}; {firmware}", md(&opt(it.identity.driver.as_deref())))?;
     writeln!(w, "- PCI address: {}", md(&opt(it.identity.bus_info.as_deref())))?;
     let p = &a.pcie;
     match (p.current_speed_gts, p.current_width) {

@@ -17,7 +17,7 @@ use super::netlink::{Dev, Family, Netlink};
 use super::sysfs::Sysfs;
 use super::{EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
-use crate::device::host::{Fact, HostFacts};
+use crate::device::host::{Channels, Fact, HostFacts, Rings};
 use crate::device::DeviceIdentity;
 use crate::module::PageRequest;
 use std::collections::BTreeMap;
@@ -40,6 +40,14 @@ pub trait EthtoolKernel {
     fn nl_link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState>;
     fn nl_fec(&mut self, family: u16, dev: &Dev) -> Result<FecReply>;
     fn nl_module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>>;
+    /// RINGS_GET; a kernel without it is told by the op list, so the default never runs live.
+    fn nl_rings(&mut self, _family: u16, dev: &Dev) -> Result<Rings> {
+        Err(SourceError::NotSupported { what: "RINGS_GET".into(), driver: dev.driver.clone(), message: None })
+    }
+    /// CHANNELS_GET (as [`Self::nl_rings`]).
+    fn nl_channels(&mut self, _family: u16, dev: &Dev) -> Result<Channels> {
+        Err(SourceError::NotSupported { what: "CHANNELS_GET".into(), driver: dev.driver.clone(), message: None })
+    }
     fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo>;
     fn link_up(&mut self, dev: &Dev) -> Result<bool>;
     fn link_settings(&mut self, dev: &Dev) -> Result<LinkModes>;
@@ -92,6 +100,12 @@ impl EthtoolKernel for RealKernel {
     }
     fn nl_module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>> {
         self.nl()?.module_eeprom(family, dev, req)
+    }
+    fn nl_rings(&mut self, family: u16, dev: &Dev) -> Result<Rings> {
+        self.nl()?.rings(family, dev)
+    }
+    fn nl_channels(&mut self, family: u16, dev: &Dev) -> Result<Channels> {
+        self.nl()?.channels(family, dev)
     }
     fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo> {
         self.ioctl()?.drvinfo(dev)
@@ -320,14 +334,22 @@ impl<K: EthtoolKernel> LiveSource<K> {
 
     /// sysfs's host facts with what the sockets know better: driver, driver and firmware
     /// version from GDRVINFO, the MTU in the sockets' netns (sysfs shows the netns it was
-    /// mounted in).
-    fn host_facts(&mut self, name: &str, info: &DrvInfo) -> HostFacts {
+    /// mounted in), rings and channels from ethtool netlink where the kernel has the ops
+    /// (a driver without them, veth's rings, leaves them out).
+    fn host_facts(&mut self, dev: &Dev, info: &DrvInfo) -> HostFacts {
+        let name = dev.name.as_str();
         let mut h = self.sysfs.host_facts(name).unwrap_or_default();
         let ioctl = |s: &str| Some(Fact::ioctl(s.to_string())).filter(|f| !f.value.is_empty());
         h.driver = ioctl(&info.driver).or(h.driver);
         h.driver_version = ioctl(&info.version);
         h.firmware_version = ioctl(&info.fw_version);
         h.mtu = self.kernel.mtu(name).map(Fact::ioctl).or(h.mtu);
+        if let Some(f) = self.family_with(ETHTOOL_MSG_RINGS_GET) {
+            h.rings = self.kernel.nl_rings(f, dev).ok().map(Fact::netlink);
+        }
+        if let Some(f) = self.family_with(ETHTOOL_MSG_CHANNELS_GET) {
+            h.channels = self.kernel.nl_channels(f, dev).ok().map(Fact::netlink);
+        }
         h
     }
 
@@ -420,7 +442,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             bus_info: non_empty(&info.bus_info).or_else(|| self.sysfs.bus_info(&dev.name)),
             pci: self.sysfs.pci_link(&dev.name),
             port: self.sysfs.port_identity(&dev.name),
-            host: Some(self.host_facts(&dev.name, &info)),
+            host: Some(self.host_facts(&dev, &info)),
             ib: None,
         })
     }

@@ -6,10 +6,15 @@
 //! all give `None`, never an error or a panic. The root is injectable so tests use
 //! fixture trees laid out like `/sys`.
 
-use crate::device::host::{Fact, Gpu, HostFacts};
+use crate::device::host::{parse_cpu_list, Fact, Gpu, HostFacts, Irq};
 use crate::device::{PciLink, PortIdentity};
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// The most interrupts read of one function: an mlx5 function has one per channel plus a
+/// few (at most 2048 MSI-X vectors, PCIe Base 6.0 §7.7.2 Table Size); the bound keeps a
+/// hostile tree finite.
+const MAX_IRQS: usize = 4096;
 
 /// A view of `/sys` (or a fixture tree laid out the same way under `root`).
 #[derive(Clone, Debug)]
@@ -132,14 +137,48 @@ impl Sysfs {
     pub fn host_facts_at(&self, device: &Path) -> HostFacts {
         let pci = self.pci_function(device);
         let pci = pci.as_deref();
+        let numa_node = pci.and_then(|p| self.numa_node(p));
         HostFacts {
             driver: self.driver_at(device).map(Fact::sysfs),
             pci_id: pci.and_then(|p| self.pci_id(p)).map(Fact::sysfs),
-            numa_node: pci.and_then(|p| self.numa_node(p)).map(Fact::sysfs),
+            numa_node: numa_node.map(Fact::sysfs),
+            node_cpus: numa_node.and_then(|n| self.node_cpus(n)).map(Fact::sysfs),
+            irqs: pci.and_then(|p| self.irqs(p)).map(Fact::procfs),
             pci_path: pci.and_then(|p| self.pci_path(p)).map(Fact::sysfs),
             gpus: pci.map(|_| Fact::sysfs(self.gpus())),
             ..HostFacts::default()
         }
+    }
+
+    /// The CPUs of NUMA node `node` (`devices/system/node/nodeN/cpulist`,
+    /// Documentation/ABI/stable/sysfs-devices-node).
+    pub fn node_cpus(&self, node: i32) -> Option<Vec<u32>> {
+        parse_cpu_list(&self.read_attr(&self.root.join(format!("sys/devices/system/node/node{node}/cpulist")))?)
+    }
+
+    /// The MSI/MSI-X interrupts of a PCI function (`msi_irqs/N`,
+    /// Documentation/ABI/testing/sysfs-bus-pci) with the CPUs each is delivered to
+    /// (`/proc/irq/N/effective_affinity_list`, Linux 4.13+: where the interrupt controller
+    /// actually sends it; else `smp_affinity_list`, the CPUs allowed;
+    /// Documentation/core-api/irq/irq-affinity.rst), by number; an IRQ whose affinity
+    /// cannot be read is left out. `None` when the function
+    /// has no `msi_irqs` (legacy INTx, or not a PCI function). At most [`MAX_IRQS`].
+    fn irqs(&self, pci: &Path) -> Option<Vec<Irq>> {
+        let dir = fs::read_dir(pci.join("msi_irqs")).ok()?;
+        let mut numbers: Vec<u32> = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).take(MAX_IRQS).collect();
+        numbers.sort_unstable();
+        let proc_irq = self.root.join("proc/irq");
+        let irqs = numbers
+            .into_iter()
+            .filter_map(|irq| {
+                let dir = proc_irq.join(irq.to_string());
+                let list =
+                    self.read_attr(&dir.join("effective_affinity_list")).or_else(|| self.read_attr(&dir.join("smp_affinity_list")))?;
+                let cpus = parse_cpu_list(&list)?;
+                Some(Irq { irq, cpus })
+            })
+            .collect();
+        Some(irqs)
     }
 
     /// The node's GPUs (`bus/pci/devices`), by bus address.

@@ -12,7 +12,7 @@
 
 use super::support::captures::{cx7_port, simple_capture, sr4_200g};
 use super::support::optics;
-use optics::device::host::{Fact, FactSource, HostFacts, PciDistance};
+use optics::device::host::{Channels, Fact, FactSource, HostFacts, PciDistance, Rings};
 use optics::source::sysfs::Sysfs;
 use serde_json::{json, Value};
 use std::fs;
@@ -115,9 +115,33 @@ fn two_socket_node(root: &Path, gpu_on_socket1: bool) {
         add(root, &f);
     }
     add(root, &bridge("pci0000:00/0000:00:1c.0", 0));
+    node_cpus_and_irqs(root);
     if gpu_on_socket1 {
         add(root, &bridge("pci0000:9a/0000:9a:04.0", 1));
         add(root, &gpu(GPU_SOCKET1, 1));
+    }
+}
+
+/// Socket 0 holds CPUs 0-15 and 32-47 (their hyperthreads), socket 1 16-31 and 48-63, as
+/// `devices/system/node/nodeN/cpulist` prints them. Socket 0's NIC has four MSI-X
+/// interrupts (`msi_irqs/N`): 40 and 41 delivered on its node, 42 on CPU 16 (socket 1),
+/// and 43 with no effective affinity file (an older kernel) allowed on every CPU.
+fn node_cpus_and_irqs(root: &Path) {
+    for (node, cpus) in [(0, "0-15,32-47"), (1, "16-31,48-63")] {
+        let dir = root.join(format!("sys/devices/system/node/node{node}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("cpulist"), format!("{cpus}\n")).unwrap();
+    }
+    let msi = root.join("sys/devices").join(NIC_SOCKET0).join("msi_irqs");
+    fs::create_dir_all(&msi).unwrap();
+    for (irq, effective, allowed) in [(40, Some("3"), "0-15"), (41, Some("33"), "32-47"), (42, Some("16"), "0-63"), (43, None, "0-63")] {
+        fs::write(msi.join(irq.to_string()), "msix\n").unwrap();
+        let dir = root.join(format!("proc/irq/{irq}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("smp_affinity_list"), format!("{allowed}\n")).unwrap();
+        if let Some(e) = effective {
+            fs::write(dir.join("effective_affinity_list"), format!("{e}\n")).unwrap();
+        }
     }
 }
 
@@ -147,6 +171,26 @@ fn two_socket_node_facts_come_from_sysfs() {
     );
     assert_eq!(gpus.value[2].pci_path, path(GPU_SOCKET1));
     assert_eq!(s.host_facts("eth9"), None);
+    let cpus = h.node_cpus.unwrap();
+    assert_eq!((cpus.from, cpus.value.len(), cpus.value[16]), (FactSource::Sysfs, 32, 32));
+    let irqs = h.irqs.unwrap();
+    assert_eq!(irqs.from, FactSource::Procfs);
+    let found: Vec<(u32, usize)> = irqs.value.iter().map(|i| (i.irq, i.cpus.len())).collect();
+    assert_eq!(found, [(40, 1), (41, 1), (42, 1), (43, 64)]);
+    // Socket 1's NIC has no msi_irqs directory: not read, rather than none.
+    assert_eq!(s.host_facts("ens2np0").unwrap().irqs, None);
+}
+
+/// IRQ 42 runs on CPU 16 (socket 1) and 43 may run on any CPU: two of four off the
+/// NIC's node; 40 (CPU 3) and 41 (CPU 33, a socket-0 hyperthread) are on it.
+#[test]
+fn irqs_off_the_nics_numa_node_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let a = optics::analysis::host::analyze_host(&Sysfs::new(tmp.path()).host_facts("ens1np0").unwrap());
+    let irqs = a.irqs.unwrap();
+    assert_eq!((irqs.total, irqs.off_node, irqs.off_node_irqs), (4, 2, vec![42, 43]));
+    assert_eq!(a.node_cpus, Some(32));
 }
 
 /// Distances of each GPU from each NIC, worked out from the layout above.
@@ -205,6 +249,8 @@ fn recorded_host_facts_show_in_scan() {
     let mut facts = s.host_facts("ens1np0").unwrap();
     facts.driver_version = Some(Fact::ioctl("6.8.0-45-generic".into()));
     facts.firmware_version = Some(Fact::ioctl("28.39.1002 (MT_0000000838)".into()));
+    facts.rings = Some(Fact::netlink(Rings { rx: Some(8192), rx_max: Some(8192), tx: Some(8192), tx_max: Some(8192) }));
+    facts.channels = Some(Fact::netlink(Channels { combined: Some(32), combined_max: Some(63), ..Channels::default() }));
     let capture = with_host(&simple_capture(&[cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])], 6, 1), |_| facts.clone());
     let file = tmp.path().join("host.jsonl");
     fs::write(&file, capture).unwrap();
@@ -214,7 +260,7 @@ fn recorded_host_facts_show_in_scan() {
     let rec = back.interface_records_for("ens1np0").next().unwrap();
     assert_eq!(rec.host.as_ref(), Some(&facts));
 
-    let out = optics().args(["scan", "--all", "--replay"]).arg(&file).env("COLUMNS", "200").assert().success().get_output().stdout.clone();
+    let out = optics().args(["scan", "--all", "--replay"]).arg(&file).env("COLUMNS", "400").assert().success().get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let at =
@@ -222,8 +268,9 @@ fn recorded_host_facts_show_in_scan() {
     assert!(at("pcie") < at("host") && at("host") < at("link"), "{text}");
     assert_eq!(
         lines[at("host")].trim(),
-        "host     mlx5_core 6.8.0-45-generic, firmware 28.39.1002 (MT_0000000838), NUMA node 0, MTU 9000; nearest GPU \
-         0000:1b:00.0 PIX (behind one PCIe switch), others 1 NODE, 1 SYS"
+        "host     mlx5_core 6.8.0-45-generic, firmware 28.39.1002 (MT_0000000838), NUMA node 0, MTU 9000, rings rx \
+         8192/8192 tx 8192/8192, channels 32 combined of 63 for 32 CPUs on its NUMA node, 2 of 4 IRQs off its NUMA node \
+         (42 43); nearest GPU 0000:1b:00.0 PIX (behind one PCIe switch), others 1 NODE, 1 SYS"
     );
 
     let out = optics().args(["scan", "--json", "--replay"]).arg(&file).assert().success().get_output().stdout.clone();
@@ -301,4 +348,80 @@ fn a_remote_nic_at_the_wrong_mtu_on_other_firmware_is_named() {
     // Socket 0's NIC sits behind the switch with its GPU at 9000: only the firmware differs.
     let local = host_reasons(&of("ens1np0"));
     assert_eq!(local.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(), ["firmware_mismatch"]);
+}
+
+/// mlx5's default rings (1024 of 8192: MLX5E_PARAMS_DEFAULT_LOG_RQ_SIZE 10, maximum
+/// 1 << 13) are an eighth of what the card holds, under the default `min_ring_fraction`
+/// 0.5: `rings_below_max`, with the command that raises them. A port at 4096 of 8192
+/// (exactly half) passes. `min_ring_fraction` 0.1 passes both.
+#[test]
+fn default_mlx5_rings_are_below_max_and_half_is_enough() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let s = Sysfs::new(tmp.path());
+    let facts = |iface: &str| {
+        let mut h = s.host_facts(iface).unwrap();
+        let (rx, tx) = if iface == "ens1np0" { (1024, 1024) } else { (4096, 4096) };
+        h.rings = Some(Fact::netlink(Rings { rx: Some(rx), rx_max: Some(8192), tx: Some(tx), tx_max: Some(8192) }));
+        h
+    };
+    let ports = [cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4]), cx7_port("ens2np0", sr4_200g("SN2", [-1.0; 4]), [1e3; 4])];
+    let file = tmp.path().join("node.jsonl");
+    fs::write(&file, with_host(&simple_capture(&ports, 6, 1), facts)).unwrap();
+    let scan = |extra: &[&str]| -> Value {
+        let out = optics().args(["scan", "--json", "--replay"]).arg(&file).args(extra).assert().success().get_output().stdout.clone();
+        serde_json::from_slice(&out).unwrap()
+    };
+    let rings_reasons = |v: &Value, iface: &str| -> Vec<String> {
+        let i = v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == iface).unwrap();
+        i["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["code"] == "rings_below_max")
+            .map(|r| r["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let v = scan(&[]);
+    assert_eq!(rings_reasons(&v, "ens1np0"), ["ring sizes rx 1024 of 8192, tx 1024 of 8192: below 50% of the maximum (min_ring_fraction)"]);
+    assert!(rings_reasons(&v, "ens2np0").is_empty());
+    let ens1 = v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == "ens1np0").unwrap();
+    assert!(
+        ens1["advice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a.as_str().unwrap().starts_with("ens1np0: raise the rings (`ethtool -G ens1np0 rx 8192 tx 8192`")),
+        "{}",
+        ens1["advice"]
+    );
+    let cfg = tmp.path().join("cfg.json");
+    fs::write(&cfg, r#"{"min_ring_fraction": 0.1}"#).unwrap();
+    let v = scan(&["--config", cfg.to_str().unwrap()]);
+    assert!(rings_reasons(&v, "ens1np0").is_empty());
+}
+
+/// The report's node section names the firmware the capture recorded; a capture from
+/// before host facts says it was not recorded.
+#[test]
+fn report_names_the_recorded_firmware() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let s = Sysfs::new(tmp.path());
+    let port = [cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])];
+    let report = |capture: String| {
+        let file = tmp.path().join("r.jsonl");
+        fs::write(&file, capture).unwrap();
+        let md = tmp.path().join("r.md");
+        optics().arg("report").arg(&file).arg("-o").arg(&md).assert().success();
+        fs::read_to_string(&md).unwrap()
+    };
+    let with_fw = report(with_host(&simple_capture(&port, 6, 1), |i| {
+        let mut h = s.host_facts(i).unwrap();
+        h.firmware_version = Some(Fact::ioctl("28.39.1002 (MT_0000000838)".into()));
+        h
+    }));
+    assert!(with_fw.contains("- NIC driver: mlx5_core; firmware version: 28.39.1002 (MT_0000000838)"), "{with_fw}");
+    let without = report(simple_capture(&port, 6, 1));
+    assert!(without.contains("firmware version: not recorded in the capture"), "{without}");
 }

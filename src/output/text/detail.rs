@@ -119,6 +119,36 @@ fn host_text(h: &HostAnalysis) -> String {
     if let Some(m) = &h.mtu {
         parts.push(format!("MTU {}", m.value));
     }
+    if let Some(r) = &h.rings {
+        let side = |c: Option<u32>, m: Option<u32>| match (c, m) {
+            (Some(c), Some(m)) => format!("{c}/{m}"),
+            (Some(c), None) => c.to_string(),
+            _ => "-".to_string(),
+        };
+        parts.push(format!("rings rx {} tx {}", side(r.value.rx, r.value.rx_max), side(r.value.tx, r.value.tx_max)));
+    }
+    if let Some(c) = &h.channels {
+        let c = &c.value;
+        let kinds: Vec<String> = [("combined", c.combined, c.combined_max), ("rx", c.rx, c.rx_max), ("tx", c.tx, c.tx_max)]
+            .iter()
+            .filter_map(|(k, n, m)| Some(format!("{} {k}{}", (*n)?, m.map(|m| format!(" of {m}")).unwrap_or_default())))
+            .collect();
+        let cpus = h.node_cpus.map(|n| format!(" for {n} CPUs on its NUMA node")).unwrap_or_default();
+        if !kinds.is_empty() {
+            parts.push(format!("channels {}{cpus}", kinds.join(", ")));
+        }
+    }
+    if let Some(i) = &h.irqs {
+        parts.push(match i.off_node {
+            0 => format!("{} IRQs on its NUMA node", i.total),
+            n => format!(
+                "{n} of {} IRQs off its NUMA node ({}{})",
+                i.total,
+                i.off_node_irqs.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+                if n > i.off_node_irqs.len() { " ..." } else { "" }
+            ),
+        });
+    }
     let mut text = parts.join(", ");
     let nearest = h.nearest_gpus();
     if let Some(first) = nearest.first() {

@@ -20,6 +20,7 @@ mod message;
 pub mod notify;
 pub mod parse;
 mod recv;
+pub mod rings;
 
 use super::{IoCounts, Result, SourceError};
 use consts::*;
