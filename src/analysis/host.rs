@@ -323,6 +323,7 @@ mod tests {
             )),
             firmware_version: Some(Fact::ioctl("28.39.1002".into())),
             mtu: Some(Fact::ioctl(9000)),
+            rings: Some(Fact::netlink(Rings { rx: Some(8192), rx_max: Some(8192), tx: Some(8192), tx_max: Some(8192) })),
             gpus: Some(Fact::sysfs(vec![
                 gpu("0000:9b:00.0", 1, "pci0000:9a/0000:9a:02.0/0000:9b:00.0"),
                 gpu("0000:1b:00.0", 0, "pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:04.0/0000:1b:00.0"),
@@ -403,7 +404,8 @@ mod tests {
     #[test]
     fn what_could_not_be_checked_is_said() {
         let a = analyze_host(&HostFacts { gpus: Some(Fact::sysfs(Vec::new())), ..HostFacts::default() });
-        assert_eq!(a.not_checked.len(), 3, "{:?}", a.not_checked);
+        assert_eq!(a.not_checked.len(), 4, "{:?}", a.not_checked);
+        assert!(a.not_checked[3].starts_with("ring sizes: not reported"));
         assert!(a.not_checked[0].contains("no GPUs"));
         assert!(a.nearest_gpus().is_empty());
     }
