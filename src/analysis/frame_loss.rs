@@ -185,6 +185,41 @@ pub fn port_factor(fec: FecKind, speed_mbps: Option<u32>, lanes: Option<u32>, fr
     Some(flr_per_codeword_error_ratio(x, mac_frames_per_codeword(fec, frame_bytes)?))
 }
 
+/// The window's frame loss, as the verdict's JSON and the CSV rows give it: its
+/// uncorrectable blocks (`link`) and its histogram's prediction (`histogram`).
+pub(super) fn of_window(cx: &super::Context, link: &super::LinkAnalysis, histogram: Option<&FecHistogram>) -> Option<FrameLoss> {
+    let rate = cx.rate.as_ref();
+    frame_loss(&FrameLossInput {
+        fec: cx.fec,
+        speed_mbps: rate.map(|r| r.speed_mbps),
+        lanes: rate.map(|r| r.lanes),
+        frame_bytes: cx.cfg.fec_flr_frame_bytes,
+        duration_s: cx.w.duration_s,
+        windowed: cx.w.samples >= 2 && cx.w.duration_s > 0.0,
+        uncorrectable_blocks: link.uncorrectable_blocks,
+        line_codewords_per_s: rate.and_then(|r| super::histogram::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
+        histogram,
+    })
+}
+
+impl FrameLoss {
+    /// The budgets the observed FLR (`predicted`: the predicted one) is over, as CSV names
+    /// them: `none`, `module` or `module;phy` (the module's budget is the smaller); `None`
+    /// when the figure or the budgets are unknown.
+    pub fn budgets_exceeded(&self, predicted: bool) -> Option<&'static str> {
+        let flr = if predicted { self.predicted_flr } else { self.flr }?;
+        let over = |name: &str| self.budgets.iter().any(|b| b.name == name && flr > b.flr);
+        if self.budgets.is_empty() {
+            return None;
+        }
+        Some(match (over("module"), over("phy")) {
+            (_, true) => "module;phy",
+            (true, false) => "module",
+            (false, false) => "none",
+        })
+    }
+}
+
 /// `None` for a FEC without codewords (off, BASE-R, unknown).
 pub fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
     let fec = input.fec;
@@ -313,8 +348,15 @@ mod tests {
             f.budgets.iter().map(|b| (b.name, b.observed_within)).collect::<Vec<_>>(),
             [("module", Some(false)), ("phy", Some(false))]
         );
+        assert_eq!((f.budgets_exceeded(false), f.budgets_exceeded(true)), (Some("module;phy"), None));
+        // 1e-12 is within both; 1e-11 over the module's 1.7e-12 only.
+        let mut g = f.clone();
+        g.flr = Some(1e-12);
+        assert_eq!(g.budgets_exceeded(false), Some("none"));
+        g.flr = Some(1e-11);
+        assert_eq!(g.budgets_exceeded(false), Some("module"));
         // No window: no observed ratio.
         let f = frame_loss(&FrameLossInput { windowed: false, ..input }).unwrap();
-        assert_eq!((f.codewords, f.flr), (None, None));
+        assert_eq!((f.codewords, f.flr, f.budgets_exceeded(false)), (None, None, None));
     }
 }

@@ -241,24 +241,32 @@ pub fn rate_text(v: f64) -> String {
     }
 }
 
+/// The window's histogram analysed ([`analyze`]), as the verdict and the CSV rows see it;
+/// `None` without bins.
+pub(super) fn of_window(cx: &Context) -> Option<FecHistogram> {
+    if cx.w.histogram_delta.is_empty() {
+        return None;
+    }
+    let rate = cx.rate.as_ref();
+    analyze(&HistogramInput {
+        bins: &cx.w.histogram_delta,
+        duration_s: cx.w.duration_s,
+        fec: cx.fec,
+        line_codewords_per_s: rate.and_then(|r| line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
+        flr_per_codeword_error_ratio: frame_loss::port_factor(
+            cx.fec,
+            rate.map(|r| r.speed_mbps),
+            rate.map(|r| r.lanes),
+            cx.cfg.fec_flr_frame_bytes,
+        ),
+    })
+}
+
 /// The window's histogram, and its headroom and prediction stated: in
 /// `fec_tail_near_limit` when the tail nears t or the predicted FLR passes the limit,
 /// whether or not any codeword was uncorrectable yet, else in a note.
 pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHistogram> {
-    let line_cw = cx.rate.as_ref().and_then(|r| line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes));
-    let input = HistogramInput {
-        bins: &cx.w.histogram_delta,
-        duration_s: cx.w.duration_s,
-        fec: cx.fec,
-        line_codewords_per_s: line_cw,
-        flr_per_codeword_error_ratio: frame_loss::port_factor(
-            cx.fec,
-            cx.rate.as_ref().map(|r| r.speed_mbps),
-            cx.rate.as_ref().map(|r| r.lanes),
-            cx.cfg.fec_flr_frame_bytes,
-        ),
-    };
-    let h = analyze(&input)?;
+    let h = of_window(cx)?;
     let Some(t) = h.correction_limit_symbols else {
         cx.notes.push(format!("FEC histogram counted, but {} has no symbol correction limit: rates only", cx.fec.name()));
         return Some(h);

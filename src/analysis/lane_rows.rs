@@ -4,7 +4,8 @@
 //! `analyze`'s order (module flags, `fec_hiding` and `low_margin`, then
 //! `ber_over_fec_limit`, then `weak_transmitter`), and the window's worth as far as it
 //! clears counts without an interval (its `insufficient_data` reason is not worded). PCIe,
-//! trend, lane-group and histogram judges, ranking, the verdict and the rx/BER fit (it
+//! trend, lane-group and histogram judges (the histogram is analysed for the frame loss
+//! figures only), ranking, the verdict and the rx/BER fit (it
 //! only words reasons and evidence) are skipped: none of them touches a lane's flags or
 //! figures. Reasons are still worded by the judges that run, then dropped; without
 //! lanes, the lane judges do not run at all.
@@ -19,6 +20,9 @@ pub struct RowFigures {
     pub link: LinkAnalysis,
     /// Lanes in lane order, flags set.
     pub lanes: Vec<LaneAnalysis>,
+    /// The window's frame loss, observed and predicted from its histogram (when it has
+    /// bins), as `analyze` gives it; `None` without an RS FEC.
+    pub frame_loss: Option<frame_loss::FrameLoss>,
 }
 
 /// The row figures of `w` analysed alone (no peer; breakout lane map from `w` itself), as
@@ -43,5 +47,7 @@ pub fn row_figures_reusing(w: &InterfaceWindow, cfg: &Config, spare: Vec<LaneAna
         transmitter::judge_transmitters(cx.w, &cx.cfg, None, &mut lanes, &mut reasons);
     }
     limits::clear_uncounted(&cx, &mut link, &mut lanes);
-    RowFigures { link, lanes }
+    let histogram = histogram::of_window(&cx);
+    let frame_loss = frame_loss::of_window(&cx, &link, histogram.as_ref());
+    RowFigures { link, lanes, frame_loss }
 }

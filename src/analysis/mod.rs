@@ -636,17 +636,7 @@ fn analyze_one(
     }
     lane_groups::judge(&cx, &link, &groups, &lanes, &mut reasons, &mut advice);
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
-    let frame_loss = frame_loss::frame_loss(&frame_loss::FrameLossInput {
-        fec: cx.fec,
-        speed_mbps: cx.rate.as_ref().map(|r| r.speed_mbps),
-        lanes: cx.rate.as_ref().map(|r| r.lanes),
-        frame_bytes: cx.cfg.fec_flr_frame_bytes,
-        duration_s: w.duration_s,
-        windowed: w.samples >= 2 && w.duration_s > 0.0,
-        uncorrectable_blocks: link.uncorrectable_blocks,
-        line_codewords_per_s: cx.rate.as_ref().and_then(|r| histogram::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
-        histogram: fec_histogram.as_ref(),
-    });
+    let frame_loss = frame_loss::of_window(&cx, &link, fec_histogram.as_ref());
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
     transmitter::judge_transmitters(w, &cx.cfg, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);

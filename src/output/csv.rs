@@ -209,6 +209,12 @@ impl<W: Write> CsvSink<W> {
         row.link_down_events_delta = port(a.link.link_down_events);
         row.interval_s = has_interval.then_some(round_t(w.duration_s));
         set_text(&mut row.host, self.host.as_deref());
+        let fl = a.frame_loss.as_ref();
+        row.codeword_error_ratio = fl.and_then(|f| f.codeword_error_ratio);
+        row.flr = fl.and_then(|f| f.flr);
+        row.predicted_flr = fl.and_then(|f| f.predicted_flr);
+        row.flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(false));
+        row.predicted_flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(true));
     }
 }
 

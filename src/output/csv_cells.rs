@@ -11,7 +11,7 @@ use super::lane_row::LaneRow;
 use super::short_copy;
 
 /// The header record: the [`LaneRow`] field names, in order.
-pub const COLUMNS: [&str; 27] = [
+pub const COLUMNS: [&str; 32] = [
     "time",
     "t",
     "interface",
@@ -39,6 +39,11 @@ pub const COLUMNS: [&str; 27] = [
     "link_loss_db",
     "link_loss_budget_db",
     "link_loss_pmd",
+    "codeword_error_ratio",
+    "flr",
+    "predicted_flr",
+    "flr_over_budgets",
+    "predicted_flr_over_budgets",
 ];
 
 /// The float columns a row does not share with the other rows of its sample, for
@@ -61,11 +66,12 @@ pub struct CellWriter {
     itoa: itoa::Buffer,
     last: [LastFloat; LANE_FLOATS],
     /// The cells every row of a sample shares ([`sample`](Self::sample)), encoded once
-    /// with the separators around them, in five runs: `time,t,interface,module_sn,`,
+    /// with the separators around them, in six runs: `time,t,interface,module_sn,`,
     /// `,module_temperature_c,`, `,uncorrectable_blocks_delta,link_down_events_delta,`,
-    /// `,interval_s,` and `,host`; `shared_ends` are where the runs end.
+    /// `,interval_s,`, `,host` and the frame loss cells `,codeword_error_ratio,...`;
+    /// `shared_ends` are where the runs end.
     shared: Vec<u8>,
-    shared_ends: [usize; 5],
+    shared_ends: [usize; 6],
 }
 
 /// A text cell (an interface name, a serial number, a host: text from the system or a
@@ -167,6 +173,15 @@ impl CellWriter {
         out.push(b',');
         Self::opt_text(out, r.host.as_deref());
         self.shared_ends[4] = out.len();
+        for v in [r.codeword_error_ratio, r.flr, r.predicted_flr] {
+            out.push(b',');
+            Self::float(&mut self.floats, out, v);
+        }
+        for v in [r.flr_over_budgets, r.predicted_flr_over_budgets] {
+            out.push(b',');
+            Self::opt_text(out, v);
+        }
+        self.shared_ends[5] = out.len();
     }
 
     /// One record, the columns in [`COLUMNS`] order: `r`'s own cells with the shared
@@ -230,6 +245,7 @@ impl CellWriter {
         }
         c.byte(b',');
         c.text(pmd);
+        c.put(&self.shared[self.shared_ends[4]..self.shared_ends[5]]);
         c.byte(b'\n');
         let end = start + c.at;
         out.truncate(end);
@@ -353,7 +369,8 @@ mod tests {
         cw.lane(&mut out, &row);
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with(",0.0,'=1+1,\"'-2,3\",,-3.5,"), "{text}");
-        assert!(text.ends_with(",'@h,,,\n"), "{text}");
+        // The host, then the three link-loss and the five frame-loss cells, empty.
+        assert!(text.ends_with(",'@h,,,,,,,,\n"), "{text}");
     }
 
     #[test]
@@ -386,6 +403,11 @@ mod tests {
             link_loss_db: Some(2.5),
             link_loss_budget_db: Some(1.9),
             link_loss_pmd: Some("200GBASE-SR4"),
+            codeword_error_ratio: Some(4.369e-7),
+            flr: Some(9.311e-7),
+            predicted_flr: Some(0.0),
+            flr_over_budgets: Some("module;phy"),
+            predicted_flr_over_budgets: Some("none"),
         };
         // Hostile text: delimiters, quotes, line breaks, and all of them at once.
         let hostile = |s: &str| LaneRow {

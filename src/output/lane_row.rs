@@ -43,4 +43,12 @@ pub struct LaneRow {
     pub link_loss_db: Option<f64>,
     pub link_loss_budget_db: Option<f64>,
     pub link_loss_pmd: Option<&'static str>,
+    /// The port's frame loss over the interval (`analysis::frame_loss`, same on every lane
+    /// row): uncorrectable over all codewords, its FLR with the PCS's interleave, the FLR
+    /// the histogram's tail predicts, and the 802.3 budgets each FLR is over.
+    pub codeword_error_ratio: Option<f64>,
+    pub flr: Option<f64>,
+    pub predicted_flr: Option<f64>,
+    pub flr_over_budgets: Option<&'static str>,
+    pub predicted_flr_over_budgets: Option<&'static str>,
 }

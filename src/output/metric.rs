@@ -134,6 +134,14 @@ metrics! {
         "Window the verdicts, flags, margins and BERs are judged over, seconds";
     TrendWindowSeconds = Gauge "optics_trend_window_seconds" [] unit "seconds":
         "Window the margin trend is fitted over, seconds";
+    FecCodewordErrorRatio = Gauge "optics_fec_codeword_error_ratio" ["interface"] unit "":
+        "Uncorrectable over all RS-FEC codewords in the judgement window";
+    FecFlr = Gauge "optics_fec_flr" ["interface"] unit "":
+        "Frame loss ratio of the judgement window's uncorrectable codewords, with the PCS's codeword interleave";
+    FecPredictedFlr = Gauge "optics_fec_predicted_flr" ["interface"] unit "":
+        "Frame loss ratio the FEC histogram's chosen tail model predicts over the judgement window";
+    FecFlrBudget = Gauge "optics_fec_flr_budget" ["interface", "budget"] unit "":
+        "Frame loss ratio budget of IEEE 802.3 138.1.1 for 64-octet frames: the module's or the whole PHY's";
 }
 
 impl Metric {

@@ -359,6 +359,20 @@ impl Metrics {
         if p.current_width.is_some() || p.ceiling_gbps.is_some() {
             f.set(Metric::PcieDegraded, &iface, f64::from(u8::from(p.degraded)));
         }
+        if let Some(fl) = &a.frame_loss {
+            for (metric, v) in [
+                (Metric::FecCodewordErrorRatio, fl.codeword_error_ratio),
+                (Metric::FecFlr, fl.flr),
+                (Metric::FecPredictedFlr, fl.predicted_flr),
+            ] {
+                if let Some(v) = v {
+                    f.set(metric, &iface, v);
+                }
+            }
+            for b in &fl.budgets {
+                f.set(Metric::FecFlrBudget, &[("interface", i), ("budget", b.name)], b.flr);
+            }
+        }
         let module_lanes = a.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
         for l in &a.lanes {
             // DOM gauges are the latest reading, as ethtool -m and other exporters show

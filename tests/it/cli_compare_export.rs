@@ -92,7 +92,17 @@ fn export_csv_rows_and_values() {
     // simple_capture(.., 61, ..): 61 samples x 4 lanes.
     assert_eq!(rows.len(), 61 * 4);
     // Every column except the text ones is numeric or empty.
-    let text_cols = ["time", "interface", "module_sn", "flags", "ber_source", "host", "link_loss_pmd"];
+    let text_cols = [
+        "time",
+        "interface",
+        "module_sn",
+        "flags",
+        "ber_source",
+        "host",
+        "link_loss_pmd",
+        "flr_over_budgets",
+        "predicted_flr_over_budgets",
+    ];
     for row in &rows {
         assert_eq!(row.len(), headers.len());
         for (h, cell) in headers.iter().zip(row.iter()) {

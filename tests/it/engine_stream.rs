@@ -280,7 +280,8 @@ fn export_rows_have_one_time_format_a_host_and_json_lines() {
     assert_eq!(header.first().map(String::as_str), Some("time"));
     // `host` after every column that was there before it; later columns are appended after it.
     assert_eq!(header[23], "host");
-    assert_eq!(&header[24..], ["link_loss_db", "link_loss_budget_db", "link_loss_pmd"]);
+    assert_eq!(&header[24..27], ["link_loss_db", "link_loss_budget_db", "link_loss_pmd"]);
+    assert_eq!(&header[27..32], ["codeword_error_ratio", "flr", "predicted_flr", "flr_over_budgets", "predicted_flr_over_budgets"]);
     assert_eq!(header[18], "flags"); // the contract columns keep their places
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     // The capture starts 2026-11-30T10:00:00Z (header); the second sample is at t = 1.0001 s.

@@ -38,6 +38,7 @@ mod engine_equivalence;
 mod engine_stream;
 mod fec_tail_models;
 mod fecx_captures;
+mod frame_loss_outputs;
 #[cfg(live)]
 mod host_live_veth;
 mod host_sysfs;

@@ -91,6 +91,7 @@ fn docs_list_exactly_the_exported_metrics() {
         "pcie-gen4-x4-of-x16.jsonl",
         "dr8-800g-cmis-healthy.jsonl",
         "dr4-400g-lane2-degrading-4h.jsonl",
+        "dr4-400g-fec-tail-creeping.jsonl",
     ] {
         all.extend(analyses(c));
     }
