@@ -191,9 +191,11 @@ pub fn unknown(e: &anyhow::Error) -> (String, Status) {
 }
 
 /// Runs a subcommand; with `--check`, an error becomes the UNKNOWN plugin line and exit 3.
+/// A usage mistake is not a plugin state: it exits 2 as clap's own do (`--check --json`),
+/// whether clap or the command found it (`--check --profile 300g`).
 pub fn guard(check: bool, run: impl FnOnce() -> anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
     match run() {
-        Err(e) if check => {
+        Err(e) if check && !super::is_usage(&e) => {
             let (line, status) = unknown(&e);
             println!("{line}");
             Ok(status.exit())

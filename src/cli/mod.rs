@@ -29,7 +29,7 @@ Exit status:
   0  done; with --check: OK (accept)
   1  error: bad input, unknown interface, unreadable file; with --check: WARNING (investigate)
   2  usage error (a flag or value clap refuses, a profile no config defines, a flag
-     that does nothing with this input); with --check: CRITICAL (reject)
+     that does nothing with this input), with --check too; with --check: CRITICAL (reject)
   3  --fail-on met; with --check: UNKNOWN (no data, or an error such as an unreadable capture)";
 
 #[derive(Parser, Debug)]
@@ -83,9 +83,14 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
     UsageError(message.into()).into()
 }
 
+/// Whether `e` is (or was caused by) a usage mistake.
+pub fn is_usage(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.is::<UsageError>())
+}
+
 /// The exit status of a failed run: 2 for a usage mistake, 1 for any other error.
 pub fn exit_status_of(e: &anyhow::Error) -> ExitCode {
-    if e.chain().any(|c| c.is::<UsageError>()) {
+    if is_usage(e) {
         ExitCode::from(2)
     } else {
         ExitCode::FAILURE

@@ -204,3 +204,28 @@ fn plot_kind_says_what_it_draws() {
         assert!(kind.contains(k), "{k}");
     }
 }
+
+/// `--check` turns errors into the UNKNOWN plugin line (3), but a usage mistake is no
+/// plugin state: it exits 2 wherever it is found, by clap or after parsing, with the
+/// message on stderr and no status line.
+#[test]
+fn check_usage_mistakes_exit_2_wherever_found() {
+    let healthy = capture("sr4-200g-healthy.jsonl");
+    let after_parsing: [&[&str]; 4] = [
+        &["scan", "--check", "--profile", "300g", "--replay"],
+        &["scan", "--check", "--window", "3s", "--replay"],
+        &["scan", "--check", "--from", "5", "--to", "1", "--replay"],
+        &["watch", "--check", "--profile", "300g", "--replay"],
+    ];
+    let by_clap: [&[&str]; 2] = [&["scan", "--check", "--json", "--replay"], &["watch", "--check", "--fail-on", "reject", "--replay"]];
+    for args in after_parsing.iter().chain(&by_clap) {
+        let out = optics().args(*args).arg(&healthy).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        assert!(!text(&out.stderr).is_empty(), "{args:?}");
+    }
+    // Not a usage mistake: an unreadable capture stays UNKNOWN (3) with its status line.
+    let out = optics().args(["scan", "--check", "--replay", "/nonexistent/c.jsonl"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stdout).starts_with("OPTICS UNKNOWN - "), "{}", text(&out.stdout));
+}
