@@ -4,7 +4,7 @@
 //! says what was left out of the build.
 
 use super::common::{local_header, FileSinks, LivePlan};
-use super::present::stderr_width;
+use super::present::{dumb_terminal, stderr_width};
 use super::usage;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
@@ -99,7 +99,9 @@ const PROGRESS_BUFFER: usize = 64 << 10;
 
 fn progress(cfg: &Config, judge_window: Option<Duration>) -> Progress {
     let out = BufWriter::with_capacity(PROGRESS_BUFFER, std::io::stderr());
-    let table = LiveTable::new(out, std::io::stderr().is_terminal(), Some(stderr_width()), cfg.clone());
+    // Redrawn in place (cursor movement) only where the terminal can show it.
+    let redraw = std::io::stderr().is_terminal() && !dumb_terminal();
+    let table = LiveTable::new(out, redraw, Some(stderr_width()), cfg.clone());
     BestEffort::new(match judge_window {
         Some(w) => table.with_judge_window(w.as_secs_f64()),
         None => table,

@@ -26,10 +26,19 @@ pub struct DisplayArgs {
 impl DisplayArgs {
     pub fn options(&self, verbose: bool) -> TextOptions {
         let tty = std::io::stdout().is_terminal();
-        // TERM=dumb is a terminal that cannot show escape sequences (Emacs shell, some CI).
-        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-        TextOptions { width: width(tty), color: use_color(self.color, tty && !dumb, std::env::var_os("NO_COLOR")), verbose, all: self.all }
+        TextOptions {
+            width: width(tty),
+            color: use_color(self.color, tty && !dumb_terminal(), std::env::var_os("NO_COLOR")),
+            verbose,
+            all: self.all,
+        }
     }
+}
+
+/// TERM=dumb is a terminal that cannot show escape sequences (Emacs shell, some CI): no
+/// colour, and no cursor movement either (the live table writes plain lines there).
+pub fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|t| t == "dumb")
 }
 
 /// https://no-color.org: a NO_COLOR that is set and not empty turns colour off unless asked for.

@@ -133,7 +133,8 @@ fn eight_nics_in_eight_lines_worst_first() {
 fn on_pty(args: &str, env: &[(&str, &str)]) -> Option<String> {
     let bin = assert_cmd::cargo::cargo_bin!("optics");
     let mut cmd = std::process::Command::new("script");
-    cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"]).env_remove("NO_COLOR").env("COLUMNS", "100");
+    // A terminal that shows colour unless a test says otherwise (clap colours nothing without TERM).
+    cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"]).env_remove("NO_COLOR").env("COLUMNS", "100").env("TERM", "xterm");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -164,6 +165,33 @@ fn colour_on_a_terminal_only() {
     // Piped: none, unless asked for.
     assert!(plain(&scan_text(&cap, 100, &[])));
     assert!(!plain(&scan_text(&cap, 100, &["--color", "always"])));
+}
+
+/// Every coloured output on a terminal (the report, clap's help and its usage errors) is
+/// plain under TERM=dumb (a terminal that shows no escape sequences) and under NO_COLOR.
+#[test]
+fn term_dumb_and_no_color_reach_every_coloured_output() {
+    let cap = capture("sr4-200g-lane4-marginal.jsonl");
+    let scan = format!("scan --replay {}", cap.display());
+    let plain = |s: &str| !s.contains('\x1b');
+    // `script` exits with the command's status: a usage error (2) is still output.
+    let any_status = |args: &str, env: &[(&str, &str)]| {
+        let bin = assert_cmd::cargo::cargo_bin!("optics");
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"]).env_remove("NO_COLOR").env("TERM", "xterm");
+        cmd.envs(env.iter().copied());
+        cmd.output().ok().map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let Some(coloured) = on_pty(&scan, &[]) else { return };
+    for (what, args) in [("report", scan.as_str()), ("help", "scan --help"), ("usage error", "scan --no-such-flag")] {
+        let shown = if what == "report" { Some(coloured.clone()) } else { any_status(args, &[]) };
+        assert!(!plain(&shown.unwrap()), "{what} is coloured on a terminal (the control)");
+        for env in [("TERM", "dumb"), ("NO_COLOR", "1")] {
+            let text = any_status(args, &[env]).unwrap();
+            assert!(plain(&text), "{what} with {}={}: {text:?}", env.0, env.1);
+            assert!(text.len() > 40, "{what}: {text:?}");
+        }
+    }
 }
 
 #[test]

@@ -30,6 +30,12 @@ fn live_table_on_a_terminal_plain_lines_when_piped() {
     assert!(text.contains("\x1b[2A\x1b[J"), "{text:?}");
     assert!(text.contains("no per-lane data"), "{text:?}");
 
+    // TERM=dumb: a terminal that cannot move the cursor gets the plain lines.
+    let dumb = std::process::Command::new("script").args(["-qec", &watch, "/dev/null"]).env("TERM", "dumb").output().unwrap();
+    let dumb = String::from_utf8_lossy(&dumb.stdout);
+    assert!(!dumb.contains('\x1b'), "{dumb:?}");
+    assert_eq!(dumb.lines().filter(|l| l.contains("v0: link up")).count(), 2, "{dumb}");
+
     let piped = std::process::Command::new("sh").args(["-c", &watch]).output().unwrap();
     assert!(piped.status.success());
     let err = String::from_utf8_lossy(&piped.stderr);
