@@ -68,6 +68,8 @@ impl ModulePages {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InterfaceRecord {
     pub t: f64,
+    /// At most [`MAX_INTERFACE_NAME_BYTES`].
+    #[serde(deserialize_with = "deserialize_interface")]
     pub interface: String,
     pub driver: Option<String>,
     pub bus_info: Option<String>,
@@ -105,6 +107,8 @@ impl InterfaceRecord {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
     pub t: f64,
+    /// At most [`MAX_INTERFACE_NAME_BYTES`].
+    #[serde(deserialize_with = "deserialize_interface")]
     pub interface: String,
     pub link: LinkState,
     /// `null` = the driver reports no FEC statistics (or the read failed: see events).
@@ -156,6 +160,8 @@ impl EventKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventRecord {
     pub t: f64,
+    /// At most [`MAX_INTERFACE_NAME_BYTES`].
+    #[serde(deserialize_with = "deserialize_interface")]
     pub interface: String,
     pub kind: EventKind,
     /// At most [`MAX_MESSAGE_BYTES`] and a mark: cut as it is read ([`cut_message`]).
@@ -208,6 +214,30 @@ impl ErrorLayer {
             ErrorLayer::Counters => "counters",
         }
     }
+}
+
+/// The longest interface name a capture holds, in bytes (docs/capture-format.md, "Interface names").
+/// A netdev's name is at most 15 (IFNAMSIZ 16 with its NUL, include/uapi/linux/if.h), an
+/// InfiniBand port's `hca/port` at most 67 (IB_DEVICE_NAME_MAX 64 with its NUL,
+/// include/rdma/ib_verbs.h, a slash, a port number to 255); the port names switch imports
+/// carry ("Ethernet0", "et-0/0/0:3") are shorter still. A longer name is no interface.
+pub const MAX_INTERFACE_NAME_BYTES: usize = 128;
+
+/// Refuses an interface name longer than [`MAX_INTERFACE_NAME_BYTES`] (read from a capture,
+/// or given by an imported file).
+pub fn check_interface_name(name: &str) -> Result<(), String> {
+    match name.len() {
+        n if n > MAX_INTERFACE_NAME_BYTES => Err(format!(
+            "an interface name of {n} bytes: at most {MAX_INTERFACE_NAME_BYTES} (a netdev's is at most 15, an InfiniBand port's 67)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn deserialize_interface<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = String::deserialize(d)?;
+    check_interface_name(&name).map_err(serde::de::Error::custom)?;
+    Ok(name)
 }
 
 /// The most of an event message that is kept, stored or printed (docs/capture-format.md

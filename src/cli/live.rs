@@ -30,6 +30,9 @@ use std::time::Duration;
 /// named twice is sampled once. With none named, discovery finds the netdevs with a
 /// module or FEC statistics.
 pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Result<Vec<String>> {
+    for name in named {
+        check_live_name(name).map_err(|why| usage(format!("interface {}: {why}", shown(name))))?;
+    }
     let mut src = LiveSource::new();
     let ib = IbTree::system();
     if named.is_empty() {
@@ -66,6 +69,40 @@ pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Resul
         return Err(usage("--i2c reads one module: name exactly one interface"));
     }
     Ok(names)
+}
+
+/// What may name a live interface, checked before the system is touched: an ifindex; an
+/// InfiniBand port `hca/port` (the device's name at most IB_DEVICE_NAME_MAX - 1 = 63 bytes,
+/// include/rdma/ib_verbs.h; a port number to 255, as sysfs numbers them); else a netdev name
+/// as the kernel's dev_valid_name() allows one (net/core/dev.c): 1 to IFNAMSIZ - 1 = 15
+/// bytes (include/uapi/linux/if.h), not `.` or `..`, no `/`, `:` or whitespace.
+fn check_live_name(name: &str) -> Result<(), String> {
+    const IFNAMSIZ: usize = 16;
+    const IB_DEVICE_NAME_MAX: usize = 64;
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        return name.parse::<u32>().map(drop).map_err(|_| "not an ifindex (at most 4294967295)".into());
+    }
+    if let Some((hca, port)) = parse_port_name(name) {
+        if hca.len() >= IB_DEVICE_NAME_MAX {
+            return Err(format!("an InfiniBand device name is at most {} bytes, not {}", IB_DEVICE_NAME_MAX - 1, hca.len()));
+        }
+        return (port <= 255).then_some(()).ok_or_else(|| format!("port {port}: InfiniBand port numbers go to 255"));
+    }
+    if name.len() >= IFNAMSIZ {
+        return Err(format!("an interface name is at most {} bytes (IFNAMSIZ), not {}", IFNAMSIZ - 1, name.len()));
+    }
+    if name.is_empty() || name == "." || name == ".." || name.contains(|c: char| c == '/' || c == ':' || c.is_ascii_whitespace()) {
+        return Err("not an interface name (1-15 bytes, not . or .., no /, : or whitespace)".into());
+    }
+    Ok(())
+}
+
+/// `name` as an error quotes it: its first 32 characters.
+fn shown(name: &str) -> String {
+    match name.char_indices().nth(32) {
+        Some((at, _)) => format!("{}…", &name[..at]),
+        None => name.to_string(),
+    }
 }
 
 fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn Source + Send>> {
@@ -209,4 +246,21 @@ pub fn decode_live(iface: &str, i2c: Option<&Path>) -> anyhow::Result<ModuleRepo
     let mut report = module::decode(&image).with_context(|| format!("decoding the module of {name}"))?;
     report.warnings.extend(notes);
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_live_name;
+
+    #[test]
+    fn live_names_are_bounded_as_the_kernel_bounds_them() {
+        for ok in ["eth0", "ens3np0", "a23456789012345", "7", "4294967295", "mlx5_0/1", &format!("{}/255", "d".repeat(63))] {
+            assert_eq!(check_live_name(ok), Ok(()), "{ok}");
+        }
+        let too_long = "a".repeat(16);
+        let ib_too_long = format!("{}/1", "d".repeat(64));
+        for bad in [&too_long[..], "", ".", "..", "a:b", "a b", "4294967296", &ib_too_long, "mlx5_0/256"] {
+            assert!(check_live_name(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -15,6 +15,7 @@ mod cli_decode;
 mod cli_import;
 #[cfg(live)]
 mod cli_live_veth;
+mod cli_names;
 mod cli_outputs;
 mod cli_scan;
 mod cli_text;

@@ -587,6 +587,7 @@ pub fn import_parsed(
         )));
     }
     for (name, list) in &snaps {
+        crate::capture::check_interface_name(name).map_err(|e| ImportError::Input(format!("the inputs name {e}")))?;
         check_one_port(name, list, opts)?;
     }
     let mut records: Vec<Record> = Vec::new();
