@@ -482,7 +482,16 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
             }
         };
-        let r = r.map_err(|e| relabelled(e, "link state"));
+        let r = r.map_err(|e| relabelled(e, "link state")).map(|mut st| {
+            // A driver without `get_link` (ifb, dummy) answers LINKSTATE_GET without
+            // ETHTOOL_A_LINKSTATE_LINK (net/ethtool/linkstate.c), yet the kernel knows the
+            // carrier: sysfs has it, read only when sysfs shows this very device (the
+            // netns sysfs was mounted in may not be the sockets').
+            if st.up.is_none() && dev.ifindex.is_some() && self.sysfs.ifindex(&dev.name) == dev.ifindex {
+                st.up = self.sysfs.carrier(&dev.name);
+            }
+            st
+        });
         self.seen(i, iface, r)
     }
 

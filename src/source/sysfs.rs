@@ -52,6 +52,24 @@ impl Sysfs {
     pub fn is_virtual(&self, iface: &str) -> bool {
         !valid_name(iface) || fs::symlink_metadata(self.netdev(iface).join("device")).is_err()
     }
+    /// The carrier as the kernel keeps it (`netif_carrier_ok`, what `ethtool_op_get_link`
+    /// answers for most drivers): `carrier` reads 1 or 0 while the device is up and fails
+    /// (EINVAL) while it is administratively down (net/core/net-sysfs.c `carrier_show`),
+    /// when IFF_UP (bit 0 of `flags`) is clear and the link is down.
+    pub fn carrier(&self, iface: &str) -> Option<bool> {
+        if !valid_name(iface) {
+            return None;
+        }
+        match self.read_attr(&self.netdev(iface).join("carrier")).as_deref() {
+            Some("1") => Some(true),
+            Some("0") => Some(false),
+            _ => {
+                let flags = self.read_attr(&self.netdev(iface).join("flags"))?;
+                let flags = u32::from_str_radix(flags.trim_start_matches("0x"), 16).ok()?;
+                (flags & 1 == 0).then_some(false)
+            }
+        }
+    }
     pub fn ifindex(&self, iface: &str) -> Option<u32> {
         self.read_attr(&self.netdev(iface).join("ifindex"))?.parse().ok()
     }
@@ -290,6 +308,33 @@ fn link_basename(link: &Path) -> Option<String> {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    /// `carrier` 1/0 while up; unreadable (EINVAL) while administratively down, when
+    /// `flags` (hex, IFF_UP = 0x1) says down; neither readable: unknown.
+    #[test]
+    fn carrier_from_its_attribute_else_the_up_flag() {
+        let tmp = tempfile::tempdir().unwrap();
+        let net = tmp.path().join("sys/class/net");
+        // (name, carrier, flags, want); "" = the attribute is not there (or unreadable).
+        let cases = [
+            ("up1", "1\n", "0x1003\n", Some(true)),
+            ("up0", "0\n", "0x1003\n", Some(false)),
+            ("admindown", "", "0x1002\n", Some(false)),
+            ("upnocarrier", "", "0x1003\n", None),
+            ("bare", "", "", None),
+        ];
+        for (name, carrier, flags, want) in cases {
+            let dir = net.join(name);
+            fs::create_dir_all(&dir).unwrap();
+            for (attr, text) in [("carrier", carrier), ("flags", flags)] {
+                if !text.is_empty() {
+                    fs::write(dir.join(attr), text).unwrap();
+                }
+            }
+            assert_eq!(Sysfs::new(tmp.path()).carrier(name), want, "{name}");
+        }
+        assert_eq!(Sysfs::new(tmp.path()).carrier("../up1"), None);
+    }
 
     /// A netdev whose attributes hold odd contents: none of them may panic or parse.
     #[test]

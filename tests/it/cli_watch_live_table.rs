@@ -43,3 +43,34 @@ fn live_table_on_a_terminal_plain_lines_when_piped() {
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("v0: link up")).collect();
     assert_eq!(lines.len(), 2, "{err}");
 }
+
+/// A driver without `get_link` (ifb) answers LINKSTATE_GET without a link flag, yet the
+/// kernel knows the carrier: the table shows it (up, then DOWN once the device is set
+/// down), never "state unknown", and the recorded samples carry it.
+#[test]
+fn a_device_without_get_link_shows_its_carrier() {
+    let Some(ns) = Netns::create("optics-ifb") else { return };
+    if let Err(e) = support::netns::ip(&["-n", &ns.name, "link", "add", "i0", "type", "ifb"]) {
+        println!("skipping: no ifb device ({e})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("ifb.jsonl");
+    for (admin, want) in [("up", "link up"), ("down", "link DOWN")] {
+        support::netns::ip(&["-n", &ns.name, "link", "set", "i0", admin]).unwrap();
+        let watch = format!("ip netns exec {} {} watch i0 --duration 2500ms --interval 1s --record {}", ns.name, bin(), rec.display());
+        let tty = std::process::Command::new("script").args(["-qec", &watch, "/dev/null"]).env("TERM", "xterm").output().unwrap();
+        let text = String::from_utf8_lossy(&tty.stdout);
+        assert!(text.contains(&format!("i0  t=1.0 s  {want}")), "{admin}: {text:?}");
+        assert!(!text.contains("state unknown"), "{admin}: {text:?}");
+        let samples: Vec<serde_json::Value> = std::fs::read_to_string(&rec)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|v: &serde_json::Value| v["record"] == "sample")
+            .collect();
+        assert_eq!(samples.len(), 3);
+        assert!(samples.iter().all(|s| s["link"]["up"] == (admin == "up")), "{samples:?}");
+        std::fs::remove_file(&rec).unwrap();
+    }
+}
