@@ -452,6 +452,7 @@ where
         log(LOG_INFO, &format!("sampling {} every {:?}", current.join(", "), opts.interval));
         exporter.t_offset = start.elapsed().as_secs_f64();
         let wcfg = WatchConfig { interfaces: current.clone(), interval: opts.interval, duration: None, max_ticks: None, read_module: true };
+        let gone = Mutex::new(Vec::new());
         let stop = async {
             let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + opts.rediscover, opts.rediscover);
             loop {
@@ -459,14 +460,18 @@ where
                     sig = until_stop(signals, &pending, on_reload) => return StopReason::Signal(sig),
                     _ = tick.tick() => {
                         let found = tokio::task::block_in_place(&discover);
-                        if found.as_ref().is_ok_and(|f| f != &current) {
+                        // The loop samples a gone interface no more: one found again was
+                        // back before this look (the names alone are then unchanged).
+                        let back = |f: &Vec<String>| lock(&gone).iter().any(|g| f.contains(g));
+                        if found.as_ref().is_ok_and(|f| f != &current || back(f)) {
                             return StopReason::Rediscover;
                         }
                     }
                 }
             }
         };
-        let summary = watch_until(wcfg, &make_source, &mut [exporter as &mut dyn RecordSink], stop).await?;
+        let mut noting = NotingGone { exporter: &mut *exporter, gone: &gone };
+        let summary = watch_until(wcfg, &make_source, &mut [&mut noting as &mut dyn RecordSink], stop).await?;
         match summary.stopped_by {
             StopReason::Signal(sig) => return Ok(sig),
             StopReason::AllInterfacesGone => tokio::select! {
@@ -476,6 +481,40 @@ where
             _ => log(LOG_INFO, "interface set changed"),
         }
     }
+}
+
+/// The exporter as the live loop's sink, noting the interfaces the loop reports gone (it
+/// stops sampling them) for the rediscover look.
+#[cfg(live)]
+struct NotingGone<'a> {
+    exporter: &'a mut Exporter,
+    gone: &'a Mutex<Vec<String>>,
+}
+
+#[cfg(live)]
+impl RecordSink for NotingGone<'_> {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        if let Record::Event(e) = rec {
+            if e.kind == EventKind::InterfaceGone {
+                lock(self.gone).push(e.interface.clone());
+            }
+        }
+        self.exporter.record(rec)
+    }
+
+    fn end_tick(&mut self, sampling: Duration) -> std::io::Result<()> {
+        self.exporter.end_tick(sampling)
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.exporter.finish()
+    }
+}
+
+/// A lock that a panicked holder did not spoil: the list is only pushed to and read.
+#[cfg(live)]
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Feeds a capture's records (those of `only`, or all) as if they arrived live: a record

@@ -18,6 +18,8 @@ mod cli_live_veth;
 mod cli_names;
 mod cli_outputs;
 mod cli_scan;
+#[cfg(live)]
+mod cli_serve_rediscover;
 mod cli_text;
 mod cli_trust_inputs;
 mod cli_usage;
