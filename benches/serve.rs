@@ -18,7 +18,7 @@ use optics::capture::RecordSink;
 use optics::capture::{read_capture, Record};
 use optics::output::prometheus::{window_label, ExporterStats, Metrics};
 use optics::sample::engine::{Engine, EngineConfig};
-use optics::serve::http::{serve, Limits};
+use optics::serve::http::{serve, Limits, Security};
 use optics::serve::{Exporter, ServeWindows, Shared, Snapshot};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -79,7 +79,7 @@ fn scrape_latency(quick: bool) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("loopback listener");
     let addr = listener.local_addr().expect("bound");
-    rt.spawn(serve(listener, shared, Limits::default(), std::future::pending()));
+    rt.spawn(serve(listener, shared, Limits::default(), Security::default(), std::future::pending()));
     let n = if quick { 300 } else { 3000 };
     let mut times = Vec::with_capacity(n);
     let mut bytes = 0;

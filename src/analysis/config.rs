@@ -274,8 +274,8 @@ impl Config {
     }
 }
 
-/// Any JSON value, refusing an object (at any depth) that names a key twice.
-struct NoDuplicateKeys;
+/// Any JSON (or YAML) value, refusing an object (at any depth) that names a key twice.
+pub(crate) struct NoDuplicateKeys;
 
 impl<'de> Deserialize<'de> for NoDuplicateKeys {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

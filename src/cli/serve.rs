@@ -1,16 +1,17 @@
 //! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
 
 use super::common::{check_interfaces, load_config, parse_duration, replay_capture};
-use super::inputs::{open_capture, rereadable};
+use super::inputs::{open_capture, read_file, rereadable, MAX_CONFIG_BYTES};
 use super::live::{resolve_interfaces, serve_live};
 use super::usage;
 use anyhow::Context;
 use clap::Args;
 use optics::sample::engine::TimeRange;
-use optics::serve::http::{self, Limits};
-use optics::serve::{log, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO};
+use optics::serve::http::{self, Limits, Security};
+use optics::serve::web_config::WebConfig;
+use optics::serve::{log, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO, LOG_WARNING};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,6 +48,10 @@ pub struct ServeArgs {
     /// The _total counters count for all time.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub judge_window: Option<Duration>,
+    /// TLS and basic authentication, in the Prometheus exporter-toolkit's web configuration
+    /// format (YAML: tls_server_config, basic_auth_users; docs/fleet.md). Read at start-up.
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config_file: Option<PathBuf>,
     /// The window the margin trend (slope, time to floor / FEC limit) is fitted over.
     /// Default: the config's trend_fit_window_s (6h).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -90,6 +95,18 @@ pub fn serve_windows(
     Ok(w)
 }
 
+/// A PEM certificate or key: a chain of a few certificates is a few kB; 1 MiB is hundreds
+/// of times that (a CA bundle of every public root is about 200 kB).
+const MAX_PEM_BYTES: u64 = 1 << 20;
+
+/// `--web.config.file`: the file and what it names, read bounded, checked before the
+/// server starts.
+fn load_web_config(path: &Path) -> anyhow::Result<WebConfig> {
+    let yaml = read_file(path, MAX_CONFIG_BYTES, "a web configuration file")?;
+    let read = |p: &Path| read_file(p, MAX_PEM_BYTES, "a PEM file").map_err(|e| format!("{e:#}"));
+    WebConfig::load(&yaml, path, &read).map_err(|e| anyhow::anyhow!("--web.config.file {}: {e}", path.display()))
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     if !(args.speed.is_finite() && args.speed > 0.0) {
         return Err(usage(format!("--speed must be a positive number (got {})", args.speed)));
@@ -98,6 +115,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         return Err(usage(format!("--rolling takes positive seconds (got {bad})")));
     }
     let cfg = load_config(args.config.as_deref())?;
+    let security = match args.web_config_file.as_deref() {
+        Some(path) => Security::of(load_web_config(path)?),
+        None => Security::default(),
+    };
     // Named interfaces must exist at start (a typo is an error, not an empty exporter), and
     // a capture to replay is read through once first, so a bad one is an error now rather
     // than a log line later (streamed: memory does not grow with its length). A pipe can
@@ -128,10 +149,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         let addr = listener.local_addr().context("reading the listening address")?;
         let shared = Arc::new(Shared::default());
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(http::serve(listener, shared.clone(), Limits::default(), async {
+        let scheme = if security.tls.is_some() { "https" } else { "http" };
+        if security.basic_auth.is_some() && security.tls.is_none() {
+            log(LOG_WARNING, "basic_auth_users without tls_server_config: passwords cross the network in clear text");
+        }
+        let server = tokio::spawn(http::serve(listener, shared.clone(), Limits::default(), security, async {
             let _ = stop_rx.await;
         }));
-        log(LOG_INFO, &format!("listening on http://{addr}/metrics"));
+        log(LOG_INFO, &format!("listening on {scheme}://{addr}/metrics"));
         let mut exporter = Exporter::new(cfg, windows, shared);
         exporter.publish();
         let mut signals = Signals::install()?;

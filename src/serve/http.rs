@@ -7,22 +7,30 @@
 //!   silent new connection closes after its first-byte timeout ([`super::connections`]);
 //! - request headers must fit in [`Limits::max_header_bytes`] (hyper answers 431 and
 //!   closes) and arrive within [`Limits::header_read_timeout`];
-//! - a connection lives at most [`Limits::connection_timeout`], whatever it does.
+//! - a connection lives at most [`Limits::connection_timeout`], whatever it does;
+//! - with TLS ([`Security`]), the handshake must be over within the first-byte timeout,
+//!   which runs from `accept()`;
+//! - with basic authentication, every path answers 401 without the right credentials.
 
-use super::connections::{Answer, Caps, Connections};
+use super::connections::{Answer, Caps, Connections, Ticket};
+use super::web_config::{BasicAuth, WebConfig};
 use super::{Shared, Snapshot};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_rustls::TlsAcceptor;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -75,9 +83,46 @@ pub fn respond(req: &Request<Incoming>, snap: &Snapshot) -> Response<Full<Bytes>
     }
 }
 
+/// What `--web.config.file` adds to plain HTTP: TLS, basic authentication, or both.
+#[derive(Clone, Default)]
+pub struct Security {
+    pub tls: Option<TlsAcceptor>,
+    pub basic_auth: Option<Arc<BasicAuth>>,
+}
+
+impl Security {
+    pub fn of(web: WebConfig) -> Self {
+        Security { tls: web.tls.map(TlsAcceptor::from), basic_auth: web.basic_auth }
+    }
+}
+
+/// bcrypt verifications run at once, each on a blocking thread: a client sending wrong
+/// passwords as fast as it can holds at most this many cores (a scraper whose credentials
+/// were verified before never waits for them).
+const BCRYPT_AT_ONCE: usize = 2;
+
+/// 401 with the challenge (RFC 7617 2).
+fn unauthorized() -> Response<Full<Bytes>> {
+    let mut r = reply(StatusCode::UNAUTHORIZED, "text/plain; charset=utf-8", Bytes::from_static(b"unauthorized\n"));
+    r.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"optics\", charset=\"UTF-8\""));
+    r
+}
+
+/// Whether the request's credentials pass `auth` (see [`BCRYPT_AT_ONCE`]).
+async fn authorized(auth: &Arc<BasicAuth>, bcrypts: &Semaphore, req: &Request<Incoming>) -> bool {
+    let header = req.headers().get(AUTHORIZATION).map(|v| v.as_bytes().to_vec());
+    if auth.remembers(header.as_deref()) {
+        return true;
+    }
+    let Ok(_slot) = bcrypts.acquire().await else { return false };
+    let auth = auth.clone();
+    tokio::task::spawn_blocking(move || auth.allows(header.as_deref())).await.unwrap_or(false)
+}
+
 /// Serves until `shutdown` completes; connections in flight are dropped then.
-pub async fn serve(listener: TcpListener, shared: Arc<Shared>, limits: Limits, shutdown: impl Future<Output = ()>) {
+pub async fn serve(listener: TcpListener, shared: Arc<Shared>, limits: Limits, security: Security, shutdown: impl Future<Output = ()>) {
     let held = Connections::new(limits.connections);
+    let bcrypts = Arc::new(Semaphore::new(BCRYPT_AT_ONCE));
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -88,30 +133,68 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, limits: Limits, s
                 Err(_) => { tokio::time::sleep(Duration::from_millis(50)).await; continue; }
             },
         };
-        let ticket = held.admit(peer.ip(), &stream);
-        let shared = shared.clone();
+        let ticket = Arc::new(held.admit(peer.ip(), &stream));
+        let (shared, security, bcrypts) = (shared.clone(), security.clone(), bcrypts.clone());
         tokio::spawn(async move {
-            let ticket = Arc::new(ticket);
-            let answering = ticket.clone();
-            let service = service_fn(move |req: Request<Incoming>| {
-                let snap = shared.latest();
-                let idle = answering.answering();
-                async move { Ok::<_, Infallible>(respond(&req, &snap).map(|body| Answer { body, _idle: idle })) }
-            });
-            let conn = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_read_timeout)
-                .max_buf_size(limits.max_header_bytes.max(8192))
-                .serve_connection(TokioIo::new(ticket.watch(stream)), service);
-            tokio::pin!(conn);
-            // Errors are the client's (malformed request, reset): nothing to do but close.
-            tokio::select! {
-                _ = tokio::time::timeout(limits.connection_timeout, &mut conn) => {}
-                _ = ticket.closing() => {}
+            // One clock for the whole connection: the first-byte timeout starts at accept,
+            // so a TLS handshake counts against it.
+            let closing = ticket.closing();
+            tokio::pin!(closing);
+            match &security.tls {
+                None => answer(stream, &ticket, closing, limits, shared, security.basic_auth, bcrypts).await,
+                Some(tls) => {
+                    let handshake = tokio::time::timeout(limits.connections.first_byte_timeout, tls.accept(stream));
+                    let stream = tokio::select! {
+                        done = handshake => match done {
+                            Ok(Ok(stream)) => stream,
+                            // Not TLS, a failed handshake, or too slow: closed.
+                            _ => return ticket.leave(),
+                        },
+                        _ = &mut closing => return ticket.leave(),
+                    };
+                    answer(stream, &ticket, closing, limits, shared, security.basic_auth, bcrypts).await
+                }
             }
-            // Out of the table before the socket closes with `conn` at the end of this block
-            // (the table peeks at the sockets it holds).
-            ticket.leave();
         });
     }
+}
+
+/// Answers the requests of one connection (plain or after its TLS handshake) until it
+/// closes, times out or is shed.
+async fn answer<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    io: IO,
+    ticket: &Arc<Ticket>,
+    closing: Pin<&mut impl Future<Output = ()>>,
+    limits: Limits,
+    shared: Arc<Shared>,
+    auth: Option<Arc<BasicAuth>>,
+    bcrypts: Arc<Semaphore>,
+) {
+    let answering = ticket.clone();
+    let service = service_fn(move |req: Request<Incoming>| {
+        let snap = shared.latest();
+        let idle = answering.answering();
+        let (auth, bcrypts) = (auth.clone(), bcrypts.clone());
+        async move {
+            let body = match &auth {
+                Some(auth) if !authorized(auth, &bcrypts, &req).await => unauthorized(),
+                _ => respond(&req, &snap),
+            };
+            Ok::<_, Infallible>(body.map(|body| Answer { body, _idle: idle }))
+        }
+    });
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(limits.max_header_bytes.max(8192))
+        .serve_connection(TokioIo::new(ticket.watch(io)), service);
+    tokio::pin!(conn);
+    // Errors are the client's (malformed request, reset): nothing to do but close.
+    tokio::select! {
+        _ = tokio::time::timeout(limits.connection_timeout, &mut conn) => {}
+        _ = closing => {}
+    }
+    // Out of the table before the socket closes with `conn` at the end of this block
+    // (the table peeks at the sockets it holds).
+    ticket.leave();
 }

@@ -17,6 +17,7 @@
 
 pub mod connections;
 pub mod http;
+pub mod web_config;
 
 use crate::analysis::InterfaceAnalysis;
 use crate::analysis::{analyze, Config};

@@ -84,6 +84,7 @@ mod serve_prometheus;
 #[cfg(live)]
 mod serve_rediscover;
 mod serve_signals;
+mod serve_tls;
 mod sysfs_fixtures;
 mod trend;
 mod trust_inputs;

@@ -42,7 +42,12 @@ pub fn free_port() -> u16 {
 
 impl Prometheus {
     pub fn start(targets: &[String]) -> Prometheus {
-        let dir = tempfile::tempdir().unwrap();
+        Prometheus::start_in(tempfile::tempdir().unwrap(), targets, "")
+    }
+
+    /// A server in `dir` whose scrape job also has `job` (YAML lines indented for the job's
+    /// keys: `scheme`, `basic_auth`, `tls_config`, with file names relative to `dir`).
+    pub fn start_in(dir: tempfile::TempDir, targets: &[String], job: &str) -> Prometheus {
         // The shipped rules with every `for:` shortened so the test runs in seconds.
         let rules = std::fs::read_to_string(repo("deploy/prometheus/optics-rules.yml")).unwrap();
         let rules: String = rules
@@ -55,7 +60,7 @@ impl Prometheus {
         std::fs::write(dir.path().join("rules.yml"), rules).unwrap();
         let targets = targets.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ");
         let config = format!(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: ['rules.yml']\nscrape_configs:\n  - job_name: optics\n    static_configs:\n      - targets: [{targets}]\n"
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: ['rules.yml']\nscrape_configs:\n  - job_name: optics\n{job}    static_configs:\n      - targets: [{targets}]\n"
         );
         std::fs::write(dir.path().join("prometheus.yml"), config).unwrap();
         let addr = format!("127.0.0.1:{}", free_port());

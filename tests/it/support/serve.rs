@@ -33,7 +33,7 @@ pub struct Serve {
 
 impl Serve {
     /// Starts `cmd` (an `optics serve ... --listen 127.0.0.1:0` command) and waits for the
-    /// `listening on http://ADDR/metrics` line.
+    /// `listening on http://ADDR/metrics` (or `https://`) line.
     pub fn start(mut cmd: Command) -> Serve {
         let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawning optics serve");
         let err = child.stderr.take().expect("stderr is piped");
@@ -42,7 +42,8 @@ impl Serve {
         let log = stderr.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split_once("listening on http://").map(|(_, r)| r.trim_end_matches("/metrics").to_string()) {
+                let listening = line.split_once("listening on http://").or_else(|| line.split_once("listening on https://"));
+                if let Some(rest) = listening.map(|(_, r)| r.trim_end_matches("/metrics").to_string()) {
                     let _ = tx.send(rest);
                 }
                 let mut l = log.lock().unwrap();
