@@ -11,7 +11,7 @@ use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::capture::RecordSink;
-use optics::capture::{compressed, Capture, CaptureReader, CaptureWriter, Header};
+use optics::capture::{compressed, Capture, CaptureReader, CaptureWriter, Header, Record};
 use optics::output::csv::CsvSink;
 use optics::sample::engine::{Engine, EngineConfig, Replayed, TimeRange};
 use std::path::{Path, PathBuf};
@@ -235,6 +235,43 @@ pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
 /// Every name in `names` must be an interface the engine has seen.
 pub fn check_interfaces(engine: &Engine, names: &[String]) -> anyhow::Result<()> {
     check_names(&engine.interfaces(), names)
+}
+
+/// A capture's interfaces in order of first appearance, as the engine lists them
+/// (`Engine::interfaces`: every interface, sample and event record names one), and each
+/// one's sample spacing: what a pass that only checks a capture needs, in memory that
+/// follows the number of interfaces (a few dozen bytes each), not an engine's state.
+#[derive(Default)]
+pub struct SeenInterfaces {
+    pub names: Vec<String>,
+    /// Per interface: samples, first and last sample time.
+    known: std::collections::HashMap<String, (u64, f64, f64)>,
+}
+
+impl SeenInterfaces {
+    /// The widest mean sample spacing of the interfaces with two samples or more, seconds
+    /// (0 without any): the interval a replayed capture was sampled at.
+    pub fn widest_mean_spacing_s(&self) -> f64 {
+        self.known.values().filter(|(n, _, _)| *n > 1).map(|(n, first, last)| (last - first) / (n - 1) as f64).fold(0.0, f64::max)
+    }
+}
+
+impl RecordSink for SeenInterfaces {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        let Some(name) = rec.interface() else { return Ok(()) };
+        if !self.known.contains_key(name) {
+            self.known.insert(name.to_string(), (0, f64::NAN, f64::NAN));
+            self.names.push(name.to_string());
+        }
+        if let (Record::Sample(s), Some(seen)) = (rec, self.known.get_mut(name)) {
+            if seen.0 == 0 {
+                seen.1 = s.t;
+            }
+            seen.0 += 1;
+            seen.2 = s.t;
+        }
+        Ok(())
+    }
 }
 
 /// Every name in `names` must be one of `have` (the capture's interfaces, in order of

@@ -1,14 +1,13 @@
+use super::common::SeenInterfaces;
 use super::common::{analyze_engine, check_names, load_config, replay_opened, stream_capture};
 use super::inputs::open_capture;
 use super::outputs::{check_outputs, remove_created, Labelled, Output};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use anyhow::bail;
 use clap::{ArgGroup, Args};
-use optics::capture::Record;
 use optics::capture::RecordSink;
 use optics::output::csv::{CsvSink, FlushPolicy};
 use optics::sample::engine::TimeRange;
-use std::collections::HashSet;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -123,22 +122,4 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         }
     }
     checked
-}
-
-/// A capture's interfaces in order of first appearance, as the engine lists them
-/// (`Engine::interfaces`: every interface, sample and event record names one).
-#[derive(Default)]
-struct SeenInterfaces {
-    names: Vec<String>,
-    known: HashSet<String>,
-}
-
-impl RecordSink for SeenInterfaces {
-    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
-        if let Some(name) = rec.interface().filter(|n| !self.known.contains(*n)) {
-            self.known.insert(name.to_string());
-            self.names.push(name.to_string());
-        }
-        Ok(())
-    }
 }

@@ -1,12 +1,11 @@
 //! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
 
-use super::common::{check_interfaces, load_config, parse_duration, replay_capture};
+use super::common::{check_names, load_config, parse_duration, stream_capture, SeenInterfaces};
 use super::inputs::{open_capture, read_file, rereadable, MAX_CONFIG_BYTES};
 use super::live::{resolve_interfaces, serve_live};
 use super::usage;
 use anyhow::Context;
 use clap::Args;
-use optics::sample::engine::TimeRange;
 use optics::serve::http::{self, Limits, Security};
 use optics::serve::web_config::WebConfig;
 use optics::serve::{log, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO, LOG_WARNING};
@@ -127,11 +126,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let replay = match args.replay.as_deref() {
         Some(path) => {
             if rereadable(path) {
-                let (engine, _) = replay_capture(path, TimeRange::whole(), &[], &mut [])?;
-                check_interfaces(&engine, &args.interfaces)?;
+                // Names and spacing only: no engine state held for the whole capture.
+                let mut seen = SeenInterfaces::default();
+                stream_capture(open_capture(path)?, path, &mut seen, &[], &mut [])?;
+                check_names(&seen.names, &args.interfaces)?;
                 // A replay's interval is the capture's: the widest mean spacing of its interfaces.
-                interval_s =
-                    engine.windows().iter().filter(|w| w.samples > 1).map(|w| w.duration_s / (w.samples - 1) as f64).fold(0.0, f64::max);
+                interval_s = seen.widest_mean_spacing_s();
             }
             Some(open_capture(path)?)
         }

@@ -520,8 +520,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Feeds a capture's records (those of `only`, or all) as if they arrived live: a record
 /// stamped `t` is given at `(t - t_first) / speed` seconds after the start; each group of
-/// records with one timestamp ends a tick. The capture is read a line at a time, so a long
-/// one costs no more memory than a short one. A bad line ends the replay with a log line.
+/// records with one timestamp ends a tick. Records go to the exporter one at a time as they
+/// are read, a group's included: a long capture, or one whose records all share one `t`,
+/// costs no more memory than a short one. A bad line ends the replay with a log line.
 /// Then keeps serving the last snapshot until SIGINT/SIGTERM.
 pub async fn run_replay<R: std::io::BufRead>(
     exporter: &mut Exporter,
@@ -545,36 +546,33 @@ pub async fn run_replay<R: std::io::BufRead>(
         }
     };
     let mut t0: Option<f64> = None;
-    let mut next = next_of(reader);
-    while let Some(first) = next.take() {
-        let t = first.t();
-        let mut batch = vec![first];
-        loop {
-            match next_of(reader) {
-                Some(r) if r.t() == t => batch.push(r),
-                other => {
-                    next = other;
-                    break;
+    // The timestamp of the group being fed, and whether it held a sample (which ends a tick).
+    let mut group: Option<Option<f64>> = None;
+    let mut sampled = false;
+    while let Some(rec) = next_of(reader) {
+        let t = rec.t();
+        if group != Some(t) {
+            if std::mem::take(&mut sampled) {
+                // The exporter's sink never fails (it only logs and keeps state).
+                let _ = exporter.end_tick(Duration::ZERO);
+            }
+            group = Some(t);
+            let t0 = *t0.get_or_insert(t.unwrap_or(0.0));
+            // A capture's t is untrusted: a delay too large for a Duration or an Instant is
+            // due at once rather than a panic or a wait without end.
+            let delay = Duration::try_from_secs_f64((t.unwrap_or(t0) - t0).max(0.0) / speed).ok();
+            if let Some(due) = delay.and_then(|d| start.checked_add(d)) {
+                tokio::select! {
+                    name = until_stop(signals, &pending, on_reload) => return name,
+                    _ = tokio::time::sleep_until(due) => {}
                 }
             }
         }
-        let t0 = *t0.get_or_insert(t.unwrap_or(0.0));
-        // A capture's t is untrusted: a delay too large for a Duration or an Instant is
-        // due at once rather than a panic or a wait without end.
-        let delay = Duration::try_from_secs_f64((t.unwrap_or(t0) - t0).max(0.0) / speed).ok();
-        if let Some(due) = delay.and_then(|d| start.checked_add(d)) {
-            tokio::select! {
-                name = until_stop(signals, &pending, on_reload) => return name,
-                _ = tokio::time::sleep_until(due) => {}
-            }
-        }
-        for rec in &batch {
-            // The exporter's sink never fails (it only logs and keeps state).
-            let _ = exporter.record(rec);
-        }
-        if batch.iter().any(|r| matches!(r, Record::Sample(_))) {
-            let _ = exporter.end_tick(Duration::ZERO);
-        }
+        sampled |= matches!(rec, Record::Sample(_));
+        let _ = exporter.record(&rec);
+    }
+    if sampled {
+        let _ = exporter.end_tick(Duration::ZERO);
     }
     log(LOG_INFO, "replay finished; serving its last snapshot until stopped");
     loop {

@@ -83,6 +83,7 @@ mod serve_metrics;
 mod serve_prometheus;
 #[cfg(live)]
 mod serve_rediscover;
+mod serve_replay_stream;
 mod serve_signals;
 mod serve_tls;
 mod sysfs_fixtures;
