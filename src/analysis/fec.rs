@@ -70,6 +70,19 @@ pub fn limit(kind: FecKind) -> &'static FecLimit {
     FEC_LIMITS.iter().find(|l| l.kind == kind).unwrap_or(&FEC_LIMITS[FEC_LIMITS.len() - 1])
 }
 
+/// What the host's RS(544,514) counters measure on a 200G-per-lane optical link: IEEE
+/// 802.3dj gives its 200 Gb/s per lane IM-DD optical PMDs (DR, FR, LR) a concatenated inner
+/// FEC (a Hamming (128,120) code, Clause 177) terminated in the module, so the host decoder
+/// sees only what the inner decoder left. `None` for other links (copper 200G lanes, CR and
+/// KR, run the host FEC end to end).
+pub fn inner_fec_note(fec: FecKind, lane_rate_gbps: f64, link_mode: Option<&str>) -> Option<&'static str> {
+    let pmd = link_mode?.split_once("base")?.1;
+    let optical = matches!(pmd.as_bytes().first(), Some(b'D' | b'F' | b'L' | b'S' | b'E'));
+    (fec == FecKind::Rs544 && lane_rate_gbps >= 200.0 && optical).then_some(
+        "200G lanes on optics (IEEE 802.3dj): the module's inner FEC (Hamming (128,120), Clause 177) corrects first, so the host's RS(544,514) counters, the lanes' pre_fec_ber and margin_db are what it left: the host FEC's margin to 2.4e-4, not the optical lane's; the optical lane's own BER is the module's media-side VDM figure (module_pre_fec_ber) where it reports one",
+    )
+}
+
 /// The FEC in use from the kernel's active-FEC name and the lanes' modulation.
 pub fn fec_kind(fec_active: Option<&str>, modulation: Option<Modulation>, notes: &mut Vec<String>) -> FecKind {
     // A known name is told without case, not copied: a CSV export asks once per row.
@@ -112,6 +125,16 @@ mod tests {
         assert_eq!(limit(FecKind::Rs544).ber_limit, Some(2.4e-4));
         assert_eq!(limit(FecKind::Rs528).ber_limit, Some(5e-5));
         assert_eq!(limit(FecKind::Off).ber_limit, Some(1e-12));
+    }
+
+    #[test]
+    fn the_inner_fec_note_is_for_200g_optical_lanes_only() {
+        let note = |fec, gbps, mode| inner_fec_note(fec, gbps, Some(mode)).is_some();
+        assert!(note(FecKind::Rs544, 212.5, "1600000baseDR8/Full"));
+        assert!(note(FecKind::Rs544, 212.5, "800000baseFR4/Full"));
+        assert!(!note(FecKind::Rs544, 212.5, "800000baseCR4/Full"));
+        assert!(!note(FecKind::Rs544, 106.25, "400000baseDR4/Full"));
+        assert_eq!(inner_fec_note(FecKind::Rs544, 212.5, None), None);
     }
 
     #[test]

@@ -614,6 +614,9 @@ fn analyze_one(
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
     cx.notes.extend(unused_lane_counters(&cx));
+    if let Some(r) = &cx.rate {
+        cx.notes.extend(fec::inner_fec_note(cx.fec, r.lane_rate_gbps, w.link.link_mode.as_deref()).map(str::to_string));
+    }
     cx.notes.extend(shares::no_time_base_notes(w, cx.ber_possible(), cx.rate.as_ref().map(|r| r.lanes as usize)));
     let fit = outlier::rx_ber_fit(&lanes, cx.modulation, &cx.cfg);
     let mut reasons = Vec::new();

@@ -138,6 +138,7 @@ fn all_captures() -> Vec<(&'static str, String)> {
     out.extend(support::fecx_captures::bundled());
     out.extend(support::trend_captures::bundled());
     out.extend(support::flap_captures::bundled());
+    out.extend(support::lane200g_captures::bundled());
     out
 }
 

@@ -56,6 +56,7 @@ mod import_switch;
 mod import_switch_counters;
 mod infiniband;
 mod input_real_dumps;
+mod lane200g;
 #[cfg(live)]
 mod live_driver_stats;
 #[cfg(live)]

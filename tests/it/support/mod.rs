@@ -7,6 +7,7 @@ pub mod fleet_captures;
 #[cfg(live)]
 pub mod i2c_sim;
 pub mod ib_sysfs;
+pub mod lane200g_captures;
 #[cfg(live)]
 pub mod netns;
 pub mod prometheus;

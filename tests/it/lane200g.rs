@@ -1,0 +1,81 @@
+//! 200G lanes end to end: the bundled 1.6TBASE-DR8 capture (tests/it/support/lane200g_captures.rs)
+//! through `scan --replay --json`. Expected figures are the generator's constants through the
+//! specs: SFF-8024 Rev 4.13 codes, 8 x 212.5 Gb/s lanes (IEEE 802.3dj), RS(544,514) with 4
+//! codewords interleaved (802.3dj 1.6TBASE-R), the PAM4 Q model for the margin.
+
+use crate::support;
+use serde_json::Value;
+use support::lane200g_captures::*;
+
+fn scan() -> Value {
+    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/dr8-1600g-cmis-lane5-weak.jsonl");
+    let out = support::optics().arg("scan").arg("--replay").arg(cap).arg("--json").output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    v["interfaces"][0].clone()
+}
+
+#[test]
+fn a_1600g_dr8_port_is_decoded_and_judged_on_212g_lanes() {
+    let a = scan();
+    // Application descriptors: SFF-8024 Table 4-5 host and Table 4-7 SMF media codes.
+    let apps: Vec<(u64, &str, u64, &str, u64)> = a["module"]["applications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["host_interface_id"].as_u64().unwrap(),
+                p["host_interface"].as_str().unwrap(),
+                p["media_interface_id"].as_u64().unwrap(),
+                p["media_interface"].as_str().unwrap(),
+                p["host_lane_count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        apps,
+        [
+            (0x83, "1.6TAUI-8 C2M (Annex 176E)", 0x7f, "1.6TBASE-DR8 (Clause 180)", 8),
+            (0x82, "800GAUI-4 C2M (Annex 176E)", 0x77, "800GBASE-DR4 (Clause 180)", 4),
+            (0x80, "200GAUI-1 C2M (Annex 176E)", 0x73, "200GBASE-DR1 (Clause 180)", 1),
+        ]
+    );
+    for p in a["module"]["applications"].as_array().unwrap() {
+        assert_eq!((p["host_lane_bit_rate_gbps"].as_f64(), p["media_lane_bit_rate_gbps"].as_f64()), (Some(212.5), Some(212.5)));
+    }
+    // 1,600,000 Mb/s over 8 lanes: the 200G PAM4 class, 212.5 Gb/s on the wire.
+    let link = &a["link"];
+    assert_eq!((link["lanes"].as_u64(), link["lane_rate_gbps"].as_f64()), (Some(8), Some(LANE_GBPS_200G_PAM4)));
+    assert_eq!((link["fec"].as_str(), link["fec_limit_ber"].as_f64()), (Some("RS(544,514)"), Some(2.4e-4)));
+
+    // Frame loss: X = 4 (1.6TBASE-R), MFC = 5120 / 672: FLR / CER = 4 + 672 / 5120 = 4.13125;
+    // 8 x 212.5e9 / 5440 = 312.5e6 codewords/s over the window.
+    let fl = &a["frame_loss"];
+    assert_eq!(fl["interleave_codewords"], 4);
+    assert!((fl["flr_per_codeword_error_ratio"].as_f64().unwrap() - 4.13125).abs() < 1e-12);
+    let secs = link["duration_s"].as_f64().unwrap();
+    assert!((fl["codewords"].as_f64().unwrap() / (312.5e6 * secs) - 1.0).abs() < 1e-12, "{fl}");
+    assert_eq!((fl["codeword_error_ratio"].as_f64(), fl["flr"].as_f64()), (Some(0.0), Some(0.0)));
+
+    // Lane BER = bits/s / 212.5e9 (±5% noise averaged over 60 intervals: within 1%); lane 5
+    // at 2e-5 is 0.732 dB over the limit (module docs), the others 2e-7.
+    for l in a["lanes"].as_array().unwrap() {
+        let n = l["lane"].as_u64().unwrap() as usize;
+        let want = DR8_16T_RATES[n - 1] / (LANE_GBPS_200G_PAM4 * 1e9);
+        let ber = l["pre_fec_ber"].as_f64().unwrap();
+        assert!((ber / want - 1.0).abs() < 0.01, "lane {n}: {ber} vs {want}");
+    }
+    let weak = a["lanes"].as_array().unwrap().iter().find(|l| l["lane"] == DR8_16T_WEAK_LANE as u64).unwrap();
+    assert_eq!(weak["rank"], 1);
+    assert!((weak["margin_db"].as_f64().unwrap() - 0.732).abs() < 0.01, "{weak}");
+    let codes: Vec<(String, Option<u64>)> =
+        a["reasons"].as_array().unwrap().iter().map(|r| (r["code"].as_str().unwrap().to_string(), r["lane"].as_u64())).collect();
+    assert_eq!(codes, [("fec_hiding_marginal_optics".to_string(), Some(5)), ("low_margin".to_string(), Some(5))]);
+    assert_eq!(a["verdict"], "investigate");
+    // Which measurement the margin is: the host FEC's, behind the module's inner FEC.
+    assert!(
+        a["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("200G lanes on optics (IEEE 802.3dj)")),
+        "{}",
+        a["notes"]
+    );
+}
