@@ -99,6 +99,12 @@ pub struct Config {
     pub expected_mtu: Option<u32>,
     /// A ring (rx or tx) under this fraction of its driver's maximum is `rings_below_max`.
     pub min_ring_fraction: f64,
+    /// A pause counter (the link's or a priority's, sent or received) climbing faster than
+    /// this many frames per second over the window is `pause_storm`.
+    pub max_pause_frames_per_s: f64,
+    /// Received frames dropped for want of host buffers faster than this per second over
+    /// the window are `rx_discards` (0: any).
+    pub max_rx_discards_per_s: f64,
     /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
     pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
@@ -151,6 +157,12 @@ impl Default for Config {
             // 1024 descriptors of 9000-byte frames hold 184 us of line rate, 8192 hold
             // 1.5 ms (docs/host.md "Rings").
             min_ring_fraction: 0.5,
+            // A pause frame at the largest quanta (65535 x 512 bit times, IEEE 802.3 31B.2)
+            // stops the partner for 335 us at 100 Gb/s, 84 us at 400 Gb/s: 1000 a second can
+            // hold a 100G link a third of the time, a 400G link 8% (docs/host.md "Pause").
+            max_pause_frames_per_s: 1000.0,
+            // A dropped frame is lost traffic (RoCE retransmits its whole window).
+            max_rx_discards_per_s: 0.0,
             node_profiles: Default::default(),
         }
     }
@@ -212,6 +224,9 @@ impl Config {
             ("judge_window_s", self.judge_window_s, Range::Closed(3.0, 86_400.0)),
             ("trend_fit_window_s", self.trend_fit_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
             ("min_ring_fraction", self.min_ring_fraction, Range::Closed(0.0, 1.0)),
+            // A 800 Gb/s link carries at most ~1.19e9 minimum-size frames a second.
+            ("max_pause_frames_per_s", self.max_pause_frames_per_s, Range::Closed(0.0, 1.2e9)),
+            ("max_rx_discards_per_s", self.max_rx_discards_per_s, Range::Closed(0.0, 1.2e9)),
         ];
         for (key, value, range) in base {
             range.check(key, value)?;

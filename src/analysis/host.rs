@@ -26,8 +26,105 @@ pub struct HostAnalysis {
     pub irqs: Option<IrqPlacement>,
     /// The node's GPUs from this NIC, nearest first; `None` when GPUs were not looked for.
     pub gpus: Option<Vec<GpuPlacement>>,
+    /// Pause frames and receive discards over the window, as rates; `None` without a
+    /// window (a lone snapshot) or without such counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_discards: Option<PauseDiscards>,
     /// What could not be checked, one sentence each.
     pub not_checked: Vec<String>,
+}
+
+/// A counter's increase over the window and its rate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rate {
+    pub count: u64,
+    pub per_s: f64,
+    /// `netlink` or `driver:<ethtool -S name>`.
+    pub origin: String,
+}
+
+/// Per 802.1Qbb priority increases over the window (index = priority).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PerPriority {
+    pub counts: Vec<u64>,
+    pub origin: String,
+}
+
+/// What the port's host side counted over the window (`counters::host`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PauseDiscards {
+    pub window_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_pause_frames: Option<Rate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_pause_frames: Option<Rate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_pause_per_priority: Option<PerPriority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_pause_per_priority: Option<PerPriority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_discards: Option<Rate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_out_of_buffer: Option<Rate>,
+}
+
+impl PauseDiscards {
+    /// The window's pause and discard figures; `None` without a window to make rates of,
+    /// or when none of them was counted.
+    pub fn of(w: &InterfaceWindow) -> Option<PauseDiscards> {
+        let h = &w.deltas.host;
+        if h.is_empty() || w.samples < 2 || w.duration_s <= 0.0 {
+            return None;
+        }
+        let t = w.duration_s;
+        let rate = |c: &Option<crate::counters::Counted>| {
+            c.as_ref().map(|c| Rate { count: c.value, per_s: c.value as f64 / t, origin: c.origin.as_str().to_string() })
+        };
+        let prio = |l: &Option<crate::counters::LaneCounts>| {
+            l.as_ref().map(|l| PerPriority { counts: l.values.clone(), origin: l.origin.as_str().to_string() })
+        };
+        Some(PauseDiscards {
+            window_s: t,
+            rx_pause_frames: rate(&h.rx_pause_frames),
+            tx_pause_frames: rate(&h.tx_pause_frames),
+            rx_pause_per_priority: prio(&h.rx_pause_per_priority),
+            tx_pause_per_priority: prio(&h.tx_pause_per_priority),
+            rx_discards: rate(&h.rx_discards),
+            rx_out_of_buffer: rate(&h.rx_out_of_buffer),
+        })
+    }
+
+    /// Every pause counter as (rate per second, whose direction, what it is): the link's
+    /// and each priority's.
+    fn pause_rates(&self) -> Vec<(f64, Direction, String)> {
+        let mut all = Vec::new();
+        for (dir, r) in [(Direction::Received, &self.rx_pause_frames), (Direction::Sent, &self.tx_pause_frames)] {
+            if let Some(r) = r {
+                all.push((r.per_s, dir, format!("({})", r.origin)));
+            }
+        }
+        for (dir, p) in [(Direction::Received, &self.rx_pause_per_priority), (Direction::Sent, &self.tx_pause_per_priority)] {
+            let Some(p) = p else { continue };
+            for (prio, n) in p.counts.iter().enumerate() {
+                all.push((*n as f64 / self.window_s, dir, format!("on priority {prio} ({})", p.origin)));
+            }
+        }
+        all
+    }
+
+    /// Frames the host could not take: receive discards and out-of-buffer drops.
+    fn discarded(&self) -> Vec<&Rate> {
+        [&self.rx_discards, &self.rx_out_of_buffer].into_iter().flatten().collect()
+    }
+}
+
+/// Which way a pause frame went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    /// The link partner asked this port to stop sending.
+    Received,
+    /// This port asked its link partner to stop: its own receive side could not keep up.
+    Sent,
 }
 
 /// One GPU as seen from the NIC.
@@ -117,6 +214,7 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
         node_cpus: node_cpus.map(Vec::len),
         irqs,
         gpus,
+        pause_discards: None,
         not_checked,
     }
 }
@@ -170,6 +268,70 @@ fn names(list: &[&str]) -> String {
     }
 }
 
+/// `pause_storm` when a pause counter (the link's, or a priority's) climbs faster than
+/// `max_pause_frames_per_s`; `rx_discards` when the port dropped received frames for want
+/// of host buffers faster than `max_rx_discards_per_s`.
+fn judge_pause_discards(pd: &PauseDiscards, iface: &str, cfg: &Config) -> Vec<(ReasonCode, String, String)> {
+    let mut found = Vec::new();
+    let window = format!("over {:.0} s", pd.window_s);
+    let over: Vec<(f64, Direction, String)> = pd.pause_rates().into_iter().filter(|(r, _, _)| *r > cfg.max_pause_frames_per_s).collect();
+    // The fastest; of equal rates the first (the link's total before its priorities).
+    if let Some((rate, dir, what)) = over.iter().reduce(|a, b| if b.0 > a.0 { b } else { a }) {
+        let (verb, advice) = match dir {
+            Direction::Received => (
+                "received",
+                format!(
+                    "{iface}: the link partner keeps asking this port to stop sending: look at the switch port's congestion (its buffers, ECN and PFC thresholds, an incast onto it, a slow host behind it); {NOT_THE_LINK}"
+                ),
+            ),
+            Direction::Sent => (
+                "sent",
+                format!(
+                    "{iface}: this host's receive side cannot keep up and pauses the switch: raise the rings (`ethtool -G {iface}`), spread its IRQs over its NUMA node's CPUs, check the PCIe link and the consumer; {NOT_THE_LINK}"
+                ),
+            ),
+        };
+        let also = match over.len() {
+            1 => String::new(),
+            n => format!(" ({} more pause counters over it)", n - 1),
+        };
+        found.push((
+            ReasonCode::PauseStorm,
+            format!(
+                "pause frames {verb} {what} at {} /s {window}: above max_pause_frames_per_s {}{also}",
+                rate_text(*rate),
+                rate_text(cfg.max_pause_frames_per_s)
+            ),
+            advice,
+        ));
+    }
+    let dropped = pd.discarded();
+    let count: u64 = dropped.iter().map(|r| r.count).sum();
+    let rate = count as f64 / pd.window_s;
+    if count > 0 && rate > cfg.max_rx_discards_per_s {
+        let each = dropped.iter().filter(|r| r.count > 0).map(|r| format!("{} ({})", r.count, r.origin)).collect::<Vec<_>>().join(", ");
+        found.push((
+            ReasonCode::RxDiscards,
+            format!("{count} received frames dropped for want of host buffers {window} ({} /s): {each}", rate_text(rate)),
+            format!(
+                "{iface}: the host did not take frames off the NIC in time: raise the rings (`ethtool -G {iface}`), add channels (`ethtool -L`) up to its NUMA node's CPUs, keep its IRQs and the consuming threads on that node; a lossless (PFC) fabric should pause instead of dropping; {NOT_THE_LINK}"
+            ),
+        ));
+    }
+    found
+}
+
+/// A rate for a sentence: three significant figures.
+fn rate_text(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{r:.0}")
+    } else if r >= 1.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.3}")
+    }
+}
+
 /// `0.5` as `50%`.
 fn percent(f: f64) -> String {
     format!("{}%", (f * 100.0).round())
@@ -178,9 +340,12 @@ fn percent(f: f64) -> String {
 /// What none of the host's fixes change.
 const NOT_THE_LINK: &str = "this lifts a host-to-host ceiling only: it does not change the link, its FEC counters or its optics";
 
-/// Adds the host reasons of `a` (against the rest of `node`) with their advice, and
-/// recomputes the verdict.
-pub fn judge(a: &mut InterfaceAnalysis, node: &Node, cfg: &Config) {
+/// Adds the host reasons of `a` (against the rest of `node`; its window `w` for the
+/// pause and discard rates) with their advice, and recomputes the verdict.
+pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &Config) {
+    if let Some(pd) = PauseDiscards::of(w) {
+        a.host.get_or_insert_with(HostAnalysis::default).pause_discards = Some(pd);
+    }
     let Some(h) = &a.host else { return };
     let mut found: Vec<(ReasonCode, String, String)> = Vec::new();
     let iface = a.interface.as_str();
@@ -285,6 +450,9 @@ pub fn judge(a: &mut InterfaceAnalysis, node: &Node, cfg: &Config) {
                 ),
             ));
         }
+    }
+    if let Some(pd) = &h.pause_discards {
+        found.extend(judge_pause_discards(pd, iface, cfg));
     }
     if found.is_empty() {
         return;

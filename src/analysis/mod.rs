@@ -261,7 +261,7 @@ pub fn analyze_selected(
         .map(|(i, (w, map))| {
             let group = groups.get(&w.interface).cloned();
             let mut a = analyze_one(w, cfg, peers.get(i), group.clone(), map);
-            host::judge(&mut a, &node, cfg);
+            host::judge(&mut a, w, &node, cfg);
             a.segments = segments::analyze_segments(&segments(&w.interface), group.as_ref(), map, cfg);
             a
         })

@@ -7,6 +7,7 @@ pub mod compressed;
 mod lines;
 mod sink;
 
+use crate::counters::host::PauseStats;
 use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::host::HostFacts;
@@ -135,6 +136,10 @@ pub struct SampleRecord {
     /// absent for other netdevs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ib: Option<IbSample>,
+    /// Pause frames sent and received (`ETHTOOL_A_PAUSE_STATS`, docs/host.md); absent when
+    /// the driver has none and in captures written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<PauseStats>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

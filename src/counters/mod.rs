@@ -6,6 +6,7 @@
 //! `driver_stats` objects (docs/capture-format.md).
 
 pub mod driver_stats;
+pub mod host;
 pub mod ib;
 pub mod normalize;
 

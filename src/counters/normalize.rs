@@ -80,6 +80,9 @@ pub struct PortCounters {
     /// InfiniBand `PortCounters` figures with no Ethernet counterpart (`counters::ib`).
     #[serde(skip_serializing_if = "super::ib::IbCounted::is_empty")]
     pub ib: super::ib::IbCounted,
+    /// Pause frames and receive discards (`counters::host`).
+    #[serde(skip_serializing_if = "super::host::HostCounted::is_empty")]
+    pub host: super::host::HostCounted,
 }
 
 /// Driver counters with a known meaning, in preference order per figure.
@@ -132,6 +135,8 @@ pub(crate) struct Slots {
     symbol_errors: Option<Slot>,
     /// mlx5 `rx_err_lane_N_phy` positions, lane 0 first.
     lanes: Option<Vec<usize>>,
+    /// Pause and discard counters (`counters::host`).
+    pub(super) host: super::host::HostSlots,
 }
 
 impl Slots {
@@ -146,6 +151,7 @@ impl Slots {
             fcs_errors: Slot::find(stats, DRIVER_FCS_ERRORS),
             symbol_errors: Slot::find(stats, DRIVER_SYMBOL_ERRORS),
             lanes: mlx5_lane_slots(stats),
+            host: super::host::HostSlots::find(stats),
         }
     }
 }
@@ -169,7 +175,8 @@ pub(crate) fn known_driver_stats(stats: &DriverStats) -> DriverStats {
         DRIVER_SYMBOL_ERRORS,
     ];
     let named = known.into_iter().flatten().filter_map(|(n, _)| stats.position(n));
-    named.chain(stats.prefix_range(MLX5_LANE_PREFIX)).map(|k| stats.at(k)).map(|(n, v)| (n.clone(), v)).collect()
+    let host = super::host::HostSlots::find(stats).positions();
+    named.chain(host).chain(stats.prefix_range(MLX5_LANE_PREFIX)).map(|k| stats.at(k)).map(|(n, v)| (n.clone(), v)).collect()
 }
 
 /// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN),

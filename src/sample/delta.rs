@@ -83,12 +83,19 @@ const SCALARS: &[(&str, ScalarGet, ScalarSet)] = &[
     ("port_xmit_data", |p| p.ib.port_xmit_data.as_ref(), |p, v| p.ib.port_xmit_data = Some(v)),
     ("port_rcv_packets", |p| p.ib.port_rcv_packets.as_ref(), |p, v| p.ib.port_rcv_packets = Some(v)),
     ("port_xmit_packets", |p| p.ib.port_xmit_packets.as_ref(), |p, v| p.ib.port_xmit_packets = Some(v)),
+    ("rx_pause_frames", |p| p.host.rx_pause_frames.as_ref(), |p, v| p.host.rx_pause_frames = Some(v)),
+    ("tx_pause_frames", |p| p.host.tx_pause_frames.as_ref(), |p, v| p.host.tx_pause_frames = Some(v)),
+    ("rx_discards", |p| p.host.rx_discards.as_ref(), |p, v| p.host.rx_discards = Some(v)),
+    ("rx_out_of_buffer", |p| p.host.rx_out_of_buffer.as_ref(), |p, v| p.host.rx_out_of_buffer = Some(v)),
 ];
 
 const LANES: &[(&str, LanesGet, LanesSet)] = &[
     ("corrected_bits_per_lane", |p| p.corrected_bits_per_lane.as_ref(), |p, v| p.corrected_bits_per_lane = Some(v)),
     ("corrected_blocks_per_lane", |p| p.corrected_blocks_per_lane.as_ref(), |p, v| p.corrected_blocks_per_lane = Some(v)),
     ("uncorrectable_blocks_per_lane", |p| p.uncorrectable_blocks_per_lane.as_ref(), |p, v| p.uncorrectable_blocks_per_lane = Some(v)),
+    // Per 802.1Qbb priority, not per lane: the same treatment of a run of values.
+    ("rx_pause_per_priority", |p| p.host.rx_pause_per_priority.as_ref(), |p, v| p.host.rx_pause_per_priority = Some(v)),
+    ("tx_pause_per_priority", |p| p.host.tx_pause_per_priority.as_ref(), |p, v| p.host.tx_pause_per_priority = Some(v)),
 ];
 
 /// `LANES[0]`, `SCALARS[5]` and `SCALARS[3]`: the series per-interval consumers (trend series) follow.
@@ -237,6 +244,7 @@ impl Point {
         let mut out = Point::default();
         let mut counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
         crate::counters::ib::normalize_into(&mut counters, s.ib.as_ref());
+        crate::counters::host::normalize_into(&mut counters, s.pause.as_ref(), &s.driver_stats);
         out.refill(s, &counters);
         out
     }
@@ -246,6 +254,7 @@ impl Point {
     pub fn refill_from(&mut self, s: &SampleRecord, counters: &mut PortCounters) {
         normalize_into(counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
         crate::counters::ib::normalize_into(counters, s.ib.as_ref());
+        crate::counters::host::normalize_into(counters, s.pause.as_ref(), &s.driver_stats);
         self.refill(s, counters);
     }
 
@@ -543,6 +552,14 @@ impl SegmentDelta {
                 port_xmit_data: scalar(&c.ib.port_xmit_data, &e.ib.port_xmit_data),
                 port_rcv_packets: scalar(&c.ib.port_rcv_packets, &e.ib.port_rcv_packets),
                 port_xmit_packets: scalar(&c.ib.port_xmit_packets, &e.ib.port_xmit_packets),
+            },
+            host: crate::counters::host::HostCounted {
+                rx_pause_frames: scalar(&c.host.rx_pause_frames, &e.host.rx_pause_frames),
+                tx_pause_frames: scalar(&c.host.tx_pause_frames, &e.host.tx_pause_frames),
+                rx_pause_per_priority: lanes(&c.host.rx_pause_per_priority, &e.host.rx_pause_per_priority),
+                tx_pause_per_priority: lanes(&c.host.tx_pause_per_priority, &e.host.tx_pause_per_priority),
+                rx_discards: scalar(&c.host.rx_discards, &e.host.rx_discards),
+                rx_out_of_buffer: scalar(&c.host.rx_out_of_buffer, &e.host.rx_out_of_buffer),
             },
         };
         let histogram = self

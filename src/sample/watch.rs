@@ -156,6 +156,7 @@ impl Iface {
         let fec = check(&self.name, t, self.source.fec(&self.name), out)?;
         let driver_stats = check(&self.name, t, self.source.driver_stats(&self.name), out)?.unwrap_or_default();
         let ib = check(&self.name, t, self.source.infiniband(&self.name), out)?;
+        let pause = check(&self.name, t, self.source.pause_stats(&self.name), out)?;
         let module = self.sample_module(t, out)?;
 
         let module_changed = module.as_ref().is_some_and(|m| m.changed) && self.announced_link.is_some();
@@ -194,6 +195,7 @@ impl Iface {
             driver_stats,
             module: module.map(|m| ModulePages { pages: m.monitor }),
             ib,
+            pause,
             ..Default::default()
         };
         // `Point::from_sample`, into the buffers of the last sample's.

@@ -16,6 +16,7 @@ use super::netlink::linkmodes::LinkModes;
 use super::netlink::{Dev, Family, Netlink};
 use super::sysfs::Sysfs;
 use super::{EepromReader, IoCounts, PathsUsed, Result, Source, SourceError};
+use crate::counters::host::PauseStats;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::host::{Channels, Fact, HostFacts, Rings};
 use crate::device::DeviceIdentity;
@@ -43,6 +44,10 @@ pub trait EthtoolKernel {
     /// RINGS_GET; a kernel without it is told by the op list, so the default never runs live.
     fn nl_rings(&mut self, _family: u16, dev: &Dev) -> Result<Rings> {
         Err(SourceError::NotSupported { what: "RINGS_GET".into(), driver: dev.driver.clone(), message: None })
+    }
+    /// PAUSE_GET with statistics (as [`Self::nl_rings`]); `None` when the reply has none.
+    fn nl_pause(&mut self, _family: u16, dev: &Dev) -> Result<Option<PauseStats>> {
+        Err(SourceError::NotSupported { what: "PAUSE_GET".into(), driver: dev.driver.clone(), message: None })
     }
     /// CHANNELS_GET (as [`Self::nl_rings`]).
     fn nl_channels(&mut self, _family: u16, dev: &Dev) -> Result<Channels> {
@@ -106,6 +111,9 @@ impl EthtoolKernel for RealKernel {
     }
     fn nl_channels(&mut self, family: u16, dev: &Dev) -> Result<Channels> {
         self.nl()?.channels(family, dev)
+    }
+    fn nl_pause(&mut self, family: u16, dev: &Dev) -> Result<Option<PauseStats>> {
+        self.nl()?.pause(family, dev)
     }
     fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo> {
         self.ioctl()?.drvinfo(dev)
@@ -183,6 +191,8 @@ struct Entry {
     noted: LastNoted,
     /// Its link between samples.
     link: Option<link::CachedLink>,
+    /// The driver answered that it has no pause statistics: not asked again.
+    no_pause_stats: bool,
 }
 
 impl LiveSource<RealKernel> {
@@ -539,6 +549,29 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
         let r = self.kernel.driver_stats(&dev).map_err(|e| relabelled(e, what));
         if let Err(e) = &r {
             self.note_as(i, Layer::DriverStats, e, what);
+        }
+        self.seen(i, iface, r)
+    }
+
+    /// PAUSE_GET with statistics. A driver without them (EOPNOTSUPP, or a reply with no
+    /// STATS nest) is asked once: a port's driver does not gain them while it runs.
+    fn pause_stats(&mut self, iface: &str) -> Result<PauseStats> {
+        let i = self.slot(iface);
+        let what = "pause statistics";
+        let unsupported =
+            |driver: Option<String>, message: &str| SourceError::NotSupported { what: what.into(), driver, message: Some(message.into()) };
+        if self.ifaces[i].no_pause_stats {
+            return Err(unsupported(None, "not reported by the driver"));
+        }
+        let dev = self.dev_at(i, iface)?;
+        let r = match self.family_with(ETHTOOL_MSG_PAUSE_GET) {
+            None => Err(unsupported(dev.driver.clone(), "the kernel has no ethtool netlink PAUSE_GET (Linux 5.6+)")),
+            Some(f) => self.kernel.nl_pause(f, &dev).map_err(|e| relabelled(e, what)).and_then(|s| {
+                s.ok_or_else(|| unsupported(dev.driver.clone(), "PAUSE_GET reply has no statistics (Linux 5.11+, driver get_pause_stats)"))
+            }),
+        };
+        if r.as_ref().is_err_and(SourceError::is_not_supported) {
+            self.ifaces[i].no_pause_stats = true;
         }
         self.seen(i, iface, r)
     }

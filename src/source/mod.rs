@@ -2,6 +2,7 @@
 //! capture replay implement the same [`Source`] trait, so decoding and analysis never
 //! know which one they got.
 
+use crate::counters::host::PauseStats;
 use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::DeviceIdentity;
@@ -146,6 +147,11 @@ pub trait Source {
     /// anything that is not an IB port.
     fn infiniband(&mut self, iface: &str) -> Result<IbSample> {
         Err(SourceError::NotSupported { what: format!("InfiniBand counters of {iface}"), driver: None, message: None })
+    }
+    /// Pause frames sent and received (`ETHTOOL_A_PAUSE_STATS`); `NotSupported` when the
+    /// driver has none.
+    fn pause_stats(&mut self, iface: &str) -> Result<PauseStats> {
+        Err(SourceError::NotSupported { what: format!("pause statistics of {iface}"), driver: None, message: None })
     }
     /// Called by the sampling loop after each sample of an interface. Live sources need
     /// nothing; capture replay moves to the next recorded sample.

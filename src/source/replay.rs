@@ -8,6 +8,7 @@
 use super::{IoCounts, PathsUsed, Result, Source, SourceError};
 
 use crate::capture::{Capture, InterfaceRecord, Record, SampleRecord};
+use crate::counters::host::PauseStats;
 use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::DeviceIdentity;
@@ -115,6 +116,11 @@ impl Source for ReplaySource {
 
     fn driver_stats(&mut self, iface: &str) -> Result<DriverStats> {
         Ok(self.current(iface, "driver statistics")?.0.driver_stats.clone())
+    }
+
+    fn pause_stats(&mut self, iface: &str) -> Result<PauseStats> {
+        let what = "pause statistics";
+        self.current(iface, what)?.0.pause.clone().ok_or_else(|| Self::not_captured(what, "not in the capture"))
     }
 
     fn infiniband(&mut self, iface: &str) -> Result<IbSample> {

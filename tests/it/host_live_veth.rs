@@ -106,3 +106,17 @@ fn veth_channels_follow_ethtool_set_and_rings_are_not_reported() {
     assert_ne!(ethtool(&["-L", "q0", "rx", "5"]).unwrap(), Some(0));
     assert_eq!(ethtool_value(&ns.name, &["-l", "q0"], current, "RX:"), Some(3));
 }
+
+/// veth has no pause statistics (PAUSE_GET answers EOPNOTSUPP, kernel-uapi.md §10): the
+/// source says so once and does not ask again on later samples.
+#[test]
+fn veth_pause_statistics_are_not_supported_and_asked_once() {
+    let Some(ns) = Netns::create("optics-h") else { return };
+    ns.enter();
+    let mut s = LiveSource::new();
+    let first = s.pause_stats("v0").unwrap_err();
+    assert!(first.is_not_supported(), "{first}");
+    let asked = s.io_counts().requests;
+    assert!(s.pause_stats("v0").unwrap_err().is_not_supported());
+    assert_eq!(s.io_counts().requests, asked, "a driver without pause statistics is not asked again");
+}

@@ -44,6 +44,7 @@ mod fecx_captures;
 mod frame_loss_outputs;
 #[cfg(live)]
 mod host_live_veth;
+mod host_pause;
 mod host_sysfs;
 mod hostile_names;
 #[cfg(live)]

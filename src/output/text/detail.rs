@@ -149,6 +149,22 @@ fn host_text(h: &HostAnalysis) -> String {
             ),
         });
     }
+    if let Some(pd) = &h.pause_discards {
+        let rate =
+            |name: &str, r: &Option<crate::analysis::host::Rate>| r.as_ref().map(|r| format!("{name} {} ({:.3}/s)", r.count, r.per_s));
+        let counted: Vec<String> = [
+            rate("pause rx", &pd.rx_pause_frames),
+            rate("pause tx", &pd.tx_pause_frames),
+            rate("rx discards", &pd.rx_discards),
+            rate("out of buffer", &pd.rx_out_of_buffer),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !counted.is_empty() {
+            parts.push(format!("{} over {:.0} s", counted.join(", "), pd.window_s));
+        }
+    }
     let mut text = parts.join(", ");
     let nearest = h.nearest_gpus();
     if let Some(first) = nearest.first() {

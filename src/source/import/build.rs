@@ -483,6 +483,7 @@ fn interface_records(
             printed_module: snap.printed_module.clone(),
             printed_fields: snap.counters.printed_fields.clone(),
             ib: snap.ib.clone(),
+            pause: None,
         };
         if span.is_some() {
             let mut z = zero_sample(&s);

@@ -19,6 +19,7 @@ pub mod linkstate;
 mod message;
 pub mod notify;
 pub mod parse;
+pub mod pause;
 mod recv;
 pub mod rings;
 
