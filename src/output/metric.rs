@@ -120,6 +120,16 @@ metrics! {
         "Usable bandwidth of the NIC's own PCIe link, bits per second";
     PcieDegraded = Gauge "optics_pcie_degraded" ["interface"] unit "":
         "1 when the PCIe link caps the port below its line rate";
+    HostInfo = Gauge "optics_host_info" ["interface", "driver", "driver_version", "firmware_version", "numa_node"] unit "":
+        "The NIC's driver, driver version, firmware version and NUMA node (value 1)";
+    HostMtuBytes = Gauge "optics_host_mtu_bytes" ["interface"] unit "bytes":
+        "MTU of the netdev, bytes";
+    HostRingEntries = Gauge "optics_host_ring_entries" ["interface", "direction", "which"] unit "":
+        "Descriptor ring size, rx or tx, current or the driver's max";
+    HostPauseFramesTotal = Counter "optics_host_pause_frames_total" ["interface", "direction"] unit "frames":
+        "Pause frames received or sent (link level), carried across hardware counter resets";
+    HostRxDiscardedFramesTotal = Counter "optics_host_rx_discarded_frames_total" ["interface", "cause"] unit "frames":
+        "Received frames dropped for want of host buffers (discards, out_of_buffer), carried across resets";
     BuildInfo = Gauge "optics_build_info" ["version"] unit "":
         "optics build (value 1)";
     SampleDurationSeconds = Gauge "optics_sample_duration_seconds" [] unit "seconds":

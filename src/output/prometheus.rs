@@ -14,6 +14,7 @@
 //! changes from one sample to the next. Non-finite values (the -inf dBm of a dark lane)
 //! are not exported: `optics_lane_flag{flag="rx_los"}` says what happened.
 
+use crate::analysis::host::HostAnalysis;
 use crate::analysis::{InterfaceAnalysis, LaneAnalysis, Verdict};
 use crate::module::report::{Modulation, ThresholdSet};
 use crate::module::units::mw_to_dbm;
@@ -167,6 +168,36 @@ impl Families {
                 f.get_or_create(&owned(labels)).inc_by(value);
             }
             Registered::Gauge(_) => debug_assert!(false, "{metric:?} is a gauge"),
+        }
+    }
+}
+
+/// The host facts of interface `i` (docs/host.md): identity as an info series, MTU, rings.
+fn host(f: &Families, i: &str, h: &HostAnalysis) {
+    let text = |o: &Option<crate::device::host::Fact<String>>| o.as_ref().map_or("", |f| f.value.trim()).to_string();
+    let numa = h.numa_node.as_ref().map_or(String::new(), |n| n.value.to_string());
+    if h.driver.is_some() || h.firmware_version.is_some() || h.numa_node.is_some() {
+        f.set(
+            Metric::HostInfo,
+            &[
+                ("interface", i),
+                ("driver", &text(&h.driver)),
+                ("driver_version", &text(&h.driver_version)),
+                ("firmware_version", &text(&h.firmware_version)),
+                ("numa_node", &numa),
+            ],
+            1.0,
+        );
+    }
+    if let Some(m) = &h.mtu {
+        f.set(Metric::HostMtuBytes, &[("interface", i)], f64::from(m.value));
+    }
+    if let Some(r) = &h.rings {
+        let r = &r.value;
+        for (direction, which, v) in [("rx", "current", r.rx), ("rx", "max", r.rx_max), ("tx", "current", r.tx), ("tx", "max", r.tx_max)] {
+            if let Some(v) = v {
+                f.set(Metric::HostRingEntries, &[("interface", i), ("direction", direction), ("which", which)], f64::from(v));
+            }
         }
     }
 }
@@ -371,6 +402,23 @@ impl Metrics {
             }
             for b in &fl.budgets {
                 f.set(Metric::FecFlrBudget, &[("interface", i), ("budget", b.name)], b.flr);
+            }
+        }
+        if let Some(h) = &a.host {
+            host(f, i, h);
+        }
+        if let Some(pd) = life.and_then(|l| l.host.as_ref()?.pause_discards.as_ref()) {
+            for (direction, r) in [("rx", &pd.rx_pause_frames), ("tx", &pd.tx_pause_frames)] {
+                if let Some(r) = r {
+                    let total = self.carry(i, format!("{direction}_pause_frames"), r.count);
+                    f.count(Metric::HostPauseFramesTotal, &[("interface", i), ("direction", direction)], total);
+                }
+            }
+            for (cause, r) in [("discards", &pd.rx_discards), ("out_of_buffer", &pd.rx_out_of_buffer)] {
+                if let Some(r) = r {
+                    let total = self.carry(i, format!("rx_{cause}"), r.count);
+                    f.count(Metric::HostRxDiscardedFramesTotal, &[("interface", i), ("cause", cause)], total);
+                }
             }
         }
         let module_lanes = a.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);

@@ -129,3 +129,53 @@ fn captures_without_the_counters_read_as_before() {
     assert!(a["host"].is_null() || a["host"]["pause_discards"].is_null(), "{}", a["host"]);
     assert!(reasons(a, "pause_storm").is_empty() && reasons(a, "rx_discards").is_empty());
 }
+
+/// The exposition (`export --prometheus`, the textfile route; `serve` renders the same)
+/// carries the host facts and the pause and discard counters as `_total`: bounded labels
+/// (direction, cause), the firmware as an info series.
+#[test]
+fn host_metrics_in_the_exposition() {
+    let ports = [cx7_port("a", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])];
+    let capture = with_samples(&simple_capture(&ports, 6, 1), |_, t, v| {
+        v["pause"] = json!({"tx_frames": 0, "rx_frames": (t * 10.0).round() as u64});
+        v["driver_stats"]["rx_discards_phy"] = json!(4);
+    });
+    // The interface record's host facts as a live read would give them.
+    let capture: String = capture
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["record"] == "interface" {
+                v["host"] = json!({
+                    "driver": {"value": "mlx5_core", "from": "ioctl"},
+                    "firmware_version": {"value": "28.39.1002 (MT_0000000838)", "from": "ioctl"},
+                    "numa_node": {"value": 1, "from": "sysfs"},
+                    "mtu": {"value": 9000, "from": "ioctl"},
+                    "rings": {"value": {"rx": 1024, "rx_max": 8192, "tx": 1024, "tx_max": 8192}, "from": "netlink"}
+                });
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    std::fs::write(&cap, capture).unwrap();
+    let prom = dir.path().join("optics.prom");
+    optics().arg("export").arg(&cap).arg("--prometheus").arg(&prom).assert().success();
+    let text = std::fs::read_to_string(&prom).unwrap();
+    let has = |line: &str| text.lines().any(|l| l == line);
+    assert!(
+        has(
+            r#"optics_host_info{interface="a",driver="mlx5_core",driver_version="",firmware_version="28.39.1002 (MT_0000000838)",numa_node="1"} 1.0"#
+        ),
+        "{text}"
+    );
+    assert!(has(r#"optics_host_mtu_bytes{interface="a"} 9000.0"#), "{text}");
+    assert!(has(r#"optics_host_ring_entries{interface="a",direction="rx",which="current"} 1024.0"#), "{text}");
+    assert!(has(r#"optics_host_ring_entries{interface="a",direction="tx",which="max"} 8192.0"#), "{text}");
+    assert!(has(r#"optics_host_pause_frames_total{interface="a",direction="tx"} 0"#), "{text}");
+    assert!(text.lines().any(|l| l.starts_with(r#"optics_host_pause_frames_total{interface="a",direction="rx"} "#)), "{text}");
+    // The discard counter never moved: its total over the run is 0.
+    assert!(has(r#"optics_host_rx_discarded_frames_total{interface="a",cause="discards"} 0"#), "{text}");
+    assert!(has(r#"optics_interface_reason{interface="a",code="rings_below_max"} 1.0"#), "{text}");
+}

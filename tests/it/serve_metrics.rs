@@ -95,6 +95,10 @@ fn docs_list_exactly_the_exported_metrics() {
     ] {
         all.extend(analyses(c));
     }
+    // Host facts and pause and discard counters (tests/fixtures/host/README.md).
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host/sr4-200g-host-pause.jsonl");
+    let (engine, _) = optics::sample::engine::replay(host, EngineConfig::default()).unwrap();
+    all.extend(analyze(&engine.windows(), &Config::default(), &[]));
     // `serve`'s own: the windows, the interface count and the peaks of the last hour.
     let stats = ExporterStats {
         sample_duration_s: Some(0.01),
