@@ -64,7 +64,7 @@ fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
 /// the refresh gives. The patterns list every field: one added later fails to build.
 fn clone_unrefreshed(out: &mut ModuleReport, src: &ModuleReport, lanes: bool) {
     clone_fields_except!(out, src, ModuleReport {
-        standard, identifier, identifier_name, spec_revision, vendor_name, vendor_oui, vendor_pn, vendor_sn, vendor_rev,
+        standard, identifier, identifier_name, form_factor, spec_revision, vendor_name, vendor_oui, vendor_pn, vendor_sn, vendor_rev,
         date_code, connector, connector_name, media_type, wavelength_nm, nominal_signaling_rate_mbd, module_state,
         flat_memory, rx_power_type, modulation, encoding, media_lane_count, host_lane_count, active_application,
         applications, thresholds, vdm, checksums, warnings,

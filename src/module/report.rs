@@ -191,6 +191,10 @@ pub struct ModuleReport {
     /// SFF-8024 identifier code (byte 0).
     pub identifier: u8,
     pub identifier_name: String,
+    /// The form factor as people name it ("QSFP28", "QSFP56", "OSFP"): the identifier's
+    /// (SFF-8024 Table 4-1), told apart by the module's own compliance where one identifier
+    /// covers several ([`super::sff8636`]: 0x11 "QSFP28 or later").
+    pub form_factor: Option<&'static str>,
     /// Revision of the management spec the module claims, as text.
     pub spec_revision: Option<String>,
     pub vendor_name: Option<String>,
@@ -235,6 +239,7 @@ clone_field_wise!(ModuleReport {
     standard,
     identifier,
     identifier_name,
+    form_factor,
     spec_revision,
     vendor_name,
     vendor_oui,
@@ -268,7 +273,7 @@ clone_field_wise!(ModuleReport {
 
 impl ModuleReport {
     /// What the module is, in a few words: its form factor and the application it runs
-    /// ("OSFP 8x 100GBASE-DR", "QSFP28 200GBASE-SR4"). The application is the active one
+    /// ("OSFP 8x 100GBASE-DR", "QSFP56 200GBASE-SR4"). The application is the active one
     /// (CMIS: the media interface of the lanes' AppSel, times its lane count), else the
     /// compliance code; of the alternatives a compliance code lists ("50GBASE-SR,
     /// 100GBASE-SR2, or 200GBASE-SR4", SFF-8024 Table 4-4), the one at the link's
@@ -305,7 +310,7 @@ impl ModuleReport {
                 None => String::new(),
             },
         };
-        let form = super::sff8024::form_factor(self.identifier).map(str::to_string).unwrap_or_else(|| self.identifier_name.clone());
+        let form = self.form_factor.map(str::to_string).unwrap_or_else(|| self.identifier_name.clone());
         if application.is_empty() {
             form
         } else {
@@ -319,6 +324,7 @@ impl ModuleReport {
             standard,
             identifier,
             identifier_name: super::sff8024::identifier_name(identifier),
+            form_factor: super::sff8024::form_factor(identifier),
             spec_revision: None,
             vendor_name: None,
             vendor_oui: None,

@@ -51,8 +51,9 @@ pub fn identifier_name(id: u8) -> String {
     lookup(IDENTIFIERS, id)
 }
 
-/// The form factor an identifier names, as people say it (Table 4-1's names shortened:
-/// 0x11 "QSFP28 or later" is a QSFP28 cage whatever the lane rate).
+/// The form factor an identifier names, as people say it (Table 4-1's names shortened).
+/// 0x11 "QSFP28 or later" is QSFP28 here; a module's compliance can say it is a later one
+/// (`sff8636::form_factor`).
 pub fn form_factor(id: u8) -> Option<&'static str> {
     Some(match id {
         0x03 => "SFP",

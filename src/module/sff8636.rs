@@ -268,6 +268,7 @@ fn decode_identity(img: &ModuleImage, r: &mut ModuleReport) {
     r.connector = CONNECTOR.byte(img, 0);
     r.connector_name = r.connector.map(sff8024::connector_name);
     r.media_type = media_type(img);
+    r.form_factor = form_factor(r.identifier, extended_compliance(img));
     r.modulation = modulation(img);
     r.nominal_signaling_rate_mbd = nominal_rate_mbd(img);
     if is_optical(img) {
@@ -289,6 +290,26 @@ fn extended_compliance(img: &ModuleImage) -> Option<u8> {
     let eth = ETHERNET_COMPLIANCE.byte(img, 0).unwrap_or(0);
     let applies = eth & ETHERNET_COMPLIANCE_EXTENDED != 0 || eth == 0;
     EXT_COMPLIANCE.byte(img, 0).filter(|&c| c != 0 && applies)
+}
+
+/// Extended compliance codes (SFF-8024 Rev 4.x Table 4-4) every one of whose applications
+/// runs on 50 Gb/s PAM4 lanes (26.5625 GBd): the 50GAUI / 100GAUI-2 / 200GAUI-4 active
+/// cables (30h-33h), 50GBASE-CR/SR/FR/LR, 100GBASE-CR2/SR2, 200GBASE-CR4/SR4/DR4/FR4/LR4
+/// and 200G PSM4 (40h-46h), 50GBASE-ER (4Ah).
+const FIFTY_GBPS_LANE_CODES: &[RangeInclusive<u8>] = &[0x30..=0x33, 0x40..=0x46, 0x4a..=0x4a];
+
+/// The form factor of an SFF-8636 module. Identifier 11h is "QSFP28 or later" (SFF-8024
+/// Table 4-1): the QSFP28 form factor is four lanes of up to 28 Gb/s (SFF-8665), so a
+/// module on that identifier whose extended compliance (byte 192, a code of SFF-8024
+/// Table 4-4, in force when byte 131 bit 7 says so, SFF-8636 Rev 2.10a Table 6-16) names
+/// only 50 Gb/s-lane applications is the later four-lane form, QSFP56, as its makers name
+/// it (NVIDIA MMA1T00-VS "200GbE QSFP56", managed per SFF-8636). ethtool prints 11h as "QSFP28" whatever the compliance; the
+/// identifier's own name stays in `identifier_name`.
+fn form_factor(identifier: u8, ext_compliance: Option<u8>) -> Option<&'static str> {
+    match ext_compliance {
+        Some(c) if identifier == 0x11 && FIFTY_GBPS_LANE_CODES.iter().any(|r| r.contains(&c)) => Some("QSFP56"),
+        _ => sff8024::form_factor(identifier),
+    }
 }
 
 /// The extended compliance name first, then every 10/40G Ethernet bit of byte 131.
@@ -439,6 +460,22 @@ mod tests {
         let req = monitor_requests(&ModuleImage::new());
         assert!(req.iter().all(PageRequest::is_valid));
         assert_eq!(req, vec![PageRequest::new(A0, 0, 0, 3, 55)]);
+    }
+
+    #[test]
+    fn qsfp28_or_later_is_qsfp56_only_on_fifty_gbps_lane_compliance() {
+        // SFF-8024 Table 4-4: 41h "50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4", 43h
+        // "200GBASE-FR4", 30h a 200GAUI-4 active copper cable: QSFP56 on identifier 11h.
+        for code in [0x41, 0x43, 0x30, 0x46] {
+            assert_eq!(form_factor(0x11, Some(code)), Some("QSFP56"), "{code:#04x}");
+        }
+        // 02h 100GBASE-SR4 (25G lanes), 25h 100GBASE-DR over CAUI-4 (a 25G-lane host), 29h
+        // (100G lanes, not claimed here), none at all: QSFP28 as Table 4-1 names 11h.
+        for code in [Some(0x02), Some(0x25), Some(0x29), None] {
+            assert_eq!(form_factor(0x11, code), Some("QSFP28"), "{code:?}");
+        }
+        // Another identifier keeps its own form factor whatever the code.
+        assert_eq!(form_factor(0x0d, Some(0x41)), Some("QSFP+"));
     }
 
     #[test]

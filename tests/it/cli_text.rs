@@ -235,15 +235,16 @@ fn readme_sample_is_the_real_output() {
 
 /// The module line names the form factor and the application, not the media-type byte.
 /// 800G: identifier 0x19 is OSFP (SFF-8024 Table 4-1); AppSel 1's media interface 0x14 is
-/// 100GBASE-DR (Table 4-7) on 8 media lanes. 200G: identifier 0x11 is QSFP28, and of the
-/// compliance code's alternatives (50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4, Table 4-4)
-/// the link's 200000baseSR4 runs the one at 200G.
+/// 100GBASE-DR (Table 4-7) on 8 media lanes. 200G: identifier 0x11 is "QSFP28 or later"
+/// and the extended compliance code 41h (50GBASE-SR, 100GBASE-SR2, or 200GBASE-SR4, Table
+/// 4-4) runs only on 50 Gb/s lanes, so the form is QSFP56 (a QSFP28 is 4 x 28 Gb/s,
+/// SFF-8665); of the code's alternatives the link's 200000baseSR4 runs the one at 200G.
 #[test]
 fn the_module_line_names_form_factor_and_application() {
     let dr8 = scan_text(&capture("dr8-800g-cmis-healthy.jsonl"), 100, &[]);
     assert!(dr8.contains("SN AC2509DR80042 (OSFP 8x 100GBASE-DR, CMIS), 48.0 C"), "{dr8}");
     let sr4 = scan_text(&capture("sr4-200g-healthy.jsonl"), 100, &[]);
-    assert!(sr4.contains("(QSFP28 200GBASE-SR4, SFF-8636)"), "{sr4}");
+    assert!(sr4.contains("(QSFP56 200GBASE-SR4, SFF-8636)"), "{sr4}");
     let out = optics().arg("decode").arg(capture("dr8-800g-cmis-healthy.jsonl")).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("Module:            OSFP 8x 100GBASE-DR\n"));
 }
