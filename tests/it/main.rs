@@ -12,6 +12,8 @@ mod capture_zstd;
 mod cli_check_plot_report;
 mod cli_compare_export;
 mod cli_decode;
+#[cfg(live)]
+mod cli_decode_live;
 mod cli_import;
 #[cfg(live)]
 mod cli_live_veth;
