@@ -50,7 +50,7 @@ mod tests {
 
 #[derive(Args, Debug, Clone)]
 pub struct AnalysisArgs {
-    /// Thresholds file (JSON; see docs/config.md). Defaults are built in.
+    /// Thresholds file (JSON; see docs/config.md) [default: the built-in thresholds].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print JSON instead of the readable report.
@@ -105,8 +105,8 @@ impl FailOnArgs {
 /// Options of every subcommand that samples the live system.
 #[derive(Args, Debug, Clone)]
 pub struct LiveArgs {
-    /// Time between live samples [default: 1s].
-    #[arg(long, value_parser = parse_duration)]
+    /// Time between live samples (a duration: 500ms, 2s, 1m) [default: 1s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub interval: Option<Duration>,
     /// Write the samples to this capture file (JSON Lines) as they are taken.
     #[arg(long, value_name = "FILE")]

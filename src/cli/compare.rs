@@ -33,8 +33,8 @@ pub struct CompareArgs {
     pub pairs: Vec<(String, String)>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live when there is no AFTER capture [default: 10s].
-    #[arg(long, value_parser = parse_duration)]
+    /// How long to sample live when there is no AFTER capture (a duration: 500ms, 10s, 1m) [default: 10s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub window: Option<Duration>,
     #[command(flatten)]
     pub live: LiveArgs,

@@ -19,7 +19,7 @@ pub struct DecodeArgs {
     pub file: Option<PathBuf>,
     /// The live port whose module to read and decode (netlink, else the ioctl; --i2c
     /// reads it over I2C instead); with a capture, the interface whose module to decode
-    /// (default: the first with one).
+    /// [default: the first with a module].
     #[arg(long = "interface", value_name = "IFACE", value_hint = super::generate::LIVE_INTERFACE)]
     pub interface: Option<String>,
     /// Read the live module over direct I2C (e.g. /dev/i2c-3) instead of the driver.

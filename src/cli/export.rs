@@ -29,17 +29,19 @@ pub struct ExportArgs {
     /// Write the capture's metrics for node_exporter's textfile collector to FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub prometheus: Option<PathBuf>,
-    /// Only these interfaces.
+    /// Only these interfaces (repeatable) [default: every interface of the capture].
     #[arg(long = "interface", value_name = "IFACE")]
     pub interfaces: Vec<String>,
-    /// Thresholds file (JSON): margins in the rows use it.
+    /// Thresholds file (JSON; see docs/config.md): margins in the rows use it [default: the
+    /// built-in thresholds].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The far end of the exported interface's link (a capture, or anything `import` reads;
     /// `CAPTURE:IFACE` names its interface): rows get `link_loss_db` against its Tx powers.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
-    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...`; straight by default.
+    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` [default: straight,
+    /// 1:1,2:2,...].
     #[arg(long, value_name = "NEAR:FAR,...", value_parser = parse_lane_map, requires = "peer")]
     pub lane_map: Option<LaneMap>,
 }

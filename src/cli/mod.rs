@@ -41,33 +41,33 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Sample an interface briefly (or replay a capture), rank lanes by margin, give a verdict.
+    /// Sample interfaces briefly (or replay a capture), rank their lanes by margin, give a verdict.
     #[command(after_help = EXIT_CODES)]
     Scan(scan::ScanArgs),
-    /// Sample interfaces over time; record a capture and/or stream CSV; analyse at the end.
+    /// Sample interfaces over time, record a capture or stream CSV as it goes, analyse the run at the end.
     ///
     /// The live table shows each last interval (and, with --judge-window, a verdict over that
     /// window); the analysis printed at the end is over the whole run, as a recording is.
     #[command(after_help = EXIT_CODES)]
     Watch(watch::WatchArgs),
-    /// Before/after per lane: did the swap or clean help?
+    /// Compare per lane before and after a swap or clean (two captures, or a baseline and the port now).
     Compare(compare::CompareArgs),
-    /// Export a capture as CSV lane rows.
+    /// Export a capture's lane rows (CSV, JSON Lines) or its metrics (a Prometheus textfile).
     Export(export::ExportArgs),
-    /// Turn tool outputs (mlxlink, ethtool, lspci, support bundles, runbook baselines) into a capture.
+    /// Import tool outputs (mlxlink, ethtool, lspci, support bundles, switch views) into a capture.
     Import(import::ImportArgs),
-    /// Decode a module EEPROM image (image JSON, flat binary dump, or ethtool/i2cdump hex text).
+    /// Decode a module: a live port's (--interface) or an EEPROM image (image JSON, binary, hex text).
     Decode(decode::DecodeArgs),
-    /// Export per-lane margin, BER and verdicts to Prometheus (daemon; scrapes never touch hardware).
+    /// Serve per-lane margin, BER and verdicts to Prometheus (a daemon; scrapes never touch hardware).
     Serve(serve::ServeArgs),
-    /// Draw a capture as SVG: BER against rx power, margin over time, or the FEC histogram.
+    /// Plot a capture as SVG: BER against rx power, margin over time, or the FEC histogram.
     Plot(plot::PlotArgs),
-    /// Markdown evidence for a ticket or a vendor: node, module, measured, expected, ruled out, conclusion.
+    /// Write Markdown evidence for a ticket: node, module, measured, expected, ruled out, conclusion.
     Report(report::ReportArgs),
-    /// Shell completions (bash, zsh, fish) on stdout.
+    /// Print shell completions (bash, zsh, fish) on stdout.
     #[command(after_help = generate::COMPLETION_INSTALL)]
     Completions(generate::CompletionsArgs),
-    /// Man pages (roff): optics(1) on stdout, `optics man scan` for optics-scan(1), `--dir DIR` writes them all.
+    /// Print man pages (roff): optics(1), `optics man scan` for optics-scan(1); `--dir DIR` writes them all.
     Man(generate::ManArgs),
 }
 

@@ -36,10 +36,10 @@ pub struct PlotArgs {
     /// What to draw.
     #[arg(long, value_enum, default_value_t = PlotKind::BerVsRx)]
     pub kind: PlotKind,
-    /// Which interface (default: the one with the worst verdict).
+    /// Which interface [default: the one with the worst verdict].
     #[arg(long, value_name = "IFACE")]
     pub interface: Option<String>,
-    /// Thresholds file (JSON; see docs/config.md).
+    /// Thresholds file (JSON; see docs/config.md) [default: the built-in thresholds].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }

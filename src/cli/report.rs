@@ -16,22 +16,23 @@ use std::path::{Component, Path, PathBuf};
 pub struct ReportArgs {
     /// The capture the evidence is drawn from.
     pub capture: PathBuf,
-    /// Only these interfaces (default: all of the capture).
+    /// Only these interfaces [default: every interface of the capture].
     pub interfaces: Vec<String>,
     /// The far end's capture (its module's tx power per lane is quoted); `CAPTURE:IFACE`
     /// names its interface, the only one otherwise.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
-    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...`; straight by default.
+    /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` [default: straight,
+    /// 1:1,2:2,...].
     #[arg(long, value_name = "NEAR:FAR,...", value_parser = parse_lane_map, requires = "peer")]
     pub lane_map: Option<LaneMap>,
-    /// Write the Markdown here instead of stdout (`-`: stdout).
+    /// Write the Markdown to this file (`-` for standard output) [default: standard output].
     #[arg(short, long, value_name = "FILE.md")]
     pub output: Option<PathBuf>,
     /// Write SVG plots into this directory and embed them.
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
-    /// Thresholds file (JSON; see docs/config.md).
+    /// Thresholds file (JSON; see docs/config.md) [default: the built-in thresholds].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Validate against a speed-tier profile (100g, 200g, 400g, 800g or one from the config

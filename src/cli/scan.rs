@@ -23,7 +23,7 @@ use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct ScanArgs {
-    /// Interfaces (names or ifindex). None: every netdev with a module or FEC statistics.
+    /// Interfaces to sample (names or ifindex) [default: every netdev with a module or FEC statistics].
     #[arg(value_hint = super::generate::LIVE_INTERFACE)]
     pub interfaces: Vec<String>,
     /// Analyse a capture instead of the live system (the window is the whole capture).
@@ -31,15 +31,15 @@ pub struct ScanArgs {
     pub replay: Option<PathBuf>,
     #[command(flatten)]
     pub range: RangeArgs,
-    /// How long to sample live before deciding [default: 5s].
-    #[arg(long, value_parser = parse_duration)]
+    /// How long to sample live before deciding (a duration: 500ms, 5s, 1m) [default: 5s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub window: Option<Duration>,
     /// The far end's capture (`CAPTURE:IFACE` names its interface; the only one otherwise):
     /// tells fiber loss from a weak far-end transmitter.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
     /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` (crossed cables,
-    /// breakouts); straight by default.
+    /// breakouts) [default: straight, 1:1,2:2,...].
     #[arg(long, value_name = "NEAR:FAR,...", value_parser = parse_lane_map, requires = "peer")]
     pub lane_map: Option<LaneMap>,
     #[command(flatten)]

@@ -16,43 +16,44 @@ use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// Interfaces to sample. None: every netdev with a module or FEC statistics, looked
-    /// for again every --rediscover.
+    /// Interfaces to sample (names or ifindex) [default: every netdev with a module or FEC
+    /// statistics, looked for again every --rediscover].
     #[arg(value_hint = super::generate::LIVE_INTERFACE)]
     pub interfaces: Vec<String>,
-    /// Address to serve /metrics on. Loopback by default; give another address to expose it.
-    #[arg(long, default_value = "127.0.0.1:9464")]
+    /// Address to serve /metrics on: loopback unless another address is given to expose it.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:9464")]
     pub listen: SocketAddr,
-    /// Time between samples (a scrape never samples).
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    /// Time between samples; a scrape never samples (a duration: 500ms, 10s, 1m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub interval: Duration,
-    /// How often the interface set is looked at again.
-    #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    /// How often the interface set is looked at again (a duration: 10s, 1m, 5m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "60s")]
     pub rediscover: Duration,
-    /// Thresholds file (JSON; see docs/config.md); SIGHUP reads it again.
+    /// Thresholds file (JSON; see docs/config.md), read again on SIGHUP [default: the built-in
+    /// thresholds].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Serve a capture's records as if they were arriving live.
     #[arg(long, value_name = "CAPTURE")]
     pub replay: Option<PathBuf>,
     /// With --replay: play the capture this many times faster than recorded.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
     pub speed: f64,
     /// Rolling windows for optics_lane_pre_fec_ber{window="<N>s"}, in seconds.
     #[arg(long = "rolling", value_name = "SECONDS", value_delimiter = ',', default_value = "300")]
     pub rolling_s: Vec<f64>,
     /// The window verdicts, reasons, flags, margins, BERs and ranks are judged over: the
     /// last DURATION of each interface's samples (since a counter reset or module swap, if
-    /// one is in it). At least 3 sample intervals. Default: the config's judge_window_s (15m).
-    /// The _total counters count for all time.
+    /// one is in it), a duration of at least 3 sample intervals (5m, 15m, 1h) [default: the
+    /// config's judge_window_s, 15m]. The _total counters count for all time.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub judge_window: Option<Duration>,
     /// TLS and basic authentication, in the Prometheus exporter-toolkit's web configuration
     /// format (YAML: tls_server_config, basic_auth_users; docs/fleet.md). Read at start-up.
     #[arg(long = "web.config.file", value_name = "FILE")]
     pub web_config_file: Option<PathBuf>,
-    /// The window the margin trend (slope, time to floor / FEC limit) is fitted over.
-    /// Default: the config's trend_fit_window_s (6h).
+    /// The window the margin trend (slope, time to floor / FEC limit) is fitted over (a
+    /// duration: 1h, 6h, 24h) [default: the config's trend_fit_window_s, 6h].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub trend_window: Option<Duration>,
 }

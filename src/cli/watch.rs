@@ -25,13 +25,13 @@ use std::time::Duration;
 // rather than silently ignored (exit 2, clap's usage error).
 #[command(mut_arg("interval", |a| a.conflicts_with("replay")), mut_arg("verbose", |a| a.conflicts_with("replay")))]
 pub struct WatchArgs {
-    /// Interfaces to sample (names or ifindex). None: every netdev with a module or FEC
-    /// statistics, as `scan` finds them.
+    /// Interfaces to sample (names or ifindex) [default: every netdev with a module or FEC
+    /// statistics, as `scan` finds them].
     #[arg(value_hint = super::generate::LIVE_INTERFACE)]
     pub interfaces: Vec<String>,
-    /// Stop after this long; without it, sample until Ctrl-C or another stop signal
-    /// (SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM): the analysis is printed either way.
-    #[arg(long, value_parser = parse_duration, conflicts_with = "replay")]
+    /// Stop after this long (a duration: 30s, 10m, 2h) [default: until Ctrl-C or another stop
+    /// signal: SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM]. The analysis is printed either way.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "replay")]
     pub duration: Option<Duration>,
     /// Stream lane rows as CSV as samples are taken.
     #[arg(long, value_name = "FILE")]
@@ -40,8 +40,8 @@ pub struct WatchArgs {
     #[arg(long, value_name = "CAPTURE")]
     pub replay: Option<PathBuf>,
     /// The live table's verdict column: each interface judged over the last DURATION of its
-    /// samples, as `serve --judge-window` judges it (at least 3 intervals; without it, no
-    /// verdict column). The analysis printed at the end is over the whole run, whatever it.
+    /// samples, as `serve --judge-window` judges it (a duration of at least 3 intervals: 30s,
+    /// 15m) [default: no verdict column]. The analysis printed at the end is over the whole run.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "replay")]
     pub judge_window: Option<Duration>,
     #[command(flatten)]

@@ -128,7 +128,7 @@ fn completions_name_profiles_and_interfaces_in_every_shell() {
     // An option word is still completed as an option.
     assert!(bash_complete(&bash, &["optics", "scan", "--rep"]).contains(&"--replay".to_string()));
     let zsh = script("zsh");
-    assert!(zsh.contains("*::interfaces -- Interfaces (names or ifindex)") && zsh.contains(":_net_interfaces'"), "zsh");
+    assert!(zsh.contains("*::interfaces -- Interfaces to sample (names or ifindex)") && zsh.contains(":_net_interfaces'"), "zsh");
     assert!(zsh.contains(":NAME:(100g 200g 400g 800g)'"), "zsh profiles");
     assert!(!zsh.contains("_hosts"), "no argument of optics is a host name");
     let fish = script("fish");
@@ -228,4 +228,41 @@ fn check_usage_mistakes_exit_2_wherever_found() {
     let out = optics().args(["scan", "--check", "--replay", "/nonexistent/c.jsonl"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(text(&out.stdout).starts_with("OPTICS UNKNOWN - "), "{}", text(&out.stdout));
+}
+
+/// One style for every `--help` (and so every man page, generated from the same
+/// definitions): each command says what it does with a verb; every option that takes a
+/// value names what kind of value (never clap's `<WINDOW>` from the flag's own name);
+/// durations are `<DURATION>` and say so with their units; defaults read `[default: ...]`.
+#[test]
+fn help_is_one_style() {
+    const VERBS: [&str; 9] = ["Sample", "Compare", "Export", "Import", "Decode", "Serve", "Plot", "Write", "Print"];
+    let help = text(&optics().arg("--help").output().unwrap().stdout);
+    let at = help.find("Commands:").unwrap();
+    for line in help[at..].lines().skip(1).take_while(|l| l.starts_with("  ")) {
+        let mut words = line.split_whitespace();
+        let (cmd, verb) = (words.next().unwrap(), words.next().unwrap_or(""));
+        assert!(cmd == "help" || VERBS.contains(&verb), "{cmd}: {line:?}");
+    }
+    for sub in subcommands() {
+        let short = text(&optics().args([&sub, "-h"]).output().unwrap().stdout);
+        for line in short.lines().map(str::trim_start).filter(|l| l.starts_with("--") || l.starts_with("-")) {
+            let Some(long) = line.split([' ', ',']).find(|w| w.starts_with("--")) else { continue };
+            let value = line.split_once('<').and_then(|(_, r)| r.split_once('>')).map(|(v, _)| v);
+            if let Some(v) = value {
+                let from_flag = long.trim_start_matches("--").to_uppercase().replace('-', "_");
+                // An enum's own name is fine where its values are listed (--duration, --dir: a kind by name).
+                assert!(
+                    v != from_flag || ["DURATION", "DIR"].contains(&v) || line.contains("[possible values:"),
+                    "{sub} {long} <{v}>: name the kind of value"
+                );
+                if v == "DURATION" {
+                    assert!(line.contains("a duration"), "{sub} {long}: say it is a duration and its units: {line}");
+                }
+            }
+            for loose in ["Default:", "(default:", "by default", "Defaults are"] {
+                assert!(!line.contains(loose), "{sub} {long}: defaults read [default: ...]: {line}");
+            }
+        }
+    }
 }
