@@ -34,6 +34,8 @@ pub struct LaneFacts<'a> {
     /// The two powers the loss is made of, for the evidence.
     pub peer_tx_dbm: Option<f64>,
     pub rx_dbm: Option<f64>,
+    /// The other direction: this end's Tx dBm minus the far end's Rx dBm on this lane.
+    pub far_link_loss_db: Option<f64>,
     /// The module's media eSNR on this lane (CMIS VDM) and its offset from the siblings'
     /// median (negative = worse).
     pub esnr_db: Option<f64>,
@@ -64,8 +66,20 @@ pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
     // Both ends' powers: light lost beyond what the PMD allows is lost in the fiber and
     // connectors, whatever either module reports about itself.
     if let (Some(l), Some(b)) = (f.link_loss_db, f.link_loss_budget_db.filter(|b| f.link_loss_db.is_some_and(|l| l > *b))) {
+        // The other direction tells the fiber toward this end from what both directions share.
+        let (other, what) = match f.far_link_loss_db {
+            Some(back) if back > b => (
+                format!("; the other direction loses {back:.1} dB, over it too"),
+                format!("what both directions of lane {n} share: clean the connectors (MPO, patch panel) on lane {n} at both ends, replace the patch cord if it persists"),
+            ),
+            Some(back) => (
+                format!("; the other direction (this end's Tx to the far end's Rx) loses {back:.1} dB, within it"),
+                format!("the fiber carrying lane {n} toward this end: inspect and clean the fiber of lane {n} from the far end's Tx to this end's Rx, replace that fiber or patch cord if it persists"),
+            ),
+            None => (String::new(), format!("inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists")),
+        };
         return format!(
-            "lane {n}: fiber/connector fault on lane {n}: link loss {l:.1} dB{} is over the {} channel insertion loss budget of {b:.1} dB by {:.1} dB{}: inspect and clean the fiber and connectors on lane {n} at both ends, replace the patch cord if it persists",
+            "lane {n}: fiber/connector fault on lane {n}: link loss {l:.1} dB{} is over the {} channel insertion loss budget of {b:.1} dB by {:.1} dB{}{other}: {what}",
             powers(f),
             f.pmd.unwrap_or("PMD"),
             l - b,

@@ -142,6 +142,7 @@ pub(super) fn judge_lanes(
                 pmd: la.link_loss_pmd,
                 peer_tx_dbm: peer_lane(n).and_then(|l| l.tx_power_dbm),
                 rx_dbm: la.rx_power_dbm,
+                far_link_loss_db: la.far_link_loss_db,
                 esnr_db: la.esnr_db,
                 esnr_delta_db,
             };

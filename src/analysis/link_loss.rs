@@ -1,7 +1,10 @@
 //! Both ends of one link: per lane, the light lost between the far end's transmitter and
-//! this end's receiver (`link_loss_db` = far-end Tx dBm - near-end Rx dBm), against the
-//! channel insertion loss the PMD allows. A lane over that budget has lost its light in the
-//! fiber and connectors, whatever either module says about itself.
+//! this end's receiver (`link_loss_db` = far-end Tx dBm - near-end Rx dBm), and in the other
+//! direction between this end's transmitter and the far end's receiver (`far_link_loss_db` =
+//! near-end Tx dBm - far-end Rx dBm), against the channel insertion loss the PMD allows. A
+//! lane over that budget has lost its light in the fiber and connectors of that direction,
+//! whatever either module says about itself; over it in both directions, in what both
+//! directions share (a connector or patch cord carrying both fibers of the lane).
 //!
 //! The far end's lanes arrive already numbered as this end's (`--lane-map` is applied by
 //! the caller when the cable crosses them), so lane n here faces lane n there.
@@ -154,23 +157,54 @@ pub fn loss_db(far: &InterfaceWindow, lane: u8, rx_power_dbm: Option<f64>) -> Op
     far_tx.zip(rx_power_dbm).map(|(t, r)| t - r).filter(|d| d.is_finite())
 }
 
-/// Sets each lane's `link_loss_db` (where the far end's Tx power and this end's Rx power
-/// are both known), and the PMD and its budget, from the far end's window.
-pub fn apply(w: &InterfaceWindow, peer: Option<&InterfaceWindow>, lanes: &mut [LaneAnalysis]) {
-    let Some(far) = peer else { return };
+/// The light lost on `lane` in the other direction, between this end's transmitter sending
+/// `tx_power_dbm` and the far end's receiver on the lane facing it: near-end Tx dBm - far-end
+/// Rx dBm, where both are known.
+pub fn far_loss_db(far: &InterfaceWindow, lane: u8, tx_power_dbm: Option<f64>) -> Option<f64> {
+    let far_rx = far.module.as_ref()?.lanes.iter().find(|l| l.lane == lane).and_then(|l| l.rx_power_dbm);
+    tx_power_dbm.zip(far_rx).map(|(t, r)| t - r).filter(|d| d.is_finite())
+}
+
+/// Sets each lane's `link_loss_db` and `far_link_loss_db` (each where its two powers are
+/// known), and the PMD and its budget, from the far end's window. Returns a note per lane
+/// whose far-end receive direction alone is over the budget: this end's receiver sees
+/// nothing wrong there, so no judgement of this end names the lane.
+pub fn apply(w: &InterfaceWindow, peer: Option<&InterfaceWindow>, lanes: &mut [LaneAnalysis]) -> Vec<String> {
+    let Some(far) = peer else { return Vec::new() };
     let pmd = pmd_of(w, Some(far));
+    let mut notes = Vec::new();
     for la in lanes.iter_mut() {
         la.link_loss_db = loss_db(far, la.lane, la.rx_power_dbm);
-        if la.link_loss_db.is_some() {
+        la.far_link_loss_db = far_loss_db(far, la.lane, la.tx_power_dbm);
+        if la.link_loss_db.is_some() || la.far_link_loss_db.is_some() {
             la.link_loss_budget_db = pmd.map(|p| p.channel_insertion_loss_db);
             la.link_loss_pmd = pmd.map(|p| p.name);
         }
+        if far_over_budget(la) && !over_budget(la) {
+            let (n, budget) = (la.lane, la.link_loss_budget_db.unwrap_or(f64::NAN));
+            let loss = la.far_link_loss_db.unwrap_or(f64::NAN);
+            notes.push(format!(
+                "lane {n}: the far end receives {loss:.1} dB less than this end sends on lane {n}, over the {} budget of {budget:.1} dB by {:.1} dB{}: fiber/connector fault in the direction toward the far end: inspect and clean the fiber of lane {n} from this end's Tx to the far end's Rx",
+                la.link_loss_pmd.unwrap_or("PMD"),
+                loss - budget,
+                match la.link_loss_db {
+                    Some(back) => format!(" (the way back loses {back:.1} dB, within it)"),
+                    None => String::new(),
+                }
+            ));
+        }
     }
+    notes
 }
 
-/// The lane's loss is over its PMD's budget.
+/// The lane's loss toward this end is over its PMD's budget.
 pub fn over_budget(la: &LaneAnalysis) -> bool {
     la.link_loss_db.zip(la.link_loss_budget_db).is_some_and(|(l, b)| l > b)
+}
+
+/// The lane's loss toward the far end is over its PMD's budget.
+pub fn far_over_budget(la: &LaneAnalysis) -> bool {
+    la.far_link_loss_db.zip(la.link_loss_budget_db).is_some_and(|(l, b)| l > b)
 }
 
 #[cfg(test)]

@@ -187,6 +187,10 @@ pub struct LaneAnalysis {
     pub link_loss_budget_db: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_loss_pmd: Option<&'static str>,
+    /// With `--peer`: the other direction, this end's Tx dBm minus the far end's Rx dBm on
+    /// the lane facing this one (the far-end receive direction), held to the same budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub far_link_loss_db: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -629,7 +633,7 @@ fn analyze_one(
     }
     link_reasons(&cx, &link, &lanes, &mut reasons);
     let ib = infiniband::judge(&mut cx, &mut reasons);
-    link_loss::apply(w, peer, &mut lanes);
+    cx.notes.extend(link_loss::apply(w, peer, &mut lanes));
     judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
     let after_flap = after_flap::judge(&cx, &mut lanes, &mut reasons);

@@ -309,7 +309,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
 /// Per lane, the light lost from the far end's transmitter to this end's receiver, against
 /// the PMD's channel insertion loss budget and the clause that gives it.
 fn write_link_loss(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
-    let mut lanes: Vec<_> = a.lanes.iter().filter(|x| x.link_loss_db.is_some()).collect();
+    let mut lanes: Vec<_> = a.lanes.iter().filter(|x| x.link_loss_db.is_some() || x.far_link_loss_db.is_some()).collect();
     if lanes.is_empty() {
         return Ok(());
     }
@@ -326,7 +326,14 @@ fn write_link_loss(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
     writeln!(w)?;
     for x in lanes {
         let over = if link_loss::over_budget(x) { " (over budget: fiber/connector)" } else { "" };
-        writeln!(w, "- lane {}: {} dB{over}", x.lane, num(x.link_loss_db, 2))?;
+        let back = match x.far_link_loss_db {
+            Some(_) => {
+                let far_over = if link_loss::far_over_budget(x) { " (over budget: fiber/connector)" } else { "" };
+                format!("; toward the far end (near-end Tx - far-end Rx): {} dB{far_over}", num(x.far_link_loss_db, 2))
+            }
+            None => String::new(),
+        };
+        writeln!(w, "- lane {}: {} dB{over}{back}", x.lane, num(x.link_loss_db, 2))?;
     }
     Ok(())
 }

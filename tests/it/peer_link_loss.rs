@@ -215,7 +215,9 @@ fn the_markdown_report_lists_the_loss_per_lane() {
     let text = std::fs::read_to_string(&md).unwrap();
     assert!(text.contains("against the 200GBASE-SR4 channel insertion loss budget of 1.9 dB (IEEE 802.3 Clause 138"), "{text}");
     let lane4 = text.lines().find(|l| l.starts_with("- lane 4: 2.")).unwrap_or_else(|| panic!("{text}"));
-    assert!(lane4.ends_with("dB (over budget: fiber/connector)"), "{lane4}");
+    assert!(lane4.contains("dB (over budget: fiber/connector); toward the far end"), "{lane4}");
+    // The other direction: our Tx -0.5 - the far end's Rx -1.1 = 0.6 dB, within budget.
+    assert!(lane4.contains("(near-end Tx - far-end Rx): 0.") && lane4.ends_with(" dB"), "{lane4}");
     assert!(text.lines().any(|l| l.starts_with("- lane 1: 0.") && l.ends_with(" dB")), "{text}");
 }
 
@@ -264,4 +266,70 @@ fn a_switch_port_with_another_lane_count_is_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("has 3 lanes and ens3np0 has 4: not the two ends of one link"), "{err}");
+}
+
+/// The far end with its receive powers given too (the other direction).
+fn far_rx(dir: &Path, tx_dbm: [f64; 4], rx_dbm: [f64; 4]) -> std::path::PathBuf {
+    let mut m = sr4_200g("MT2240FT00088", rx_dbm);
+    m.tx_dbm = tx_dbm;
+    write(dir, "far.jsonl", simple_capture(&[cx7_port("Ethernet48", m, [12_000.0, 15_000.0, 14_000.0, 18_000.0])], 61, 22))
+}
+
+fn far_loss(l: &Value) -> f64 {
+    l["far_link_loss_db"].as_f64().unwrap_or_else(|| panic!("no far_link_loss_db: {l}"))
+}
+
+#[test]
+fn both_directions_per_lane_tell_the_fiber_toward_this_end() {
+    let dir = tempfile::tempdir().unwrap();
+    // Toward us lane 4 loses -0.5 - (-3.0) = 2.5 dB (over 1.9); toward the far end every
+    // lane loses our Tx (-0.4, -0.5, -0.45, -0.5) minus its Rx (-1.0, -1.1, -1.05, -1.1) = 0.6 dB.
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -3.0]);
+    let f = far(dir.path(), FAR_TX_NORMAL);
+    let l = lanes(&n, &["--peer", f.to_str().unwrap()]);
+    for x in &l {
+        assert!((far_loss(x) - 0.6).abs() < 0.1, "{x}");
+    }
+    let a = advice(&l[3]);
+    assert!(a.contains("the other direction (this end's Tx to the far end's Rx) loses 0.6 dB, within it"), "{a}");
+    assert!(a.contains("the fiber carrying lane 4 toward this end"), "{a}");
+}
+
+#[test]
+fn loss_over_budget_both_ways_points_at_what_they_share() {
+    let dir = tempfile::tempdir().unwrap();
+    // Lane 4 both ways: -0.5 - (-3.0) = 2.5 dB toward us, -0.5 - (-2.9) = 2.4 dB toward the far end.
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -3.0]);
+    let f = far_rx(dir.path(), FAR_TX_NORMAL, [-1.0, -1.1, -1.05, -2.9]);
+    let l = lanes(&n, &["--peer", f.to_str().unwrap()]);
+    assert!((loss(&l[3]) - 2.5).abs() < 0.1 && (far_loss(&l[3]) - 2.4).abs() < 0.1, "{}", l[3]);
+    let a = advice(&l[3]);
+    assert!(a.contains("the other direction loses 2.4 dB, over it too") && a.contains("what both directions of lane 4 share"), "{a}");
+}
+
+#[test]
+fn a_lane_lost_only_toward_the_far_end_is_named_from_this_end() {
+    let dir = tempfile::tempdir().unwrap();
+    // Our receivers see 0.6 dB loss on every lane; the far end receives our lane 2 at -3.0:
+    // -0.5 - (-3.0) = 2.5 dB, 0.6 dB over the 1.9 dB budget, in the direction toward it.
+    let n = near(dir.path(), [-1.0, -1.1, -1.05, -1.1]);
+    let f = far_rx(dir.path(), FAR_TX_NORMAL, [-1.0, -3.0, -1.05, -1.1]);
+    let out = optics().arg("scan").arg("--replay").arg(&n).arg("--json").arg("--peer").arg(&f).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let i = &v["interfaces"][0];
+    let lane2 = i["lanes"].as_array().unwrap().iter().find(|l| l["lane"] == 2).unwrap();
+    assert!((far_loss(lane2) - 2.5).abs() < 0.1 && (loss(lane2) - 0.6).abs() < 0.1, "{lane2}");
+    let notes = i["notes"].to_string();
+    assert!(
+        notes.contains("lane 2: the far end receives 2.5 dB less than this end sends") && notes.contains("toward the far end"),
+        "{notes}"
+    );
+    assert!(notes.contains("the way back loses 0.6 dB, within it"), "{notes}");
+    // The text report marks it in the far loss column.
+    let out = optics().env("COLUMNS", "180").arg("scan").arg("--replay").arg(&n).arg("--peer").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("far loss"), "{text}");
+    let row = text.lines().find(|l| l.trim_start().starts_with("2 ")).unwrap_or_else(|| panic!("{text}"));
+    let marked = row.split_whitespace().find_map(|c| c.strip_suffix('!')).unwrap_or_else(|| panic!("{row}"));
+    assert!((marked.parse::<f64>().unwrap() - 2.5).abs() < 0.1, "{row}");
 }

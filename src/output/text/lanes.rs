@@ -91,6 +91,16 @@ const COLUMNS: &[Column] = &[
         },
         shown: |a| a.lanes.iter().any(|l| l.link_loss_db.is_some()),
     },
+    Column {
+        header: "far loss",
+        width: 8,
+        keep: 2,
+        cell: |l| match l.far_link_loss_db {
+            Some(v) if link_loss::far_over_budget(l) => format!("{v:.2}!"),
+            v => num(v, 2),
+        },
+        shown: |a| a.lanes.iter().any(|l| l.far_link_loss_db.is_some()),
+    },
 ];
 
 /// Filled cells for the margin, 2 per dB up to 4 dB; blank when there is no margin.
@@ -152,7 +162,7 @@ pub fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions)
             }
         }
     }
-    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.header == "loss dB"))
+    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.header == "loss dB" || c.header == "far loss"))
 }
 
 /// What the `loss dB` column measures and the budget it is held to (the PMD's clause).
@@ -163,10 +173,10 @@ fn write_loss_note(w: &mut dyn Write, a: &InterfaceAnalysis, width: usize, shown
     let budget = a.lanes.iter().find_map(|l| l.link_loss_pmd.and_then(link_loss::pmd_by_name));
     let note = match budget {
         Some(p) => format!(
-            "loss dB: far-end Tx - this end's Rx per lane; ! over the {} channel insertion loss budget of {:.1} dB ({})",
+            "loss dB: far-end Tx - this end's Rx per lane; ! over the {} channel insertion loss budget of {:.1} dB ({}); far loss: this end's Tx - far-end Rx, the other direction",
             p.name, p.channel_insertion_loss_db, p.source
         ),
-        None => "loss dB: far-end Tx - this end's Rx per lane; neither module nor the link mode names the PMD, so no budget".into(),
+        None => "loss dB: far-end Tx - this end's Rx per lane; neither module nor the link mode names the PMD, so no budget; far loss: this end's Tx - far-end Rx, the other direction".into(),
     };
     for line in wrap(&note, width.saturating_sub(2)) {
         writeln!(w, "  {line}")?;
