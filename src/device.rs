@@ -38,6 +38,51 @@ pub struct DeviceIdentity {
     /// RoCE netdev); `None` for other netdevs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ib: Option<IbPort>,
+    /// What the port's cable reaches, as LLDP names it; `None` when no neighbor table was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbor: Option<LinkNeighbor>,
+}
+
+/// The far end of a port's cable as a link-layer discovery protocol names it (IEEE 802.1AB
+/// LLDP, or CDP, as lldpd heard it): the neighbor's system and the port it sends from, as
+/// received.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkNeighbor {
+    /// System Name TLV (IEEE 802.1AB-2016 8.5.6).
+    #[serde(default)]
+    pub system: Option<String>,
+    /// Chassis ID TLV (8.5.2), without its subtype word.
+    #[serde(default)]
+    pub chassis_id: Option<String>,
+    /// Port ID TLV (8.5.3), without its subtype word (`Ethernet48`, a MAC, a local number).
+    #[serde(default)]
+    pub port: Option<String>,
+    /// Port Description TLV (8.5.5): switches that send a number as the port ID often
+    /// name the port here.
+    #[serde(default)]
+    pub port_description: Option<String>,
+    /// How it was learned (`LLDP`, `CDPv2`).
+    #[serde(default)]
+    pub via: Option<String>,
+}
+
+impl LinkNeighbor {
+    /// The names the neighbor gives its port: the port ID, then the description.
+    pub fn port_names(&self) -> impl Iterator<Item = &str> {
+        [&self.port, &self.port_description].into_iter().flatten().map(String::as_str)
+    }
+
+    /// `leaf1 port Ethernet48 (LLDP)`.
+    pub fn shown(&self) -> String {
+        let system = self.system.as_deref().or(self.chassis_id.as_deref()).unwrap_or("(unnamed system)");
+        let port = match (&self.port, &self.port_description) {
+            (Some(p), Some(d)) if p != d => format!(" port {p} ({d})"),
+            (Some(p), _) | (None, Some(p)) => format!(" port {p}"),
+            (None, None) => String::new(),
+        };
+        let via = self.via.as_deref().map(|v| format!(" ({v})")).unwrap_or_default();
+        format!("{system}{port}{via}")
+    }
 }
 
 /// An RDMA device's port as sysfs names it (Documentation/ABI/stable/sysfs-class-infiniband):

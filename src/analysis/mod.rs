@@ -203,6 +203,9 @@ pub struct InterfaceAnalysis {
     /// source read it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<host::HostAnalysis>,
+    /// What the port's cable reaches, as an imported LLDP neighbor table names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub neighbor: Option<crate::device::LinkNeighbor>,
     pub link: LinkAnalysis,
     pub module: Option<ModuleReport>,
     pub module_error: Option<String>,
@@ -658,6 +661,7 @@ fn analyze_one(
         reasons,
         pcie,
         host: w.identity.host.as_ref().map(host::analyze_host),
+        neighbor: w.identity.neighbor.clone(),
         link,
         module,
         module_error: w.module_error.clone(),

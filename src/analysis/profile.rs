@@ -284,6 +284,7 @@ mod tests {
             reasons: vec![],
             pcie: Default::default(),
             host: None,
+            neighbor: None,
             link: Default::default(),
             module: None,
             module_error: None,

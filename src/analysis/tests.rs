@@ -62,6 +62,7 @@ fn sr4(rx_dbm: &[f64], bits: &[u64]) -> InterfaceWindow {
             port: None,
             host: None,
             ib: None,
+            neighbor: None,
         },
         link: LinkInfo {
             speed_mbps: Some(200_000),

@@ -11,7 +11,7 @@ use crate::counters::host::PauseStats;
 use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::host::HostFacts;
-use crate::device::{DeviceIdentity, IbPort, PciLink, PortIdentity};
+use crate::device::{DeviceIdentity, IbPort, LinkNeighbor, PciLink, PortIdentity};
 use crate::module::image::ImageError;
 use crate::module::printed::PrintedModule;
 use crate::module::{ModuleImage, PageEntry};
@@ -89,6 +89,9 @@ pub struct InterfaceRecord {
     /// The InfiniBand port this interface is (docs/infiniband.md); absent for other netdevs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ib: Option<IbPort>,
+    /// What the port's cable reaches, from an imported LLDP neighbor table; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbor: Option<LinkNeighbor>,
 }
 
 impl InterfaceRecord {
@@ -100,6 +103,7 @@ impl InterfaceRecord {
             port: self.port.clone(),
             host: self.host.clone(),
             ib: self.ib.clone(),
+            neighbor: self.neighbor.clone(),
         }
     }
 }

@@ -11,6 +11,7 @@ use super::outputs::same_file;
 use anyhow::{bail, Context};
 use optics::analysis::link_loss::{not_one_link, FarEnd};
 use optics::analysis::InterfaceWindow;
+use optics::capture::Record;
 use optics::sample::engine::{Engine, TimeRange};
 use optics::source::import::{import, is_capture, ImportOptions};
 use std::path::{Path, PathBuf};
@@ -86,6 +87,15 @@ impl Peer {
             (Some(i), _) => bail!("--peer: interface {i} is not in {} (it has: {})", arg.path.display(), have.join(", ")),
             (None, [one]) => one.clone(),
             (None, []) => bail!("--peer {}: the capture holds no interface", arg.path.display()),
+            (None, many) if Self::by_neighbor(many, local).is_some() => {
+                // The near end's LLDP neighbor table names the switch port: that one.
+                let (port, shown) = Self::by_neighbor(many, local).unwrap_or_default();
+                super::diag(format_args!(
+                    "optics: --peer {}: port {port} chosen, the near end's LLDP neighbor ({shown})",
+                    arg.path.display()
+                ));
+                port
+            }
             (None, many) => bail!(
                 "--peer {}: the capture has {} interfaces ({}); name the far end: --peer {}:{}",
                 arg.path.display(),
@@ -98,6 +108,34 @@ impl Peer {
         // Only the far end's own state is needed from here on.
         have.iter().filter(|n| **n != interface).for_each(|n| engine.remove(n));
         Ok(Peer { path: arg.path.clone(), engine, interface, lane_map: Vec::new() })
+    }
+
+    /// The one of `candidates` (the far end's ports) that the near end's LLDP neighbor table
+    /// names, and how the neighbor was shown: the near end's capture is read up to its first
+    /// sample (its interface records come first), and one neighbor port must match one
+    /// candidate alone.
+    fn by_neighbor(candidates: &[String], local: Option<&Path>) -> Option<(String, String)> {
+        let local = local.filter(|l| is_capture(l))?;
+        let mut reader = super::inputs::open_capture(local).ok()?;
+        let mut found: Vec<(String, String)> = Vec::new();
+        while let Ok(Some(rec)) = reader.next_record() {
+            match rec {
+                Record::Interface(ir) => {
+                    let Some(n) = ir.neighbor else { continue };
+                    for c in candidates.iter().filter(|c| n.port_names().any(|p| p.eq_ignore_ascii_case(c))) {
+                        if !found.iter().any(|(f, _)| f == c) {
+                            found.push((c.clone(), format!("{}: {}", ir.interface, n.shown())));
+                        }
+                    }
+                }
+                Record::Sample(_) => break,
+                _ => {}
+            }
+        }
+        match found.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
     }
 
     /// A tool output as the far end: imported in memory. A file naming no interface takes

@@ -132,6 +132,9 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
     if let Some(msg) = &p.message {
         writeln!(w, "- PCIe note: {}", md(msg))?;
     }
+    if let Some(n) = &a.neighbor {
+        writeln!(w, "- Cabled to: {} (LLDP neighbor table)", md(&n.shown()))?;
+    }
     writeln!(w)?;
     writeln!(w, "### Module")?;
     writeln!(w)?;

@@ -177,6 +177,7 @@ impl Iface {
                 module: self.cache.static_image().map(|img| ModulePages { pages: img.entries() }),
                 origin_file: None,
                 ib: identity.ib,
+                neighbor: identity.neighbor,
             }));
         }
         if module_changed {

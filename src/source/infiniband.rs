@@ -129,6 +129,7 @@ impl IbTree {
             port: None,
             host: Some(host),
             ib: Some(ib),
+            neighbor: None,
         })
     }
 

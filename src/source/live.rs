@@ -454,6 +454,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             port: self.sysfs.port_identity(&dev.name),
             host: Some(self.host_facts(&dev, &info)),
             ib: None,
+            neighbor: None,
         })
     }
 

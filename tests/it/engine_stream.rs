@@ -31,6 +31,7 @@ fn iface(name: &str) -> Record {
         origin_file: None,
         host: None,
         ib: None,
+        neighbor: None,
     })
 }
 

@@ -5,7 +5,7 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 16] = [
+const FORMATS: [Format; 19] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
     Format::EthtoolStats,
@@ -22,9 +22,12 @@ const FORMATS: [Format; 16] = [
     Format::JunosOptics,
     Format::SonicFecStats,
     Format::SonicFecHistogram,
+    Format::LldpText,
+    Format::LldpKeyvalue,
+    Format::LldpJson,
 ];
 
-const SEEDS: [&str; 12] = [
+const SEEDS: [&str; 15] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -37,6 +40,9 @@ const SEEDS: [&str; 12] = [
     include_str!("../fixtures/switch/sonic_fec_stats_max_t_portstat_test.txt"),
     include_str!("../fixtures/fec-histogram/sonic_portstat_fh_pr4075.txt"),
     include_str!("../fixtures/fec-histogram/sonic_show_fec_histogram_pr3919_ethernet48.txt"),
+    include_str!("../fixtures/lldp/lldpcli_show_neighbors_detail_vyos_pr3590.txt"),
+    include_str!("../fixtures/lldp/lldpcli_keyvalue_sg200_lldpd_test_pcap.txt"),
+    include_str!("../fixtures/lldp/lldpcli_json_lldpd_test_lldpcli.json"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

@@ -46,6 +46,7 @@ pub(crate) fn records(tree: &IbTree, name: &str, t: f64) -> [Record; 2] {
         origin_file: None,
         host: id.host,
         ib: id.ib,
+        neighbor: None,
     };
     let s = SampleRecord {
         t,

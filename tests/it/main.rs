@@ -54,6 +54,7 @@ mod i2c_paging;
 mod ib_host;
 mod ib_mlxlink;
 mod import_decoded_module;
+mod import_lldp;
 mod import_never_panics;
 mod import_switch;
 mod import_switch_counters;

@@ -294,6 +294,7 @@ fn interface_record() -> impl Strategy<Value = Record> {
                 origin_file: None,
                 host: None,
                 ib: None,
+                neighbor: None,
             })
         })
 }

@@ -34,6 +34,9 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
         field(w, "host", &host_text(h), width)?;
     }
     field(w, "link", &link_text(a), width)?;
+    if let Some(n) = &a.neighbor {
+        field(w, "neighbor", &n.shown(), width)?;
+    }
     field(w, "window", &window_text(a), width)?;
     if opts.verbose && !a.link.counter_sources.is_empty() {
         let src: Vec<String> = a.link.counter_sources.iter().map(|(k, v)| format!("{k} from {v};")).collect();

@@ -71,6 +71,7 @@ fn iface(t: f64, sn: &[u8; 16]) -> Record {
         origin_file: None,
         host: None,
         ib: None,
+        neighbor: None,
     })
 }
 

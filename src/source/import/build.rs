@@ -64,6 +64,7 @@ struct Snapshot {
     uptime_s: Option<f64>,
     /// An InfiniBand port's identity and reading (`ibstat`, `perfquery`, a sysfs tree), merged.
     ib_port: Option<crate::device::IbPort>,
+    neighbor: Option<crate::device::LinkNeighbor>,
     ib: Option<crate::counters::ib::IbSample>,
 }
 
@@ -154,6 +155,7 @@ impl Snapshot {
         fill(&mut self.module_pages, &f.module_pages);
         fill(&mut self.printed_module, &f.printed_module);
         fill(&mut self.uptime_s, &f.uptime_s);
+        fill(&mut self.neighbor, &f.neighbor);
         for p in &f.ib_ports {
             merge_ib(self.ib_port.get_or_insert_with(|| p.identity.clone()), &p.identity);
             let s = self.ib.get_or_insert_with(Default::default);
@@ -454,6 +456,7 @@ fn interface_records(
             module,
             origin_file: Some(Snapshot::files_text(&snap.files)),
             host: None,
+            neighbor: snap.neighbor.clone().or_else(|| prev.and_then(|p| p.neighbor.clone())),
             ib: snap.ib_port.clone().or_else(|| prev.and_then(|p| p.ib_port.clone())).map(|mut p| {
                 // A perfquery names no device: the interface's name (`--interface mlx5_0/1`) does.
                 if let (true, Some((hca, port))) = (p.hca.is_empty(), crate::source::infiniband::parse_port_name(name)) {

@@ -16,6 +16,7 @@ pub mod ethtool_module;
 pub mod ethtool_stats;
 pub mod ib_tools;
 pub mod junos_optics;
+pub mod lldp;
 pub mod lspci;
 pub mod mlxlink_fields;
 pub mod mlxlink_json;
@@ -43,7 +44,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: String },
@@ -80,6 +81,8 @@ pub struct Fragment {
     /// A switch's output names several ports: one fragment each, named by its `interface`
     /// ([`walk::ParsedFile::ports`] splits them before the fragments are grouped).
     pub ports: Vec<Fragment>,
+    /// The far end of the interface's cable, from an LLDP neighbor table (`lldp`).
+    pub neighbor: Option<crate::device::LinkNeighbor>,
     /// InfiniBand ports the file describes (`ib_tools`, a copied sysfs tree); a file with
     /// several is split into one parsed file per port ([`walk::split_ib_ports`]).
     pub ib_ports: Vec<IbFragment>,

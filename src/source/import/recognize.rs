@@ -27,6 +27,10 @@ pub enum Format {
     SonicFecStats,
     /// SONiC `show interfaces counters fec-histogram` / `portstat -fh`.
     SonicFecHistogram,
+    /// lldpd's `lldpcli show neighbors` (text, `-f keyvalue`, `-f json` / `json0`).
+    LldpText,
+    LldpKeyvalue,
+    LldpJson,
     Ibstat,
     Ibstatus,
     /// `perfquery` and `perfquery -x`.
@@ -56,6 +60,9 @@ impl Format {
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
             Format::SonicFecStats => "show interfaces counters fec-stats (SONiC)",
             Format::SonicFecHistogram => "show interfaces counters fec-histogram (SONiC)",
+            Format::LldpText => "lldpcli show neighbors",
+            Format::LldpKeyvalue => "lldpcli -f keyvalue show neighbors",
+            Format::LldpJson => "lldpcli -f json show neighbors",
             Format::Ibstat => "ibstat",
             Format::Ibstatus => "ibstatus",
             Format::Perfquery => "perfquery",
@@ -67,6 +74,9 @@ impl Format {
 fn recognize_json(v: &serde_json::Value) -> Option<Format> {
     if v.pointer("/result/output").is_some() || v.get("Operational Info").is_some() || v.get("Physical Counters and BER Info").is_some() {
         return Some(Format::MlxlinkJson);
+    }
+    if super::lldp::is_json(v) {
+        return Some(Format::LldpJson);
     }
     if v.get("pages").is_some() {
         return Some(Format::ModulePages);
@@ -126,6 +136,12 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     let titled = |t: &str| lines.windows(2).any(|w| super::mlxlink_text::strip_ansi(w[0]) == t && w[1].starts_with("---"));
     if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
         return Some(Format::MlxlinkText);
+    }
+    if super::lldp::is_text(text) {
+        return Some(Format::LldpText);
+    }
+    if super::lldp::is_keyvalue(text) {
+        return Some(Format::LldpKeyvalue);
     }
     if let Some(f) = super::sonic_counters::recognize(text) {
         return Some(f);

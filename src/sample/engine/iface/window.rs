@@ -22,9 +22,9 @@ impl IfaceState {
             w.link = Default::default();
             return;
         };
-        // Every field of the identity (`InterfaceRecord::identity` copies these six).
-        let DeviceIdentity { driver, bus_info, pci, port, host, ib } = &w.identity;
-        if (driver, bus_info, pci, port, host, ib) != (&r.driver, &r.bus_info, &r.pci, &r.port, &r.host, &r.ib) {
+        // Every field of the identity (`InterfaceRecord::identity` copies these seven).
+        let DeviceIdentity { driver, bus_info, pci, port, host, ib, neighbor } = &w.identity;
+        if (driver, bus_info, pci, port, host, ib, neighbor) != (&r.driver, &r.bus_info, &r.pci, &r.port, &r.host, &r.ib, &r.neighbor) {
             w.identity = r.identity();
         }
         if w.link != r.link {
