@@ -23,6 +23,7 @@ use optics::module::report::checksum8;
 use optics::module::{decode, input, ModuleImage, PageRequest, I2C_A0};
 use optics::output::csv::CsvSink;
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
+use optics::sample::intervals::IntervalStage;
 use optics::sample::module_cache::ModuleCache;
 use optics::source::replay::ReplaySource;
 use optics::source::{IoCounts, PathsUsed, Source, SourceError};
@@ -659,12 +660,14 @@ fn main() -> Result<()> {
     // 5. CSV export.
     t.section("5. CSV export (`output::csv::CsvSink`) of the synthetic capture");
     let mut counter = LineCounter::default();
-    let mut sink = CsvSink::new(&mut counter, Some(&cap.header.created), cfg.clone());
+    let mut sink = CsvSink::new(&mut counter, Some(&cap.header.created));
     let start = Instant::now();
-    sink.record(&Record::Header(cap.header.clone()))?;
+    let mut stage = IntervalStage::new(cfg.clone(), vec![&mut sink]);
+    stage.record(&Record::Header(cap.header.clone()))?;
     for rec in &cap.records {
-        sink.record(rec)?;
+        stage.record(rec)?;
     }
+    drop(stage);
     drop(sink); // flushes the last rows
     let csv_s = start.elapsed().as_secs_f64();
     let sample_records = cap.records.iter().filter(|r| matches!(r, Record::Sample(_))).count();

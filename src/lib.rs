@@ -4,10 +4,13 @@
 //! [`source`] (netlink, ioctl, sysfs, I2C, capture replay, tool-output imports) ->
 //! [`module`] (EEPROM decoding) and [`counters`] (FEC/link/driver counters) ->
 //! [`capture::Record`]s (the model every floor shares, with [`device`]'s identities) ->
-//! [`sample`] (the sampling loop, deltas, the streaming engine's windows) ->
-//! [`analysis`] (BER, Q, margin, verdicts) ->
-//! [`output`] (text, JSON, CSV, Prometheus, plots, reports), many sinks over one stream;
-//! [`serve`] is the exporter daemon over them.
+//! [`sample`] (the sampling loop, deltas, the streaming engine's windows, and the
+//! interval stage: each interface's interval since its previous sample) ->
+//! [`analysis`] (BER, Q, margin, verdicts; an interval's lane figures, worked out once by
+//! the interval stage for every printer that shows intervals) ->
+//! [`output`] (text, JSON, CSV, live table, Prometheus, plots, reports), many sinks over
+//! one stream that only format what they are handed; [`serve`] is the exporter daemon
+//! over them.
 //!
 //! Decoders never do I/O; output never reaches back into sources; analysis never imports a
 //! source. The live sources (netlink, ioctl, I2C, the sampling loop) are built with the

@@ -21,12 +21,16 @@ use optics::capture::RecordSink;
 use optics::capture::{read_capture, CaptureWriter, Record};
 use optics::output::csv::CsvSink;
 use optics::sample::engine::{for_each_record, replay, EngineConfig};
+use optics::sample::intervals::IntervalStage;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
 const TEMPLATE: &str = "captures/dr8-800g-cmis-healthy.jsonl";
 const IFACES: usize = 16;
 const LANES: usize = 8;
+/// The memory figure: interfaces and samples per interface (past the series' 512 buckets).
+const MEMORY_IFACES: usize = 800;
+const MEMORY_SAMPLES: usize = 650;
 
 fn cpu_s() -> f64 {
     // SAFETY: getrusage fills the struct it is given.
@@ -161,8 +165,10 @@ fn measure_round(path: &Path, cfg: &Config, lane_samples: f64, label: &str) -> R
     }
     // export: stream + CSV rows.
     let c0 = cpu_s();
-    let mut sink = CsvSink::new(Null, None, cfg.clone());
-    for_each_record(std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?), |r| sink.record(r))?;
+    let mut sink = CsvSink::new(Null, None);
+    let mut stage = IntervalStage::new(cfg.clone(), vec![&mut sink]);
+    for_each_record(std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?), |r| stage.record(r))?;
+    drop(stage);
     drop(sink);
     let export = lane_samples / (cpu_s() - c0);
     Ok(Round { parse, read_records: records as f64 / read_s, read_lanes: lane_samples / read_s, scan, export })
@@ -210,6 +216,24 @@ pub fn run(t: &mut Table, quick: bool) -> Result<()> {
             Some(r0) => t.row(&format!("{label}: peak RSS / 10 min's"), rss_mb / r0, "x", Target::AtMost(1.2)),
         }
         std::fs::remove_file(&path)?;
+    }
+    // Memory per interface once a capture is long enough to fill every bounded buffer
+    // (600+ samples: the series' buckets halve, every ring is full): the peak RSS of a fresh
+    // `scan --replay` over many 8-lane interfaces, divided by their number (the process's
+    // own few MB spread over them), and the growth from a quarter as many interfaces
+    // (what one more interface costs, without the process).
+    let mut per_iface = Vec::new();
+    for n in [MEMORY_IFACES / 4, MEMORY_IFACES] {
+        let path = dir.path().join(format!("memory-{n}.jsonl"));
+        generate(&path, n, MEMORY_SAMPLES)?;
+        per_iface.push((n, child_peak_rss(&path)? as f64));
+        std::fs::remove_file(&path)?;
+    }
+    if let [(n0, rss0), (n1, rss1)] = per_iface[..] {
+        let label = format!("{n1} interfaces x 8 lanes x {MEMORY_SAMPLES} samples: scan --replay peak RSS / interfaces");
+        t.row(&label, rss1 / n1 as f64 / 1e3, "KB/interface", Target::AtMost(100.0));
+        let label = format!("  growth from {n0} to {n1} interfaces, per interface");
+        t.row(&label, (rss1 - rss0) / (n1 - n0) as f64 / 1e3, "KB/interface", Target::Info);
     }
     // Issue 9 item 21: linear in the number of interfaces.
     for n in [1_000usize, 10_000] {

@@ -1,19 +1,23 @@
-//! What a CSV lane row shows of a window, judged exactly as [`super::analyze`]
-//! judges it, without what a row never shows: the shared measuring step
-//! (`measure`), then only the judges that set lane flags, in
-//! `analyze`'s order (module flags, `fec_hiding` and `low_margin`, then
-//! `ber_over_fec_limit`, then `weak_transmitter`), and the window's worth as far as it
-//! clears counts without an interval (its `insufficient_data` reason is not worded). PCIe,
-//! trend, lane-group and histogram judges (the histogram is analysed for the frame loss
-//! figures only), ranking, the verdict and the rx/BER fit (it
-//! only words reasons and evidence) are skipped: none of them touches a lane's flags or
-//! figures. Reasons are still worded by the judges that run, then dropped; without
-//! lanes, the lane judges do not run at all.
+//! What a lane row shows of one interval, judged exactly as [`super::analyze`] judges the
+//! interval's window, without what a row never shows: the shared measuring step
+//! (`measure`), then only the judges that set lane flags, in `analyze`'s order (module
+//! flags, `fec_hiding` and `low_margin`, then `ber_over_fec_limit`, then
+//! `weak_transmitter`), and the window's worth as far as it clears counts without an
+//! interval (its `insufficient_data` reason is not worded). PCIe, trend, lane-group and
+//! histogram judges (the histogram is analysed for the frame loss figures only), ranking,
+//! the verdict and the rx/BER fit (it only words reasons and evidence) are skipped: none
+//! of them touches a lane's flags or figures. Reasons are
+//! still worded by the judges that run, then dropped; without lanes, the lane judges do
+//! not run at all.
+//!
+//! The interval stage (`sample::intervals`) works these figures out once per interval
+//! and hands them, as a [`LaneInterval`], to every [`IntervalSink`]: the CSV rows and the
+//! live table only format them.
 
 use super::*;
 
 /// One window's figures as its rows show them.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RowFigures {
     /// Port counts over the window (`None` without an interval, as in `analyze`); no
     /// `counter_sources` or `link_mode` (`analyze` names them, rows do not).
@@ -25,29 +29,55 @@ pub struct RowFigures {
     pub frame_loss: Option<frame_loss::FrameLoss>,
 }
 
-/// The row figures of `w` analysed alone (no peer; breakout lane map from `w` itself), as
-/// `analyze(&[w], cfg, &[])` gives them.
-pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
-    row_figures_reusing(w, cfg, Vec::new())
+impl RowFigures {
+    /// The row figures of `w` analysed alone (no peer; breakout lane map from `w`
+    /// itself), as `analyze(&[w], cfg, &[])` gives them. The lanes are refilled in place
+    /// (one allocation for every interval of a run).
+    pub fn refill(&mut self, w: &InterfaceWindow, cfg: &Config) {
+        let map = breakout::lane_map_alone(w);
+        let mut notes = Vec::new();
+        let view = breakout::window_for(w, &map, &mut notes);
+        let (cx, mut link, mut lanes) = measure(&view, cfg, &map, notes, std::mem::take(&mut self.lanes));
+        // These judges change nothing but lanes and reasons (rows drop the reasons): a
+        // window without lanes (no module monitors, no per-lane FEC counters) skips them.
+        if !lanes.is_empty() {
+            let mut reasons = Vec::new();
+            judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
+            limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
+            transmitter::judge_transmitters(cx.w, &cx.cfg, None, &mut lanes, &mut reasons);
+        }
+        limits::clear_uncounted(&cx, &mut link, &mut lanes);
+        let histogram = histogram::of_window(&cx);
+        self.frame_loss = frame_loss::of_window(&cx, &link, histogram.as_ref());
+        self.link = link;
+        self.lanes = lanes;
+    }
 }
 
-/// [`row_figures`] with the lanes in `spare` (its lanes are replaced; give back the last
-/// figures' `lanes`): one allocation for every window of a run.
-pub fn row_figures_reusing(w: &InterfaceWindow, cfg: &Config, spare: Vec<LaneAnalysis>) -> RowFigures {
-    let map = breakout::lane_map_alone(w);
-    let mut notes = Vec::new();
-    let view = breakout::window_for(w, &map, &mut notes);
-    let (cx, mut link, mut lanes) = measure(&view, cfg, &map, notes, spare);
-    // These judges change nothing but lanes and reasons (rows drop the reasons): a
-    // window without lanes (no module monitors, no per-lane FEC counters) skips them.
-    if !lanes.is_empty() {
-        let mut reasons = Vec::new();
-        judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
-        limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
-        transmitter::judge_transmitters(cx.w, &cx.cfg, None, &mut lanes, &mut reasons);
-    }
-    limits::clear_uncounted(&cx, &mut link, &mut lanes);
-    let histogram = histogram::of_window(&cx);
-    let frame_loss = frame_loss::of_window(&cx, &link, histogram.as_ref());
-    RowFigures { link, lanes, frame_loss }
+/// The row figures of `w` ([`RowFigures::refill`] into fresh figures).
+pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
+    let mut f = RowFigures::default();
+    f.refill(w, cfg);
+    f
+}
+
+/// One interval of one interface, closed by a sample, with its lane figures: what the
+/// interval stage hands every [`IntervalSink`].
+#[derive(Clone, Copy, Debug)]
+pub struct LaneInterval<'a> {
+    /// The closing sample's time (seconds since capture start).
+    pub t: f64,
+    /// The first sample of the interface (or the first since its interface record) alone:
+    /// no interval yet, so no deltas, BER or margin.
+    pub first: bool,
+    /// The window over the interval (its module decoded at the closing sample).
+    pub window: &'a InterfaceWindow,
+    pub figures: &'a RowFigures,
+}
+
+/// What takes the interval stage's figures: the CSV rows, the live table. It also takes
+/// the records themselves (as a `capture::RecordSink`) for what is not an interval: the
+/// capture header, events.
+pub trait IntervalSink {
+    fn interval(&mut self, iv: &LaneInterval<'_>) -> std::io::Result<()>;
 }

@@ -14,6 +14,7 @@ use optics::capture::RecordSink;
 use optics::capture::{compressed, Capture, CaptureReader, CaptureWriter, Header, Record};
 use optics::output::csv::CsvSink;
 use optics::sample::engine::{Engine, EngineConfig, Replayed, TimeRange};
+use optics::sample::intervals::{IntervalPrinter, IntervalStage};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -349,6 +350,8 @@ pub fn local_header() -> Header {
 pub struct FileSinks {
     capture: Option<Guarded<CaptureWriter<Output>>>,
     csv: Option<Guarded<CsvSink<Output>>>,
+    /// The thresholds the CSV rows' figures are judged by.
+    cfg: Config,
     /// Files this run created: (path, true for the CSV).
     created: Vec<(PathBuf, bool)>,
     finished: bool,
@@ -358,7 +361,7 @@ impl FileSinks {
     /// Opens the outputs the caller checked with [`super::outputs::check_outputs`]; the
     /// capture header is written at once.
     pub fn create(record: Option<&Path>, csv: Option<&Path>, header: &Header, cfg: &Config) -> anyhow::Result<Self> {
-        let mut files = FileSinks { capture: None, csv: None, created: Vec::new(), finished: false };
+        let mut files = FileSinks { capture: None, csv: None, cfg: cfg.clone(), created: Vec::new(), finished: false };
         if let Some(p) = record {
             let out = Output::open("--record", p)?;
             let label = out.label();
@@ -374,21 +377,21 @@ impl FileSinks {
             let out = Output::open("--csv", p)?;
             let label = out.label();
             files.created.extend(out.created_path().map(|p| (p, true)));
-            files.csv = Some(Guarded::new(CsvSink::new(out, Some(&header.created), cfg.clone()).with_host(header.host.clone()), label));
+            files.csv = Some(Guarded::new(CsvSink::new(out, Some(&header.created)).with_host(header.host.clone()), label));
         }
         Ok(files)
     }
 
-    /// The open files as sinks.
-    pub fn sinks(&mut self) -> Vec<&mut dyn RecordSink> {
-        let mut out: Vec<&mut dyn RecordSink> = Vec::new();
-        if let Some(w) = self.capture.as_mut() {
-            out.push(w);
-        }
+    /// The open files as one sink: records into the capture as they come, and the CSV
+    /// (beside `more` printers: the live table) through one interval stage, so each
+    /// interval's figures are worked out once for all of them.
+    pub fn sinks<'a>(&'a mut self, more: Vec<&'a mut dyn IntervalPrinter>) -> RunSinks<'a> {
+        let mut printers = more;
         if let Some(c) = self.csv.as_mut() {
-            out.push(c);
+            printers.push(c);
         }
-        out
+        let capture = self.capture.as_mut().map(|w| w as &mut dyn RecordSink);
+        RunSinks { capture, stage: IntervalStage::new(self.cfg.clone(), printers) }
     }
 
     /// The run ended normally: a CSV that got no row (stopped before the first sample) is
@@ -408,9 +411,36 @@ impl FileSinks {
     /// Ends every file's stream (a compressed capture's last frame); failures are reported
     /// by the guard and make the exit status non-zero.
     fn close(&mut self) {
-        for sink in self.sinks() {
-            let _ = sink.finish();
+        let _ = self.sinks(Vec::new()).finish();
+    }
+}
+
+/// [`FileSinks::sinks`]: the capture writer and the interval stage, one sink.
+pub struct RunSinks<'a> {
+    capture: Option<&'a mut dyn RecordSink>,
+    stage: IntervalStage<'a>,
+}
+
+impl RecordSink for RunSinks<'_> {
+    fn record(&mut self, rec: &optics::capture::Record) -> std::io::Result<()> {
+        if let Some(c) = self.capture.as_mut() {
+            c.record(rec)?;
         }
+        self.stage.record(rec)
+    }
+
+    fn end_tick(&mut self, sampling: std::time::Duration) -> std::io::Result<()> {
+        if let Some(c) = self.capture.as_mut() {
+            c.end_tick(sampling)?;
+        }
+        self.stage.end_tick(sampling)
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(c) = self.capture.as_mut() {
+            c.finish()?;
+        }
+        self.stage.finish()
     }
 }
 

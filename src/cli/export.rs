@@ -8,6 +8,7 @@ use clap::{ArgGroup, Args};
 use optics::capture::RecordSink;
 use optics::output::csv::{CsvSink, FlushPolicy};
 use optics::sample::engine::TimeRange;
+use optics::sample::intervals::{IntervalPrinter, IntervalStage};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -69,18 +70,16 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         let out = Output::open(flag, p)?;
         made.extend(out.created_path());
         let label = out.label();
-        let sink = if json {
-            CsvSink::json_lines(out, Some(&header.created), cfg.clone())
-        } else {
-            CsvSink::new(out, Some(&header.created), cfg.clone())
-        };
+        let sink = if json { CsvSink::json_lines(out, Some(&header.created)) } else { CsvSink::new(out, Some(&header.created)) };
         let sink = match &peer {
             Some(p) => sink.with_far_end(p.far_end(args.interfaces.first().cloned())?),
             None => sink,
         };
         sinks.push(Labelled::new(sink.with_host(header.host.clone()).with_flush(FlushPolicy::Batched), label, outputs > 1));
     }
-    let mut refs: Vec<&mut dyn RecordSink> = sinks.iter_mut().map(|s| s as &mut dyn RecordSink).collect();
+    // Each interval's figures worked out once, for the CSV and the JSON rows alike.
+    let mut stage = IntervalStage::new(cfg.clone(), sinks.iter_mut().map(|s| s as &mut dyn IntervalPrinter).collect());
+    let mut refs: Vec<&mut dyn RecordSink> = vec![&mut stage];
     // The whole-run engine only for the metrics: the rows need no more of the capture's
     // fold than which interfaces it has (for `--interface`).
     let mut seen = SeenInterfaces::default();
@@ -89,6 +88,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
         None => stream_capture(reader, path, &mut seen, &args.interfaces, &mut refs).map(|_| None),
     };
     drop(refs);
+    drop(stage);
     // The rows still held by the batched sinks, also after an error (its files are removed
     // below, but a write error of their own is the one to report).
     let finished = sinks.iter_mut().try_for_each(|s| s.finish());

@@ -8,6 +8,7 @@ use super::present::{dumb_terminal, stderr_width};
 use super::usage;
 use anyhow::{bail, Context};
 use optics::analysis::config::Config;
+use optics::analysis::lane_rows::{IntervalSink, LaneInterval};
 use optics::capture::{Record, RecordSink};
 use optics::module::{self, ModuleReport};
 use optics::output::live_table::LiveTable;
@@ -163,8 +164,9 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
     let mut engine = Engine::new(EngineConfig::default());
     let mut files = FileSinks::create(plan.record.as_deref(), plan.csv.as_deref(), &header, cfg)?;
     let mut progress = progress(cfg, plan.judge_window);
-    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut progress];
-    sinks.extend(files.sinks());
+    // The live table and the CSV take their intervals from one stage.
+    let mut outputs = files.sinks(vec![&mut progress]);
+    let mut sinks: Vec<&mut dyn RecordSink> = vec![&mut engine, &mut outputs];
     let wcfg = WatchConfig {
         interfaces: plan.interfaces.clone(),
         interval: plan.interval,
@@ -174,6 +176,7 @@ pub fn sample(plan: &LivePlan, cfg: &Config) -> anyhow::Result<(Engine, WatchSum
     };
     let summary = rt.block_on(watch_until_on(wcfg, SampleOn::PollingThread, factory, &mut sinks, stop)).context("sampling")?;
     drop(sinks);
+    drop(outputs);
     files.finish();
     if let (0, StopReason::Signal(sig)) = (summary.samples, summary.stopped_by) {
         bail!("stopped by {sig} before the first sample: nothing to analyse");
@@ -213,6 +216,15 @@ pub struct BestEffort<S> {
 impl<S> BestEffort<S> {
     pub fn new(sink: S) -> Self {
         BestEffort { sink, failed: false }
+    }
+}
+
+impl<S: IntervalSink> IntervalSink for BestEffort<S> {
+    fn interval(&mut self, iv: &LaneInterval<'_>) -> std::io::Result<()> {
+        if !self.failed {
+            self.failed = self.sink.interval(iv).is_err();
+        }
+        Ok(())
     }
 }
 

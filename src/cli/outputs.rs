@@ -18,6 +18,7 @@
 
 use super::{diag, set_errored};
 use anyhow::{bail, Context};
+use optics::analysis::lane_rows::{IntervalSink, LaneInterval};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
@@ -291,6 +292,16 @@ impl<S> Guarded<S> {
     }
 }
 
+impl<S: IntervalSink> IntervalSink for Guarded<S> {
+    fn interval(&mut self, iv: &LaneInterval<'_>) -> io::Result<()> {
+        if !self.failed {
+            let result = self.sink.interval(iv);
+            self.settle(result);
+        }
+        Ok(())
+    }
+}
+
 impl<S: optics::capture::RecordSink> optics::capture::RecordSink for Guarded<S> {
     fn record(&mut self, rec: &optics::capture::Record) -> io::Result<()> {
         if self.failed {
@@ -356,6 +367,16 @@ impl<S> Labelled<S> {
             }
             other => other.map_err(|e| self.name(e)),
         }
+    }
+}
+
+impl<S: IntervalSink> IntervalSink for Labelled<S> {
+    fn interval(&mut self, iv: &LaneInterval<'_>) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.sink.interval(iv);
+        self.settle(result)
     }
 }
 

@@ -14,7 +14,6 @@ use anyhow::Context;
 use clap::Args;
 use optics::analysis::config::Config;
 use optics::analysis::InterfaceAnalysis;
-use optics::capture::RecordSink;
 use optics::sample::engine::TimeRange;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -114,8 +113,8 @@ fn replay_into_sinks(path: &std::path::Path, args: &WatchArgs, cfg: &Config) -> 
     // Opened once: the header for the outputs, then the records (a pipe is read once).
     let reader = open_capture(path)?;
     let mut files = FileSinks::create(args.live.record.as_deref(), args.csv.as_deref(), reader.header(), cfg)?;
-    let mut sinks: Vec<&mut dyn RecordSink> = files.sinks();
-    let (engine, _) = replay_opened(reader, path, TimeRange::whole(), &args.interfaces, &mut sinks)?;
+    let mut sinks = files.sinks(Vec::new());
+    let (engine, _) = replay_opened(reader, path, TimeRange::whole(), &args.interfaces, &mut [&mut sinks])?;
     drop(sinks);
     // Unknown names: the outputs are dropped unfinished (removed) before any analysis.
     check_interfaces(&engine, &args.interfaces)?;

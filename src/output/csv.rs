@@ -1,20 +1,19 @@
 //! CSV of lane rows: one row per (sample, interface, lane), RFC 4180 with a header row,
 //! written as records arrive (`watch --csv`) or from a capture (`export --csv`): both feed
-//! the same [`CsvSink`]. Each row's deltas, BER and margin come from the same window
-//! analysis as `scan`, over the interval since the interface's previous sample.
+//! the same [`CsvSink`], a printer of the interval stage. Each row's deltas, BER and
+//! margin are the stage's figures of the interval since the interface's previous sample
+//! (the same window analysis as `scan`); the sink only formats them.
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use super::csv_cells::CellWriter;
 pub use super::lane_row::LaneRow;
 use crate::analysis::lane_index::LaneIndex;
-use crate::analysis::lane_rows::{row_figures_reusing, RowFigures};
+use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
 use crate::analysis::link_loss::{self, FarEnd, Pmd};
-use crate::analysis::{config::Config, InterfaceWindow, LaneAnalysis};
+use crate::analysis::{InterfaceWindow, LaneAnalysis};
 use crate::capture::RecordSink;
-use crate::capture::SampleRecord;
 use crate::capture::{round_t, Record};
 use crate::module::report::LaneReport;
-use crate::sample::intervals::IntervalWalker;
 use std::io::{self, Write};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -55,29 +54,24 @@ pub struct CsvSink<W: Write> {
     pending_rows: usize,
     created: Option<OffsetDateTime>,
     host: Option<String>,
-    cfg: Config,
-    /// Each sample's window since the interface's previous sample.
-    walker: IntervalWalker,
     /// The row being written (reused).
     row: LaneRow,
-    /// The last window's lanes, whose allocation the next window's figures reuse.
-    spare_lanes: Vec<LaneAnalysis>,
     /// The far end of one interface's link (`export --peer`): its rows get the link loss.
     far_end: Option<FarEnd>,
 }
 
 impl<W: Write> CsvSink<W> {
     /// `created` is the capture start (RFC 3339), if known before the header record arrives.
-    pub fn new(out: W, created: Option<&str>, cfg: Config) -> Self {
-        Self::with_out(out, Encoding::Csv { cells: CellWriter::default(), header_written: false }, created, cfg)
+    pub fn new(out: W, created: Option<&str>) -> Self {
+        Self::with_out(out, Encoding::Csv { cells: CellWriter::default(), header_written: false }, created)
     }
 
     /// The same rows as JSON Lines: one object per row, keys = the CSV column names.
-    pub fn json_lines(out: W, created: Option<&str>, cfg: Config) -> Self {
-        Self::with_out(out, Encoding::JsonLines, created, cfg)
+    pub fn json_lines(out: W, created: Option<&str>) -> Self {
+        Self::with_out(out, Encoding::JsonLines, created)
     }
 
-    fn with_out(out: W, encoding: Encoding, created: Option<&str>, cfg: Config) -> Self {
+    fn with_out(out: W, encoding: Encoding, created: Option<&str>) -> Self {
         CsvSink {
             out,
             encoding,
@@ -86,11 +80,7 @@ impl<W: Write> CsvSink<W> {
             pending_rows: 0,
             created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
             host: None,
-            cfg,
-            // Rows are lane rows only, which never read the lane series.
-            walker: IntervalWalker::per_sample().without_series(),
             row: LaneRow::default(),
-            spare_lanes: Vec::new(),
             far_end: None,
         }
     }
@@ -145,10 +135,10 @@ impl<W: Write> CsvSink<W> {
         self.out.flush()
     }
 
-    /// Writes the rows of `w`, the window that sample `s` closes: one per lane (lane
-    /// order), or one without lane cells when there are no lanes. Returns how many.
-    fn write_rows(&mut self, w: &InterfaceWindow, s: &SampleRecord) -> io::Result<usize> {
-        let a = row_figures_reusing(w, &self.cfg, std::mem::take(&mut self.spare_lanes));
+    /// Writes the rows of interval `iv`: one per lane (lane order), or one without lane
+    /// cells when there are no lanes. Returns how many.
+    fn write_rows(&mut self, iv: &LaneInterval<'_>) -> io::Result<usize> {
+        let (w, a) = (iv.window, iv.figures);
         // Set aside while the rows are written (they borrow it).
         let mut far_end = self.far_end.take();
         let facing = far_end.as_mut().map(|f| f.facing(w)).transpose().map_err(io::Error::other);
@@ -156,13 +146,12 @@ impl<W: Write> CsvSink<W> {
             Ok(pmd) => pmd.flatten().zip(far_end.as_ref()).map(|(pmd, f)| (&f.far, pmd)),
             Err(e) => {
                 self.far_end = far_end;
-                self.spare_lanes = a.lanes;
                 return Err(e);
             }
         };
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
-        self.fill_base(&mut row, w, s, &a);
+        self.fill_base(&mut row, iv);
         if let Encoding::Csv { cells, .. } = &mut self.encoding {
             cells.sample(&row);
         }
@@ -186,23 +175,22 @@ impl<W: Write> CsvSink<W> {
         }
         self.row = row;
         self.far_end = far_end;
-        let rows = a.lanes.len().max(1);
-        self.spare_lanes = a.lanes;
-        written.map(|()| rows)
+        written.map(|()| a.lanes.len().max(1))
     }
 
     /// The cells every row of a sample shares.
-    fn fill_base(&self, row: &mut LaneRow, w: &InterfaceWindow, s: &SampleRecord, a: &RowFigures) {
+    fn fill_base(&self, row: &mut LaneRow, iv: &LaneInterval<'_>) {
+        let (w, a): (&InterfaceWindow, &RowFigures) = (iv.window, iv.figures);
         let has_interval = w.samples >= 2;
         // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
         // overflow `Duration` or the date); such a row gets an empty `time` cell.
-        let at = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(s.t)?));
+        let at = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(iv.t)?));
         let mut time = row.time.take().unwrap_or_default();
         row.time = at.and_then(|at| rfc3339_micros(at, &mut time)).map(|()| time);
         let module = w.module.as_ref();
         let port = |v: Option<u64>| v.filter(|_| has_interval);
-        row.t = s.t;
-        row.interface.clone_from(&s.interface);
+        row.t = iv.t;
+        row.interface.clone_from(&w.interface);
         set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()));
         row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
         row.uncorrectable_blocks_delta = port(a.link.uncorrectable_blocks);
@@ -311,29 +299,25 @@ impl<W: Write> RecordSink for CsvSink<W> {
                     self.host.clone_from(&h.host);
                 }
             }
-            // A new interface record (the module or link changed) starts afresh: deltas
-            // across it would mix two modules.
-            Record::Interface(_) | Record::Event(_) => {
-                self.walker.push(rec);
-            }
-            Record::Sample(s) => {
-                // The walker lends its window, refilled per sample: set aside while the rows are written.
-                let mut walker = std::mem::replace(&mut self.walker, IntervalWalker::per_sample());
-                let rows = walker.push_in_place(rec).map(|w| self.write_rows(w, s));
-                self.walker = walker;
-                let Some(rows) = rows else { return Ok(()) };
-                self.pending_rows += rows?;
-                // At a sample boundary, so a flush writes whole rows only.
-                if self.flush == FlushPolicy::PerSample || self.pending_rows >= BATCH_ROWS {
-                    self.finish()?;
-                }
-            }
+            // Rows come from the intervals the stage hands over.
+            Record::Interface(_) | Record::Event(_) | Record::Sample(_) => {}
         }
         Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
         CsvSink::finish(self)
+    }
+}
+
+impl<W: Write> IntervalSink for CsvSink<W> {
+    fn interval(&mut self, iv: &LaneInterval<'_>) -> io::Result<()> {
+        self.pending_rows += self.write_rows(iv)?;
+        // At a sample boundary, so a flush writes whole rows only.
+        if self.flush == FlushPolicy::PerSample || self.pending_rows >= BATCH_ROWS {
+            self.finish()?;
+        }
+        Ok(())
     }
 }
 
@@ -366,9 +350,8 @@ mod tests {
         let samples = cap.records.iter().filter(|r| matches!(r, Record::Sample(_))).count();
         let run = |flush: FlushPolicy| {
             let mut out = Counting::default();
-            let mut sink = CsvSink::new(&mut out, None, Config::default()).with_flush(flush);
-            cap.records.iter().try_for_each(|r| sink.record(r)).unwrap();
-            sink.finish().unwrap();
+            let mut sink = CsvSink::new(&mut out, None).with_flush(flush);
+            crate::output::tests::print(&cap.records, &mut sink);
             drop(sink);
             out
         };

@@ -1,18 +1,17 @@
 //! `watch` as it runs: on a terminal, a per-lane table redrawn in place (rx dBm, BER over
 //! the last interval, margin, a sparkline of recent margins); elsewhere one plain line per
-//! interface per sample. Each interval's figures are judged as `analyze` judges them
-//! (consecutive samples through [`IntervalWalker`], then [`row_figures`], the lane rows'
-//! part of the analysis, ranked as the report ranks), so the figures are the report's.
+//! interface per sample. A printer of the interval stage: each interval's figures are
+//! the stage's (the lane rows' part of the analysis, judged as `analyze` judges them),
+//! ranked as the report ranks, so the figures are the report's.
 
-use crate::analysis::lane_rows::{row_figures, RowFigures};
-use crate::analysis::{analyze, rank, Config, InterfaceWindow, Verdict};
+use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
+use crate::analysis::{analyze, rank, Config, LaneAnalysis, Verdict};
 use crate::capture::Record;
 use crate::capture::RecordSink;
 use crate::output::fixed::{push_fixed, push_fixed_right};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, verdict_word, DEFAULT_WIDTH};
 use crate::sample::engine::{Engine, EngineConfig};
-use crate::sample::intervals::IntervalWalker;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -46,7 +45,6 @@ pub struct LiveTable<W: Write> {
     redraw: bool,
     width: usize,
     cfg: Config,
-    walker: IntervalWalker,
     /// `--judge-window`: the verdict column's own fold (an engine whose snapshot ring
     /// answers that window) and its length in seconds.
     judge: Option<(Engine, f64)>,
@@ -55,6 +53,8 @@ pub struct LiveTable<W: Write> {
     drawn: usize,
     /// The plain line being formatted, kept for its capacity.
     line: String,
+    /// The interval's lanes, ranked for the plain line (kept for its capacity).
+    ranked: Vec<LaneAnalysis>,
 }
 
 /// One sparkline cell for a margin: blank when the interval had none.
@@ -76,12 +76,11 @@ impl<W: Write> LiveTable<W> {
             redraw,
             width: width.unwrap_or(DEFAULT_WIDTH).max(40),
             cfg,
-            // Lane rows never read a window's series.
-            walker: IntervalWalker::new(1).without_series(),
             judge: None,
             ifaces: BTreeMap::new(),
             drawn: 0,
             line: String::new(),
+            ranked: Vec::new(),
         }
     }
 
@@ -154,8 +153,8 @@ impl<W: Write> LiveTable<W> {
         lines.into_iter().map(|l| fit(&l, self.width)).collect()
     }
 
-    /// `a`'s lanes weakest first (ranked).
-    fn plain(&mut self, interface: &str, a: &RowFigures, t: f64, verdict: Option<Verdict>) -> io::Result<()> {
+    /// The line of `a`, its weakest lane named (`lanes`: `a`'s lanes ranked, weakest first).
+    fn plain(&mut self, interface: &str, a: &RowFigures, lanes: &[LaneAnalysis], t: f64, verdict: Option<Verdict>) -> io::Result<()> {
         let link = match a.link.up {
             Some(true) => "up",
             Some(false) => "DOWN",
@@ -177,7 +176,7 @@ impl<W: Write> LiveTable<W> {
         let _ = count(line, a.link.corrected_bits);
         line.push_str(", uncorrectable blocks ");
         let _ = count(line, a.link.uncorrectable_blocks);
-        if let Some((lane, m)) = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
+        if let Some((lane, m)) = lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
             let _ = write!(line, ", weakest lane {lane} margin ");
             push_fixed(line, m, 2);
             line.push_str(" dB");
@@ -224,11 +223,7 @@ impl<W: Write> RecordSink for LiveTable<W> {
                 self.draw()?;
             }
         }
-        // The walker lends its window, refilled per interval: set aside while it is shown.
-        let mut walker = std::mem::replace(&mut self.walker, IntervalWalker::new(1));
-        let shown = walker.push_in_place(rec).map(|w| self.show(w, rec.t().unwrap_or_default()));
-        self.walker = walker;
-        shown.unwrap_or(Ok(()))
+        Ok(())
     }
 
     /// A buffered `out` is written out once per tick.
@@ -237,21 +232,28 @@ impl<W: Write> RecordSink for LiveTable<W> {
     }
 }
 
-impl<W: Write> LiveTable<W> {
-    /// The interval `w`, closed at `t`: the table redrawn, or its plain line.
-    fn show(&mut self, w: &InterfaceWindow, t: f64) -> io::Result<()> {
+impl<W: Write> IntervalSink for LiveTable<W> {
+    /// The interval `iv`: the table redrawn, or its plain line. An interface's first
+    /// sample alone is no interval yet: nothing is shown until the next.
+    fn interval(&mut self, iv: &LaneInterval<'_>) -> io::Result<()> {
+        if iv.first {
+            return Ok(());
+        }
         // The lane-row figures only: the verdict, reasons' text, trend and PCIe judging of a
         // whole analysis are not shown here, and cost most of a sample's CPU in `watch`.
-        let mut a = row_figures(w, &self.cfg);
+        let (w, a) = (iv.window, iv.figures);
         let verdict = self.verdict(&w.interface);
         if self.redraw {
-            self.update(t, &w.interface, &a, verdict);
-            self.draw()?;
+            self.update(iv.t, &w.interface, a, verdict);
+            self.draw()
         } else {
-            rank(&mut a.lanes);
-            self.plain(&w.interface, &a, t, verdict)?;
+            let mut lanes = std::mem::take(&mut self.ranked);
+            lanes.clone_from(&a.lanes);
+            rank(&mut lanes);
+            let shown = self.plain(&w.interface, a, &lanes, iv.t, verdict);
+            self.ranked = lanes;
+            shown
         }
-        Ok(())
     }
 }
 
@@ -259,6 +261,7 @@ impl<W: Write> LiveTable<W> {
 mod tests {
     use super::*;
     use crate::capture::read_capture;
+    use crate::output::tests::print;
 
     fn marginal() -> Vec<Record> {
         read_capture(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures/sr4-200g-lane4-marginal.jsonl"))).unwrap().records
@@ -277,10 +280,7 @@ mod tests {
     #[test]
     fn plain_lines_when_piped() {
         let mut buf = Vec::new();
-        let mut t = LiveTable::new(&mut buf, false, None, Config::default());
-        for r in marginal() {
-            t.record(&r).unwrap();
-        }
+        print(&marginal(), &mut LiveTable::new(&mut buf, false, None, Config::default()));
         let text = String::from_utf8(buf).unwrap();
         // 61 samples: 60 intervals, one line each, no cursor movement.
         assert_eq!(text.lines().count(), 60);
@@ -294,10 +294,7 @@ mod tests {
         // The marginal capture (lane 4 hides behind FEC: investigate) judged over 30 s: every
         // line from the first interval on says so; without a window, no verdict is shown.
         let mut buf = Vec::new();
-        let mut t = LiveTable::new(&mut buf, false, None, Config::default()).with_judge_window(30.0);
-        for r in marginal() {
-            t.record(&r).unwrap();
-        }
+        print(&marginal(), &mut LiveTable::new(&mut buf, false, None, Config::default()).with_judge_window(30.0));
         let text = String::from_utf8(buf).unwrap();
         assert_eq!(text.lines().count(), 60);
         assert!(text.lines().all(|l| l.ends_with(", verdict INVESTIGATE")), "{text}");
@@ -308,74 +305,50 @@ mod tests {
         assert_eq!(analyze(&engine.windows(), &Config::default(), &[])[0].verdict, Verdict::Investigate);
     }
 
-    /// The table's figures are those of the whole analysis of the same interval, on every
-    /// bundled capture: the shown fields of every lane and the weakest lane's rank.
-    #[test]
-    fn figures_are_the_whole_analysis_figures() {
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
-        let mut windows = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_none_or(|e| e != "jsonl") {
-                continue;
-            }
-            let cfg = Config::default();
-            let mut walker = IntervalWalker::new(1);
-            for r in read_capture(&path).unwrap().records {
-                let Some(w) = walker.push(&r) else { continue };
-                let full = crate::analysis::analyze(std::slice::from_ref(&w), &cfg, &[]).remove(0);
-                let mut rows = row_figures(&w, &cfg);
-                rank(&mut rows.lanes);
-                let shown = |l: &crate::analysis::LaneAnalysis| {
-                    (l.lane, l.rank, l.rx_power_dbm, l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper, l.margin_db)
-                };
-                let link = |l: &crate::analysis::LinkAnalysis| (l.up, l.corrected_bits, l.uncorrectable_blocks);
-                assert_eq!(link(&rows.link), link(&full.link), "{}", path.display());
-                assert_eq!(
-                    rows.lanes.iter().map(shown).collect::<Vec<_>>(),
-                    full.lanes.iter().map(shown).collect::<Vec<_>>(),
-                    "{}",
-                    path.display()
-                );
-                windows += 1;
-            }
-        }
-        assert!(windows > 300, "{windows} windows");
-    }
-
     /// Every plain line of every bundled capture is the one `format!` writes from the
-    /// same figures (`output::fixed` for the decimals, pieces pushed for the rest).
+    /// whole analysis of the same interval (`output::fixed` for the decimals, pieces
+    /// pushed for the rest).
     #[test]
     fn plain_lines_are_the_format_lines() {
         let mut lines = 0;
-        for path in crate::sample::intervals::bundled_captures() {
-            let (mut buf, mut want) = (Vec::new(), String::new());
-            let mut table = LiveTable::new(&mut buf, false, None, Config::default());
-            let mut walker = IntervalWalker::new(1);
-            for r in read_capture(&path).unwrap().records {
-                table.record(&r).unwrap();
-                if let Record::Event(e) = &r {
+        for path in crate::output::tests::bundled_captures() {
+            let records = read_capture(&path).unwrap().records;
+            let mut buf = Vec::new();
+            print(&records, &mut LiveTable::new(&mut buf, false, None, Config::default()));
+            let mut want = String::new();
+            // Each interface's previous sample: the interval's start.
+            let mut last: std::collections::HashMap<String, (Option<Record>, Option<Record>)> = Default::default();
+            for r in &records {
+                if let Record::Event(e) = r {
                     want += &format!("t={:>8.1}s {}: {}: {}\n", e.t, escape(&e.interface), e.kind.as_str(), escape(&e.message));
                 }
-                let Some(w) = walker.push(&r) else { continue };
-                let mut a = row_figures(&w, &Config::default());
-                rank(&mut a.lanes);
-                let link = match a.link.up {
-                    Some(true) => "up",
-                    Some(false) => "DOWN",
-                    None => "?",
-                };
-                let count = |v: Option<u64>| v.map_or("n/a".to_string(), |v| format!("+{v}"));
-                let weakest = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?)));
-                want += &format!(
-                    "t={:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{}\n",
-                    r.t().unwrap_or_default(),
-                    escape(&w.interface),
-                    count(a.link.corrected_bits),
-                    count(a.link.uncorrectable_blocks),
-                    weakest.map_or(String::new(), |(lane, m)| format!(", weakest lane {lane} margin {m:.2} dB")),
-                );
-                lines += 1;
+                let Some(name) = r.interface() else { continue };
+                let (ir, prev) = last.entry(name.to_string()).or_default();
+                match r {
+                    Record::Interface(_) => (*ir, *prev) = (Some(r.clone()), None),
+                    Record::Sample(_) => {
+                        let Some(start) = prev.replace(r.clone()) else { continue };
+                        let w = crate::sample::engine::records_window(name, None, ir.iter().chain([&start, r]));
+                        let a = analyze(std::slice::from_ref(&w), &Config::default(), &[]).remove(0);
+                        let link = match a.link.up {
+                            Some(true) => "up",
+                            Some(false) => "DOWN",
+                            None => "?",
+                        };
+                        let count = |v: Option<u64>| v.map_or("n/a".to_string(), |v| format!("+{v}"));
+                        let weakest = a.lanes.first().and_then(|l| Some((l.lane, l.margin_db?)));
+                        want += &format!(
+                            "t={:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}{}\n",
+                            r.t().unwrap_or_default(),
+                            escape(name),
+                            count(a.link.corrected_bits),
+                            count(a.link.uncorrectable_blocks),
+                            weakest.map_or(String::new(), |(lane, m)| format!(", weakest lane {lane} margin {m:.2} dB")),
+                        );
+                        lines += 1;
+                    }
+                    _ => {}
+                }
             }
             assert_eq!(String::from_utf8(buf).unwrap(), want, "{}", path.display());
         }
@@ -385,10 +358,7 @@ mod tests {
     #[test]
     fn redraws_in_place_on_a_terminal() {
         let mut buf = Vec::new();
-        let mut t = LiveTable::new(&mut buf, true, Some(100), Config::default());
-        for r in marginal() {
-            t.record(&r).unwrap();
-        }
+        print(&marginal(), &mut LiveTable::new(&mut buf, true, Some(100), Config::default()));
         let text = String::from_utf8(buf).unwrap();
         // Header, column line and 4 lanes: every redraw after the first moves up 6 lines.
         assert_eq!(text.matches("\x1b[6A\x1b[J").count(), 59);

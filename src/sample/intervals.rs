@@ -1,14 +1,16 @@
-//! Windows over consecutive samples of each interface, as records stream past: what one
-//! interval of a run looked like (the live `watch` table, margin-over-time plots). Holds
-//! per interface only the fold of the current interval ([`IntervalFold`]: the interface
-//! record in force, the interval's first sample and the events since, folded as they
-//! come) and the last window it gave, so memory follows the number of interfaces, not
-//! the length of the run.
+//! The interval stage: per interface, the interval since its previous sample, its
+//! window and its lane figures ([`RowFigures`]), worked out once per sample and handed to
+//! every printer that shows intervals (the CSV rows, the live table): printers only
+//! format what they are given. Holds per interface only the fold of the current interval
+//! ([`IntervalFold`]: the interface record in force, the interval's first sample and the
+//! events since, folded as they come) and the window it last gave, so memory follows the
+//! number of interfaces, not the length of the run.
 
 use super::by_name::ByName;
 use super::engine::{IntervalFold, StaticModule};
-use crate::analysis::InterfaceWindow;
-use crate::capture::Record;
+use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
+use crate::analysis::{Config, InterfaceWindow};
+use crate::capture::{Record, RecordSink};
 use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
@@ -18,123 +20,61 @@ struct Pending {
     /// The interface record in force and, once `started`, the interval since its first sample.
     fold: IntervalFold,
     started: bool,
-    samples_since: usize,
     /// Event records taken into the interval.
     events: usize,
-    /// The last window [`IntervalWalker::push_in_place`] gave, refilled by the next.
+    /// The last window [`IntervalWalker::push`] gave, refilled by the next.
     window: InterfaceWindow,
 }
 
 impl Pending {
-    fn new(name: &str, series: bool) -> Self {
-        Pending {
-            fold: IntervalFold::new(name, None, series),
-            started: false,
-            samples_since: 0,
-            events: 0,
-            window: InterfaceWindow::default(),
-        }
+    fn new(name: &str) -> Self {
+        Pending { fold: IntervalFold::new(name, None, false), started: false, events: 0, window: InterfaceWindow::default() }
     }
 
     /// A new interface record `ir` (or none): the next interval starts afresh.
-    fn restart(&mut self, name: &str, ir: Option<&Arc<StaticModule>>, series: bool) {
-        self.fold = IntervalFold::new(name, ir, series);
+    fn restart(&mut self, name: &str, ir: Option<&Arc<StaticModule>>) {
+        self.fold = IntervalFold::new(name, ir, false);
         self.started = false;
-        self.samples_since = 0;
-        self.events = 0;
-    }
-
-    /// After the window of the interval the last sample closed: the next starts at it.
-    fn next_interval(&mut self) {
-        self.fold.restart();
-        self.samples_since = 0;
         self.events = 0;
     }
 }
 
-/// Emits one window every `every` samples of an interface, spanning back to the sample
-/// that started the interval (1 = every consecutive pair; the samples between are not
-/// part of it). The one implementation of "the interval since an earlier sample": the
-/// live table, plots and CSV rows use it.
+/// One window per sample of an interface, over the interval since its previous sample
+/// (the first sample after an interface record alone), with the capture events between;
+/// windows carry no lane series (lane figures never read it). The one implementation of
+/// "the interval since the previous sample".
+#[derive(Default)]
 pub struct IntervalWalker {
-    every: usize,
-    /// A window for the first sample of an interface too (alone: no interval yet).
-    first_alone: bool,
-    /// Capture events between the interval's samples go into its window.
-    events: bool,
-    /// Windows carry their lane series (the trend's input).
-    series: bool,
     per_iface: ByName<Pending>,
 }
 
 impl IntervalWalker {
-    pub fn new(every: usize) -> Self {
-        IntervalWalker { every: every.max(1), first_alone: false, events: true, series: true, per_iface: ByName::default() }
-    }
-
-    /// One window per sample over the interval since the interface's previous sample (the
-    /// first sample after an interface record alone), counters only, without capture
-    /// events: what a CSV row describes.
-    pub fn per_sample() -> Self {
-        IntervalWalker { every: 1, first_alone: true, events: false, series: true, per_iface: ByName::default() }
-    }
-
-    /// Windows without their lane series (`series: None`), for what reads only lane rows
-    /// ([`crate::analysis::lane_rows`] never reads it): no series is kept or copied.
-    pub fn without_series(mut self) -> Self {
-        self.series = false;
-        self
-    }
-
-    /// Feeds one record; returns the window of the interval it closes, if it closes one.
-    pub fn push(&mut self, rec: &Record) -> Option<InterfaceWindow> {
-        let p = self.fold(rec)?;
-        let w = p.fold.window();
-        p.next_interval();
-        Some(w)
-    }
-
-    /// [`Self::push`], the window refilled into one kept per interface (the strings and
-    /// vectors of the last one reused): valid until the next record is pushed.
-    pub fn push_in_place(&mut self, rec: &Record) -> Option<&InterfaceWindow> {
-        let p = self.fold(rec)?;
-        p.fold.window_into(&mut p.window);
-        p.next_interval();
-        Some(&p.window)
-    }
-
-    /// Folds `rec` into its interface's interval; that interface's state when `rec`
-    /// closes the interval (or is a first sample with a window of its own).
-    fn fold(&mut self, rec: &Record) -> Option<&mut Pending> {
+    /// Feeds one record; the window of the interval a sample closes (refilled into one
+    /// kept per interface: valid until the next record is pushed), and whether it is the
+    /// interface's first sample alone.
+    pub fn push(&mut self, rec: &Record) -> Option<(&InterfaceWindow, bool)> {
         let name = rec.interface()?;
-        let series = self.series;
-        let p = self.per_iface.get_or_insert_with(name, || Pending::new(name, series));
+        let p = self.per_iface.get_or_insert_with(name, || Pending::new(name));
         match rec {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval
                 // across it would mix two modules, so the next one starts afresh.
-                p.restart(name, Some(&Arc::new(StaticModule::new(ir.clone()))), series);
+                p.restart(name, Some(&Arc::new(StaticModule::new(ir.clone()))));
             }
             Record::Event(e) => {
-                if self.events && p.events < MAX_EVENTS {
+                if p.events < MAX_EVENTS {
                     p.fold.event(e);
                     p.events += 1;
                 }
             }
             Record::Sample(s) => {
-                if !p.started {
-                    // The interval's first sample (`first_alone` walkers take no events,
-                    // so its lone window holds none and the next interval starts here).
-                    p.fold.sample(s);
-                    p.started = true;
-                    return self.first_alone.then_some(p);
-                }
-                p.samples_since += 1;
-                if p.samples_since < self.every {
-                    return None;
-                }
                 p.fold.sample(s);
-                return Some(p);
+                p.fold.window_into(&mut p.window);
+                // The next interval starts at this sample.
+                p.fold.restart();
+                p.events = 0;
+                let first = !std::mem::replace(&mut p.started, true);
+                return Some((&p.window, first));
             }
             Record::Header(_) => {}
         }
@@ -142,18 +82,55 @@ impl IntervalWalker {
     }
 }
 
+/// A printer of intervals: it takes every record (the header, events) and the figures of
+/// every interval.
+pub trait IntervalPrinter: RecordSink + IntervalSink {}
+
+impl<T: RecordSink + IntervalSink + ?Sized> IntervalPrinter for T {}
+
+/// The interval stage: a [`RecordSink`] that gives each record to its printers, then, for
+/// a sample, the interval it closes with its lane figures, worked out once for them all.
+pub struct IntervalStage<'a> {
+    cfg: Config,
+    walker: IntervalWalker,
+    /// The last interval's figures (refilled: their lanes keep their allocation).
+    figures: RowFigures,
+    printers: Vec<&'a mut dyn IntervalPrinter>,
+}
+
+impl<'a> IntervalStage<'a> {
+    pub fn new(cfg: Config, printers: Vec<&'a mut dyn IntervalPrinter>) -> Self {
+        IntervalStage { cfg, walker: IntervalWalker::default(), figures: RowFigures::default(), printers }
+    }
+}
+
+impl RecordSink for IntervalStage<'_> {
+    fn record(&mut self, rec: &Record) -> std::io::Result<()> {
+        for p in self.printers.iter_mut() {
+            p.record(rec)?;
+        }
+        if self.printers.is_empty() {
+            return Ok(());
+        }
+        let Some((window, first)) = self.walker.push(rec) else { return Ok(()) };
+        self.figures.refill(window, &self.cfg);
+        let iv = LaneInterval { t: rec.t().unwrap_or_default(), first, window, figures: &self.figures };
+        self.printers.iter_mut().try_for_each(|p| p.interval(&iv))
+    }
+
+    fn end_tick(&mut self, sampling: std::time::Duration) -> std::io::Result<()> {
+        self.printers.iter_mut().try_for_each(|p| p.end_tick(sampling))
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.printers.iter_mut().try_for_each(|p| p.finish())
+    }
+}
+
 #[cfg(test)]
 mod equivalence;
-
-/// The bundled captures (captures/*.jsonl), sorted.
 #[cfg(test)]
-pub(crate) fn bundled_captures() -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
-    let mut paths: Vec<_> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect();
-    paths.sort();
-    paths
-}
+mod figures;
 
 #[cfg(test)]
 mod tests {
@@ -161,36 +138,15 @@ mod tests {
     use crate::capture::read_capture;
 
     #[test]
-    fn windows_without_series_are_the_windows_less_their_series() {
-        let mut windows = 0;
-        for path in bundled_captures() {
-            for every in [1, 3] {
-                let (mut with, mut without) = (IntervalWalker::new(every), IntervalWalker::new(every).without_series());
-                for r in read_capture(&path).unwrap().records {
-                    let (a, b) = (with.push(&r), without.push_in_place(&r).cloned());
-                    let Some(mut a) = a else {
-                        assert!(b.is_none());
-                        continue;
-                    };
-                    a.series = None;
-                    assert_eq!(Some(a), b, "{}", path.display());
-                    windows += 1;
-                }
-            }
-        }
-        assert!(windows > 400, "{windows} windows");
-    }
-
-    #[test]
     fn consecutive_pairs_of_the_marginal_capture() {
-        // 61 samples about 1 s apart (the generator jitters timestamps by a few ms): 60 one-second intervals, every other one with `every = 2`.
+        // 61 samples about 1 s apart (the generator jitters timestamps by a few ms): the
+        // first alone, then 60 one-second intervals.
         let cap =
             read_capture(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures/sr4-200g-lane4-marginal.jsonl"))).unwrap();
-        let mut walker = IntervalWalker::new(1);
-        let ws: Vec<InterfaceWindow> = cap.records.iter().filter_map(|r| walker.push(r)).collect();
-        assert_eq!(ws.len(), 60);
-        assert!(ws.iter().all(|w| w.samples == 2 && (w.duration_s - 1.0).abs() < 0.05), "{:?}", ws[0].duration_s);
-        let mut walker = IntervalWalker::new(2);
-        assert_eq!(cap.records.iter().filter_map(|r| walker.push(r)).count(), 30);
+        let mut walker = IntervalWalker::default();
+        let ws: Vec<(InterfaceWindow, bool)> = cap.records.iter().filter_map(|r| walker.push(r).map(|(w, f)| (w.clone(), f))).collect();
+        assert_eq!(ws.len(), 61);
+        assert!(ws[0].1 && ws[0].0.samples == 1);
+        assert!(ws[1..].iter().all(|(w, first)| !first && w.samples == 2 && (w.duration_s - 1.0).abs() < 0.05), "{:?}", ws[1].0.duration_s);
     }
 }

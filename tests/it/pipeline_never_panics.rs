@@ -15,6 +15,7 @@ use optics::module::PageEntry;
 use optics::output::csv::CsvSink;
 use optics::output::text::{write_comparisons, write_scan, TextOptions};
 use optics::sample::engine::{Engine, EngineConfig, TimeRange};
+use optics::sample::intervals::IntervalStage;
 use proptest::prelude::*;
 use proptest::sample::select;
 use std::sync::OnceLock;
@@ -500,10 +501,11 @@ fn run_pipeline(cap: &Capture, cfgs: &[Config]) -> Result<(), TestCaseError> {
     let mut text = Vec::new();
     write_comparisons(&mut text, &comparisons).map_err(|e| TestCaseError::fail(e.to_string()))?;
 
-    let mut sink = CsvSink::new(Vec::new(), None, cfgs[0].clone());
-    sink.record(&Record::Header(cap.header.clone())).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut sink = CsvSink::new(Vec::new(), None);
+    let mut stage = IntervalStage::new(cfgs[0].clone(), vec![&mut sink]);
+    stage.record(&Record::Header(cap.header.clone())).map_err(|e| TestCaseError::fail(e.to_string()))?;
     for r in &cap.records {
-        sink.record(r).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        stage.record(r).map_err(|e| TestCaseError::fail(e.to_string()))?;
     }
     Ok(())
 }
@@ -703,10 +705,11 @@ proptest! {
 fn csv_rows(created: &str, records: &[Record]) -> Vec<csv::StringRecord> {
     let mut out = Vec::new();
     {
-        let mut sink = CsvSink::new(&mut out, None, Config::default());
-        sink.record(&Record::Header(header(created))).expect("header");
+        let mut sink = CsvSink::new(&mut out, None);
+        let mut stage = IntervalStage::new(Config::default(), vec![&mut sink]);
+        stage.record(&Record::Header(header(created))).expect("header");
         for r in records {
-            sink.record(r).expect("record");
+            stage.record(r).expect("record");
         }
     }
     csv::Reader::from_reader(&out[..]).records().collect::<Result<_, _>>().expect("CSV parses")

@@ -1,21 +1,24 @@
-//! The CSV rows' fast path held to the full one, so the two cannot drift: over every
+//! The interval stage's figures held to the full analysis, so the two cannot drift: over every
 //! bundled capture and hostile variants of each (identifier, revision, Active Control Set
 //! or monitor bytes changed in a sample, pages missing or the static image lacks, module
 //! data gone, a repeated interface record, the interface gone and back), each window's
 //! module must equal the full decode of its static pages with the sample's bytes laid over
-//! them (`module::decode`), and the row figures ([`row_figures`]) must equal those of
-//! `analyze` of that window, also when the previous window's lanes are refilled
-//! ([`row_figures_reusing`]). (Cells: `csv_cells` holds them to the csv crate's bytes.)
+//! them (`module::decode`), and the row figures ([`RowFigures::refill`], the previous
+//! window's lanes refilled as the stage refills them) must equal those of `analyze` of
+//! that window, the weakest lane first once ranked as the live table ranks them.
 
-use crate::analysis::lane_rows::{row_figures, row_figures_reusing};
-use crate::analysis::{analyze, config::Config, vdm_lanes::BerSource, LaneAnalysis, LinkAnalysis, ReasonCode};
+use super::IntervalWalker;
+use crate::analysis::lane_rows::{row_figures, RowFigures};
+use crate::analysis::{analyze, config::Config, rank, vdm_lanes::BerSource, LaneAnalysis, LinkAnalysis, ReasonCode};
 use crate::capture::{read_capture, EventKind, EventRecord, Record};
 use crate::module::{decode, ModuleImage, ModuleReport};
-use crate::sample::intervals::IntervalWalker;
 use std::collections::HashMap;
 
-/// What a row shows of a window's figures, floats by their bits.
-type Shown = (Option<u64>, Option<u64>, Vec<(u8, Option<u8>, Option<u64>, [Option<u64>; 7], Vec<ReasonCode>, Option<BerSource>)>);
+/// What a row or the live table shows of a window's figures, floats by their bits.
+type Shown = (
+    (Option<bool>, Option<u64>, Option<u64>, Option<u64>),
+    Vec<(u8, Option<u8>, Option<u64>, [Option<u64>; 8], Vec<ReasonCode>, Option<BerSource>)>,
+);
 
 fn shown(link: &LinkAnalysis, lanes: &[LaneAnalysis]) -> Shown {
     let mut lanes: Vec<&LaneAnalysis> = lanes.iter().collect();
@@ -23,11 +26,20 @@ fn shown(link: &LinkAnalysis, lanes: &[LaneAnalysis]) -> Shown {
     let l = lanes
         .iter()
         .map(|l| {
-            let f = [l.pre_fec_ber, l.pre_fec_ber_upper, l.margin_db, l.optical_margin_db, l.esnr_db, l.ltp_db, l.module_pre_fec_ber];
+            let f = [
+                l.rx_power_dbm,
+                l.pre_fec_ber,
+                l.pre_fec_ber_upper,
+                l.margin_db,
+                l.optical_margin_db,
+                l.esnr_db,
+                l.ltp_db,
+                l.module_pre_fec_ber,
+            ];
             (l.lane, l.module_lane, l.corrected_bits, f.map(|v| v.map(f64::to_bits)), l.flags.clone(), l.ber_source)
         })
         .collect();
-    (link.uncorrectable_blocks, link.link_down_events, l)
+    ((link.up, link.corrected_bits, link.uncorrectable_blocks, link.link_down_events), l)
 }
 
 /// Sets byte `offset` (0-255) of every run of `rec`'s sample pages that covers it in `page`.
@@ -141,27 +153,31 @@ fn fast_rows_are_the_full_paths_on_every_capture_and_hostile_variant() {
     for path in paths {
         let cap = read_capture(&path).unwrap();
         for (variant, records) in variants(&cap.records) {
-            let mut walker = IntervalWalker::per_sample();
-            // The lanes of the previous window, refilled as the CSV sink refills them.
-            let mut spare = Vec::new();
+            let mut walker = IntervalWalker::default();
+            // Refilled from the previous window, as the stage refills them.
+            let mut figures = RowFigures::default();
             let mut statics: HashMap<String, Option<ModuleImage>> = HashMap::new();
             for rec in &records {
                 if let Record::Interface(ir) = rec {
                     statics.insert(ir.interface.clone(), ir.module.as_ref().and_then(|m| m.image().ok()));
                 }
-                let Some(w) = walker.push(rec) else { continue };
+                let Some((w, _)) = walker.push(rec) else { continue };
                 let at = format!("{} ({variant}), t={:?}", path.display(), rec.t());
                 let full = full_module(&statics, rec);
                 assert_eq!(w.module, full, "module of {at}");
                 if let Some(m) = &w.module {
                     refreshed_kinds.insert(m.standard.as_str());
                 }
-                let a = analyze(std::slice::from_ref(&w), &cfg, &[]).remove(0);
-                let fast = row_figures(&w, &cfg);
-                assert_eq!(shown(&fast.link, &fast.lanes), shown(&a.link, &a.lanes), "figures of {at}");
-                let reused = row_figures_reusing(&w, &cfg, std::mem::take(&mut spare));
-                assert_eq!(reused, fast, "reused lanes of {at}");
-                spare = reused.lanes;
+                let a = analyze(std::slice::from_ref(w), &cfg, &[]).remove(0);
+                let fresh = row_figures(w, &cfg);
+                assert_eq!(shown(&fresh.link, &fresh.lanes), shown(&a.link, &a.lanes), "figures of {at}");
+                figures.refill(w, &cfg);
+                assert_eq!(figures, fresh, "refilled lanes of {at}");
+                // Ranked as the live table ranks them: the report's order.
+                let mut ranked = fresh.lanes.clone();
+                rank(&mut ranked);
+                let order = |ls: &[LaneAnalysis]| ls.iter().map(|l| (l.lane, l.rank)).collect::<Vec<_>>();
+                assert_eq!(order(&ranked), order(&a.lanes), "ranks of {at}");
                 windows += 1;
             }
         }
