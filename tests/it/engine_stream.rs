@@ -99,7 +99,8 @@ fn a_two_hour_capture_equals_first_and_last_counters() {
 #[test]
 fn rolling_windows_cover_the_last_seconds() {
     // Lane 1 gains 10 bits/s until t = 900 s, then 100 bits/s, to t = 999 s.
-    let mut e = Engine::new(EngineConfig::default()); // rolling [60, 300]: snapshots every >= 300/256 s
+    // Rolling [60, 300]: snapshots every >= 300/256 s.
+    let mut e = Engine::new(EngineConfig { rolling_s: vec![60.0, 300.0], ..EngineConfig::default() });
     e.push(&iface("e0"));
     let mut lane1 = 0u64;
     for t in 0..1000u64 {

@@ -26,7 +26,8 @@
 //!   `module_changed` events are re-derived from the data (the segments) instead.
 //!
 //! Memory: per interface a few counter vectors per segment, the latest interface record,
-//! a ring of at most ~256 counter snapshots for rolling windows, and a [`LaneSeries`] of
+//! a ring of at most ~256 counter snapshots where rolling windows are asked for
+//! ([`EngineConfig::rolling_s`]), and a [`LaneSeries`] of
 //! at most `buckets` buckets: bounded by interfaces x lanes x buckets, never by the
 //! length of the run.
 
@@ -74,6 +75,9 @@ impl TimeRange {
 pub struct EngineConfig {
     pub range: TimeRange,
     /// Rolling windows the state can answer for (seconds); the longest sizes the ring.
+    /// None by default: a whole-run fold (`scan`, `export`, `watch`) asks for none, and the
+    /// ring of up to 256 counter snapshots would be most of an interface's memory (~250 KB
+    /// of ~370 KB for 8 lanes); `serve` and the live table's judge window name theirs.
     pub rolling_s: Vec<f64>,
     /// Per-lane series length bound (buckets per interface).
     pub buckets: usize,
@@ -85,7 +89,7 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { range: TimeRange::whole(), rolling_s: vec![60.0, 300.0], buckets: 512, series_horizon_s: None }
+        EngineConfig { range: TimeRange::whole(), rolling_s: Vec::new(), buckets: 512, series_horizon_s: None }
     }
 }
 
