@@ -78,11 +78,8 @@ pub struct PoissonBounds {
 
 impl PoissonBounds {
     pub fn new(confidence: f64) -> Self {
-        thread_local! {
-            static Z: super::memo::Slot<u64, f64> = const { std::cell::Cell::new(None) };
-        }
         let c = clamp_confidence(confidence);
-        PoissonBounds { c, z: super::memo::remembered(&Z, c.to_bits(), || normal_quantile(c)) }
+        PoissonBounds { c, z: normal_quantile(c) }
     }
 
     /// The bounds on a count `k`.

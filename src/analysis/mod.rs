@@ -27,7 +27,6 @@ pub mod lane_rows;
 pub mod lanes;
 mod limits;
 pub mod link_loss;
-mod memo;
 pub mod optical;
 pub mod outlier;
 pub mod pcie;
@@ -555,7 +554,7 @@ fn measure<'a>(
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
     let limit = fec::limit(fec).ber_limit;
-    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_of_limit(l, m));
+    let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
     let bounds = ber::PoissonBounds::new(cfg.confidence);
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };
     let link = link_analysis(&mut cx);

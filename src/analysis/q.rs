@@ -7,7 +7,6 @@
 //! optical-power equivalent (the electrical margin is twice that in dB). Shot- or
 //! RIN-limited receivers and equalizer penalties make real margins smaller than this.
 
-use super::memo;
 use crate::module::report::Modulation;
 use statrs::function::erf::{erfc, erfc_inv};
 use std::f64::consts::SQRT_2;
@@ -27,18 +26,9 @@ pub fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
     (q.is_finite() && q > 0.0 && q < 0.5).then(|| SQRT_2 * erfc_inv(2.0 * q))
 }
 
-/// [`q_from_ber`] of a FEC's BER `limit`: the same for every window of a link, so
-/// remembered (`memo`).
-pub fn q_of_limit(limit: f64, m: Modulation) -> Option<f64> {
-    thread_local! {
-        static X_LIMIT: memo::Slot<(u64, Modulation), Option<f64>> = const { std::cell::Cell::new(None) };
-    }
-    memo::remembered(&X_LIMIT, (limit.to_bits(), m), || q_from_ber(limit, m))
-}
-
 /// Optical-equivalent margin in dB of a lane at `ber` over the `limit` BER.
 pub fn margin_db(ber: f64, limit: f64, m: Modulation) -> Option<f64> {
-    Some(margin_db_of_q(q_from_ber(ber, m)?, q_of_limit(limit, m)?))
+    Some(margin_db_of_q(q_from_ber(ber, m)?, q_from_ber(limit, m)?))
 }
 
 /// [`margin_db`] from the eye distances ([`q_from_ber`]) of the lane and of the limit,
@@ -68,13 +58,8 @@ const FLOOR_BAND: f64 = 1e-6;
 
 impl MarginFloor {
     pub fn new(x_limit: f64, floor_db: f64, m: Modulation) -> Self {
-        thread_local! {
-            static BER_AT_FLOOR: memo::Slot<(u64, u64, Modulation), f64> = const { std::cell::Cell::new(None) };
-        }
-        let ber_at_floor = memo::remembered(&BER_AT_FLOOR, (x_limit.to_bits(), floor_db.to_bits(), m), || {
-            let x = x_limit * 10f64.powf(floor_db / 10.0);
-            ber_per_q(m) * 0.5 * erfc(x / SQRT_2)
-        });
+        let x = x_limit * 10f64.powf(floor_db / 10.0);
+        let ber_at_floor = ber_per_q(m) * 0.5 * erfc(x / SQRT_2);
         MarginFloor { x_limit, floor_db, m, ber_at_floor }
     }
 

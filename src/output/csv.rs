@@ -5,7 +5,6 @@
 //! (the same window analysis as `scan`); the sink only formats them.
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
-use super::csv_cells::CellWriter;
 pub use super::lane_row::LaneRow;
 use crate::analysis::lane_index::LaneIndex;
 use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
@@ -18,16 +17,14 @@ use std::io::{self, Write};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-/// How rows are encoded: CSV, or JSON Lines of the same rows (`export --json`). One per
-/// sink, so the CSV variant's size costs nothing.
-#[allow(clippy::large_enum_variant)]
-enum Encoding {
-    /// `header_written`: the header goes before the first row (none without rows).
-    Csv {
-        cells: CellWriter,
-        header_written: bool,
-    },
-    JsonLines,
+/// How rows are encoded: CSV through the `csv` crate's serde writer (its defaults: RFC
+/// 4180, a header row of the [`LaneRow`] field names before the first row, floats as
+/// `ryu` writes them), or JSON Lines of the same rows (`export --json`).
+enum Encoding<W: Write> {
+    /// Pending rows are held in the writer's own buffer (room for a batch).
+    Csv(Box<csv::Writer<W>>),
+    /// Encoded rows not yet handed to `out` (reused: cleared at each flush).
+    JsonLines { out: W, buf: Vec<u8> },
 }
 
 /// When a [`CsvSink`] hands its rows to the writer's `flush` (one write to the file).
@@ -43,12 +40,12 @@ pub enum FlushPolicy {
 /// Rows held before a batched flush: a few hundred kB at most, so memory stays bounded.
 pub const BATCH_ROWS: usize = 1024;
 
-/// A [`RecordSink`] that turns sample records into lane rows, flushed per its [`FlushPolicy`].
+/// Room for a batch of rows (a row of 8 lanes is ~250 bytes), so a batch is one write.
+const BATCH_BYTES: usize = BATCH_ROWS * 320;
+
+/// A printer of the interval stage that writes each interval's lane rows, flushed per its [`FlushPolicy`].
 pub struct CsvSink<W: Write> {
-    out: W,
-    encoding: Encoding,
-    /// Encoded rows not yet handed to `out` (reused: cleared at each flush).
-    buf: Vec<u8>,
+    encoding: Encoding<W>,
     flush: FlushPolicy,
     /// Rows written since the last flush.
     pending_rows: usize,
@@ -63,19 +60,17 @@ pub struct CsvSink<W: Write> {
 impl<W: Write> CsvSink<W> {
     /// `created` is the capture start (RFC 3339), if known before the header record arrives.
     pub fn new(out: W, created: Option<&str>) -> Self {
-        Self::with_out(out, Encoding::Csv { cells: CellWriter::default(), header_written: false }, created)
+        Self::with_out(Encoding::Csv(Box::new(csv::WriterBuilder::new().buffer_capacity(BATCH_BYTES).from_writer(out))), created)
     }
 
     /// The same rows as JSON Lines: one object per row, keys = the CSV column names.
     pub fn json_lines(out: W, created: Option<&str>) -> Self {
-        Self::with_out(out, Encoding::JsonLines, created)
+        Self::with_out(Encoding::JsonLines { out, buf: Vec::new() }, created)
     }
 
-    fn with_out(out: W, encoding: Encoding, created: Option<&str>) -> Self {
+    fn with_out(encoding: Encoding<W>, created: Option<&str>) -> Self {
         CsvSink {
-            out,
             encoding,
-            buf: Vec::new(),
             flush: FlushPolicy::PerSample,
             pending_rows: 0,
             created: created.and_then(|c| OffsetDateTime::parse(c, &Rfc3339).ok()),
@@ -108,31 +103,29 @@ impl<W: Write> CsvSink<W> {
     /// when the records end, or after an error, to see the write's own error.
     pub fn finish(&mut self) -> io::Result<()> {
         self.pending_rows = 0;
-        self.flush()
+        match &mut self.encoding {
+            Encoding::Csv(w) => w.flush(),
+            Encoding::JsonLines { out, buf } => {
+                let written = out.write_all(buf);
+                buf.clear();
+                written?;
+                out.flush()
+            }
+        }
     }
 
     fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
         match &mut self.encoding {
-            Encoding::Csv { cells, header_written } => {
-                if !*header_written {
-                    CellWriter::header(&mut self.buf);
-                    *header_written = true;
-                }
-                cells.lane(&mut self.buf, row);
-            }
-            Encoding::JsonLines => {
-                serde_json::to_writer(&mut self.buf, row).map_err(io::Error::other)?;
-                self.buf.push(b'\n');
+            Encoding::Csv(w) => w.serialize(row).map_err(|e| match e.into_kind() {
+                csv::ErrorKind::Io(e) => e,
+                kind => io::Error::other(format!("{kind:?}")),
+            }),
+            Encoding::JsonLines { buf, .. } => {
+                serde_json::to_writer(&mut *buf, row).map_err(io::Error::other)?;
+                buf.push(b'\n');
+                Ok(())
             }
         }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        let written = self.out.write_all(&self.buf);
-        self.buf.clear();
-        written?;
-        self.out.flush()
     }
 
     /// Writes the rows of interval `iv`: one per lane (lane order), or one without lane
@@ -152,9 +145,6 @@ impl<W: Write> CsvSink<W> {
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
         self.fill_base(&mut row, iv);
-        if let Encoding::Csv { cells, .. } = &mut self.encoding {
-            cells.sample(&row);
-        }
         let module = LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
         let has_interval = w.samples >= 2;
         let mut written = Ok(());
@@ -190,13 +180,15 @@ impl<W: Write> CsvSink<W> {
         let module = w.module.as_ref();
         let port = |v: Option<u64>| v.filter(|_| has_interval);
         row.t = iv.t;
-        row.interface.clone_from(&w.interface);
-        set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()));
+        // Text from the system or a capture: in CSV, never a formula ([`is_formula`]).
+        let csv = matches!(self.encoding, Encoding::Csv(_));
+        put_text(&mut row.interface, &w.interface, csv);
+        set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()), csv);
         row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
         row.uncorrectable_blocks_delta = port(a.link.uncorrectable_blocks);
         row.link_down_events_delta = port(a.link.link_down_events);
         row.interval_s = has_interval.then_some(round_t(w.duration_s));
-        set_text(&mut row.host, self.host.as_deref());
+        set_text(&mut row.host, self.host.as_deref(), csv);
         let fl = a.frame_loss.as_ref();
         row.codeword_error_ratio = fl.and_then(|f| f.codeword_error_ratio);
         row.flr = fl.and_then(|f| f.flr);
@@ -206,14 +198,30 @@ impl<W: Write> CsvSink<W> {
     }
 }
 
-/// `slot = text`, keeping the slot's allocation.
-fn set_text(slot: &mut Option<String>, text: Option<&str>) {
-    match (slot.as_mut(), text) {
-        (Some(s), Some(t)) => {
-            s.clear();
-            s.push_str(t);
-        }
-        (_, t) => *slot = t.map(str::to_string),
+/// A text cell (an interface name, a serial number, a host: text from the system or a
+/// capture) that a spreadsheet would read as a formula, `=`, `+`, `-` or `@` first, or a
+/// tab or carriage return first (OWASP "CSV Injection"), is written with a `'` before it:
+/// the spreadsheet shows the text, and runs nothing. Numbers are never text cells: a
+/// negative dBm stays a number.
+fn is_formula(s: &str) -> bool {
+    matches!(s.as_bytes().first(), Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r'))
+}
+
+/// `slot = text`, keeping the slot's allocation; in a CSV cell (`csv`), a `'` before
+/// text a spreadsheet would take for a formula ([`is_formula`]).
+fn put_text(slot: &mut String, text: &str, csv: bool) {
+    slot.clear();
+    if csv && is_formula(text) {
+        slot.push('\'');
+    }
+    slot.push_str(text);
+}
+
+/// [`put_text`] of an optional cell.
+fn set_text(slot: &mut Option<String>, text: Option<&str>, csv: bool) {
+    match text {
+        Some(t) => put_text(slot.get_or_insert_with(String::new), t, csv),
+        None => *slot = None,
     }
 }
 
@@ -283,10 +291,13 @@ fn rfc3339_micros(at: OffsetDateTime, out: &mut String) -> Option<()> {
     Some(())
 }
 
-/// Rows still held are written when the sink goes away, as the csv crate's writer did.
+/// Rows still held are written when the sink goes away (the csv crate's writer does so
+/// for its own).
 impl<W: Write> Drop for CsvSink<W> {
     fn drop(&mut self) {
-        let _ = self.flush();
+        if let Encoding::JsonLines { .. } = self.encoding {
+            let _ = self.finish();
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! The CSV lane row (docs/csv-format.md): what [`super::csv::CsvSink`] fills and both of
-//! its encodings (the csv crate's serde writer, [`super::csv_cells`]) write.
+//! its encodings (the csv crate's serde writer, serde_json's) write.
 
 use serde::Serialize;
 

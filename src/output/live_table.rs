@@ -8,7 +8,6 @@ use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
 use crate::analysis::{analyze, rank, Config, LaneAnalysis, Verdict};
 use crate::capture::Record;
 use crate::capture::RecordSink;
-use crate::output::fixed::{push_fixed, push_fixed_right};
 use crate::output::text::wrap::fit;
 use crate::output::text::{escape, verdict_word, DEFAULT_WIDTH};
 use crate::sample::engine::{Engine, EngineConfig};
@@ -160,30 +159,22 @@ impl<W: Write> LiveTable<W> {
             Some(false) => "DOWN",
             None => "?",
         };
-        // Formatted into one reused buffer (no string per field): a line per sample.
+        let count = |v: Option<u64>| v.map_or("n/a".to_string(), |v| format!("+{v}"));
         let line = &mut self.line;
         line.clear();
-        let count = |line: &mut String, v: Option<u64>| match v {
-            Some(v) => write!(line, "+{v}"),
-            None => line.write_str("n/a"),
-        };
-        // Writing into a String cannot fail. The decimals as `{t:>8.1}` and `{m:.2}` write them.
-        line.push_str("t=");
-        push_fixed_right(line, t, 8, 1);
-        for part in ["s ", &escape(interface), ": link ", link, ", corrected bits "] {
-            line.push_str(part);
-        }
-        let _ = count(line, a.link.corrected_bits);
-        line.push_str(", uncorrectable blocks ");
-        let _ = count(line, a.link.uncorrectable_blocks);
+        // Writing into a String cannot fail.
+        let _ = write!(
+            line,
+            "t={t:>8.1}s {}: link {link}, corrected bits {}, uncorrectable blocks {}",
+            escape(interface),
+            count(a.link.corrected_bits),
+            count(a.link.uncorrectable_blocks)
+        );
         if let Some((lane, m)) = lanes.first().and_then(|l| Some((l.lane, l.margin_db?))) {
-            let _ = write!(line, ", weakest lane {lane} margin ");
-            push_fixed(line, m, 2);
-            line.push_str(" dB");
+            let _ = write!(line, ", weakest lane {lane} margin {m:.2} dB");
         }
         if let Some(v) = verdict {
-            line.push_str(", verdict ");
-            line.push_str(verdict_word(v));
+            let _ = write!(line, ", verdict {}", verdict_word(v));
         }
         line.push('\n');
         // The line whole, newline included, in one write (`writeln!` writes the newline apart).
@@ -306,8 +297,7 @@ mod tests {
     }
 
     /// Every plain line of every bundled capture is the one `format!` writes from the
-    /// whole analysis of the same interval (`output::fixed` for the decimals, pieces
-    /// pushed for the rest).
+    /// whole analysis of the same interval.
     #[test]
     fn plain_lines_are_the_format_lines() {
         let mut lines = 0;

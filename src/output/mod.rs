@@ -3,9 +3,6 @@
 //! Writers never reach back into sources.
 
 pub mod csv;
-mod csv_cells;
-mod fixed;
-mod float_cell;
 pub mod html;
 mod lane_row;
 pub mod live_table;
@@ -13,7 +10,6 @@ pub mod metric;
 pub mod plot;
 pub mod prometheus;
 pub mod report;
-mod short_copy;
 pub mod text;
 
 use serde::Serialize;

@@ -6,11 +6,11 @@
 //! events since, folded as they come) and the window it last gave, so memory follows the
 //! number of interfaces, not the length of the run.
 
-use super::by_name::ByName;
 use super::engine::{IntervalFold, StaticModule};
 use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
 use crate::analysis::{Config, InterfaceWindow};
 use crate::capture::{Record, RecordSink};
+use indexmap::IndexMap;
 use std::sync::Arc;
 
 /// Events kept per interval; more in one interval are dropped (the window reports the first ones).
@@ -45,7 +45,7 @@ impl Pending {
 /// "the interval since the previous sample".
 #[derive(Default)]
 pub struct IntervalWalker {
-    per_iface: ByName<Pending>,
+    per_iface: IndexMap<String, Pending>,
 }
 
 impl IntervalWalker {
@@ -54,7 +54,8 @@ impl IntervalWalker {
     /// interface's first sample alone.
     pub fn push(&mut self, rec: &Record) -> Option<(&InterfaceWindow, bool)> {
         let name = rec.interface()?;
-        let p = self.per_iface.get_or_insert_with(name, || Pending::new(name));
+        let i = self.per_iface.get_index_of(name).unwrap_or_else(|| self.per_iface.insert_full(name.to_string(), Pending::new(name)).0);
+        let p = &mut self.per_iface[i];
         match rec {
             Record::Interface(ir) => {
                 // A new interface record means the module or link changed: an interval

@@ -9,7 +9,6 @@
 //! Live sampling and replay produce the same [`crate::capture::Record`]s, so one path
 //! (records -> engine -> windows -> analysis) serves both.
 
-mod by_name;
 pub mod delta;
 pub mod engine;
 pub mod intervals;

@@ -1,4 +1,4 @@
-//! One interface's fold over one interval at a time: what the interval walker
+//! One interface's fold over one interval at a time: what the interval stage's walker
 //! ([`crate::sample::intervals::IntervalWalker`]) keeps per interface. The window of an
 //! interval is that of a fresh engine state fed the interface record in force, the
 //! interval's first sample, the events between and its closing sample; this state is
@@ -40,12 +40,8 @@ impl IntervalFold {
         self.state.sample(s, &TimeRange::whole());
     }
 
-    /// The window over what was folded since the interval's first sample.
-    pub fn window(&self) -> InterfaceWindow {
-        self.state.window()
-    }
-
-    /// [`Self::window`] into `w` (its buffers reused).
+    /// The window over what was folded since the interval's first sample, into `w` (its
+    /// buffers reused: the stage refills one window per interface).
     pub fn window_into(&self, w: &mut InterfaceWindow) {
         self.state.window_into(w);
     }

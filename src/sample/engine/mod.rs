@@ -42,9 +42,9 @@ pub use interval::IntervalFold;
 use crate::analysis::InterfaceWindow;
 use crate::capture::RecordSink;
 use crate::capture::{CaptureError, CaptureReader, Header, Record};
-use crate::sample::by_name::ByName;
 use crate::sample::delta::Break;
 use iface::IfaceState;
+use indexmap::IndexMap;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -118,12 +118,13 @@ pub struct SegmentWindow {
 #[derive(Debug)]
 pub struct Engine {
     cfg: EngineConfig,
-    states: ByName<IfaceState>,
+    /// Per interface, in order of first appearance (a removed one that comes back is new).
+    states: IndexMap<String, IfaceState>,
 }
 
 impl Engine {
     pub fn new(cfg: EngineConfig) -> Self {
-        Engine { cfg, states: ByName::default() }
+        Engine { cfg, states: IndexMap::new() }
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -132,11 +133,12 @@ impl Engine {
 
     fn state(&mut self, name: &str) -> &mut IfaceState {
         let (buckets, rolling, horizon) = (self.cfg.buckets, &self.cfg.rolling_s, self.cfg.series_horizon_s);
-        self.states.get_or_insert_with(name, || {
+        let i = self.states.get_index_of(name).unwrap_or_else(|| {
             let mut st = IfaceState::new(name, buckets, rolling);
             st.series_horizon_s = horizon;
-            st
-        })
+            self.states.insert_full(name.to_string(), st).0
+        });
+        &mut self.states[i]
     }
 
     fn get(&self, name: &str) -> Option<&IfaceState> {
@@ -214,7 +216,7 @@ impl Engine {
 
     /// The interface vanished: forget its state.
     pub fn remove(&mut self, iface: &str) {
-        self.states.remove(iface);
+        self.states.shift_remove(iface);
     }
 
     /// The bounded per-lane series of `iface`.
