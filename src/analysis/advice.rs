@@ -8,6 +8,7 @@
 
 use super::config::Config;
 use super::verdict::{ReasonCode, Severity};
+use crate::module::flag::{self, ModuleFlag, Monitor};
 
 /// Facts about one weak lane, gathered by the caller.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -18,7 +19,7 @@ pub struct LaneFacts<'a> {
     /// rx below the module's own low warning, or the module flagged low rx.
     pub rx_low_flagged: bool,
     /// This module's flags on the lane.
-    pub flags: &'a [String],
+    pub flags: &'a [ModuleFlag],
     pub copper: bool,
     /// Far-end tx dBm on this lane minus the far end's sibling median; `None`: no peer.
     pub peer_tx_delta_db: Option<f64>,
@@ -42,19 +43,24 @@ pub struct LaneFacts<'a> {
     pub esnr_delta_db: Option<f64>,
 }
 
-fn has(flags: &[String], names: &[&str]) -> bool {
-    flags.iter().any(|f| names.contains(&f.as_str()))
+/// This module's own transmitter is out of range: a tx fault, bias past any limit but its
+/// low warning, or tx power below a low limit.
+fn own_tx_bad(flags: &[ModuleFlag]) -> bool {
+    flags.iter().any(|f| {
+        matches!(
+            f,
+            ModuleFlag::TxFault
+                | ModuleFlag::Limit(Monitor::TxBias, flag::Severity::HighAlarm | flag::Severity::HighWarning | flag::Severity::LowAlarm)
+        ) || f.is_low(Monitor::TxPower)
+    })
 }
-
-const OWN_TX_BAD: &[&str] =
-    &["tx_fault", "tx_bias_high_alarm", "tx_bias_high_warning", "tx_bias_low_alarm", "tx_power_low_alarm", "tx_power_low_warning"];
 
 pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
     let n = f.lane;
     if f.copper {
         return format!("lane {n}: copper cable (no optical monitors to blame): reseat both ends, then replace the cable");
     }
-    if has(f.flags, OWN_TX_BAD) {
+    if own_tx_bad(f.flags) {
         return format!("lane {n}: this module's laser on lane {n} is out of range (tx fault, bias or power): swap the module");
     }
     let peer_weak = f.peer_tx_flagged || f.peer_tx_delta_db.is_some_and(|d| d <= -cfg.tx_low_delta_db);
@@ -236,7 +242,7 @@ mod tests {
         f.peer_tx_delta_db = Some(-1.5);
         let a = lane_advice(&f, &cfg);
         assert!(a.contains("far end's transmitter on lane 4") && a.contains("1.5 dB"), "{a}");
-        let flags = vec!["tx_fault".to_string()];
+        let flags = vec![ModuleFlag::TxFault];
         f.flags = &flags;
         assert!(lane_advice(&f, &cfg).contains("swap the module"));
         f.copper = true;

@@ -8,14 +8,15 @@
 //! as it gives a module-reported flag.
 
 use super::LaneAnalysis;
+use crate::module::flag::{self, ModuleFlag, Severity};
 use crate::module::report::{ThresholdSet, Thresholds};
 use crate::module::units::mw_to_dbm;
 
 /// One monitor past one of the module's thresholds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Crossing {
-    /// The module-flag name of the crossing, e.g. `tx_power_low_warning`.
-    pub flag: &'static str,
+    /// The module flag of the crossing, e.g. `tx_power_low_warning`.
+    pub flag: ModuleFlag,
     /// "tx 0.70 dBm is 1.00 dB below the module's tx power low warning 1.70 dBm".
     pub text: String,
 }
@@ -30,29 +31,14 @@ enum Unit {
 struct Monitor {
     name: &'static str,
     what: &'static str,
-    /// `[high_alarm, low_alarm, high_warning, low_warning]` flag names.
-    flags: [&'static str; 4],
+    /// The monitor its flags name.
+    flag_monitor: flag::Monitor,
     unit: Unit,
 }
 
-const RX: Monitor = Monitor {
-    name: "rx",
-    what: "rx power",
-    flags: ["rx_power_high_alarm", "rx_power_low_alarm", "rx_power_high_warning", "rx_power_low_warning"],
-    unit: Unit::Dbm,
-};
-const TX: Monitor = Monitor {
-    name: "tx",
-    what: "tx power",
-    flags: ["tx_power_high_alarm", "tx_power_low_alarm", "tx_power_high_warning", "tx_power_low_warning"],
-    unit: Unit::Dbm,
-};
-const BIAS: Monitor = Monitor {
-    name: "bias",
-    what: "tx bias",
-    flags: ["tx_bias_high_alarm", "tx_bias_low_alarm", "tx_bias_high_warning", "tx_bias_low_warning"],
-    unit: Unit::Ma,
-};
+const RX: Monitor = Monitor { name: "rx", what: "rx power", flag_monitor: flag::Monitor::RxPower, unit: Unit::Dbm };
+const TX: Monitor = Monitor { name: "tx", what: "tx power", flag_monitor: flag::Monitor::TxPower, unit: Unit::Dbm };
+const BIAS: Monitor = Monitor { name: "bias", what: "tx bias", flag_monitor: flag::Monitor::TxBias, unit: Unit::Ma };
 
 /// "1.00 dB below" / "0.30 dB above": a distance as a reason says it, never a negative "over".
 pub fn above_or_below(d: f64, unit: &str) -> String {
@@ -90,9 +76,9 @@ impl Monitor {
     /// The worst crossing of `v` on each side: an alarm hides the warning on its side.
     fn crossings(&self, v: Option<f64>, set: Option<&ThresholdSet>, out: &mut Vec<Crossing>) {
         let (Some(v), Some(t)) = (v.filter(|v| v.is_finite()), set) else { return };
-        let [high_alarm, low_alarm, high_warning, low_warning] = self.flags;
-        let high = [(high_alarm, "high alarm", t.high_alarm), (high_warning, "high warning", t.high_warning)];
-        let low = [(low_alarm, "low alarm", t.low_alarm), (low_warning, "low warning", t.low_warning)];
+        let flag = |s| ModuleFlag::Limit(self.flag_monitor, s);
+        let high = [(flag(Severity::HighAlarm), "high alarm", t.high_alarm), (flag(Severity::HighWarning), "high warning", t.high_warning)];
+        let low = [(flag(Severity::LowAlarm), "low alarm", t.low_alarm), (flag(Severity::LowWarning), "low warning", t.low_warning)];
         let over = high.into_iter().find_map(|(f, name, raw)| self.level(raw).filter(|l| v > *l).map(|l| (f, name, l)));
         let under = low.into_iter().find_map(|(f, name, raw)| self.level(raw).filter(|l| v < *l).map(|l| (f, name, l)));
         for (flag, name, level) in over.into_iter().chain(under) {
@@ -136,21 +122,21 @@ mod tests {
         let la = LaneAnalysis { lane: 3, rx_power_dbm: Some(-12.3), ..Default::default() };
         let c = crossings(&la, &t);
         assert_eq!(c.len(), 1);
-        assert_eq!(c[0].flag, "rx_power_low_alarm");
+        assert_eq!(c[0].flag.as_str(), "rx_power_low_alarm");
         assert_eq!(c[0].text, "rx -12.30 dBm is 1.00 dB below the module's rx power low alarm -11.30 dBm");
         // Between the warning (-10 dBm) and the alarm: a warning.
         let la = LaneAnalysis { rx_power_dbm: Some(-10.5), ..la };
-        assert_eq!(crossings(&la, &t)[0].flag, "rx_power_low_warning");
+        assert_eq!(crossings(&la, &t)[0].flag.as_str(), "rx_power_low_warning");
         // Inside: none; a printed range (warnings NaN) still judges the alarms.
         assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-2.0), ..la.clone() }, &t).is_empty());
         let printed = Thresholds { tx_power_mw: set(10f64.powf(0.5), 10f64.powf(-0.69), f64::NAN, f64::NAN), ..Default::default() };
         let tx = LaneAnalysis { tx_power_dbm: Some(-7.0), ..Default::default() };
-        assert_eq!(crossings(&tx, &printed)[0].flag, "tx_power_low_alarm");
+        assert_eq!(crossings(&tx, &printed)[0].flag.as_str(), "tx_power_low_alarm");
         // Bias over its high warning 9 mA (alarm 10).
         let b = Thresholds { tx_bias_ma: set(10.0, 2.0, 9.0, 3.0), ..Default::default() };
         let c = crossings(&LaneAnalysis { tx_bias_ma: Some(9.5), ..Default::default() }, &b);
         assert_eq!(
-            (c[0].flag, c[0].text.as_str()),
+            (c[0].flag.as_str(), c[0].text.as_str()),
             ("tx_bias_high_warning", "bias 9.50 mA is 0.50 mA above the module's tx bias high warning 9.00 mA")
         );
         // 0 mW thresholds are "not set".

@@ -4,6 +4,7 @@
 
 use super::limits::{below_floor, fmt_opt_db, LimitText};
 use super::*;
+use crate::module::flag::{ModuleFlag, Monitor};
 
 /// The `fec_hiding_marginal_optics` sentence with its evidence.
 fn hiding_message(
@@ -63,13 +64,13 @@ pub(super) fn judge_lanes(
         let ev = siblings.evidence(la, cfg, cx.limit);
         let esnr_delta_db = esnr_siblings.delta_db(la);
         let n = la.lane;
-        let module_flags: &[String] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
+        let module_flags: &[ModuleFlag] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
         // The lane's values against the module's own thresholds: the same fact as the
         // module's flag bits, judged the same whether or not the source carries the bits.
         let crossed = thresholds.map(|t| dom_limits::crossings(la, t)).unwrap_or_default();
-        let said = |f: &str| crossed.iter().find(|c| c.flag == f).map(|c| format!(": {}", c.text)).unwrap_or_default();
+        let said = |f: ModuleFlag| crossed.iter().find(|c| c.flag == f).map(|c| format!(": {}", c.text)).unwrap_or_default();
         // Module flags on this lane.
-        for f in module_flags {
+        for &f in module_flags {
             if let Some(code) = flag_code(f) {
                 if !la.flags.contains(&code) {
                     la.flags.push(code);
@@ -78,7 +79,7 @@ pub(super) fn judge_lanes(
                 reasons.push(Reason::new(code, severity_of_flag_code(code), Some(n), msg));
             }
         }
-        let derived: Vec<&dom_limits::Crossing> = crossed.iter().filter(|c| !module_flags.iter().any(|f| f == c.flag)).collect();
+        let derived: Vec<&dom_limits::Crossing> = crossed.iter().filter(|c| !module_flags.contains(&c.flag)).collect();
         for c in &derived {
             if let Some(code) = flag_code(c.flag) {
                 if !la.flags.contains(&code) {
@@ -88,17 +89,17 @@ pub(super) fn judge_lanes(
             }
         }
         // The module's flags and the crossings found from the values, for the advice.
-        let flags: std::borrow::Cow<[String]> = if derived.is_empty() {
+        let flags: std::borrow::Cow<[ModuleFlag]> = if derived.is_empty() {
             std::borrow::Cow::Borrowed(module_flags)
         } else {
-            std::borrow::Cow::Owned(module_flags.iter().cloned().chain(derived.iter().map(|c| c.flag.to_string())).collect())
+            std::borrow::Cow::Owned(module_flags.iter().copied().chain(derived.iter().map(|c| c.flag)).collect())
         };
-        let flags: &[String] = &flags;
+        let flags: &[ModuleFlag] = &flags;
         // Optimistic margin: from the BER lower bound (infinite for zero errors).
         // A module's VDM BER is a point figure with no bounds: it stands for the lower bound.
         let ber_hi = la.pre_fec_ber_lower.filter(|b| *b > 0.0).or(vdm_lanes::module_point_ber(la));
         let ber_low_margin = ber_hi.zip(floor).is_some_and(|(b, f)| f.under(b));
-        let rx_flagged = flags.iter().any(|f| f.starts_with("rx_power_low"));
+        let rx_flagged = flags.iter().any(|f| f.is_low(Monitor::RxPower));
         let optical_low = !rx_flagged && la.optical_margin_db.is_some_and(|m| m < cfg.optical_margin_floor_db);
         let corrected = la.corrected_bits.is_some_and(|k| k > 0) || vdm_lanes::module_point_ber(la).is_some();
         let hiding = link_clean && corrected && (ev.outlier || ber_low_margin);
@@ -135,7 +136,8 @@ pub(super) fn judge_lanes(
                 // Asked only of flagged lanes: most windows have none.
                 copper: is_copper(w),
                 peer_tx_delta_db,
-                peer_tx_flagged: peer_lane(n).is_some_and(|l| l.flags.iter().any(|f| f == "tx_fault" || f.starts_with("tx_power_low"))),
+                peer_tx_flagged: peer_lane(n)
+                    .is_some_and(|l| l.flags.iter().any(|f| *f == ModuleFlag::TxFault || f.is_low(Monitor::TxPower))),
                 have_peer: peer.is_some(),
                 link_loss_db: la.link_loss_db,
                 link_loss_budget_db: la.link_loss_budget_db,
@@ -258,7 +260,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             );
             reasons.push(Reason::new(ReasonCode::ModuleUnreadable, Severity::Investigate, None, msg));
         }
-        for f in &m.module_flags {
+        for &f in &m.module_flags {
             if let Some(code) = flag_code(f) {
                 reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));
             }

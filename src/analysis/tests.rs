@@ -15,6 +15,11 @@ fn counter_sources_name_netlink_and_driver_counters() {
 use crate::counters::{Counted, LaneCounts, Origin};
 use crate::device::PciLink;
 use crate::module::report::{LaneReport, RxPowerType, Standard, ThresholdSet, Thresholds};
+/// A module flag by its stable name.
+fn flag(name: &str) -> crate::module::flag::ModuleFlag {
+    crate::module::flag::ModuleFlag::from_name(name).unwrap()
+}
+
 fn mw(dbm: f64) -> f64 {
     10f64.powf(dbm / 10.0)
 }
@@ -247,7 +252,7 @@ fn link_flaps_and_link_down_reject() {
 fn module_alarms_warnings_and_faults() {
     let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
     if let Some(m) = w.module.as_mut() {
-        m.lanes[2].flags = vec!["rx_power_low_warning".into()];
+        m.lanes[2].flags = vec![flag("rx_power_low_warning")];
     }
     let a = one(w.clone());
     assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::DomWarning]));
@@ -255,14 +260,14 @@ fn module_alarms_warnings_and_faults() {
     assert_eq!(l3.flags, vec![ReasonCode::DomWarning]);
     assert!(l3.advice.as_deref().unwrap().contains("clean the fiber"));
     if let Some(m) = w.module.as_mut() {
-        m.lanes[2].flags = vec!["rx_power_low_alarm".into()];
-        m.module_flags = vec!["temperature_high_warning".into()];
+        m.lanes[2].flags = vec![flag("rx_power_low_alarm")];
+        m.module_flags = vec![flag("temperature_high_warning")];
     }
     let a = one(w.clone());
     assert_eq!(a.verdict, Verdict::Reject);
     assert_eq!(codes(&a), vec![ReasonCode::DomAlarm, ReasonCode::DomWarning]); // worst first
     if let Some(m) = w.module.as_mut() {
-        m.lanes[2].flags = vec!["tx_fault".into()];
+        m.lanes[2].flags = vec![flag("tx_fault")];
         m.module_flags.clear();
     }
     let a = one(w);

@@ -20,6 +20,7 @@
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
+use crate::module::flag::{FlagKind, ModuleFlag};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -167,19 +168,14 @@ impl Reason {
     }
 }
 
-/// Module flag names (report.rs vocabulary) that mean a fault rather than a limit crossing.
-const FAULT_FLAGS: &[&str] = &["rx_los", "tx_los", "rx_lol", "tx_lol", "tx_fault", "tx_adaptive_eq_fault"];
-
-/// Which code a module or lane flag raises, if any.
-pub fn flag_code(flag: &str) -> Option<ReasonCode> {
-    if FAULT_FLAGS.contains(&flag) || flag.contains("fault") {
-        Some(ReasonCode::ModuleFault)
-    } else if flag.ends_with("_alarm") {
-        Some(ReasonCode::DomAlarm)
-    } else if flag.ends_with("_warning") {
-        Some(ReasonCode::DomWarning)
-    } else {
-        None
+/// Which code a module or lane flag raises, if any: a fault, loss of signal or loss of
+/// lock is a module fault; a threshold crossing a DOM alarm or warning.
+pub fn flag_code(flag: ModuleFlag) -> Option<ReasonCode> {
+    match flag.kind() {
+        FlagKind::Fault | FlagKind::Los | FlagKind::Lol => Some(ReasonCode::ModuleFault),
+        FlagKind::Alarm => Some(ReasonCode::DomAlarm),
+        FlagKind::Warning => Some(ReasonCode::DomWarning),
+        FlagKind::Event => None,
     }
 }
 
@@ -205,12 +201,16 @@ mod tests {
 
     #[test]
     fn flags_map_to_codes() {
-        assert_eq!(flag_code("rx_los"), Some(ReasonCode::ModuleFault));
-        assert_eq!(flag_code("tx_fault"), Some(ReasonCode::ModuleFault));
-        assert_eq!(flag_code("module_fault"), Some(ReasonCode::ModuleFault));
-        assert_eq!(flag_code("rx_power_low_alarm"), Some(ReasonCode::DomAlarm));
-        assert_eq!(flag_code("temperature_high_warning"), Some(ReasonCode::DomWarning));
-        assert_eq!(flag_code("data_ready"), None);
+        let code = |name| ModuleFlag::from_name(name).and_then(flag_code);
+        assert_eq!(code("rx_los"), Some(ReasonCode::ModuleFault));
+        assert_eq!(code("tx_lol"), Some(ReasonCode::ModuleFault));
+        assert_eq!(code("tx_fault"), Some(ReasonCode::ModuleFault));
+        assert_eq!(code("tx_adaptive_eq_fault"), Some(ReasonCode::ModuleFault));
+        assert_eq!(code("datapath_firmware_fault"), Some(ReasonCode::ModuleFault));
+        assert_eq!(code("rx_power_low_alarm"), Some(ReasonCode::DomAlarm));
+        assert_eq!(code("aux2_high_alarm"), Some(ReasonCode::DomAlarm));
+        assert_eq!(code("temperature_high_warning"), Some(ReasonCode::DomWarning));
+        assert_eq!(code("module_state_changed"), None);
     }
 
     #[test]

@@ -6,12 +6,14 @@
 //! - [`sff8636`]: QSFP+/QSFP28 (SFF-8636, and SFF-8436 which it supersedes).
 //! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
 //! - [`vdm`]: the decoded CMIS VDM model (per-lane eSNR, PAM4 LTP, pre-FEC BER).
+//! - [`flag`]: the module flags (status and threshold bits) every decoder reports.
 //! - [`fingerprint`]: the identity bytes (identifier + vendor SN) that tell one module from another.
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
 //! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
 pub mod cmis;
 pub mod fingerprint;
+pub mod flag;
 pub mod image;
 pub mod input;
 pub mod map;

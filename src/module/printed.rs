@@ -4,6 +4,7 @@
 //! (`printed_module`, docs/capture-format.md) and turned into a [`ModuleReport`] so the
 //! analysis reads them exactly as it reads a decoded EEPROM.
 
+use super::flag::{self, ModuleFlag, Severity};
 use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, ThresholdSet, Thresholds};
 use super::sff8024;
 use super::units::dbm_to_mw;
@@ -94,10 +95,10 @@ pub struct PrintedModule {
     /// Module-level flags that were printed on, by their `ModuleReport` names
     /// (`temperature_high_alarm`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub module_flags: Vec<String>,
+    pub module_flags: Vec<ModuleFlag>,
     /// Per lane (index 0 = lane 1): the lane flags printed on (`rx_los`, `tx_bias_high_alarm`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lane_flags: Vec<Vec<String>>,
+    pub lane_flags: Vec<Vec<ModuleFlag>>,
 }
 
 /// A monitor's four limits as printed, in its SI unit (power in mW).
@@ -138,14 +139,14 @@ pub enum Monitor {
 impl Monitor {
     pub const ALL: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::TxBias, Monitor::TxPower, Monitor::RxPower];
 
-    /// The `ModuleReport` flag prefix (`module::report::LaneReport::flags`: `tx_bias_high_alarm`).
-    pub fn flag_prefix(self) -> &'static str {
+    /// The monitor its flags name (`module::report::LaneReport::flags`: `tx_bias_high_alarm`).
+    pub fn flag_monitor(self) -> flag::Monitor {
         match self {
-            Monitor::Temperature => "temperature",
-            Monitor::Voltage => "supply_voltage",
-            Monitor::TxBias => "tx_bias",
-            Monitor::TxPower => "tx_power",
-            Monitor::RxPower => "rx_power",
+            Monitor::Temperature => flag::Monitor::Temperature,
+            Monitor::Voltage => flag::Monitor::SupplyVoltage,
+            Monitor::TxBias => flag::Monitor::TxBias,
+            Monitor::TxPower => flag::Monitor::TxPower,
+            Monitor::RxPower => flag::Monitor::RxPower,
         }
     }
 
@@ -194,29 +195,6 @@ impl LimitsSeen {
             *m.limits_mut(&mut t) = self.limits(m);
         }
         (t != PrintedThresholds::default()).then_some(t)
-    }
-}
-
-/// A limit's kind, in the order ethtool prints them (`sff-common.c` `sff_show_thresholds`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    HighAlarm,
-    LowAlarm,
-    HighWarning,
-    LowWarning,
-}
-
-impl Severity {
-    pub const ALL: [Severity; 4] = [Severity::HighAlarm, Severity::LowAlarm, Severity::HighWarning, Severity::LowWarning];
-
-    /// The flag suffix (`high_alarm`), as `ModuleReport` flags and ethtool's JSON keys name it.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Severity::HighAlarm => "high_alarm",
-            Severity::LowAlarm => "low_alarm",
-            Severity::HighWarning => "high_warning",
-            Severity::LowWarning => "low_warning",
-        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! (`optics decode --json`, and `module` in scan output): keys may be added, never renamed.
 //! A value the module does not implement, or whose page is absent, is `None` (`null`), never 0.
 
+use super::flag::ModuleFlag;
 use serde::Serialize;
 use std::borrow::Cow;
 
@@ -98,7 +99,7 @@ pub struct LaneReport {
     pub tx_bias_ma: Option<f64>,
     /// Stable flag names: `rx_los`, `tx_los`, `rx_lol`, `tx_lol`, `tx_fault`,
     /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
-    pub flags: Vec<String>,
+    pub flags: Vec<ModuleFlag>,
     /// CMIS data path state of the host lane (`DPActivated`, `DPInit`, ...), if read.
     /// A name from the spec's table, borrowed (no allocation per sample), or a reserved code's text.
     pub data_path_state: Option<Cow<'static, str>>,
@@ -217,7 +218,7 @@ pub struct ModuleReport {
     /// Borrowed like [`LaneReport::data_path_state`].
     pub module_state: Option<Cow<'static, str>>,
     /// Module-level flags (temperature/voltage alarms and warnings, module fault, ...).
-    pub module_flags: Vec<String>,
+    pub module_flags: Vec<ModuleFlag>,
     pub flat_memory: Option<bool>,
     pub rx_power_type: Option<RxPowerType>,
     pub modulation: Option<Modulation>,

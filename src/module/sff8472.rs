@@ -6,6 +6,7 @@
 //! middle step; externally calibrated ones (A0h byte 92 bit 4) apply the constants of
 //! SFF-8472 Rev 12.4 9.3 / Table 9-6.
 
+use super::flag::{ModuleFlag, Monitor as FlagMonitor, Severity, Side};
 use super::image::{ModuleImage, I2C_A0, I2C_A2};
 use super::map::Field;
 use super::report::{checksum8, LaneReport, ModuleReport, RxPowerType, Standard, ThresholdSet};
@@ -258,39 +259,39 @@ enum Scope {
 struct FlagBit {
     field: Field,
     mask: u8,
-    name: &'static str,
+    flag: ModuleFlag,
     scope: Scope,
     /// A0h byte 93 bit that says the flag is implemented.
     requires: u8,
 }
 
-const fn flag(field: Field, bit: u8, name: &'static str, scope: Scope, requires: u8) -> FlagBit {
-    FlagBit { field, mask: 1 << bit, name, scope, requires }
+const fn flag(field: Field, bit: u8, flag: ModuleFlag, scope: Scope, requires: u8) -> FlagBit {
+    FlagBit { field, mask: 1 << bit, flag, scope, requires }
 }
 
 const FLAG_BITS: &[FlagBit] = &[
-    flag(STATUS_CONTROL, 2, "tx_fault", Scope::Lane, ENH_SOFT_TX_FAULT),
-    flag(STATUS_CONTROL, 1, "rx_los", Scope::Lane, ENH_SOFT_RX_LOS),
-    flag(ALARM_FLAGS_0, 7, "temperature_high_alarm", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 6, "temperature_low_alarm", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 5, "supply_voltage_high_alarm", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 4, "supply_voltage_low_alarm", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 3, "tx_bias_high_alarm", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 2, "tx_bias_low_alarm", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 1, "tx_power_high_alarm", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_0, 0, "tx_power_low_alarm", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_1, 7, "rx_power_high_alarm", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(ALARM_FLAGS_1, 6, "rx_power_low_alarm", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 7, "temperature_high_warning", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 6, "temperature_low_warning", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 5, "supply_voltage_high_warning", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 4, "supply_voltage_low_warning", Scope::Module, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 3, "tx_bias_high_warning", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 2, "tx_bias_low_warning", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 1, "tx_power_high_warning", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_0, 0, "tx_power_low_warning", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_1, 7, "rx_power_high_warning", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
-    flag(WARNING_FLAGS_1, 6, "rx_power_low_warning", Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(STATUS_CONTROL, 2, ModuleFlag::TxFault, Scope::Lane, ENH_SOFT_TX_FAULT),
+    flag(STATUS_CONTROL, 1, ModuleFlag::Los(Side::Rx), Scope::Lane, ENH_SOFT_RX_LOS),
+    flag(ALARM_FLAGS_0, 7, ModuleFlag::Limit(FlagMonitor::Temperature, Severity::HighAlarm), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 6, ModuleFlag::Limit(FlagMonitor::Temperature, Severity::LowAlarm), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 5, ModuleFlag::Limit(FlagMonitor::SupplyVoltage, Severity::HighAlarm), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 4, ModuleFlag::Limit(FlagMonitor::SupplyVoltage, Severity::LowAlarm), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 3, ModuleFlag::Limit(FlagMonitor::TxBias, Severity::HighAlarm), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 2, ModuleFlag::Limit(FlagMonitor::TxBias, Severity::LowAlarm), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 1, ModuleFlag::Limit(FlagMonitor::TxPower, Severity::HighAlarm), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_0, 0, ModuleFlag::Limit(FlagMonitor::TxPower, Severity::LowAlarm), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_1, 7, ModuleFlag::Limit(FlagMonitor::RxPower, Severity::HighAlarm), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(ALARM_FLAGS_1, 6, ModuleFlag::Limit(FlagMonitor::RxPower, Severity::LowAlarm), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 7, ModuleFlag::Limit(FlagMonitor::Temperature, Severity::HighWarning), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 6, ModuleFlag::Limit(FlagMonitor::Temperature, Severity::LowWarning), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 5, ModuleFlag::Limit(FlagMonitor::SupplyVoltage, Severity::HighWarning), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 4, ModuleFlag::Limit(FlagMonitor::SupplyVoltage, Severity::LowWarning), Scope::Module, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 3, ModuleFlag::Limit(FlagMonitor::TxBias, Severity::HighWarning), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 2, ModuleFlag::Limit(FlagMonitor::TxBias, Severity::LowWarning), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 1, ModuleFlag::Limit(FlagMonitor::TxPower, Severity::HighWarning), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_0, 0, ModuleFlag::Limit(FlagMonitor::TxPower, Severity::LowWarning), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_1, 7, ModuleFlag::Limit(FlagMonitor::RxPower, Severity::HighWarning), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
+    flag(WARNING_FLAGS_1, 6, ModuleFlag::Limit(FlagMonitor::RxPower, Severity::LowWarning), Scope::Lane, ENH_ALARM_WARNING_FLAGS),
 ];
 
 // ---------------------------------------------------------------------------------------
@@ -552,8 +553,8 @@ fn decode_diagnostics(img: &ModuleImage, report: &mut ModuleReport, lane: &mut L
     for f in FLAG_BITS.iter().filter(|f| options & f.requires != 0) {
         if a2.byte(f.field).is_some_and(|b| b & f.mask != 0) {
             match f.scope {
-                Scope::Module => report.module_flags.push(f.name.to_string()),
-                Scope::Lane => lane.flags.push(f.name.to_string()),
+                Scope::Module => report.module_flags.push(f.flag),
+                Scope::Lane => lane.flags.push(f.flag),
             }
         }
     }

@@ -22,6 +22,7 @@
 
 use std::ops::RangeInclusive;
 
+use super::flag::{ModuleFlag, Monitor, Severity, Side};
 use super::map::Field;
 use super::report::{LaneReport, Modulation, RxPowerType, ThresholdSet};
 use super::{sff8024, units, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
@@ -171,45 +172,48 @@ fn implemented(img: &ModuleImage, cap: Option<Capability>) -> bool {
 struct LaneStatusFlag {
     field: Field,
     shift: usize,
-    name: &'static str,
+    flag: ModuleFlag,
     requires: Option<Capability>,
 }
 
 const LANE_STATUS_FLAGS: &[LaneStatusFlag] = &[
     // Rx LOS is mandatory: no capability bit.
-    LaneStatusFlag { field: LOS_FLAGS, shift: 0, name: "rx_los", requires: None },
-    LaneStatusFlag { field: LOS_FLAGS, shift: 4, name: "tx_los", requires: Some(TX_LOS_IMPLEMENTED) },
-    LaneStatusFlag { field: FAULT_FLAGS, shift: 0, name: "tx_fault", requires: Some(TX_FAULT_IMPLEMENTED) },
-    LaneStatusFlag { field: FAULT_FLAGS, shift: 4, name: "tx_adaptive_eq_fault", requires: Some(TX_ADAPTIVE_EQ) },
-    LaneStatusFlag { field: LOL_FLAGS, shift: 0, name: "rx_lol", requires: Some(RX_LOL_IMPLEMENTED) },
-    LaneStatusFlag { field: LOL_FLAGS, shift: 4, name: "tx_lol", requires: Some(TX_LOL_IMPLEMENTED) },
+    LaneStatusFlag { field: LOS_FLAGS, shift: 0, flag: ModuleFlag::Los(Side::Rx), requires: None },
+    LaneStatusFlag { field: LOS_FLAGS, shift: 4, flag: ModuleFlag::Los(Side::Tx), requires: Some(TX_LOS_IMPLEMENTED) },
+    LaneStatusFlag { field: FAULT_FLAGS, shift: 0, flag: ModuleFlag::TxFault, requires: Some(TX_FAULT_IMPLEMENTED) },
+    LaneStatusFlag { field: FAULT_FLAGS, shift: 4, flag: ModuleFlag::TxAdaptiveEqFault, requires: Some(TX_ADAPTIVE_EQ) },
+    LaneStatusFlag { field: LOL_FLAGS, shift: 0, flag: ModuleFlag::Lol(Side::Rx), requires: Some(RX_LOL_IMPLEMENTED) },
+    LaneStatusFlag { field: LOL_FLAGS, shift: 4, flag: ModuleFlag::Lol(Side::Tx), requires: Some(TX_LOL_IMPLEMENTED) },
 ];
 
-/// Alarm/warning nibble, most significant bit first (Tables 6-5, 6-6).
-const SEVERITIES: [(u8, &str); 4] = [(0x8, "high_alarm"), (0x4, "low_alarm"), (0x2, "high_warning"), (0x1, "low_warning")];
+/// Alarm/warning nibble, most significant bit first (Tables 6-5, 6-6): high alarm, low
+/// alarm, high warning, low warning ([`Severity::ALL`]'s order).
+fn nibble_bit(s: Severity) -> u8 {
+    0x8 >> (s as u8)
+}
 
 /// A monitor's alarm/warning flags. Module monitors: the high nibble of one byte
 /// (Table 6-5). Lane monitors: two bytes, lanes 1 and 3 in the high nibbles, 2 and 4 in
 /// the low ones (Table 6-6).
 struct MonitorFlags {
     field: Field,
-    name: &'static str,
+    monitor: Monitor,
     requires: Option<Capability>,
 }
 
 const MODULE_MONITOR_FLAGS: &[MonitorFlags] = &[
-    MonitorFlags { field: TEMPERATURE_FLAGS, name: "temperature", requires: None },
-    MonitorFlags { field: VCC_FLAGS, name: "supply_voltage", requires: None },
+    MonitorFlags { field: TEMPERATURE_FLAGS, monitor: Monitor::Temperature, requires: None },
+    MonitorFlags { field: VCC_FLAGS, monitor: Monitor::SupplyVoltage, requires: None },
 ];
 
 const LANE_MONITOR_FLAGS: &[MonitorFlags] = &[
-    MonitorFlags { field: RX_POWER_FLAGS, name: "rx_power", requires: None },
-    MonitorFlags { field: TX_BIAS_FLAGS, name: "tx_bias", requires: None },
-    MonitorFlags { field: TX_POWER_FLAGS, name: "tx_power", requires: Some(TX_POWER_SUPPORTED) },
+    MonitorFlags { field: RX_POWER_FLAGS, monitor: Monitor::RxPower, requires: None },
+    MonitorFlags { field: TX_BIAS_FLAGS, monitor: Monitor::TxBias, requires: None },
+    MonitorFlags { field: TX_POWER_FLAGS, monitor: Monitor::TxPower, requires: Some(TX_POWER_SUPPORTED) },
 ];
 
-fn nibble_flags(nibble: u8, monitor: &str) -> impl Iterator<Item = String> + '_ {
-    SEVERITIES.iter().filter(move |(bit, _)| nibble & bit != 0).map(move |(_, sev)| format!("{monitor}_{sev}"))
+fn nibble_flags(nibble: u8, monitor: Monitor) -> impl Iterator<Item = ModuleFlag> {
+    Severity::ALL.into_iter().filter(move |s| nibble & nibble_bit(*s) != 0).map(move |s| ModuleFlag::Limit(monitor, s))
 }
 
 /// Decodes whatever the image holds; missing parts become `None` plus a warning.
@@ -480,7 +484,7 @@ mod tests {
 
     #[test]
     fn nibble_flag_names() {
-        let v: Vec<String> = nibble_flags(0b1001, "rx_power").collect();
+        let v: Vec<&str> = nibble_flags(0b1001, Monitor::RxPower).map(ModuleFlag::as_str).collect();
         assert_eq!(v, ["rx_power_high_alarm", "rx_power_low_warning"]);
     }
 

@@ -1,6 +1,7 @@
 //! Lower memory, bytes 0-127 (CMIS 5.2 8.2): management characteristics, module state,
 //! module flags and monitors, media type and Application Descriptors 1-8.
 
+use super::super::flag::{ModuleFlag, Monitor, Severity};
 use super::super::map::Field;
 use super::super::report::ModuleReport;
 use super::super::{units, ModuleImage, I2C_A0};
@@ -52,35 +53,35 @@ pub(super) const FIELDS: &[Field] = &[
     APP_DESCRIPTORS,
 ];
 
-/// Module flag bits (CMIS 5.2 Table 8-9): (byte, bit, name).
-const MODULE_FLAGS: &[(Field, u8, &str)] = &[
-    (FLAGS_STATE, 0, "module_state_changed"),
-    (FLAGS_STATE, 1, "module_firmware_fault"),
-    (FLAGS_STATE, 2, "datapath_firmware_fault"),
-    (FLAGS_TEMP_VCC, 0, "temperature_high_alarm"),
-    (FLAGS_TEMP_VCC, 1, "temperature_low_alarm"),
-    (FLAGS_TEMP_VCC, 2, "temperature_high_warning"),
-    (FLAGS_TEMP_VCC, 3, "temperature_low_warning"),
-    (FLAGS_TEMP_VCC, 4, "supply_voltage_high_alarm"),
-    (FLAGS_TEMP_VCC, 5, "supply_voltage_low_alarm"),
-    (FLAGS_TEMP_VCC, 6, "supply_voltage_high_warning"),
-    (FLAGS_TEMP_VCC, 7, "supply_voltage_low_warning"),
-    (FLAGS_AUX12, 0, "aux1_high_alarm"),
-    (FLAGS_AUX12, 1, "aux1_low_alarm"),
-    (FLAGS_AUX12, 2, "aux1_high_warning"),
-    (FLAGS_AUX12, 3, "aux1_low_warning"),
-    (FLAGS_AUX12, 4, "aux2_high_alarm"),
-    (FLAGS_AUX12, 5, "aux2_low_alarm"),
-    (FLAGS_AUX12, 6, "aux2_high_warning"),
-    (FLAGS_AUX12, 7, "aux2_low_warning"),
-    (FLAGS_AUX3_CUSTOM, 0, "aux3_high_alarm"),
-    (FLAGS_AUX3_CUSTOM, 1, "aux3_low_alarm"),
-    (FLAGS_AUX3_CUSTOM, 2, "aux3_high_warning"),
-    (FLAGS_AUX3_CUSTOM, 3, "aux3_low_warning"),
-    (FLAGS_AUX3_CUSTOM, 4, "custom_monitor_high_alarm"),
-    (FLAGS_AUX3_CUSTOM, 5, "custom_monitor_low_alarm"),
-    (FLAGS_AUX3_CUSTOM, 6, "custom_monitor_high_warning"),
-    (FLAGS_AUX3_CUSTOM, 7, "custom_monitor_low_warning"),
+/// Module flag bits (CMIS 5.2 Table 8-9): (byte, bit, flag).
+const MODULE_FLAGS: &[(Field, u8, ModuleFlag)] = &[
+    (FLAGS_STATE, 0, ModuleFlag::ModuleStateChanged),
+    (FLAGS_STATE, 1, ModuleFlag::ModuleFirmwareFault),
+    (FLAGS_STATE, 2, ModuleFlag::DatapathFirmwareFault),
+    (FLAGS_TEMP_VCC, 0, ModuleFlag::Limit(Monitor::Temperature, Severity::HighAlarm)),
+    (FLAGS_TEMP_VCC, 1, ModuleFlag::Limit(Monitor::Temperature, Severity::LowAlarm)),
+    (FLAGS_TEMP_VCC, 2, ModuleFlag::Limit(Monitor::Temperature, Severity::HighWarning)),
+    (FLAGS_TEMP_VCC, 3, ModuleFlag::Limit(Monitor::Temperature, Severity::LowWarning)),
+    (FLAGS_TEMP_VCC, 4, ModuleFlag::Limit(Monitor::SupplyVoltage, Severity::HighAlarm)),
+    (FLAGS_TEMP_VCC, 5, ModuleFlag::Limit(Monitor::SupplyVoltage, Severity::LowAlarm)),
+    (FLAGS_TEMP_VCC, 6, ModuleFlag::Limit(Monitor::SupplyVoltage, Severity::HighWarning)),
+    (FLAGS_TEMP_VCC, 7, ModuleFlag::Limit(Monitor::SupplyVoltage, Severity::LowWarning)),
+    (FLAGS_AUX12, 0, ModuleFlag::Limit(Monitor::Aux1, Severity::HighAlarm)),
+    (FLAGS_AUX12, 1, ModuleFlag::Limit(Monitor::Aux1, Severity::LowAlarm)),
+    (FLAGS_AUX12, 2, ModuleFlag::Limit(Monitor::Aux1, Severity::HighWarning)),
+    (FLAGS_AUX12, 3, ModuleFlag::Limit(Monitor::Aux1, Severity::LowWarning)),
+    (FLAGS_AUX12, 4, ModuleFlag::Limit(Monitor::Aux2, Severity::HighAlarm)),
+    (FLAGS_AUX12, 5, ModuleFlag::Limit(Monitor::Aux2, Severity::LowAlarm)),
+    (FLAGS_AUX12, 6, ModuleFlag::Limit(Monitor::Aux2, Severity::HighWarning)),
+    (FLAGS_AUX12, 7, ModuleFlag::Limit(Monitor::Aux2, Severity::LowWarning)),
+    (FLAGS_AUX3_CUSTOM, 0, ModuleFlag::Limit(Monitor::Aux3, Severity::HighAlarm)),
+    (FLAGS_AUX3_CUSTOM, 1, ModuleFlag::Limit(Monitor::Aux3, Severity::LowAlarm)),
+    (FLAGS_AUX3_CUSTOM, 2, ModuleFlag::Limit(Monitor::Aux3, Severity::HighWarning)),
+    (FLAGS_AUX3_CUSTOM, 3, ModuleFlag::Limit(Monitor::Aux3, Severity::LowWarning)),
+    (FLAGS_AUX3_CUSTOM, 4, ModuleFlag::Limit(Monitor::CustomMonitor, Severity::HighAlarm)),
+    (FLAGS_AUX3_CUSTOM, 5, ModuleFlag::Limit(Monitor::CustomMonitor, Severity::LowAlarm)),
+    (FLAGS_AUX3_CUSTOM, 6, ModuleFlag::Limit(Monitor::CustomMonitor, Severity::HighWarning)),
+    (FLAGS_AUX3_CUSTOM, 7, ModuleFlag::Limit(Monitor::CustomMonitor, Severity::LowWarning)),
 ];
 
 /// CMIS 5.2 Table 8-7, Module State encodings (ModuleState field value).
@@ -142,7 +143,7 @@ pub(super) fn monitors(img: &ModuleImage, r: &mut ModuleReport) {
     if [FLAGS_STATE, FLAGS_TEMP_VCC, FLAGS_AUX12, FLAGS_AUX3_CUSTOM].into_iter().any(|f| read(f).is_some_and(|b| b[0] != 0)) {
         for (field, bit, name) in MODULE_FLAGS {
             if read(*field).is_some_and(|b| b[0] & (1 << bit) != 0) {
-                r.module_flags.push(name.to_string());
+                r.module_flags.push(*name);
             }
         }
     }

@@ -2,6 +2,7 @@
 //! flags, lane monitors and the Active Control Set. Bank `b` covers lanes 8b+1..8b+8; bit / nibble /
 //! word `i` of each field is lane i+1 of the bank.
 
+use super::super::flag::{ModuleFlag, Monitor, Severity, Side};
 use super::super::map::Field;
 use super::super::report::LaneReport;
 use super::super::{units, HalfView, ModuleImage, I2C_A0};
@@ -75,37 +76,37 @@ pub(super) const MONITOR_FIELDS: &[Field] = &[
 /// Last byte monitor reads need: flags, monitors and the Active Control Set (128-213).
 pub(super) const MONITOR_SPAN_END: u8 = 213;
 
-/// A lane flag: the page 11h byte, its report name, and the page 01h byte and bit that
+/// A lane flag: the page 11h byte, the flag it reports, and the page 01h byte and bit that
 /// advertise it (CMIS 5.2 Tables 8-80/8-81 "Advertisement" column).
 struct LaneFlag {
     field: Field,
-    name: &'static str,
+    flag: ModuleFlag,
     advertised_by: (Field, u8),
 }
 
-const fn flag(field: Field, name: &'static str, adv: Field, bit: u8) -> LaneFlag {
-    LaneFlag { field, name, advertised_by: (adv, bit) }
+const fn flag(field: Field, flag: ModuleFlag, adv: Field, bit: u8) -> LaneFlag {
+    LaneFlag { field, flag, advertised_by: (adv, bit) }
 }
 
 const LANE_FLAGS: &[LaneFlag] = &[
-    flag(TX_FAULT, "tx_fault", page01::TX_FLAGS_ADV, 0),
-    flag(TX_LOS, "tx_los", page01::TX_FLAGS_ADV, 1),
-    flag(TX_LOL, "tx_lol", page01::TX_FLAGS_ADV, 2),
-    flag(TX_EQ_FAULT, "tx_adaptive_eq_fault", page01::TX_FLAGS_ADV, 3),
-    flag(TX_POWER_HA, "tx_power_high_alarm", page01::LANE_MON_ADV, 1),
-    flag(TX_POWER_LA, "tx_power_low_alarm", page01::LANE_MON_ADV, 1),
-    flag(TX_POWER_HW, "tx_power_high_warning", page01::LANE_MON_ADV, 1),
-    flag(TX_POWER_LW, "tx_power_low_warning", page01::LANE_MON_ADV, 1),
-    flag(TX_BIAS_HA, "tx_bias_high_alarm", page01::LANE_MON_ADV, 0),
-    flag(TX_BIAS_LA, "tx_bias_low_alarm", page01::LANE_MON_ADV, 0),
-    flag(TX_BIAS_HW, "tx_bias_high_warning", page01::LANE_MON_ADV, 0),
-    flag(TX_BIAS_LW, "tx_bias_low_warning", page01::LANE_MON_ADV, 0),
-    flag(RX_LOS, "rx_los", page01::RX_FLAGS_ADV, 1),
-    flag(RX_LOL, "rx_lol", page01::RX_FLAGS_ADV, 2),
-    flag(RX_POWER_HA, "rx_power_high_alarm", page01::LANE_MON_ADV, 2),
-    flag(RX_POWER_LA, "rx_power_low_alarm", page01::LANE_MON_ADV, 2),
-    flag(RX_POWER_HW, "rx_power_high_warning", page01::LANE_MON_ADV, 2),
-    flag(RX_POWER_LW, "rx_power_low_warning", page01::LANE_MON_ADV, 2),
+    flag(TX_FAULT, ModuleFlag::TxFault, page01::TX_FLAGS_ADV, 0),
+    flag(TX_LOS, ModuleFlag::Los(Side::Tx), page01::TX_FLAGS_ADV, 1),
+    flag(TX_LOL, ModuleFlag::Lol(Side::Tx), page01::TX_FLAGS_ADV, 2),
+    flag(TX_EQ_FAULT, ModuleFlag::TxAdaptiveEqFault, page01::TX_FLAGS_ADV, 3),
+    flag(TX_POWER_HA, ModuleFlag::Limit(Monitor::TxPower, Severity::HighAlarm), page01::LANE_MON_ADV, 1),
+    flag(TX_POWER_LA, ModuleFlag::Limit(Monitor::TxPower, Severity::LowAlarm), page01::LANE_MON_ADV, 1),
+    flag(TX_POWER_HW, ModuleFlag::Limit(Monitor::TxPower, Severity::HighWarning), page01::LANE_MON_ADV, 1),
+    flag(TX_POWER_LW, ModuleFlag::Limit(Monitor::TxPower, Severity::LowWarning), page01::LANE_MON_ADV, 1),
+    flag(TX_BIAS_HA, ModuleFlag::Limit(Monitor::TxBias, Severity::HighAlarm), page01::LANE_MON_ADV, 0),
+    flag(TX_BIAS_LA, ModuleFlag::Limit(Monitor::TxBias, Severity::LowAlarm), page01::LANE_MON_ADV, 0),
+    flag(TX_BIAS_HW, ModuleFlag::Limit(Monitor::TxBias, Severity::HighWarning), page01::LANE_MON_ADV, 0),
+    flag(TX_BIAS_LW, ModuleFlag::Limit(Monitor::TxBias, Severity::LowWarning), page01::LANE_MON_ADV, 0),
+    flag(RX_LOS, ModuleFlag::Los(Side::Rx), page01::RX_FLAGS_ADV, 1),
+    flag(RX_LOL, ModuleFlag::Lol(Side::Rx), page01::RX_FLAGS_ADV, 2),
+    flag(RX_POWER_HA, ModuleFlag::Limit(Monitor::RxPower, Severity::HighAlarm), page01::LANE_MON_ADV, 2),
+    flag(RX_POWER_LA, ModuleFlag::Limit(Monitor::RxPower, Severity::LowAlarm), page01::LANE_MON_ADV, 2),
+    flag(RX_POWER_HW, ModuleFlag::Limit(Monitor::RxPower, Severity::HighWarning), page01::LANE_MON_ADV, 2),
+    flag(RX_POWER_LW, ModuleFlag::Limit(Monitor::RxPower, Severity::LowWarning), page01::LANE_MON_ADV, 2),
 ];
 
 /// Data path state encodings (CMIS 5.2 page 11h, DPStateHostLane).
@@ -216,7 +217,7 @@ impl BankMonitors<'_> {
         lane.flags.clear();
         if self.any_flag & (1 << i) != 0 {
             let set = LANE_FLAGS.iter().zip(self.flags).filter(|(_, b)| b & (1 << i) != 0);
-            lane.flags.extend(set.map(|(f, _)| f.name.to_string()));
+            lane.flags.extend(set.map(|(f, _)| f.flag));
         }
         match word_of(self.tx_power, i) {
             Some(w) => lane.set_tx_power_mw(units::power_mw(w)),

@@ -10,6 +10,11 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+/// A module flag by its stable name.
+fn flag(name: &str) -> crate::module::flag::ModuleFlag {
+    crate::module::flag::ModuleFlag::from_name(name).unwrap()
+}
+
 fn key(e: &PageEntry) -> (u8, u8, u8, u16, usize) {
     (e.i2c_address, e.page, e.bank, e.offset, e.data.len())
 }
@@ -24,13 +29,13 @@ fn stale_reports() -> Vec<ModuleReport> {
     let mut out = vec![sff, cmis];
     for r in &mut out {
         for (i, l) in r.lanes.iter_mut().enumerate() {
-            l.flags.push("rx_los".into());
+            l.flags.push(flag("rx_los"));
             l.data_path_state = Some(if i % 2 == 0 { "DPInit".into() } else { "Reserved (9)".to_string().into() });
             (l.rx_power_mw, l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm) = (Some(-1.0), None, None, Some(f64::NAN));
             l.tx_bias_ma = Some(1e9);
             (l.app_sel, l.data_path_first_lane) = (Some(15), Some(99));
         }
-        r.module_flags.push("temperature_high_alarm".into());
+        r.module_flags.push(flag("temperature_high_alarm"));
         (r.module_temperature_c, r.supply_voltage_v) = (Some(-300.0), None);
         r.module_state = Some("Reserved (7)".to_string().into());
         r.warnings.push("stale".into());

@@ -28,7 +28,7 @@ fn field_tables_have_no_overlap_or_straddle() {
 fn flag_and_compliance_tables_have_no_duplicates() {
     for (i, a) in FLAG_BITS.iter().enumerate() {
         for b in &FLAG_BITS[i + 1..] {
-            assert!(a.name != b.name && (a.field != b.field || a.mask != b.mask), "{} / {}", a.name, b.name);
+            assert!(a.flag != b.flag && (a.field != b.field || a.mask != b.mask), "{} / {}", a.flag, b.flag);
         }
     }
     for (i, a) in COMPLIANCE_BITS.iter().enumerate() {

@@ -92,7 +92,7 @@ impl MonitorPlan {
         r.module_flags.clear();
         for f in selected(MODULE_MONITOR_FLAGS, self.module_monitor_flags) {
             if let Some(b) = read(f.field) {
-                r.module_flags.extend(nibble_flags(b[0] >> 4, f.name));
+                r.module_flags.extend(nibble_flags(b[0] >> 4, f.monitor));
             }
         }
         let tx_power = tx_power_reported(self.tx_power_implemented, read(TX_POWER));
@@ -119,13 +119,13 @@ impl MonitorPlan {
         lane.flags.clear();
         for f in selected(LANE_STATUS_FLAGS, self.status_flags) {
             if read(f.field).is_some_and(|b| (b[0] >> (f.shift + i)) & 1 != 0) {
-                lane.flags.push(f.name.to_string());
+                lane.flags.push(f.flag);
             }
         }
         for f in selected(LANE_MONITOR_FLAGS, self.lane_monitor_flags) {
             if let Some(&b) = read(f.field).and_then(|b| b.get(i / 2)) {
                 let nibble = if i.is_multiple_of(2) { b >> 4 } else { b & 0x0f };
-                lane.flags.extend(nibble_flags(nibble, f.name));
+                lane.flags.extend(nibble_flags(nibble, f.monitor));
             }
         }
     }

@@ -1,5 +1,6 @@
 //! The readable form of a decoded module (`optics decode` without `--json`).
 
+use crate::module::flag::join_flags;
 use crate::module::report::{ModuleReport, ThresholdSet};
 use crate::module::units::mw_to_dbm;
 use crate::module::vdm::{VdmReport, VdmSideValues};
@@ -65,7 +66,7 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         writeln!(w, "Rx power type:     {}", if t == crate::module::report::RxPowerType::Oma { "OMA" } else { "average" })?;
     }
     if !r.module_flags.is_empty() {
-        writeln!(w, "Module flags:      {}", r.module_flags.join(", "))?;
+        writeln!(w, "Module flags:      {}", join_flags(&r.module_flags, ", "))?;
     }
     if !r.lanes.is_empty() {
         writeln!(w)?;
@@ -80,7 +81,7 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
                 l.tx_bias_ma.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into()),
                 l.tx_power_mw.map(|v| format!("{v:.4}")).unwrap_or_else(|| "n/a".into()),
                 fmt_dbm(l.tx_power_dbm).trim_end_matches(" dBm"),
-                l.flags.join(",")
+                join_flags(&l.flags, ",")
             )?;
         }
     }

@@ -11,7 +11,8 @@
 //! tests/fixtures/switch/.
 
 use super::{Fragment, ParseResult};
-use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, Severity};
+use crate::module::flag::Severity;
+use crate::module::printed::{LimitsSeen, Monitor, PrintedModule};
 use crate::module::units::dbm_to_mw;
 use std::collections::HashMap;
 

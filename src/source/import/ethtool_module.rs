@@ -10,7 +10,8 @@
 //! and checked on the real ethtool 6.1 text and 7.2 JSON in tests/fixtures/import/ethtool_m/.
 
 use super::{content_lines, key_value, Fragment, ParseResult};
-use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, PrintedThresholds, Severity};
+use crate::module::flag::{ModuleFlag, Severity, Side};
+use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, PrintedThresholds};
 use serde_json::Value;
 
 /// More lanes than any module has (CMIS: 4 banks of 8): a larger channel is not a lane.
@@ -35,13 +36,13 @@ const STEMS: &[(&str, Monitor)] = &[
 ];
 
 /// Per-lane status lines (`module_show_lane_status`): label -> `ModuleReport` flag.
-const LANE_STATUS: &[(&str, &str)] = &[
-    ("rx_loss_of_signal", "rx_los"),
-    ("tx_loss_of_signal", "tx_los"),
-    ("rx_loss_of_lock", "rx_lol"),
-    ("tx_loss_of_lock", "tx_lol"),
-    ("tx_fault", "tx_fault"),
-    ("tx_adaptive_eq_fault", "tx_adaptive_eq_fault"),
+const LANE_STATUS: &[(&str, ModuleFlag)] = &[
+    ("rx_loss_of_signal", ModuleFlag::Los(Side::Rx)),
+    ("tx_loss_of_signal", ModuleFlag::Los(Side::Tx)),
+    ("rx_loss_of_lock", ModuleFlag::Lol(Side::Rx)),
+    ("tx_loss_of_lock", ModuleFlag::Lol(Side::Tx)),
+    ("tx_fault", ModuleFlag::TxFault),
+    ("tx_adaptive_eq_fault", ModuleFlag::TxAdaptiveEqFault),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,7 +64,7 @@ enum Field {
     Rx(bool),
     Threshold(Monitor, Severity),
     Flag(Monitor, Severity),
-    LaneStatus(&'static str),
+    LaneStatus(ModuleFlag),
 }
 
 fn classify(key: &str) -> Option<Field> {
@@ -173,7 +174,7 @@ fn set_lane(v: &mut Vec<Option<f64>>, lane: usize, x: f64) {
 }
 
 impl Builder {
-    fn lane_flag(&mut self, lane: usize, flag: String) {
+    fn lane_flag(&mut self, lane: usize, flag: ModuleFlag) {
         if self.m.lane_flags.len() <= lane {
             self.m.lane_flags.resize(lane + 1, Vec::new());
         }
@@ -196,18 +197,18 @@ impl Builder {
         if !on {
             return;
         }
-        let name = format!("{}_{}", mon.flag_prefix(), sev.suffix());
+        let flag = ModuleFlag::Limit(mon.flag_monitor(), sev);
         if mon.is_lane() {
             // SFF-8472 prints its one channel's flags without a channel.
-            self.lane_flag(lane.unwrap_or(0), name);
-        } else if !self.m.module_flags.contains(&name) {
-            self.m.module_flags.push(name);
+            self.lane_flag(lane.unwrap_or(0), flag);
+        } else if !self.m.module_flags.contains(&flag) {
+            self.m.module_flags.push(flag);
         }
     }
 
-    fn lane_status(&mut self, flag: &'static str, lanes: &[bool]) {
+    fn lane_status(&mut self, flag: ModuleFlag, lanes: &[bool]) {
         for (i, _) in lanes.iter().enumerate().filter(|(_, on)| **on).take(MAX_LANES) {
-            self.lane_flag(i, flag.to_string());
+            self.lane_flag(i, flag);
         }
     }
 
@@ -227,7 +228,7 @@ impl Builder {
             let Some(l) = self.limits.limits(mon) else { continue };
             any = true;
             if [l.high_alarm, l.low_alarm, l.high_warning, l.low_warning].iter().all(|v| *v == 0.0) {
-                self.notes.push(format!("{} thresholds printed as all 0: not implemented by the module", mon.flag_prefix()));
+                self.notes.push(format!("{} thresholds printed as all 0: not implemented by the module", mon.flag_monitor().as_str()));
             } else {
                 *mon.limits_mut(&mut t) = Some(l);
             }
@@ -502,8 +503,9 @@ mod tests {
                     \tLaser tx power low alarm    (Channel 3) : On\n\tModule voltage high warning : On\n\
                     \tLaser tx bias current (Channel 2) : 7.154 mA\n";
         let (m, _) = parse_text_module(text).unwrap();
-        assert_eq!(m.lane_flags, vec![vec![], vec!["rx_los".to_string()], vec!["tx_power_low_alarm".to_string()]]);
-        assert_eq!(m.module_flags, ["supply_voltage_high_warning"]);
+        let names = |f: &[ModuleFlag]| f.iter().map(|f| f.as_str()).collect::<Vec<_>>();
+        assert_eq!(m.lane_flags.iter().map(|l| names(l)).collect::<Vec<_>>(), [vec![], vec!["rx_los"], vec!["tx_power_low_alarm"]]);
+        assert_eq!(names(&m.module_flags), ["supply_voltage_high_warning"]);
         assert_eq!(m.tx_bias_ma, [None, Some(7.154)]);
         assert_eq!(m.identifier_code, Some(0x11));
     }

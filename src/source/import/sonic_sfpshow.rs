@@ -7,7 +7,8 @@
 //! Layout checked on the real output in tests/fixtures/switch/.
 
 use super::{key_value, Fragment, ParseResult};
-use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, Severity};
+use crate::module::flag::Severity;
+use crate::module::printed::{LimitsSeen, Monitor, PrintedModule};
 use crate::module::units::dbm_to_mw;
 
 pub const TOOL: &str = "sonic sfpshow";

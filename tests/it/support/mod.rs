@@ -21,6 +21,11 @@ use assert_cmd::Command;
 
 /// The `optics` binary under test, with the caller's colour and width preferences removed
 /// so that output depends only on what the test asks for.
+/// Module flags by their stable names, as the JSON writes them.
+pub fn flag_names(flags: &[optics::module::flag::ModuleFlag]) -> Vec<&'static str> {
+    flags.iter().map(|f| f.as_str()).collect()
+}
+
 pub fn optics() -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin!("optics"));
     c.env_remove("NO_COLOR").env_remove("COLUMNS");
