@@ -1,8 +1,9 @@
 //! Pieces every analysing subcommand shares: config, captures, windows -> analysis, output.
 
-use super::inputs::{open_capture, read_file, Opened, MAX_CONFIG_BYTES};
+use super::inputs::{read_file, MAX_CONFIG_BYTES};
 use super::outputs::{remove_created, Guarded, Output};
 use super::peer::Peer;
+use super::replay::engine_of;
 use super::usage;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
@@ -11,9 +12,9 @@ use optics::analysis::segments::SegmentInput;
 use optics::analysis::verdict::Verdict;
 use optics::analysis::{analyze_selected, InterfaceAnalysis};
 use optics::capture::RecordSink;
-use optics::capture::{compressed, Capture, CaptureReader, CaptureWriter, Header, Record};
+use optics::capture::{compressed, Capture, CaptureWriter, Header, Record};
 use optics::output::csv::CsvSink;
-use optics::sample::engine::{Engine, EngineConfig, Replayed, TimeRange};
+use optics::sample::engine::{Engine, TimeRange};
 use optics::sample::intervals::{IntervalPrinter, IntervalStage};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -168,60 +169,6 @@ impl RangeArgs {
     }
 }
 
-/// Streams a capture into a fresh engine over `range`; the records of the chosen
-/// interfaces (all when `only` is empty) also go to `sinks` as they are read
-/// ([`stream_capture`]). The file is opened once (a pipe works).
-pub fn replay_capture(
-    path: &Path,
-    range: TimeRange,
-    only: &[String],
-    sinks: &mut [&mut dyn RecordSink],
-) -> anyhow::Result<(Engine, Replayed)> {
-    replay_opened(open_capture(path)?, path, range, only, sinks)
-}
-
-/// [`replay_capture`] of a capture already opened (its header read).
-pub fn replay_opened(
-    reader: CaptureReader<Opened>,
-    path: &Path,
-    range: TimeRange,
-    only: &[String],
-    sinks: &mut [&mut dyn RecordSink],
-) -> anyhow::Result<(Engine, Replayed)> {
-    let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
-    let done = stream_capture(reader, path, &mut engine, only, sinks)?;
-    Ok((engine, done))
-}
-
-/// Streams an opened capture: every record goes to `all`, those of the chosen interfaces
-/// (all when `only` is empty) also to `sinks`, as they are read. What the reader tolerated
-/// (a truncated last line) goes to stderr so the user knows the capture was cut short. A
-/// bad line is an error of the capture; a sink's failure is the sink's own (it names
-/// itself, or is said to be an output), never blamed on the capture. A stop signal, where
-/// the run catches them ([`super::stop`]), ends the stream between two records.
-pub fn stream_capture(
-    mut reader: CaptureReader<Opened>,
-    path: &Path,
-    all: &mut dyn RecordSink,
-    only: &[String],
-    sinks: &mut [&mut dyn RecordSink],
-) -> anyhow::Result<Replayed> {
-    while super::stop::caught().is_none() {
-        let Some(rec) = reader.next_record().with_context(|| format!("capture {}", path.display()))? else { break };
-        all.record(&rec).context("writing an output")?;
-        if only.is_empty() || rec.interface().is_some_and(|i| only.iter().any(|n| n == i)) {
-            for s in sinks.iter_mut() {
-                s.record(&rec).context("writing an output")?;
-            }
-        }
-    }
-    let done = Replayed { header: reader.header().clone(), notes: reader.notes().to_vec() };
-    for note in &done.notes {
-        super::diag(format_args!("optics: note: {}: {}", path.display(), optics::output::text::escape(note)));
-    }
-    Ok(done)
-}
-
 /// The thresholds file, or the built-in defaults.
 pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
     let Some(p) = path else { return Ok(Config::default()) };
@@ -313,13 +260,6 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
             .collect()
     };
     Ok(analyze_selected(&ws, &selected, cfg, &peers, &segments))
-}
-
-/// An in-memory capture (imported tool output: small) folded into a fresh engine over `range`.
-pub fn engine_of(cap: &Capture, range: TimeRange) -> Engine {
-    let mut engine = Engine::new(EngineConfig { range, ..Default::default() });
-    cap.records.iter().for_each(|r| engine.push(r));
-    engine
 }
 
 /// [`analyze_engine`] over in-memory captures.

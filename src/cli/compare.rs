@@ -1,9 +1,8 @@
-use super::common::{
-    analyze_capture, analyze_engine, parse_duration, replay_opened, AnalysisArgs, LiveArgs, LivePlan, RangeArgs, VERDICT_FAILED,
-};
+use super::common::{analyze_capture, analyze_engine, parse_duration, AnalysisArgs, LiveArgs, LivePlan, RangeArgs, VERDICT_FAILED};
 use super::import::{load_inputs, Input};
 use super::live;
 use super::outputs::check_outputs;
+use super::replay::replay_opened;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use optics::analysis::compare::{compare, Comparison};

@@ -1,8 +1,9 @@
 use super::common::SeenInterfaces;
-use super::common::{analyze_engine, check_names, load_config, replay_opened, stream_capture};
+use super::common::{analyze_engine, check_names, load_config};
 use super::inputs::open_capture;
 use super::outputs::{check_outputs, remove_created, Labelled, Output};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
+use super::replay::{replay_opened, stream_capture};
 use anyhow::bail;
 use clap::{ArgGroup, Args};
 use optics::capture::RecordSink;

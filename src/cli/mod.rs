@@ -14,6 +14,7 @@ pub mod outputs;
 mod peer;
 mod plot;
 mod present;
+mod replay;
 mod report;
 mod scan;
 mod serve;

@@ -6,8 +6,8 @@
 //! it is imported in memory. `--lane-map NEAR:FAR,...` pairs lanes of a crossed cable or a
 //! breakout; straight (lane n faces lane n) by default.
 
-use super::common::{engine_of, replay_capture};
 use super::outputs::same_file;
+use super::replay::{engine_of, replay_capture};
 use anyhow::{bail, Context};
 use optics::analysis::link_loss::{not_one_link, FarEnd};
 use optics::analysis::InterfaceWindow;

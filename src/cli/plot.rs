@@ -2,8 +2,9 @@
 //! engine (memory follows its interfaces, not its length); margin over time comes from the
 //! engine's bounded per-lane series.
 
-use super::common::{analyze_engine, load_config, replay_capture};
+use super::common::{analyze_engine, load_config};
 use super::outputs::{check_outputs, write_atomic};
+use super::replay::replay_capture;
 use super::scan::worst_interface;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};

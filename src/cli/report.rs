@@ -1,10 +1,11 @@
 //! `optics report CAPTURE [--peer CAPTURE] [-o FILE.md] [--plots DIR]`.
 
 use super::check::CheckArgs;
-use super::common::{analyze_engine, load_config, replay_capture};
+use super::common::{analyze_engine, load_config};
 use super::outputs::{check_outputs, write_atomic};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use super::plot::{plot_files, write_all, EventMarks, PlotKind};
+use super::replay::replay_capture;
 use anyhow::Context;
 use clap::Args;
 use optics::output::report::{write_report, Evidence};

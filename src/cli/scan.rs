@@ -1,11 +1,10 @@
 use super::check::CheckArgs;
-use super::common::{
-    analyze_engine, parse_duration, replay_capture, AnalysisArgs, FailOnArgs, LiveArgs, LivePlan, RangeArgs, VERDICT_FAILED,
-};
+use super::common::{analyze_engine, parse_duration, AnalysisArgs, FailOnArgs, LiveArgs, LivePlan, RangeArgs, VERDICT_FAILED};
 use super::live;
 use super::outputs::{check_outputs, stdout_taken};
 use super::peer::{parse_lane_map, parse_peer, LaneMap, Peer, PeerArg};
 use super::present::DisplayArgs;
+use super::replay::replay_capture;
 use super::usage;
 use anyhow::Context;
 use clap::Args;

@@ -1,8 +1,9 @@
 //! `optics serve`: the Prometheus exporter daemon (wiring only; see optics::serve).
 
-use super::common::{check_names, load_config, parse_duration, stream_capture, SeenInterfaces};
+use super::common::{check_names, load_config, parse_duration, SeenInterfaces};
 use super::inputs::{open_capture, read_file, rereadable, MAX_CONFIG_BYTES};
 use super::live::{resolve_interfaces, serve_live};
+use super::replay::stream_capture;
 use super::usage;
 use anyhow::Context;
 use clap::Args;

@@ -1,12 +1,12 @@
 use super::check::CheckArgs;
 use super::common::{
-    analyze_engine, check_interfaces, parse_duration, replay_opened, AnalysisArgs, FailOnArgs, FileSinks, LiveArgs, LivePlan,
-    VERDICT_FAILED,
+    analyze_engine, check_interfaces, parse_duration, AnalysisArgs, FailOnArgs, FileSinks, LiveArgs, LivePlan, VERDICT_FAILED,
 };
 use super::inputs::open_capture;
 use super::live;
 use super::outputs::check_outputs;
 use super::present::DisplayArgs;
+use super::replay::replay_opened;
 use super::scan::{print_analyses, SourceInfo};
 use super::stop;
 use super::usage;
