@@ -9,7 +9,8 @@
 
 use super::LaneAnalysis;
 use crate::module::flag::{self, ModuleFlag, Severity};
-use crate::module::report::{ThresholdSet, Thresholds};
+use crate::module::report::Thresholds;
+use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
 
 /// One monitor past one of the module's thresholds.

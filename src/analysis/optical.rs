@@ -55,7 +55,7 @@ pub fn optical_margin(rx_power_dbm: Option<f64>, thresholds: &Thresholds, rx_pow
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::module::report::ThresholdSet;
+    use crate::module::threshold::ThresholdSet;
 
     fn th(low_warning: f64, low_alarm: f64) -> Thresholds {
         Thresholds { rx_power_mw: Some(ThresholdSet { high_alarm: 3.0, low_alarm, high_warning: 2.0, low_warning }), ..Default::default() }

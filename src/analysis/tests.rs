@@ -14,7 +14,8 @@ fn counter_sources_name_netlink_and_driver_counters() {
 }
 use crate::counters::{Counted, LaneCounts, Origin};
 use crate::device::PciLink;
-use crate::module::report::{LaneReport, RxPowerType, Standard, ThresholdSet, Thresholds};
+use crate::module::report::{LaneReport, RxPowerType, Standard, Thresholds};
+use crate::module::threshold::ThresholdSet;
 /// A module flag by its stable name.
 fn flag(name: &str) -> crate::module::flag::ModuleFlag {
     crate::module::flag::ModuleFlag::from_name(name).unwrap()

@@ -177,7 +177,8 @@ pub(super) fn judge_transmitters(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::module::report::{ThresholdSet, Thresholds};
+    use crate::module::report::Thresholds;
+    use crate::module::threshold::ThresholdSet;
 
     fn lanes(tx_dbm: [f64; 4], bias_ma: [f64; 4]) -> Vec<LaneAnalysis> {
         (0..4)

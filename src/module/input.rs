@@ -100,7 +100,7 @@ pub fn parse_binary(data: &[u8]) -> Result<ParsedImage, InputError> {
         identifier: format!("{id:#04x} ({})", sff8024::identifier_name(id)),
         expected: expected.to_string(),
     };
-    let standard = sff8024::standard_for_identifier(id)
+    let standard = Standard::for_identifier(id)
         .ok_or_else(|| layout_err("unknown identifier, so the layout cannot be told; expected an SFP (0x03), QSFP (0x0c/0x0d/0x11) or CMIS (0x18, 0x19, 0x1e, ...) module"))?;
     let mut image = ModuleImage::new();
     let mut notes = Vec::new();
@@ -189,7 +189,7 @@ pub fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
         .find(|(addr, _)| *addr == 0)
         .and_then(|(_, b)| *b);
     let standard = match identifier {
-        Some(id) => sff8024::standard_for_identifier(id),
+        Some(id) => Standard::for_identifier(id),
         // Only SFF-8472 has memory without an identifier: A2h (I2C 0x51) diagnostics, as
         // `ethtool -m IFACE hex on offset 256` prints them (linear 0x100-0x1ff) or headed A2h.
         None if a2h_alone(&blocks) => {

@@ -6,11 +6,14 @@
 //! - [`sff8636`]: QSFP+/QSFP28 (SFF-8636, and SFF-8436 which it supersedes).
 //! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
 //! - [`vdm`]: the decoded CMIS VDM model (per-lane eSNR, PAM4 LTP, pre-FEC BER).
+//! - [`threshold`]: a monitor's alarm and warning thresholds; [`clone`]: field-wise `Clone`
+//!   for the models a monitor refresh rewrites per sample.
 //! - [`flag`]: the module flags (status and threshold bits) every decoder reports.
 //! - [`fingerprint`]: the identity bytes (identifier + vendor SN) that tell one module from another.
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
 //! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
+pub mod clone;
 pub mod cmis;
 pub mod fingerprint;
 pub mod flag;
@@ -23,6 +26,7 @@ pub mod report;
 pub mod sff8024;
 pub mod sff8472;
 pub mod sff8636;
+pub mod threshold;
 pub mod units;
 pub mod vdm;
 
@@ -82,8 +86,7 @@ pub fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
         return Ok(Standard::Sff8472);
     }
     let id = img.byte(I2C_A0, 0, 0, 0).ok_or(DecodeError::NoIdentifier)?;
-    sff8024::standard_for_identifier(id)
-        .ok_or_else(|| DecodeError::UnknownIdentifier { identifier: id, name: sff8024::identifier_name(id) })
+    Standard::for_identifier(id).ok_or_else(|| DecodeError::UnknownIdentifier { identifier: id, name: sff8024::identifier_name(id) })
 }
 
 /// Decodes whatever the image holds. Fails only when the identifier is missing or

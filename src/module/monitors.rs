@@ -12,9 +12,10 @@
 //! static image lacks, SFF-8472 whose calibration ties monitors to constants) the sample
 //! takes the full decode.
 
+use super::clone::clone_fields_except;
 use super::image::HALF_PAGE_LEN;
 use super::map::Field;
-use super::report::{clone_fields_except, LaneReport};
+use super::report::LaneReport;
 use super::{cmis, decode, sff8636, standard_of, DecodeError, ModuleImage, ModuleReport, Standard};
 
 /// Bytes of one half page (any bank) that a refresh decodes again: bit i = byte i.

@@ -5,8 +5,8 @@
 //! analysis reads them exactly as it reads a decoded EEPROM.
 
 use super::flag::{self, ModuleFlag, Severity};
-use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, ThresholdSet, Thresholds};
-use super::sff8024;
+use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, Thresholds};
+use super::threshold::ThresholdSet;
 use super::units::dbm_to_mw;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -224,7 +224,7 @@ impl PrintedModule {
 
     pub fn to_report(&self) -> ModuleReport {
         let code = self.identifier_code();
-        let standard = code.and_then(sff8024::standard_for_identifier);
+        let standard = code.and_then(Standard::for_identifier);
         let mut m = ModuleReport::new(standard.unwrap_or(Standard::Cmis), code.unwrap_or(0));
         if standard.is_none() {
             m.warnings.push(format!(

@@ -2,38 +2,11 @@
 //! (`optics decode --json`, and `module` in scan output): keys may be added, never renamed.
 //! A value the module does not implement, or whose page is absent, is `None` (`null`), never 0.
 
+use super::clone::clone_field_wise;
 use super::flag::ModuleFlag;
+use super::threshold::ThresholdSet;
 use serde::Serialize;
 use std::borrow::Cow;
-
-/// `Clone` whose `clone_from` goes field by field, so that a report refreshed into the
-/// same value per sample reuses its strings and vectors (a derived `clone_from` clones
-/// anew). The pattern lists every field: a field added later and not listed fails to build.
-macro_rules! clone_field_wise {
-    ($t:ident { $($f:ident),* $(,)? }) => {
-        impl Clone for $t {
-            fn clone(&self) -> Self {
-                let $t { $($f),* } = self;
-                $t { $($f: $f.clone()),* }
-            }
-            fn clone_from(&mut self, source: &Self) {
-                $crate::module::report::clone_fields_except!(self, source, $t { $($f),* } except {});
-            }
-        }
-    };
-}
-pub(crate) use clone_field_wise;
-
-/// `out.f.clone_from(&src.f)` for each field `f` listed before `except`; the pattern names
-/// every field of `$t` (those after `except` ignored), so a field added later fails to
-/// build until it is placed on one side.
-macro_rules! clone_fields_except {
-    ($out:expr, $src:expr, $t:ident { $($f:ident),* $(,)? } except { $($skip:ident),* $(,)? }) => {{
-        let $t { $($f,)* $($skip: _,)* } = $src;
-        $($out.$f.clone_from($f);)*
-    }};
-}
-pub(crate) use clone_fields_except;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Standard {
@@ -46,6 +19,19 @@ pub enum Standard {
 }
 
 impl Standard {
+    /// The management interface an identifier implies (SFF-8024 Table 4-1 "Reference" column).
+    pub fn for_identifier(id: u8) -> Option<Standard> {
+        match id {
+            // SFP family and GBIC-style serial ID: SFF-8472 (SFF-8079 for 0x03 without DDM).
+            0x02 | 0x03 | 0x0b => Some(Standard::Sff8472),
+            // QSFP/QSFP+/QSFP28: SFF-8436 / SFF-8636.
+            0x0c | 0x0d | 0x11 => Some(Standard::Sff8636),
+            // CMIS form factors.
+            0x18 | 0x19 | 0x1a | 0x1b | 0x1e | 0x1f | 0x20 | 0x21 | 0x22 | 0x23 | 0x24 | 0x25 => Some(Standard::Cmis),
+            _ => None,
+        }
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Standard::Sff8472 => "SFF-8472",
@@ -70,13 +56,17 @@ pub enum Modulation {
     Pam4,
 }
 
-/// Alarm and warning limits of one monitor, in the monitor's SI unit.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct ThresholdSet {
-    pub high_alarm: f64,
-    pub low_alarm: f64,
-    pub high_warning: f64,
-    pub low_warning: f64,
+impl Modulation {
+    /// Line modulation implied by an encoding code (SFF-8024 Table 4-2). Codes 01h-07h are
+    /// two-level line codes in both columns, so one mapping serves SFF-8472 and SFF-8636.
+    /// 00h (unspecified) and reserved codes give `None`.
+    pub fn for_encoding(code: u8) -> Option<Modulation> {
+        match code {
+            0x01..=0x07 => Some(Modulation::Nrz),
+            0x08 => Some(Modulation::Pam4),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -379,4 +369,24 @@ impl ModuleReport {
 /// SFF-8636 (CC_BASE/CC_EXT) and CMIS (page checksums).
 pub fn checksum8(bytes: &[u8]) -> u8 {
     bytes.iter().fold(0u8, |acc, b| acc.wrapping_add(*b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_name_their_standard() {
+        assert_eq!(Standard::for_identifier(0x7e), None);
+        assert_eq!(Standard::for_identifier(0x18), Some(Standard::Cmis));
+    }
+
+    #[test]
+    fn modulation_follows_encoding() {
+        assert_eq!(Modulation::for_encoding(0x08), Some(Modulation::Pam4));
+        assert_eq!(Modulation::for_encoding(0x06), Some(Modulation::Nrz));
+        assert_eq!(Modulation::for_encoding(0x03), Some(Modulation::Nrz));
+        assert_eq!(Modulation::for_encoding(0x00), None);
+        assert_eq!(Modulation::for_encoding(0x09), None);
+    }
 }

@@ -2,8 +2,6 @@
 //! encodings (Table 4-2), extended specification compliance (Table 4-4), and which
 //! management standard an identifier implies.
 
-use super::report::{Modulation, Standard};
-
 /// SFF-8024 Table 4-1, Identifier Values.
 const IDENTIFIERS: &[(u8, &str)] = &[
     (0x00, "Unknown or unspecified"),
@@ -143,17 +141,6 @@ pub fn encoding_name_sff8636(code: u8) -> String {
     lookup(ENCODINGS_SFF8636, code)
 }
 
-/// Line modulation implied by an encoding code (SFF-8024 Table 4-2). Codes 01h-07h are
-/// two-level line codes in both columns, so one mapping serves SFF-8472 and SFF-8636.
-/// 00h (unspecified) and reserved codes give `None`.
-pub fn modulation_for_encoding(code: u8) -> Option<Modulation> {
-    match code {
-        0x01..=0x07 => Some(Modulation::Nrz),
-        0x08 => Some(Modulation::Pam4),
-        _ => None,
-    }
-}
-
 /// SFF-8024 Table 4-4, Extended Specification Compliance Codes (SFF-8472 A0h byte 36,
 /// SFF-8636 page 00h byte 192).
 const EXT_COMPLIANCE: &[(u8, &str)] = &[
@@ -238,19 +225,6 @@ pub fn ext_compliance_name(code: u8) -> String {
     lookup(EXT_COMPLIANCE, code)
 }
 
-/// The management interface an identifier implies (SFF-8024 Table 4-1 "Reference" column).
-pub fn standard_for_identifier(id: u8) -> Option<Standard> {
-    match id {
-        // SFP family and GBIC-style serial ID: SFF-8472 (SFF-8079 for 0x03 without DDM).
-        0x02 | 0x03 | 0x0b => Some(Standard::Sff8472),
-        // QSFP/QSFP+/QSFP28: SFF-8436 / SFF-8636.
-        0x0c | 0x0d | 0x11 => Some(Standard::Sff8636),
-        // CMIS form factors.
-        0x18 | 0x19 | 0x1a | 0x1b | 0x1e | 0x1f | 0x20 | 0x21 | 0x22 | 0x23 | 0x24 | 0x25 => Some(Standard::Cmis),
-        _ => None,
-    }
-}
-
 /// The name of `code` in `table`, or `Unknown (0xNN)` for codes the table does not list.
 pub(crate) fn lookup(table: &[(u8, &str)], code: u8) -> String {
     table.iter().find(|(c, _)| *c == code).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("Unknown ({code:#04x})"))
@@ -264,8 +238,6 @@ mod tests {
     fn unknown_codes_print_as_unknown() {
         assert_eq!(identifier_name(0x11), "QSFP28 or later");
         assert_eq!(identifier_name(0x7e), "Unknown (0x7e)");
-        assert_eq!(standard_for_identifier(0x7e), None);
-        assert_eq!(standard_for_identifier(0x18), Some(Standard::Cmis));
         assert_eq!(connector_name(0x0e), "Unknown (0x0e)");
         assert_eq!(ext_compliance_name(0x0a), "Unknown (0x0a)");
         assert_eq!(encoding_name_sff8472(0x09), "Unknown (0x09)");
@@ -288,15 +260,6 @@ mod tests {
         assert_eq!(encoding_name_sff8472(0x06), "64B/66B");
         assert_eq!(encoding_name_sff8636(0x05), "64B/66B");
         assert_eq!(encoding_name_sff8472(0x08), "PAM4");
-    }
-
-    #[test]
-    fn modulation_follows_encoding() {
-        assert_eq!(modulation_for_encoding(0x08), Some(Modulation::Pam4));
-        assert_eq!(modulation_for_encoding(0x06), Some(Modulation::Nrz));
-        assert_eq!(modulation_for_encoding(0x03), Some(Modulation::Nrz));
-        assert_eq!(modulation_for_encoding(0x00), None);
-        assert_eq!(modulation_for_encoding(0x09), None);
     }
 
     #[test]

@@ -9,7 +9,9 @@
 use super::flag::{ModuleFlag, Monitor as FlagMonitor, Severity, Side};
 use super::image::{ModuleImage, I2C_A0, I2C_A2};
 use super::map::Field;
-use super::report::{checksum8, LaneReport, ModuleReport, RxPowerType, Standard, ThresholdSet};
+use super::report::Modulation;
+use super::report::{checksum8, LaneReport, ModuleReport, RxPowerType, Standard};
+use super::threshold::ThresholdSet;
 use super::{sff8024, units, PageRequest};
 use calibration::{Calibration, Monitor, MONITORS};
 
@@ -420,7 +422,7 @@ fn decode_identity(a0: &mut Reader, report: &mut ModuleReport) {
     }
     if let Some(code) = a0.byte(ENCODING) {
         report.encoding = Some(sff8024::encoding_name_sff8472(code));
-        report.modulation = sff8024::modulation_for_encoding(code);
+        report.modulation = Modulation::for_encoding(code);
     }
     report.nominal_signaling_rate_mbd = match a0.byte(BR_NOMINAL) {
         Some(0) | None => None,

@@ -24,7 +24,8 @@ use std::ops::RangeInclusive;
 
 use super::flag::{ModuleFlag, Monitor, Severity, Side};
 use super::map::Field;
-use super::report::{LaneReport, Modulation, RxPowerType, ThresholdSet};
+use super::report::{LaneReport, Modulation, RxPowerType};
+use super::threshold::ThresholdSet;
 use super::{sff8024, units, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
 pub use monitors::{lane_rx_power_mw, MonitorPlan, MONITOR_FIELDS};
 
@@ -335,7 +336,7 @@ fn modulation(img: &ModuleImage) -> Option<Modulation> {
     if ext_pam4 {
         return Some(Modulation::Pam4);
     }
-    ENCODING.byte(img, 0).and_then(sff8024::modulation_for_encoding)
+    ENCODING.byte(img, 0).and_then(Modulation::for_encoding)
 }
 
 /// Byte 140 in 100 MBd; FFh means "see byte 222" (250 MBd units). 0 is unspecified.

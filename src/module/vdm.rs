@@ -2,8 +2,8 @@
 //! module JSON (a contract: keys may be added, never renamed). Decoded by
 //! [`cmis`](super::cmis) (src/module/cmis/vdm.rs); read only, the module is never written.
 
-use super::report::clone_field_wise;
-use super::report::ThresholdSet;
+use super::clone::clone_field_wise;
+use super::threshold::ThresholdSet;
 use serde::Serialize;
 
 /// Which input an observable measures: the module's media (optical) input or its host

@@ -16,7 +16,8 @@
 
 use crate::analysis::host::HostAnalysis;
 use crate::analysis::{InterfaceAnalysis, LaneAnalysis, Verdict};
-use crate::module::report::{Modulation, ThresholdSet};
+use crate::module::report::Modulation;
+use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
 use crate::output::metric::{Metric, MetricType};
 use prometheus_client::encoding::text::encode;

@@ -7,7 +7,7 @@ use crate::analysis::verdict::join_codes;
 use crate::analysis::{link_loss, InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
 use crate::device::DeviceIdentity;
-use crate::module::report::ThresholdSet;
+use crate::module::threshold::ThresholdSet;
 use crate::output::text::{escape, num, sci, verdict_word};
 use std::io::{self, Write};
 

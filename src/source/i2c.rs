@@ -12,7 +12,7 @@
 
 use super::{EepromReader, Result, SourceError};
 use crate::module::map::Field;
-use crate::module::{sff8024, PageRequest, Standard, I2C_A0, I2C_A2};
+use crate::module::{PageRequest, Standard, I2C_A0, I2C_A2};
 use i2cdev::core::{I2CMessage, I2CTransfer};
 use i2cdev::linux::{LinuxI2CDevice, LinuxI2CMessage};
 use std::io;
@@ -193,7 +193,7 @@ impl<B: I2cBus> I2cModule<B> {
                         b[0]
                     }
                 };
-                match sff8024::standard_for_identifier(id) {
+                match Standard::for_identifier(id) {
                     Some(Standard::Sff8636) => Paging::Paged { register: PAGE_SELECT },
                     Some(Standard::Cmis) => Paging::Banked,
                     Some(Standard::Sff8472) | None => Paging::Flat,

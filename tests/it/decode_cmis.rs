@@ -1,7 +1,8 @@
 //! CMIS decoder: two real dumps (tests/fixtures/real-dumps, headers kept verbatim) and byte-built
 //! images. Every expected value is derived from the bytes by hand in a comment.
 
-use optics::module::report::{Modulation, RxPowerType, ThresholdSet};
+use optics::module::report::{Modulation, RxPowerType};
+use optics::module::threshold::ThresholdSet;
 use optics::module::{cmis, ModuleImage, ModuleReport, PageRequest, I2C_A0};
 use proptest::prelude::*;
 

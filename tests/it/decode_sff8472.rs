@@ -1,7 +1,8 @@
 //! SFF-8472 decoding against a real i2cdump and against byte-built images. Every expected
 //! value is derived from the spec arithmetic in the comment next to it.
 
-use optics::module::report::{Modulation, RxPowerType, ThresholdSet};
+use optics::module::report::{Modulation, RxPowerType};
+use optics::module::threshold::ThresholdSet;
 use optics::module::{self, sff8472, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0, I2C_A2};
 
 const SFP02: &str = include_str!("../fixtures/real-dumps/sfp02_oem_sfp10g_t8_10gbaset_i2cdump_A0A2.txt");

@@ -2,7 +2,8 @@
 //! four words: high alarm, low alarm, high warning, low warning.
 
 use super::super::map::Field;
-use super::super::report::{checksum8, ModuleReport, ThresholdSet};
+use super::super::report::{checksum8, ModuleReport};
+use super::super::threshold::ThresholdSet;
 use super::super::{units, ModuleImage, I2C_A0};
 use super::page01::Advertisement;
 

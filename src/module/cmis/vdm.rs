@@ -19,7 +19,8 @@
 //! sonic_xcvr (api/public/cmisVDM.py, mem_maps/public/cmis.py).
 
 use super::super::map::Field;
-use super::super::report::{ModuleReport, ThresholdSet};
+use super::super::report::ModuleReport;
+use super::super::threshold::ThresholdSet;
 use super::super::vdm::{Side, VdmLane, VdmObservable, VdmReport, VdmSideValues};
 use super::super::{HalfView, ModuleImage, PageRequest, I2C_A0};
 use super::page01;

@@ -1,7 +1,8 @@
 //! The readable form of a decoded module (`optics decode` without `--json`).
 
 use crate::module::flag::join_flags;
-use crate::module::report::{ModuleReport, ThresholdSet};
+use crate::module::report::ModuleReport;
+use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
 use crate::module::vdm::{VdmReport, VdmSideValues};
 use std::io::{self, Write};
