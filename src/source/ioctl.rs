@@ -94,14 +94,24 @@ pub const LEGACY_SPANS: &[LegacySpan] = &[
     LegacySpan { module_types: QSFP, half: Field::new("page 03h", I2C_A0, 3, 128, 128), linear_start: 512 },
 ];
 
+/// Why a request has no place in a driver's legacy (`ETHTOOL_GMODULEEEPROM`) linear dump.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LegacyLayoutError {
+    /// CMIS has no `ETH_MODULE_*` type: the legacy dump stops at page 00h.
+    #[error("module type {module_type:#x} has no legacy linear layout; CMIS pages beyond 00h need ethtool netlink (Linux 5.13+)")]
+    NoLinearLayout { module_type: u32 },
+    /// The page (or bank) is not one the module type's layout holds.
+    #[error("i2c {i2c_address:#x} page {page:#x} bank {bank} is not in the legacy EEPROM layout of module type {module_type:#x}")]
+    NotInLayout { i2c_address: u8, page: u8, bank: u8, module_type: u32 },
+    /// The driver's dump is shorter than the layout.
+    #[error("bytes {start}..{end} are beyond the driver's legacy EEPROM length {eeprom_len}")]
+    BeyondLength { start: u32, end: u32, eeprom_len: u32 },
+}
+
 /// Linear offset of a valid request in a legacy dump of `info`, or why there is none.
-pub fn legacy_offset(info: ModuleInfo, req: &PageRequest) -> std::result::Result<u32, String> {
+pub fn legacy_offset(info: ModuleInfo, req: &PageRequest) -> std::result::Result<u32, LegacyLayoutError> {
     if !matches!(info.module_type, ETH_MODULE_SFF_8079 | ETH_MODULE_SFF_8472 | ETH_MODULE_SFF_8636 | ETH_MODULE_SFF_8436) {
-        // CMIS has no ETH_MODULE_* type: the legacy dump stops at page 00h.
-        return Err(format!(
-            "module type {:#x} has no legacy linear layout; CMIS pages beyond 00h need ethtool netlink (Linux 5.13+)",
-            info.module_type
-        ));
+        return Err(LegacyLayoutError::NoLinearLayout { module_type: info.module_type });
     }
     let span = LEGACY_SPANS
         .iter()
@@ -110,19 +120,16 @@ pub fn legacy_offset(info: ModuleInfo, req: &PageRequest) -> std::result::Result
             let h = s.half;
             h.i2c_address == req.i2c_address && h.page == req.page && (h.offset..=h.offset.saturating_add(h.len - 1)).contains(&req.offset)
         })
-        .ok_or_else(|| {
-            format!(
-                "i2c {:#x} page {:#x} bank {} is not in the legacy EEPROM layout of module type {:#x}",
-                req.i2c_address, req.page, req.bank, info.module_type
-            )
+        .ok_or(LegacyLayoutError::NotInLayout {
+            i2c_address: req.i2c_address,
+            page: req.page,
+            bank: req.bank,
+            module_type: info.module_type,
         })?;
     let linear = u32::from(span.linear_start) + u32::from(req.offset - span.half.offset);
-    if linear + u32::from(req.length) > info.eeprom_len {
-        return Err(format!(
-            "bytes {linear}..{} are beyond the driver's legacy EEPROM length {}",
-            linear + u32::from(req.length),
-            info.eeprom_len
-        ));
+    let end = linear + u32::from(req.length);
+    if end > info.eeprom_len {
+        return Err(LegacyLayoutError::BeyondLength { start: linear, end, eeprom_len: info.eeprom_len });
     }
     Ok(linear)
 }
@@ -322,7 +329,7 @@ impl Ethtool {
     pub fn module_eeprom(&mut self, dev: &Dev, req: PageRequest) -> Result<Vec<u8>> {
         let what = format!("module EEPROM read {req:?} (ioctl)");
         let info = self.module_info(dev)?;
-        let offset = legacy_offset(info, &req).map_err(|detail| SourceError::Unavailable { what: what.clone(), detail })?;
+        let offset = legacy_offset(info, &req).map_err(|e| SourceError::Unavailable { what: what.clone(), detail: e.to_string() })?;
         // {u32 cmd, magic, offset, len; u8 data[len]}
         let mut buf = vec![0u8; 16 + usize::from(req.length)];
         put_u32(&mut buf, 0, ETHTOOL_GMODULEEEPROM);
@@ -419,10 +426,15 @@ mod tests {
         assert_eq!(legacy_offset(qsfp, &PageRequest::new(I2C_A0, 3, 0, 250, 6)), Ok(634));
         // A 256-byte QSFP dump has no page 03h.
         let short = ModuleInfo { module_type: ETH_MODULE_SFF_8636, eeprom_len: 256 };
-        assert!(legacy_offset(short, &PageRequest::upper(I2C_A0, 3, 0)).unwrap_err().contains("beyond"));
+        assert_eq!(
+            legacy_offset(short, &PageRequest::upper(I2C_A0, 3, 0)),
+            Err(LegacyLayoutError::BeyondLength { start: 512, end: 640, eeprom_len: 256 })
+        );
         // CMIS (type 0 / unknown) cannot be reached beyond page 00h.
         let cmis = ModuleInfo { module_type: 0x9, eeprom_len: 256 };
-        assert!(legacy_offset(cmis, &PageRequest::upper(I2C_A0, 0x11, 0)).unwrap_err().contains("CMIS"));
+        let e = legacy_offset(cmis, &PageRequest::upper(I2C_A0, 0x11, 0)).unwrap_err();
+        assert_eq!(e, LegacyLayoutError::NoLinearLayout { module_type: 0x9 });
+        assert!(e.to_string().contains("CMIS"));
         // Banks do not exist in the legacy layout.
         assert!(legacy_offset(qsfp, &PageRequest::upper(I2C_A0, 3, 1)).is_err());
     }
