@@ -117,7 +117,7 @@ pub(super) fn judge_lanes(
                     "lane {n}: rx {:.2} dBm is {} the module's {} threshold (floor {:.1} dB)",
                     la.rx_power_dbm.unwrap_or(f64::NAN),
                     la.optical_margin_db.map_or("at an unknown distance from".into(), |d| dom_limits::above_or_below(d, "dB")),
-                    la.optical_margin_reference.unwrap_or("low"),
+                    la.optical_margin_reference.map_or("low", |s| s.suffix()),
                     cfg.optical_margin_floor_db
                 )
             };

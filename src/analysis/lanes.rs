@@ -10,23 +10,40 @@ use crate::module::report::Modulation;
 use crate::module::ModuleReport;
 use serde::Serialize;
 
-/// A per-lane speed class: nominal Mb/s (link speed / lanes), bit rate on the wire, modulation.
-struct LaneClass {
+/// A per-lane speed class, named in the JSON (`lane_class`) as the table below names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LaneClass {
+    #[serde(rename = "1G NRZ")]
+    G1Nrz,
+    #[serde(rename = "10G NRZ")]
+    G10Nrz,
+    #[serde(rename = "25G NRZ")]
+    G25Nrz,
+    #[serde(rename = "50G PAM4")]
+    G50Pam4,
+    #[serde(rename = "100G PAM4")]
+    G100Pam4,
+    #[serde(rename = "200G PAM4")]
+    G200Pam4,
+}
+
+/// A lane class's figures: nominal Mb/s (link speed / lanes), bit rate on the wire, modulation.
+struct LaneClassSpec {
     nominal_mbps: u32,
-    name: &'static str,
+    class: LaneClass,
     gbps: f64,
     modulation: Modulation,
 }
 
 /// IEEE 802.3 lane classes. 1G: 8b/10b (Clause 36); 10G: 64b/66b (Clause 49);
 /// 25G: 64b/66b (Clause 107/108); PAM4: 26.5625 / 53.125 / 106.25 GBd (Clauses 134-140, 173+).
-const LANE_CLASSES: &[LaneClass] = &[
-    LaneClass { nominal_mbps: 1_000, name: "1G NRZ", gbps: 1.25, modulation: Modulation::Nrz },
-    LaneClass { nominal_mbps: 10_000, name: "10G NRZ", gbps: 10.3125, modulation: Modulation::Nrz },
-    LaneClass { nominal_mbps: 25_000, name: "25G NRZ", gbps: 25.78125, modulation: Modulation::Nrz },
-    LaneClass { nominal_mbps: 50_000, name: "50G PAM4", gbps: 53.125, modulation: Modulation::Pam4 },
-    LaneClass { nominal_mbps: 100_000, name: "100G PAM4", gbps: 106.25, modulation: Modulation::Pam4 },
-    LaneClass { nominal_mbps: 200_000, name: "200G PAM4", gbps: 212.5, modulation: Modulation::Pam4 },
+const LANE_CLASSES: &[LaneClassSpec] = &[
+    LaneClassSpec { nominal_mbps: 1_000, class: LaneClass::G1Nrz, gbps: 1.25, modulation: Modulation::Nrz },
+    LaneClassSpec { nominal_mbps: 10_000, class: LaneClass::G10Nrz, gbps: 10.3125, modulation: Modulation::Nrz },
+    LaneClassSpec { nominal_mbps: 25_000, class: LaneClass::G25Nrz, gbps: 25.78125, modulation: Modulation::Nrz },
+    LaneClassSpec { nominal_mbps: 50_000, class: LaneClass::G50Pam4, gbps: 53.125, modulation: Modulation::Pam4 },
+    LaneClassSpec { nominal_mbps: 100_000, class: LaneClass::G100Pam4, gbps: 106.25, modulation: Modulation::Pam4 },
+    LaneClassSpec { nominal_mbps: 200_000, class: LaneClass::G200Pam4, gbps: 212.5, modulation: Modulation::Pam4 },
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -35,7 +52,7 @@ pub struct LaneRate {
     pub speed_mbps: u32,
     pub lanes: u32,
     /// e.g. "50G PAM4".
-    pub class: &'static str,
+    pub class: LaneClass,
     pub lane_rate_gbps: f64,
     pub modulation: Modulation,
 }
@@ -77,7 +94,7 @@ pub fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec
         // design; counters are the host lanes', so the link's modulation is used.
         notes.push(format!("module media modulation {m:?} differs from the host lanes' {:?}; using the host lanes'", class.modulation));
     }
-    Some(LaneRate { speed_mbps, lanes, class: class.name, lane_rate_gbps: class.gbps, modulation: class.modulation })
+    Some(LaneRate { speed_mbps, lanes, class: class.class, lane_rate_gbps: class.gbps, modulation: class.modulation })
 }
 
 #[cfg(test)]

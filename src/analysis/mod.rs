@@ -97,6 +97,15 @@ pub struct InterfaceWindow {
     pub series: Option<std::sync::Arc<series::LaneSeries>>,
 }
 
+/// What a BER's bit count is: `rx_bits` when the driver's received-bit counter is the
+/// denominator, else `lane_rate` (the lane rate times the window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BerDenominator {
+    RxBits,
+    LaneRate,
+}
+
 /// The link as analysed: rate, FEC, window counters and the port-level BER.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LinkAnalysis {
@@ -105,7 +114,7 @@ pub struct LinkAnalysis {
     pub speed_mbps: Option<u32>,
     pub link_mode: Option<String>,
     pub lanes: Option<u32>,
-    pub lane_class: Option<&'static str>,
+    pub lane_class: Option<lanes::LaneClass>,
     pub lane_rate_gbps: Option<f64>,
     pub modulation: Option<Modulation>,
     pub fec: Option<FecKind>,
@@ -124,8 +133,8 @@ pub struct LinkAnalysis {
     pub margin_db: Option<f64>,
     /// True when the port had no errors: `margin_db` is from the BER upper bound.
     pub margin_is_lower_bound: bool,
-    /// "rx_bits" when the driver's received-bit counter is the denominator, else "lane_rate".
-    pub ber_denominator: Option<&'static str>,
+    /// What the port BER is divided by.
+    pub ber_denominator: Option<BerDenominator>,
     /// Where each counted figure came from: `netlink` (standard ethtool statistics) or
     /// `driver:<ethtool -S name>`, keyed by figure (`corrected_bits_per_lane`, ...).
     pub counter_sources: BTreeMap<&'static str, String>,
@@ -162,7 +171,7 @@ pub struct LaneAnalysis {
     pub margin_is_lower_bound: bool,
     pub optical_margin_db: Option<f64>,
     /// "low_warning" or "low_alarm": which module threshold `optical_margin_db` is over.
-    pub optical_margin_reference: Option<&'static str>,
+    pub optical_margin_reference: Option<crate::module::flag::Severity>,
     pub flags: Vec<ReasonCode>,
     pub evidence: Evidence,
     pub advice: Option<String>,
@@ -365,7 +374,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         uncorrectable_blocks: count(&d.uncorrectable_blocks),
         corrected_blocks: count(&d.corrected_blocks),
         corrected_bits: count(&d.corrected_bits),
-        ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { "rx_bits" } else { "lane_rate" }),
+        ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { BerDenominator::RxBits } else { BerDenominator::LaneRate }),
         ..Default::default()
     };
     if l.uncorrectable_blocks.is_none() {
@@ -392,7 +401,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
             l.pre_fec_ber_upper = Some(b.upper);
             l.margin_db = cx.margin(b.judged());
             l.margin_is_lower_bound = b.errors == 0;
-            l.ber_denominator = Some("rx_bits");
+            l.ber_denominator = Some(BerDenominator::RxBits);
             cx.notes.push(format!(
                 "port pre-FEC BER {:.2e} from one snapshot: {} corrected bits over {origin}'s {:.0} received bits since the counters started (the driver's rx_bits is the denominator, so no time base is needed)",
                 b.ber, b.errors, b.bits

@@ -1,5 +1,6 @@
 //! Optical margin from DOM: rx power over the module's own low threshold.
 
+use crate::module::flag::Severity;
 #[cfg(test)]
 use crate::module::report::RxPowerType;
 use crate::module::report::Thresholds;
@@ -13,7 +14,7 @@ pub struct OpticalMargin {
     /// rx dBm − threshold dBm.
     pub margin_db: f64,
     /// `low_warning`, or `low_alarm` when the module has no usable warning.
-    pub reference: &'static str,
+    pub reference: Severity,
     pub threshold_dbm: f64,
     /// What the module measures (average or OMA); its thresholds are in the same measure,
     /// so the margin compares like with like. Lane-to-lane comparisons are too.
@@ -25,7 +26,7 @@ pub struct OpticalMargin {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LowThreshold {
     /// `low_warning`, or `low_alarm` when the module has no usable warning.
-    pub reference: &'static str,
+    pub reference: Severity,
     pub threshold_dbm: f64,
 }
 
@@ -33,8 +34,9 @@ impl LowThreshold {
     /// `None` without a positive low threshold (0 mW = "not set").
     pub fn of(thresholds: &Thresholds) -> Option<Self> {
         let set = thresholds.rx_power_mw?;
-        let (reference, mw) =
-            [("low_warning", set.low_warning), ("low_alarm", set.low_alarm)].into_iter().find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
+        let (reference, mw) = [(Severity::LowWarning, set.low_warning), (Severity::LowAlarm, set.low_alarm)]
+            .into_iter()
+            .find(|(_, mw)| mw.is_finite() && *mw > 0.0)?;
         Some(LowThreshold { reference, threshold_dbm: mw_to_dbm(mw) })
     }
 
@@ -66,11 +68,11 @@ mod tests {
         // low warning 0.1 mW = -10 dBm; rx -1.6 dBm -> 8.4 dB.
         let m = optical_margin(Some(-1.6), &th(0.1, 0.05), Some(RxPowerType::Average)).unwrap();
         assert!((m.margin_db - 8.4).abs() < 1e-9);
-        assert_eq!(m.reference, "low_warning");
+        assert_eq!(m.reference, Severity::LowWarning);
         // No warning set: alarm 0.05 mW = -13.0103 dBm -> 11.4103 dB.
         let m = optical_margin(Some(-1.6), &th(0.0, 0.05), None).unwrap();
         assert!((m.margin_db - 11.4103).abs() < 1e-4);
-        assert_eq!(m.reference, "low_alarm");
+        assert_eq!(m.reference, Severity::LowAlarm);
         assert!(optical_margin(Some(-1.6), &th(0.0, 0.0), None).is_none());
         assert!(optical_margin(Some(f64::NEG_INFINITY), &th(0.1, 0.05), None).is_none());
         assert!(optical_margin(Some(-1.0), &Thresholds::default(), None).is_none());

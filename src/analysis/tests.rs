@@ -343,7 +343,7 @@ fn port_total_only_and_rx_bits() {
     w.deltas.rx_bits = counted(10_000_000_000_000);
     let a = one(w);
     assert!((a.link.pre_fec_ber.unwrap() - 4.7e-7).abs() < 1e-12);
-    assert_eq!(a.link.ber_denominator, Some("rx_bits"));
+    assert_eq!(a.link.ber_denominator, Some(BerDenominator::RxBits));
 }
 
 #[test]

@@ -228,6 +228,12 @@ pub fn join_flags(flags: &[ModuleFlag], sep: &str) -> String {
     flags.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(sep)
 }
 
+impl Serialize for Severity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.suffix())
+    }
+}
+
 impl fmt::Display for ModuleFlag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

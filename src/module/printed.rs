@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(m.lanes[1].rx_power_mw, None);
         // No warning printed: the margin is over the low alarm, -1 - (-10) = 9 dB.
         let om = optical_margin(m.lanes[0].rx_power_dbm, &m.thresholds, None).unwrap();
-        assert_eq!(om.reference, "low_alarm");
+        assert_eq!(om.reference, Severity::LowAlarm);
         assert!((om.margin_db - 9.0).abs() < 1e-9);
     }
 

@@ -4,7 +4,7 @@
 
 use crate::analysis::config::Config;
 use crate::analysis::verdict::join_codes;
-use crate::analysis::{link_loss, InterfaceAnalysis, Severity, Verdict};
+use crate::analysis::{link_loss, BerDenominator, InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
 use crate::device::DeviceIdentity;
 use crate::module::threshold::ThresholdSet;
@@ -191,7 +191,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         l.duration_s,
         l.samples,
         match l.ber_denominator {
-            Some("rx_bits") => "the driver's received-bit counter",
+            Some(BerDenominator::RxBits) => "the driver's received-bit counter",
             _ => "lane rate x window",
         },
     )?;
