@@ -130,6 +130,32 @@ metrics! {
         "Pause frames received or sent (link level), carried across hardware counter resets";
     HostRxDiscardedFramesTotal = Counter "optics_host_rx_discarded_frames_total" ["interface", "cause"] unit "frames":
         "Received frames dropped for want of host buffers (discards, out_of_buffer), carried across resets";
+    IbPortInfo = Gauge "optics_ib_port_info" ["interface", "hca", "port", "speed", "width"] unit "":
+        "InfiniBand port identity (value 1): RDMA device, port number, link speed (NDR, HDR, ...) and width (4X, ...) as sysfs rate names them";
+    IbSymbolErrorsTotal = Counter "optics_ib_symbol_errors_total" ["interface"] unit "errors":
+        "InfiniBand PortCounters SymbolErrorCounter (HDR and later: errors FEC left), carried across resets; a lower bound while optics_ib_counter_saturated says so";
+    IbLinkErrorRecoveriesTotal = Counter "optics_ib_link_error_recoveries_total" ["interface"] unit "":
+        "InfiniBand PortCounters LinkErrorRecoveryCounter: retrains without going down, carried across resets";
+    IbPortRcvErrorsTotal = Counter "optics_ib_port_rcv_errors_total" ["interface"] unit "errors":
+        "InfiniBand PortCounters PortRcvErrors: received packets dropped with an error, carried across resets";
+    IbPortRcvRemotePhysicalErrorsTotal = Counter "optics_ib_port_rcv_remote_physical_errors_total" ["interface"] unit "errors":
+        "InfiniBand PortCounters PortRcvRemotePhysicalErrors: packets the sender marked bad (an error upstream), carried across resets";
+    IbLocalLinkIntegrityErrorsTotal = Counter "optics_ib_local_link_integrity_errors_total" ["interface"] unit "errors":
+        "InfiniBand PortCounters LocalLinkIntegrityErrors: times local physical errors crossed their threshold, carried across resets";
+    IbExcessiveBufferOverrunErrorsTotal = Counter "optics_ib_excessive_buffer_overrun_errors_total" ["interface"] unit "errors":
+        "InfiniBand PortCounters ExcessiveBufferOverrunErrors: input buffer overruns, carried across resets";
+    IbPortXmitDiscardsTotal = Counter "optics_ib_port_xmit_discards_total" ["interface"] unit "":
+        "InfiniBand PortCounters PortXmitDiscards: outbound packets dropped (port down or congested), carried across resets";
+    IbPortRcvDataBytesTotal = Counter "optics_ib_port_rcv_data_bytes_total" ["interface"] unit "bytes":
+        "InfiniBand bytes received (PortRcvData x 4 octets), carried across resets";
+    IbPortXmitDataBytesTotal = Counter "optics_ib_port_xmit_data_bytes_total" ["interface"] unit "bytes":
+        "InfiniBand bytes sent (PortXmitData x 4 octets), carried across resets";
+    IbPortRcvPacketsTotal = Counter "optics_ib_port_rcv_packets_total" ["interface"] unit "packets":
+        "InfiniBand packets received (PortRcvPkts), carried across resets";
+    IbPortXmitPacketsTotal = Counter "optics_ib_port_xmit_packets_total" ["interface"] unit "packets":
+        "InfiniBand packets sent (PortXmitPkts), carried across resets";
+    IbCounterSaturated = Gauge "optics_ib_counter_saturated" ["interface", "counter"] unit "":
+        "1 while an InfiniBand PortCounters counter reads its maximum (it stops there): its count is at least that, its rate unknown; 0 otherwise";
     BuildInfo = Gauge "optics_build_info" ["version"] unit "":
         "optics build (value 1)";
     SampleDurationSeconds = Gauge "optics_sample_duration_seconds" [] unit "seconds":

@@ -15,7 +15,9 @@
 //! are not exported: `optics_lane_flag{flag="rx_los"}` says what happened.
 
 use crate::analysis::host::HostAnalysis;
+use crate::analysis::infiniband::IbAnalysis;
 use crate::analysis::{InterfaceAnalysis, LaneAnalysis, Verdict};
+use crate::counters::ib::port_counter;
 use crate::module::report::Modulation;
 use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
@@ -422,6 +424,15 @@ impl Metrics {
                 }
             }
         }
+        if let Some(ib) = &a.infiniband {
+            ib_port(f, i, ib);
+        }
+        if let Some(ib) = life.and_then(|l| l.infiniband.as_ref()) {
+            for (metric, name, value) in ib_counters(ib) {
+                let total = self.carry(i, format!("ib:{name}"), value);
+                f.count(metric, &iface, total);
+            }
+        }
         let module_lanes = a.module.as_ref().map_or(&[][..], |m| &m.lanes[..]);
         for l in &a.lanes {
             // DOM gauges are the latest reading, as ethtool -m and other exporters show
@@ -458,6 +469,46 @@ fn lane(f: &Families, i: &str, l: &LaneAnalysis, rx_latest: Option<f64>) {
     }
     for flag in l.flags.iter().collect::<BTreeSet<_>>() {
         f.set(Metric::LaneFlag, &[("interface", i), ("lane", &lane), ("flag", flag.as_str())], 1.0);
+    }
+}
+
+/// The `PortCounters` figures exported as counter families, by sysfs name (docs/metrics.md);
+/// `link_downed` is `optics_link_down_events_total`, as for any link.
+const IB_COUNTERS: [(Metric, &str); 9] = [
+    (Metric::IbSymbolErrorsTotal, "symbol_error"),
+    (Metric::IbLinkErrorRecoveriesTotal, "link_error_recovery"),
+    (Metric::IbPortRcvErrorsTotal, "port_rcv_errors"),
+    (Metric::IbPortRcvRemotePhysicalErrorsTotal, "port_rcv_remote_physical_errors"),
+    (Metric::IbLocalLinkIntegrityErrorsTotal, "local_link_integrity_errors"),
+    (Metric::IbExcessiveBufferOverrunErrorsTotal, "excessive_buffer_overrun_errors"),
+    (Metric::IbPortXmitDiscardsTotal, "port_xmit_discards"),
+    (Metric::IbPortRcvPacketsTotal, "port_rcv_packets"),
+    (Metric::IbPortXmitPacketsTotal, "port_xmit_packets"),
+];
+
+/// What an InfiniBand port counted over `ib`'s window, as (family, carry key, value): the
+/// `PortCounters` of [`IB_COUNTERS`] and the data counters in bytes.
+fn ib_counters(ib: &IbAnalysis) -> impl Iterator<Item = (Metric, &'static str, u64)> + '_ {
+    let counted = IB_COUNTERS.iter().filter_map(|(m, name)| Some((*m, *name, (*ib.counters.get(name)?)?)));
+    let bytes = [
+        (Metric::IbPortRcvDataBytesTotal, "port_rcv_data", ib.rx_bytes),
+        (Metric::IbPortXmitDataBytesTotal, "port_xmit_data", ib.tx_bytes),
+    ];
+    counted.chain(bytes.into_iter().filter_map(|(m, name, v)| Some((m, name, v?))))
+}
+
+/// An InfiniBand port's identity and, for every `PortCounters` counter read, whether it
+/// reads its maximum (saturated: its `_total` is then a lower bound and its rate unknown).
+fn ib_port(f: &Families, i: &str, ib: &IbAnalysis) {
+    let port = ib.port.to_string();
+    let width = ib.width.map(|w| format!("{w}X")).unwrap_or_default();
+    let speed = ib.speed.map_or("", |s| s.as_str());
+    f.set(Metric::IbPortInfo, &[("interface", i), ("hca", &ib.hca), ("port", &port), ("speed", speed), ("width", &width)], 1.0);
+    for (name, value) in &ib.counters {
+        if value.is_some() && port_counter(name).is_some() {
+            let saturated = ib.saturated.contains(name);
+            f.set(Metric::IbCounterSaturated, &[("interface", i), ("counter", name)], f64::from(u8::from(saturated)));
+        }
     }
 }
 

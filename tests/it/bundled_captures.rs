@@ -139,6 +139,7 @@ fn all_captures() -> Vec<(&'static str, String)> {
     out.extend(support::trend_captures::bundled());
     out.extend(support::flap_captures::bundled());
     out.extend(support::lane200g_captures::bundled());
+    out.extend(support::ib_captures::bundled());
     out
 }
 

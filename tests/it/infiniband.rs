@@ -5,11 +5,15 @@
 //! definitions (data counters in 4-octet units, 16/8/4-bit saturating error counters),
 //! never read back from optics' own output.
 
+pub(crate) use crate::support::ib_captures::records;
 use crate::support::ib_sysfs::{add_hca, set_port, PortSpec};
 use crate::support::optics;
 #[cfg(live)]
 use optics::capture::read_capture_from;
-use optics::capture::{CaptureWriter, Header, InterfaceRecord, Record, RecordSink, SampleRecord};
+#[cfg(live)]
+use optics::capture::Record;
+use optics::capture::{CaptureWriter, Header, RecordSink};
+#[cfg(live)]
 use optics::counters::LinkState;
 #[cfg(live)]
 use optics::counters::{DriverStats, FecStats, LinkInfo};
@@ -28,35 +32,6 @@ use std::path::Path;
 use std::time::Duration;
 
 const HCA_BDF: &str = "0000:3b:00.0";
-
-/// One interface record and one sample of `name`, as the sampler writes them.
-pub(crate) fn records(tree: &IbTree, name: &str, t: f64) -> [Record; 2] {
-    let id = tree.identity(name).unwrap();
-    let link = tree.link_info(name).unwrap();
-    let ib = tree.sample(name).unwrap();
-    let ir = InterfaceRecord {
-        t,
-        interface: name.into(),
-        driver: id.driver,
-        bus_info: id.bus_info,
-        pci: id.pci,
-        port: id.port,
-        link,
-        module: None,
-        origin_file: None,
-        host: id.host,
-        ib: id.ib,
-        neighbor: None,
-    };
-    let s = SampleRecord {
-        t,
-        interface: name.into(),
-        link: LinkState { up: ib.link_up(), ..Default::default() },
-        ib: Some(ib),
-        ..Default::default()
-    };
-    [Record::Interface(ir), Record::Sample(s)]
-}
 
 /// A capture of `name` read from the tree at `root` once per step: each step rewrites the
 /// port, then the port is read at its time `t`.

@@ -53,6 +53,7 @@ mod hostile_names;
 mod i2c_paging;
 mod ib_host;
 mod ib_mlxlink;
+mod ib_serve;
 mod import_decoded_module;
 mod import_lldp;
 mod import_never_panics;

@@ -92,6 +92,7 @@ fn docs_list_exactly_the_exported_metrics() {
         "dr8-800g-cmis-healthy.jsonl",
         "dr4-400g-lane2-degrading-4h.jsonl",
         "dr4-400g-fec-tail-creeping.jsonl",
+        "ib-ndr-errors-after-fec.jsonl",
     ] {
         all.extend(analyses(c));
     }

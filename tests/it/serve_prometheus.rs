@@ -141,7 +141,7 @@ fn rules_name_only_exported_metrics() {
             exprs.push(e);
         }
     }
-    assert_eq!(exprs.len(), 18);
+    assert_eq!(exprs.len(), 22);
     for e in &exprs {
         for name in metric_names(e) {
             assert!(exported.contains(&name) || name == "up", "rule {e:?} names {name}, which optics does not export");

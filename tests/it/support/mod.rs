@@ -6,6 +6,7 @@ pub mod flap_captures;
 pub mod fleet_captures;
 #[cfg(live)]
 pub mod i2c_sim;
+pub mod ib_captures;
 pub mod ib_sysfs;
 pub mod lane200g_captures;
 #[cfg(live)]
