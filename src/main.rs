@@ -1,6 +1,6 @@
 mod cli;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -9,7 +9,14 @@ fn main() -> ExitCode {
     // output handles as a full disk (whole records kept, analysis printed, exit 1).
     // SAFETY: setting a signal's disposition to SIG_IGN before any thread exists.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    let cli = cli::Cli::parse();
+    // clap colours its help and usage errors by anstream's rules, which colour a terminal
+    // under TERM=dumb when CI is set; a dumb terminal shows escape sequences as text, so it
+    // gets none there, as the report does (NO_COLOR anstream honours itself).
+    let mut command = cli::Cli::command();
+    if cli::present::dumb_terminal() {
+        command = command.color(clap::ColorChoice::Never);
+    }
+    let cli = cli::Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     match cli::run(cli) {
         // An output that failed mid-run was reported; the analysis was still printed.
         Ok(_) if cli::errored() => ExitCode::FAILURE,

@@ -13,7 +13,7 @@ mod live;
 pub mod outputs;
 mod peer;
 mod plot;
-mod present;
+pub(crate) mod present;
 mod replay;
 mod report;
 mod scan;
