@@ -71,7 +71,7 @@ struct Siblings {
 }
 
 /// [`Siblings`] of every window: grouped by module once and each group sorted once, so
-/// many netdevs on one serial cost n log n, not n² (issue 10). A window whose module has
+/// many netdevs on one serial cost n log n, not n². A window whose module has
 /// no serial shares it with no one (count 0).
 fn siblings(windows: &[InterfaceWindow]) -> Vec<Siblings> {
     let mut groups: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();

@@ -258,7 +258,7 @@ pub fn analyze(windows: &[InterfaceWindow], cfg: &Config, peers: &[InterfaceWind
 /// Analyses `all[k]` for each `k` in `selected`, with PCIe grouping (multi-host NICs) and
 /// breakout lane maps computed from every window of the source; `peers[i]` is the far
 /// end of the i-th selected; `segments(iface)` gives the interface's segments to analyse
-/// one by one (issue 9 item 5).
+/// one by one.
 pub fn analyze_selected(
     all: &[InterfaceWindow],
     selected: &[usize],

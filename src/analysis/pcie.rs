@@ -98,7 +98,7 @@ pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, Pci
     let mut out = BTreeMap::new();
     // A multi-host NIC splits one port over a few hosts (2-8 PCIe paths); more netdevs
     // sharing one serial is cloned or blank module data, not a NIC: no group (which also
-    // keeps this linear in the number of interfaces, issue 9 item 21).
+    // keeps this linear in the number of interfaces).
     for (serial, members) in by_serial.into_iter().filter(|(_, m)| m.len() > 1 && m.len() <= MAX_MULTI_HOST_NETDEVS) {
         let mut path_ceilings: BTreeMap<String, Option<f64>> = BTreeMap::new();
         for w in &members {

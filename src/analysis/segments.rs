@@ -1,4 +1,4 @@
-//! Every segment of a run analysed on its own (issue 9 item 5): after a module swap or a
+//! Every segment of a run analysed on its own: after a module swap or a
 //! counter reset the earlier part is still judged and reported, while the interface's
 //! verdict stays the latest segment's. The JSON keys of [`SegmentAnalysis`] are a contract.
 

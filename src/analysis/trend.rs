@@ -1,6 +1,6 @@
 //! Where a lane is heading: the slope of its margin over time, when it will reach the
-//! margin floor and the FEC limit (issue 10 item 4), and which lane moved before a link
-//! drop (item 5). Pure functions over short bounded series (the engine's per-lane
+//! margin floor and the FEC limit, and which lane moved before a link
+//! drop. Pure functions over short bounded series (the engine's per-lane
 //! buckets), so they cost the same on a 10-minute capture and on a month of `serve`.
 //!
 //! Margin slope: ordinary least squares of margin (dB) on time over the buckets that

@@ -1,5 +1,5 @@
-//! Where each lane is heading and which lane moved before a link drop (issue 10 items 4
-//! and 5), from the window's bounded per-lane series ([`InterfaceWindow::series`](super::InterfaceWindow::series), the
+//! Where each lane is heading and which lane moved before a link drop,
+//! from the window's bounded per-lane series ([`InterfaceWindow::series`](super::InterfaceWindow::series), the
 //! engine's buckets of the window's segment). The arithmetic is in [`super::trend`]; this
 //! file turns buckets into its inputs and its results into lane keys and reasons.
 //!

@@ -1,5 +1,5 @@
 //! Link state and link modes kept between samples, asked again only when something may
-//! have changed (issue 7 item 5: LINKSTATE_GET and LINKMODES_GET replies were most of a
+//! have changed (LINKSTATE_GET and LINKMODES_GET replies were most of a
 //! small device's bytes per sample).
 //!
 //! LINKSTATE_GET is asked again when:
