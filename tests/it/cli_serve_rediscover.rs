@@ -5,21 +5,10 @@
 
 use crate::support;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
 use support::netns::{ip, Netns};
-use support::serve::{bin, get, Serve};
-
-fn interfaces_in(body: &str) -> Vec<String> {
-    let mut v: Vec<String> = body
-        .lines()
-        .filter(|l| l.starts_with("optics_link_up{"))
-        .filter_map(|l| l.split("interface=\"").nth(1)?.split('"').next().map(str::to_string))
-        .collect();
-    v.sort();
-    v
-}
+use support::serve::{bin, wait_for_interfaces, Serve};
 
 #[test]
 fn an_interface_back_within_one_rediscover_period_is_sampled_again() {
@@ -49,26 +38,15 @@ fn an_interface_back_within_one_rediscover_period_is_sampled_again() {
     ]);
     let mut serve = Serve::start(cmd);
     ns.enter();
-    let wait_for = |want: &[&str], serve: &Serve| {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let got = get(serve.addr, "/metrics", &[]).map(|r| interfaces_in(&r.body)).unwrap_or_default();
-            if got == want {
-                return;
-            }
-            assert!(Instant::now() < deadline, "wanted series for {want:?}, got {got:?}; log: {}", serve.stderr.lock().unwrap());
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
-    wait_for(&["v0", "v2"], &serve);
+    wait_for_interfaces(&serve, &["v0", "v2"]);
     // Deleted, and created again as soon as the sampler has found it gone (its series
     // go, a sample or two later): well inside the 5 s period, so discovery's next look
     // finds v0 and v2, the names it started with.
     ip(&["-n", &ns.name, "link", "del", "v2"]).unwrap();
-    wait_for(&["v0"], &serve);
+    wait_for_interfaces(&serve, &["v0"]);
     pair(&ns);
     // Sampled again within a rediscover period and a few samples.
-    wait_for(&["v0", "v2"], &serve);
+    wait_for_interfaces(&serve, &["v0", "v2"]);
     let log = serve.stderr.lock().unwrap().clone();
     assert!(log.lines().any(|l| l.starts_with("<4>interface v2 removed")), "{log}");
     assert!(serve.alive());

@@ -9,17 +9,7 @@ use std::time::{Duration, Instant};
 
 #[allow(dead_code)]
 use support::netns::{ip, Netns};
-use support::serve::{bin, get, Serve};
-
-fn interfaces_in(body: &str) -> Vec<String> {
-    let mut v: Vec<String> = body
-        .lines()
-        .filter(|l| l.starts_with("optics_link_up{"))
-        .filter_map(|l| l.split("interface=\"").nth(1)?.split('"').next().map(str::to_string))
-        .collect();
-    v.sort();
-    v
-}
+use support::serve::{bin, get, wait_for_interfaces, Serve};
 
 #[test]
 fn deleting_a_veth_removes_its_series_and_serving_goes_on() {
@@ -37,20 +27,9 @@ fn deleting_a_veth_removes_its_series_and_serving_goes_on() {
     let mut serve = Serve::start(cmd);
     // The exporter listens on the namespace's loopback: this test thread goes there too.
     ns.enter();
-    let wait_for = |want: &[&str], serve: &Serve| {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let got = get(serve.addr, "/metrics", &[]).map(|r| interfaces_in(&r.body)).unwrap_or_default();
-            if got == want {
-                return;
-            }
-            assert!(Instant::now() < deadline, "wanted series for {want:?}, got {got:?}; log: {}", serve.stderr.lock().unwrap());
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    wait_for(&["v0", "v2"], &serve);
+    wait_for_interfaces(&serve, &["v0", "v2"]);
     ip(&["-n", &ns.name, "link", "del", "v2"]).unwrap();
-    wait_for(&["v0"], &serve);
+    wait_for_interfaces(&serve, &["v0"]);
     let body = get(serve.addr, "/metrics", &[]).unwrap().body;
     assert!(!body.contains("interface=\"v2\""), "a series of v2 is left: {body}");
     assert!(body.contains("optics_link_up{interface=\"v0\"} 1"), "{body}");

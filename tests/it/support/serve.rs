@@ -145,3 +145,29 @@ pub fn samples(body: &str) -> Vec<(String, f64)> {
         })
         .collect()
 }
+
+/// The interfaces `serve`'s metrics have a series for (its `optics_link_up`), sorted.
+#[cfg(live)]
+pub fn interfaces_in(body: &str) -> Vec<String> {
+    let mut v: Vec<String> = body
+        .lines()
+        .filter(|l| l.starts_with("optics_link_up{"))
+        .filter_map(|l| l.split("interface=\"").nth(1)?.split('"').next().map(str::to_string))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Polls `serve`'s metrics until exactly `want` have series (15 s at most).
+#[cfg(live)]
+pub fn wait_for_interfaces(serve: &Serve, want: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let got = get(serve.addr, "/metrics", &[]).map(|r| interfaces_in(&r.body)).unwrap_or_default();
+        if got == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "wanted series for {want:?}, got {got:?}; log: {}", serve.stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
