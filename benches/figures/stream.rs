@@ -1,4 +1,4 @@
-//! Section 7: the streaming engine on long captures (issue 7). 16 interfaces x 8 lanes
+//! Section 7: the streaming engine on long captures. 16 interfaces x 8 lanes
 //! at 1 s, built from captures/dr8-800g-cmis-healthy.jsonl's records (its 61 samples
 //! repeat with counters carried forward so they keep rising), 10 min / 1 h / 6 h / 24 h
 //! (`--quick`: 10 min / 1 h), written to a temporary file and deleted afterwards.

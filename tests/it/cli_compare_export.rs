@@ -123,7 +123,7 @@ fn export_csv_rows_and_values() {
             for c in ["corrected_bits_delta", "pre_fec_ber", "margin_db", "uncorrectable_blocks_delta", "link_down_events_delta"] {
                 assert_eq!(&row[col(c)], "", "first sample has an empty {c}");
             }
-            // "created": "2026-11-30T10:00:00Z" + 0 s, always with microseconds (issue 11 item 8).
+            // "created": "2026-11-30T10:00:00Z" + 0 s, always with microseconds.
             assert_eq!(&row[col("time")], "2026-11-30T10:00:00.000000Z");
             continue;
         }

@@ -64,7 +64,7 @@ fn record_replay_round_trip_example() {
     assert_eq!(scan_interfaces(&rec), scan_interfaces(&src));
 }
 
-// `watch` without interfaces discovers them like `scan` (issue 9 item 11): tested inside a
+// `watch` without interfaces discovers them like `scan`: tested inside a
 // network namespace in tests/cli_watch_live.rs, since here it would sample the host.
 
 #[test]

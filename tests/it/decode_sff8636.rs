@@ -469,7 +469,7 @@ fn page_03h_thresholds() {
 #[test]
 fn missing_page_03h_warns() {
     // Lower + 00h only of paged memory (byte 2 bit 2 clear): thresholds None, and said so
-    // (issue 9; CMIS warns alike for a missing page 02h).
+    // (CMIS warns alike for a missing page 02h).
     let r = decode(base());
     assert_eq!(r.thresholds, Default::default());
     assert!(r.warnings.iter().any(|w| w.contains("page 03h not read")), "{:?}", r.warnings);

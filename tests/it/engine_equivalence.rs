@@ -1,4 +1,4 @@
-//! The streaming engine gives the analysis the pre-engine code gave (issue 7 item 6).
+//! The streaming engine gives the analysis the pre-engine code gave.
 //!
 //! The oracle, tests/fixtures/engine-oracle/, was written by the binary built from the
 //! commit before the engine (`scan --replay X --json`, plus `--from 10 --to 40` and
@@ -33,8 +33,8 @@ fn capture_of(stem: &str) -> PathBuf {
     oracle().join(format!("{stem}.jsonl"))
 }
 
-/// Reason codes and flags added to the analysis after the oracle was written (issue 9
-/// items 1, 3, 4: other work, not the engine). Where the new output has one, that
+/// Reason codes and flags added to the analysis after the oracle was written (by
+/// other work, not the engine). Where the new output has one, that
 /// interface's verdict, reasons, flags and advice are not compared; its numbers still are.
 const NEWER_CODES: &[&str] = &["weak_transmitter", "ber_over_fec_limit", "insufficient_data"];
 

@@ -1,5 +1,5 @@
-//! The streaming engine on long and hand-built runs (issue 7 tests), and the issue 9
-//! items it owns (2, 4 in part, 5, 6, 19), through the real binary where they are CLI.
+//! The streaming engine on long and hand-built runs (rolling windows, link drops, segments,
+//! ranges, bounded lines, export rows), through the real binary where they are CLI.
 
 use crate::support::optics;
 use optics::analysis::{analyze, config::Config, verdict::ReasonCode};

@@ -543,7 +543,7 @@ proptest! {
         let bytes = w.into_inner().unwrap();
         // A non-finite `t` is written as `null`, which the reader refuses (with an error).
         let finite = records.iter().all(|r| r.t().is_none_or(f64::is_finite));
-        // FEC arrays longer than any port's lanes are refused by the reader (issue 9).
+        // FEC arrays longer than any port's lanes are refused by the reader.
         let lanes_fit = records.iter().all(|r| match r {
             Record::Sample(s) => s.fec.as_ref().is_none_or(|f| {
                 [&f.corrected_blocks, &f.uncorrectable_blocks, &f.corrected_bits].iter().all(|a| a.len() <= 1 + optics::counters::MAX_LANES)

@@ -1,4 +1,4 @@
-//! Margin trends and link drops traced to a lane (issue 10 items 4 and 5) through
+//! Margin trends and link drops traced to a lane through
 //! `scan --replay --json` on the bundled captures of tests/it/support/trend_captures.rs. The
 //! expected figures are the generator's truth (its constants), worked by hand below.
 

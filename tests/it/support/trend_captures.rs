@@ -1,4 +1,4 @@
-//! Captures for margin trends and link drops traced to a lane (issue 10 items 4 and 5),
+//! Captures for margin trends and link drops traced to a lane,
 //! built on the generator in `captures.rs` (same modules, same counters). Every expected
 //! figure in tests/trend.rs follows from the constants here.
 //!

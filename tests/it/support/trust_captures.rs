@@ -1,4 +1,4 @@
-//! Captures for the verdict-gate regression tests (issue 9), built record by record.
+//! Captures for the verdict-gate regression tests, built record by record.
 
 use super::captures::{cx7_port, header, interface_record, sr4_200g, to_jsonl};
 use serde_json::json;
