@@ -47,22 +47,57 @@ pub struct FecLimit {
     pub kind: FecKind,
     /// Pre-FEC BER the PMD clause requires; `None`: no single clause limit, BER without margin.
     pub ber_limit: Option<f64>,
-    pub clause: &'static str,
+    pub source: LimitSource,
+}
+
+/// Where a [`FecLimit`] comes from: the JSON `fec_limit_source` is its [`LimitSource::citation`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitSource {
+    /// RS(544,514) PMDs: IEEE 802.3 Clauses 138, 124 and 140.
+    Rs544Pmds,
+    /// RS(528,514) PMDs: IEEE 802.3 Clauses 95 and 112.
+    Rs528Pmds,
+    /// IEEE 802.3 Clause 74 names no single pre-FEC figure.
+    BaseR,
+    /// The Ethernet Technology Consortium's LL-RS names no single pre-FEC figure.
+    Llrs,
+    /// No FEC: the PMD itself must deliver 1e-12 (e.g. Clause 52, 10GBASE-SR).
+    NoFec,
+    /// The FEC in use is unknown.
+    Unknown,
+}
+
+impl LimitSource {
+    /// The citation, as JSON and the report write it (a contract: never reword one).
+    pub fn citation(self) -> &'static str {
+        match self {
+            LimitSource::Rs544Pmds => {
+                "IEEE 802.3 Clause 138 (200GBASE-SR4, 400GBASE-SR8), Clause 124 (400GBASE-DR4), Clause 140 (100GBASE-DR)"
+            }
+            LimitSource::Rs528Pmds => "IEEE 802.3 Clause 95 (100GBASE-SR4), Clause 112 (25GBASE-SR)",
+            LimitSource::BaseR => "IEEE 802.3 Clause 74 (BASE-R FEC): no single pre-FEC limit",
+            LimitSource::Llrs => "Ethernet Technology Consortium LL-RS: no single pre-FEC limit",
+            LimitSource::NoFec => "IEEE 802.3 Clause 52 (10GBASE-SR) and similar: BER 1e-12 without FEC",
+            LimitSource::Unknown => "FEC mode unknown",
+        }
+    }
+}
+
+impl Serialize for LimitSource {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.citation())
+    }
 }
 
 pub const FEC_LIMITS: &[FecLimit] = &[
-    FecLimit {
-        kind: FecKind::Rs544,
-        ber_limit: Some(2.4e-4),
-        clause: "IEEE 802.3 Clause 138 (200GBASE-SR4, 400GBASE-SR8), Clause 124 (400GBASE-DR4), Clause 140 (100GBASE-DR)",
-    },
-    FecLimit { kind: FecKind::Rs528, ber_limit: Some(5e-5), clause: "IEEE 802.3 Clause 95 (100GBASE-SR4), Clause 112 (25GBASE-SR)" },
+    FecLimit { kind: FecKind::Rs544, ber_limit: Some(2.4e-4), source: LimitSource::Rs544Pmds },
+    FecLimit { kind: FecKind::Rs528, ber_limit: Some(5e-5), source: LimitSource::Rs528Pmds },
     // FireCode and LL-RS PMDs do not share one pre-FEC figure: report BER, no margin.
-    FecLimit { kind: FecKind::BaseR, ber_limit: None, clause: "IEEE 802.3 Clause 74 (BASE-R FEC): no single pre-FEC limit" },
-    FecLimit { kind: FecKind::Llrs, ber_limit: None, clause: "Ethernet Technology Consortium LL-RS: no single pre-FEC limit" },
+    FecLimit { kind: FecKind::BaseR, ber_limit: None, source: LimitSource::BaseR },
+    FecLimit { kind: FecKind::Llrs, ber_limit: None, source: LimitSource::Llrs },
     // Without FEC the PMD itself must deliver 1e-12 (e.g. Clause 52, 10GBASE-SR).
-    FecLimit { kind: FecKind::Off, ber_limit: Some(1e-12), clause: "IEEE 802.3 Clause 52 (10GBASE-SR) and similar: BER 1e-12 without FEC" },
-    FecLimit { kind: FecKind::Unknown, ber_limit: None, clause: "FEC mode unknown" },
+    FecLimit { kind: FecKind::Off, ber_limit: Some(1e-12), source: LimitSource::NoFec },
+    FecLimit { kind: FecKind::Unknown, ber_limit: None, source: LimitSource::Unknown },
 ];
 
 pub fn limit(kind: FecKind) -> &'static FecLimit {

@@ -8,10 +8,22 @@ use super::verdict::join_codes;
 use super::{analyze_one, Config, InterfaceWindow, LaneAnalysis, Reason, ReasonCode, Verdict};
 use serde::Serialize;
 
-/// One segment to analyse: why it started ("start", "counter_reset", "module_changed"),
-/// its first and last sample times, and its window.
+/// Why a segment started, as the JSON `segments[].reason` names it (snake_case is the
+/// contract).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentReason {
+    /// The first segment of the run.
+    Start,
+    /// A counter went backwards (a reset or clear) or time did.
+    CounterReset,
+    /// A different module than the previous interface record's.
+    ModuleChanged,
+}
+
+/// One segment to analyse: why it started, its first and last sample times, and its window.
 pub struct SegmentInput {
-    pub reason: &'static str,
+    pub reason: SegmentReason,
     /// The break that started it, for the text ("the module swap", "time going
     /// backwards", ...); `None` for the first segment.
     pub break_noun: Option<&'static str>,
@@ -25,7 +37,7 @@ pub struct SegmentAnalysis {
     pub from_t: f64,
     pub to_t: f64,
     pub module_sn: Option<String>,
-    pub reason: &'static str,
+    pub reason: SegmentReason,
     /// Not in the JSON (`reason` is the contract there).
     #[serde(skip)]
     pub break_noun: Option<&'static str>,

@@ -3,6 +3,7 @@
 //! window analysis), and each section says where.
 
 use crate::analysis::config::Config;
+use crate::analysis::fec::LimitSource;
 use crate::analysis::verdict::join_codes;
 use crate::analysis::{link_loss, BerDenominator, InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
@@ -179,7 +180,12 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
     }
     link.push(match (l.fec, l.fec_limit_ber) {
         (Some(f), Some(b)) => {
-            format!("FEC {} (pre-FEC BER limit {}, {})", f.name(), sci(Some(b)), l.fec_limit_source.unwrap_or("no clause"))
+            format!(
+                "FEC {} (pre-FEC BER limit {}, {})",
+                f.name(),
+                sci(Some(b)),
+                l.fec_limit_source.map_or("no clause", LimitSource::citation)
+            )
         }
         (Some(f), None) => format!("FEC {}", f.name()),
         (None, _) => "FEC not reported".into(),

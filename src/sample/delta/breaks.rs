@@ -3,7 +3,7 @@
 //! sample, [`ResetDetector`] for a series of points alone.
 
 use super::{step, DeltaSum, Point, Slot, SlotMap, Step};
-use crate::capture::EventKind;
+use crate::analysis::segments::SegmentReason;
 use crate::counters::Origin;
 use crate::module::map::ascii_trimmed;
 
@@ -11,7 +11,8 @@ use crate::module::map::ascii_trimmed;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Break {
     pub t: f64,
-    pub kind: EventKind,
+    /// What the segment it starts is: never [`SegmentReason::Start`].
+    pub kind: SegmentReason,
     /// What the break is, for a sentence: "the module swap", "the counter reset", "time
     /// going backwards" (the last two are both `counter_reset` segments in the JSON).
     pub noun: &'static str,
@@ -120,7 +121,7 @@ impl Segmenter {
             if *prev != fp {
                 self.pending = Some(Break {
                     t,
-                    kind: EventKind::ModuleChanged,
+                    kind: SegmentReason::ModuleChanged,
                     noun: "the module swap",
                     reason: format!("module changed from {} to {}", describe_fingerprint(prev), describe_fingerprint(&fp)),
                 });
@@ -139,7 +140,7 @@ impl Segmenter {
                 Some(r) => ("time going backwards", r),
                 None => ("the counter reset", current.and_then(|sum| sum.reset_reason(p))?),
             };
-            Some(Break { t: p.t, kind: EventKind::CounterReset, noun, reason })
+            Some(Break { t: p.t, kind: SegmentReason::CounterReset, noun, reason })
         })
     }
 }

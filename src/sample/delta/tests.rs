@@ -1,5 +1,6 @@
 use super::*;
-use crate::capture::{EventKind, InterfaceRecord, ModulePages, Record};
+use crate::analysis::segments::SegmentReason;
+use crate::capture::{InterfaceRecord, ModulePages, Record};
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::module::fingerprint::fingerprint;
 use crate::module::PageEntry;
@@ -100,7 +101,7 @@ fn reset_starts_a_new_segment_and_no_delta_crosses_it() {
     let segs = segments(&recs);
     assert_eq!(segs.len(), 2);
     let b = segs[1].started_by.as_ref().unwrap();
-    assert_eq!(b.kind, EventKind::CounterReset);
+    assert_eq!(b.kind, SegmentReason::CounterReset);
     assert!(b.reason.contains("150 to 20"), "{}", b.reason);
     let d0 = segs[0].sum.total();
     assert_eq!(d0.counters.corrected_bits.unwrap().value, 50);
@@ -146,7 +147,7 @@ fn module_swap_starts_a_segment() {
     assert_eq!(segs.len(), 2);
     assert_eq!(segs[0].samples, 3);
     let b = segs[1].started_by.as_ref().unwrap();
-    assert_eq!(b.kind, EventKind::ModuleChanged);
+    assert_eq!(b.kind, SegmentReason::ModuleChanged);
     assert!(b.reason.contains("AAA0001") && b.reason.contains("BBB0002"), "{}", b.reason);
     assert_eq!(segs[1].sum.total().counters.corrected_bits.unwrap().value, 5);
 }

@@ -39,6 +39,7 @@ use crate::analysis::series::LaneSeries;
 pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
 pub use interval::IntervalFold;
 
+use crate::analysis::segments::SegmentReason;
 use crate::analysis::InterfaceWindow;
 use crate::capture::RecordSink;
 use crate::capture::{CaptureError, CaptureReader, Header, Record};
@@ -93,18 +94,15 @@ impl Default for EngineConfig {
     }
 }
 
-/// Why a segment started, as the JSON `segments[].reason` names it.
-pub fn segment_reason(b: Option<&Break>) -> &'static str {
-    match b.map(|b| b.kind) {
-        None => "start",
-        Some(k) => k.as_str(),
-    }
+/// Why a segment started: the kind of the break that started it, if any.
+pub fn segment_reason(b: Option<&Break>) -> SegmentReason {
+    b.map_or(SegmentReason::Start, |b| b.kind)
 }
 
-/// One segment's own window: `reason` is "start", "counter_reset" or "module_changed".
+/// One segment's own window.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SegmentWindow {
-    pub reason: &'static str,
+    pub reason: SegmentReason,
     /// Sentence of the break that started it, if any.
     pub started_by: Option<String>,
     /// What the break that started it is ([`Break::noun`]), if any.
