@@ -81,7 +81,10 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     if report.image_corrupt() {
         bail!("module image corrupt: every checksum fails ({} checked): re-read the module", report.checksums.len());
     }
-    if report.lanes.is_empty() && report.vendor_name.is_none() && report.module_temperature_c.is_none() {
+    // A switch's `status` or `pm` of a port says the module's state or its own BER alone.
+    let said =
+        report.vendor_name.is_some() || report.module_temperature_c.is_some() || report.module_state.is_some() || report.vdm.is_some();
+    if report.lanes.is_empty() && !said {
         bail!("nothing could be decoded beyond the identifier");
     }
     Ok(())

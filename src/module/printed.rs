@@ -8,6 +8,7 @@ use super::flag::{self, ModuleFlag, Severity};
 use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, Thresholds};
 use super::threshold::ThresholdSet;
 use super::units::dbm_to_mw;
+use super::vdm::{VdmLane, VdmReport, VdmSideValues};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -99,6 +100,54 @@ pub struct PrintedModule {
     /// Per lane (index 0 = lane 1): the lane flags printed on (`rx_los`, `tx_bias_high_alarm`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lane_flags: Vec<Vec<ModuleFlag>>,
+    /// A coherent module's performance monitoring over its last window, as SONiC's
+    /// `show interfaces transceiver pm` prints it (min / avg / max and thresholds).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub performance: Vec<PrintedPm>,
+}
+
+/// A performance-monitoring parameter of a coherent (C-CMIS) module, named by its unit, in
+/// the order and with the units sonic-utilities' `sfpshow` prints them (`ZR_PM_INFO_MAP`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PmParameter {
+    TxPowerDbm,
+    RxTotalPowerDbm,
+    RxSignalPowerDbm,
+    /// Chromatic dispersion, short-link range.
+    CdShortLinkPsPerNm,
+    /// Polarization-dependent loss.
+    PdlDb,
+    OsnrDb,
+    EsnrDb,
+    /// Carrier frequency offset.
+    CfoMhz,
+    /// Differential group delay.
+    DgdPs,
+    /// Second-order polarization mode dispersion.
+    SopmdPs2,
+    /// State-of-polarization rate of change.
+    SopRocKradPerS,
+    PreFecBer,
+    PostFecBer,
+    /// Error vector magnitude.
+    EvmPct,
+}
+
+/// One parameter's window as printed: `null` where `N/A` was printed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrintedPm {
+    pub parameter: PmParameter,
+    pub min: Option<f64>,
+    pub avg: Option<f64>,
+    pub max: Option<f64>,
+    pub high_alarm: Option<f64>,
+    pub high_warning: Option<f64>,
+    pub low_alarm: Option<f64>,
+    pub low_warning: Option<f64>,
+    /// The tool's threshold-crossing alerts (max over the high alarm, min under the low).
+    pub crossed_high: Option<bool>,
+    pub crossed_low: Option<bool>,
 }
 
 /// A monitor's four limits as printed, in its SI unit (power in mW).
@@ -287,7 +336,87 @@ impl PrintedModule {
             },
             None => self.alarm_thresholds(),
         };
+        m.vdm = self.performance_as_vdm();
         m
+    }
+
+    /// The module's own pre-FEC BER and eSNR over its performance window, where the module
+    /// model keeps a module's own view of its media input (lane 1: a coherent module has
+    /// one media lane); the average stands as the lane's BER, as VDM's average does.
+    fn performance_as_vdm(&self) -> Option<VdmReport> {
+        let of = |p: PmParameter| self.performance.iter().find(|x| x.parameter == p);
+        let ber = of(PmParameter::PreFecBer);
+        let media = VdmSideValues {
+            pre_fec_ber_min: ber.and_then(|b| b.min),
+            pre_fec_ber_average: ber.and_then(|b| b.avg),
+            pre_fec_ber_max: ber.and_then(|b| b.max),
+            esnr_db: of(PmParameter::EsnrDb).and_then(|e| e.avg),
+            ..Default::default()
+        };
+        (!media.is_empty())
+            .then(|| VdmReport { lanes: vec![VdmLane { lane: 1, media, host: VdmSideValues::default() }], ..Default::default() })
+    }
+
+    /// Adds what `other` printed of the same module and this did not (`show interfaces
+    /// transceiver eeprom --dom`, `status` and `pm` of one port, given together).
+    pub fn merge(&mut self, other: &PrintedModule) {
+        fn opt<T: Clone>(a: &mut Option<T>, b: &Option<T>) {
+            if a.is_none() {
+                a.clone_from(b);
+            }
+        }
+        fn list<T: Clone>(a: &mut Vec<T>, b: &[T]) {
+            if a.is_empty() {
+                a.extend_from_slice(b);
+            }
+        }
+        if !self.tool.split(" + ").any(|t| t == other.tool) {
+            self.tool = format!("{} + {}", self.tool, other.tool);
+        }
+        opt(&mut self.identifier, &other.identifier);
+        opt(&mut self.vendor_name, &other.vendor_name);
+        opt(&mut self.vendor_pn, &other.vendor_pn);
+        opt(&mut self.vendor_sn, &other.vendor_sn);
+        opt(&mut self.media, &other.media);
+        opt(&mut self.temperature_c, &other.temperature_c);
+        opt(&mut self.supply_voltage_v, &other.supply_voltage_v);
+        list(&mut self.rx_power_dbm, &other.rx_power_dbm);
+        list(&mut self.tx_power_dbm, &other.tx_power_dbm);
+        list(&mut self.tx_bias_ma, &other.tx_bias_ma);
+        opt(&mut self.rx_power_alarm_dbm, &other.rx_power_alarm_dbm);
+        opt(&mut self.tx_power_alarm_dbm, &other.tx_power_alarm_dbm);
+        opt(&mut self.tx_bias_alarm_ma, &other.tx_bias_alarm_ma);
+        opt(&mut self.temperature_alarm_c, &other.temperature_alarm_c);
+        opt(&mut self.supply_voltage_alarm_v, &other.supply_voltage_alarm_v);
+        opt(&mut self.identifier_code, &other.identifier_code);
+        opt(&mut self.vendor_oui, &other.vendor_oui);
+        opt(&mut self.vendor_rev, &other.vendor_rev);
+        opt(&mut self.date_code, &other.date_code);
+        opt(&mut self.spec_revision, &other.spec_revision);
+        opt(&mut self.connector, &other.connector);
+        opt(&mut self.connector_name, &other.connector_name);
+        opt(&mut self.wavelength_nm, &other.wavelength_nm);
+        opt(&mut self.module_state, &other.module_state);
+        opt(&mut self.rx_power_oma, &other.rx_power_oma);
+        list(&mut self.rx_power_mw, &other.rx_power_mw);
+        list(&mut self.tx_power_mw, &other.tx_power_mw);
+        opt(&mut self.thresholds, &other.thresholds);
+        for f in &other.module_flags {
+            if !self.module_flags.contains(f) {
+                self.module_flags.push(*f);
+            }
+        }
+        if self.lane_flags.len() < other.lane_flags.len() {
+            self.lane_flags.resize(other.lane_flags.len(), Vec::new());
+        }
+        for (mine, theirs) in self.lane_flags.iter_mut().zip(&other.lane_flags) {
+            for f in theirs {
+                if !mine.contains(f) {
+                    mine.push(*f);
+                }
+            }
+        }
+        list(&mut self.performance, &other.performance);
     }
 
     fn alarm_thresholds(&self) -> Thresholds {

@@ -5,7 +5,7 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 19] = [
+const FORMATS: [Format; 21] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
     Format::EthtoolStats,
@@ -25,9 +25,11 @@ const FORMATS: [Format; 19] = [
     Format::LldpText,
     Format::LldpKeyvalue,
     Format::LldpJson,
+    Format::SonicTransceiverStatus,
+    Format::SonicTransceiverPm,
 ];
 
-const SEEDS: [&str; 15] = [
+const SEEDS: [&str; 17] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -43,6 +45,8 @@ const SEEDS: [&str; 15] = [
     include_str!("../fixtures/lldp/lldpcli_show_neighbors_detail_vyos_pr3590.txt"),
     include_str!("../fixtures/lldp/lldpcli_keyvalue_sg200_lldpd_test_pcap.txt"),
     include_str!("../fixtures/lldp/lldpcli_json_lldpd_test_lldpcli.json"),
+    include_str!("../fixtures/sonic-transceiver/status_command_reference.txt"),
+    include_str!("../fixtures/sonic-transceiver/pm_command_reference.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

@@ -57,6 +57,7 @@ mod ib_serve;
 mod import_decoded_module;
 mod import_lldp;
 mod import_never_panics;
+mod import_sonic_transceiver;
 mod import_switch;
 mod import_switch_counters;
 mod infiniband;

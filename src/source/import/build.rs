@@ -153,7 +153,11 @@ impl Snapshot {
             merge_link(&mut self.link, l);
         }
         fill(&mut self.module_pages, &f.module_pages);
-        fill(&mut self.printed_module, &f.printed_module);
+        // One port's module as several commands print it (SONiC `eeprom --dom`, `status`, `pm`).
+        match (&mut self.printed_module, &f.printed_module) {
+            (Some(have), Some(more)) => have.merge(more),
+            (have, more) => fill(have, more),
+        }
         fill(&mut self.uptime_s, &f.uptime_s);
         fill(&mut self.neighbor, &f.neighbor);
         for p in &f.ib_ports {

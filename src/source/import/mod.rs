@@ -25,6 +25,7 @@ pub mod module_pages;
 pub mod recognize;
 pub mod sonic_counters;
 pub mod sonic_sfpshow;
+pub mod sonic_xcvr;
 pub mod uptime;
 pub mod walk;
 
@@ -44,7 +45,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: String },

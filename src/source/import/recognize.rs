@@ -23,6 +23,9 @@ pub enum Format {
     SonicSfpshow,
     EosTransceiver,
     JunosOptics,
+    /// SONiC `show interfaces transceiver status` / `pm`.
+    SonicTransceiverStatus,
+    SonicTransceiverPm,
     /// SONiC `show interfaces counters fec-stats` / `portstat -f`.
     SonicFecStats,
     /// SONiC `show interfaces counters fec-histogram` / `portstat -fh`.
@@ -58,6 +61,8 @@ impl Format {
             Format::SonicSfpshow => "show interfaces transceiver eeprom --dom (SONiC)",
             Format::EosTransceiver => "show interfaces transceiver (Arista EOS)",
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
+            Format::SonicTransceiverStatus => "show interfaces transceiver status (SONiC)",
+            Format::SonicTransceiverPm => "show interfaces transceiver pm (SONiC)",
             Format::SonicFecStats => "show interfaces counters fec-stats (SONiC)",
             Format::SonicFecHistogram => "show interfaces counters fec-histogram (SONiC)",
             Format::LldpText => "lldpcli show neighbors",
@@ -145,6 +150,12 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     }
     if let Some(f) = super::sonic_counters::recognize(text) {
         return Some(f);
+    }
+    if super::sonic_xcvr::is_status(text) {
+        return Some(Format::SonicTransceiverStatus);
+    }
+    if super::sonic_xcvr::is_pm(text) {
+        return Some(Format::SonicTransceiverPm);
     }
     if super::sonic_sfpshow::is_sfpshow(text) {
         return Some(Format::SonicSfpshow);

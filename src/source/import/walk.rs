@@ -77,6 +77,8 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::SonicSfpshow => super::sonic_sfpshow::parse(text()?),
         Format::EosTransceiver => super::eos_transceiver::parse(text()?),
         Format::JunosOptics => super::junos_optics::parse(text()?),
+        Format::SonicTransceiverStatus => super::sonic_xcvr::parse_status(text()?),
+        Format::SonicTransceiverPm => super::sonic_xcvr::parse_pm(text()?),
         Format::SonicFecStats => super::sonic_counters::parse_fec_stats(text()?),
         Format::SonicFecHistogram => super::sonic_counters::parse_fec_histogram(text()?),
         Format::LldpText => super::lldp::parse_text(text()?),
