@@ -82,6 +82,13 @@ pub struct FecHistogram {
     /// in the JSON: the slope and the predictions are what it is judged by).
     #[serde(skip)]
     pub tail_intercept_log10: Option<f64>,
+    /// The lowest symbol-error value the line was fitted over (the first bin above the
+    /// peak), for drawing it.
+    #[serde(skip)]
+    pub tail_fit_from_symbols: Option<u32>,
+    /// The window's length, seconds.
+    #[serde(skip)]
+    pub window_s: f64,
     /// From the chosen model (`prediction_model`), else the straight line.
     pub predicted_uncorrectable_per_s: Option<f64>,
     /// The chosen model's 95% interval (the line has none).
@@ -102,6 +109,38 @@ pub struct FecHistogram {
     /// Per-lane histograms, when the driver gives per-lane bin values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lanes: Vec<FecHistogram>,
+}
+
+impl FecHistogram {
+    /// What the prediction stands on, as the verdict and the plot name it: "Pólya–Aeppli
+    /// model (χ² p 0.83)", or "straight-line tail over 6 bins (R² 0.98, as ...)" with why no
+    /// model was chosen; `None` without a prediction.
+    pub fn basis_text(&self) -> Option<String> {
+        match self.prediction_model? {
+            PredictedBy::Model(kind) => {
+                let fit = self.tail_models.as_ref().and_then(|m| m.fits.iter().find(|f| f.model == kind));
+                let quality = fit.and_then(|f| f.chi2_p).map(|p| format!(" (χ² p {p:.2})")).unwrap_or_default();
+                Some(format!("{} model{quality}", kind.name()))
+            }
+            PredictedBy::Line => {
+                let why = self.tail_models.as_ref().and_then(|m| m.note.as_deref()).map(|n| format!(", as {n}")).unwrap_or_default();
+                Some(format!("straight-line tail over {} bins (R² {:.2}{why})", self.bins_used, self.fit_r2.unwrap_or(0.0)))
+            }
+        }
+    }
+
+    /// The prediction as the verdict and the plot quote it: "34 uncorrectable codewords/s
+    /// (95%: 3.399e1 to 3.417e1), frame loss ratio 9.3e-7"; `None` without one.
+    pub fn prediction_text(&self) -> Option<String> {
+        let u = self.predicted_uncorrectable_per_s?;
+        let interval = self
+            .predicted_uncorrectable_per_s_low
+            .zip(self.predicted_uncorrectable_per_s_high)
+            .map(|(lo, hi)| format!(" (95%: {lo:.3e} to {hi:.3e})"))
+            .unwrap_or_default();
+        let flr = self.predicted_flr.map(|f| format!(", frame loss ratio {f:.1e}")).unwrap_or_default();
+        Some(format!("{} uncorrectable codewords/s{interval}{flr}", rate_text(u)))
+    }
 }
 
 /// Where a predicted uncorrectable rate comes from: a fitted model, or the straight line.
@@ -170,8 +209,15 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     // Counts are untrusted: summed as f64, which cannot overflow.
     let total: f64 = bins.iter().map(|b| b.count as f64).sum();
     let codewords_per_s = if bins.iter().any(|b| b.low == 0) && total > 0.0 { Some(total / input.duration_s) } else { line_cw };
-    let mut h =
-        FecHistogram { bins, correction_limit_symbols: t, max_symbol_errors, headroom_symbols, codewords_per_s, ..Default::default() };
+    let mut h = FecHistogram {
+        bins,
+        correction_limit_symbols: t,
+        max_symbol_errors,
+        headroom_symbols,
+        codewords_per_s,
+        window_s: input.duration_s,
+        ..Default::default()
+    };
     let Some(t) = t else { return h };
     let density = |b: &BinRate| b.count as f64 / f64::from(b.high.saturating_sub(b.low) + 1);
     let mid = |b: &BinRate| (f64::from(b.low) + f64::from(b.high)) / 2.0;
@@ -186,6 +232,7 @@ fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option
     h.fit_r2 = Some(fit.r * fit.r);
     h.tail_slope_log10_per_symbol = Some(fit.slope);
     h.tail_intercept_log10 = Some(fit.intercept);
+    h.tail_fit_from_symbols = Some(peak.high + 1);
     if fit.slope >= 0.0 {
         return h; // a tail that does not fall cannot be summed: no prediction
     }
@@ -276,25 +323,8 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
         return Some(h);
     };
     let fec = cx.fec.name();
-    let flr = h.predicted_flr.map(|f| format!(", frame loss ratio {f:.1e}")).unwrap_or_default();
-    let why_line = h.tail_models.as_ref().and_then(|m| m.note.as_deref()).map(|n| format!(", as {n}")).unwrap_or_default();
-    let prediction = match (h.prediction_model, h.predicted_uncorrectable_per_s) {
-        (Some(PredictedBy::Model(kind)), Some(u)) => {
-            let fit = h.tail_models.as_ref().and_then(|m| m.fits.iter().find(|f| f.model == kind));
-            let quality = fit.and_then(|f| f.chi2_p).map(|p| format!(" (χ² p {p:.2})")).unwrap_or_default();
-            let interval = h
-                .predicted_uncorrectable_per_s_low
-                .zip(h.predicted_uncorrectable_per_s_high)
-                .map(|(lo, hi)| format!(" (95%: {lo:.3e} to {hi:.3e})"))
-                .unwrap_or_default();
-            format!("; the {} model{quality} predicts {} uncorrectable codewords/s{interval}{flr}", kind.name(), rate_text(u))
-        }
-        (_, Some(u)) => format!(
-            "; the straight-line tail over {} bins (R² {:.2}{why_line}) predicts {} uncorrectable codewords/s{flr}",
-            h.bins_used,
-            h.fit_r2.unwrap_or(0.0),
-            rate_text(u)
-        ),
+    let prediction = match (h.basis_text(), h.prediction_text()) {
+        (Some(basis), Some(prediction)) => format!("; the {basis} predicts {prediction}"),
         _ => format!("; {} tail bin(s) above the peak: no tail fit", h.bins_used),
     };
     let summary =

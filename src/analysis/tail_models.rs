@@ -95,7 +95,15 @@ pub struct TailModels {
     pub uncorrectable_share: Option<f64>,
     pub uncorrectable_share_low: Option<f64>,
     pub uncorrectable_share_high: Option<f64>,
+    /// The chosen model's expected codewords over the window with k = 0, 1, ..., t +
+    /// [`EXPECTED_PAST_T`] symbol errors (the histogram's total times P(k) over P(any bin)),
+    /// for drawing beside the bins; empty when no model is chosen.
+    #[serde(skip)]
+    pub expected_codewords: Vec<f64>,
 }
+
+/// Symbol-error values past t whose expected codewords are kept for drawing.
+pub const EXPECTED_PAST_T: u32 = 3;
 
 /// χ² p under which a model is rejected.
 const CHI2_REJECT_P: f64 = 0.001;
@@ -433,6 +441,7 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
         uncorrectable_share: None,
         uncorrectable_share_low: None,
         uncorrectable_share_high: None,
+        expected_codewords: Vec::new(),
     };
     if nonempty < 3 {
         out.note = Some(format!("{nonempty} non-empty bin(s): too few to tell the models apart"));
@@ -453,11 +462,15 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
     let (kind, share) = (chosen.model, chosen.uncorrectable_share);
     out.selected = Some(kind);
     out.uncorrectable_share = Some(share);
-    let idx = out.fits.iter().position(|f| f.model == kind);
-    if let Some((lo, hi)) = idx.and_then(|i| interval(kind, &g, optima[i], t, &mut buf)) {
+    let Some(u) = out.fits.iter().position(|f| f.model == kind).map(|i| optima[i]) else { return Some(out) };
+    if let Some((lo, hi)) = interval(kind, &g, u, t, &mut buf) {
         out.uncorrectable_share_low = Some(share * lo.exp());
         out.uncorrectable_share_high = Some((share * hi.exp()).min(1.0));
     }
+    pmf(kind, u, n, kmax, &mut buf);
+    let covered: f64 = g.bin_probs(&buf).map(|(_, q)| q).sum();
+    pmf(kind, u, n, (t + EXPECTED_PAST_T).min(n) as usize, &mut buf);
+    out.expected_codewords = buf.iter().map(|p| total * p / covered).collect();
     Some(out)
 }
 
@@ -526,6 +539,12 @@ mod tests {
         let got = m.uncorrectable_share.unwrap();
         assert!(got / truth < 3.0 && truth / got < 3.0, "{got} vs {truth}");
         assert!(m.uncorrectable_share_low.unwrap() <= got && got <= m.uncorrectable_share_high.unwrap());
+        // What is drawn beside the bins: the codewords Binomial(544, p) expects at k = 0..=18.
+        assert_eq!(m.expected_codewords.len(), 15 + 1 + EXPECTED_PAST_T as usize);
+        for (k, e) in m.expected_codewords.iter().enumerate().take(12) {
+            let want = 4.6875e9 * binomial(k as u64, p);
+            assert!((e / want - 1.0).abs() < 0.01, "k {k}: {e} vs {want}");
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub enum PlotKind {
     BerVsRx,
     /// Margin per lane over the capture, with the margin floor, link drops, module swaps and counter resets.
     MarginOverTime,
-    /// The FEC histogram (codewords by corrected symbol errors) with the limit t and the fitted tail, when the capture has one.
+    /// The FEC histogram (codewords by corrected symbol errors) with the limit t, the chosen tail model and its prediction, when the capture has one.
     Histogram,
 }
 

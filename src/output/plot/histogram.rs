@@ -1,18 +1,33 @@
 //! The FEC histogram (kernel 6.18 ethtool FEC stats) as the analysis judged it
 //! (`analysis::histogram`): codewords by how many symbol errors each needed corrected, on a
-//! log axis, with the correction limit t (RS(544,514) t = 15, IEEE 802.3 91.5.2.1), the
-//! fitted tail extrapolated past t, and the prediction the verdict quotes. Past t a
-//! codeword is uncorrectable.
+//! log axis, with the correction limit t (RS(544,514) t = 15, IEEE 802.3 91.5.2.1), the tail
+//! the prediction stands on, and the prediction the verdict quotes. Past t a codeword is
+//! uncorrectable.
+//!
+//! - The tail is the chosen model's expected codewords at each symbol-error value (a
+//!   circle per value, solid up to t, dashed past it), or, when no model was chosen, the
+//!   straight line fitted over the bins above the peak; its legend names it and its fit
+//!   quality as the verdict does.
+//! - The prediction is a cross at the codewords the window would hold past t (the
+//!   predicted uncorrectable rate times the window), with its 95% interval as a whisker.
+//!
+//! Everything drawn comes from the [`FecHistogram`] the verdict and the JSON are built
+//! from; nothing is fitted here.
 
 use super::{PlotError, FONT, LIMIT_COLOR, SIZE};
-use crate::analysis::histogram::{rate_text, BinRate, FecHistogram};
+use crate::analysis::histogram::{rate_text, BinRate, FecHistogram, PredictedBy};
+use crate::analysis::tail_models::EXPECTED_PAST_T;
 use crate::output::text::escape;
 use plotters::prelude::*;
 
 /// The bars' colour.
 pub const BAR_COLOR: RGBColor = RGBColor(0, 114, 178);
-/// The fitted tail's colour.
+/// The straight-line tail's colour.
 pub const FIT_COLOR: RGBColor = RGBColor(213, 94, 0);
+/// The chosen model's colour (Okabe-Ito bluish green).
+pub const MODEL_COLOR: RGBColor = RGBColor(0, 158, 115);
+/// The prediction's colour (Okabe-Ito reddish purple).
+pub const PREDICTION_COLOR: RGBColor = RGBColor(204, 121, 167);
 
 /// Codewords per symbol-error value: a bin of several values (netdevsim's 4-7) is spread
 /// over them, as the tail fit weighs it.
@@ -20,8 +35,13 @@ fn density(b: &BinRate) -> f64 {
     b.count as f64 / f64::from(b.high.saturating_sub(b.low) + 1)
 }
 
-/// Symbol-error values the extrapolated tail is drawn past t.
-const EXTRAPOLATED_SYMBOLS: u32 = 3;
+/// (x, codewords) points of a drawn series.
+type Points = Vec<(f64, f64)>;
+
+/// Bars span [k, k + 0.9] on the axis: a value's centre is k + 0.45.
+fn centre(k: u32) -> f64 {
+    f64::from(k) + 0.45
+}
 
 /// `fec`: the code's name for the limit's label ("RS(544,514)").
 pub fn histogram(interface: &str, h: &FecHistogram, fec: Option<&str>) -> Result<String, PlotError> {
@@ -33,21 +53,39 @@ pub fn histogram(interface: &str, h: &FecHistogram, fec: Option<&str>) -> Result
         )));
     }
     let t = h.correction_limit_symbols;
-    // The fitted tail: log10 density = intercept + slope x symbol errors, from the first
-    // bin above the peak to t, then extrapolated.
-    let fit = h.tail_intercept_log10.zip(h.tail_slope_log10_per_symbol).zip(t);
-    let peak_high = bins.iter().filter(|b| b.count > 0).max_by(|a, b| density(a).total_cmp(&density(b)).then(b.low.cmp(&a.low)));
-    let fit_line = |from: u32, to: u32| -> Vec<(f64, f64)> {
-        let Some(((c, m), _)) = fit else { return Vec::new() };
-        (from..=to).map(|x| (f64::from(x) + 0.45, 10f64.powf(c + m * f64::from(x)))).collect()
-    };
-    let (fitted, extrapolated) = match (fit, peak_high) {
-        (Some((_, t)), Some(p)) => (fit_line(p.high + 1, t), fit_line(t, t + EXTRAPOLATED_SYMBOLS)),
+    let positive = |v: &f64| v.is_finite() && *v > 0.0;
+    // The tail the prediction stands on: (k centre, codewords), up to t and past it.
+    let (tail, tail_past_t): (Points, Points) = match (h.prediction_model, t) {
+        (Some(PredictedBy::Model(_)), Some(t)) => {
+            let expected = h.tail_models.as_ref().map(|m| m.expected_codewords.as_slice()).unwrap_or_default();
+            let at = |k: u32| expected.get(k as usize).copied().filter(positive).map(|v| (centre(k), v));
+            ((0..=t).filter_map(at).collect(), (t..=t + EXPECTED_PAST_T).filter_map(at).collect())
+        }
+        (Some(PredictedBy::Line), Some(t)) => {
+            let line = |from: u32, to: u32| -> Points {
+                let (Some(c), Some(m)) = (h.tail_intercept_log10, h.tail_slope_log10_per_symbol) else { return Vec::new() };
+                (from..=to).map(|k| (centre(k), 10f64.powf(c + m * f64::from(k)))).collect()
+            };
+            (line(h.tail_fit_from_symbols.unwrap_or(0), t), line(t, t + EXPECTED_PAST_T))
+        }
         _ => (Vec::new(), Vec::new()),
     };
-    let xmax = bins.iter().map(|b| b.high).chain(t.map(|t| t + EXTRAPOLATED_SYMBOLS)).max().unwrap_or(0) + 1;
-    let cmax = bins.iter().map(|b| density(b)).fold(1.0, f64::max) * 3.0;
-    let cmin = extrapolated.iter().map(|p| p.1).fold(0.5, f64::min) / 3.0;
+    // The prediction as codewords in the window past t, with its interval where it has one.
+    let in_window = |per_s: Option<f64>| per_s.map(|u| u * h.window_s).filter(positive);
+    let predicted = in_window(h.predicted_uncorrectable_per_s).zip(t);
+    let interval = in_window(h.predicted_uncorrectable_per_s_low).zip(in_window(h.predicted_uncorrectable_per_s_high));
+
+    let xmax = bins.iter().map(|b| b.high).chain(t.map(|t| t + EXPECTED_PAST_T)).max().unwrap_or(0) + 1;
+    let drawn = || {
+        bins.iter()
+            .map(|b| density(b))
+            .chain(tail.iter().chain(&tail_past_t).map(|p| p.1))
+            .chain(predicted.map(|p| p.0))
+            .chain(interval.iter().flat_map(|i| [i.0, i.1]))
+            .filter(positive)
+    };
+    let cmax = drawn().fold(1.0, f64::max) * 3.0;
+    let cmin = drawn().fold(0.5, f64::min) / 3.0;
 
     let mut svg = String::new();
     {
@@ -80,18 +118,32 @@ pub fn histogram(interface: &str, h: &FecHistogram, fec: Option<&str>) -> Result
                 .label(format!("t = {t}: {name} corrects up to {t} symbols"))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LIMIT_COLOR.stroke_width(2)));
         }
-        if !fitted.is_empty() || !extrapolated.is_empty() {
-            let r2 = h.fit_r2.map(|r| format!(" (R² {r:.2})")).unwrap_or_default();
-            let prediction = match (h.predicted_uncorrectable_per_s, h.predicted_flr) {
-                (Some(u), Some(f)) => format!(": predicts {} uncorrectable codewords/s, frame loss ratio {f:.1e}", rate_text(u)),
-                (Some(u), None) => format!(": predicts {} uncorrectable codewords/s", rate_text(u)),
-                _ => String::new(),
+        if let Some(basis) = h.basis_text().filter(|_| !tail.is_empty()) {
+            let (color, label) = match h.prediction_model {
+                Some(PredictedBy::Model(_)) => (MODEL_COLOR, format!("{basis}: expected codewords")),
+                _ => (FIT_COLOR, basis),
             };
+            if color == MODEL_COLOR {
+                chart.draw_series(tail.iter().chain(tail_past_t.iter().skip(1)).map(|p| Circle::new(*p, 3, color.filled())))?;
+            }
             chart
-                .draw_series(LineSeries::new(fitted, FIT_COLOR.stroke_width(2)))?
-                .label(format!("tail fit over {} bins{r2}{prediction}", h.bins_used))
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], FIT_COLOR.stroke_width(2)));
-            chart.draw_series(DashedLineSeries::new(extrapolated, 6, 4, FIT_COLOR.stroke_width(2)))?;
+                .draw_series(LineSeries::new(tail, color.stroke_width(2)))?
+                .label(escape(&label))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            chart.draw_series(DashedLineSeries::new(tail_past_t, 6, 4, color.stroke_width(2)))?;
+        }
+        if let (Some((u, t)), Some(prediction)) = (predicted, h.prediction_text()) {
+            // Centred over the values past t the tail is drawn for.
+            let x = f64::from(t) + 1.0 + f64::from(EXPECTED_PAST_T) / 2.0;
+            let style = PREDICTION_COLOR.stroke_width(2);
+            if let Some((lo, hi)) = interval {
+                chart.draw_series([PathElement::new(vec![(x, lo), (x, hi)], style)])?;
+            }
+            chart
+                .draw_series([Cross::new((x, u), 6, style)])?
+                .label(format!("past t: {}", escape(&prediction)))
+                .legend(move |(x, y)| Cross::new((x + 10, y), 6, style));
+            chart.draw_series([Text::new(format!(" {}/s", rate_text(u / h.window_s)), (x + 0.2, u), (FONT, 12))])?;
         }
         chart
             .configure_series_labels()

@@ -6,7 +6,7 @@ mod histogram;
 mod margin_time;
 
 pub use ber_vs_rx::ber_vs_rx;
-pub use histogram::{histogram, BAR_COLOR, FIT_COLOR};
+pub use histogram::{histogram, BAR_COLOR, FIT_COLOR, MODEL_COLOR, PREDICTION_COLOR};
 pub use margin_time::{margin_over_time, MarginSeries, TimeUnit, DROP_COLOR, JUDGED_COLOR};
 
 use plotters::style::RGBColor;

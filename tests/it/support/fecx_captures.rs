@@ -46,6 +46,33 @@ pub fn failing_counts() -> [u64; 16] {
 }
 pub const FAILING_UNCORRECTABLE: u64 = 2048;
 
+/// Random: each of the 544 symbols of a codeword in error with probability
+/// `RANDOM_SYMBOL_ERROR_RATIO`, independently (a Gaussian-noise channel): bin s holds the
+/// window's codewords times Binomial(544, p) at s, rounded; the highest non-empty bin is 10.
+pub const RANDOM_SYMBOL_ERROR_RATIO: f64 = 1e-3;
+
+/// Binomial(544, p) at k by its closed form: C(544, k) p^k (1 − p)^(544 − k).
+pub fn binomial_544(k: u64, p: f64) -> f64 {
+    let ln_choose: f64 = (1..=k).map(|i| ((544 - k + i) as f64).ln() - (i as f64).ln()).sum();
+    (ln_choose + k as f64 * p.ln() + (544 - k) as f64 * (-p).ln_1p()).exp()
+}
+
+pub fn random_counts() -> [u64; 16] {
+    let window = (DR4_CODEWORDS_PER_S * INTERVALS) as f64;
+    let mut c = [0u64; 16];
+    for s in 1..16u64 {
+        c[s as usize] = (window * binomial_544(s, RANDOM_SYMBOL_ERROR_RATIO)).round() as u64;
+    }
+    c
+}
+
+/// Two mechanisms no single model fits: a steep random core (bins 1-3: 400,000, 2,000, 10)
+/// and a few long bursts apart from it (bins 8-11: 3, 5, 4, 2); the tail models are all
+/// rejected by χ², so the straight line over the bins above the peak stands.
+pub fn two_mechanism_counts() -> [u64; 16] {
+    [0, 400_000, 2_000, 10, 0, 0, 0, 0, 3, 5, 4, 2, 0, 0, 0, 0]
+}
+
 /// The cumulative histogram at sample `i` of a port at `codewords_per_s`.
 fn histogram_json(counts: &[u64; 16], i: u64, codewords_per_s: u64) -> Value {
     let errored: u64 = counts.iter().sum();
@@ -257,6 +284,8 @@ pub fn bundled() -> Vec<(&'static str, String)> {
         ("dr4-400g-fec-tail-healthy.jsonl", histogram_capture(healthy_counts(), 0, 31)),
         ("dr4-400g-fec-tail-creeping.jsonl", histogram_capture(marginal_counts(), 0, 32)),
         ("dr4-400g-fec-tail-failing.jsonl", histogram_capture(failing_counts(), FAILING_UNCORRECTABLE, 33)),
+        ("dr4-400g-fec-tail-random.jsonl", histogram_capture(random_counts(), 0, 34)),
+        ("dr4-400g-fec-tail-two-mechanisms.jsonl", histogram_capture(two_mechanism_counts(), 0, 35)),
         ("dr8-800g-mlx5-lanes-5-8-group.jsonl", group_capture()),
         ("dr8-800g-breakout-2x400g.jsonl", breakout_capture()),
         ("sr4-100g-nrz-marginal.jsonl", nrz_capture()),
