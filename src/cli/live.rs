@@ -37,8 +37,7 @@ pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Resul
     let mut src = LiveSource::new();
     let ib = IbTree::system();
     if named.is_empty() {
-        let mut found = discover(&mut src).context("discovering interfaces")?;
-        found.extend(ib.infiniband_ports());
+        let found = discover_all(&mut src, &ib).context("discovering interfaces")?;
         if found.is_empty() {
             bail!("no network interface with a readable module or FEC statistics was found; name one (e.g. optics scan IFACE) or use --replay FILE");
         }
@@ -106,6 +105,23 @@ fn shown(name: &str) -> String {
     }
 }
 
+/// What discovery finds: the netdevs with a module or FEC statistics, then every port whose
+/// link layer is InfiniBand (`mlx5_0/1`; RoCE ports are among the netdevs).
+fn discover_all(src: &mut LiveSource, ib: &IbTree) -> optics::source::Result<Vec<String>> {
+    let mut found = discover(src)?;
+    found.extend(ib.infiniband_ports());
+    Ok(found)
+}
+
+/// The source of one interface: sysfs for an InfiniBand port, the kernel's netdev
+/// interfaces (with the shared link-notification socket) for the rest.
+fn interface_source(iface: &str, link_watch: &LinkWatch) -> Box<dyn Source + Send> {
+    if parse_port_name(iface).is_some() {
+        return Box::new(InfinibandSource::system());
+    }
+    Box::new(LiveSource::new().with_link_watch(link_watch.clone()))
+}
+
 fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn Source + Send>> {
     // Opened once up front so a busy or missing device is reported before sampling starts.
     if let Some(path) = i2c {
@@ -115,13 +131,9 @@ fn make_source(i2c: Option<&Path>) -> anyhow::Result<impl Fn(&str) -> Box<dyn So
     // One link-notification socket for all interfaces' sources.
     let link_watch = LinkWatch::new();
     Ok(move |iface: &str| -> Box<dyn Source + Send> {
-        if parse_port_name(iface).is_some() {
-            return Box::new(InfinibandSource::system());
-        }
-        let src = LiveSource::new().with_link_watch(link_watch.clone());
-        match i2c.as_ref().and_then(|p| I2cModule::open(p).ok()) {
-            Some(reader) => Box::new(src.with_eeprom_reader(Box::new(reader))),
-            None => Box::new(src),
+        match i2c.as_ref().filter(|_| parse_port_name(iface).is_none()).and_then(|p| I2cModule::open(p).ok()) {
+            Some(reader) => Box::new(LiveSource::new().with_link_watch(link_watch.clone()).with_eeprom_reader(Box::new(reader))),
+            None => interface_source(iface, &link_watch),
         }
     })
 }
@@ -195,13 +207,19 @@ pub async fn serve_live(
 ) -> anyhow::Result<StopSignal> {
     let find = move || -> Result<Vec<String>, String> {
         let mut src = LiveSource::new();
+        let ib = IbTree::system();
         if named.is_empty() {
-            return discover(&mut src).map_err(|e| e.to_string());
+            return discover_all(&mut src, &ib).map_err(|e| e.to_string());
         }
-        Ok(named.iter().filter(|i| !src.link_state(i).is_err_and(|e| e.is_no_device())).cloned().collect())
+        // A named InfiniBand port exists while sysfs has it; a netdev while the kernel knows it.
+        let exists = |i: &&String| match parse_port_name(i) {
+            Some(_) => ib.has_port(i),
+            None => !src.link_state(i).is_err_and(|e| e.is_no_device()),
+        };
+        Ok(named.iter().filter(exists).cloned().collect())
     };
     let link_watch = LinkWatch::new();
-    let make_source = move |_: &str| -> Box<dyn Source + Send> { Box::new(LiveSource::new().with_link_watch(link_watch.clone())) };
+    let make_source = move |iface: &str| interface_source(iface, &link_watch);
     Ok(run_live(exporter, &opts, make_source, find, signals, on_reload).await?)
 }
 
