@@ -29,7 +29,7 @@ use std::time::Duration;
 /// Interfaces named by the user must exist (the kernel's answer is the check); an
 /// ifindex becomes the device's name (reports and captures name devices), and a device
 /// named twice is sampled once. With none named, discovery finds the netdevs with a
-/// module or FEC statistics.
+/// module or FEC statistics and the InfiniBand ports.
 pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Result<Vec<String>> {
     for name in named {
         check_live_name(name).map_err(|why| usage(format!("interface {}: {why}", shown(name))))?;

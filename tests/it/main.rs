@@ -52,6 +52,8 @@ mod hostile_names;
 #[cfg(live)]
 mod i2c_paging;
 mod ib_host;
+#[cfg(live)]
+mod ib_live;
 mod ib_mlxlink;
 mod ib_serve;
 mod import_decoded_module;

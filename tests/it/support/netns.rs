@@ -62,3 +62,40 @@ impl Drop for Netns {
         let _ = ip(&["netns", "del", &self.name]);
     }
 }
+
+impl Netns {
+    /// A command that runs its arguments (a program and its own arguments, appended by the
+    /// caller) in this namespace, seeing the tree at `root` (its `sys/`, laid out as
+    /// support::ib_sysfs lays it out) over the kernel's `/sys`: `ip netns exec` (which
+    /// remounts /sys for the namespace), then a private mount namespace (`unshare --mount`)
+    /// with a read-only overlayfs of `ROOT/sys` above that /sys, so the program reads
+    /// `/sys/class/infiniband` from the tree and everything else (`/sys/class/net`,
+    /// `/sys/devices`) from the kernel. Every step execs in place: the child's PID is the
+    /// program's. The program sees exit status 97 when the overlay cannot be mounted
+    /// (`over_sys_works` says so before a test relies on it). No knob in the binary: it
+    /// reads the live path, `/sys`.
+    pub fn over_sys(&self, root: &std::path::Path) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.name, "unshare", "--mount", "--propagation", "private", "sh", "-c"])
+            .arg(r#"mount -t overlay optics-sys -o "lowerdir=$1/sys:/sys" /sys || exit 97; shift; exec "$@""#)
+            .arg("optics-over-sys")
+            .arg(root);
+        c
+    }
+
+    /// True when [`Netns::over_sys`] can lay `root` over /sys here; prints
+    /// `skipping: <reason>` when it cannot (no overlayfs, no unshare).
+    pub fn over_sys_works(&self, root: &std::path::Path) -> bool {
+        match self.over_sys(root).args(["test", "-d", "/sys/class/infiniband"]).output() {
+            Ok(o) if o.status.success() => true,
+            Ok(o) => {
+                eprintln!("skipping: cannot overlay a sysfs tree on /sys ({:?}): {}", o.status, String::from_utf8_lossy(&o.stderr).trim());
+                false
+            }
+            Err(e) => {
+                eprintln!("skipping: ip netns exec ... unshare: {e}");
+                false
+            }
+        }
+    }
+}
