@@ -144,6 +144,68 @@ fn completions_name_profiles_and_interfaces_in_every_shell() {
     }
 }
 
+/// True when `shell` is installed; prints why the test skips it otherwise.
+fn have_shell(shell: &str) -> bool {
+    let found = std::process::Command::new(shell).args(["-c", "exit 0"]).output().is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipping {shell}: not installed (.ci/run installs Debian's {shell})");
+    }
+    found
+}
+
+/// What zsh's completion system offers for `line` (the last word being completed), with
+/// compinit run and `script` sourced in an interactive zsh on a pty (support/zsh_complete.zsh).
+fn zsh_complete(script: &Path, line: &str) -> Vec<String> {
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/zsh_complete.zsh");
+    let out = std::process::Command::new("timeout").args(["30", "zsh", "-f"]).arg(driver).arg(script).arg(line).output().unwrap();
+    assert!(out.status.success(), "zsh completing {line:?}: {:?} {}", out.status, text(&out.stderr));
+    text(&out.stdout).lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+/// What fish offers for `line` with `script` sourced (`complete -C`), the words only.
+fn fish_complete(script: &Path, line: &str) -> Vec<String> {
+    let prog = format!("source '{}'; complete -C '{line}'", script.display());
+    let out = std::process::Command::new("timeout").args(["30", "fish", "--no-config", "-c", &prog]).output().unwrap();
+    assert!(out.status.success(), "fish completing {line:?}: {:?} {}", out.status, text(&out.stderr));
+    text(&out.stdout).lines().filter_map(|l| l.split('\t').next()).map(str::to_string).collect()
+}
+
+/// The generated zsh and fish completions loaded in the real shells: they complete the
+/// subcommands and the `--profile` tiers (not only contain their text).
+#[test]
+fn completions_complete_subcommands_and_profiles_in_zsh_and_fish() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut subs = subcommands();
+    subs.sort();
+    let tiers = ["100g", "200g", "400g", "800g"];
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v.dedup();
+        v
+    };
+    let with_profile: Vec<&String> = subs.iter().filter(|s| long_options(s).iter().any(|o| o == "--profile")).collect();
+    assert!(with_profile.len() >= 2, "scan and watch take --profile: {with_profile:?}");
+    for shell in ["zsh", "fish"] {
+        if !have_shell(shell) {
+            continue;
+        }
+        let out = optics().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        let script = dir.path().join(format!("optics.{shell}"));
+        std::fs::write(&script, &out.stdout).unwrap();
+        let complete = |line: &str| if shell == "zsh" { zsh_complete(&script, line) } else { fish_complete(&script, line) };
+        // Every subcommand (and clap's `help`), and a prefix narrows to its one.
+        let got: Vec<String> = sorted(complete("optics ")).into_iter().filter(|w| w != "help").collect();
+        assert_eq!(got, subs, "{shell}: `optics <TAB>`");
+        assert_eq!(complete("optics sc"), ["scan"], "{shell}: `optics sc<TAB>`");
+        // The built-in tiers after --profile, wherever it is taken.
+        for sub in &with_profile {
+            assert_eq!(sorted(complete(&format!("optics {sub} --profile "))), tiers, "{shell}: `optics {sub} --profile <TAB>`");
+        }
+        assert_eq!(complete("optics scan --profile 4"), ["400g"], "{shell}");
+    }
+}
+
 #[test]
 fn fail_on_worse_is_compare_only() {
     let scan_help = text(&optics().args(["scan", "--help"]).output().unwrap().stdout);
