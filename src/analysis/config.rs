@@ -105,6 +105,15 @@ pub struct Config {
     /// Received frames dropped for want of host buffers faster than this per second over
     /// the window are `rx_discards` (0: any).
     pub max_rx_discards_per_s: f64,
+    /// More of the NIC's interrupts than this delivered to CPUs off its NUMA node is
+    /// `irqs_off_numa_node`.
+    pub max_irqs_off_node: u32,
+    /// Fewer receive queues (combined plus rx-only channels) than this fraction of the
+    /// CPUs of the NIC's NUMA node, where the driver allows more, is `channels_below_node_cpus`.
+    pub min_channel_fraction: f64,
+    /// NICs of one model (PCI ID) on the node must run one firmware version
+    /// (`firmware_mismatch`); false: not judged.
+    pub firmware_consistent: bool,
     /// Named node-validation profiles for `--profile NAME` (see `profile`), beside the built-ins.
     pub node_profiles: std::collections::BTreeMap<String, super::profile::NodeProfile>,
 }
@@ -163,6 +172,16 @@ impl Default for Config {
             max_pause_frames_per_s: 1000.0,
             // A dropped frame is lost traffic (RoCE retransmits its whole window).
             max_rx_discards_per_s: 0.0,
+            // One: a driver's control vector (mlx5's async EQ, ice's misc/OICR vector)
+            // carries no queue's packets and may be delivered anywhere (docs/host.md "IRQs").
+            max_irqs_off_node: 1,
+            // One receive queue per core: the node's CPUs count each hyperthread, and
+            // Documentation/networking/scaling.rst (RSS configuration) limits queues to the
+            // cores, hyperthreads having shown no benefit for interrupt handling.
+            min_channel_fraction: 0.5,
+            // One firmware per model is the runbook's pre-flight ("firmware version on
+            // every NIC"): a qualified fabric runs the version it was qualified on.
+            firmware_consistent: true,
             node_profiles: Default::default(),
         }
     }
@@ -223,10 +242,11 @@ impl Config {
             // snapshots then keeps one per ~5 min).
             ("judge_window_s", self.judge_window_s, Range::Closed(3.0, 86_400.0)),
             ("trend_fit_window_s", self.trend_fit_window_s, Range::Closed(60.0, 30.0 * 86_400.0)),
-            ("min_ring_fraction", self.min_ring_fraction, Range::Closed(0.0, 1.0)),
-            // A 800 Gb/s link carries at most ~1.19e9 minimum-size frames a second.
-            ("max_pause_frames_per_s", self.max_pause_frames_per_s, Range::Closed(0.0, 1.2e9)),
-            ("max_rx_discards_per_s", self.max_rx_discards_per_s, Range::Closed(0.0, 1.2e9)),
+            ("min_ring_fraction", self.min_ring_fraction, FRACTION),
+            ("max_pause_frames_per_s", self.max_pause_frames_per_s, FRAME_RATE),
+            ("max_rx_discards_per_s", self.max_rx_discards_per_s, FRAME_RATE),
+            ("max_irqs_off_node", f64::from(self.max_irqs_off_node), IRQS),
+            ("min_channel_fraction", self.min_channel_fraction, FRACTION),
         ];
         for (key, value, range) in base {
             range.check(key, value)?;
@@ -248,6 +268,18 @@ impl Config {
             }
             if let Some(mtu) = p.mtu {
                 MTU.check(&format!("node_profiles.{name}.mtu"), f64::from(mtu))?;
+            }
+            let host = [
+                ("min_ring_fraction", p.min_ring_fraction, FRACTION),
+                ("max_pause_frames_per_s", p.max_pause_frames_per_s, FRAME_RATE),
+                ("max_rx_discards_per_s", p.max_rx_discards_per_s, FRAME_RATE),
+                ("max_irqs_off_node", p.max_irqs_off_node.map(f64::from), IRQS),
+                ("min_channel_fraction", p.min_channel_fraction, FRACTION),
+            ];
+            for (key, v, range) in host {
+                if let Some(v) = v {
+                    range.check(&format!("node_profiles.{name}.{key}"), v)?;
+                }
             }
         }
         for (i, p) in self.profiles.iter().enumerate() {
@@ -272,6 +304,19 @@ impl Config {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: shown.clone(), source })?;
         Config::from_json(&text, &shown)
+    }
+
+    /// The configuration with node profile `p`'s host thresholds in place of its own
+    /// (the host judgements of a `--profile` run use the tier's).
+    pub fn under_node_profile(&self, p: &super::profile::NodeProfile) -> Config {
+        let mut c = self.clone();
+        c.min_ring_fraction = p.min_ring_fraction.unwrap_or(c.min_ring_fraction);
+        c.max_pause_frames_per_s = p.max_pause_frames_per_s.unwrap_or(c.max_pause_frames_per_s);
+        c.max_rx_discards_per_s = p.max_rx_discards_per_s.unwrap_or(c.max_rx_discards_per_s);
+        c.max_irqs_off_node = p.max_irqs_off_node.unwrap_or(c.max_irqs_off_node);
+        c.min_channel_fraction = p.min_channel_fraction.unwrap_or(c.min_channel_fraction);
+        c.firmware_consistent = p.firmware_consistent.unwrap_or(c.firmware_consistent);
+        c
     }
 
     /// The configuration with every profile whose tier the lane rate reaches applied
@@ -349,6 +394,11 @@ impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
 const MARGIN_DB: Range = Range::Closed(-20.0, 20.0);
 const DELTA_DB: Range = Range::LeftOpen(0.0, 20.0);
 const SLOPE: Range = Range::Closed(0.0, 100.0);
+const FRACTION: Range = Range::Closed(0.0, 1.0);
+/// A 800 Gb/s link carries at most ~1.19e9 minimum-size frames a second.
+const FRAME_RATE: Range = Range::Closed(0.0, 1.2e9);
+/// MSI-X allows 2048 vectors per function (PCIe Base 6.0 §6.1.4).
+const IRQS: Range = Range::Closed(0.0, 2048.0);
 /// IPv4's minimum datagram every link must carry (RFC 791) to the largest IP packet.
 const MTU: Range = Range::Closed(68.0, 65_535.0);
 

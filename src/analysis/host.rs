@@ -1,7 +1,8 @@
 //! The host beneath the link as analysed (docs/host.md): the facts with where each came
 //! from, the node's GPUs as the NIC sees them (nearest first), what could not be checked,
 //! and the judgements against the node's other NICs and the configuration:
-//! `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch`, `rings_below_max`
+//! `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch`, `rings_below_max`,
+//! `pause_storm`, `rx_discards`, `irqs_off_numa_node`, `channels_below_node_cpus`
 //! (investigate: they cap host-to-host throughput, not the link).
 
 use super::verdict::{verdict, Reason, ReasonCode, Severity};
@@ -195,6 +196,12 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
         not_checked.push("ring sizes: not reported (the driver answers no RINGS_GET, or the source did not read them)".to_string());
     }
     let node_cpus = h.node_cpus.as_ref().map(|c| &c.value);
+    if h.channels.is_none() {
+        not_checked.push("channels: not reported (the driver answers no CHANNELS_GET, or the source did not read them)".to_string());
+    }
+    if h.pci_path.is_some() && (h.irqs.is_none() || node_cpus.is_none()) {
+        not_checked.push("IRQ placement: the NIC's interrupts or its NUMA node's CPUs were not read".to_string());
+    }
     let irqs = match (h.irqs.as_ref(), node_cpus) {
         (Some(irqs), Some(cpus)) if !irqs.value.is_empty() => {
             let off: Vec<u32> = irqs.value.iter().filter(|i| i.cpus.iter().any(|c| !cpus.contains(c))).map(|i| i.irq).collect();
@@ -321,6 +328,59 @@ fn judge_pause_discards(pd: &PauseDiscards, iface: &str, cfg: &Config) -> Vec<(R
     found
 }
 
+/// `irqs_off_numa_node` when more of the NIC's interrupts than `max_irqs_off_node` are
+/// delivered off its NUMA node; `channels_below_node_cpus` when it receives on fewer queues
+/// than `min_channel_fraction` of its node's CPUs and the driver allows more.
+fn judge_queues(h: &HostAnalysis, iface: &str, cfg: &Config) -> Vec<(ReasonCode, String, String)> {
+    let mut found = Vec::new();
+    let (Some(node), Some(cpus)) = (h.numa_node.as_ref().map(|n| n.value), h.node_cpus) else { return found };
+    let channels = h.channels.as_ref().map(|c| &c.value);
+    let queues = channels.and_then(Channels::rx_queues);
+    // `ethtool -L` sets combined channels where the driver has them, else rx ones.
+    let kind = if channels.is_some_and(|c| c.combined.is_some()) { "combined" } else { "rx" };
+    if let Some(i) = h.irqs.as_ref().filter(|i| i.off_node > cfg.max_irqs_off_node as usize) {
+        let listed = i.off_node_irqs.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+        let more = if i.off_node > i.off_node_irqs.len() { " ..." } else { "" };
+        let first = match queues {
+            Some(q) if q as usize > cpus => format!(
+                "its {q} receive queues outnumber the {cpus} CPUs of NUMA node {node}, so the rest are served from the other socket: cut them to {cpus} (`ethtool -L {iface} {kind} {cpus}`), then bind"
+            ),
+            _ => "bind".to_string(),
+        };
+        found.push((
+            ReasonCode::IrqsOffNumaNode,
+            format!(
+                "{} of {} IRQs delivered off its NUMA node {node} ({listed}{more}): above max_irqs_off_node {}; their packets are handled across the socket interconnect",
+                i.off_node, i.total, cfg.max_irqs_off_node
+            ),
+            format!(
+                "{iface}: {first} each IRQ to a CPU of NUMA node {node} (/sys/devices/system/node/node{node}/cpulist): the vendor's `set_irq_affinity_bynode.sh {node} {iface}`, or `/proc/irq/N/smp_affinity_list`, with irqbalance kept off them (IRQBALANCE_BANNED_CPULIST or its hint policy exact); it does not move the NIC, so a NIC remote from its GPUs stays remote; {NOT_THE_LINK}"
+            ),
+        ));
+    }
+    let max_queues = channels.and_then(|c| match (c.combined_max, c.rx_max) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    });
+    let wanted = (cfg.min_channel_fraction * cpus as f64).ceil() as u32;
+    // Only what the driver can do is asked for: its maximum caps the target.
+    let target = max_queues.map_or(wanted, |m| wanted.min(m));
+    if let Some(q) = queues.filter(|q| *q < target) {
+        found.push((
+            ReasonCode::ChannelsBelowNodeCpus,
+            format!(
+                "{q} receive queues for the {cpus} CPUs of its NUMA node {node}: under {} of them (min_channel_fraction){}",
+                percent(cfg.min_channel_fraction),
+                max_queues.map(|m| format!("; the driver allows {m}")).unwrap_or_default()
+            ),
+            format!(
+                "{iface}: add queues (`ethtool -L {iface} {kind} {target}`, and the persistent network configuration) so receive work spreads over the cores of NUMA node {node}, one queue per core; it does not speed one flow (a flow hashes to one queue), and queues beyond the node's CPUs land on the other socket; {NOT_THE_LINK}"
+            ),
+        ));
+    }
+    found
+}
+
 /// A rate for a sentence: three significant figures.
 fn rate_text(r: f64) -> String {
     if r >= 100.0 {
@@ -400,7 +460,7 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
             _ => {}
         }
     }
-    if let (Some(id), Some(fw)) = (&h.pci_id, &h.firmware_version) {
+    if let (true, Some(id), Some(fw)) = (cfg.firmware_consistent, &h.pci_id, &h.firmware_version) {
         let mine = firmware_version(&fw.value);
         let model = node.firmware.get(&id.value).map(Vec::as_slice).unwrap_or_default();
         let other: Vec<&(String, String)> = model.iter().filter(|(i, v)| i != iface && v != mine).collect();
@@ -454,6 +514,7 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
     if let Some(pd) = &h.pause_discards {
         found.extend(judge_pause_discards(pd, iface, cfg));
     }
+    found.extend(judge_queues(h, iface, cfg));
     if found.is_empty() {
         return;
     }
@@ -492,6 +553,9 @@ mod tests {
             firmware_version: Some(Fact::ioctl("28.39.1002".into())),
             mtu: Some(Fact::ioctl(9000)),
             rings: Some(Fact::netlink(Rings { rx: Some(8192), rx_max: Some(8192), tx: Some(8192), tx_max: Some(8192) })),
+            channels: Some(Fact::netlink(Channels { combined: Some(16), combined_max: Some(63), ..Channels::default() })),
+            node_cpus: Some(Fact::sysfs((0..32).collect())),
+            irqs: Some(Fact::procfs(vec![crate::device::host::Irq { irq: 40, cpus: vec![3] }])),
             gpus: Some(Fact::sysfs(vec![
                 gpu("0000:9b:00.0", 1, "pci0000:9a/0000:9a:02.0/0000:9b:00.0"),
                 gpu("0000:1b:00.0", 0, "pci0000:16/0000:16:02.0/0000:17:00.0/0000:18:04.0/0000:1b:00.0"),
@@ -572,7 +636,7 @@ mod tests {
     #[test]
     fn what_could_not_be_checked_is_said() {
         let a = analyze_host(&HostFacts { gpus: Some(Fact::sysfs(Vec::new())), ..HostFacts::default() });
-        assert_eq!(a.not_checked.len(), 4, "{:?}", a.not_checked);
+        assert_eq!(a.not_checked.len(), 5, "{:?}", a.not_checked);
         assert!(a.not_checked[3].starts_with("ring sizes: not reported"));
         assert!(a.not_checked[0].contains("no GPUs"));
         assert!(a.nearest_gpus().is_empty());

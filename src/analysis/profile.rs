@@ -44,6 +44,16 @@ pub struct NodeProfile {
     pub max_link_down_events: Option<u64>,
     /// The MTU every port must run (9000 on a jumbo-frame fabric).
     pub mtu: Option<u32>,
+    /// The host thresholds of this tier: each replaces the configuration's key of the same
+    /// name for the host judgements (`rings_below_max`, `pause_storm`, `rx_discards`,
+    /// `irqs_off_numa_node`, `channels_below_node_cpus`, `firmware_mismatch`), which stay
+    /// investigate; the built-in tiers' values and where they come from are in [`builtin`].
+    pub min_ring_fraction: Option<f64>,
+    pub max_pause_frames_per_s: Option<f64>,
+    pub max_rx_discards_per_s: Option<f64>,
+    pub max_irqs_off_node: Option<u32>,
+    pub min_channel_fraction: Option<f64>,
+    pub firmware_consistent: Option<bool>,
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -60,6 +70,17 @@ pub const BUILTIN_PROFILES: [&str; 4] = ["100g", "200g", "400g", "800g"];
 /// every card that can carry the port passes: Gen3 x16 = 116 Gb/s for 100G; Gen4 x16 =
 /// 231.9 Gb/s for 200G (ConnectX-6); Gen5 x16 = 463 Gb/s for 400G; Gen6 x16 = 869 Gb/s, or
 /// two Gen5 x16 paths of a multi-host group, for 800G.
+///
+/// The host (docs/host.md), scaled with the line rate where the rate sets the need:
+/// - `min_ring_fraction` 0.125 / 0.25 / 0.5 / 1.0: the receive ring holds as long a stall
+///   at the tier's rate as mlx5's default 1024 descriptors do at 100 Gb/s (1024 x 9000 B x
+///   8 / 100 Gb/s = 737 us), as a share of mlx5's maximum 8192 (1024, 2048, 4096, 8192).
+/// - `max_pause_frames_per_s` 1000 / 2000 / 4000 / 8000: pause at the largest quanta
+///   (65535 x 512 bit times, IEEE 802.3 Annex 31B) holds the partner as large a share of
+///   each second at the tier's rate as 1000 a second do at 100 Gb/s (a third).
+/// - `max_rx_discards_per_s` 0, `firmware_consistent`, `max_irqs_off_node` 1 and
+///   `min_channel_fraction` 0.5: the configuration's defaults, which no line rate changes
+///   (a lost frame is lost; one control vector; one queue per core).
 pub fn builtin(name: &str) -> Option<NodeProfile> {
     let rs544 = Some("RS(544,514)".to_string());
     let p = |speed_gbps: u32, lanes: u32, fec: Option<String>| NodeProfile {
@@ -72,6 +93,12 @@ pub fn builtin(name: &str) -> Option<NodeProfile> {
         margin_floor_db: Some(1.0),
         max_link_down_events: Some(0),
         mtu: None,
+        min_ring_fraction: Some(f64::from(speed_gbps) / 800.0),
+        max_pause_frames_per_s: Some(f64::from(speed_gbps) * 10.0),
+        max_rx_discards_per_s: Some(0.0),
+        max_irqs_off_node: Some(1),
+        min_channel_fraction: Some(0.5),
+        firmware_consistent: Some(true),
     };
     match name {
         // 100GBASE-SR4/CR4: 4 x 25.78125 Gb/s NRZ with RS(528,514) (Clause 91).
@@ -384,6 +411,24 @@ mod tests {
         a.host = Some(crate::analysis::host::analyze_host(&host));
         let c = evaluate("fabric", &p, &a);
         assert_eq!((c.items[0].check, c.items[0].measured.as_str(), c.items[0].ok), ("mtu", "1500", Some(false)));
+    }
+
+    /// The tiers' host thresholds follow the line rate: 1024 of 8192 descriptors hold 737 us
+    /// at 100 Gb/s (1024 x 72000 bit / 100e9 bit/s), so 200G needs 2048 and 800G all 8192
+    /// for the same time; pause frames at full quanta (65535 x 512 bit = 335.5 us at
+    /// 100 Gb/s) 1000 a second hold 100G a third of the time, and 8000 hold 800G the same.
+    #[test]
+    fn tiers_scale_rings_and_pause_with_the_rate() {
+        let t = |n: &str| builtin(n).unwrap();
+        let ring_us = |gbps: f64, entries: f64| entries * 9000.0 * 8.0 / (gbps * 1e3);
+        for (name, gbps) in [("100g", 100.0), ("200g", 200.0), ("400g", 400.0), ("800g", 800.0)] {
+            let p = t(name);
+            let entries = p.min_ring_fraction.unwrap() * 8192.0;
+            assert!((ring_us(gbps, entries) - 737.28).abs() < 0.01, "{name}");
+            let paused = p.max_pause_frames_per_s.unwrap() * 65535.0 * 512.0 / (gbps * 1e9);
+            assert!((paused - 0.3355).abs() < 1e-3, "{name}: {paused}");
+            assert_eq!((p.max_rx_discards_per_s, p.max_irqs_off_node, p.firmware_consistent), (Some(0.0), Some(1), Some(true)));
+        }
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
 //!   `fec_tail_near_limit` (the codeword histogram nears t; see `histogram`),
 //!   `margin_falling` (a lane's margin trend falls; see `trend_lanes`),
-//!   `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch` (the host beneath the link;
-//!   see `host`),
+//!   `host_numa_remote`, `mtu_mismatch`, `firmware_mismatch`, `rings_below_max`,
+//!   `pause_storm`, `rx_discards`, `irqs_off_numa_node`, `channels_below_node_cpus` (the
+//!   host beneath the link; see `host`),
 //!   `link_error_recovery` (an InfiniBand port retrained), `ib_port_errors` (an IB port
 //!   dropped received packets or crossed its local link integrity threshold),
 //!   `counter_saturated` (an IB counter stuck at its maximum: a lower bound, no rate; see
@@ -78,6 +79,8 @@ pub enum ReasonCode {
     RingsBelowMax,
     PauseStorm,
     RxDiscards,
+    IrqsOffNumaNode,
+    ChannelsBelowNodeCpus,
     LinkErrorRecovery,
     IbPortErrors,
     CounterSaturated,
@@ -110,6 +113,8 @@ impl ReasonCode {
             ReasonCode::RingsBelowMax => "rings_below_max",
             ReasonCode::PauseStorm => "pause_storm",
             ReasonCode::RxDiscards => "rx_discards",
+            ReasonCode::IrqsOffNumaNode => "irqs_off_numa_node",
+            ReasonCode::ChannelsBelowNodeCpus => "channels_below_node_cpus",
             ReasonCode::LinkErrorRecovery => "link_error_recovery",
             ReasonCode::IbPortErrors => "ib_port_errors",
             ReasonCode::CounterSaturated => "counter_saturated",

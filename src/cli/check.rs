@@ -62,9 +62,13 @@ impl Status {
 
 impl CheckArgs {
     /// `--profile` names a built-in tier or one of the config file's: checked before the
-    /// system is touched (a usage error, exit 2).
-    pub fn validate(&self, cfg: &Config) -> anyhow::Result<()> {
-        self.profile.as_deref().map_or(Ok(()), |name| profile_of(name, cfg).map(drop))
+    /// system is touched (a usage error, exit 2). The configuration the run judges with:
+    /// `cfg` with the profile's host thresholds in place of its own.
+    pub fn config(&self, cfg: Config) -> anyhow::Result<Config> {
+        match self.profile.as_deref() {
+            Some(name) => Ok(cfg.under_node_profile(&profile_of(name, &cfg)?)),
+            None => Ok(cfg),
+        }
     }
 
     /// Applies `--profile` to every analysis (below-profile checks become reasons).

@@ -49,7 +49,7 @@ pub const LIVE_INTERFACE: ValueHint = ValueHint::Hostname;
 
 /// `--profile NAME`: any name (the config file's `node_profiles` adds its own), with the
 /// built-in tiers offered to shell completion. Whether the name exists is known only
-/// once the config file is read ([`super::check::CheckArgs::validate`]).
+/// once the config file is read ([`super::check::CheckArgs::config`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileName;
 

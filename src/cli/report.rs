@@ -46,9 +46,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let peer_path = args.peer.as_ref().map(|p| p.path.as_path());
     let inputs = [("CAPTURE", Some(args.capture.as_path())), ("--peer", peer_path), ("--config", args.config.as_deref())];
     check_outputs(&[("--output", args.output.as_deref())], &inputs)?;
-    let cfg = load_config(args.config.as_deref())?;
     let profile = CheckArgs { profile: args.profile.clone(), check: false };
-    profile.validate(&cfg)?;
+    let cfg = profile.config(load_config(args.config.as_deref())?)?;
     let mut marks = EventMarks::default();
     let (engine, replayed) = replay_capture(&args.capture, TimeRange::whole(), &args.interfaces, &mut [&mut marks])?;
     let peer =

@@ -84,8 +84,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         ("--i2c", args.live.i2c.as_deref()),
     ];
     check_outputs(&[("--record", args.live.record.as_deref()), ("--prometheus", args.prometheus.as_deref())], &inputs)?;
-    let cfg = args.analysis.config()?;
-    args.check.validate(&cfg)?;
+    let cfg = args.check.config(args.analysis.config()?)?;
     let range = args.range.range()?;
     let peer =
         args.peer.as_ref().map(|p| Peer::load(p, args.replay.as_deref()).map(|p| p.with_lane_map(args.lane_map.as_ref()))).transpose()?;

@@ -61,8 +61,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         &outputs,
         &[("--replay", args.replay.as_deref()), ("--config", args.analysis.config.as_deref()), ("--i2c", args.live.i2c.as_deref())],
     )?;
-    let cfg = args.analysis.config()?;
-    args.check.validate(&cfg)?;
+    let cfg = args.check.config(args.analysis.config()?)?;
     if let Some(w) = args.judge_window {
         let interval = args.live.interval();
         if w < interval * 3 {

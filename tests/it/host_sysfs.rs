@@ -425,3 +425,129 @@ fn report_names_the_recorded_firmware() {
     let without = report(simple_capture(&port, 6, 1));
     assert!(without.contains("firmware version: not recorded in the capture"), "{without}");
 }
+
+/// The codes of `iface`'s reasons among `codes`, with their messages, and its advice.
+fn reasons_of(v: &Value, iface: &str, codes: &[&str]) -> (Vec<(String, String)>, Vec<String>) {
+    let i = v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == iface).unwrap();
+    let reasons = i["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| codes.contains(&r["code"].as_str().unwrap()))
+        .map(|r| (r["code"].as_str().unwrap().to_string(), r["message"].as_str().unwrap().to_string()))
+        .collect();
+    let advice = i["advice"].as_array().map(|a| a.iter().map(|a| a.as_str().unwrap().to_string()).collect()).unwrap_or_default();
+    (reasons, advice)
+}
+
+/// Socket 0's NIC: IRQ 42 delivered on CPU 16 (socket 1) and 43 allowed on every CPU are
+/// two of its four interrupts off NUMA node 0, one more than the control vector
+/// `max_irqs_off_node` allows. With 4 combined channels (of 63) for the node's 32 CPUs
+/// it receives on fewer than the 16 queues `min_channel_fraction` 0.5 asks (one per core
+/// of its 16 two-thread cores); with 40 it has more queues than CPUs, and the advice cuts
+/// them to 32 before binding.
+#[test]
+fn irqs_off_the_node_and_too_few_channels_are_judged() {
+    let tmp = tempfile::tempdir().unwrap();
+    two_socket_node(tmp.path(), true);
+    let s = Sysfs::new(tmp.path());
+    let run = |combined: u32, cfg: Option<&str>| -> Value {
+        let facts = |iface: &str| {
+            let mut h = s.host_facts(iface).unwrap();
+            h.channels = Some(Fact::netlink(Channels { combined: Some(combined), combined_max: Some(63), ..Channels::default() }));
+            h
+        };
+        let port = [cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])];
+        let file = tmp.path().join("irq.jsonl");
+        fs::write(&file, with_host(&simple_capture(&port, 6, 1), facts)).unwrap();
+        let mut cmd = optics();
+        cmd.args(["scan", "--json", "--replay"]).arg(&file);
+        if let Some(c) = cfg {
+            let path = tmp.path().join("cfg.json");
+            fs::write(&path, c).unwrap();
+            cmd.arg("--config").arg(path);
+        }
+        serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
+    };
+    let codes = ["irqs_off_numa_node", "channels_below_node_cpus"];
+    let (r, advice) = reasons_of(&run(4, None), "ens1np0", &codes);
+    let want = |c: &str, m: &str| (c.to_string(), m.to_string());
+    assert_eq!(
+        r,
+        [
+            want("irqs_off_numa_node", "2 of 4 IRQs delivered off its NUMA node 0 (42 43): above max_irqs_off_node 1; their packets are handled across the socket interconnect"),
+            want("channels_below_node_cpus", "4 receive queues for the 32 CPUs of its NUMA node 0: under 50% of them (min_channel_fraction); the driver allows 63"),
+        ]
+    );
+    assert!(advice.iter().any(|a| a.starts_with("ens1np0: bind each IRQ to a CPU of NUMA node 0 ")), "{advice:?}");
+    assert!(advice.iter().any(|a| a.starts_with("ens1np0: add queues (`ethtool -L ens1np0 combined 16`")), "{advice:?}");
+    assert!(advice.iter().all(|a| a.contains("does not change the link")), "{advice:?}");
+
+    // 40 queues for 32 CPUs: enough channels, and the advice cuts them to the node's CPUs.
+    let (r, advice) = reasons_of(&run(40, None), "ens1np0", &codes);
+    assert_eq!(r.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(), ["irqs_off_numa_node"]);
+    assert!(
+        advice.iter().any(|a| a.starts_with(
+            "ens1np0: its 40 receive queues outnumber the 32 CPUs of NUMA node 0, so the rest are served from the other socket: cut them to 32 (`ethtool -L ens1np0 combined 32`), then bind"
+        )),
+        "{advice:?}"
+    );
+    // Thresholds from the configuration: two IRQs off the node allowed, 1/8 of its CPUs enough.
+    let (r, _) = reasons_of(&run(4, Some(r#"{"max_irqs_off_node": 2, "min_channel_fraction": 0.125}"#)), "ens1np0", &codes);
+    assert!(r.is_empty(), "{r:?}");
+}
+
+/// One capture judged under two tiers: a 200G port with rings at 2048 of 8192 and the
+/// other host facts in order. 2048 descriptors of 9000-byte frames hold 2048 x 72000 bit /
+/// 200 Gb/s = 737 us, what the built-in `200g` tier asks (its `min_ring_fraction` 0.25), but
+/// a quarter of the maximum is under the configuration's default half; a user tier
+/// "training" that wants full rings judges it `rings_below_max`, a tier "storage" that
+/// takes an eighth accepts it.
+#[test]
+fn one_capture_under_two_tiers_gets_two_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let facts = |_: &str| HostFacts {
+        mtu: Some(Fact::ioctl(9000)),
+        rings: Some(Fact::netlink(Rings { rx: Some(2048), rx_max: Some(8192), tx: Some(2048), tx_max: Some(8192) })),
+        ..HostFacts::default()
+    };
+    let port = [cx7_port("ens1np0", sr4_200g("SN1", [-1.0; 4]), [1e3; 4])];
+    let file = tmp.path().join("tiers.jsonl");
+    fs::write(&file, with_host(&simple_capture(&port, 6, 1), facts)).unwrap();
+    let cfg = tmp.path().join("cfg.json");
+    fs::write(
+        &cfg,
+        r#"{"node_profiles": {"training": {"min_ring_fraction": 1.0, "max_pause_frames_per_s": 8000},
+                             "storage": {"min_ring_fraction": 0.125}}}"#,
+    )
+    .unwrap();
+    let scan = |profile: Option<&str>| -> (String, Vec<String>) {
+        let mut cmd = optics();
+        cmd.args(["scan", "--json", "--replay"]).arg(&file).arg("--config").arg(&cfg);
+        if let Some(p) = profile {
+            cmd.args(["--profile", p]);
+        }
+        let v: Value = serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap();
+        let i = &v["interfaces"][0];
+        let codes = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap().to_string()).collect();
+        (i["verdict"].as_str().unwrap().to_string(), codes)
+    };
+    let (training, training_codes) = scan(Some("training"));
+    let (storage, storage_codes) = scan(Some("storage"));
+    assert_eq!((training.as_str(), training_codes), ("investigate", vec!["rings_below_max".to_string()]));
+    assert_eq!((storage.as_str(), storage_codes), ("accept", vec![]));
+    // No profile: the configuration's 0.5; the built-in 200g tier: 0.25, enough at 200 Gb/s.
+    assert!(scan(None).1.contains(&"rings_below_max".to_string()));
+    assert!(!scan(Some("200g")).1.contains(&"rings_below_max".to_string()));
+}
+
+/// A tier's host key out of range is refused with its full name.
+#[test]
+fn a_tiers_host_key_out_of_range_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("cfg.json");
+    fs::write(&cfg, r#"{"node_profiles": {"t": {"min_ring_fraction": 2}}}"#).unwrap();
+    let out = optics().args(["scan", "--replay", "/dev/null", "--config"]).arg(&cfg).assert().failure().get_output().stderr.clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("`node_profiles.t.min_ring_fraction` is 2"), "{err}");
+}
