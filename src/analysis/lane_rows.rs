@@ -27,6 +27,9 @@ pub struct RowFigures {
     /// The window's frame loss, observed and predicted from its histogram (when it has
     /// bins), as `analyze` gives it; `None` without an RS FEC.
     pub frame_loss: Option<frame_loss::FrameLoss>,
+    /// Pause frames and receive discards over the window, as rates (`host`); `None`
+    /// without an interval or such counters.
+    pub pause_discards: Option<host::PauseDiscards>,
 }
 
 impl RowFigures {
@@ -49,6 +52,7 @@ impl RowFigures {
         limits::clear_uncounted(&cx, &mut link, &mut lanes);
         let histogram = histogram::of_window(&cx);
         self.frame_loss = frame_loss::of_window(&cx, &link, histogram.as_ref());
+        self.pause_discards = host::PauseDiscards::of(w);
         self.link = link;
         self.lanes = lanes;
     }

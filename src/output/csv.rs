@@ -195,6 +195,23 @@ impl<W: Write> CsvSink<W> {
         row.predicted_flr = fl.and_then(|f| f.predicted_flr);
         row.flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(false));
         row.predicted_flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(true));
+        let h = w.identity.host.as_ref();
+        set_text(&mut row.host_driver, h.and_then(|h| h.driver.as_ref()).map(|f| f.value.as_str()), csv);
+        set_text(&mut row.host_firmware_version, h.and_then(|h| h.firmware_version.as_ref()).map(|f| f.value.as_str()), csv);
+        row.host_numa_node = h.and_then(|h| h.numa_node.as_ref()).map(|f| f.value);
+        row.host_mtu = h.and_then(|h| h.mtu.as_ref()).map(|f| f.value);
+        let rings = h.and_then(|h| h.rings.as_ref()).map(|f| &f.value);
+        (row.host_rx_ring, row.host_rx_ring_max) = (rings.and_then(|r| r.rx), rings.and_then(|r| r.rx_max));
+        (row.host_tx_ring, row.host_tx_ring_max) = (rings.and_then(|r| r.tx), rings.and_then(|r| r.tx_max));
+        let ch = h.and_then(|h| h.channels.as_ref()).map(|f| &f.value);
+        row.host_combined_channels = ch.and_then(|c| c.combined);
+        (row.host_rx_channels, row.host_tx_channels) = (ch.and_then(|c| c.rx), ch.and_then(|c| c.tx));
+        let pd = a.pause_discards.as_ref().filter(|_| has_interval);
+        let rate = |r: Option<&crate::analysis::host::Rate>| r.map(|r| r.per_s);
+        row.rx_pause_frames_per_s = rate(pd.and_then(|p| p.rx_pause_frames.as_ref()));
+        row.tx_pause_frames_per_s = rate(pd.and_then(|p| p.tx_pause_frames.as_ref()));
+        row.rx_discards_per_s = rate(pd.and_then(|p| p.rx_discards.as_ref()));
+        row.rx_out_of_buffer_per_s = rate(pd.and_then(|p| p.rx_out_of_buffer.as_ref()));
     }
 }
 

@@ -51,4 +51,24 @@ pub struct LaneRow {
     pub predicted_flr: Option<f64>,
     pub flr_over_budgets: Option<&'static str>,
     pub predicted_flr_over_budgets: Option<&'static str>,
+    /// The host beneath the link as the interface record states it (docs/host.md; same
+    /// on every row of the interface): driver, firmware, NUMA node, MTU, ring sizes
+    /// (current and the driver's maximum) and channels.
+    pub host_driver: Option<String>,
+    pub host_firmware_version: Option<String>,
+    pub host_numa_node: Option<i32>,
+    pub host_mtu: Option<u32>,
+    pub host_rx_ring: Option<u32>,
+    pub host_rx_ring_max: Option<u32>,
+    pub host_tx_ring: Option<u32>,
+    pub host_tx_ring_max: Option<u32>,
+    pub host_combined_channels: Option<u32>,
+    pub host_rx_channels: Option<u32>,
+    pub host_tx_channels: Option<u32>,
+    /// Pause frames received and sent, and frames dropped for want of host buffers
+    /// (receive discards, out of buffer), per second over the interval (same on every row).
+    pub rx_pause_frames_per_s: Option<f64>,
+    pub tx_pause_frames_per_s: Option<f64>,
+    pub rx_discards_per_s: Option<f64>,
+    pub rx_out_of_buffer_per_s: Option<f64>,
 }

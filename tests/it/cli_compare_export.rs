@@ -102,6 +102,8 @@ fn export_csv_rows_and_values() {
         "link_loss_pmd",
         "flr_over_budgets",
         "predicted_flr_over_budgets",
+        "host_driver",
+        "host_firmware_version",
     ];
     for row in &rows {
         assert_eq!(row.len(), headers.len());

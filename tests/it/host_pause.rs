@@ -179,3 +179,62 @@ fn host_metrics_in_the_exposition() {
     assert!(has(r#"optics_host_rx_discarded_frames_total{interface="a",cause="discards"} 0"#), "{text}");
     assert!(has(r#"optics_interface_reason{interface="a",code="rings_below_max"} 1.0"#), "{text}");
 }
+
+/// CSV host columns of the bundled capture (tests/fixtures/host/README.md): the interface
+/// record's facts on every row, and per interval the pause and discard rates. The
+/// generator adds 20 pause frames a sample and one discard every 10 s: each interval's
+/// `rx_pause_frames_per_s` x `interval_s` is 20 frames, and the discard rates over one
+/// lane's rows add up to the 6 discards of the 60 s run; nothing is sent or out of buffer.
+#[test]
+fn csv_rows_carry_the_host_columns() {
+    let out = optics()
+        .arg("export")
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host/sr4-200g-host-pause.jsonl"))
+        .args(["--csv", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let mut r = csv::Reader::from_reader(&out[..]);
+    let head: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    // Appended after every earlier column.
+    let host_cols = [
+        "host_driver",
+        "host_firmware_version",
+        "host_numa_node",
+        "host_mtu",
+        "host_rx_ring",
+        "host_rx_ring_max",
+        "host_tx_ring",
+        "host_tx_ring_max",
+        "host_combined_channels",
+        "host_rx_channels",
+        "host_tx_channels",
+        "rx_pause_frames_per_s",
+        "tx_pause_frames_per_s",
+        "rx_discards_per_s",
+        "rx_out_of_buffer_per_s",
+    ];
+    let at = head.iter().position(|h| h == "predicted_flr_over_budgets").unwrap() + 1;
+    assert_eq!(&head[at..at + host_cols.len()], host_cols);
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let num = |row: &csv::StringRecord, c: &str| -> Option<f64> { (!row[col(c)].is_empty()).then(|| row[col(c)].parse().unwrap()) };
+    for row in &rows {
+        let facts: Vec<&str> = host_cols[..11].iter().map(|c| &row[col(c)]).collect();
+        assert_eq!(facts, ["mlx5_core", "20.39.1002 (MT_0000000228)", "0", "9000", "1024", "8192", "1024", "8192", "32", "", ""]);
+    }
+    let lane1: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[col("lane")] == "1").collect();
+    assert_eq!(lane1.len(), 61);
+    assert_eq!((num(lane1[0], "rx_pause_frames_per_s"), num(lane1[0], "rx_discards_per_s")), (None, None), "no interval yet");
+    let mut discards = 0.0;
+    for row in &lane1[1..] {
+        let dt = num(row, "interval_s").unwrap();
+        let frames = num(row, "rx_pause_frames_per_s").unwrap() * dt;
+        assert!((frames - 20.0).abs() < 1e-6, "{frames}");
+        assert_eq!((num(row, "tx_pause_frames_per_s"), num(row, "rx_out_of_buffer_per_s")), (Some(0.0), Some(0.0)));
+        discards += num(row, "rx_discards_per_s").unwrap() * dt;
+    }
+    assert!((discards - 6.0).abs() < 1e-6, "{discards}");
+}
