@@ -8,6 +8,8 @@
 //! `/proc/self/status` (VmRSS now, VmHWM peak), with the peak reset through
 //! `/proc/self/clear_refs` (proc(5), value 5) before the step it is meant to measure.
 
+#[path = "figures/histogram.rs"]
+mod histogram;
 #[path = "figures/import.rs"]
 mod import;
 #[path = "figures/stream.rs"]
@@ -520,12 +522,14 @@ fn main() -> Result<()> {
         println!("figures: run `cargo bench --bench figures` (release build) to measure; nothing measured here.");
         return Ok(());
     }
-    // `--only stream` / `--only import`: section 7 (the long captures) or 8 (import of
-    // many ports) alone, for whoever works on it.
+    // `--only stream` / `--only import` / `--only histogram`: section 7 (the long
+    // captures), 8 (import of many ports) or 9 (the FEC histogram) alone, for whoever works on it.
     let only = args.iter().position(|a| a == "--only").map(|i| args.get(i + 1).map(String::as_str));
     if let Some(section) = only {
-        if !matches!(section, Some("stream" | "import")) {
-            bail!("--only takes `stream` (section 7) or `import` (section 8), the sections that run alone, not {section:?}");
+        if !matches!(section, Some("stream" | "import" | "histogram")) {
+            bail!(
+                "--only takes `stream` (section 7), `import` (section 8) or `histogram` (section 9), the sections that run alone, not {section:?}"
+            );
         }
     }
     let started = Instant::now();
@@ -536,6 +540,10 @@ fn main() -> Result<()> {
     match only {
         Some(Some("stream")) => {
             stream::run(&mut t, args.iter().any(|a| a == "--quick"))?;
+            return summary(&t, started);
+        }
+        Some(Some("histogram")) => {
+            histogram::run(&mut t)?;
             return summary(&t, started);
         }
         Some(_) => {
@@ -699,6 +707,9 @@ fn main() -> Result<()> {
 
     // 8. Import of a bundle with many ports.
     import::run(&mut t)?;
+
+    // 9. The FEC histogram's analysis per window.
+    histogram::run(&mut t)?;
 
     // The budget: what one 1 s tick costs the CPU for 64 ports.
     t.section(&format!("The budget: CPU per 1 s tick for {PORTS} ports"));

@@ -178,11 +178,7 @@ pub fn line_codewords_per_s(kind: FecKind, lane_rate_gbps: f64, lanes: u32) -> O
 
 /// `None` when the window has no bins or no duration.
 pub fn analyze(input: &HistogramInput) -> Option<FecHistogram> {
-    if input.bins.is_empty() || !(input.duration_s > 0.0) {
-        return None;
-    }
-    let counts: Vec<(u32, u32, u64)> = input.bins.iter().map(|b| (b.low, b.high, b.count)).collect();
-    let mut h = summarize(&counts, input, input.line_codewords_per_s);
+    let mut h = line_only(input)?;
     model_tail(&mut h, input);
     let lanes = input.bins.iter().map(|b| b.per_lane.len()).max().unwrap_or(0);
     // A lane's share of the line's codewords is unknown (RS codewords are striped across
@@ -195,6 +191,17 @@ pub fn analyze(input: &HistogramInput) -> Option<FecHistogram> {
         h.lanes.push(l);
     }
     Some(h)
+}
+
+/// The port's histogram with the straight-line tail only, no per-lane histograms and no
+/// tail models: what [`analyze`] starts from, and the benchmark's baseline for what the
+/// models cost; `None` when the window has no bins or no duration.
+pub fn line_only(input: &HistogramInput) -> Option<FecHistogram> {
+    if input.bins.is_empty() || !(input.duration_s > 0.0) {
+        return None;
+    }
+    let counts: Vec<(u32, u32, u64)> = input.bins.iter().map(|b| (b.low, b.high, b.count)).collect();
+    Some(summarize(&counts, input, input.line_codewords_per_s))
 }
 
 fn summarize(counts: &[(u32, u32, u64)], input: &HistogramInput, line_cw: Option<f64>) -> FecHistogram {
