@@ -45,6 +45,9 @@ impl Serialize for FecKind {
 
 pub struct FecLimit {
     pub kind: FecKind,
+    /// The row holds for lanes of at least this bit rate (Gb/s); rows of one kind are tried
+    /// fastest first.
+    pub lanes_from_gbps: f64,
     /// Pre-FEC BER the PMD clause requires; `None`: no single clause limit, BER without margin.
     pub ber_limit: Option<f64>,
     pub source: LimitSource,
@@ -55,6 +58,8 @@ pub struct FecLimit {
 pub enum LimitSource {
     /// RS(544,514) PMDs: IEEE 802.3 Clauses 138, 124 and 140.
     Rs544Pmds,
+    /// 200G lanes (IEEE 802.3dj): the same RS(544,514) end to end, its input threshold.
+    Rs544Lanes200G,
     /// RS(528,514) PMDs: IEEE 802.3 Clauses 95 and 112.
     Rs528Pmds,
     /// IEEE 802.3 Clause 74 names no single pre-FEC figure.
@@ -74,6 +79,9 @@ impl LimitSource {
             LimitSource::Rs544Pmds => {
                 "IEEE 802.3 Clause 138 (200GBASE-SR4, 400GBASE-SR8), Clause 124 (400GBASE-DR4), Clause 140 (100GBASE-DR)"
             }
+            LimitSource::Rs544Lanes200G => {
+                "IEEE 802.3dj 200G lanes: RS(544,514) end to end (Clause 179 CR, Clause 180 DR; Clauses 181 and 183 behind the module's Clause 177 inner FEC), the RS(544,514) input limit of IEEE 802.3 138.1.1 as amended by 802.3cm"
+            }
             LimitSource::Rs528Pmds => "IEEE 802.3 Clause 95 (100GBASE-SR4), Clause 112 (25GBASE-SR)",
             LimitSource::BaseR => "IEEE 802.3 Clause 74 (BASE-R FEC): no single pre-FEC limit",
             LimitSource::Llrs => "Ethernet Technology Consortium LL-RS: no single pre-FEC limit",
@@ -90,31 +98,44 @@ impl Serialize for LimitSource {
 }
 
 pub const FEC_LIMITS: &[FecLimit] = &[
-    FecLimit { kind: FecKind::Rs544, ber_limit: Some(2.4e-4), source: LimitSource::Rs544Pmds },
-    FecLimit { kind: FecKind::Rs528, ber_limit: Some(5e-5), source: LimitSource::Rs528Pmds },
+    // IEEE 802.3dj keeps RS(544,514) from the host's PCS to the far host on 200G lanes
+    // (212.5 Gb/s = 200 Gb/s x 257/256 x 544/514, lanes.rs): the code and so the BER its
+    // decoder takes at its input for the 1.7e-12 FLR are those of 138.1.1. On Clause 181 and
+    // 183 PMDs an inner code in the module corrects first: the host's input is its output.
+    FecLimit { kind: FecKind::Rs544, lanes_from_gbps: 200.0, ber_limit: Some(2.4e-4), source: LimitSource::Rs544Lanes200G },
+    FecLimit { kind: FecKind::Rs544, lanes_from_gbps: 0.0, ber_limit: Some(2.4e-4), source: LimitSource::Rs544Pmds },
+    FecLimit { kind: FecKind::Rs528, lanes_from_gbps: 0.0, ber_limit: Some(5e-5), source: LimitSource::Rs528Pmds },
     // FireCode and LL-RS PMDs do not share one pre-FEC figure: report BER, no margin.
-    FecLimit { kind: FecKind::BaseR, ber_limit: None, source: LimitSource::BaseR },
-    FecLimit { kind: FecKind::Llrs, ber_limit: None, source: LimitSource::Llrs },
+    FecLimit { kind: FecKind::BaseR, lanes_from_gbps: 0.0, ber_limit: None, source: LimitSource::BaseR },
+    FecLimit { kind: FecKind::Llrs, lanes_from_gbps: 0.0, ber_limit: None, source: LimitSource::Llrs },
     // Without FEC the PMD itself must deliver 1e-12 (e.g. Clause 52, 10GBASE-SR).
-    FecLimit { kind: FecKind::Off, ber_limit: Some(1e-12), source: LimitSource::NoFec },
-    FecLimit { kind: FecKind::Unknown, ber_limit: None, source: LimitSource::Unknown },
+    FecLimit { kind: FecKind::Off, lanes_from_gbps: 0.0, ber_limit: Some(1e-12), source: LimitSource::NoFec },
+    FecLimit { kind: FecKind::Unknown, lanes_from_gbps: 0.0, ber_limit: None, source: LimitSource::Unknown },
 ];
 
-pub fn limit(kind: FecKind) -> &'static FecLimit {
-    // Every FecKind has a row (checked by a test), so the fallback is the Unknown row.
-    FEC_LIMITS.iter().find(|l| l.kind == kind).unwrap_or(&FEC_LIMITS[FEC_LIMITS.len() - 1])
+/// The limit of `kind` on lanes of `lane_rate_gbps` (unknown: the slowest lanes' row).
+pub fn limit(kind: FecKind, lane_rate_gbps: Option<f64>) -> &'static FecLimit {
+    let gbps = lane_rate_gbps.unwrap_or(0.0);
+    // Every FecKind has a row from 0 Gb/s (checked by a test), so the fallback is the Unknown row.
+    FEC_LIMITS.iter().find(|l| l.kind == kind && gbps >= l.lanes_from_gbps).unwrap_or(&FEC_LIMITS[FEC_LIMITS.len() - 1])
 }
 
-/// What the host's RS(544,514) counters measure on a 200G-per-lane optical link: IEEE
-/// 802.3dj gives its 200 Gb/s per lane IM-DD optical PMDs (DR, FR, LR) a concatenated inner
-/// FEC (a Hamming (128,120) code, Clause 177) terminated in the module, so the host decoder
-/// sees only what the inner decoder left. `None` for other links (copper 200G lanes, CR and
-/// KR, run the host FEC end to end).
+/// What the host's RS(544,514) counters measure on a 200G-per-lane optical link whose PMD
+/// carries IEEE 802.3dj's concatenated inner FEC (a Hamming (128,120) code, Clause 177)
+/// terminated in the module: the host decoder sees only what the inner decoder left.
+///
+/// Which PMDs carry it shows in their signalling rate (SFF-8024 Rev 4.13 Table 4-7, as
+/// SONiC's 200G SerDes / 1.6T design note tabulates it): the 2 km "-2" DR PMDs (Clause
+/// 181) and 800GBASE-FR4 / LR4 (Clause 183) signal at 113.4375 GBd, the inner code's
+/// overhead over the host's 106.25 GBd; the 500 m DR PMDs (Clause 180: 200GBASE-DR1 to
+/// 1.6TBASE-DR8) and 800GBASE-FR4-500 signal at 106.25 GBd and run the host FEC end to end,
+/// as copper (CR, KR) does. The kernel names the "-2" PMDs with a `_2` suffix
+/// (`1600000baseDR8_2`). `None` for every other link.
 pub fn inner_fec_note(fec: FecKind, lane_rate_gbps: f64, link_mode: Option<&str>) -> Option<&'static str> {
-    let pmd = link_mode?.split_once("base")?.1;
-    let optical = matches!(pmd.as_bytes().first(), Some(b'D' | b'F' | b'L' | b'S' | b'E'));
-    (fec == FecKind::Rs544 && lane_rate_gbps >= 200.0 && optical).then_some(
-        "200G lanes on optics (IEEE 802.3dj): the module's inner FEC (Hamming (128,120), Clause 177) corrects first, so the host's RS(544,514) counters, the lanes' pre_fec_ber and margin_db are what it left: the host FEC's margin to 2.4e-4, not the optical lane's; the optical lane's own BER is the module's media-side VDM figure (module_pre_fec_ber) where it reports one",
+    let pmd = link_mode?.split_once("base")?.1.split('/').next()?;
+    let inner = pmd.ends_with("_2") || matches!(pmd.as_bytes().first(), Some(b'F' | b'L'));
+    (fec == FecKind::Rs544 && lane_rate_gbps >= 200.0 && inner).then_some(
+        "200G lanes through an inner FEC (IEEE 802.3dj Clause 181/183 PMD): the module's inner FEC (Hamming (128,120), Clause 177) corrects first, so the host's RS(544,514) counters, the lanes' pre_fec_ber and margin_db are what it left: the host FEC's margin to 2.4e-4, not the optical lane's; the optical lane's own BER is the module's media-side VDM figure (module_pre_fec_ber) where it reports one",
     )
 }
 
@@ -153,21 +174,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_kind_has_one_row() {
+    fn every_kind_has_one_row_for_any_lane() {
         for k in [FecKind::Rs544, FecKind::Rs528, FecKind::BaseR, FecKind::Llrs, FecKind::Off, FecKind::Unknown] {
-            assert_eq!(FEC_LIMITS.iter().filter(|l| l.kind == k).count(), 1, "{k:?}");
+            assert_eq!(FEC_LIMITS.iter().filter(|l| l.kind == k && l.lanes_from_gbps == 0.0).count(), 1, "{k:?}");
         }
-        assert_eq!(limit(FecKind::Rs544).ber_limit, Some(2.4e-4));
-        assert_eq!(limit(FecKind::Rs528).ber_limit, Some(5e-5));
-        assert_eq!(limit(FecKind::Off).ber_limit, Some(1e-12));
+        // Rows of one kind, fastest lanes first: a slower row never hides a faster one.
+        for (i, a) in FEC_LIMITS.iter().enumerate() {
+            assert!(FEC_LIMITS[i + 1..].iter().all(|b| b.kind != a.kind || b.lanes_from_gbps < a.lanes_from_gbps), "{:?}", a.kind);
+        }
+        assert_eq!(limit(FecKind::Rs544, None).ber_limit, Some(2.4e-4));
+        assert_eq!(limit(FecKind::Rs528, Some(25.78125)).ber_limit, Some(5e-5));
+        assert_eq!(limit(FecKind::Off, Some(10.3125)).ber_limit, Some(1e-12));
     }
 
     #[test]
-    fn the_inner_fec_note_is_for_200g_optical_lanes_only() {
+    fn lanes_of_200g_cite_802_3dj() {
+        // 100G lanes (106.25 Gb/s): Clauses 138/124/140; 200G lanes (212.5 Gb/s): 802.3dj,
+        // the same 2.4e-4 at the same code's input.
+        assert_eq!(limit(FecKind::Rs544, Some(106.25)).source, LimitSource::Rs544Pmds);
+        assert_eq!(limit(FecKind::Rs544, Some(53.125)).source, LimitSource::Rs544Pmds);
+        let l = limit(FecKind::Rs544, Some(212.5));
+        assert_eq!((l.source, l.ber_limit), (LimitSource::Rs544Lanes200G, Some(2.4e-4)));
+        assert!(l.source.citation().starts_with("IEEE 802.3dj"));
+    }
+
+    #[test]
+    fn the_inner_fec_note_is_for_pmds_with_an_inner_fec_only() {
         let note = |fec, gbps, mode| inner_fec_note(fec, gbps, Some(mode)).is_some();
-        assert!(note(FecKind::Rs544, 212.5, "1600000baseDR8/Full"));
+        // Clause 181 ("-2", 113.4375 GBd) and Clause 183 FR4 / LR4: inner FEC in the module.
+        assert!(note(FecKind::Rs544, 212.5, "1600000baseDR8_2/Full"));
+        assert!(note(FecKind::Rs544, 212.5, "800000baseDR4_2/Full"));
+        assert!(note(FecKind::Rs544, 212.5, "200000baseDR_2/Full"));
         assert!(note(FecKind::Rs544, 212.5, "800000baseFR4/Full"));
+        // Clause 180 (500 m DR, 106.25 GBd) and copper: the host FEC end to end.
+        assert!(!note(FecKind::Rs544, 212.5, "1600000baseDR8/Full"));
+        assert!(!note(FecKind::Rs544, 212.5, "800000baseDR4/Full"));
         assert!(!note(FecKind::Rs544, 212.5, "800000baseCR4/Full"));
+        // 100G lanes: 800000baseDR8_2 is 802.3df's 8 x 100G 2 km PMD, no inner code.
+        assert!(!note(FecKind::Rs544, 106.25, "800000baseDR8_2/Full"));
         assert!(!note(FecKind::Rs544, 106.25, "400000baseDR4/Full"));
         assert_eq!(inner_fec_note(FecKind::Rs544, 212.5, None), None);
     }

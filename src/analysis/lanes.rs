@@ -37,6 +37,14 @@ struct LaneClassSpec {
 
 /// IEEE 802.3 lane classes. 1G: 8b/10b (Clause 36); 10G: 64b/66b (Clause 49);
 /// 25G: 64b/66b (Clause 107/108); PAM4: 26.5625 / 53.125 / 106.25 GBd (Clauses 134-140, 173+).
+///
+/// 200G lanes (IEEE 802.3dj): 200 Gb/s x 257/256 (transcoding) x 544/514 (RS(544,514)) =
+/// 212.5 Gb/s, 106.25 GBd PAM4, the rate of the host's FEC-coded stream: the AUI's
+/// (Annex 176E), copper's (Clause 179) and the 500 m DR PMDs' (Clause 180). The Clause 181
+/// and 183 PMDs signal at 113.4375 GBd (226.875 Gb/s) on the fibre because the module adds
+/// an inner code (SFF-8024 Rev 4.13 Table 4-7; `module::cmis::appcodes`), but it removes it
+/// again before the host: the host's corrected bits are over the 212.5 Gb/s stream whatever
+/// the PMD, so that is the BER denominator here.
 const LANE_CLASSES: &[LaneClassSpec] = &[
     LaneClassSpec { nominal_mbps: 1_000, class: LaneClass::G1Nrz, gbps: 1.25, modulation: Modulation::Nrz },
     LaneClassSpec { nominal_mbps: 10_000, class: LaneClass::G10Nrz, gbps: 10.3125, modulation: Modulation::Nrz },
@@ -135,6 +143,12 @@ mod tests {
         let r = lane_rate(&link("1600000baseDR8/Full", None, None), None, &mut n).unwrap();
         assert_eq!((r.speed_mbps, r.lanes, r.lane_rate_gbps, r.modulation), (1_600_000, 8, 212.5, Modulation::Pam4));
         assert_eq!(parse_link_mode("1600000baseDR8_2/Full"), Some((1_600_000, 8)));
+        // 200 x 257/256 x 544/514 = 212.5 Gb/s = 2 bits x 106.25 GBd; a Clause 181 PMD's
+        // 113.4375 GBd on the fibre does not change what the host counts over.
+        assert_eq!(200.0 * 257.0 / 256.0 * 544.0 / 514.0, 212.5);
+        assert_eq!(2.0 * 106.25, 212.5);
+        let r = lane_rate(&link("1600000baseDR8_2/Full", None, None), None, &mut n).unwrap();
+        assert_eq!((r.lanes, r.lane_rate_gbps), (8, 212.5));
         assert!(n.is_empty());
         // 2500 Mb/s per lane: no class, a note.
         assert!(lane_rate(&link("2500baseT/Full", None, None), None, &mut n).is_none());

@@ -354,7 +354,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     let w = cx.w;
     let d = &w.deltas;
     let fec = cx.fec;
-    let lim = fec::limit(fec);
+    let lim = fec::limit(fec, cx.rate.as_ref().map(|r| r.lane_rate_gbps));
     let mut l = LinkAnalysis {
         up: w.link_up,
         ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
@@ -562,7 +562,7 @@ fn measure<'a>(
     let cfg = base.for_lane_rate(rate.as_ref().map(|r| r.lane_rate_gbps));
     let modulation = rate.as_ref().map(|r| r.modulation).or(w.module.as_ref().and_then(|m| m.modulation));
     let fec = fec::fec_kind(w.link.fec_active.as_deref(), modulation, &mut notes);
-    let limit = fec::limit(fec).ber_limit;
+    let limit = fec::limit(fec, rate.as_ref().map(|r| r.lane_rate_gbps)).ber_limit;
     let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
     let bounds = ber::PoissonBounds::new(cfg.confidence);
     let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };

@@ -8,7 +8,10 @@ use serde_json::Value;
 use support::lane200g_captures::*;
 
 fn scan() -> Value {
-    let cap = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/dr8-1600g-cmis-lane5-weak.jsonl");
+    scan_path(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/dr8-1600g-cmis-lane5-weak.jsonl"))
+}
+
+fn scan_path(cap: &std::path::Path) -> Value {
     let out = support::optics().arg("scan").arg("--replay").arg(cap).arg("--json").output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     v["interfaces"][0].clone()
@@ -72,9 +75,37 @@ fn a_1600g_dr8_port_is_decoded_and_judged_on_212g_lanes() {
         a["reasons"].as_array().unwrap().iter().map(|r| (r["code"].as_str().unwrap().to_string(), r["lane"].as_u64())).collect();
     assert_eq!(codes, [("fec_hiding_marginal_optics".to_string(), Some(5)), ("low_margin".to_string(), Some(5))]);
     assert_eq!(a["verdict"], "investigate");
+    // 1.6TBASE-DR8 (Clause 180) runs RS(544,514) end to end at 106.25 GBd: no inner FEC,
+    // the margin is the optical lane's own, and no note says otherwise.
+    assert!(!a["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("inner FEC")), "{}", a["notes"]);
+    assert!(link["fec_limit_source"].as_str().unwrap().starts_with("IEEE 802.3dj 200G lanes: RS(544,514) end to end"), "{link}");
+}
+
+#[test]
+fn behind_an_inner_fec_the_host_counts_the_same_212g_stream_and_says_whose_margin_it_is() {
+    // 1.6TBASE-DR8-2 (Clause 181): 8 x 113.4375 GBd x 2 = 226.875 Gb/s on the fibre, the
+    // inner FEC's overhead on the host's 8 x 212.5 Gb/s; the module removes it again, so the
+    // host's corrected bits are still over 212.5 Gb/s lanes.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dr8-2.jsonl");
+    std::fs::write(&path, dr8_2_capture()).unwrap();
+    let a = scan_path(&path);
+    let app = &a["module"]["applications"][0];
+    assert_eq!(app["media_interface"], "1.6TBASE-DR8-2 (Clause 181)");
+    assert_eq!((app["host_lane_bit_rate_gbps"].as_f64(), app["media_lane_bit_rate_gbps"].as_f64()), (Some(212.5), Some(2.0 * 113.4375)));
+    assert_eq!(a["link"]["lane_rate_gbps"].as_f64(), Some(LANE_GBPS_200G_PAM4));
+    for l in a["lanes"].as_array().unwrap() {
+        let n = l["lane"].as_u64().unwrap() as usize;
+        let want = DR8_16T_RATES[n - 1] / (LANE_GBPS_200G_PAM4 * 1e9);
+        assert!((l["pre_fec_ber"].as_f64().unwrap() / want - 1.0).abs() < 0.01, "lane {n}");
+    }
     // Which measurement the margin is: the host FEC's, behind the module's inner FEC.
     assert!(
-        a["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("200G lanes on optics (IEEE 802.3dj)")),
+        a["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("200G lanes through an inner FEC (IEEE 802.3dj Clause 181/183 PMD)")),
         "{}",
         a["notes"]
     );

@@ -311,8 +311,12 @@ pub(super) const MEDIA_SMF: &[Code] = &[
     plain("1I1-5D1F (G.959.1)", 0x70),
     plain("1R1-5D1F (G.959.1)", 0x71),
     plain("FOIC1.1-RS (G.709.1/Y.1331.58)", 0x72),
-    // IEEE 802.3dj: 200G-per-lane PMDs, 106.25 GBd PAM4 (212.5 Gb/s), the "-2" and FR4/LR4
-    // variants at 113.4375 GBd (226.875 Gb/s, inner FEC included).
+    // IEEE 802.3dj: 200G-per-lane PMDs. Signalling rates as SFF-8024 Rev 4.13 Table 4-7
+    // gives them (tabulated in SONiC's design note doc/port-1.6t-support, "SMF Media
+    // Interface"): the 500 m DR PMDs (Clause 180) and 800GBASE-FR4-500 at 106.25 GBd PAM4
+    // (212.5 Gb/s, the host's RS(544,514) stream as it is); the 2 km "-2" DR PMDs (Clause
+    // 181) and 800GBASE-FR4 / LR4 (Clause 183) at 113.4375 GBd (226.875 Gb/s), the rate of
+    // that stream with the Clause 177 inner FEC the module adds.
     pam4("200GBASE-DR1 (Clause 180)", 0x73, 212.5),
     pam4("200GBASE-DR1-2 (Clause 181)", 0x74, 226.875),
     pam4("400GBASE-DR2 (Clause 180)", 0x75, 212.5),
@@ -480,6 +484,16 @@ mod tests {
             ("800GBASE-FR4 (Clause 183)".into(), Some(Signal { modulation: Modulation::Pam4, lane_gbps: 226.875 }))
         );
         assert_eq!(find(Some(MEDIA_SMF), 0x7f).1.map(|s| s.lane_gbps), Some(212.5));
+        // Every Clause 180 PMD at 2 x 106.25 GBd, every Clause 181 one at 2 x 113.4375 GBd.
+        for code in 0x73..=0x80u8 {
+            let (name, sig) = find(Some(MEDIA_SMF), code);
+            let gbps = sig.map(|s| s.lane_gbps);
+            if name.contains("(Clause 180)") || name.starts_with("800GBASE-FR4-500") {
+                assert_eq!(gbps, Some(2.0 * 106.25), "{name}");
+            } else if name.contains("(Clause 181)") || name.contains("(Clause 183)") {
+                assert_eq!(gbps, Some(2.0 * 113.4375), "{name}");
+            }
+        }
         // Table 4-6 0x20 = 32 800GBASE-VR8 (Clause 167), 8 x 106.25 Gb/s.
         assert_eq!(find(Some(MEDIA_MMF), 0x20).0, "800GBASE-VR8 (Clause 167)");
         // Coherent codes name no lane signal: 0x6c 800ZR-A.

@@ -59,6 +59,22 @@ pub fn dr8_1600g_port() -> CmisPort<8> {
     }
 }
 
+/// The same port (and the same counter noise: the same seed) as a 1.6TBASE-DR8-2 (Clause 181, 2 km): SFF-8024 Table 4-7 media code 0x80
+/// at 113.4375 GBd with the module's inner FEC; the kernel's `1600000baseDR8_2` (bit 124).
+pub fn dr8_2_1600g_port() -> CmisPort<8> {
+    let mut p = dr8_1600g_port();
+    p.link["link_mode"] = json!("1600000baseDR8_2/Full");
+    p.module.pn = "OSFP-1.6T-DR8-2";
+    for a in p.module.apps.iter_mut().filter(|a| a.media_id == 0x7f) {
+        a.media_id = 0x80;
+    }
+    p
+}
+
+pub fn dr8_2_capture() -> String {
+    steady_capture(&[dr8_2_1600g_port()], 61, 16, [1_000_000; 8])
+}
+
 /// The captures bundled in `captures/` from this file.
 pub fn bundled() -> Vec<(&'static str, String)> {
     vec![("dr8-1600g-cmis-lane5-weak.jsonl", steady_capture(&[dr8_1600g_port()], 61, 16, [1_000_000; 8]))]
