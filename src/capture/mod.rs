@@ -144,6 +144,10 @@ pub struct SampleRecord {
     /// the driver has none and in captures written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause: Option<PauseStats>,
+    /// Imported records: the host NIC's receiver eye per lane as a tool printed it
+    /// (`mlxlink --show_eye`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serdes_eye: Option<crate::counters::serdes::SerdesEye>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

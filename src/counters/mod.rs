@@ -9,6 +9,7 @@ pub mod driver_stats;
 pub mod host;
 pub mod ib;
 pub mod normalize;
+pub mod serdes;
 
 pub use driver_stats::DriverStats;
 pub use normalize::{normalize, normalize_into, Counted, LaneCounts, Origin, PortCounters};
@@ -47,7 +48,7 @@ pub const MAX_LANES: usize = 16;
 const MAX_HISTOGRAM_BINS: usize = 64;
 
 /// A sequence of at most `max` items, refused as soon as it runs past (no unbounded Vec).
-fn bounded_seq<'de, D, T>(d: D, max: usize, what: &'static str) -> Result<Vec<T>, D::Error>
+pub(crate) fn bounded_seq<'de, D, T>(d: D, max: usize, what: &'static str) -> Result<Vec<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,

@@ -5,7 +5,7 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 21] = [
+const FORMATS: [Format; 23] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
     Format::EthtoolStats,
@@ -27,9 +27,11 @@ const FORMATS: [Format; 21] = [
     Format::LldpJson,
     Format::SonicTransceiverStatus,
     Format::SonicTransceiverPm,
+    Format::NvueTransceiver,
+    Format::NvuePhyDetail,
 ];
 
-const SEEDS: [&str; 17] = [
+const SEEDS: [&str; 21] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -47,6 +49,10 @@ const SEEDS: [&str; 17] = [
     include_str!("../fixtures/lldp/lldpcli_json_lldpd_test_lldpcli.json"),
     include_str!("../fixtures/sonic-transceiver/status_command_reference.txt"),
     include_str!("../fixtures/sonic-transceiver/pm_command_reference.txt"),
+    include_str!("../fixtures/mlxlink/cx4_forum_show_counters.txt"),
+    include_str!("../fixtures/mlxlink/cx4_forum_show_eye.txt"),
+    include_str!("../fixtures/switch/nvue_show_interface_transceiver_cl512.txt"),
+    include_str!("../fixtures/switch/nvue_link_phy_detail_cl512.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

@@ -59,6 +59,7 @@ struct Snapshot {
     up: Option<bool>,
     module_pages: Option<ModulePages>,
     printed_module: Option<PrintedModule>,
+    serdes_eye: Option<crate::counters::serdes::SerdesEye>,
     mtime: Option<std::time::SystemTime>,
     at: Option<OffsetDateTime>,
     uptime_s: Option<f64>,
@@ -158,6 +159,7 @@ impl Snapshot {
             (Some(have), Some(more)) => have.merge(more),
             (have, more) => fill(have, more),
         }
+        fill(&mut self.serdes_eye, &f.serdes_eye);
         fill(&mut self.uptime_s, &f.uptime_s);
         fill(&mut self.neighbor, &f.neighbor);
         for p in &f.ib_ports {
@@ -179,6 +181,11 @@ impl Snapshot {
 
     fn has_module(&self) -> bool {
         self.module_pages.is_some() || self.printed_module.is_some()
+    }
+
+    /// A reading that is not a counter: the module's monitors or the NIC's receiver eye.
+    fn has_reading(&self) -> bool {
+        self.has_module() || self.serdes_eye.is_some()
     }
 
     fn files_text(files: &[PathBuf]) -> String {
@@ -402,7 +409,13 @@ fn group_snapshots(
 /// The span a lone snapshot's counts cover (seconds, and the sentence saying why), if any.
 fn lone_span(name: &str, s: &Snapshot, opts: &ImportOptions) -> Result<Option<(f64, String)>, ImportError> {
     Ok(match (s.counters.since_clear_s, opts.window_s, opts.since_boot) {
-        (Some(c), _, _) => Some((c, format!("mlxlink \"Time Since Last Clear\" {:.1} min: counts since the clear", c / 60.0))),
+        (Some(c), _, _) => Some((
+            c,
+            format!(
+                "the counters' own time since their clear, {:.1} min (mlxlink \"Time Since Last Clear\", NVUE time-since-last-clear-min): counts since the clear",
+                c / 60.0
+            ),
+        )),
         (None, Some(w), _) => Some((w, format!("--window-s {w}: counts taken as covering the last {}", fmt_s(w)))),
         (None, None, true) => match s.uptime_s {
             Some(u) => Some((u, format!("--since-boot: counts since boot, uptime {}", fmt_s(u)))),
@@ -470,8 +483,8 @@ fn interface_records(
             }),
         }));
         prev = Some(snap);
-        // Without counters, a sample only carries a module reading that has no other one.
-        let module_only = counted.is_empty() && snap.has_module();
+        // Without counters, a sample only carries a module or eye reading that has no other one.
+        let module_only = counted.is_empty() && snap.has_reading();
         if !snap.has_counters() && !module_only {
             continue;
         }
@@ -491,6 +504,7 @@ fn interface_records(
             printed_fields: snap.counters.printed_fields.clone(),
             ib: snap.ib.clone(),
             pause: None,
+            serdes_eye: snap.serdes_eye.clone(),
         };
         if span.is_some() {
             let mut z = zero_sample(&s);

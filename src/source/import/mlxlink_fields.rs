@@ -13,11 +13,19 @@
 //!   PCS symbol errors); `Link Down Counter` = link-down events; BERs kept as printed;
 //! - Histogram of FEC Errors: `Bin N` = `"[lo:hi],count"` or `"[n],count"` -> histogram bins;
 //! - Module Info: identity, per-lane rx/tx power (dBm) and bias (mA), temperature (C),
-//!   voltage (mV), each with its printed `[low..high]` alarm range -> [`PrintedModule`].
+//!   voltage (mV), each with its printed `[low..high]` alarm range -> [`PrintedModule`];
+//! - EYE Opening Info (`--show_eye`, mstflint `showEye`): per lane `Physical Grade`,
+//!   `Height Eye Opening [mV]`, `Phase Eye Opening [psec]` (16/28/40 nm devices) or
+//!   `Initial FOM`, `Last FOM`, `Upper` / `Mid` / `Lower Grades` (7 nm) -> [`SerdesEye`].
+//!   `EYE Opening Info (PCIe)` is the PCIe link's, not the port's: kept as printed only.
+//!
+//! Field names are matched with their inner spaces collapsed: mlxlink prints
+//! `Phase  Eye Opening [psec]` with two, a web page or ticket shows one.
 
 use super::{Fragment, ParseResult};
 use crate::counters::ib::{IbRate, IbSpeed};
-use crate::counters::{FecHistogramBin, FecStats, LinkInfo, LinkState};
+use crate::counters::serdes::{SerdesEye, SerdesEyeLane};
+use crate::counters::{FecHistogramBin, FecStats, LinkInfo, LinkState, MAX_LANES};
 use crate::module::printed::{PrintedModule, PrintedRange};
 
 /// The driver-counter name effective (post-FEC) errors are recorded under.
@@ -99,6 +107,40 @@ fn bin_range(s: &str) -> ParseResult<(u32, u32)> {
     }
 }
 
+/// The eye section's section title (`--show_eye` of a network port).
+pub const EYE_SECTION: &str = "EYE Opening Info";
+
+/// A field name as matched: inner runs of spaces collapsed to one.
+fn collapsed(name: &str) -> String {
+    name.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One per-lane eye field into `eye`'s lanes (lane 1 first); `false` for a name that is not one.
+fn eye_field(eye: &mut SerdesEye, name: &str, v: &str) -> ParseResult<bool> {
+    let slot: fn(&mut SerdesEyeLane) -> &mut Option<f64> = match name {
+        "Physical Grade" => |l| &mut l.grade,
+        "Height Eye Opening [mV]" => |l| &mut l.eye_height_mv,
+        "Phase Eye Opening [psec]" => |l| &mut l.eye_width_ps,
+        "Initial FOM" => |l| &mut l.initial_fom,
+        "Last FOM" => |l| &mut l.last_fom,
+        "Upper Grades" => |l| &mut l.upper_grade,
+        "Mid Grades" => |l| &mut l.mid_grade,
+        "Lower Grades" => |l| &mut l.lower_grade,
+        _ => return Ok(false),
+    };
+    let (values, _) = parse_values(v).map_err(|e| format!("{EYE_SECTION} {name}: {e}"))?;
+    if values.len() > MAX_LANES {
+        return Err(format!("{EYE_SECTION} {name}: {} lanes, more than a port has ({MAX_LANES})", values.len()));
+    }
+    if eye.lanes.len() < values.len() {
+        eye.lanes.resize_with(values.len(), SerdesEyeLane::default);
+    }
+    for (lane, value) in eye.lanes.iter_mut().zip(values) {
+        *slot(lane) = value;
+    }
+    Ok(true)
+}
+
 pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     let mut link = LinkInfo::default();
@@ -108,7 +150,10 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
     let mut has_module = false;
     let mut bins: Vec<(u32, FecHistogramBin)> = Vec::new();
     let mut ib_speed = None;
+    let mut eye = SerdesEye { tool: "mlxlink".into(), ..Default::default() };
+    let mut pcie_eye = false;
     for (section, name, value) in fields {
+        let name = &collapsed(name);
         f.printed_fields.insert(format!("{section}/{name}"), value.clone());
         let v = value.trim();
         let na = v.is_empty() || v == "N/A";
@@ -144,6 +189,15 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
             ("Physical Counters and BER Info", n) if n.ends_with("BER") && !na && parse_ber(v).is_none() => {
                 f.notes.push(format!("{n} {v:?} is not in mlxlink's <coef>E-<magnitude> form"))
             }
+            (EYE_SECTION, "FOM Mode") if !na => eye.fom_mode = Some(v.to_string()),
+            (EYE_SECTION, n) => {
+                let read = eye_field(&mut eye, n, v)?;
+                // `Lane` (7 nm) numbers the columns 0..; the position is the lane.
+                if !read && n != "Lane" {
+                    f.notes.push(format!("mlxlink {EYE_SECTION} field {n:?} not read (kept as printed)"));
+                }
+            }
+            (s, _) if s.starts_with(EYE_SECTION) => pcie_eye = true,
             ("Histogram of FEC Errors", n) if n.starts_with("Bin ") => {
                 let idx: u32 = n[4..].trim().parse().map_err(|_| format!("histogram {n}"))?;
                 // "[lo:hi],count" (JSON values joined) or "[lo:hi]  ,count" / "[lo:hi]   count" (text).
@@ -200,8 +254,19 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
     if has_module {
         f.printed_module = Some(module);
     }
-    if f.link.is_none() && f.fec.is_none() && f.printed_module.is_none() {
-        return Err("no Operational Info, counters or Module Info fields".into());
+    if pcie_eye {
+        f.notes.push(format!("{EYE_SECTION} (PCIe): the PCIe link's lanes, not the port's: kept as printed only"));
+    }
+    if eye.lanes.iter().any(|l| !l.is_empty()) {
+        f.serdes_eye = Some(eye);
+    }
+    if f.link.is_none() && f.fec.is_none() && f.printed_module.is_none() && f.serdes_eye.is_none() {
+        if pcie_eye {
+            return Err(format!(
+                "only {EYE_SECTION} (PCIe): the NIC's PCIe lanes (--port_type PCIE), not a network port; run `mlxlink -d DEV -e` for the port's eye"
+            ));
+        }
+        return Err("no Operational Info, counters, Module Info or EYE Opening Info fields".into());
     }
     if f.fec.is_some() && f.since_clear_s.is_none() {
         f.notes.push("counters without \"Time Since Last Clear [Min]\": no time base from the content".into());

@@ -1,6 +1,8 @@
-//! `mlxlink -d DEV [-m] [-c] [--show_histogram]` text: sections titled by a line and a line
-//! of dashes, then `Field<padding>: value` lines (mstflint `MlxlinkCmdPrint`); values may
-//! carry ANSI colour codes, which are dropped.
+//! `mlxlink -d DEV [-m] [-c] [-e] [--show_histogram]` text: sections titled by a line and a
+//! line of dashes, then `Field<padding>: value` lines (mstflint `MlxlinkCmdPrint`); values
+//! may carry ANSI colour codes, which are dropped. As people paste it: a web page or ticket
+//! puts a blank line between lines and collapses the padding (`State : Active`), so blank
+//! lines are skipped and nothing relies on columns.
 
 use super::mlxlink_fields::{to_fragment, Field};
 use super::{key_value, Fragment, ParseResult};
@@ -24,7 +26,7 @@ pub fn strip_ansi(s: &str) -> String {
 }
 
 pub fn parse(text: &str) -> ParseResult<Fragment> {
-    let lines: Vec<String> = text.lines().map(strip_ansi).collect();
+    let lines: Vec<String> = text.lines().map(strip_ansi).filter(|l| !l.is_empty()).collect();
     let mut section = String::new();
     let mut fields: Vec<Field> = Vec::new();
     for (i, line) in lines.iter().enumerate() {

@@ -22,6 +22,7 @@ pub mod mlxlink_fields;
 pub mod mlxlink_json;
 pub mod mlxlink_text;
 pub mod module_pages;
+pub mod nvue;
 pub mod recognize;
 pub mod sonic_counters;
 pub mod sonic_sfpshow;
@@ -34,6 +35,7 @@ pub use recognize::{recognize, Format};
 
 use crate::capture::ModulePages;
 use crate::counters::ib::IbSample;
+use crate::counters::serdes::SerdesEye;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
 use crate::device::{IbPort, PciLink};
 use crate::module::printed::PrintedModule;
@@ -45,7 +47,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: String },
@@ -73,6 +75,8 @@ pub struct Fragment {
     pub pci_devices: Vec<(String, PciLink)>,
     pub module_pages: Option<ModulePages>,
     pub printed_module: Option<PrintedModule>,
+    /// The host NIC's receiver eye per lane (`mlxlink --show_eye`).
+    pub serdes_eye: Option<SerdesEye>,
     /// Every field as printed (`Section/Field` -> text), kept in the record.
     pub printed_fields: BTreeMap<String, String>,
     /// Host uptime (`/proc/uptime`, `uptime`), seconds.

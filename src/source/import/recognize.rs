@@ -26,6 +26,10 @@ pub enum Format {
     /// SONiC `show interfaces transceiver status` / `pm`.
     SonicTransceiverStatus,
     SonicTransceiverPm,
+    /// NVIDIA Cumulus Linux NVUE `nv show interface IF transceiver` (text, `-o json`).
+    NvueTransceiver,
+    /// NVUE `nv show interface IF link phy-detail` / `link phy health` (text, `-o json`).
+    NvuePhyDetail,
     /// SONiC `show interfaces counters fec-stats` / `portstat -f`.
     SonicFecStats,
     /// SONiC `show interfaces counters fec-histogram` / `portstat -fh`.
@@ -63,6 +67,8 @@ impl Format {
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
             Format::SonicTransceiverStatus => "show interfaces transceiver status (SONiC)",
             Format::SonicTransceiverPm => "show interfaces transceiver pm (SONiC)",
+            Format::NvueTransceiver => "nv show interface IF transceiver (NVUE)",
+            Format::NvuePhyDetail => "nv show interface IF link phy-detail (NVUE)",
             Format::SonicFecStats => "show interfaces counters fec-stats (SONiC)",
             Format::SonicFecHistogram => "show interfaces counters fec-histogram (SONiC)",
             Format::LldpText => "lldpcli show neighbors",
@@ -82,6 +88,9 @@ fn recognize_json(v: &serde_json::Value) -> Option<Format> {
     }
     if super::lldp::is_json(v) {
         return Some(Format::LldpJson);
+    }
+    if let Some(f) = super::nvue::recognize_json(v) {
+        return Some(f);
     }
     if v.get("pages").is_some() {
         return Some(Format::ModulePages);
@@ -139,7 +148,17 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
         return Some(Format::Lspci);
     }
     let titled = |t: &str| lines.windows(2).any(|w| super::mlxlink_text::strip_ansi(w[0]) == t && w[1].starts_with("---"));
-    if ["Operational Info", "Physical Counters and BER Info", "Module Info", "Histogram of FEC Errors"].iter().any(|t| titled(t)) {
+    if [
+        "Operational Info",
+        "Physical Counters and BER Info",
+        "Module Info",
+        "Histogram of FEC Errors",
+        "EYE Opening Info",
+        "EYE Opening Info (PCIe)",
+    ]
+    .iter()
+    .any(|t| titled(t))
+    {
         return Some(Format::MlxlinkText);
     }
     if super::lldp::is_text(text) {
@@ -165,6 +184,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     }
     if super::junos_optics::is_junos_optics(text) {
         return Some(Format::JunosOptics);
+    }
+    if let Some(f) = super::nvue::recognize(text) {
+        return Some(f);
     }
     if super::ethtool_module::is_decoded_text(text) {
         return Some(Format::EthtoolModuleText);

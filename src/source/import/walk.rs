@@ -79,6 +79,8 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::JunosOptics => super::junos_optics::parse(text()?),
         Format::SonicTransceiverStatus => super::sonic_xcvr::parse_status(text()?),
         Format::SonicTransceiverPm => super::sonic_xcvr::parse_pm(text()?),
+        Format::NvueTransceiver => super::nvue::parse_transceiver(text()?),
+        Format::NvuePhyDetail => super::nvue::parse_phy_detail(text()?),
         Format::SonicFecStats => super::sonic_counters::parse_fec_stats(text()?),
         Format::SonicFecHistogram => super::sonic_counters::parse_fec_histogram(text()?),
         Format::LldpText => super::lldp::parse_text(text()?),

@@ -1,0 +1,252 @@
+//! NVIDIA Cumulus Linux NVUE (5.10+), a switch port's view of its module and its PHY:
+//!
+//! - `nv show interface IF transceiver`: `key : value` lines (`vendor-pn : MFA1A00-C003`,
+//!   `temperature : 42.56 degrees C / 108.61 degrees F`, `voltage : 3.2888 V`,
+//!   `ch-N-rx-power : 0.8625 mW / -0.64 dBm`, `ch-N-tx-power`, `ch-N-tx-bias-current :
+//!   6.750 mA`) -> the port's `printed_module`, through the decoded `ethtool -m` label
+//!   table ([`super::ethtool_module`]);
+//! - `nv show interface IF link phy-detail` (5.10-5.12; `link phy health` from 5.13): a
+//!   two-column `name  operational` table of the port's PPCNT counters, the same the NIC's
+//!   mlxlink prints (`phy-raw-errors-laneN` = the bits FEC corrected per lane,
+//!   `time-since-last-clear-min`, `effective-errors`, `rs-num-corr-err-binN` = the FEC
+//!   histogram) -> the port's FEC statistics with their time base.
+//!
+//! `-o json` prints the same keys as one object (NVUE renders its text from that object;
+//! no JSON output of these two commands was found in public sources, so the JSON form is
+//! read by the keys the text shows: docs/import.md). The port is named by the command line
+//! when the paste keeps the prompt (`cumulus@switch:~$ nv show interface swp1 transceiver`),
+//! else by the file name or `--interface`. Layouts read on the examples of NVIDIA's Cumulus
+//! Linux user guide and NVUE command reference (tests/fixtures/switch/README.md).
+
+use super::mlxlink_fields::{parse_ber, EFFECTIVE_ERRORS};
+use super::{content_lines, ethtool_module, key_value, Fragment, ParseResult};
+use crate::counters::{FecHistogramBin, FecStats, MAX_LANES};
+use serde_json::Value;
+
+pub const TOOL: &str = "nvue nv show interface transceiver";
+
+/// Most histogram bins NVUE prints (`rs-num-corr-err-bin0..15`, RS(544,514) corrects up to
+/// 15 symbols); a larger bin is not read.
+const MAX_BINS: usize = 16;
+
+/// The port a pasted prompt names: `cumulus@switch:~$ nv show interface swp1 transceiver`.
+fn prompt_port(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let rest = &l[l.find("nv show interface ")? + "nv show interface ".len()..];
+        let port = rest.split_whitespace().next()?;
+        (!port.starts_with('-')).then(|| port.to_string())
+    })
+}
+
+/// `ch-3-rx-power` -> (2, `rx-power`).
+fn channel_key(k: &str) -> Option<(usize, &str)> {
+    let rest = k.strip_prefix("ch-")?;
+    let (n, what) = rest.split_once('-')?;
+    let n: usize = n.parse().ok()?;
+    (1..=MAX_LANES).contains(&n).then(|| (n - 1, what))
+}
+
+/// The ethtool label of an NVUE transceiver key, and the lane (0-based) it is of.
+fn ethtool_label(k: &str) -> Option<(&'static str, Option<usize>)> {
+    if let Some((lane, what)) = channel_key(k) {
+        let label = match what {
+            "rx-power" => "Rcvr signal avg optical power",
+            "tx-power" => "Laser output power",
+            "tx-bias-current" => "Laser bias current",
+            _ => return None,
+        };
+        return Some((label, Some(lane)));
+    }
+    let label = match k {
+        "vendor-name" => "Vendor name",
+        "vendor-pn" => "Vendor PN",
+        "vendor-sn" => "Vendor SN",
+        "vendor-rev" => "Vendor rev",
+        "vendor-oui" => "Vendor OUI",
+        "vendor-date-code" => "Date code",
+        "revision-compliance" => "Revision compliance",
+        "cable-type" => "Transceiver type",
+        "temperature" => "Module temperature",
+        "voltage" => "Module voltage",
+        _ => return None,
+    };
+    Some((label, None))
+}
+
+fn is_transceiver_key(k: &str) -> bool {
+    k == "diagnostics-status" || channel_key(k).is_some_and(|(_, w)| w == "rx-power" || w == "tx-bias-current")
+}
+
+fn is_phy_key(k: &str) -> bool {
+    k == "time-since-last-clear-min" || k.starts_with("phy-raw-errors-lane")
+}
+
+/// `name  value [applied]` rows of NVUE's two-column tables (the heading and its dashes
+/// are not rows: their value is not a reading).
+fn table_rows(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    content_lines(text).filter_map(|l| {
+        let mut cells = l.split_whitespace();
+        let (k, v) = (cells.next()?, cells.next()?);
+        (!k.starts_with('-') && k != "operational").then_some((k, v))
+    })
+}
+
+/// The NVUE output `text` is, if it is one.
+pub fn recognize(text: &str) -> Option<super::Format> {
+    if content_lines(text).filter_map(key_value).any(|(k, _)| is_transceiver_key(k)) {
+        return Some(super::Format::NvueTransceiver);
+    }
+    let mut rows = table_rows(text);
+    rows.any(|(k, _)| is_phy_key(k)).then_some(super::Format::NvuePhyDetail)
+}
+
+/// The NVUE `-o json` output `v` is, if it is one: an object with these commands' keys.
+pub fn recognize_json(v: &Value) -> Option<super::Format> {
+    let o = v.as_object()?;
+    if o.keys().any(|k| is_transceiver_key(k)) {
+        Some(super::Format::NvueTransceiver)
+    } else if o.keys().any(|k| is_phy_key(k)) {
+        Some(super::Format::NvuePhyDetail)
+    } else {
+        None
+    }
+}
+
+/// A JSON value as the text would print it (numbers and strings; anything else is not a value).
+fn json_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An output's `(key, value)` pairs, and the port it names.
+type Pairs = (Vec<(String, String)>, Option<String>);
+
+/// The `(key, value)` pairs of the output, text or `-o json`, and the port it names.
+fn pairs(text: &str, table: bool) -> ParseResult<Pairs> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') {
+        let v: Value = serde_json::from_str(trimmed).map_err(|e| format!("not JSON: {e}"))?;
+        let o = v.as_object().ok_or("not an NVUE -o json object")?;
+        return Ok((o.iter().filter_map(|(k, v)| Some((k.clone(), json_text(v)?))).collect(), None));
+    }
+    let pairs = if table {
+        table_rows(text).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    } else {
+        content_lines(text).filter_map(key_value).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    Ok((pairs, prompt_port(text)))
+}
+
+/// `nv show interface IF transceiver` (text or `-o json`).
+pub fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
+    let (pairs, port) = pairs(text, false)?;
+    let mut lines = Vec::new();
+    for (k, v) in &pairs {
+        if let Some((label, lane)) = ethtool_label(k) {
+            lines.push((label, v.as_str(), lane));
+        }
+    }
+    let (mut m, notes) = ethtool_module::parse_labelled(TOOL, lines.into_iter())?;
+    // NVUE does not say whether `rx-power` is average power or OMA.
+    m.rx_power_oma = None;
+    // NVUE names the form factor without SFF-8024's code (`identifier : QSFP28`).
+    m.identifier = pairs.iter().find(|(k, _)| k == "identifier").map(|(_, v)| v.trim().to_string()).filter(|v| !v.is_empty());
+    let mut f = Fragment { interface: port, printed_module: Some(m), notes, ..Default::default() };
+    f.printed_fields = pairs.into_iter().map(|(k, v)| (format!("nvue transceiver/{k}"), v)).collect();
+    Ok(f)
+}
+
+fn count(k: &str, v: &str) -> ParseResult<u64> {
+    v.trim().parse().map_err(|_| format!("{k} {v:?} is not an unsigned integer"))
+}
+
+/// `nv show interface IF link phy-detail` / `link phy health` (text or `-o json`).
+pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
+    let (pairs, port) = pairs(text, true)?;
+    let mut f = Fragment { interface: port, ..Default::default() };
+    let mut lanes: Vec<Option<u64>> = Vec::new();
+    let mut bins: Vec<Option<u64>> = Vec::new();
+    for (k, v) in &pairs {
+        f.printed_fields.insert(format!("nvue phy-detail/{k}"), v.clone());
+        let na = v == "n/a" || v == "N/A";
+        if let Some(n) = k.strip_prefix("phy-raw-errors-lane").and_then(|n| n.parse::<usize>().ok()).filter(|_| !na) {
+            if n >= MAX_LANES {
+                return Err(format!("{k}: more lanes than a port has ({MAX_LANES})"));
+            }
+            if lanes.len() <= n {
+                lanes.resize(n + 1, None);
+            }
+            lanes[n] = Some(count(k, v)?);
+        } else if let Some(n) = k.strip_prefix("rs-num-corr-err-bin").and_then(|n| n.parse::<usize>().ok()).filter(|_| !na) {
+            if n >= MAX_BINS {
+                f.notes.push(format!("{k}: a bin past {} not read", MAX_BINS - 1));
+                continue;
+            }
+            if bins.len() <= n {
+                bins.resize(n + 1, None);
+            }
+            bins[n] = Some(count(k, v)?);
+        } else if k == "time-since-last-clear-min" && !na {
+            // Whole minutes as printed: a time that has passed, so finite and not negative.
+            let min = v.parse::<f64>().ok().filter(|m| m.is_finite() && *m >= 0.0 && (m * 60.0).is_finite());
+            f.since_clear_s = Some(min.ok_or_else(|| format!("{k} {v:?} is not a number of minutes at or above 0"))? * 60.0);
+        } else if k == "effective-errors" && !na {
+            f.driver_stats.insert(EFFECTIVE_ERRORS.into(), count(k, v)?);
+        } else if k.contains("ber") && !na && v != "0" && parse_ber(v).is_none() {
+            f.notes.push(format!("{k} {v:?} is not in the <coef>E-<magnitude> form"));
+        }
+    }
+    if lanes.iter().any(Option::is_none) || bins.iter().any(Option::is_none) {
+        return Err("a lane or histogram bin is missing between the ones printed".into());
+    }
+    let lanes: Vec<u64> = lanes.into_iter().flatten().collect();
+    let mut fec = FecStats::default();
+    if !lanes.is_empty() {
+        let total = lanes.iter().try_fold(0u64, |a, v| a.checked_add(*v)).ok_or("phy-raw-errors: sum exceeds 64 bits")?;
+        fec.corrected_bits = std::iter::once(total).chain(lanes).collect();
+    }
+    fec.histogram = bins
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, count)| FecHistogramBin { low: i as u32, high: i as u32, count, per_lane: Vec::new() })
+        .collect();
+    if fec == FecStats::default() {
+        return Err("no phy-raw-errors-laneN or rs-num-corr-err-binN counters".into());
+    }
+    f.fec = Some(fec);
+    if f.since_clear_s.is_none() {
+        f.notes.push("counters without time-since-last-clear-min: no time base from the content".into());
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_prompts() {
+        assert_eq!(channel_key("ch-3-rx-power"), Some((2, "rx-power")));
+        assert_eq!(channel_key("ch-0-rx-power"), None);
+        assert_eq!(channel_key("ch-99-rx-power"), None);
+        assert_eq!(prompt_port("cumulus@leaf01:mgmt:~$ nv show interface swp51 link phy-detail\n").as_deref(), Some("swp51"));
+        assert_eq!(prompt_port("nv show interface --view counters"), None);
+        assert_eq!(recognize("time-since-last-clear-min  1\nphy-raw-errors-lane0  5\n"), Some(super::super::Format::NvuePhyDetail));
+        assert_eq!(recognize("ch-1-rx-power : 0.5 mW / -3.01 dBm\n"), Some(super::super::Format::NvueTransceiver));
+        assert_eq!(recognize("State : Active\n"), None);
+    }
+
+    #[test]
+    fn a_gap_between_lanes_or_a_bad_count_is_an_error() {
+        assert!(parse_phy_detail("phy-raw-errors-lane0  1\nphy-raw-errors-lane2  1\n").is_err());
+        assert!(parse_phy_detail("phy-raw-errors-lane0  x\n").is_err());
+        assert!(parse_phy_detail("phy-raw-errors-lane99  1\n").is_err());
+        assert!(parse_phy_detail("time-since-last-clear-min  -3\nphy-raw-errors-lane0  1\n").is_err());
+        let j = parse_phy_detail(r#"{"time-since-last-clear-min": 2, "phy-raw-errors-lane0": 7, "phy-raw-errors-lane1": 3}"#).unwrap();
+        assert_eq!((j.since_clear_s, j.fec.unwrap().corrected_bits), (Some(120.0), vec![10, 7, 3]));
+    }
+}

@@ -1,0 +1,117 @@
+//! mlxlink text as people paste it (tests/fixtures/mlxlink/README.md): a forum page puts a
+//! blank line after every line and collapses the padding; the `--show_eye` section lands in
+//! the capture as the NIC's receiver eye per lane. Every value checked is read off the
+//! printed text by hand, and the BER from the counts is worked out from the lane rate.
+
+use crate::support::optics;
+use serde_json::Value;
+use std::path::Path;
+
+const F: &str = "tests/fixtures/mlxlink";
+
+fn import(inputs: &[&Path], cap: &Path) {
+    let o = optics().arg("import").args(inputs).arg("-o").arg(cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The capture's sample records (the last is the snapshot; a zero reading may precede it).
+fn samples(cap: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(cap).unwrap();
+    text.lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|r| r["record"] == "sample").collect()
+}
+
+/// mlxlink's own layout (`Field<padded to 40>: value`, no blank lines) of a pasted text.
+fn as_printed(pasted: &str) -> String {
+    let mut out = String::new();
+    for line in pasted.lines().filter(|l| !l.trim().is_empty()) {
+        match line.split_once(" : ") {
+            Some((k, v)) => out.push_str(&format!("{k:<40}: {v}\n")),
+            None => out.push_str(&format!("{line}\n")),
+        }
+    }
+    out
+}
+
+#[test]
+fn a_forum_paste_of_counters_reads_with_its_time_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&[&Path::new(F).join("cx4_forum_show_counters.txt")], &cap);
+    let s = samples(&cap);
+    let last = s.last().unwrap();
+    // Raw Physical Errors Per Lane 26711,0,0,9108: 35819 in all.
+    assert_eq!(last["fec"]["corrected_bits"], serde_json::json!([35819, 26711, 0, 0, 9108]));
+    // Time Since Last Clear 1715.4 min = 102924 s after the zero reading.
+    assert!((last["t"].as_f64().unwrap() - s[0]["t"].as_f64().unwrap() - 102_924.0).abs() < 1e-6);
+    assert_eq!(last["link"]["down_events"], Value::Null);
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let link = &v["interfaces"][0]["link"];
+    // 100GbE over 4x, RS(528,514): 25.78125 Gb/s lanes, 103.125 Gb/s in all. 35819 bits over
+    // 102924 s x 103.125e9 = 1.06140e16 bits: 3.375e-12, which mlxlink printed as "3E-12".
+    assert_eq!(link["lane_rate_gbps"], 25.78125);
+    let ber = link["pre_fec_ber"].as_f64().unwrap();
+    assert!((ber - 35819.0 / (102_924.0 * 103.125e9)).abs() < 1e-15, "{ber}");
+    assert!((3e-12..4e-12).contains(&ber));
+}
+
+#[test]
+fn the_eye_section_lands_per_lane_pasted_or_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pasted = std::fs::read_to_string(Path::new(F).join("cx4_forum_show_eye.txt")).unwrap();
+    let printed = dir.path().join("eye_as_printed.txt");
+    // mlxlink pads the width label with two spaces: "Phase  Eye Opening [psec]".
+    std::fs::write(&printed, as_printed(&pasted).replace("Phase Eye", "Phase  Eye")).unwrap();
+    let mut eyes = Vec::new();
+    for (i, f) in [Path::new(F).join("cx4_forum_show_eye.txt"), printed].iter().enumerate() {
+        let cap = dir.path().join(format!("e{i}.jsonl"));
+        import(&[f], &cap);
+        let s = samples(&cap);
+        assert_eq!(s.len(), 1, "an eye alone is one reading, no zero reading: {s:?}");
+        eyes.push(s[0]["serdes_eye"].clone());
+    }
+    assert_eq!(eyes[0], eyes[1]);
+    let lanes = eyes[0]["lanes"].as_array().unwrap();
+    let col = |k: &str| lanes.iter().map(|l| l[k].as_f64().unwrap()).collect::<Vec<_>>();
+    assert_eq!(col("grade"), [3065.0, 3367.0, 4371.0, 2932.0]);
+    assert_eq!(col("eye_height_mv"), [48.0, 53.0, 57.0, 37.0]);
+    assert_eq!(col("eye_width_ps"), [12.0, 14.0, 15.0, 10.0]);
+    assert_eq!(eyes[0]["tool"], "mlxlink");
+    // The port's link came with it: 100GbE over 4 lanes.
+    let text = std::fs::read_to_string(dir.path().join("e0.jsonl")).unwrap();
+    let iface = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|r| r["record"] == "interface").unwrap();
+    assert_eq!((iface["link"]["speed_mbps"].as_u64(), iface["link"]["lanes"].as_u64()), (Some(100_000), Some(4)));
+}
+
+#[test]
+fn counters_and_eye_of_one_port_are_one_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("host");
+    std::fs::create_dir(&input).unwrap();
+    for f in ["cx4_forum_show_counters.txt", "cx4_forum_show_eye.txt"] {
+        std::fs::copy(Path::new(F).join(f), input.join(f)).unwrap();
+    }
+    let cap = dir.path().join("c.jsonl");
+    import(&[&input], &cap);
+    let last = samples(&cap).pop().unwrap();
+    assert_eq!(last["fec"]["corrected_bits"][0], 35819);
+    assert_eq!(last["serdes_eye"]["lanes"][3]["eye_height_mv"], 37.0);
+}
+
+#[test]
+fn a_pcie_eye_alone_is_refused_with_what_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // mstflint showEye with --port_type PCIE: the title gains " (PCIe)"; 16 lanes of a x16 link.
+    let f = dir.path().join("pcie_eye.txt");
+    std::fs::write(
+        &f,
+        "PCIe Operational (Enabled) Info\n-------------------------------\nLink Width Active (Enabled)        : 16X (16X)\n\n\
+         EYE Opening Info (PCIe)\n-----------------------\nPhysical Grade                     :   1848,  2220\n",
+    )
+    .unwrap();
+    let o = optics().arg("import").arg(&f).arg("-o").arg(dir.path().join("c.jsonl")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("PCIe lanes") && err.contains("mlxlink -d DEV -e"), "{err}");
+}

@@ -1,0 +1,103 @@
+//! NVIDIA Cumulus Linux NVUE outputs of a switch port (tests/fixtures/switch/README.md):
+//! `nv show interface IF transceiver` becomes the port's module, `nv show interface IF link
+//! phy-detail` its FEC counters with their time base. Each value checked is read off the
+//! printed text by hand; powers are checked against the mW↔dBm arithmetic.
+
+use crate::support::optics;
+use serde_json::Value;
+use std::path::Path;
+
+const F: &str = "tests/fixtures/switch";
+
+fn import(file: &Path, cap: &Path) -> String {
+    let o = optics().arg("import").arg(file).arg("-o").arg(cap).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{}: {err}", file.display());
+    err
+}
+
+fn records(cap: &Path, kind: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(cap).unwrap();
+    text.lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|r| r["record"] == kind).collect()
+}
+
+#[test]
+fn the_transceiver_view_is_the_ports_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&Path::new(F).join("nvue_show_interface_transceiver_cl512.txt"), &cap);
+    // The prompt line names the port.
+    assert_eq!(records(&cap, "interface")[0]["interface"], "swp1");
+    let o = optics().args(["decode", "--json", "--interface", "swp1"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (m["vendor_name"].as_str(), m["vendor_pn"].as_str(), m["vendor_sn"].as_str()),
+        (Some("Mellanox"), Some("MFA1A00-C003"), Some("MT2108FT02204"))
+    );
+    assert_eq!((m["module_temperature_c"].as_f64(), m["supply_voltage_v"].as_f64()), (Some(42.56), Some(3.2888)));
+    let lanes = m["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 4);
+    let rx_mw = [0.8625, 0.8385, 0.8556, 0.8576];
+    let rx_dbm_printed = [-0.64, -0.76, -0.68, -0.67];
+    for ((l, mw), printed) in lanes.iter().zip(rx_mw).zip(rx_dbm_printed) {
+        // The mW is what the module reported (0.1 uW resolution); dBm = 10 log10(mW), which
+        // NVUE rounded to 0.01 dB.
+        let dbm = l["rx_power_dbm"].as_f64().unwrap();
+        assert!((dbm - 10.0 * f64::log10(mw)).abs() < 1e-9, "{l}");
+        assert!((dbm - printed).abs() <= 0.005 + 1e-9, "{l}");
+        assert_eq!(l["tx_bias_ma"].as_f64(), Some(6.75));
+    }
+    assert!((lanes[3]["tx_power_dbm"].as_f64().unwrap() - 10.0 * f64::log10(0.9695)).abs() < 1e-9);
+}
+
+#[test]
+fn phy_detail_gives_the_ports_lane_counts_since_the_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    let err = import(&Path::new(F).join("nvue_link_phy_detail_cl512.txt"), &cap);
+    assert!(err.contains("swp1"), "{err}");
+    let s = records(&cap, "sample");
+    let last = s.last().unwrap();
+    assert_eq!(last["interface"], "swp1");
+    let bits = &last["fec"]["corrected_bits"];
+    assert_eq!(bits[0], 1_478_918_665u64, "the sum of the eight lanes");
+    assert_eq!(bits[1], 747_567_424u64);
+    assert_eq!(bits.as_array().unwrap().len(), 9);
+    // 324 min since the clear: a zero reading 19440 s before the snapshot.
+    assert!((last["t"].as_f64().unwrap() - s[0]["t"].as_f64().unwrap() - 19_440.0).abs() < 1e-6);
+    let hist = last["fec"]["histogram"].as_array().unwrap();
+    assert_eq!(hist.len(), 16);
+    assert_eq!((hist[1]["low"].as_u64(), hist[1]["count"].as_u64()), (Some(1), Some(598_244_758)));
+    assert_eq!(hist[8]["count"], 1);
+    assert_eq!(last["printed_fields"]["nvue phy-detail/raw-ber-lane0"], "3E-6");
+}
+
+#[test]
+fn nvue_json_reads_like_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // `-o json` prints the text's keys as one object (docs/import.md: no public JSON sample).
+    let f = dir.path().join("swp1_phy.json");
+    std::fs::write(&f, r#"{"time-since-last-clear-min": 10, "effective-errors": 0, "phy-raw-errors-lane0": 6, "phy-raw-errors-lane1": 4, "rs-num-corr-err-bin0": 100, "rs-num-corr-err-bin1": 10}"#).unwrap();
+    let cap = dir.path().join("c.jsonl");
+    let o = optics().arg("import").arg(&f).args(["--interface", "swp1", "-o"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let last = records(&cap, "sample").pop().unwrap();
+    assert_eq!(last["fec"]["corrected_bits"], serde_json::json!([10, 6, 4]));
+    assert_eq!(last["fec"]["histogram"][1]["count"], 10);
+}
+
+#[test]
+fn truncated_nvue_output_is_refused_not_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(F).join("nvue_link_phy_detail_cl512.txt")).unwrap();
+    // Cut in the middle of a lane's count: the rest of the lanes are gone and lane 3's
+    // number is now text.
+    let cut = format!("{}x", &text[..text.find("phy-raw-errors-lane3").unwrap() + "phy-raw-errors-lane3       3057".len()]);
+    let f = dir.path().join("cut.txt");
+    std::fs::write(&f, cut).unwrap();
+    let o = optics().arg("import").arg(&f).arg("-o").arg(dir.path().join("c.jsonl")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("phy-raw-errors-lane3"), "{err}");
+}
