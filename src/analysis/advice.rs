@@ -191,6 +191,7 @@ fn port_sentence(code: ReasonCode) -> Option<&'static str> {
         ReasonCode::MarginFalling => "the margin is falling: clean and inspect the fiber before it reaches the floor, and watch the lanes' bias and light for a failing laser",
         // An InfiniBand port's link codes get the port's own sentence (`infiniband::LINK_ADVICE`).
         ReasonCode::WeakTransmitter => "this module's transmitter looks weak: compare the far end's received light (--peer) before any swap",
+        ReasonCode::DomImplausible => "the module's diagnostics cannot be believed: read it again (another port or host, a current driver); if the same values follow the module, it is faulty or mis-programmed: replace it where its light must be watched, and judge the link on its error counters meanwhile",
         ReasonCode::CounterSaturated => "a saturated counter hides any new errors: clear the port's counters (perfquery -x -R) and sample again",
         _ => return None,
     })

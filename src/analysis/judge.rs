@@ -57,14 +57,22 @@ pub(super) fn judge_lanes(
     let floor = cx.modulation.zip(cx.x_limit).map(|(m, x_limit)| q::MarginFloor::new(x_limit, cfg.margin_floor_db, m));
     let esnr_siblings = vdm_lanes::EsnrSiblings::of(lanes);
     let module_index = super::lane_index::LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
-    let thresholds = w.module.as_ref().map(|m| &m.thresholds);
+    // The levels and flags that can be believed (`dom_trust`).
+    let thresholds = w.module.as_ref().map(|_| &*cx.dom.thresholds);
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for la in lanes.iter_mut() {
         // From the lane's figures as measured: the judges below change only flags and advice.
         let ev = siblings.evidence(la, cfg, cx.limit);
         let esnr_delta_db = esnr_siblings.delta_db(la);
         let n = la.lane;
-        let module_flags: &[ModuleFlag] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
+        let all_flags: &[ModuleFlag] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
+        let believed: Vec<ModuleFlag>;
+        let module_flags: &[ModuleFlag] = if all_flags.iter().all(|f| cx.dom.believes(*f)) {
+            all_flags
+        } else {
+            believed = all_flags.iter().copied().filter(|f| cx.dom.believes(*f)).collect();
+            &believed
+        };
         // The lane's values against the module's own thresholds: the same fact as the
         // module's flag bits, judged the same whether or not the source carries the bits.
         let crossed = thresholds.map(|t| dom_limits::crossings(la, t)).unwrap_or_default();
@@ -260,7 +268,11 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             );
             reasons.push(Reason::new(ReasonCode::ModuleUnreadable, Severity::Investigate, None, msg));
         }
-        for &f in &m.module_flags {
+        if let Some(msg) = implausible_message(&cx.dom) {
+            let severity = if cx.dom.findings.iter().any(dom_trust::Finding::is_serious) { Severity::Investigate } else { Severity::Info };
+            reasons.push(Reason::new(ReasonCode::DomImplausible, severity, None, msg));
+        }
+        for &f in m.module_flags.iter().filter(|f| cx.dom.believes(**f)) {
             if let Some(code) = flag_code(f) {
                 reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));
             }
@@ -298,4 +310,21 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
         };
         reasons.push(Reason::new(ReasonCode::NoFecData, severity, None, msg));
     }
+}
+
+/// "module diagnostics cannot be so: supply 0.23 V (...); ...: ..." for a module whose
+/// readings or levels cannot be believed; `None` for one that holds together.
+fn implausible_message(dom: &dom_trust::Trust) -> Option<String> {
+    if dom.findings.is_empty() {
+        return None;
+    }
+    let said: Vec<String> = dom.findings.iter().map(dom_trust::Finding::describe).collect();
+    let consequence = if !dom.readings() {
+        "its readings, thresholds and limit flags are not evidence and are not judged"
+    } else if dom.findings.iter().any(dom_trust::Finding::is_serious) {
+        "those monitors' thresholds and limit flags are not evidence and are not judged"
+    } else {
+        "those warnings are not judged, the alarms are"
+    };
+    Some(format!("module diagnostics cannot be so: {}: {consequence}", said.join("; ")))
 }

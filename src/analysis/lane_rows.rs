@@ -47,7 +47,7 @@ impl RowFigures {
             let mut reasons = Vec::new();
             judge_lanes(&cx, &link, &mut lanes, None, None, &mut reasons);
             limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
-            transmitter::judge_transmitters(cx.w, &cx.cfg, None, &mut lanes, &mut reasons);
+            transmitter::judge_transmitters(&cx, None, &mut lanes, &mut reasons);
         }
         limits::clear_uncounted(&cx, &mut link, &mut lanes);
         let histogram = histogram::of_window(&cx);

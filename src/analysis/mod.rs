@@ -15,6 +15,7 @@ pub mod breakout;
 pub mod compare;
 pub mod config;
 pub mod dom_limits;
+pub mod dom_trust;
 pub mod fec;
 pub mod frame_loss;
 pub mod histogram;
@@ -309,6 +310,8 @@ struct Context<'a> {
     x_limit: Option<f64>,
     /// Poisson bounds at `cfg.confidence`, worked out once for every BER.
     bounds: ber::PoissonBounds,
+    /// What of the module's diagnostics can be believed, and the thresholds judged against.
+    dom: dom_trust::Trust<'a>,
     notes: Vec<String>,
 }
 
@@ -483,8 +486,9 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             .unwrap_or(0)
             .min(usize::from(u8::MAX));
     let module_index = lane_index::LaneIndex::new(module_lanes);
-    // `optical::optical_margin` per lane, the module's threshold converted once.
-    let low = w.module.as_ref().and_then(|m| optical::LowThreshold::of(&m.thresholds));
+    // `optical::optical_margin` per lane, the module's threshold converted once (none
+    // over a level that cannot be believed: `dom_trust`).
+    let low = optical::LowThreshold::of(&cx.dom.thresholds);
     // Default lanes filled in place: a lane is too large to build and then move.
     out.clear();
     out.resize_with(n, LaneAnalysis::default);
@@ -565,7 +569,8 @@ fn measure<'a>(
     let limit = fec::limit(fec, rate.as_ref().map(|r| r.lane_rate_gbps)).ber_limit;
     let x_limit = limit.zip(modulation).and_then(|(l, m)| q::q_from_ber(l, m));
     let bounds = ber::PoissonBounds::new(cfg.confidence);
-    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, notes };
+    let dom = w.module.as_ref().map(dom_trust::Trust::of).unwrap_or_default();
+    let mut cx = Context { w, cfg, rate, modulation, fec, limit, x_limit, bounds, dom, notes };
     let link = link_analysis(&mut cx);
     lane_analyses(&cx, &mut lanes);
     vdm_lanes::apply(&mut cx, &mut lanes);
@@ -656,7 +661,7 @@ fn analyze_one(
     let fec_histogram = histogram::judge(&mut cx, &mut reasons);
     let frame_loss = frame_loss::of_window(&cx, &link, fec_histogram.as_ref());
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
-    transmitter::judge_transmitters(w, &cx.cfg, peer, &mut lanes, &mut reasons);
+    transmitter::judge_transmitters(&cx, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
     advice::fill(&reasons, &mut lanes, &mut advice);
     rank(&mut lanes);

@@ -134,15 +134,13 @@ fn far_end_evidence(peer: Option<&InterfaceWindow>, n: u8, cfg: &Config) -> Opti
 }
 
 /// Flags, reasons and advice for weak local transmitters (optical modules only).
-pub(super) fn judge_transmitters(
-    w: &InterfaceWindow,
-    cfg: &Config,
-    peer: Option<&InterfaceWindow>,
-    lanes: &mut [LaneAnalysis],
-    reasons: &mut Vec<Reason>,
-) {
-    let Some(m) = w.module.as_ref() else { return };
-    let ys = Yardsticks::of(lanes, &m.thresholds);
+pub(super) fn judge_transmitters(cx: &Context, peer: Option<&InterfaceWindow>, lanes: &mut [LaneAnalysis], reasons: &mut Vec<Reason>) {
+    let (w, cfg) = (cx.w, &*cx.cfg);
+    // Powers from a converter that reads impossible values are not compared (`dom_trust`).
+    if w.module.is_none() || !cx.dom.readings() {
+        return;
+    }
+    let ys = Yardsticks::of(lanes, &cx.dom.thresholds);
     let found: Vec<(u8, Weakness)> = lanes.iter().filter_map(|la| weakness(la, &ys, cfg).map(|why| (la.lane, why))).collect();
     // Asked only when a lane looks weak: most windows have none.
     if found.is_empty() || is_copper(w) {

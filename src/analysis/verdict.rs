@@ -17,7 +17,8 @@
 //!   dropped received packets or crossed its local link integrity threshold),
 //!   `counter_saturated` (an IB counter stuck at its maximum: a lower bound, no rate; see
 //!   `infiniband`),
-//!   `degraded_after_flap` (a lane's BER rose and held after a link drop; see `after_flap`).
+//!   `degraded_after_flap` (a lane's BER rose and held after a link drop; see `after_flap`),
+//!   `dom_implausible` (the module's readings or alarm levels cannot be so; see `dom_trust`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -85,6 +86,7 @@ pub enum ReasonCode {
     IbPortErrors,
     CounterSaturated,
     DegradedAfterFlap,
+    DomImplausible,
 }
 
 impl ReasonCode {
@@ -119,6 +121,7 @@ impl ReasonCode {
             ReasonCode::IbPortErrors => "ib_port_errors",
             ReasonCode::CounterSaturated => "counter_saturated",
             ReasonCode::DegradedAfterFlap => "degraded_after_flap",
+            ReasonCode::DomImplausible => "dom_implausible",
         }
     }
 }

@@ -145,6 +145,34 @@ fn a_ticket_paste_of_a_module_with_alarms_on_keeps_its_flags() {
 }
 
 #[test]
+fn a_module_whose_diagnostics_cannot_be_so_is_investigated_not_rejected_on_them() {
+    // dec10 prints a supply of 0.2287 V: a module that answers runs at 3.3 V +- 5 %
+    // (3.135-3.465 V), so its converter reads nonsense. Its levels say the same: temperature
+    // low alarm 7.06 C over its high alarm 3.02 C, rx and tx power alarms all 0.8224 mW (no
+    // room between low and high). Its "alarms" are artefacts: no dom_alarm, no optical
+    // margin over a meaningless level, and the verdict is investigate, not reject.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("dec10.jsonl");
+    let src = Path::new(M).join("dec10_bnxt_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt");
+    optics().arg("import").arg(&src).arg("-o").arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let i = &v["interfaces"][0];
+    assert_eq!(i["verdict"], "investigate", "{i:#}");
+    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"dom_implausible") && !codes.contains(&"dom_alarm"), "{codes:?}");
+    let why = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "dom_implausible").unwrap();
+    assert_eq!(why["severity"], "investigate");
+    let msg = why["message"].as_str().unwrap();
+    for said in ["supply 0.23 V", "temperature low alarm 7.06 C is not under its high alarm 3.02 C", "tx power low alarm 0.8224 mW"] {
+        assert!(msg.contains(said), "{said}: {msg}");
+    }
+    assert!(i["lanes"][0]["optical_margin_db"].is_null(), "{:#}", i["lanes"][0]);
+    // The module keeps what it printed: decode is a faithful record, only the judgement sets it aside.
+    assert_eq!(i["module"]["supply_voltage_v"].as_f64(), Some(0.2287));
+}
+
+#[test]
 fn two_modules_in_one_paste_are_refused_with_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let one = std::fs::read_to_string(Path::new(M).join("sfp02.ethtool61.txt")).unwrap();

@@ -1,0 +1,299 @@
+//! Whether a module's diagnostics can be believed. Its monitors are its own ADC readings
+//! and its thresholds its own EEPROM programming, and both fail in ways no link can:
+//! - a supply reading no running module gives. The module answers on its management
+//!   interface, so it has power: SFF-8472 Rev 12.4 (Table 9-11's Vcc), SFF-8636 Rev 2.11
+//!   and CMIS 5.2 modules run from 3.3 V ± 5 %. A reading far outside that says the ADC or
+//!   its calibration is broken, and every other reading of the same converter with it;
+//! - a temperature outside anything a module survives (industrial parts are specified to
+//!   -40 to 85 °C case), for the same reason;
+//! - alarm levels with no room between them (low alarm at or over the high alarm; the specs'
+//!   threshold tables, SFF-8472 Table 9-5, SFF-8636 Table 6-8 and CMIS 5.2 Table 8-62, lay
+//!   out high alarm ≥ high warning ≥ low warning ≥ low alarm): every value crosses one, so
+//!   the module's own flag bits and every comparison with those levels mean nothing;
+//! - warnings outside the alarms or crossed: the alarms still stand, the warnings do not.
+//!
+//! What cannot be believed is not judged: no `dom_alarm` / `dom_warning` from those levels
+//! or flags, no optical margin over a meaningless threshold. `dom_implausible` says why
+//! instead, so a module whose converter reads garbage is not rejected for "alarms" that are
+//! artefacts, and is not accepted on numbers that mean nothing either.
+
+use crate::module::flag::{ModuleFlag, Monitor, Severity as Level};
+use crate::module::report::{ModuleReport, Thresholds};
+use crate::module::threshold::ThresholdSet;
+use std::borrow::Cow;
+use std::ops::RangeInclusive;
+
+/// Supply readings a module that answers can give: 3.3 V ± 5 % is 3.135-3.465 V; a
+/// sagging supply is a real alarm down to where the module stops answering, so only
+/// readings far from any working supply are refused.
+const SUPPLY_V: RangeInclusive<f64> = 2.5..=4.0;
+
+/// Case temperatures a module can report and still run: beyond the industrial range
+/// (-40 to 85 °C) by a wide margin on both sides.
+const TEMPERATURE_C: RangeInclusive<f64> = -55.0..=125.0;
+
+/// One thing about a module's diagnostics that cannot be so.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Finding {
+    /// A reading no running module gives: every reading and limit flag is set aside.
+    Reading { monitor: Monitor, value: f64 },
+    /// The low alarm at or over the high alarm: the monitor's levels and flags are set aside.
+    AlarmsInverted { monitor: Monitor, low_alarm: f64, high_alarm: f64 },
+    /// A warning outside the alarms, or the low warning at or over the high one: the
+    /// monitor's warnings are set aside, its alarms kept.
+    WarningsDisordered { monitor: Monitor },
+}
+
+impl Finding {
+    /// "supply 0.23 V (a module runs at 3.3 V ± 5 %)".
+    pub fn describe(&self) -> String {
+        match *self {
+            Finding::Reading { monitor: Monitor::SupplyVoltage, value } => {
+                format!("supply {value:.2} V (a module runs at 3.3 V ± 5 %)")
+            }
+            Finding::Reading { monitor, value } => format!("{} reads {value:.2} {}", what(monitor), unit(monitor)),
+            Finding::AlarmsInverted { monitor, low_alarm, high_alarm } => format!(
+                "{} low alarm {} is not under its high alarm {}",
+                what(monitor),
+                level_text(monitor, low_alarm),
+                level_text(monitor, high_alarm)
+            ),
+            Finding::WarningsDisordered { monitor } => format!("{} warning levels lie outside its alarms", what(monitor)),
+        }
+    }
+
+    /// Whether it sets the module's diagnostics aside (rather than only its warnings).
+    pub fn is_serious(&self) -> bool {
+        !matches!(self, Finding::WarningsDisordered { .. })
+    }
+}
+
+fn what(m: Monitor) -> &'static str {
+    match m {
+        Monitor::Temperature => "temperature",
+        Monitor::SupplyVoltage => "supply",
+        Monitor::RxPower => "rx power",
+        Monitor::TxPower => "tx power",
+        Monitor::TxBias => "tx bias",
+        other => other.as_str(),
+    }
+}
+
+fn unit(m: Monitor) -> &'static str {
+    match m {
+        Monitor::Temperature => "C",
+        Monitor::SupplyVoltage => "V",
+        Monitor::RxPower | Monitor::TxPower => "mW",
+        Monitor::TxBias => "mA",
+        _ => "",
+    }
+}
+
+fn level_text(m: Monitor, v: f64) -> String {
+    match m {
+        Monitor::RxPower | Monitor::TxPower => format!("{v:.4} mW"),
+        _ => format!("{v:.2} {}", unit(m)),
+    }
+}
+
+/// What of a module's diagnostics can be believed.
+#[derive(Clone, Debug, Default)]
+pub struct Trust<'a> {
+    /// Empty for a module whose diagnostics hold together (nearly all).
+    pub findings: Vec<Finding>,
+    /// The thresholds judged against: the module's own, less what cannot be so.
+    pub thresholds: Cow<'a, Thresholds>,
+}
+
+/// A threshold set's four levels as the monitor uses them: `None` for a level the module
+/// did not set (0 for power, bias and supply; a temperature set of four zeros) or a tool
+/// did not print (NaN).
+fn levels(monitor: Monitor, t: &ThresholdSet) -> [Option<f64>; 4] {
+    let all = [t.low_alarm, t.low_warning, t.high_warning, t.high_alarm];
+    let unset = monitor == Monitor::Temperature && all.iter().all(|v| *v == 0.0);
+    all.map(|v| (v.is_finite() && !unset && (monitor == Monitor::Temperature || v > 0.0)).then_some(v))
+}
+
+/// The finding on one monitor's levels, if any.
+fn order(monitor: Monitor, t: &ThresholdSet) -> Option<Finding> {
+    let [la, lw, hw, ha] = levels(monitor, t);
+    if let (Some(low_alarm), Some(high_alarm)) = (la, ha) {
+        if low_alarm >= high_alarm {
+            return Some(Finding::AlarmsInverted { monitor, low_alarm, high_alarm });
+        }
+    }
+    // Every pair of set levels in the chain la ≤ lw < hw ≤ ha.
+    let chain = [la, lw, hw, ha];
+    let disordered = (0..4).any(|i| {
+        (i + 1..4).any(|j| match (chain[i], chain[j]) {
+            (Some(a), Some(b)) => a > b || (i == 1 && j == 2 && a == b),
+            _ => false,
+        })
+    });
+    disordered.then_some(Finding::WarningsDisordered { monitor })
+}
+
+impl<'a> Trust<'a> {
+    /// What can be believed of `m`'s diagnostics.
+    pub fn of(m: &'a ModuleReport) -> Self {
+        let mut findings = Vec::new();
+        if let Some(v) = m.supply_voltage_v.filter(|v| *v != 0.0 && !SUPPLY_V.contains(v)) {
+            findings.push(Finding::Reading { monitor: Monitor::SupplyVoltage, value: v });
+        }
+        if let Some(v) = m.module_temperature_c.filter(|v| v.is_finite() && !TEMPERATURE_C.contains(v)) {
+            findings.push(Finding::Reading { monitor: Monitor::Temperature, value: v });
+        }
+        let t = &m.thresholds;
+        let sets = [
+            (Monitor::Temperature, t.temperature_c.as_ref()),
+            (Monitor::SupplyVoltage, t.supply_voltage_v.as_ref()),
+            (Monitor::RxPower, t.rx_power_mw.as_ref()),
+            (Monitor::TxPower, t.tx_power_mw.as_ref()),
+            (Monitor::TxBias, t.tx_bias_ma.as_ref()),
+        ];
+        findings.extend(sets.iter().filter_map(|(monitor, set)| set.and_then(|s| order(*monitor, s))));
+        if findings.is_empty() {
+            return Trust { findings, thresholds: Cow::Borrowed(t) };
+        }
+        let readings_bad = findings.iter().any(|f| matches!(f, Finding::Reading { .. }));
+        let thresholds = if readings_bad {
+            Thresholds::default()
+        } else {
+            let keep = |monitor: Monitor, set: Option<ThresholdSet>| {
+                let set = set?;
+                match findings.iter().find(|f| finding_monitor(f) == monitor) {
+                    Some(Finding::AlarmsInverted { .. }) => None,
+                    Some(Finding::WarningsDisordered { .. }) => Some(ThresholdSet { high_warning: f64::NAN, low_warning: f64::NAN, ..set }),
+                    _ => Some(set),
+                }
+            };
+            Thresholds {
+                temperature_c: keep(Monitor::Temperature, t.temperature_c),
+                supply_voltage_v: keep(Monitor::SupplyVoltage, t.supply_voltage_v),
+                rx_power_mw: keep(Monitor::RxPower, t.rx_power_mw),
+                tx_power_mw: keep(Monitor::TxPower, t.tx_power_mw),
+                tx_bias_ma: keep(Monitor::TxBias, t.tx_bias_ma),
+            }
+        };
+        Trust { findings, thresholds: Cow::Owned(thresholds) }
+    }
+
+    /// Whether the module's readings themselves are believed (no impossible supply or
+    /// temperature).
+    pub fn readings(&self) -> bool {
+        !self.findings.iter().any(|f| matches!(f, Finding::Reading { .. }))
+    }
+
+    /// Whether a flag the module raised is evidence: a status bit (LOS, LOL, faults)
+    /// always is; a limit crossing only when its reading and its level are believed.
+    pub fn believes(&self, flag: ModuleFlag) -> bool {
+        let ModuleFlag::Limit(monitor, level) = flag else { return true };
+        if !self.readings() {
+            return false;
+        }
+        match self.findings.iter().find(|f| finding_monitor(f) == monitor) {
+            Some(Finding::AlarmsInverted { .. }) => false,
+            Some(Finding::WarningsDisordered { .. }) => matches!(level, Level::HighAlarm | Level::LowAlarm),
+            _ => true,
+        }
+    }
+}
+
+fn finding_monitor(f: &Finding) -> Monitor {
+    match *f {
+        Finding::Reading { monitor, .. } | Finding::AlarmsInverted { monitor, .. } | Finding::WarningsDisordered { monitor } => monitor,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(low_alarm: f64, low_warning: f64, high_warning: f64, high_alarm: f64) -> Option<ThresholdSet> {
+        Some(ThresholdSet { high_alarm, low_alarm, high_warning, low_warning })
+    }
+
+    fn report(supply_v: f64, t: Thresholds) -> ModuleReport {
+        let mut m = ModuleReport::new(crate::module::Standard::Sff8636, 0x11);
+        m.supply_voltage_v = Some(supply_v);
+        m.module_temperature_c = Some(35.0);
+        m.thresholds = t;
+        m
+    }
+
+    /// Typical SR4 levels (SFF-8636 Table 6-8 layout): temperature -5/0/70/75 C, supply
+    /// 2.97/3.135/3.465/3.63 V, rx 0.05/0.1/2.0/2.5 mW, bias 2/3/8.5/10 mA.
+    fn sane() -> Thresholds {
+        Thresholds {
+            temperature_c: set(-5.0, 0.0, 70.0, 75.0),
+            supply_voltage_v: set(2.97, 3.135, 3.465, 3.63),
+            rx_power_mw: set(0.05, 0.1, 2.0, 2.5),
+            tx_power_mw: set(0.0, 0.0, 0.0, 0.0),
+            tx_bias_ma: set(0.0, 3.0, 8.5, 10.0),
+        }
+    }
+
+    #[test]
+    fn a_module_that_holds_together_is_believed_whole() {
+        let m = report(3.29, sane());
+        let trust = Trust::of(&m);
+        assert!(trust.findings.is_empty());
+        assert!(matches!(trust.thresholds, Cow::Borrowed(_)));
+        assert!(trust.believes(ModuleFlag::Limit(Monitor::RxPower, Level::LowWarning)));
+        // A sagging supply (3.0 V, under the 3.135 V of 3.3 V - 5 %) is a real alarm, not an artefact.
+        assert!(Trust::of(&report(3.0, sane())).findings.is_empty());
+        // 0 V is "not monitored" (copper cables report no supply).
+        assert!(Trust::of(&report(0.0, sane())).findings.is_empty());
+    }
+
+    #[test]
+    fn an_impossible_supply_sets_every_level_and_limit_flag_aside() {
+        let m = report(0.2287, sane());
+        let trust = Trust::of(&m);
+        assert_eq!(trust.findings, vec![Finding::Reading { monitor: Monitor::SupplyVoltage, value: 0.2287 }]);
+        assert_eq!(*trust.thresholds, Thresholds::default());
+        assert!(!trust.believes(ModuleFlag::Limit(Monitor::TxBias, Level::HighAlarm)));
+        // Status bits are not ADC readings.
+        assert!(trust.believes(ModuleFlag::TxFault));
+        assert_eq!(trust.findings[0].describe(), "supply 0.23 V (a module runs at 3.3 V ± 5 %)");
+    }
+
+    #[test]
+    fn inverted_alarms_set_that_monitor_aside_and_disordered_warnings_only_the_warnings() {
+        // Temperature high alarm 3.02 C under its low alarm 7.06 C; bias low warning 16.4 mA
+        // over its high alarm 15.39 mA (both as a real FS SFP+ on bnxt_en printed them).
+        let t = Thresholds { temperature_c: set(7.06, 0.25, 0.0, 3.02), tx_bias_ma: set(0.0, 16.448, 36.006, 15.39), ..sane() };
+        let m = report(3.3, t);
+        let trust = Trust::of(&m);
+        assert_eq!(
+            trust.findings,
+            vec![
+                Finding::AlarmsInverted { monitor: Monitor::Temperature, low_alarm: 7.06, high_alarm: 3.02 },
+                Finding::WarningsDisordered { monitor: Monitor::TxBias },
+            ]
+        );
+        assert_eq!(trust.thresholds.temperature_c, None);
+        let bias = trust.thresholds.tx_bias_ma.unwrap();
+        assert_eq!((bias.high_alarm, bias.low_alarm), (15.39, 0.0));
+        assert!(bias.high_warning.is_nan() && bias.low_warning.is_nan());
+        assert_eq!(trust.thresholds.rx_power_mw, sane().rx_power_mw);
+        assert!(!trust.believes(ModuleFlag::Limit(Monitor::Temperature, Level::LowAlarm)));
+        assert!(trust.believes(ModuleFlag::Limit(Monitor::TxBias, Level::HighAlarm)));
+        assert!(!trust.believes(ModuleFlag::Limit(Monitor::TxBias, Level::LowWarning)));
+        assert!(trust.findings[0].is_serious() && !trust.findings[1].is_serious());
+        // Four equal power levels leave no room at all.
+        let equal = Thresholds { tx_power_mw: set(0.8224, 0.8224, 0.8224, 0.8224), ..sane() };
+        let m = report(3.3, equal);
+        assert_eq!(
+            Trust::of(&m).findings,
+            vec![Finding::AlarmsInverted { monitor: Monitor::TxPower, low_alarm: 0.8224, high_alarm: 0.8224 }]
+        );
+    }
+
+    #[test]
+    fn unset_and_unprinted_levels_are_not_compared() {
+        // A low alarm of 0 mA is "no low limit"; NaN warnings are ranges a tool did not print.
+        let t = Thresholds { tx_bias_ma: set(0.0, f64::NAN, f64::NAN, 10.0), temperature_c: set(0.0, 0.0, 0.0, 0.0), ..sane() };
+        assert!(Trust::of(&report(3.3, t)).findings.is_empty());
+    }
+}
