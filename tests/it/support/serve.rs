@@ -66,9 +66,11 @@ impl Serve {
         Serve::start(replay_command(capture_name, speed))
     }
 
-    /// Polls `/healthz` until the first tick is in (bounded).
+    /// Polls `/healthz` until the first tick is in. The bound catches a hang, not a slow
+    /// start: a debug build reading a large capture on a loaded 2-core runner takes tens of
+    /// seconds.
     pub fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + Duration::from_secs(180);
         while Instant::now() < deadline {
             if get(self.addr, "/healthz", &[]).is_ok_and(|r| r.status == 200) {
                 return;
