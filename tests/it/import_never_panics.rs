@@ -5,9 +5,10 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 23] = [
+const FORMATS: [Format; 24] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
+    Format::MlxlinkAmber,
     Format::EthtoolStats,
     Format::EthtoolStatsJson,
     Format::EthtoolFec,
@@ -31,7 +32,7 @@ const FORMATS: [Format; 23] = [
     Format::NvuePhyDetail,
 ];
 
-const SEEDS: [&str; 21] = [
+const SEEDS: [&str; 22] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -51,6 +52,7 @@ const SEEDS: [&str; 21] = [
     include_str!("../fixtures/sonic-transceiver/pm_command_reference.txt"),
     include_str!("../fixtures/mlxlink/cx4_forum_show_counters.txt"),
     include_str!("../fixtures/mlxlink/cx4_forum_show_eye.txt"),
+    include_str!("../fixtures/mlxlink/amber_collect_100g_two_runs.csv"),
     include_str!("../fixtures/switch/nvue_show_interface_transceiver_cl512.txt"),
     include_str!("../fixtures/switch/nvue_link_phy_detail_cl512.txt"),
 ];

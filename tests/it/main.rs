@@ -56,6 +56,7 @@ mod ib_host;
 mod ib_live;
 mod ib_mlxlink;
 mod ib_serve;
+mod import_amber;
 mod import_decoded_module;
 mod import_lldp;
 mod import_mlxlink_paste;

@@ -583,6 +583,9 @@ pub fn import_parsed(
     // A switch's table of ports is one file per port from here on; so are InfiniBand ports.
     let split: Vec<Vec<ParsedFile>> =
         files.iter().map(|g| super::walk::split_ib_ports(&g.iter().flat_map(ParsedFile::ports).collect::<Vec<_>>())).collect();
+    // An amBER CSV's rows are runs: each a snapshot of its own, as if given as its own argument.
+    let (inputs, split) = super::walk::split_runs(inputs, split);
+    let inputs = &inputs[..];
     let files = &split[..];
     for pf in files.iter().flatten() {
         notes.extend(pf.fragment.notes.iter().map(|n| format!("{}: {n}", pf.path.display())));

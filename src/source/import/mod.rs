@@ -18,6 +18,7 @@ pub mod ib_tools;
 pub mod junos_optics;
 pub mod lldp;
 pub mod lspci;
+pub mod mlxlink_amber;
 pub mod mlxlink_fields;
 pub mod mlxlink_json;
 pub mod mlxlink_text;
@@ -47,7 +48,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: String },
@@ -86,6 +87,9 @@ pub struct Fragment {
     /// A switch's output names several ports: one fragment each, named by its `interface`
     /// ([`walk::ParsedFile::ports`] splits them before the fragments are grouped).
     pub ports: Vec<Fragment>,
+    /// Several runs of one port in one file (an amBER CSV's rows), oldest first: each is a
+    /// snapshot of its own ([`walk::split_runs`]).
+    pub runs: Vec<Fragment>,
     /// The far end of the interface's cable, from an LLDP neighbor table (`lldp`).
     pub neighbor: Option<crate::device::LinkNeighbor>,
     /// InfiniBand ports the file describes (`ib_tools`, a copied sysfs tree); a file with

@@ -6,6 +6,8 @@ use super::{content_lines, key_value};
 pub enum Format {
     MlxlinkJson,
     MlxlinkText,
+    /// `mlxlink --amber_collect` CSV (`mlxlink_amber`).
+    MlxlinkAmber,
     EthtoolStats,
     EthtoolStatsJson,
     EthtoolFec,
@@ -51,6 +53,7 @@ impl Format {
         match self {
             Format::MlxlinkJson => "mlxlink --json",
             Format::MlxlinkText => "mlxlink",
+            Format::MlxlinkAmber => "mlxlink --amber_collect (CSV)",
             Format::EthtoolStats => "ethtool -S",
             Format::EthtoolStatsJson => "ethtool --json -S",
             Format::EthtoolFec => "ethtool --show-fec",
@@ -160,6 +163,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     .any(|t| titled(t))
     {
         return Some(Format::MlxlinkText);
+    }
+    if super::mlxlink_amber::is_amber_csv(text) {
+        return Some(Format::MlxlinkAmber);
     }
     if super::lldp::is_text(text) {
         return Some(Format::LldpText);

@@ -50,6 +50,47 @@ impl ParsedFile {
     }
 }
 
+/// Each input with a file of several runs (an amBER CSV's rows) as one input per run, in
+/// order, as if each run had been given as its own argument: the input's other files stay
+/// with its first run. Returns the inputs and their parsed files, index for index.
+pub fn split_runs(inputs: &[PathBuf], files: Vec<Vec<ParsedFile>>) -> (Vec<PathBuf>, Vec<Vec<ParsedFile>>) {
+    let (mut ins, mut out) = (Vec::new(), Vec::new());
+    for (input, group) in inputs.iter().zip(files) {
+        let mut first = Vec::new();
+        let mut later: Vec<Vec<ParsedFile>> = Vec::new();
+        for mut pf in group {
+            let runs = std::mem::take(&mut pf.fragment.runs);
+            if runs.is_empty() {
+                first.push(pf);
+                continue;
+            }
+            for (i, mut run) in runs.into_iter().enumerate() {
+                if i == 0 {
+                    // The file's own notes once, with its first run.
+                    run.notes.splice(0..0, pf.fragment.notes.iter().cloned());
+                }
+                let one = ParsedFile { fragment: run, path: pf.path.clone(), name_interface: pf.name_interface.clone(), ..pf };
+                match i {
+                    0 => first.push(one),
+                    _ => {
+                        if later.len() < i {
+                            later.resize_with(i, Vec::new);
+                        }
+                        later[i - 1].push(one);
+                    }
+                }
+            }
+        }
+        ins.push(input.clone());
+        out.push(first);
+        for g in later {
+            ins.push(input.clone());
+            out.push(g);
+        }
+    }
+    (ins, out)
+}
+
 /// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`; `ethtool_ens3np0` -> `ens3np0`.
 pub fn interface_from_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
@@ -63,6 +104,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
     match format {
         Format::MlxlinkJson => mlxlink_json::parse(text()?),
         Format::MlxlinkText => mlxlink_text::parse(text()?),
+        Format::MlxlinkAmber => super::mlxlink_amber::parse(text()?),
         Format::EthtoolStats => ethtool_stats::parse_text(text()?),
         Format::EthtoolStatsJson => ethtool_stats::parse_json(text()?),
         Format::EthtoolFec => ethtool_fec::parse_text(text()?),
