@@ -132,7 +132,8 @@ enum Direction {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GpuPlacement {
     pub bus_info: String,
-    pub pci_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pci_id: Option<String>,
     pub numa_node: Option<i32>,
     pub distance: PciDistance,
 }
@@ -171,7 +172,7 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
                 bus_info: g.bus_info.clone(),
                 pci_id: g.pci_id.clone(),
                 numa_node: g.numa_node,
-                distance: PciDistance::between(nic_path, numa, &g.pci_path, g.numa_node),
+                distance: g.distance.unwrap_or_else(|| PciDistance::between(nic_path, numa, &g.pci_path, g.numa_node)),
             })
             .collect();
         placed.sort_by(|a, b| (a.distance, &a.bus_info).cmp(&(b.distance, &b.bus_info)));
@@ -181,7 +182,8 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
     match &gpus {
         None => not_checked.push("GPU locality: not a PCI function, or GPUs were not looked for".to_string()),
         Some(g) if g.is_empty() => not_checked.push("GPU locality: no GPUs found on this node".to_string()),
-        Some(_) if numa.is_none() => {
+        // Distances a tool stated need no NUMA node of the NIC.
+        Some(_) if numa.is_none() && h.gpus.as_ref().is_some_and(|f| f.value.iter().any(|g| g.distance.is_none())) => {
             not_checked.push("NUMA locality: the kernel knows no NUMA node for this NIC (numa_node -1)".to_string())
         }
         Some(_) => {}
@@ -409,22 +411,26 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
     let Some(h) = &a.host else { return };
     let mut found: Vec<(ReasonCode, String, String)> = Vec::new();
     let iface = a.interface.as_str();
-    if let (Some(nic), Some(first)) = (&h.numa_node, h.nearest_gpus().first().filter(|g| g.distance == PciDistance::Sys)) {
+    // SYS is worked out only where both NUMA nodes are known (sysfs), or stated by the tool
+    // that measured it (nvidia-smi topo -m), which names no NUMA node for the NIC.
+    let nic_node = h.numa_node.as_ref().map(|n| n.value);
+    if let Some(first) = h.nearest_gpus().first().filter(|g| g.distance == PciDistance::Sys) {
         let gpus: Vec<&str> = h.nearest_gpus().iter().map(|g| g.bus_info.as_str()).collect();
         let gpu_node = first.numa_node.map_or("another NUMA node".to_string(), |n| format!("NUMA node {n}"));
+        let plural = if gpus.len() == 1 { "" } else { "s" };
+        let (nic, other_side) = match nic_node {
+            Some(n) => (format!("NIC on NUMA node {n}, its"), format!("NUMA node {n}")),
+            None => ("the NIC's".to_string(), "the NIC's NUMA node".to_string()),
+        };
         found.push((
             ReasonCode::HostNumaRemote,
             format!(
-                "NIC on NUMA node {}, its nearest GPU{} {} on {gpu_node}: every transfer between them crosses the socket interconnect (SYS)",
-                nic.value,
-                if gpus.len() == 1 { "" } else { "s" },
+                "{nic} nearest GPU{plural} {} on {gpu_node}: every transfer between them crosses the socket interconnect (SYS)",
                 names(&gpus)
             ),
             format!(
-                "{iface}: put the NIC in a slot on {gpu_node}, beside the GPU{} it serves ({}), or the GPUs on NUMA node {}; {NOT_THE_LINK}",
-                if gpus.len() == 1 { "" } else { "s" },
-                names(&gpus),
-                nic.value
+                "{iface}: put the NIC in a slot on {gpu_node}, beside the GPU{plural} it serves ({}), or the GPUs on {other_side}; {NOT_THE_LINK}",
+                names(&gpus)
             ),
         ));
     }
@@ -537,9 +543,10 @@ mod tests {
     fn gpu(bus: &str, node: i32, path: &str) -> Gpu {
         Gpu {
             bus_info: bus.into(),
-            pci_id: "10de:2330".into(),
+            pci_id: Some("10de:2330".into()),
             numa_node: Some(node),
             pci_path: path.split('/').map(str::to_string).collect(),
+            distance: None,
         }
     }
 

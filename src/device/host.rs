@@ -119,14 +119,21 @@ pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
 /// AMD or Intel).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Gpu {
+    /// The PCI address, or the name the source gives it (`nvidia-smi topo -m`: `GPU0`).
     pub bus_info: String,
-    /// PCI vendor and device ID, `10de:2330`.
-    pub pci_id: String,
+    /// PCI vendor and device ID, `10de:2330`; `None` where the source names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_id: Option<String>,
     /// `None` where the kernel knows no NUMA affinity (`numa_node` -1).
     pub numa_node: Option<i32>,
     /// The device's place below `/sys/devices`: host bridge (`pci0000:17`), each bridge,
     /// the function itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pci_path: Vec<String>,
+    /// Its distance from the NIC as the source states it (`nvidia-smi topo -m`); `None`:
+    /// worked out from the two PCI places ([`PciDistance::between`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<PciDistance>,
 }
 
 /// What the host tells of one NIC. `None` = not read (older captures, a source without it).
@@ -161,6 +168,29 @@ pub struct HostFacts {
     /// The NIC function's interrupts and their affinity; `None` = not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irqs: Option<Fact<Vec<Irq>>>,
+}
+
+impl HostFacts {
+    /// Fills each fact `self` lacks from `other` (a support bundle's files each give some).
+    pub fn fill_from(&mut self, other: &HostFacts) {
+        fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
+            if slot.is_none() {
+                slot.clone_from(v);
+            }
+        }
+        fill(&mut self.driver, &other.driver);
+        fill(&mut self.driver_version, &other.driver_version);
+        fill(&mut self.firmware_version, &other.firmware_version);
+        fill(&mut self.pci_id, &other.pci_id);
+        fill(&mut self.numa_node, &other.numa_node);
+        fill(&mut self.pci_path, &other.pci_path);
+        fill(&mut self.mtu, &other.mtu);
+        fill(&mut self.gpus, &other.gpus);
+        fill(&mut self.rings, &other.rings);
+        fill(&mut self.channels, &other.channels);
+        fill(&mut self.node_cpus, &other.node_cpus);
+        fill(&mut self.irqs, &other.irqs);
+    }
 }
 
 /// How far apart two PCI functions are, in the vocabulary of `nvidia-smi topo -m`'s

@@ -217,7 +217,13 @@ impl Sysfs {
         if !is_gpu(vendor, class) {
             return None;
         }
-        Some(Gpu { bus_info: basename(&dev)?, pci_id: self.pci_id(&dev)?, numa_node: self.numa_node(&dev), pci_path: self.pci_path(&dev)? })
+        Some(Gpu {
+            bus_info: basename(&dev)?,
+            pci_id: Some(self.pci_id(&dev)?),
+            numa_node: self.numa_node(&dev),
+            pci_path: self.pci_path(&dev)?,
+            distance: None,
+        })
     }
 
     /// `vendor:device` of a PCI function, lower-case hex (`15b3:1021`).

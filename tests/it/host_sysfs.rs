@@ -164,7 +164,8 @@ fn two_socket_node_facts_come_from_sysfs() {
     assert_eq!((h.driver_version, h.firmware_version), (None, None));
     let gpus = h.gpus.unwrap();
     assert_eq!(gpus.from, FactSource::Sysfs);
-    let found: Vec<(&str, &str, Option<i32>)> = gpus.value.iter().map(|g| (g.bus_info.as_str(), g.pci_id.as_str(), g.numa_node)).collect();
+    let found: Vec<(&str, &str, Option<i32>)> =
+        gpus.value.iter().map(|g| (g.bus_info.as_str(), g.pci_id.as_deref().unwrap_or_default(), g.numa_node)).collect();
     assert_eq!(
         found,
         [("0000:1b:00.0", "10de:2330", Some(0)), ("0000:2b:00.0", "10de:2330", Some(0)), ("0000:9c:00.0", "10de:2330", Some(1))]

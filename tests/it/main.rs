@@ -44,6 +44,7 @@ mod engine_stream;
 mod fec_tail_models;
 mod fecx_captures;
 mod frame_loss_outputs;
+mod host_import;
 #[cfg(live)]
 mod host_live_veth;
 mod host_pause;

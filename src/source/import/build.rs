@@ -67,6 +67,8 @@ struct Snapshot {
     ib_port: Option<crate::device::IbPort>,
     neighbor: Option<crate::device::LinkNeighbor>,
     ib: Option<crate::counters::ib::IbSample>,
+    /// The host beneath the interface, from its own files and the host-wide ones.
+    host: crate::device::host::HostFacts,
 }
 
 fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
@@ -162,6 +164,7 @@ impl Snapshot {
         fill(&mut self.serdes_eye, &f.serdes_eye);
         fill(&mut self.uptime_s, &f.uptime_s);
         fill(&mut self.neighbor, &f.neighbor);
+        self.host.fill_from(&f.host);
         for p in &f.ib_ports {
             merge_ib(self.ib_port.get_or_insert_with(|| p.identity.clone()), &p.identity);
             let s = self.ib.get_or_insert_with(Default::default);
@@ -227,7 +230,7 @@ fn assign_interfaces(files: &[Vec<ParsedFile>], opts: &ImportOptions, notes: &mu
         for pf in group {
             // Host-wide outputs (lspci, uptime) belong to no one interface.
             let fr = &pf.fragment;
-            if fr.interface.is_none() && pf.name_interface.is_none() && (fr.uptime_s.is_some() || !fr.pci_devices.is_empty()) {
+            if fr.interface.is_none() && pf.name_interface.is_none() && fr.is_host_wide() {
                 g.push(Some(String::new()));
                 continue;
             }
@@ -358,8 +361,12 @@ fn group_snapshots(
     let mut by_iface: BTreeMap<String, Snapshot> = BTreeMap::new();
     let mut pci_devices: Vec<(String, PciLink)> = Vec::new();
     let mut uptime = None;
+    let (mut links, mut topology, mut rdma) = (Vec::new(), Vec::new(), Vec::new());
     for (pf, name) in group.iter().zip(names) {
         pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
+        links.extend(pf.fragment.netdev_links.iter());
+        topology.extend(pf.fragment.gpu_topology.iter());
+        rdma.extend(pf.fragment.rdma_netdevs.iter());
         if pf.fragment.uptime_s.is_some() {
             uptime = pf.fragment.uptime_s;
         } else if !name.is_empty() {
@@ -374,7 +381,9 @@ fn group_snapshots(
     for d in &pci_devices {
         by_address.entry(lspci::address_key(&d.0)).or_default().push(d);
     }
+    let single_nic = topology.len() == 1;
     for (name, snap) in &mut by_iface {
+        host_wide_facts(name, snap, &links, &topology, &rdma, single && single_nic, notes);
         snap.at = at;
         snap.uptime_s = snap.uptime_s.or(uptime);
         let nics: Vec<&(String, PciLink)> = match &snap.bus_info {
@@ -404,6 +413,45 @@ fn group_snapshots(
         )));
     }
     Ok(by_iface)
+}
+
+/// The host-wide outputs' facts of interface `name`: its `ip link` MTU (and PCI function
+/// when no `ethtool -i` gave one), and the GPUs of its NIC in `nvidia-smi topo -m`, found
+/// by RDMA device: the interface's own (`mlx5_0/1`), the one `ibdev2netdev` says carries
+/// it, or the matrix's only NIC when the input has one interface (`only`).
+fn host_wide_facts(
+    name: &str,
+    snap: &mut Snapshot,
+    links: &[&super::host_tools::NetdevLink],
+    topology: &[&super::host_tools::NicGpus],
+    rdma: &[&(String, String)],
+    only: bool,
+    notes: &mut Vec<String>,
+) {
+    use crate::device::host::Fact;
+    if let Some(l) = links.iter().find(|l| l.interface == name) {
+        if snap.host.mtu.is_none() {
+            snap.host.mtu = Some(Fact::import(l.mtu));
+        }
+        fill(&mut snap.bus_info, &l.bus_info);
+    }
+    if snap.host.gpus.is_some() || topology.is_empty() {
+        return;
+    }
+    let hca = crate::source::infiniband::parse_port_name(name).map(|(hca, _)| hca.to_string());
+    let carried: Vec<&str> = rdma.iter().filter(|(_, netdev)| netdev == name).map(|(dev, _)| dev.as_str()).collect();
+    let nic = topology.iter().find(|t| hca.as_deref() == Some(t.nic.as_str()) || carried.contains(&t.nic.as_str()));
+    let nic = match (nic, only) {
+        (Some(n), _) => Some(*n),
+        (None, true) => {
+            notes.push(format!("{name}: nvidia-smi topo -m's only NIC ({}) taken as this interface's", topology[0].nic));
+            Some(topology[0])
+        }
+        (None, false) => None,
+    };
+    if let Some(n) = nic {
+        snap.host.gpus = Some(Fact::import(n.gpus.clone()));
+    }
 }
 
 /// The span a lone snapshot's counts cover (seconds, and the sentence saying why), if any.
@@ -472,7 +520,13 @@ fn interface_records(
             link,
             module,
             origin_file: Some(Snapshot::files_text(&snap.files)),
-            host: None,
+            host: {
+                let mut h = snap.host.clone();
+                if let Some(p) = prev {
+                    h.fill_from(&p.host);
+                }
+                (h != crate::device::host::HostFacts::default()).then_some(h)
+            },
             neighbor: snap.neighbor.clone().or_else(|| prev.and_then(|p| p.neighbor.clone())),
             ib: snap.ib_port.clone().or_else(|| prev.and_then(|p| p.ib_port.clone())).map(|mut p| {
                 // A perfquery names no device: the interface's name (`--interface mlx5_0/1`) does.

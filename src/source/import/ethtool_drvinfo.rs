@@ -1,15 +1,21 @@
 //! `ethtool -i IFACE` (ethtool.c `dump_drvinfo`): `driver:`, `version:`, `firmware-version:`,
-//! `bus-info:` lines. Driver and bus address go into the interface record; the firmware
-//! version has no place in a capture and is kept with the printed fields.
+//! `bus-info:` lines. Driver and bus address go into the interface record; driver, driver
+//! version and firmware version are host facts (imported), and every line a printed field.
 
 use super::{content_lines, key_value, Fragment, ParseResult};
+use crate::device::host::Fact;
 
 pub fn parse(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     for (k, v) in content_lines(text).filter_map(key_value) {
         let val = (!v.is_empty()).then(|| v.to_string());
         match k {
-            "driver" => f.driver = val,
+            "driver" => {
+                f.host.driver = val.clone().map(Fact::import);
+                f.driver = val;
+            }
+            "version" => f.host.driver_version = val.map(Fact::import),
+            "firmware-version" => f.host.firmware_version = val.map(Fact::import),
             "bus-info" => f.bus_info = val,
             _ => {}
         }
@@ -35,5 +41,8 @@ mod tests {
         assert_eq!((f.driver.as_deref(), f.bus_info.as_deref()), (Some("mlx5_core"), Some("0000:3b:00.0")));
         assert_eq!(f.printed_fields["ethtool -i/firmware-version"], "28.39.1002 (MT_0000000838)");
         assert!(!f.printed_fields.contains_key("ethtool -i/expansion-rom-version"));
+        let fw = f.host.firmware_version.unwrap();
+        assert_eq!((fw.value.as_str(), fw.from), ("28.39.1002 (MT_0000000838)", crate::device::host::FactSource::Import));
+        assert_eq!(f.host.driver_version.map(|v| v.value).as_deref(), Some("6.8.0-45-generic"));
     }
 }

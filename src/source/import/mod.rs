@@ -14,6 +14,7 @@ pub mod ethtool_fec;
 pub mod ethtool_link;
 pub mod ethtool_module;
 pub mod ethtool_stats;
+pub mod host_tools;
 pub mod ib_tools;
 pub mod junos_optics;
 pub mod lldp;
@@ -48,7 +49,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / IFACE, lspci -vvv, /proc/uptime; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: String },
@@ -95,6 +96,15 @@ pub struct Fragment {
     /// InfiniBand ports the file describes (`ib_tools`, a copied sysfs tree); a file with
     /// several is split into one parsed file per port ([`walk::split_ib_ports`]).
     pub ib_ports: Vec<IbFragment>,
+    /// The host beneath the interface as the file states it (`ethtool -i`, `-g`, `-l`),
+    /// every fact marked imported.
+    pub host: crate::device::host::HostFacts,
+    /// Host-wide: each netdev's MTU and PCI function (`ip [-d] link`, `ip [-d] address`).
+    pub netdev_links: Vec<host_tools::NetdevLink>,
+    /// Host-wide: each NIC's GPUs with their distance (`nvidia-smi topo -m`).
+    pub gpu_topology: Vec<host_tools::NicGpus>,
+    /// Host-wide: (RDMA device, netdev) pairs (`ibdev2netdev`).
+    pub rdma_netdevs: Vec<(String, String)>,
 }
 
 /// One InfiniBand port as a tool output or a copied sysfs tree gives it.
@@ -129,6 +139,16 @@ impl IbFragment {
 }
 
 impl Fragment {
+    /// True when the file describes the host rather than one interface (lspci, uptime, ip
+    /// link, nvidia-smi topo -m, ibdev2netdev).
+    pub fn is_host_wide(&self) -> bool {
+        self.uptime_s.is_some()
+            || !self.pci_devices.is_empty()
+            || !self.netdev_links.is_empty()
+            || !self.gpu_topology.is_empty()
+            || !self.rdma_netdevs.is_empty()
+    }
+
     /// True when the file holds counters (a snapshot), not only identity or module data.
     pub fn has_counters(&self) -> bool {
         !self.driver_stats.is_empty()

@@ -46,6 +46,13 @@ pub enum Format {
     Perfquery,
     /// A copied `/sys/class/infiniband` tree (a directory, not a file's content).
     IbSysfs,
+    EthtoolRings,
+    EthtoolChannels,
+    /// `ip [-d] link` / `ip [-d] address` text and `-j` JSON.
+    IpLink,
+    IpLinkJson,
+    NvidiaTopo,
+    Ibdev2netdev,
 }
 
 impl Format {
@@ -81,6 +88,12 @@ impl Format {
             Format::Ibstatus => "ibstatus",
             Format::Perfquery => "perfquery",
             Format::IbSysfs => "sysfs class/infiniband",
+            Format::EthtoolRings => "ethtool -g",
+            Format::EthtoolChannels => "ethtool -l",
+            Format::IpLink => "ip link",
+            Format::IpLinkJson => "ip -j link",
+            Format::NvidiaTopo => "nvidia-smi topo -m",
+            Format::Ibdev2netdev => "ibdev2netdev",
         }
     }
 }
@@ -100,6 +113,9 @@ fn recognize_json(v: &serde_json::Value) -> Option<Format> {
     }
     if super::ethtool_module::is_decoded_json(v) {
         return Some(Format::EthtoolModuleJson);
+    }
+    if super::host_tools::is_ip_link_json(v) {
+        return Some(Format::IpLinkJson);
     }
     let first = v.as_array()?.first()?;
     if first.get("active").is_some() || first.get("config").is_some() {
@@ -143,6 +159,21 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     }
     if starts("Settings for ") {
         return Some(Format::EthtoolLink);
+    }
+    if starts("Ring parameters for ") || (starts("RX Mini:") && starts("RX Jumbo:")) {
+        return Some(Format::EthtoolRings);
+    }
+    if starts("Channel parameters for ") || (starts("Combined:") && starts("Other:")) {
+        return Some(Format::EthtoolChannels);
+    }
+    if super::host_tools::is_nvidia_topo(text) {
+        return Some(Format::NvidiaTopo);
+    }
+    if super::host_tools::is_ibdev2netdev(text) {
+        return Some(Format::Ibdev2netdev);
+    }
+    if super::host_tools::parse_ip_link(text).is_ok() {
+        return Some(Format::IpLink);
     }
     if starts("driver:") && starts("bus-info:") {
         return Some(Format::EthtoolDrvinfo);

@@ -111,6 +111,15 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::EthtoolFecJson => ethtool_fec::parse_json(text()?),
         Format::EthtoolLink => ethtool_link::parse(text()?),
         Format::EthtoolDrvinfo => ethtool_drvinfo::parse(text()?),
+        Format::EthtoolRings => super::host_tools::parse_rings(text()?),
+        Format::EthtoolChannels => super::host_tools::parse_channels(text()?),
+        Format::IpLink => super::host_tools::parse_ip_link(text()?),
+        Format::IpLinkJson => {
+            let v: serde_json::Value = serde_json::from_str(text()?).map_err(|e| e.to_string())?;
+            super::host_tools::parse_ip_link_json(&v)
+        }
+        Format::NvidiaTopo => super::host_tools::parse_nvidia_topo(text()?),
+        Format::Ibdev2netdev => super::host_tools::parse_ibdev2netdev(text()?),
         Format::Lspci => lspci::parse(text()?),
         Format::ModulePages => module_pages::parse(bytes),
         Format::EthtoolModuleText => ethtool_module::parse_text(text()?),

@@ -1,0 +1,144 @@
+//! Host facts from support-bundle tool outputs (docs/host.md "From a support bundle"), on
+//! real outputs found in public sources (tests/fixtures/host/README.md): each becomes a
+//! fact marked `import`, and the judgements run on them as on the live facts.
+
+use super::support::optics;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// `optics import INPUTS...` then `scan --json --replay` of the capture.
+fn import_and_scan(inputs: &[PathBuf], extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    optics().arg("import").args(inputs).args(extra).arg("-o").arg(&cap).assert().success();
+    let out = optics().args(["scan", "--json", "--all", "--replay"]).arg(&cap).assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+fn of<'v>(v: &'v Value, iface: &str) -> &'v Value {
+    v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == iface).unwrap_or_else(|| panic!("no {iface}: {v}"))
+}
+
+fn codes(i: &Value) -> Vec<String> {
+    i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap().to_string()).collect()
+}
+
+/// A newer ethtool's `-g` of an AQC113 (systemd PR 41289), pasted without its headings:
+/// maximums first (8184 each), then the current rx 2048 and tx 4096. rx is 2048/8184 = 25 %
+/// of what the card holds, under the default half: `rings_below_max`; tx at 50.05 % is not.
+#[test]
+fn an_ethtool_g_paste_is_judged_on_its_rings() {
+    let v = import_and_scan(&[fixture("host/import/tools/aqc113_ethtool-g")], &[]);
+    let eth0 = of(&v, "eth0");
+    assert_eq!(eth0["host"]["rings"], json!({"value": {"rx": 2048, "rx_max": 8184, "tx": 4096, "tx_max": 8184}, "from": "import"}));
+    let msg: Vec<&str> = eth0["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["code"] == "rings_below_max")
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(msg, ["ring sizes rx 2048 of 8184, tx 4096 of 8184: below 50% of the maximum (min_ring_fraction); rx and tx differ"]);
+}
+
+/// `ethtool -l` with combined channels (firedancer issue 1427: 1 of 64, one other) and
+/// `ethtool -i` of a ConnectX-4 Lx (ethq issue 8): channels, driver and firmware, imported.
+#[test]
+fn ethtool_l_and_i_become_host_facts() {
+    let v = import_and_scan(&[fixture("host/import/tools/ethtool_-l_ens3f0")], &[]);
+    assert_eq!(
+        of(&v, "ens3f0")["host"]["channels"],
+        json!({
+            "value": {"rx": null, "rx_max": null, "tx": null, "tx_max": null, "other": 1, "other_max": 1, "combined": 1, "combined_max": 64},
+            "from": "import"
+        })
+    );
+    let v = import_and_scan(&[fixture("host/import/tools/ethtool_-i_p3p1")], &[]);
+    let h = &of(&v, "p3p1")["host"];
+    assert_eq!(h["firmware_version"], json!({"value": "14.23.1020", "from": "import"}));
+    assert_eq!(h["driver_version"], json!({"value": "3.0-1 (January 2015)", "from": "import"}));
+    assert_eq!(h["driver"], json!({"value": "mlx5_core", "from": "import"}));
+}
+
+/// `ip a` (openshift-docs issue 16886) is host-wide: ens5 takes its MTU 9001 when another
+/// file names ens5; lo, which no file names, is no interface of the import.
+#[test]
+fn ip_link_gives_the_named_interfaces_their_mtu() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("host/import/tools/ip_a"), dir.path().join("ip_-d_address")).unwrap();
+    std::fs::write(dir.path().join("ethtool_-i_ens5"), "driver: ena\nversion: 2.0.2K\nfirmware-version: \nbus-info: 0000:00:05.0\n")
+        .unwrap();
+    let v = import_and_scan(&[dir.path().to_path_buf()], &[]);
+    assert_eq!(v["interfaces"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(of(&v, "ens5")["host"]["mtu"], json!({"value": 9001, "from": "import"}));
+}
+
+/// `nvidia-smi topo -m` of a GB200 node: every NIC is `SYS` from every GPU. Imported with
+/// an `ibstat` naming mlx5_0 and mlx5_1 (DeepEP issue 303, another node: the two join by
+/// RDMA device name only), each port gets the four GPUs at SYS and `host_numa_remote`, the
+/// GPUs named as the matrix names them, on the NUMA node it gives (none: "0,2-17" is no
+/// single node). The ASUS ESC8000A-E12's matrix puts mlx5_0's nearest GPUs (GPU0, GPU1) at
+/// NODE: same NUMA node, other host bridge, not remote.
+#[test]
+fn nvidia_smi_topo_drives_host_numa_remote_by_rdma_device() {
+    // Host-wide outputs serve the interfaces of their own input: one folder, as a sosreport.
+    let node = |topo: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(fixture("infiniband/ibstat_ndr_cx7_deepep_303.txt"), dir.path().join("ibstat")).unwrap();
+        std::fs::copy(fixture(topo), dir.path().join("nvidia-smi_topo_-m")).unwrap();
+        import_and_scan(&[dir.path().to_path_buf()], &[])
+    };
+    let v = node("host/import/gb200/nvidia-smi_topo_-m");
+    for port in ["mlx5_0/1", "mlx5_1/1"] {
+        let i = of(&v, port);
+        let gpus: Vec<(&str, &str)> = i["host"]["gpus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["bus_info"].as_str().unwrap(), g["distance"].as_str().unwrap()))
+            .collect();
+        assert_eq!(gpus, [("GPU0", "SYS"), ("GPU1", "SYS"), ("GPU2", "SYS"), ("GPU3", "SYS")]);
+        let remote: Vec<&str> = i["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["code"] == "host_numa_remote")
+            .map(|r| r["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            remote,
+            ["the NIC's nearest GPUs GPU0, GPU1, GPU2, GPU3 on another NUMA node: every transfer between them crosses the socket interconnect (SYS)"]
+        );
+    }
+    let v = node("host/import/coyote2/nvidia-smi_topo_-m");
+    let i = of(&v, "mlx5_0/1");
+    let nearest: Vec<(&str, &str, i64)> = i["host"]["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(2)
+        .map(|g| (g["bus_info"].as_str().unwrap(), g["distance"].as_str().unwrap(), g["numa_node"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(nearest, [("GPU0", "NODE", 0), ("GPU1", "NODE", 0)]);
+    assert!(!codes(i).contains(&"host_numa_remote".to_string()), "{}", i["reasons"]);
+}
+
+/// `ibdev2netdev` puts a matrix's NIC on its netdev: in cluster-health issue 4's map,
+/// mlx5_1 carries enp27s0f0np0; with the GB200 matrix (mlx5_1 SYS from every GPU) an
+/// `ethtool -i` of enp27s0f0np0 gets its GPUs and `host_numa_remote`.
+#[test]
+fn ibdev2netdev_maps_a_matrix_nic_to_its_netdev() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("host/import/tools/ibdev2netdev"), dir.path().join("ibdev2netdev")).unwrap();
+    std::fs::copy(fixture("host/import/gb200/nvidia-smi_topo_-m"), dir.path().join("nvidia-smi_topo_-m")).unwrap();
+    std::fs::copy(fixture("import/sosreport/sos_commands/networking/ethtool_-i_ens3np0"), dir.path().join("ethtool_-i_enp27s0f0np0"))
+        .unwrap();
+    let v = import_and_scan(&[dir.path().to_path_buf()], &[]);
+    let i = of(&v, "enp27s0f0np0");
+    assert_eq!(i["host"]["gpus"].as_array().unwrap().len(), 4);
+    assert!(codes(i).contains(&"host_numa_remote".to_string()), "{}", i["reasons"]);
+}
