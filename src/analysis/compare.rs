@@ -145,6 +145,16 @@ pub fn compare(before: &InterfaceAnalysis, after: &InterfaceAnalysis) -> Compari
     if before.verdict != after.verdict {
         notes.push(format!("verdict {} -> {}", before.verdict.as_str(), after.verdict.as_str()));
     }
+    // An InfiniBand port read from sysfs has no lanes: its symbol errors (what FEC left, from
+    // HDR on) and its link downs over each window say what the change did.
+    if let (Some(b), Some(a)) = (&before.infiniband, &after.infiniband) {
+        if let (Some(rb), Some(ra)) = (b.symbol_errors_per_s, a.symbol_errors_per_s) {
+            notes.push(format!("symbol errors (ib:symbol_error) {rb:.3}/s -> {ra:.3}/s"));
+        }
+        if let (Some(db), Some(da)) = (before.link.link_down_events, after.link.link_down_events) {
+            notes.push(format!("link-down events {db} -> {da}"));
+        }
+    }
     Comparison {
         interface: after.interface.clone(),
         interface_before: before.interface.clone(),

@@ -73,7 +73,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
         counters.insert(name, value(c));
     }
     let saturated = saturated_at_end(w);
-    let mut a = IbAnalysis {
+    let a = IbAnalysis {
         hca: port.hca.clone(),
         port: port.port,
         name: port.name(),
@@ -88,7 +88,8 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
         symbol_errors_after_fec: rate.map(|r| r.speed.symbol_errors_after_fec()),
         rx_bytes: value(&counts.ib.port_rcv_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
         tx_bytes: value(&counts.ib.port_xmit_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
-        symbol_errors_per_s: None,
+        // Over a window the count has a time base, zero included: 0/s is a measurement.
+        symbol_errors_per_s: windowed.then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.duration_s)).flatten(),
         saturated: saturated.iter().map(|(c, _)| c.name).collect(),
         counters,
     };
@@ -101,8 +102,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
     let gen = rate.map(|r| r.mode()).unwrap_or_else(|| "this link".into());
 
     if let Some(n) = value(&counts.symbol_errors).filter(|n| *n > 0) {
-        let per_s = windowed.then(|| n as f64 / w.duration_s);
-        a.symbol_errors_per_s = per_s;
+        let per_s = a.symbol_errors_per_s;
         let rate_text = per_s.map(|r| format!(" ({r:.3}/s)")).unwrap_or_default();
         let meaning = match rate.map(|r| r.speed.symbol_errors_after_fec()) {
             Some(true) => format!("on {gen} the symbol error counter counts errors FEC did not correct: frames the application saw"),

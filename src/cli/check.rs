@@ -105,10 +105,12 @@ impl CheckArgs {
     }
 }
 
-/// An interface with no figure that measures the line (no BER margin, no port BER) says nothing.
+/// An interface with no figure that measures the line (no BER margin, no port BER, no
+/// InfiniBand symbol error rate over a window) says nothing.
 fn no_data(a: &InterfaceAnalysis) -> bool {
+    let ib_rate = a.infiniband.as_ref().is_some_and(|ib| ib.symbol_errors_per_s.is_some());
     a.reasons.iter().any(|r| r.code == ReasonCode::InsufficientData)
-        || (a.link.pre_fec_ber.is_none() && a.lanes.iter().all(|l| l.margin_db.is_none() && l.rx_power_dbm.is_none()))
+        || (a.link.pre_fec_ber.is_none() && !ib_rate && a.lanes.iter().all(|l| l.margin_db.is_none() && l.rx_power_dbm.is_none()))
 }
 
 /// A `--profile` check that could not be measured: the profile is not known to pass.
@@ -182,6 +184,11 @@ pub fn plugin_output(analyses: &[InterfaceAnalysis], floor_db: f64) -> (String, 
             // BER is good low: a bare "N" (alert outside 0..N) is critical past the limit.
             let crit = a.link.fec_limit_ber.filter(|l| l.is_finite()).map(|l| plain(l, 3)).unwrap_or_default();
             perf.push(format!("pre_fec_ber_{}={};;{crit}", label(&a.interface), plain(b, 3)));
+        }
+        // Symbol errors on an InfiniBand port are errors FEC left from HDR on (line code
+        // errors before it): any is critical, as `uncorrectable_errors` is a reject.
+        if let Some(r) = a.infiniband.as_ref().and_then(|ib| ib.symbol_errors_per_s).filter(|r| r.is_finite()) {
+            perf.push(format!("symbol_errors_per_s_{}={};;0", label(&a.interface), plain(r, 3)));
         }
     }
     let line =

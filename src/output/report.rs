@@ -448,14 +448,18 @@ fn write_ruled_out(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
             )
         )
     )?;
-    writeln!(
-        w,
-        "{}",
-        line(
-            l.uncorrectable_blocks.map(|n| n == 0),
-            format!("frame loss past the FEC ({} uncorrectable blocks).", opt(l.uncorrectable_blocks))
-        )
-    )?;
+    // An InfiniBand port counts no FEC blocks; its symbol errors are what FEC left (HDR on)
+    // or line code errors (before), each in a frame the application saw.
+    let ib = a.infiniband.as_ref();
+    let symbol_errors = ib.and_then(|ib| ib.counters.get("symbol_error").copied().flatten());
+    let (lost_ok, lost) = match (l.uncorrectable_blocks, symbol_errors) {
+        (None, Some(n)) => {
+            let at_least = if ib.is_some_and(|ib| ib.saturated.contains(&"symbol_error")) { "at least " } else { "" };
+            (Some(n == 0), format!("frame loss past the FEC ({at_least}{n} symbol errors, ib:symbol_error)."))
+        }
+        (u, _) => (u.map(|n| n == 0), format!("frame loss past the FEC ({} uncorrectable blocks).", opt(u))),
+    };
+    writeln!(w, "{}", line(lost_ok, lost))?;
     let temp = a.module.as_ref().and_then(|m| Some((m.module_temperature_c?, m.thresholds.temperature_c.as_ref()?.high_warning)));
     let temp_ok = temp.map(|(t, hw)| t < hw);
     let temp_text = match temp {

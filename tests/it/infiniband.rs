@@ -484,3 +484,42 @@ fn a_copied_sysfs_tree_imports_like_a_live_read() {
     let p = &scan_json(&cap, &[])["interfaces"][0];
     assert!(reason(p, "link_flaps")["message"].as_str().unwrap().starts_with("2 link-down events in 60 s"));
 }
+
+// ---- the outputs on the bundled IB captures (captures/README.md; the generator's
+// arithmetic in support/ib_captures.rs: 2 symbol errors a second for 60 s, one link down) ----
+
+fn bundled(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name)
+}
+
+/// A quiet IB port was UNKNOWN under `--check` ("no data": no BER, no lanes) though its
+/// symbol errors over the window measure the line; it is OK, with the rate as perfdata.
+#[test]
+fn check_report_and_compare_speak_of_an_ib_ports_symbol_errors() {
+    let (healthy, failing) = (bundled("ib-ndr-healthy.jsonl"), bundled("ib-ndr-errors-after-fec.jsonl"));
+    let check = |cap: &Path| {
+        let o = optics().args(["scan", "--check", "--replay"]).arg(cap).output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    assert_eq!(check(&healthy), (Some(0), "OPTICS OK - 1 interface accepted | symbol_errors_per_s_mlx5_0_1=0;;0".into()));
+    let (code, line) = check(&failing);
+    assert_eq!(code, Some(2), "{line}");
+    // 120 errors over 60 s.
+    assert!(line.starts_with("OPTICS CRITICAL - mlx5_0/1: ") && line.ends_with(" | symbol_errors_per_s_mlx5_0_1=2;;0"), "{line}");
+    assert_eq!(scan_json(&healthy, &[])["interfaces"][0]["infiniband"]["symbol_errors_per_s"], 0.0);
+
+    let report = |cap: &Path| String::from_utf8(optics().arg("report").arg(cap).output().unwrap().stdout).unwrap();
+    let r = report(&failing);
+    assert!(r.contains("- NOT ruled out: frame loss past the FEC (120 symbol errors, ib:symbol_error)."), "{r}");
+    let r = report(&healthy);
+    assert!(r.contains("- Ruled out: frame loss past the FEC (0 symbol errors, ib:symbol_error)."), "{r}");
+
+    let o = optics().arg("compare").arg(&failing).arg(&healthy).arg("--json").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes = &j["comparisons"][0]["notes"];
+    assert_eq!(
+        notes,
+        &serde_json::json!(["verdict reject -> accept", "symbol errors (ib:symbol_error) 2.000/s -> 0.000/s", "link-down events 1 -> 0"])
+    );
+}
