@@ -193,6 +193,8 @@ struct Entry {
     link: Option<link::CachedLink>,
     /// The driver answered that it has no pause statistics: not asked again.
     no_pause_stats: bool,
+    /// Its link state came from sysfs's carrier (the driver gives netlink no link flag).
+    carrier_from_sysfs: bool,
 }
 
 impl LiveSource<RealKernel> {
@@ -493,6 +495,7 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
                 self.kernel.link_up(&dev).map(|up| LinkState { up: Some(up), ..LinkState::default() })
             }
         };
+        let mut carrier = false;
         let r = r.map_err(|e| relabelled(e, "link state")).map(|mut st| {
             // A driver without `get_link` (ifb, dummy) answers LINKSTATE_GET without
             // ETHTOOL_A_LINKSTATE_LINK (net/ethtool/linkstate.c), yet the kernel knows the
@@ -500,9 +503,11 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             // netns sysfs was mounted in may not be the sockets').
             if st.up.is_none() && dev.ifindex.is_some() && self.sysfs.ifindex(&dev.name) == dev.ifindex {
                 st.up = self.sysfs.carrier(&dev.name);
+                carrier = st.up.is_some();
             }
             st
         });
+        self.ifaces[i].carrier_from_sysfs |= carrier;
         self.seen(i, iface, r)
     }
 
@@ -605,7 +610,12 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
     }
 
     fn paths(&self, iface: &str) -> PathsUsed {
-        self.slots.get(iface).map(|&i| self.ifaces[i].paths.clone()).unwrap_or_default()
+        let Some(e) = self.slots.get(iface).map(|&i| &self.ifaces[i]) else { return PathsUsed::default() };
+        let mut paths = e.paths.clone();
+        if e.carrier_from_sysfs {
+            paths.link = Some(format!("{} (link state from the sysfs carrier)", paths.link.as_deref().unwrap_or(PATH_NETLINK)));
+        }
+        paths
     }
 
     fn io_counts(&self) -> IoCounts {

@@ -78,6 +78,23 @@ fn scan_veth_verbose_names_the_kernel_paths() {
     // veth has no ethtool-netlink statistics: driver counters come over ETHTOOL_GSTATS.
     assert!(stdout.contains("driver counters via ioctl"), "{stdout}");
     assert!(stdout.contains("v0"), "{stdout}");
+    // veth implements get_link: the state is netlink's own.
+    assert!(stdout.contains(", link via netlink, FEC via "), "{stdout}");
+}
+
+/// ifb has no get_link: LINKSTATE_GET answers with no link flag and the state is sysfs's
+/// carrier, which --verbose says instead of crediting netlink with it.
+#[test]
+fn scan_verbose_says_when_the_link_state_is_the_sysfs_carrier() {
+    let Some(ns) = Netns::create("optics-cli") else { return };
+    if let Err(e) = support::netns::ip(&["-n", &ns.name, "link", "add", "i0", "type", "ifb"]) {
+        println!("skipping: no ifb device ({e})");
+        return;
+    }
+    support::netns::ip(&["-n", &ns.name, "link", "set", "i0", "up"]).unwrap();
+    let out = run_in(&ns, &["scan", "i0", "--window", "1s", "--interval", "500ms", "--verbose"]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(", link via netlink (link state from the sysfs carrier), FEC via "), "{stdout}{}", text(&out.stderr));
 }
 
 #[test]
