@@ -8,7 +8,8 @@
 //! chosen tail model #009E73, the straight-line tail #D55E00 and the prediction #CC79A7.
 
 use crate::support::fecx_captures::{
-    binomial_544, failing_counts, random_counts, two_mechanism_counts, DR4_CODEWORDS_PER_S, INTERVALS, RANDOM_SYMBOL_ERROR_RATIO,
+    binomial_544, drifting_counts, failing_counts, negative_binomial, random_counts, two_mechanism_counts, DR4_CODEWORDS_PER_S,
+    DRIFTING_MEAN_SYMBOLS, DRIFTING_SHAPE, INTERVALS, RANDOM_SYMBOL_ERROR_RATIO,
 };
 use crate::support::optics;
 use roxmltree::{Document, Node};
@@ -288,6 +289,29 @@ fn histogram_draws_the_binomial_tail_of_a_random_channel() {
     close(value(cy), truth, "predicted uncorrectable codewords");
     let past = p.texts.iter().find(|x| x.starts_with("past t: ")).unwrap();
     assert!(past.starts_with("past t: 1.1e-10 uncorrectable codewords/s (95%: "), "{past}");
+}
+
+#[test]
+fn histogram_draws_the_negative_binomial_tail_of_a_drifting_channel() {
+    // Poisson errors whose rate drifts (negative binomial μ = 0.05, r = 0.3): bins are the
+    // window's codewords times its P(k); the true share past t = 15 is Σ_{k > 15} P(k),
+    // 1.587e-15: 7.4e-6 codewords in the 60 s window.
+    let svg = plot("dr4-400g-fec-tail-drifting.jsonl", "histogram");
+    let p = read_histogram_plot(&svg);
+    assert!(p.texts.iter().any(|x| x == "negative binomial model (χ² p 1.00): expected codewords"), "{:?}", p.texts);
+    let counts = drifting_counts();
+    let bins: Vec<f64> = window_bins(&counts).into_iter().filter(|c| *c > 0.0).collect();
+    assert_eq!(bins.len(), 11, "bins 0-10 counted");
+    let value = log_axis(&p.bars, &bins);
+    let window = (DR4_CODEWORDS_PER_S * INTERVALS) as f64;
+    let expected = |k: u64| window * negative_binomial(k, DRIFTING_MEAN_SYMBOLS, DRIFTING_SHAPE);
+    assert_eq!(p.circles.len(), 19);
+    for (k, c) in p.circles.iter().enumerate() {
+        close(value(c.1), expected(k as u64), &format!("model at {k}"));
+    }
+    let truth: f64 = (16..=400).map(expected).sum();
+    assert!((7.3e-6..7.5e-6).contains(&truth), "{truth:e}");
+    close(value(p.cross.unwrap().1), truth, "predicted uncorrectable codewords");
 }
 
 #[test]

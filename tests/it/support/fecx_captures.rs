@@ -66,6 +66,28 @@ pub fn random_counts() -> [u64; 16] {
     c
 }
 
+/// Drifting: Poisson symbol errors whose rate drifts under the window (a gamma mixture):
+/// negative binomial of mean `DRIFTING_MEAN_SYMBOLS` and shape `DRIFTING_SHAPE`, bin s
+/// holding the window's codewords times its P(s), rounded (bins 1-10).
+pub const DRIFTING_MEAN_SYMBOLS: f64 = 0.05;
+pub const DRIFTING_SHAPE: f64 = 0.3;
+
+/// Negative binomial at k by its closed form: Γ(k + r)/(k! Γ(r)) (r/(r + μ))^r (μ/(r + μ))^k.
+pub fn negative_binomial(k: u64, mu: f64, r: f64) -> f64 {
+    use statrs::function::gamma::ln_gamma;
+    let k = k as f64;
+    (ln_gamma(k + r) - ln_gamma(k + 1.0) - ln_gamma(r) + r * (r / (r + mu)).ln() + k * (mu / (r + mu)).ln()).exp()
+}
+
+pub fn drifting_counts() -> [u64; 16] {
+    let window = (DR4_CODEWORDS_PER_S * INTERVALS) as f64;
+    let mut c = [0u64; 16];
+    for s in 1..16u64 {
+        c[s as usize] = (window * negative_binomial(s, DRIFTING_MEAN_SYMBOLS, DRIFTING_SHAPE)).round() as u64;
+    }
+    c
+}
+
 /// Two mechanisms no single model fits: a steep random core (bins 1-3: 400,000, 2,000, 10)
 /// and a few long bursts apart from it (bins 8-11: 3, 5, 4, 2); the tail models are all
 /// rejected by χ², so the straight line over the bins above the peak stands.
@@ -286,6 +308,7 @@ pub fn bundled() -> Vec<(&'static str, String)> {
         ("dr4-400g-fec-tail-failing.jsonl", histogram_capture(failing_counts(), FAILING_UNCORRECTABLE, 33)),
         ("dr4-400g-fec-tail-random.jsonl", histogram_capture(random_counts(), 0, 34)),
         ("dr4-400g-fec-tail-two-mechanisms.jsonl", histogram_capture(two_mechanism_counts(), 0, 35)),
+        ("dr4-400g-fec-tail-drifting.jsonl", histogram_capture(drifting_counts(), 0, 36)),
         ("dr8-800g-mlx5-lanes-5-8-group.jsonl", group_capture()),
         ("dr8-800g-breakout-2x400g.jsonl", breakout_capture()),
         ("sr4-100g-nrz-marginal.jsonl", nrz_capture()),
