@@ -25,11 +25,12 @@
 //!   the ratio: a transient that settles is not a lane that came back worse. Fewer than
 //!   two buckets after the drop: not judged yet.
 
-use super::series::{LaneSeries, SeriesBucket};
+use super::series::LaneSeries;
 use super::verdict::{Reason, ReasonCode, Severity};
 use super::{Context, LaneAnalysis};
 use serde::Serialize;
 use statrs::function::erf::erfc;
+use std::ops::Range;
 
 /// One lane on both sides of a drop.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -92,15 +93,15 @@ fn binomial_upper_tail(k: u64, n: u64, q: f64) -> f64 {
     0.5 * erfc(z / std::f64::consts::SQRT_2)
 }
 
-/// Errors and bits of lane `idx` over `buckets`.
-fn sums(buckets: &[SeriesBucket], idx: usize, gbps: f64, lanes: u32) -> Option<(u64, f64)> {
+/// Errors and bits of lane `idx` over the buckets `range` of `series`.
+fn sums(series: &LaneSeries, range: Range<usize>, idx: usize, gbps: f64, lanes: u32) -> Option<(u64, f64)> {
     let mut any = false;
     let (mut e, mut b) = (0u64, 0.0f64);
-    for k in buckets {
-        if let Some(bits) = k.lanes.get(idx).and_then(|l| l.corrected_bits) {
+    for k in range {
+        if let Some(bits) = series.corrected_bits(k, idx) {
             any = true;
             e = e.saturating_add(bits);
-            b += k.lane_bits_on_wire(gbps, lanes);
+            b += series.buckets()[k].lane_bits_on_wire(gbps, lanes);
         }
     }
     (any && b > 0.0).then_some((e, b))
@@ -108,24 +109,24 @@ fn sums(buckets: &[SeriesBucket], idx: usize, gbps: f64, lanes: u32) -> Option<(
 
 /// Every drop in `series` compared, lane by lane.
 pub fn compare(series: &LaneSeries, gbps: f64, lanes: u32, ratio: f64, confidence: f64) -> Vec<FlapComparison> {
-    let buckets = &series.buckets;
+    let buckets = series.buckets();
     let drops: Vec<usize> = (0..buckets.len()).filter(|&i| buckets[i].link_down_events > 0).collect();
-    let width = buckets.iter().map(|b| b.lanes.len()).max().unwrap_or(0).min(usize::from(u8::MAX));
+    let width = series.width().min(usize::from(u8::MAX));
     let mut out = Vec::new();
     for (j, &d) in drops.iter().enumerate() {
         let from = if j == 0 { 0 } else { drops[j - 1] + 1 };
         let to = drops.get(j + 1).copied().unwrap_or(buckets.len());
-        let (before, after) = (&buckets[from..d], &buckets[d + 1..to]);
+        let (before, after) = (from..d, d + 1..to);
         if before.is_empty() || after.len() < 2 {
             continue;
         }
-        let late = &after[after.len() / 2..];
-        let drop_t_s = buckets[d].link_down_t.first().copied().unwrap_or(buckets[d].t_end);
+        let late = after.start + after.len() / 2..after.end;
+        let drop_t_s = series.bucket_link_down_t(d).first().copied().unwrap_or(buckets[d].t_end);
         let lanes_cmp: Vec<LaneAfterFlap> = (0..width)
             .filter_map(|idx| {
-                let (eb, bb) = sums(before, idx, gbps, lanes)?;
-                let (ea, ba) = sums(after, idx, gbps, lanes)?;
-                let (el, bl) = sums(late, idx, gbps, lanes)?;
+                let (eb, bb) = sums(series, before.clone(), idx, gbps, lanes)?;
+                let (ea, ba) = sums(series, after.clone(), idx, gbps, lanes)?;
+                let (el, bl) = sums(series, late.clone(), idx, gbps, lanes)?;
                 let floor = eb.max(1) as f64 / bb;
                 let rise = ea as f64 / ba / floor;
                 let rise_late = el as f64 / bl / floor;
@@ -147,7 +148,7 @@ pub fn compare(series: &LaneSeries, gbps: f64, lanes: u32, ratio: f64, confidenc
         if lanes_cmp.is_empty() {
             continue;
         }
-        let secs = |s: &[SeriesBucket]| s.iter().map(|b| b.duration_s).sum::<f64>();
+        let secs = |r: Range<usize>| buckets[r].iter().map(|b| b.duration_s).sum::<f64>();
         out.push(FlapComparison { drop_t_s, before_s: secs(before), after_s: secs(after), lanes: lanes_cmp });
     }
     out

@@ -13,30 +13,24 @@
 //! Per bucket: `t_start`/`t_end` (seconds since capture start; `duration_s` is the sum of
 //! the intervals in it, which excludes time across segment breaks), per lane the corrected
 //! bits (a BER per bucket is `corrected_bits / (lane rate x duration_s)`, or over
-//! `rx_bits` split per lane where the driver counts them) and the rx power sum/count in
-//! mW (mean = sum / count), and the link-down events inside it with their times.
+//! `rx_bits` split per lane where the driver counts them), and the link-down events inside
+//! it with their times. The series is held column by column (the buckets' shared figures,
+//! the lanes' bits at a fixed stride, the link-down times): 512 buckets of 8 lanes are
+//! about 60 KB, where a vector of lanes per bucket cost about 210 KB per interface.
 
-use serde::Serialize;
+use crate::counters::MAX_LANES;
+use std::ops::Range;
 
 /// Link-down times kept per bucket; more are counted in `link_down_events` only.
 const MAX_DOWN_TIMES: usize = 16;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct LaneBucket {
-    /// Corrected bits on this lane over the bucket; `None` = no per-lane counter.
-    pub corrected_bits: Option<u64>,
-    /// Sum and count of the rx power readings (mW) of the samples ending the bucket's intervals.
-    pub rx_power_mw_sum: f64,
-    pub rx_power_mw_count: u32,
-}
+// A bucket marks its counted lanes in a `u16`.
+const _: () = assert!(MAX_LANES <= 16);
 
-impl LaneBucket {
-    pub fn rx_power_mw_mean(&self) -> Option<f64> {
-        (self.rx_power_mw_count > 0).then(|| self.rx_power_mw_sum / f64::from(self.rx_power_mw_count))
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// What the lanes of one bucket share; their corrected bits are a column of the
+/// [`LaneSeries`] ([`LaneSeries::corrected_bits`]), its link-down times another
+/// ([`LaneSeries::link_down_t`]): no allocation per bucket.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeriesBucket {
     pub t_start: f64,
     pub t_end: f64,
@@ -46,13 +40,15 @@ pub struct SeriesBucket {
     pub intervals: u32,
     /// Received bits over the bucket (whole port), where the driver counts them.
     pub rx_bits: Option<u64>,
-    /// Index 0 = lane 1.
-    pub lanes: Vec<LaneBucket>,
     /// Link-down events inside the bucket (counter increases, or up -> down transitions
     /// seen in the samples where no counter exists).
     pub link_down_events: u64,
-    /// Times of the first `MAX_DOWN_TIMES` of them.
-    pub link_down_t: Vec<f64>,
+    /// Lanes with a per-lane counter in any of its intervals: bit i = lane i + 1.
+    counted: u16,
+    /// Lanes the bucket spans (the most any of its intervals counted).
+    lanes: u8,
+    /// Link-down times kept of the bucket (the first `MAX_DOWN_TIMES` of its events).
+    down_times: u8,
 }
 
 impl SeriesBucket {
@@ -71,53 +67,30 @@ impl SeriesBucket {
         (self.t_start + self.t_end) / 2.0
     }
 
-    /// Pre-FEC BER of lane `lane` (0-based) over the bucket, where its bits are counted.
-    pub fn lane_ber(&self, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
-        let k = self.lanes.get(lane)?.corrected_bits?;
-        let bits = self.lane_bits_on_wire(lane_rate_gbps, lanes);
-        (bits > 0.0).then(|| k as f64 / bits)
+    /// Lanes the bucket spans (index 0 = lane 1).
+    pub fn lanes(&self) -> usize {
+        usize::from(self.lanes)
     }
 
-    /// Becomes a bucket of one interval, keeping its vectors' buffers (a bucket merged
-    /// away by [`LaneSeries::halve`] is reused rather than allocated anew).
-    fn start_with(&mut self, iv: &Interval) {
-        let (mut lanes, mut link_down_t) = (std::mem::take(&mut self.lanes), std::mem::take(&mut self.link_down_t));
-        lanes.clear();
-        link_down_t.clear();
-        *self = SeriesBucket { t_start: iv.t_start, t_end: iv.t_start, lanes, link_down_t, ..Default::default() };
-        self.absorb_interval(iv);
+    fn is_counted(&self, lane: usize) -> bool {
+        lane < MAX_LANES && self.counted & (1 << lane) != 0
     }
 
-    /// Adds one interval: what absorbing a bucket of that one interval would do, without
-    /// building it (once per sample).
-    fn absorb_interval(&mut self, iv: &Interval) {
-        self.t_end = iv.t_end;
-        self.duration_s += iv.t_end - iv.t_start;
-        self.intervals += 1;
-        self.rx_bits = match (self.rx_bits, iv.rx_bits) {
-            (Some(a), Some(b)) => Some(a.saturating_add(b)),
-            (a, b) => a.or(b),
-        };
-        let bits = iv.corrected_bits_per_lane.unwrap_or(&[]);
-        let n = bits.len().max(iv.rx_power_mw.len());
-        if self.lanes.len() < n {
-            self.lanes.resize(n, LaneBucket::default());
-        }
-        // One pass over the lanes (bits and rx power both end at `n`).
-        for (i, a) in self.lanes[..n].iter_mut().enumerate() {
-            if let Some(k) = bits.get(i) {
-                a.corrected_bits = Some(a.corrected_bits.map_or(*k, |x| x.saturating_add(*k)));
-            }
-            let rx = iv.rx_power_mw.get(i).copied().flatten();
-            a.rx_power_mw_sum += rx.unwrap_or(0.0);
-            a.rx_power_mw_count += u32::from(rx.is_some());
-        }
-        self.link_down_events += iv.link_down_events;
-        if iv.link_down_events > 0 && self.link_down_t.len() < MAX_DOWN_TIMES {
-            self.link_down_t.push(iv.t_end);
+    /// The bucket of interval `iv` alone, without its lanes and link-down time (columns
+    /// of the series).
+    fn of_interval(iv: &Interval) -> Self {
+        SeriesBucket {
+            t_start: iv.t_start,
+            t_end: iv.t_end,
+            duration_s: iv.t_end - iv.t_start,
+            intervals: 1,
+            rx_bits: iv.rx_bits,
+            link_down_events: iv.link_down_events,
+            ..Default::default()
         }
     }
 
+    /// Adds bucket `o`'s shared figures (the columns are merged by the series).
     fn absorb(&mut self, o: &SeriesBucket) {
         self.t_end = o.t_end;
         self.duration_s += o.duration_s;
@@ -126,24 +99,15 @@ impl SeriesBucket {
             (Some(a), Some(b)) => Some(a.saturating_add(b)),
             (a, b) => a.or(b),
         };
-        if self.lanes.len() < o.lanes.len() {
-            self.lanes.resize(o.lanes.len(), LaneBucket::default());
-        }
-        for (a, b) in self.lanes.iter_mut().zip(&o.lanes) {
-            a.corrected_bits = match (a.corrected_bits, b.corrected_bits) {
-                (Some(x), Some(y)) => Some(x.saturating_add(y)),
-                (x, y) => x.or(y),
-            };
-            a.rx_power_mw_sum += b.rx_power_mw_sum;
-            a.rx_power_mw_count += b.rx_power_mw_count;
-        }
         self.link_down_events += o.link_down_events;
-        for t in &o.link_down_t {
-            if self.link_down_t.len() < MAX_DOWN_TIMES {
-                self.link_down_t.push(*t);
-            }
-        }
+        self.counted |= o.counted;
+        self.lanes = self.lanes.max(o.lanes);
     }
+}
+
+/// Lanes `0..n` marked counted.
+fn lane_mask(n: usize) -> u16 {
+    ((1u32 << n.min(MAX_LANES)) - 1) as u16
 }
 
 /// One interval's figures, as the engine hands them over.
@@ -151,52 +115,41 @@ impl SeriesBucket {
 pub struct Interval<'a> {
     pub t_start: f64,
     pub t_end: f64,
+    /// Per lane (index 0 = lane 1; at most [`MAX_LANES`] are kept).
     pub corrected_bits_per_lane: Option<&'a [u64]>,
     pub rx_bits: Option<u64>,
-    pub rx_power_mw: &'a [Option<f64>],
     pub link_down_events: u64,
 }
 
-#[derive(Debug, Serialize)]
+/// The series, column by column: per bucket its shared figures, the lanes' corrected
+/// bits at a fixed stride, and the link-down times in bucket order.
+#[derive(Clone, Debug, PartialEq)]
 pub struct LaneSeries {
-    pub buckets: Vec<SeriesBucket>,
+    buckets: Vec<SeriesBucket>,
+    /// Corrected bits: lane i of bucket k at `k * stride + i` (0 where not counted).
+    bits: Vec<u64>,
+    /// Lanes per bucket in `bits`: the most any interval has had.
+    stride: usize,
+    /// Every bucket's kept link-down times, bucket after bucket (`down_times` each).
+    down_t: Vec<f64>,
     /// Sample intervals per bucket at the current resolution (doubles at each merge).
     pub intervals_per_bucket: u32,
-    #[serde(skip)]
     capacity: usize,
-    /// Buckets merged away by the last halving, kept for their buffers (at most
-    /// `capacity / 2`); not part of the series: clones and comparisons ignore them.
-    #[serde(skip)]
-    spare: Vec<SeriesBucket>,
-}
-
-impl Clone for LaneSeries {
-    fn clone(&self) -> Self {
-        LaneSeries {
-            buckets: self.buckets.clone(),
-            intervals_per_bucket: self.intervals_per_bucket,
-            capacity: self.capacity,
-            spare: Vec::new(),
-        }
-    }
-}
-
-impl PartialEq for LaneSeries {
-    fn eq(&self, other: &Self) -> bool {
-        self.buckets == other.buckets && self.intervals_per_bucket == other.intervals_per_bucket && self.capacity == other.capacity
-    }
 }
 
 impl LaneSeries {
     /// `capacity` is rounded up to an even number of at least 2.
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(2).div_ceil(2) * 2;
-        LaneSeries { buckets: Vec::new(), intervals_per_bucket: 1, capacity, spare: Vec::new() }
+        LaneSeries { buckets: Vec::new(), bits: Vec::new(), stride: 0, down_t: Vec::new(), intervals_per_bucket: 1, capacity }
     }
 
-    /// Empty again, as `new` of the same capacity makes it (the spare buckets are kept).
+    /// Empty again, as `new` of the same capacity makes it (the columns keep their room).
     pub fn clear(&mut self) {
         self.buckets.clear();
+        self.bits.clear();
+        self.stride = 0;
+        self.down_t.clear();
         self.intervals_per_bucket = 1;
     }
 
@@ -204,9 +157,58 @@ impl LaneSeries {
         self.capacity
     }
 
+    /// The buckets in time order.
+    pub fn buckets(&self) -> &[SeriesBucket] {
+        &self.buckets
+    }
+
+    /// Corrected bits on lane `lane` (0-based) of bucket `k`; `None` = no per-lane counter.
+    pub fn corrected_bits(&self, k: usize, lane: usize) -> Option<u64> {
+        self.buckets.get(k).filter(|b| b.is_counted(lane))?;
+        self.bits.get(k * self.stride + lane).copied()
+    }
+
+    /// The lanes of bucket `k` in order ([`Self::corrected_bits`] of each).
+    pub fn lane_bits(&self, k: usize) -> impl Iterator<Item = Option<u64>> + '_ {
+        let lanes = self.buckets.get(k).map_or(0, SeriesBucket::lanes);
+        (0..lanes).map(move |i| self.corrected_bits(k, i))
+    }
+
+    /// The most lanes any bucket spans.
+    pub fn width(&self) -> usize {
+        self.buckets.iter().map(SeriesBucket::lanes).max().unwrap_or(0)
+    }
+
+    /// Pre-FEC BER of lane `lane` (0-based) over bucket `k`, where its bits are counted.
+    pub fn lane_ber(&self, k: usize, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
+        let n = self.corrected_bits(k, lane)?;
+        let bits = self.buckets[k].lane_bits_on_wire(lane_rate_gbps, lanes);
+        (bits > 0.0).then(|| n as f64 / bits)
+    }
+
+    /// The times of the first 16 link-down events of each bucket, in order.
+    pub fn link_down_t(&self) -> &[f64] {
+        &self.down_t
+    }
+
+    /// Bucket `k`'s kept link-down times.
+    pub fn bucket_link_down_t(&self, k: usize) -> &[f64] {
+        let Some(b) = self.buckets.get(k) else { return &[] };
+        let at = self.buckets[..k].iter().map(|b| usize::from(b.down_times)).sum::<usize>();
+        &self.down_t[at..at + usize::from(b.down_times)]
+    }
+
     pub fn push(&mut self, iv: &Interval) {
-        match self.buckets.last_mut() {
-            Some(last) if last.intervals < self.intervals_per_bucket => last.absorb_interval(iv),
+        let bits = iv.corrected_bits_per_lane.unwrap_or(&[]);
+        let bits = &bits[..bits.len().min(MAX_LANES)];
+        if bits.len() > self.stride {
+            self.widen(bits.len());
+        }
+        let k = match self.buckets.last_mut() {
+            Some(last) if last.intervals < self.intervals_per_bucket => {
+                last.absorb(&SeriesBucket::of_interval(iv));
+                self.buckets.len() - 1
+            }
             _ => {
                 if self.buckets.len() == self.capacity {
                     self.halve();
@@ -214,38 +216,90 @@ impl LaneSeries {
                 }
                 if self.buckets.capacity() == 0 {
                     // The series fills up to `capacity` buckets: grown step by step, the
-                    // vector would be copied (and fresh memory touched) ~log2(capacity) times.
+                    // columns would be copied (and fresh memory touched) ~log2(capacity) times.
                     self.buckets.reserve_exact(self.capacity);
+                    self.bits.reserve_exact(self.capacity * self.stride);
                 }
-                let mut b = self.spare.pop().unwrap_or_default();
-                b.start_with(iv);
-                self.buckets.push(b);
+                self.buckets.push(SeriesBucket::of_interval(iv));
+                self.bits.resize(self.buckets.len() * self.stride, 0);
+                self.buckets.len() - 1
+            }
+        };
+        self.add_lanes(k, bits);
+        let b = &mut self.buckets[k];
+        if iv.link_down_events > 0 && usize::from(b.down_times) < MAX_DOWN_TIMES {
+            b.down_times += 1;
+            self.down_t.push(iv.t_end);
+        }
+    }
+
+    /// Adds one interval's lane bits to bucket `k`.
+    fn add_lanes(&mut self, k: usize, bits: &[u64]) {
+        let b = &mut self.buckets[k];
+        b.counted |= lane_mask(bits.len());
+        // At most MAX_LANES (<= 16).
+        b.lanes = b.lanes.max(bits.len() as u8);
+        let row = &mut self.bits[k * self.stride..][..bits.len()];
+        for (a, v) in row.iter_mut().zip(bits) {
+            *a = a.saturating_add(*v);
+        }
+    }
+
+    /// Room for `lanes` lanes per bucket: the bits column laid out at the new stride.
+    fn widen(&mut self, lanes: usize) {
+        let old = std::mem::replace(&mut self.stride, lanes);
+        let mut bits = Vec::with_capacity(self.buckets.capacity().max(self.buckets.len()) * lanes);
+        bits.resize(self.buckets.len() * lanes, 0);
+        if old > 0 {
+            for (new, was) in bits.chunks_exact_mut(lanes).zip(self.bits.chunks_exact(old)) {
+                new[..old].copy_from_slice(was);
             }
         }
+        self.bits = bits;
     }
 
     /// Drops the buckets that ended before `t` (a time-bounded series: `serve` fits its
-    /// trend over the last hours, not since start); their buffers are kept as spares.
+    /// trend over the last hours, not since start).
     pub fn forget_before(&mut self, t: f64) {
         let n = self.buckets.iter().take_while(|b| b.t_end < t).count();
-        if n == 0 {
+        self.remove(0..n);
+    }
+
+    /// Keeps only the buckets that started at or after `t`.
+    pub fn retain_from(&mut self, t: f64) {
+        let mut k = 0;
+        while k < self.buckets.len() {
+            let run = self.buckets[k..].iter().take_while(|b| b.t_start < t).count();
+            if run > 0 {
+                self.remove(k..k + run);
+            }
+            k += 1;
+        }
+    }
+
+    /// Removes buckets `range` and their lanes and link-down times.
+    fn remove(&mut self, range: Range<usize>) {
+        if range.is_empty() {
             return;
         }
-        let room = (self.capacity / 2).saturating_sub(self.spare.len());
-        self.spare.extend(self.buckets.drain(..n).take(room));
+        let downs = |b: &[SeriesBucket]| b.iter().map(|b| usize::from(b.down_times)).sum::<usize>();
+        let first_down = downs(&self.buckets[..range.start]);
+        self.down_t.drain(first_down..first_down + downs(&self.buckets[range.clone()]));
+        self.bits.drain(range.start * self.stride..range.end * self.stride);
+        self.buckets.drain(range);
     }
 
     /// Per lane (index 0 = lane 1), the highest BER of the buckets that ended at or after
-    /// `t` ([`SeriesBucket::lane_ber`]): what a spike shorter than a window leaves, at the
+    /// `t` ([`Self::lane_ber`]): what a spike shorter than a window leaves, at the
     /// resolution of the buckets.
     pub fn max_lane_ber_since(&self, t: f64, lane_rate_gbps: f64, lanes: u32) -> Vec<Option<f64>> {
         let mut out: Vec<Option<f64>> = Vec::new();
-        for b in self.buckets.iter().filter(|b| b.t_end >= t) {
-            if out.len() < b.lanes.len() {
-                out.resize(b.lanes.len(), None);
+        for (k, b) in self.buckets.iter().enumerate().filter(|(_, b)| b.t_end >= t) {
+            if out.len() < b.lanes() {
+                out.resize(b.lanes(), None);
             }
             for (i, m) in out.iter_mut().enumerate() {
-                if let Some(ber) = b.lane_ber(i, lane_rate_gbps, lanes).filter(|v| v.is_finite()) {
+                if let Some(ber) = self.lane_ber(k, i, lane_rate_gbps, lanes).filter(|v| v.is_finite()) {
                     *m = Some(m.map_or(ber, |x: f64| x.max(ber)));
                 }
             }
@@ -253,21 +307,35 @@ impl LaneSeries {
         out
     }
 
-    /// Merges adjacent pairs in place: half as many buckets, each twice as long; the
-    /// second of each pair goes to `spare`.
+    /// Merges adjacent pairs in place: half as many buckets, each twice as long.
     fn halve(&mut self) {
-        let n = self.buckets.len();
-        // Before step k, slots k..2k hold emptied buckets (taken or swapped out).
-        for k in 0..n / 2 {
-            let b = std::mem::take(&mut self.buckets[2 * k + 1]);
-            self.buckets.swap(k, 2 * k);
-            self.buckets[k].absorb(&b);
-            self.spare.push(b);
-        }
-        if n % 2 == 1 {
-            self.buckets.swap(n / 2, n - 1);
+        let (n, stride) = (self.buckets.len(), self.stride);
+        let mut downs = 0;
+        let mut read = 0;
+        for k in 0..n.div_ceil(2) {
+            let mut b = self.buckets[2 * k];
+            let times = usize::from(b.down_times);
+            self.down_t.copy_within(read..read + times, downs);
+            (read, downs) = (read + times, downs + times);
+            self.bits.copy_within(2 * k * stride..(2 * k + 1) * stride, k * stride);
+            if let Some(o) = self.buckets.get(2 * k + 1).copied() {
+                b.absorb(&o);
+                let keep = usize::from(o.down_times).min(MAX_DOWN_TIMES - times);
+                self.down_t.copy_within(read..read + keep, downs);
+                (read, downs) = (read + usize::from(o.down_times), downs + keep);
+                // At most MAX_DOWN_TIMES (16).
+                b.down_times = (times + keep) as u8;
+                for i in 0..stride {
+                    let v = self.bits[(2 * k + 1) * stride + i];
+                    let a = &mut self.bits[k * stride + i];
+                    *a = a.saturating_add(v);
+                }
+            }
+            self.buckets[k] = b;
         }
         self.buckets.truncate(n.div_ceil(2));
+        self.bits.truncate(self.buckets.len() * stride);
+        self.down_t.truncate(downs);
         self.intervals_per_bucket = self.intervals_per_bucket.saturating_mul(2);
     }
 }
@@ -287,24 +355,24 @@ mod tests {
                 t_start: t,
                 t_end: t + 1.0,
                 corrected_bits_per_lane: Some(&[3]),
-                rx_power_mw: &[Some(0.5)],
                 link_down_events: u64::from(i == 4321),
                 ..Default::default()
             });
-            assert!(s.buckets.len() <= 8);
+            assert!(s.buckets().len() <= 8);
         }
-        let bits: u64 = s.buckets.iter().map(|b| b.lanes[0].corrected_bits.unwrap()).sum();
+        let bits: u64 = (0..s.buckets().len()).map(|k| s.corrected_bits(k, 0).unwrap()).sum();
         assert_eq!(bits, 30_000);
-        assert_eq!(s.buckets.iter().map(|b| b.duration_s).sum::<f64>(), 10_000.0);
+        assert_eq!(s.buckets().iter().map(|b| b.duration_s).sum::<f64>(), 10_000.0);
         // 10,000 intervals need 2048 per bucket (8 x 1024 = 8192 < 10,000 <= 16,384).
         assert_eq!(s.intervals_per_bucket, 2048);
-        assert_eq!(s.buckets[0].t_start, 0.0);
-        assert_eq!(s.buckets.last().unwrap().t_end, 10_000.0);
-        let down: Vec<f64> = s.buckets.iter().flat_map(|b| b.link_down_t.clone()).collect();
-        assert_eq!(down, vec![4322.0]);
-        assert_eq!(s.buckets[0].lanes[0].rx_power_mw_mean(), Some(0.5));
+        assert_eq!(s.buckets()[0].t_start, 0.0);
+        assert_eq!(s.buckets().last().unwrap().t_end, 10_000.0);
+        assert_eq!(s.link_down_t(), [4322.0]);
+        // 4322 s is in the third bucket of 2048 intervals.
+        assert_eq!(s.bucket_link_down_t(2), [4322.0]);
+        assert!(s.bucket_link_down_t(1).is_empty());
         // First bucket: 2048 s x 3 bits/s on a 53.125 Gb/s lane: 6144 / 1.088e14 = 5.647e-11.
-        let ber = s.buckets[0].lane_ber(0, 53.125, 1).unwrap();
+        let ber = s.lane_ber(0, 0, 53.125, 1).unwrap();
         assert!((ber - 6144.0 / (53.125e9 * 2048.0)).abs() < 1e-20);
     }
 
@@ -318,10 +386,10 @@ mod tests {
             let bits = [if i == 9990 { 300 } else { 3 }, 1];
             s.push(&Interval { t_start: t, t_end: t + 1.0, corrected_bits_per_lane: Some(&bits), ..Default::default() });
             s.forget_before(t + 1.0 - 100.0);
-            assert!(s.buckets.len() <= 16);
+            assert!(s.buckets().len() <= 16);
         }
         // What is kept spans the last ~100 s (plus at most one bucket's width).
-        let first = s.buckets[0].t_start;
+        let first = s.buckets()[0].t_start;
         assert!(first >= 9_900.0 - f64::from(s.intervals_per_bucket) && first <= 9_900.0, "{first}");
         // 100 s kept in 16 buckets: 8 intervals each (16 x 8 = 128 >= 100 + 8).
         assert_eq!(s.intervals_per_bucket, 8);
@@ -329,5 +397,53 @@ mod tests {
         let max = s.max_lane_ber_since(9_900.0, 1.0, 1);
         assert!((max[0].unwrap() - 321.0 / 8e9).abs() < 1e-18, "{max:?}");
         assert!((max[1].unwrap() - 1.0 / 1e9).abs() < 1e-18, "{max:?}");
+    }
+
+    #[test]
+    fn lanes_added_later_drop_times_and_retained_buckets_keep_their_columns() {
+        // 8 one-second intervals into 4 buckets: 2 lanes of 1 bit each at first, 4 lanes from
+        // the fifth interval on (the bits column widens); 20 drops in the second interval.
+        let mut s = LaneSeries::new(4);
+        for i in 0..8u32 {
+            let t = f64::from(i);
+            let bits = [1, 1, 2, 2];
+            s.push(&Interval {
+                t_start: t,
+                t_end: t + 1.0,
+                corrected_bits_per_lane: Some(&bits[..if i < 4 { 2 } else { 4 }]),
+                link_down_events: if i == 1 { 20 } else { u64::from(i == 6) },
+                ..Default::default()
+            });
+        }
+        // Halved once: 4 buckets of 2 intervals.
+        assert_eq!(s.intervals_per_bucket, 2);
+        let lanes: Vec<Vec<Option<u64>>> = (0..4).map(|k| s.lane_bits(k).collect()).collect();
+        assert_eq!(lanes[0], [Some(2), Some(2)]);
+        assert_eq!(lanes[1], [Some(2), Some(2)]);
+        assert_eq!(lanes[2], [Some(2), Some(2), Some(4), Some(4)]);
+        assert_eq!(s.width(), 4);
+        // One time per interval with drops: (1, 2] holds 20 events but one time; (6, 7] one.
+        assert_eq!(s.buckets()[0].link_down_events, 20);
+        assert_eq!(s.bucket_link_down_t(0), [2.0]);
+        assert_eq!(s.bucket_link_down_t(3), [7.0]);
+        assert_eq!(s.link_down_t(), [2.0, 7.0]);
+        // Only the buckets from t = 4 on: the last two, with their lanes and drop time.
+        let mut r = s.clone();
+        r.retain_from(4.0);
+        assert_eq!(r.buckets().len(), 2);
+        assert_eq!(r.lane_bits(0).collect::<Vec<_>>(), lanes[2]);
+        assert_eq!(r.link_down_t(), [7.0]);
+        assert_eq!(r.bucket_link_down_t(1), [7.0]);
+        r.forget_before(f64::INFINITY);
+        assert!(r.buckets().is_empty() && r.link_down_t().is_empty());
+        // A drop in each of 64 intervals into 2 buckets of 32: each keeps its first 16 times.
+        let mut d = LaneSeries::new(2);
+        for i in 0..64u32 {
+            let t = f64::from(i);
+            d.push(&Interval { t_start: t, t_end: t + 1.0, link_down_events: 1, ..Default::default() });
+        }
+        assert_eq!(d.buckets().iter().map(|b| b.link_down_events).collect::<Vec<_>>(), [32, 32]);
+        assert_eq!(d.bucket_link_down_t(0), (1..=16).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(d.bucket_link_down_t(1), (33..=48).map(f64::from).collect::<Vec<_>>());
     }
 }

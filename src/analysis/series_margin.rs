@@ -33,7 +33,7 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
     // errors; the bounds of other counts are unused.
     let Some(x_limit) = q_from_ber(limit, m) else { return out };
     let mut zero_upper = None;
-    for b in &series.buckets {
+    for (k, b) in series.buckets().iter().enumerate() {
         let bits = b.lane_bits_on_wire(rate, lanes);
         if !(bits.is_finite() && bits > 0.0) {
             continue;
@@ -45,8 +45,8 @@ pub fn lane_margins(series: &LaneSeries, link: &LinkAnalysis, confidence: f64) -
         // Every lane of the bucket without an error has the same bits, so the same bound
         // and margin: judged once.
         let mut zero_margin = None;
-        for (i, lb) in b.lanes.iter().enumerate() {
-            let (Some(k), Ok(lane)) = (lb.corrected_bits, u8::try_from(i + 1)) else { continue };
+        for (i, bits) in series.lane_bits(k).enumerate() {
+            let (Some(k), Ok(lane)) = (bits, u8::try_from(i + 1)) else { continue };
             let margin = if k == 0 { *zero_margin.get_or_insert_with(|| margin_of(0)) } else { margin_of(k) };
             if let Some(margin) = margin {
                 let point = MarginPoint { t_s: b.mid_t_s(), margin_db: margin };
@@ -71,13 +71,7 @@ mod tests {
         let mut s = LaneSeries::new(8);
         for i in 0..2 {
             let t = f64::from(i) * 10.0;
-            s.push(&Interval {
-                t_start: t,
-                t_end: t + 10.0,
-                corrected_bits_per_lane: Some(&[53_125_000, 0]),
-                rx_power_mw: &[],
-                ..Default::default()
-            });
+            s.push(&Interval { t_start: t, t_end: t + 10.0, corrected_bits_per_lane: Some(&[53_125_000, 0]), ..Default::default() });
         }
         let link = LinkAnalysis {
             lane_rate_gbps: Some(53.125),

@@ -59,7 +59,7 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis
     // A lane's points are at bucket mid times: when all of them span less than the
     // trend needs, no lane has a trend (margin_trend would say so lane by lane).
     let (first, last) =
-        series.buckets.iter().map(|b| b.mid_t_s()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        series.buckets().iter().map(|b| b.mid_t_s()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
     if !(last - first >= cx.cfg.trend_window_s) {
         return;
     }
@@ -94,14 +94,15 @@ pub(super) fn judge(cx: &Context, link: &LinkAnalysis, lanes: &mut [LaneAnalysis
 /// bucket are timed: series.rs).
 pub(super) fn drop_culprits(cx: &Context) -> Vec<DropCulprit> {
     let Some((series, gbps, lanes)) = usable(cx) else { return Vec::new() };
-    let width = series.buckets.iter().map(|b| b.lanes.len()).max().unwrap_or(0).min(usize::from(u8::MAX));
+    let width = series.width().min(usize::from(u8::MAX));
     let per_lane: Vec<(u8, Vec<LaneInterval>)> = (0..width)
         .filter_map(|idx| {
             let iv: Vec<LaneInterval> = series
-                .buckets
+                .buckets()
                 .iter()
-                .filter_map(|b| {
-                    let errors = b.lanes.get(idx)?.corrected_bits?;
+                .enumerate()
+                .filter_map(|(k, b)| {
+                    let errors = series.corrected_bits(k, idx)?;
                     Some(LaneInterval { t_start_s: b.t_start, t_end_s: b.t_end, errors, bits: b.lane_bits_on_wire(gbps, lanes) })
                 })
                 .collect();
@@ -109,7 +110,7 @@ pub(super) fn drop_culprits(cx: &Context) -> Vec<DropCulprit> {
             (!iv.is_empty()).then(|| (u8::try_from(idx + 1).unwrap_or(u8::MAX), iv))
         })
         .collect();
-    series.buckets.iter().flat_map(|b| b.link_down_t.iter()).filter_map(|t| drop_culprit(&per_lane, *t, cx.cfg.drop_lookback_s)).collect()
+    series.link_down_t().iter().filter_map(|t| drop_culprit(&per_lane, *t, cx.cfg.drop_lookback_s)).collect()
 }
 
 fn fmt_lookback(s: f64) -> String {
@@ -159,7 +160,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        let totals: Vec<u64> = (0..4).map(|k| s.buckets.iter().filter_map(|b| b.lanes[k].corrected_bits).sum()).collect();
+        let totals: Vec<u64> = (0..4).map(|i| (0..s.buckets().len()).filter_map(|k| s.corrected_bits(k, i)).sum()).collect();
         let c = |v| Some(Counted { value: v, origin: Origin::netlink() });
         InterfaceWindow {
             interface: "eth0".into(),

@@ -96,7 +96,7 @@ pub fn render(engine: &Engine, marks: &EventMarks, a: &InterfaceAnalysis, kind: 
                 .into_iter()
                 .map(|(lane, ms)| (lane, ms.into_iter().map(|m| m.point).collect()))
                 .collect();
-            let link_drops_t_s = series.map(|s| s.buckets.iter().flat_map(|b| b.link_down_t.iter().copied()).collect()).unwrap_or_default();
+            let link_drops_t_s = series.map(|s| s.link_down_t().to_vec()).unwrap_or_default();
             // The verdict is the last segment's: shade it when breaks split the run.
             let judged_t_s = a.segments.last().filter(|_| a.segments.len() > 1).map(|s| (s.from_t, s.to_t));
             let s = MarginSeries {

@@ -266,7 +266,7 @@ impl Exporter {
             .map(|a| {
                 let lane_pre_fec_ber = match (self.engine.series(&a.interface), a.link.lane_rate_gbps, a.link.lanes) {
                     (Some(s), Some(rate), Some(lanes)) => {
-                        let end = s.buckets.last().map_or(t, |b| b.t_end);
+                        let end = s.buckets().last().map_or(t, |b| b.t_end);
                         s.max_lane_ber_since(end - PEAK_S, rate, lanes)
                     }
                     _ => Vec::new(),

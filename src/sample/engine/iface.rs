@@ -402,12 +402,11 @@ impl IfaceState {
                 t_end: s.t,
                 corrected_bits_per_lane: step.corrected_bits_per_lane(),
                 rx_bits: step.rx_bits,
-                rx_power_mw: if rx_ok { rx_mw } else { &[] },
                 link_down_events: down,
             });
         }
         if let Some(h) = self.series_horizon_s {
-            if self.series.buckets.first().is_some_and(|b| b.t_end < s.t - h) {
+            if self.series.buckets().first().is_some_and(|b| b.t_end < s.t - h) {
                 Arc::make_mut(&mut self.series).forget_before(s.t - h);
             }
         }

@@ -93,22 +93,21 @@ impl IfaceState {
 /// refilling the series `out` holds where no one else holds it, else sharing `series`
 /// when all of it is from `first_t` on.
 pub(super) fn segment_series_into(series: &Arc<LaneSeries>, first_t: f64, out: &mut Option<Arc<LaneSeries>>) {
-    if !series.buckets.iter().any(|b| b.t_start >= first_t) {
+    if !series.buckets().iter().any(|b| b.t_start >= first_t) {
         *out = None;
         return;
     }
     if let Some(s) = out.as_mut().and_then(Arc::get_mut).filter(|s| s.capacity() == series.capacity()) {
-        s.buckets.clone_from(&series.buckets);
-        s.intervals_per_bucket = series.intervals_per_bucket;
-        s.buckets.retain(|b| b.t_start >= first_t);
+        s.clone_from(series);
+        s.retain_from(first_t);
         return;
     }
-    if series.buckets.iter().all(|b| b.t_start >= first_t) {
+    if series.buckets().iter().all(|b| b.t_start >= first_t) {
         *out = Some(Arc::clone(series));
         return;
     }
     let mut s = LaneSeries::clone(series);
-    s.buckets.retain(|b| b.t_start >= first_t);
+    s.retain_from(first_t);
     *out = Some(Arc::new(s));
 }
 
