@@ -16,7 +16,7 @@
 //! `rx_bits` split per lane where the driver counts them), and the link-down events inside
 //! it with their times. The series is held column by column (the buckets' shared figures,
 //! the lanes' bits at a fixed stride, the link-down times): 512 buckets of 8 lanes are
-//! about 60 KB, where a vector of lanes per bucket cost about 210 KB per interface.
+//! about 45 KB.
 
 use crate::counters::MAX_LANES;
 use std::ops::Range;
@@ -110,6 +110,54 @@ fn lane_mask(n: usize) -> u16 {
     ((1u32 << n.min(MAX_LANES)) - 1) as u16
 }
 
+/// Corrected bits per lane and bucket: the low 32 bits of each count, and the high 32 bits
+/// only once a count needs them (a lane near its FEC limit passes 2^32 bits in a bucket of
+/// a few minutes; a healthy lane's counts stay far below).
+#[derive(Clone, Debug, Default)]
+struct Counts {
+    lo: Vec<u32>,
+    hi: Option<Vec<u32>>,
+}
+
+impl Counts {
+    fn get(&self, i: usize) -> Option<u64> {
+        let lo = u64::from(*self.lo.get(i)?);
+        Some(lo | self.hi.as_ref().map_or(0, |h| u64::from(h[i]) << 32))
+    }
+
+    fn set(&mut self, i: usize, v: u64) {
+        // The low and high halves of `v`.
+        self.lo[i] = v as u32;
+        let high = (v >> 32) as u32;
+        if high != 0 && self.hi.is_none() {
+            let mut h = Vec::with_capacity(self.lo.capacity());
+            h.resize(self.lo.len(), 0);
+            self.hi = Some(h);
+        }
+        if let Some(h) = &mut self.hi {
+            h[i] = high;
+        }
+    }
+
+    fn add(&mut self, i: usize, v: u64) {
+        let sum = self.get(i).unwrap_or(0).saturating_add(v);
+        self.set(i, sum);
+    }
+
+    /// `f` on both halves (the high one where it exists).
+    fn each(&mut self, f: impl Fn(&mut Vec<u32>)) {
+        f(&mut self.lo);
+        if let Some(h) = &mut self.hi {
+            f(h);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.lo.clear();
+        self.hi = None;
+    }
+}
+
 /// One interval's figures, as the engine hands them over.
 #[derive(Clone, Debug, Default)]
 pub struct Interval<'a> {
@@ -123,11 +171,11 @@ pub struct Interval<'a> {
 
 /// The series, column by column: per bucket its shared figures, the lanes' corrected
 /// bits at a fixed stride, and the link-down times in bucket order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct LaneSeries {
     buckets: Vec<SeriesBucket>,
     /// Corrected bits: lane i of bucket k at `k * stride + i` (0 where not counted).
-    bits: Vec<u64>,
+    bits: Counts,
     /// Lanes per bucket in `bits`: the most any interval has had.
     stride: usize,
     /// Every bucket's kept link-down times, bucket after bucket (`down_times` each).
@@ -137,11 +185,20 @@ pub struct LaneSeries {
     capacity: usize,
 }
 
+/// The same buckets, lanes and drop times, however the columns are laid out.
+impl PartialEq for LaneSeries {
+    fn eq(&self, o: &Self) -> bool {
+        (self.buckets == o.buckets && self.down_t == o.down_t)
+            && (self.intervals_per_bucket, self.capacity) == (o.intervals_per_bucket, o.capacity)
+            && (0..self.buckets.len()).all(|k| self.lane_bits(k).eq(o.lane_bits(k)))
+    }
+}
+
 impl LaneSeries {
     /// `capacity` is rounded up to an even number of at least 2.
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(2).div_ceil(2) * 2;
-        LaneSeries { buckets: Vec::new(), bits: Vec::new(), stride: 0, down_t: Vec::new(), intervals_per_bucket: 1, capacity }
+        LaneSeries { buckets: Vec::new(), bits: Counts::default(), stride: 0, down_t: Vec::new(), intervals_per_bucket: 1, capacity }
     }
 
     /// Empty again, as `new` of the same capacity makes it (the columns keep their room).
@@ -165,7 +222,7 @@ impl LaneSeries {
     /// Corrected bits on lane `lane` (0-based) of bucket `k`; `None` = no per-lane counter.
     pub fn corrected_bits(&self, k: usize, lane: usize) -> Option<u64> {
         self.buckets.get(k).filter(|b| b.is_counted(lane))?;
-        self.bits.get(k * self.stride + lane).copied()
+        self.bits.get(k * self.stride + lane)
     }
 
     /// The lanes of bucket `k` in order ([`Self::corrected_bits`] of each).
@@ -218,10 +275,12 @@ impl LaneSeries {
                     // The series fills up to `capacity` buckets: grown step by step, the
                     // columns would be copied (and fresh memory touched) ~log2(capacity) times.
                     self.buckets.reserve_exact(self.capacity);
-                    self.bits.reserve_exact(self.capacity * self.stride);
+                    let room = self.capacity * self.stride;
+                    self.bits.each(|v| v.reserve_exact(room));
                 }
                 self.buckets.push(SeriesBucket::of_interval(iv));
-                self.bits.resize(self.buckets.len() * self.stride, 0);
+                let len = self.buckets.len() * self.stride;
+                self.bits.each(|v| v.resize(len, 0));
                 self.buckets.len() - 1
             }
         };
@@ -239,20 +298,19 @@ impl LaneSeries {
         b.counted |= lane_mask(bits.len());
         // At most MAX_LANES (<= 16).
         b.lanes = b.lanes.max(bits.len() as u8);
-        let row = &mut self.bits[k * self.stride..][..bits.len()];
-        for (a, v) in row.iter_mut().zip(bits) {
-            *a = a.saturating_add(*v);
+        for (i, v) in bits.iter().enumerate() {
+            self.bits.add(k * self.stride + i, *v);
         }
     }
 
     /// Room for `lanes` lanes per bucket: the bits column laid out at the new stride.
     fn widen(&mut self, lanes: usize) {
         let old = std::mem::replace(&mut self.stride, lanes);
-        let mut bits = Vec::with_capacity(self.buckets.capacity().max(self.buckets.len()) * lanes);
-        bits.resize(self.buckets.len() * lanes, 0);
-        if old > 0 {
-            for (new, was) in bits.chunks_exact_mut(lanes).zip(self.bits.chunks_exact(old)) {
-                new[..old].copy_from_slice(was);
+        let mut bits = Counts { lo: Vec::with_capacity(self.buckets.capacity().max(self.buckets.len()) * lanes), hi: None };
+        bits.lo.resize(self.buckets.len() * lanes, 0);
+        for k in 0..self.buckets.len() {
+            for i in 0..old {
+                bits.set(k * lanes + i, self.bits.get(k * old + i).unwrap_or(0));
             }
         }
         self.bits = bits;
@@ -285,7 +343,10 @@ impl LaneSeries {
         let downs = |b: &[SeriesBucket]| b.iter().map(|b| usize::from(b.down_times)).sum::<usize>();
         let first_down = downs(&self.buckets[..range.start]);
         self.down_t.drain(first_down..first_down + downs(&self.buckets[range.clone()]));
-        self.bits.drain(range.start * self.stride..range.end * self.stride);
+        let lanes = range.start * self.stride..range.end * self.stride;
+        self.bits.each(|v| {
+            v.drain(lanes.clone());
+        });
         self.buckets.drain(range);
     }
 
@@ -317,7 +378,7 @@ impl LaneSeries {
             let times = usize::from(b.down_times);
             self.down_t.copy_within(read..read + times, downs);
             (read, downs) = (read + times, downs + times);
-            self.bits.copy_within(2 * k * stride..(2 * k + 1) * stride, k * stride);
+            self.bits.each(|v| v.copy_within(2 * k * stride..(2 * k + 1) * stride, k * stride));
             if let Some(o) = self.buckets.get(2 * k + 1).copied() {
                 b.absorb(&o);
                 let keep = usize::from(o.down_times).min(MAX_DOWN_TIMES - times);
@@ -326,15 +387,15 @@ impl LaneSeries {
                 // At most MAX_DOWN_TIMES (16).
                 b.down_times = (times + keep) as u8;
                 for i in 0..stride {
-                    let v = self.bits[(2 * k + 1) * stride + i];
-                    let a = &mut self.bits[k * stride + i];
-                    *a = a.saturating_add(v);
+                    let v = self.bits.get((2 * k + 1) * stride + i).unwrap_or(0);
+                    self.bits.add(k * stride + i, v);
                 }
             }
             self.buckets[k] = b;
         }
         self.buckets.truncate(n.div_ceil(2));
-        self.bits.truncate(self.buckets.len() * stride);
+        let len = self.buckets.len() * stride;
+        self.bits.each(|v| v.truncate(len));
         self.down_t.truncate(downs);
         self.intervals_per_bucket = self.intervals_per_bucket.saturating_mul(2);
     }
@@ -445,5 +506,29 @@ mod tests {
         assert_eq!(d.buckets().iter().map(|b| b.link_down_events).collect::<Vec<_>>(), [32, 32]);
         assert_eq!(d.bucket_link_down_t(0), (1..=16).map(f64::from).collect::<Vec<_>>());
         assert_eq!(d.bucket_link_down_t(1), (33..=48).map(f64::from).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn counts_past_32_bits_and_saturated_counts_are_kept() {
+        // 3e9 bits on lane 1 per interval: past 2^32 from the second; lane 2 at u64::MAX
+        // saturates. Capacity 2: halved twice over 8 intervals (4 a bucket).
+        let mut s = LaneSeries::new(2);
+        for i in 0..8u32 {
+            let t = f64::from(i);
+            s.push(&Interval {
+                t_start: t,
+                t_end: t + 1.0,
+                corrected_bits_per_lane: Some(&[3_000_000_000, u64::MAX, 1]),
+                ..Default::default()
+            });
+        }
+        assert_eq!(s.intervals_per_bucket, 4);
+        for k in 0..2 {
+            assert_eq!(s.lane_bits(k).collect::<Vec<_>>(), [Some(12_000_000_000), Some(u64::MAX), Some(4)]);
+        }
+        // Emptied, it equals a fresh series (its columns' layout aside).
+        let mut r = s.clone();
+        r.forget_before(f64::INFINITY);
+        assert_eq!(r, LaneSeries { intervals_per_bucket: 4, ..LaneSeries::new(2) });
     }
 }

@@ -249,9 +249,12 @@ pub fn analyze_engine(engine: &Engine, only: &[String], cfg: &Config, peer: Opti
     }
     let wanted: std::collections::HashSet<&String> = only.iter().collect();
     let selected: Vec<usize> = (0..ws.len()).filter(|i| only.is_empty() || wanted.contains(&ws[*i].interface)).collect();
-    // The far end: paired explicitly with the one analysed interface (cli::peer).
-    let chosen: Vec<_> = selected.iter().map(|i| ws[*i].clone()).collect();
-    let peers = peer.map(|p| p.windows_for(&chosen)).transpose()?.unwrap_or_default();
+    // The far end: paired explicitly with the one analysed interface (cli::peer); the
+    // windows are copied for it only when there is one.
+    let peers = match peer {
+        Some(p) => p.windows_for(&selected.iter().map(|i| ws[*i].clone()).collect::<Vec<_>>())?,
+        None => Vec::new(),
+    };
     let segments = |iface: &str| -> Vec<SegmentInput> {
         engine
             .segments(iface)
