@@ -82,6 +82,9 @@ pub fn read_static(src: &mut dyn Source, iface: &str, io: &mut IoCounts) -> Resu
                 Ok(b) if b.is_empty() => notes.push(format!("{}: module returned no bytes", describe(req))),
                 Ok(_) => {}
                 Err(e) if e.is_not_supported() && req != lower => notes.push(format!("{}: not supported, skipped", describe(req))),
+                // A page the module advertises but will not select (its page select reads
+                // back another page): the rest of the memory map still decodes.
+                Err(e @ SourceError::Unavailable { .. }) if req != lower => notes.push(format!("{}: {e}; skipped", describe(req))),
                 Err(e) => return Err(e),
             }
         }

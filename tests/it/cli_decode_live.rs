@@ -127,3 +127,40 @@ fn decode_interface_reads_a_module_over_i2c() {
     assert!(shown.contains("Module:            QSFP28 100GBASE-SR4"), "{shown}");
     assert!(shown.contains("dBm") && shown.contains("mW"), "{shown}");
 }
+
+/// The module advertises page 03h (byte 2 bit 2 clear: paged) but will not select it (its
+/// page select reads back page 00h): the decode still gives what the other pages hold and
+/// says which page was refused, where it used to fail as a whole.
+#[test]
+fn decode_interface_decodes_what_it_has_when_a_page_is_refused() {
+    let Some(ns) = Netns::create("optics-dec") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let Some(lib) = build_sim(dir.path()) else { return };
+    let bytes = dump_bytes();
+    // Lower page and upper page 00h only: the simulated module ignores a select of page 03h.
+    let mut memory = bytes[..128].to_vec();
+    memory.push(0x00);
+    memory.extend_from_slice(&bytes[128..]);
+    let mem = dir.path().join("module.bin");
+    std::fs::write(&mem, memory).unwrap();
+    let dev = "/dev/i2c-optics-sim";
+    let run = |json: bool| {
+        let mut c = optics_in(&ns);
+        c.env("LD_PRELOAD", &lib).env("OPTICS_SIM_I2C_DEV", dev).env("OPTICS_SIM_I2C_MEMORY", &mem);
+        c.args(["decode", "--interface", "v0", "--i2c", dev]);
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let out = run(true);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    // SFF-8636 Rev 2.10a: serial number bytes 196-211 of upper page 00h, ASCII.
+    assert_eq!(v["vendor_sn"], String::from_utf8(bytes[196..212].to_vec()).unwrap().trim_end());
+    let warnings: Vec<&str> = v["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    let refused = warnings.iter().find(|w| w.contains("page 0x03")).unwrap_or_else(|| panic!("no word of page 03h: {warnings:?}"));
+    assert!(refused.contains("did not accept bank 0 page 0x03"), "{refused}");
+    let shown = text(&run(false).stdout);
+    assert!(shown.contains("did not accept bank 0 page 0x03"), "{shown}");
+}
