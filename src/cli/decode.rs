@@ -25,6 +25,10 @@ pub struct DecodeArgs {
     /// Read the live module over direct I2C (e.g. /dev/i2c-3) instead of the driver.
     #[arg(long, value_name = "DEVICE", conflicts_with = "file", requires = "interface")]
     pub i2c: Option<PathBuf>,
+    /// The switch port whose module to decode, when FILE is an `sfputil show
+    /// eeprom-hexdump` of several ports.
+    #[arg(long, value_name = "SWITCH_PORT", requires = "file", conflicts_with = "interface")]
+    pub port: Option<String>,
     /// Print the decoded module as JSON.
     #[arg(long)]
     pub json: bool,
@@ -66,7 +70,7 @@ fn decoded_module(bytes: &[u8]) -> Option<anyhow::Result<ModuleReport>> {
 
 pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
     let report = match &args.file {
-        Some(file) => decode_file(file, args.interface.as_deref())?,
+        Some(file) => decode_file(file, args.interface.as_deref(), args.port.as_deref())?,
         // clap requires FILE or --interface.
         None => live::decode_live(args.interface.as_deref().unwrap_or_default(), args.i2c.as_deref())?,
     };
@@ -91,10 +95,39 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<()> {
 }
 
 /// A module image, decoded `ethtool -m` output, or a capture's latest module reading.
-fn decode_file(file: &Path, interface: Option<&str>) -> anyhow::Result<ModuleReport> {
+/// The dump of one port of an `sfputil show eeprom-hexdump` (`--port`; needed when it holds
+/// several, whose modules are not one module), else the bytes as given.
+fn one_port(bytes: Vec<u8>, port: Option<&str>, file: &Path) -> anyhow::Result<Vec<u8>> {
+    let ports = std::str::from_utf8(&bytes).map(input::sfputil_ports).unwrap_or_default();
+    let names = || ports.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(", ");
+    match port {
+        None if ports.len() > 1 => Err(usage(format!(
+            "{} is an sfputil show eeprom-hexdump of {} ports ({}), one module each: give --port PORT to decode one",
+            file.display(),
+            ports.len(),
+            names()
+        ))),
+        None => Ok(bytes),
+        Some(p) => match ports.iter().find(|(name, _)| name == p) {
+            Some((_, dump)) => Ok(dump.clone().into_bytes()),
+            None if ports.is_empty() => {
+                Err(usage(format!("--port selects a port of an sfputil show eeprom-hexdump; {} is not one", file.display())))
+            }
+            None => Err(usage(format!("{}: no port {p} in this sfputil show eeprom-hexdump (its ports: {})", file.display(), names()))),
+        },
+    }
+}
+
+fn decode_file(file: &Path, interface: Option<&str>, port: Option<&str>) -> anyhow::Result<ModuleReport> {
     // The first line tells a capture (streamed, never held whole) from a module image
     // (read whole, bounded by the largest image).
     let input = inputs::open(file, "reading")?;
+    if input.is_capture && port.is_some() {
+        return Err(usage(format!(
+            "--port selects a port of an sfputil show eeprom-hexdump; {} is a capture: use --interface",
+            file.display()
+        )));
+    }
     if input.is_capture {
         return decode_capture(input.reader, interface).with_context(|| format!("decoding {}", file.display()));
     }
@@ -104,7 +137,7 @@ fn decode_file(file: &Path, interface: Option<&str>) -> anyhow::Result<ModuleRep
             file.display()
         )));
     }
-    let bytes = input.read_all(file, inputs::MAX_IMAGE_BYTES, "a module image")?;
+    let bytes = one_port(input.read_all(file, inputs::MAX_IMAGE_BYTES, "a module image")?, port, file)?;
     Ok(match decoded_module(&bytes) {
         Some(printed) => printed.with_context(|| format!("reading {} as decoded ethtool -m", file.display()))?,
         None => {

@@ -174,7 +174,46 @@ const LINEAR_END: u32 = 128 + 256 * 128;
 /// so a text cannot make the parser hold more than it could ever place.
 const ELIDED_BUDGET: usize = 4 * LINEAR_END as usize;
 
+/// How sonic-utilities' `sfputil show eeprom-hexdump` heads each port's dump:
+/// `EEPROM hexdump for port Ethernet0` (every port), `... for port Ethernet0 page 10h` (`-p`).
+const SFPUTIL_PORT: &str = "EEPROM hexdump for port ";
+
+/// The ports of an `sfputil show eeprom-hexdump` text in the order printed, each with its
+/// dump's lines (a port dumped twice, `-n 10` then `-n 11`, is one port with both); empty
+/// when the text has no such heading.
+pub fn sfputil_ports(text: &str) -> Vec<(String, String)> {
+    let mut ports: Vec<(String, String)> = Vec::new();
+    let mut current: Option<usize> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.trim().strip_prefix(SFPUTIL_PORT) {
+            let port = rest.split_whitespace().next().unwrap_or_default().to_string();
+            current = Some(match ports.iter().position(|(p, _)| *p == port) {
+                Some(i) => i,
+                None => {
+                    ports.push((port, String::new()));
+                    ports.len() - 1
+                }
+            });
+            continue;
+        }
+        if let Some(i) = current {
+            ports[i].1.push_str(line);
+            ports[i].1.push('\n');
+        }
+    }
+    ports
+}
+
 pub fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
+    let ports = sfputil_ports(text);
+    if ports.len() > 1 {
+        let names: Vec<&str> = ports.iter().map(|(p, _)| p.as_str()).collect();
+        return Err(InputError::HexText(format!(
+            "an sfputil show eeprom-hexdump of {} ports ({}): one module each; decode one with --port PORT",
+            names.len(),
+            names.join(", ")
+        )));
+    }
     let blocks = hex_blocks(text)?;
     if blocks.is_empty() {
         return Err(InputError::Unrecognised);

@@ -5,7 +5,7 @@ use optics::source::import::walk::parse_bytes;
 use optics::source::import::{recognize, Format};
 use proptest::prelude::*;
 
-const FORMATS: [Format; 24] = [
+const FORMATS: [Format; 25] = [
     Format::MlxlinkJson,
     Format::MlxlinkText,
     Format::MlxlinkAmber,
@@ -30,9 +30,10 @@ const FORMATS: [Format; 24] = [
     Format::SonicTransceiverPm,
     Format::NvueTransceiver,
     Format::NvuePhyDetail,
+    Format::SfputilHexdump,
 ];
 
-const SEEDS: [&str; 22] = [
+const SEEDS: [&str; 23] = [
     include_str!("../fixtures/import/mlxlink_400g_a.json"),
     include_str!("../fixtures/import/mlxlink_400g_a.txt"),
     include_str!("../fixtures/import/sosreport/sos_commands/networking/ethtool_-S_ens3np0"),
@@ -55,6 +56,7 @@ const SEEDS: [&str; 22] = [
     include_str!("../fixtures/mlxlink/amber_collect_100g_two_runs.csv"),
     include_str!("../fixtures/switch/nvue_show_interface_transceiver_cl512.txt"),
     include_str!("../fixtures/switch/nvue_link_phy_detail_cl512.txt"),
+    include_str!("../fixtures/sfputil-hexdump/two_ports_sff8636_sff8472.txt"),
 ];
 
 fn all_parsers(bytes: &[u8]) {

@@ -99,6 +99,7 @@ mod serve_rediscover;
 mod serve_replay_stream;
 mod serve_signals;
 mod serve_tls;
+mod sfputil_hexdump;
 mod sysfs_fixtures;
 mod trend;
 mod trust_inputs;

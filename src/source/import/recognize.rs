@@ -17,6 +17,8 @@ pub enum Format {
     Lspci,
     /// `ethtool -m IFACE hex on` / `raw on`, i2cdump, module image JSON (`module::input`).
     ModulePages,
+    /// SONiC `sfputil show eeprom-hexdump` (one module per `EEPROM hexdump for port X`).
+    SfputilHexdump,
     /// Decoded `ethtool -m IFACE` text and `ethtool --json -m IFACE` (`ethtool_module`).
     EthtoolModuleText,
     EthtoolModuleJson,
@@ -69,6 +71,7 @@ impl Format {
             Format::EthtoolDrvinfo => "ethtool -i",
             Format::Lspci => "lspci -vvv",
             Format::ModulePages => "ethtool -m (module pages)",
+            Format::SfputilHexdump => "sfputil show eeprom-hexdump (SONiC)",
             Format::EthtoolModuleText => "ethtool -m (decoded)",
             Format::EthtoolModuleJson => "ethtool --json -m",
             Format::Uptime => "uptime",
@@ -142,6 +145,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         return serde_json::from_str::<serde_json::Value>(trimmed).ok().as_ref().and_then(recognize_json);
+    }
+    if !crate::module::input::sfputil_ports(text).is_empty() {
+        return Some(Format::SfputilHexdump);
     }
     let lines: Vec<&str> = content_lines(text).map(str::trim).filter(|l| !l.is_empty()).collect();
     let starts = |p: &str| lines.iter().any(|l| l.starts_with(p));

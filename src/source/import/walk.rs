@@ -122,6 +122,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::Ibdev2netdev => super::host_tools::parse_ibdev2netdev(text()?),
         Format::Lspci => lspci::parse(text()?),
         Format::ModulePages => module_pages::parse(bytes),
+        Format::SfputilHexdump => module_pages::parse_sfputil(text()?),
         Format::EthtoolModuleText => ethtool_module::parse_text(text()?),
         Format::EthtoolModuleJson => ethtool_module::parse_json(text()?),
         Format::Uptime => uptime::parse_fragment(text()?),
