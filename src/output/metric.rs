@@ -90,6 +90,8 @@ metrics! {
         "One-hot verdict of the interface: accept, investigate or reject";
     InterfaceReason = Gauge "optics_interface_reason" ["interface", "code"] unit "":
         "1 while the interface has a reason with this code";
+    InterfacePeerInfo = Gauge "optics_interface_peer_info" ["interface", "system", "port"] unit "":
+        "The far end of the interface's cable as the LLDP neighbor table names it (value 1): the neighbor's system and port";
     FecCorrectedBlocksTotal = Counter "optics_fec_corrected_blocks_total" ["interface"] unit "blocks":
         "FEC codewords corrected, carried across hardware counter resets";
     FecUncorrectableBlocksTotal = Counter "optics_fec_uncorrectable_blocks_total" ["interface"] unit "blocks":

@@ -205,6 +205,26 @@ fn host(f: &Families, i: &str, h: &HostAnalysis) {
     }
 }
 
+/// The longest label value of `optics_interface_peer_info`: a System Name or Port ID TLV
+/// holds at most 255 octets (IEEE 802.1AB-2016 8.5.3, 8.5.6), so a neighbor read from a file
+/// cannot make a series longer than a real one.
+const PEER_LABEL_MAX_BYTES: usize = 255;
+
+/// `s` cut to at most `max` bytes, at a character boundary.
+fn bounded(s: &str, max: usize) -> &str {
+    let end = (0..=max.min(s.len())).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+    &s[..end]
+}
+
+/// The interface's far end as its LLDP neighbor names it: one series per interface. The
+/// system is its name, else its chassis ID; the port its ID, else its description.
+fn peer(f: &Families, i: &str, n: &crate::device::LinkNeighbor) {
+    let system = n.system.as_deref().or(n.chassis_id.as_deref()).unwrap_or_default();
+    let port = n.port_names().next().unwrap_or_default();
+    let (system, port) = (bounded(system, PEER_LABEL_MAX_BYTES), bounded(port, PEER_LABEL_MAX_BYTES));
+    f.set(Metric::InterfacePeerInfo, &[("interface", i), ("system", system), ("port", port)], 1.0);
+}
+
 /// Whether a series carries exactly its family's label names, in order.
 fn same_labels(metric: Metric, labels: &[(&str, &str)]) -> bool {
     labels.iter().map(|(k, _)| *k).eq(metric.spec().labels.iter().copied())
@@ -302,6 +322,9 @@ impl Metrics {
         }
         for code in a.reasons.iter().map(|r| r.code).collect::<BTreeSet<_>>() {
             f.set(Metric::InterfaceReason, &[("interface", i), ("code", code.as_str())], 1.0);
+        }
+        if let Some(n) = &a.neighbor {
+            peer(f, i, n);
         }
         let link = &a.link;
         if let Some(life) = life {

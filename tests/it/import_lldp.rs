@@ -98,3 +98,47 @@ fn peer_without_a_port_takes_the_one_the_neighbor_names() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("name the far end"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `optics_interface_peer_info`: the far end the neighbor table names, one series per
+/// interface, in the textfile route and on serve's /metrics (which promtool lints).
+#[test]
+fn peer_info_metric_names_the_neighbor() {
+    use crate::support::prometheus::have;
+    use crate::support::serve::{bin, get, samples, Serve};
+    let dir = tempfile::tempdir().unwrap();
+    let near = near_with_neighbor(dir.path(), "Ethernet6/1");
+    let series = r#"optics_interface_peer_info{interface="ens3np0",system="leaf7",port="Ethernet6/1"}"#;
+    let out = optics().args(["scan", "--replay"]).arg(&near).args(["--prometheus", "-"]).output().unwrap();
+    let m = samples(&String::from_utf8_lossy(&out.stdout));
+    let peer: Vec<&(String, f64)> = m.iter().filter(|(s, _)| s.starts_with("optics_interface_peer_info")).collect();
+    assert_eq!(peer, [&(series.to_string(), 1.0)], "one series, the neighbor's");
+    // No neighbor, no series.
+    let plain = dir.path().join("plain.jsonl");
+    std::fs::write(&plain, simple_capture(&[cx7_port("ens3np0", sr4_200g("MT2233FT01234", [-3.0; 4]), [15_000.0; 4])], 61, 21)).unwrap();
+    let out = optics().args(["scan", "--replay"]).arg(&plain).args(["--prometheus", "-"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("optics_interface_peer_info{"));
+
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["serve", "--replay"]).arg(&near).args(["--speed", "1000", "--listen", "127.0.0.1:0"]);
+    let serve = Serve::start(cmd);
+    serve.wait_ready();
+    let body = get(serve.addr, "/metrics", &[]).unwrap().body;
+    assert!(samples(&body).iter().any(|(s, v)| s == series && *v == 1.0), "{body}");
+    if !have("promtool") {
+        eprintln!("promtool not installed: the exposition's lint is skipped");
+        return;
+    }
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(body.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // promtool's one lint of this exposition is the `_bits` names (the contract).
+    assert!(!report.contains("optics_interface_peer_info"), "promtool check metrics: {report}");
+}

@@ -100,6 +100,9 @@ fn docs_list_exactly_the_exported_metrics() {
     let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host/sr4-200g-host-pause.jsonl");
     let (engine, _) = optics::sample::engine::replay(host, EngineConfig::default()).unwrap();
     all.extend(analyze(&engine.windows(), &Config::default(), &[]));
+    // An imported LLDP neighbor (no bundled capture has one): the far end's info series.
+    all[0].neighbor =
+        Some(optics::device::LinkNeighbor { system: Some("leaf7".into()), port: Some("Ethernet48".into()), ..Default::default() });
     // `serve`'s own: the windows, the interface count and the peaks of the last hour.
     let stats = ExporterStats {
         sample_duration_s: Some(0.01),
