@@ -39,7 +39,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The far end of the exported interface's link (a capture, or anything `import` reads;
-    /// `CAPTURE:IFACE` names its interface): rows get `link_loss_db` against its Tx powers.
+    /// `CAPTURE:IFACE` names its interface, else the one the near end's LLDP neighbor names):
+    /// rows get `link_loss_db` against its Tx powers.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
     /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` [default: straight,

@@ -20,7 +20,7 @@ pub struct ReportArgs {
     /// Only these interfaces [default: every interface of the capture].
     pub interfaces: Vec<String>,
     /// The far end's capture (its module's tx power per lane is quoted); `CAPTURE:IFACE`
-    /// names its interface, the only one otherwise.
+    /// names its interface, else the one the near end's LLDP neighbor names, or the only one.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
     /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` [default: straight,

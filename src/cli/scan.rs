@@ -33,8 +33,9 @@ pub struct ScanArgs {
     /// How long to sample live before deciding (a duration: 500ms, 5s, 1m) [default: 5s].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub window: Option<Duration>,
-    /// The far end's capture (`CAPTURE:IFACE` names its interface; the only one otherwise):
-    /// tells fiber loss from a weak far-end transmitter.
+    /// The far end's capture (`CAPTURE:IFACE` names its interface; else the one the near
+    /// end's LLDP neighbor names, or the only one): tells fiber loss from a weak far-end
+    /// transmitter.
     #[arg(long, value_name = "CAPTURE[:IFACE]", value_parser = parse_peer)]
     pub peer: Option<PeerArg>,
     /// With --peer: which far-end lane faces each of ours, `NEAR:FAR,...` (crossed cables,

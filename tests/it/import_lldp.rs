@@ -142,3 +142,43 @@ fn peer_info_metric_names_the_neighbor() {
     // promtool's one lint of this exposition is the `_bits` names (the contract).
     assert!(!report.contains("optics_interface_peer_info"), "promtool check metrics: {report}");
 }
+
+/// `report --peer SWITCH` and `export --peer SWITCH` without `:PORT` take the port the near
+/// end's LLDP neighbor names, as `scan --peer` does (same losses as above: the EOS port
+/// Ethernet6/1's Tx -2.39 / -2.33 / -0.78 / -0.93 dBm less our Rx -3.0 / -3.0 / -1.5 / -1.5).
+#[test]
+fn report_and_export_peer_without_a_port_take_the_neighbors() {
+    let dir = tempfile::tempdir().unwrap();
+    let near = near_with_neighbor(dir.path(), "Ethernet6/1");
+    let eos = "tests/fixtures/switch/eos_show_interfaces_transceiver_detail.txt";
+    let chosen = "port Ethernet6/1 chosen, the near end's LLDP neighbor";
+
+    let out = optics().arg("report").arg(&near).args(["--peer", eos]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains(chosen), "{err}");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("Ethernet6/1"), "the report names the far end's port: {md}");
+
+    let rows = dir.path().join("rows.jsonl");
+    let out = optics().arg("export").arg(&near).args(["--peer", eos, "--json"]).arg(&rows).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains(chosen), "{err}");
+    let text = std::fs::read_to_string(&rows).unwrap();
+    let last: Vec<Value> = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect();
+    for (lane, want) in [(1, 0.61), (2, 0.67), (3, 0.72), (4, 0.57)] {
+        let row =
+            last.iter().rev().find(|r| r["lane"] == lane && r["link_loss_db"].is_number()).unwrap_or_else(|| panic!("lane {lane}: {text}"));
+        assert!((row["link_loss_db"].as_f64().unwrap() - want).abs() < 0.1, "{row}");
+    }
+    // A neighbor port the switch output lacks: both still ask which port.
+    let near = near_with_neighbor(dir.path(), "Ethernet99/1");
+    for cmd in ["report", "export"] {
+        let mut c = optics();
+        c.arg(cmd).arg(&near).args(["--peer", eos]);
+        if cmd == "export" {
+            c.arg("--json").arg(&rows);
+        }
+        let out = c.output().unwrap();
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("name the far end"), "{cmd}");
+    }
+}
