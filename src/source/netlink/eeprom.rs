@@ -3,7 +3,7 @@
 //! so requests are checked with [`PageRequest::is_valid`] before sending.
 
 use super::consts::*;
-use super::parse::{attrs, AttrWriter};
+use super::parse::{attrs, AttrWriter, WireError};
 use super::{malformed, Dev, Netlink};
 use crate::module::PageRequest;
 use crate::source::{Result, SourceError};
@@ -22,12 +22,12 @@ pub fn request_attrs(dev: &Dev, req: &PageRequest) -> Vec<u8> {
 }
 
 /// The DATA attribute, as is: it may be shorter than asked (the driver returned less).
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<Vec<u8>, String> {
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<Vec<u8>, WireError> {
     attrs(buf)?
         .iter()
         .find(|a| a.ty == ETHTOOL_A_MODULE_EEPROM_DATA)
         .map(|a| a.payload.to_vec())
-        .ok_or_else(|| "no ETHTOOL_A_MODULE_EEPROM_DATA".to_string())
+        .ok_or(WireError::Missing("ETHTOOL_A_MODULE_EEPROM_DATA"))
 }
 
 /// Calls `read` a second time when the first failed with EIO or EAGAIN: a busy I2C bus

@@ -3,7 +3,7 @@
 //! for it (FEC_GET / MODULE_EEPROM_GET arrived in 5.13, the family itself in 5.6).
 
 use super::consts::*;
-use super::parse::{attrs, u16_of, u32_of, AttrWriter};
+use super::parse::{attrs, u16_of, u32_of, AttrWriter, WireError};
 use super::{malformed, Netlink};
 use crate::source::Result;
 use std::collections::BTreeSet;
@@ -47,7 +47,7 @@ pub fn request_attrs(name: &str) -> Vec<u8> {
 }
 
 /// Decodes a GETFAMILY reply: FAMILY_ID (u16) and OPS {n: {OP_ID u32, OP_FLAGS u32}}.
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<Family, String> {
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<Family, WireError> {
     let mut id = None;
     let mut ops = BTreeSet::new();
     for a in attrs(buf)? {
@@ -67,7 +67,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<Family, String> {
         }
     }
     // A reply naming the family always carries its id; its absence is a broken reply.
-    Ok(Family { id: id.ok_or("no CTRL_ATTR_FAMILY_ID")?, ops })
+    Ok(Family { id: id.ok_or(WireError::Missing("CTRL_ATTR_FAMILY_ID"))?, ops })
 }
 
 impl Netlink {

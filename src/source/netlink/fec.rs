@@ -3,7 +3,7 @@
 
 use super::consts::*;
 use super::header_request::header_only;
-use super::parse::{attrs, u32_of, u64_array, uint_of, Attr};
+use super::parse::{attrs, u32_of, u64_array, uint_of, Attr, WireError};
 use super::{malformed, Dev, Netlink};
 use crate::counters::{FecHistogramBin, FecStats};
 use crate::source::Result;
@@ -32,7 +32,7 @@ pub fn request_attrs(dev: &Dev, flags: u32) -> Vec<u8> {
     header_only(dev, ETHTOOL_A_FEC_HEADER, flags)
 }
 
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<FecReply, String> {
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<FecReply, WireError> {
     let mut out = FecReply::default();
     for a in attrs(buf)? {
         match a.ty {
@@ -47,7 +47,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<FecReply, String> {
     Ok(out)
 }
 
-fn parse_stats(buf: &[u8], warnings: &mut Vec<String>) -> std::result::Result<FecStats, String> {
+fn parse_stats(buf: &[u8], warnings: &mut Vec<String>) -> std::result::Result<FecStats, WireError> {
     let mut s = FecStats::default();
     for a in attrs(buf)? {
         let slot = match a.ty {
@@ -57,7 +57,7 @@ fn parse_stats(buf: &[u8], warnings: &mut Vec<String>) -> std::result::Result<Fe
             ETHTOOL_A_FEC_STAT_HIST => {
                 match parse_bin(&a) {
                     Ok(bin) => s.histogram.push(bin),
-                    Err(w) => warnings.push(w),
+                    Err(w) => warnings.push(w.to_string()),
                 }
                 continue;
             }
@@ -72,7 +72,7 @@ fn parse_stats(buf: &[u8], warnings: &mut Vec<String>) -> std::result::Result<Fe
     Ok(s)
 }
 
-fn parse_bin(hist: &Attr<'_>) -> std::result::Result<FecHistogramBin, String> {
+fn parse_bin(hist: &Attr<'_>) -> std::result::Result<FecHistogramBin, WireError> {
     let (mut low, mut high, mut count) = (None, None, None);
     let mut per_lane = Vec::new();
     for a in attrs(hist.payload)? {
@@ -80,15 +80,13 @@ fn parse_bin(hist: &Attr<'_>) -> std::result::Result<FecHistogramBin, String> {
             ETHTOOL_A_FEC_HIST_BIN_LOW => low = u32_of(a.payload),
             ETHTOOL_A_FEC_HIST_BIN_HIGH => high = u32_of(a.payload),
             ETHTOOL_A_FEC_HIST_BIN_VAL => count = uint_of(a.payload),
-            ETHTOOL_A_FEC_HIST_BIN_VAL_PER_LANE => {
-                per_lane = u64_array(a.payload).ok_or("FEC histogram per-lane array is not a multiple of 8 bytes")?
-            }
+            ETHTOOL_A_FEC_HIST_BIN_VAL_PER_LANE => per_lane = u64_array(a.payload).ok_or(WireError::HistogramPerLane)?,
             _ => {} // PAD, unknown
         }
     }
     match (low, high, count) {
         (Some(low), Some(high), Some(count)) => Ok(FecHistogramBin { low, high, count, per_lane }),
-        _ => Err(format!("FEC histogram bin lacks LOW/HIGH/VAL (low {low:?}, high {high:?}, value {count:?})")),
+        _ => Err(WireError::HistogramBin { low, high, count }),
     }
 }
 

@@ -2,7 +2,7 @@
 //! OURS bitset, and the link-mode table that names the active mode.
 
 use super::consts::*;
-use super::parse::{attrs, u32_array, u32_of, u8_of, AttrWriter};
+use super::parse::{attrs, u32_array, u32_of, u8_of, AttrWriter, WireError};
 use super::{malformed, Dev, Netlink};
 use crate::source::Result;
 
@@ -161,7 +161,7 @@ pub fn request_attrs(dev: &Dev) -> Vec<u8> {
     w.into_bytes()
 }
 
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkModes, String> {
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkModes, WireError> {
     let mut lm = LinkModes::default();
     for a in attrs(buf)? {
         match a.ty {
@@ -206,7 +206,7 @@ impl Netlink {
 }
 
 /// STRINGSETS{STRINGSET{ID, COUNT, STRINGS{STRING{INDEX, VALUE}}}} flattened.
-fn parse_strings(buf: &[u8]) -> std::result::Result<Vec<(u32, String)>, String> {
+fn parse_strings(buf: &[u8]) -> std::result::Result<Vec<(u32, String)>, WireError> {
     let mut out = Vec::new();
     for sets in attrs(buf)?.iter().filter(|a| a.ty == ETHTOOL_A_STRSET_STRINGSETS) {
         for set in attrs(sets.payload)?.iter().filter(|a| a.ty == ETHTOOL_A_STRINGSETS_STRINGSET) {

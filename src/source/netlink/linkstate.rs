@@ -1,14 +1,14 @@
 //! `ETHTOOL_MSG_LINKSTATE_GET` (6) with `ETHTOOL_FLAG_STATS` (kernel-uapi.md §4).
 
 use super::consts::*;
-use super::parse::{attrs, u8_of, uint_of};
+use super::parse::{attrs, u8_of, uint_of, WireError};
 use super::{malformed, Dev, Netlink};
 use crate::counters::LinkState;
 use crate::source::Result;
 
 /// LINK, EXT_STATE, EXT_SUBSTATE (u8) and EXT_DOWN_CNT (u32 on the wire, 8 bytes
 /// accepted). SQI and unknown attributes are skipped.
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkState, String> {
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkState, WireError> {
     let mut s = LinkState::default();
     for a in attrs(buf)? {
         match a.ty {

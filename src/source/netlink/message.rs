@@ -11,7 +11,7 @@
 //! error, then extended-ACK attributes (`netlink_dump_done`).
 
 use super::consts::{NLMSG_DONE, NLMSG_ERROR, NLM_F_CAPPED, NLM_F_MULTI};
-use super::parse::{align4, NLMSG_HDRLEN};
+use super::parse::{align4, WireError, NLMSG_HDRLEN};
 
 /// One message of a datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,14 +40,14 @@ impl<'a> Messages<'a> {
         Messages { rest: datagram }
     }
 
-    fn next_message(&mut self) -> Result<Message<'a>, String> {
+    fn next_message(&mut self) -> Result<Message<'a>, WireError> {
         let rest = self.rest;
         let (Some(len), Some(ty), Some(flags), Some(seq)) = (u32_at(rest, 0), u16_at(rest, 4), u16_at(rest, 6), u32_at(rest, 8)) else {
-            return Err(format!("{} trailing bytes are not a message header", rest.len()));
+            return Err(WireError::MessageHeader { left: rest.len() });
         };
         let len = len as usize;
         let (Some(payload), true) = (rest.get(NLMSG_HDRLEN..len), len >= NLMSG_HDRLEN) else {
-            return Err(format!("message type {ty:#x} has length {len} with {} bytes left", rest.len()));
+            return Err(WireError::MessageLength { ty, len, left: rest.len() });
         };
         // The last message may omit its padding.
         self.rest = rest.get(align4(len)..).unwrap_or_default();
@@ -65,7 +65,7 @@ impl<'a> Messages<'a> {
 }
 
 impl<'a> Iterator for Messages<'a> {
-    type Item = Result<Message<'a>, String>;
+    type Item = Result<Message<'a>, WireError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
@@ -80,15 +80,15 @@ impl<'a> Iterator for Messages<'a> {
 }
 
 /// `struct nlmsgerr` and what follows it (see the module comment).
-fn error_body(payload: &[u8], flags: u16) -> Result<Body<'_>, String> {
+fn error_body(payload: &[u8], flags: u16) -> Result<Body<'_>, WireError> {
     const NLMSGERR_LEN: usize = 4 + NLMSG_HDRLEN;
     let (Some(error), Some(request_len)) = (i32_at(payload, 0), u32_at(payload, 4)) else {
-        return Err(format!("error message of {} bytes, shorter than struct nlmsgerr", payload.len()));
+        return Err(WireError::ShortError { len: payload.len() });
     };
     // An ACK (error 0) and a capped error echo the request's header only.
     let echoed = if error == 0 || flags & NLM_F_CAPPED != 0 { 0 } else { (request_len as usize).saturating_sub(NLMSG_HDRLEN) };
     if payload.len() < NLMSGERR_LEN + echoed {
-        return Err(format!("error message of {} bytes, shorter than the {request_len}-byte request it echoes", payload.len()));
+        return Err(WireError::ShortEcho { len: payload.len(), request_len });
     }
     Ok(Body::End { error, ext_ack: payload.get(NLMSGERR_LEN + align4(echoed)..).unwrap_or_default() })
 }

@@ -29,7 +29,7 @@ use message::{Body, Messages};
 use neli::consts::socket::NlFamily;
 use neli::socket::synchronous::NlSocketHandle;
 use neli::utils::Groups;
-use parse::{AttrWriter, NLMSG_HDRLEN};
+use parse::{AttrWriter, WireError, NLMSG_HDRLEN};
 use std::os::fd::AsRawFd;
 
 pub use family::Family;
@@ -115,7 +115,7 @@ impl Netlink {
         loop {
             let datagram = recv::recv_datagram(&self.sock, &mut self.recv_buf, what)?;
             if datagram.is_empty() {
-                return Err(malformed(what, "socket closed before the kernel finished".into()));
+                return Err(malformed(what, "socket closed before the kernel finished"));
             }
             for m in Messages::new(datagram) {
                 let m = m.map_err(|d| malformed(what, format!("parsing reply: {d}")))?;
@@ -186,12 +186,12 @@ pub fn request_flags(dump: bool) -> u16 {
 impl Netlink {
     /// A do request expecting exactly one reply message; returns its attributes.
     pub fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
-        self.request(family, cmd, attrs, false, what, dev)?.into_iter().next().ok_or_else(|| malformed(what, "no reply message".into()))
+        self.request(family, cmd, attrs, false, what, dev)?.into_iter().next().ok_or_else(|| malformed(what, "no reply message"))
     }
 }
 
 /// The kernel's text (`NLMSGERR_ATTR_MSG`) among extended-ACK attributes.
-fn extack_msg(ext_ack: &[u8]) -> std::result::Result<Option<String>, String> {
+fn extack_msg(ext_ack: &[u8]) -> std::result::Result<Option<String>, WireError> {
     Ok(parse::attrs(ext_ack)?.iter().find(|a| a.ty == NLMSGERR_ATTR_MSG).map(|a| parse::string_of(a.payload)))
 }
 
@@ -203,6 +203,6 @@ fn io_err(what: &str, e: impl std::fmt::Display) -> SourceError {
     SourceError::Io { what: what.to_string(), source: std::io::Error::other(e.to_string()) }
 }
 
-pub(crate) fn malformed(what: &str, detail: String) -> SourceError {
-    SourceError::Malformed { what: what.to_string(), detail }
+pub(crate) fn malformed(what: &str, detail: impl ToString) -> SourceError {
+    SourceError::Malformed { what: what.to_string(), detail: detail.to_string() }
 }

@@ -17,18 +17,49 @@ pub struct Attr<'a> {
     pub payload: &'a [u8],
 }
 
+/// What is wrong with the bytes of a netlink reply: it becomes a
+/// [`SourceError::Malformed`](crate::source::SourceError::Malformed)'s detail.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    #[error("{left} trailing bytes are not an attribute header")]
+    AttrHeader { left: usize },
+    #[error("attribute type {ty:#x} has length {len} with {left} bytes left")]
+    AttrLength { ty: u16, len: usize, left: usize },
+    #[error("{left} trailing bytes are not a message header")]
+    MessageHeader { left: usize },
+    #[error("message type {ty:#x} has length {len} with {left} bytes left")]
+    MessageLength { ty: u16, len: usize, left: usize },
+    #[error("error message of {len} bytes, shorter than struct nlmsgerr")]
+    ShortError { len: usize },
+    #[error("error message of {len} bytes, shorter than the {request_len}-byte request it echoes")]
+    ShortEcho { len: usize, request_len: u32 },
+    /// A u32 attribute (`what` names its nest) of another size.
+    #[error("{what} attribute {ty} has {len} bytes, not 4")]
+    NotU32 { what: &'static str, ty: u16, len: usize },
+    /// A `NLA_UINT` statistic of neither 4 nor 8 bytes.
+    #[error("{what} stat {ty} has {len} bytes")]
+    NotUint { what: &'static str, ty: u16, len: usize },
+    #[error("FEC histogram per-lane array is not a multiple of 8 bytes")]
+    HistogramPerLane,
+    #[error("FEC histogram bin lacks LOW/HIGH/VAL (low {low:?}, high {high:?}, value {count:?})")]
+    HistogramBin { low: Option<u32>, high: Option<u32>, count: Option<u64> },
+    /// A reply without the attribute that is its point.
+    #[error("no {0}")]
+    Missing(&'static str),
+}
+
 /// Every attribute in `buf`, unknown types included. Fails on a truncated or
 /// impossible length instead of guessing.
-pub fn attrs(buf: &[u8]) -> Result<Vec<Attr<'_>>, String> {
+pub fn attrs(buf: &[u8]) -> Result<Vec<Attr<'_>>, WireError> {
     let mut out = Vec::new();
     let mut rest = buf;
     while !rest.is_empty() {
         let (Some(len), Some(raw_ty)) = (read_u16(rest, 0), read_u16(rest, 2)) else {
-            return Err(format!("{} trailing bytes are not an attribute header", rest.len()));
+            return Err(WireError::AttrHeader { left: rest.len() });
         };
         let len = len as usize;
         if len < NLA_HDRLEN || len > rest.len() {
-            return Err(format!("attribute type {raw_ty:#x} has length {len} with {} bytes left", rest.len()));
+            return Err(WireError::AttrLength { ty: raw_ty, len, left: rest.len() });
         }
         out.push(Attr {
             ty: raw_ty & !(NLA_F_NESTED | NLA_F_NET_BYTEORDER),

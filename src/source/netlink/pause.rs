@@ -4,14 +4,14 @@
 //! aPAUSEMACCtrlFramesReceived), what `ethtool -I -a` prints.
 
 use super::consts::*;
-use super::parse::{attrs, uint_of};
+use super::parse::{attrs, uint_of, WireError};
 use super::{malformed, Dev, Netlink};
 use crate::counters::host::PauseStats;
 use crate::source::Result;
 
 /// The STATS nest of a PAUSE_GET reply; `None` when the reply has none (the driver has
 /// no `get_pause_stats`, or the kernel predates them). PAD and unknown attributes are skipped.
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<Option<PauseStats>, String> {
+pub fn parse_reply(buf: &[u8]) -> std::result::Result<Option<PauseStats>, WireError> {
     let Some(nest) = attrs(buf)?.into_iter().find(|a| a.ty == ETHTOOL_A_PAUSE_STATS) else {
         return Ok(None);
     };
@@ -22,7 +22,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<Option<PauseStats>, String
             ETHTOOL_A_PAUSE_STAT_RX_FRAMES => &mut s.rx_frames,
             _ => continue,
         };
-        *slot = Some(uint_of(a.payload).ok_or_else(|| format!("pause stat {} has {} bytes", a.ty, a.payload.len()))?);
+        *slot = Some(uint_of(a.payload).ok_or(WireError::NotUint { what: "pause", ty: a.ty, len: a.payload.len() })?);
     }
     Ok(Some(s))
 }

@@ -5,14 +5,14 @@
 
 use super::consts::*;
 use super::header_request::header_only;
-use super::parse::{attrs, u32_of};
+use super::parse::{attrs, u32_of, WireError};
 use super::{malformed, Dev, Netlink};
 use crate::device::host::{Channels, Rings};
 use crate::source::Result;
 
 /// RX, TX and their maximums; a driver leaves out what it has not (RX_MINI, RX_JUMBO and
 /// the attributes after TX are not read).
-pub fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, String> {
+pub fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, WireError> {
     let mut r = Rings::default();
     for a in attrs(buf)? {
         let slot = match a.ty {
@@ -22,7 +22,7 @@ pub fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, String> {
             ETHTOOL_A_RINGS_TX_MAX => &mut r.tx_max,
             _ => continue,
         };
-        *slot = Some(u32_of(a.payload).ok_or_else(|| format!("rings attribute {} has {} bytes, not 4", a.ty, a.payload.len()))?);
+        *slot = Some(u32_of(a.payload).ok_or(WireError::NotU32 { what: "rings", ty: a.ty, len: a.payload.len() })?);
     }
     Ok(r)
 }
@@ -30,7 +30,7 @@ pub fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, String> {
 /// Every count and maximum. The kernel sends all eight (`channels_fill_reply`); a kind
 /// whose maximum is 0 is one the driver has not, and is left out as `ethtool -l` prints
 /// it `n/a`.
-pub fn parse_channels(buf: &[u8]) -> std::result::Result<Channels, String> {
+pub fn parse_channels(buf: &[u8]) -> std::result::Result<Channels, WireError> {
     let mut c = Channels::default();
     for a in attrs(buf)? {
         let slot = match a.ty {
@@ -44,7 +44,7 @@ pub fn parse_channels(buf: &[u8]) -> std::result::Result<Channels, String> {
             ETHTOOL_A_CHANNELS_COMBINED_MAX => &mut c.combined_max,
             _ => continue,
         };
-        *slot = Some(u32_of(a.payload).ok_or_else(|| format!("channels attribute {} has {} bytes, not 4", a.ty, a.payload.len()))?);
+        *slot = Some(u32_of(a.payload).ok_or(WireError::NotU32 { what: "channels", ty: a.ty, len: a.payload.len() })?);
     }
     for (count, max) in [(&mut c.rx, c.rx_max), (&mut c.tx, c.tx_max), (&mut c.other, c.other_max), (&mut c.combined, c.combined_max)] {
         if max.unwrap_or(0) == 0 {
@@ -90,7 +90,10 @@ mod tests {
         assert_eq!(r, Rings { rx: Some(1024), rx_max: Some(8192), tx: Some(1024), tx_max: Some(8192) });
         let mut bad = AttrWriter::new();
         bad.u8(ETHTOOL_A_RINGS_RX, 1);
-        assert!(parse_rings(&bad.into_bytes()).unwrap_err().contains("not 4"));
+        assert_eq!(
+            parse_rings(&bad.into_bytes()).unwrap_err().to_string(),
+            format!("rings attribute {ETHTOOL_A_RINGS_RX} has 1 bytes, not 4")
+        );
     }
 
     /// veth on 6.18 with two CPUs (measured, docs/host.md): rx 1 of 2, tx 1 of 2, no other
