@@ -7,6 +7,7 @@
 
 use super::verdict::{verdict, Reason, ReasonCode, Severity};
 use super::{Config, InterfaceAnalysis, InterfaceWindow};
+use crate::counters::Origin;
 use crate::device::host::{Channels, Fact, HostFacts, PciDistance, Rings};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -40,15 +41,14 @@ pub struct HostAnalysis {
 pub struct Rate {
     pub count: u64,
     pub per_s: f64,
-    /// `netlink` or `driver:<ethtool -S name>`.
-    pub origin: String,
+    pub origin: Origin,
 }
 
 /// Per 802.1Qbb priority increases over the window (index = priority).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PerPriority {
     pub counts: Vec<u64>,
-    pub origin: String,
+    pub origin: Origin,
 }
 
 /// What the port's host side counted over the window (`counters::host`).
@@ -78,12 +78,9 @@ impl PauseDiscards {
             return None;
         }
         let t = w.duration_s;
-        let rate = |c: &Option<crate::counters::Counted>| {
-            c.as_ref().map(|c| Rate { count: c.value, per_s: c.value as f64 / t, origin: c.origin.as_str().to_string() })
-        };
-        let prio = |l: &Option<crate::counters::LaneCounts>| {
-            l.as_ref().map(|l| PerPriority { counts: l.values.clone(), origin: l.origin.as_str().to_string() })
-        };
+        let rate =
+            |c: &Option<crate::counters::Counted>| c.as_ref().map(|c| Rate { count: c.value, per_s: c.value as f64 / t, origin: c.origin });
+        let prio = |l: &Option<crate::counters::LaneCounts>| l.as_ref().map(|l| PerPriority { counts: l.values.clone(), origin: l.origin });
         Some(PauseDiscards {
             window_s: t,
             rx_pause_frames: rate(&h.rx_pause_frames),

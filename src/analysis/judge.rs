@@ -176,7 +176,7 @@ fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
     let windowed = cx.w.samples >= 2 && w.duration_s > 0.0;
     let counts = if windowed { &w.deltas } else { &w.counters_at_end };
     let said = |c: &Option<crate::counters::Counted>, what: &str| {
-        c.as_ref().filter(|c| c.value > 0).map(|c| format!("{} frames with {what} ({})", c.value, c.origin.as_str()))
+        c.as_ref().filter(|c| c.value > 0).map(|c| format!("{} frames with {what} ({})", c.value, c.origin))
     };
     // An InfiniBand port's symbol errors are judged on its generation (`infiniband`).
     let symbol_errors = counts.symbol_errors.clone().filter(|c| crate::counters::ib::origin_name(&c.origin).is_none());
@@ -209,7 +209,7 @@ pub(super) fn loss_ruled_out(w: &InterfaceWindow) -> Option<String> {
     if read.is_empty() || read.iter().any(|c| c.value > 0) || w.samples < 2 || w.duration_s <= 0.0 {
         return None;
     }
-    let names: Vec<&str> = read.iter().map(|c| c.origin.as_str()).collect();
+    let names: Vec<String> = read.iter().map(|c| c.origin.to_string()).collect();
     Some(format!(
         "uncorrectable FEC blocks are not counted, but {} counted 0 over {}: no frame was lost",
         names.join(" and "),
@@ -256,7 +256,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             ReasonCode::UncorrectableErrors,
             Severity::Reject,
             None,
-            format!("{} PCS symbol errors ({}) in {}: errors reached the PCS", c.value, c.origin.0, span_text(w.duration_s)),
+            format!("{} PCS symbol errors ({}) in {}: errors reached the PCS", c.value, c.origin, span_text(w.duration_s)),
         ));
     }
     frame_loss_reasons(cx, reasons);

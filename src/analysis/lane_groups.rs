@@ -46,7 +46,7 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis, measured: &[LaneAnal
     let lanes: Vec<u8> = (counted + 1..=rate.lanes).filter_map(|l| u8::try_from(l).ok()).collect();
     // Counters are untrusted: a sum past u64 exceeds any port total too.
     let sum = per_lane.values.iter().try_fold(0u64, |a, v| a.checked_add(*v));
-    let covered = format!("{} counts lanes 1-{counted} only", per_lane.origin.0);
+    let covered = format!("{} counts lanes 1-{counted} only", per_lane.origin);
     let Some(k) = sum.and_then(|s| total.checked_sub(s)) else {
         let sum = sum.map_or_else(|| "past 2^64".to_string(), |s| s.to_string());
         cx.notes.push(format!("{covered}, and their sum {sum} exceeds the port total {total}: no figure for the other lanes"));
@@ -141,7 +141,7 @@ mod tests {
 
     /// 800G-DR8 over 10 s, no module: 8 x 106.25e9 x 10 = 1.0625e12 bits per lane.
     fn port(total: u64, lanes: &[u64]) -> InterfaceWindow {
-        let c = |v| Some(Counted { value: v, origin: Origin::netlink() });
+        let c = |v| Some(Counted { value: v, origin: Origin::Netlink });
         InterfaceWindow {
             interface: "eth0".into(),
             link: LinkInfo {
@@ -156,7 +156,7 @@ mod tests {
             module_error: Some("not read".into()),
             deltas: PortCounters {
                 corrected_bits: c(total),
-                corrected_bits_per_lane: Some(LaneCounts { values: lanes.to_vec(), origin: Origin::driver("rx_err_lane_N_phy") }),
+                corrected_bits_per_lane: Some(LaneCounts { values: lanes.to_vec(), origin: Origin::Driver("rx_err_lane_N_phy") }),
                 uncorrectable_blocks: c(0),
                 link_down_events: c(0),
                 ..Default::default()

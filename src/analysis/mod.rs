@@ -443,7 +443,7 @@ fn snapshot_rx_bits_ber(cx: &Context) -> Option<(Ber, String)> {
     }
     let k = c.corrected_bits.as_ref()?.value;
     let rx = c.rx_bits.as_ref().filter(|b| b.value > 0)?;
-    Some((Ber::bounded(k, rx.value as f64, &cx.bounds)?, rx.origin.as_str().to_string()))
+    Some((Ber::bounded(k, rx.value as f64, &cx.bounds)?, rx.origin.to_string()))
 }
 
 fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
@@ -462,8 +462,8 @@ fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
         ("corrected_blocks_per_lane", &d.corrected_blocks_per_lane),
         ("uncorrectable_blocks_per_lane", &d.uncorrectable_blocks_per_lane),
     ];
-    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.to_string())));
-    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.0.to_string())));
+    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.to_string())));
+    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.to_string())));
     t.chain(l).collect()
 }
 
@@ -600,7 +600,7 @@ fn unused_lane_counters(cx: &Context) -> Option<String> {
     };
     Some(format!(
         "{which}: {} counts them but the link uses {used} lanes{mode}: unused, left out of the lanes, their medians and shares ({read})",
-        c.origin.as_str()
+        c.origin
     ))
 }
 

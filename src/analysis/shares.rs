@@ -43,7 +43,7 @@ pub fn no_time_base_notes(w: &InterfaceWindow, ber_possible: bool, used_lanes: O
     let what =
         if w.samples < 2 { "counts since the counters last started, at an unknown time" } else { "counts over a window of no duration" };
     if total == 0 {
-        out.push(format!("no time base ({what}): no lane has corrected bits ({})", lanes.origin.0));
+        out.push(format!("no time base ({what}): no lane has corrected bits ({})", lanes.origin));
     } else {
         let mut order: Vec<(usize, u64)> = values.iter().copied().enumerate().collect();
         order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -75,7 +75,7 @@ mod tests {
 
     fn lone(values: Vec<u64>) -> InterfaceWindow {
         let mut w = InterfaceWindow { samples: 1, ..Default::default() };
-        w.counters_at_end.corrected_bits_per_lane = Some(LaneCounts { values, origin: Origin::driver("rx_err_lane_N_phy") });
+        w.counters_at_end.corrected_bits_per_lane = Some(LaneCounts { values, origin: Origin::Driver("rx_err_lane_N_phy") });
         w
     }
 

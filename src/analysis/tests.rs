@@ -48,7 +48,7 @@ fn module(rx_dbm: &[f64], sn: &str) -> ModuleReport {
 }
 
 fn counted(v: u64) -> Option<Counted> {
-    Some(Counted { value: v, origin: Origin::netlink() })
+    Some(Counted { value: v, origin: Origin::Netlink })
 }
 
 /// 200GBASE-SR4 over 60 s, Gen4 x16 (16 x 16 x 128/130 x 0.92 = 231.9 Gb/s >= 200).
@@ -83,7 +83,7 @@ fn sr4(rx_dbm: &[f64], bits: &[u64]) -> InterfaceWindow {
         link_up: Some(true),
         deltas: PortCounters {
             corrected_bits: counted(bits.iter().sum()),
-            corrected_bits_per_lane: Some(LaneCounts { values: bits.to_vec(), origin: Origin::netlink() }),
+            corrected_bits_per_lane: Some(LaneCounts { values: bits.to_vec(), origin: Origin::Netlink }),
             uncorrectable_blocks: counted(0),
             link_down_events: counted(0),
             ..Default::default()

@@ -161,7 +161,7 @@ mod tests {
             });
         }
         let totals: Vec<u64> = (0..4).map(|i| (0..s.buckets().len()).filter_map(|k| s.corrected_bits(k, i)).sum()).collect();
-        let c = |v| Some(Counted { value: v, origin: Origin::netlink() });
+        let c = |v| Some(Counted { value: v, origin: Origin::Netlink });
         InterfaceWindow {
             interface: "eth0".into(),
             link: LinkInfo {
@@ -176,7 +176,7 @@ mod tests {
             module_error: Some("not read".into()),
             deltas: PortCounters {
                 corrected_bits: c(totals.iter().sum()),
-                corrected_bits_per_lane: Some(LaneCounts { values: totals, origin: Origin::driver("rx_err_lane_N_phy") }),
+                corrected_bits_per_lane: Some(LaneCounts { values: totals, origin: Origin::Driver("rx_err_lane_N_phy") }),
                 uncorrectable_blocks: c(0),
                 link_down_events: c(drops.len() as u64),
                 ..Default::default()

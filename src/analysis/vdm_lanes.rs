@@ -15,6 +15,7 @@
 //! normal light points at the module's receiver or the far end's transmitter, not the fiber.
 
 use super::*;
+use crate::counters::Origin;
 use crate::module::vdm::{VdmLane, VdmSideValues};
 use std::cmp::Ordering;
 
@@ -58,11 +59,13 @@ fn module_ber(v: &VdmSideValues) -> Option<f64> {
     v.pre_fec_ber_current.or(v.pre_fec_ber_average)
 }
 
-fn source_of(origin: &crate::counters::Origin) -> BerSource {
-    if origin.0.starts_with("driver") {
-        BerSource::Driver
-    } else {
-        BerSource::Netlink
+/// The BER source of per-lane corrected bits counted at `origin`; `None` for an origin that
+/// counts no lanes.
+fn source_of(origin: Origin) -> Option<BerSource> {
+    match origin {
+        Origin::Driver(_) => Some(BerSource::Driver),
+        Origin::Netlink => Some(BerSource::Netlink),
+        Origin::Ib(_) | Origin::Samples => None,
     }
 }
 
@@ -80,7 +83,7 @@ fn lane_list(lanes: &[u8]) -> String {
 pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
     let w = cx.w;
     let per_lane = w.deltas.corrected_bits_per_lane.as_ref();
-    let nic_source = per_lane.map(|c| source_of(&c.origin));
+    let nic_source = per_lane.and_then(|c| source_of(c.origin));
     let vdm = w.module.as_ref().and_then(|m| m.vdm.as_ref());
     let mut filled = Vec::new();
     for la in lanes.iter_mut() {
@@ -110,7 +113,7 @@ pub(super) fn apply(cx: &mut Context, lanes: &mut [LaneAnalysis]) {
     // Worded only for a note: most windows need none.
     let nic_lanes = || {
         if counted > 0 {
-            let origin = per_lane.map_or("", |c| c.origin.as_str());
+            let origin = per_lane.map_or(String::new(), |c| c.origin.to_string());
             let who = if is_mlx5(w) { "mlx5 exposes" } else { "the NIC counts" };
             format!("{who} corrected bits for lanes 1-{counted} only ({origin})")
         } else {

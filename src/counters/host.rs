@@ -18,7 +18,6 @@
 use super::driver_stats::DriverStats;
 use super::normalize::{Counted, LaneCounts, Origin, PortCounters};
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 
 /// `ETHTOOL_A_PAUSE_STATS` as the kernel gives it (the capture's sample `pause`): `None`
 /// where the driver does not count it (the kernel leaves out a counter the driver left at
@@ -55,29 +54,22 @@ impl HostCounted {
 /// 802.1Qbb priorities.
 pub const PRIORITIES: usize = 8;
 
-/// An `ethtool -S` name and its origin, spelled out at compile time.
-macro_rules! driver {
-    ($name:literal) => {
-        ($name, concat!("driver:", $name))
-    };
-}
+const RX_PAUSE: &[&str] = &["rx_pause_ctrl_phy", "rx_pause_frames", "link_xoff_rx.nic"];
+const TX_PAUSE: &[&str] = &["tx_pause_ctrl_phy", "tx_pause_frames", "link_xoff_tx.nic"];
+const RX_DISCARDS: &[&str] = &["rx_discards_phy", "rx_stat_discard", "rx_dropped.nic"];
+const RX_OUT_OF_BUFFER: &[&str] = &["rx_out_of_buffer"];
 
-const RX_PAUSE: &[(&str, &str)] = &[driver!("rx_pause_ctrl_phy"), driver!("rx_pause_frames"), driver!("link_xoff_rx.nic")];
-const TX_PAUSE: &[(&str, &str)] = &[driver!("tx_pause_ctrl_phy"), driver!("tx_pause_frames"), driver!("link_xoff_tx.nic")];
-const RX_DISCARDS: &[(&str, &str)] = &[driver!("rx_discards_phy"), driver!("rx_stat_discard"), driver!("rx_dropped.nic")];
-const RX_OUT_OF_BUFFER: &[(&str, &str)] = &[driver!("rx_out_of_buffer")];
-
-/// Per-priority names: (prefix, suffix, origin), the priority's digit between.
+/// Per-priority names: (prefix, suffix, the family's `ethtool -S` name), the priority's digit between.
 type PriorityName = (&'static str, &'static str, &'static str);
 const RX_PRIORITY: &[PriorityName] = &[
-    ("rx_prio", "_pause", "driver:rx_prioN_pause"),
-    ("rx_pfc_ena_frames_pri", "", "driver:rx_pfc_ena_frames_priN"),
-    ("rx_priority_", "_xoff.nic", "driver:rx_priority_N_xoff.nic"),
+    ("rx_prio", "_pause", "rx_prioN_pause"),
+    ("rx_pfc_ena_frames_pri", "", "rx_pfc_ena_frames_priN"),
+    ("rx_priority_", "_xoff.nic", "rx_priority_N_xoff.nic"),
 ];
 const TX_PRIORITY: &[PriorityName] = &[
-    ("tx_prio", "_pause", "driver:tx_prioN_pause"),
-    ("tx_pfc_ena_frames_pri", "", "driver:tx_pfc_ena_frames_priN"),
-    ("tx_priority_", "_xoff.nic", "driver:tx_priority_N_xoff.nic"),
+    ("tx_prio", "_pause", "tx_prioN_pause"),
+    ("tx_pfc_ena_frames_pri", "", "tx_pfc_ena_frames_priN"),
+    ("tx_priority_", "_xoff.nic", "tx_priority_N_xoff.nic"),
 ];
 
 /// Where the counters this module reads sit in one name table (found once per table, as
@@ -94,7 +86,7 @@ pub(crate) struct HostSlots {
 
 impl HostSlots {
     pub(super) fn find(stats: &DriverStats) -> HostSlots {
-        let one = |names: &[(&str, &'static str)]| names.iter().find_map(|(n, o)| stats.position(n).map(|at| (at, *o)));
+        let one = |names: &[&'static str]| names.iter().find_map(|&n| stats.position(n).map(|at| (at, n)));
         // Every priority 0..7 must be there to be attributed by position.
         let per_priority = |names: &[PriorityName]| {
             names.iter().find_map(|(prefix, suffix, origin)| {
@@ -129,9 +121,8 @@ pub fn normalize_into(out: &mut PortCounters, pause: Option<&PauseStats>, stats:
 }
 
 fn fill(out: &mut HostCounted, pause: Option<&PauseStats>, stats: &DriverStats, slots: &HostSlots) {
-    let counted =
-        |slot: Option<(usize, &'static str)>| slot.map(|(k, o)| Counted { value: stats.at(k).1, origin: Origin(Cow::Borrowed(o)) });
-    let netlink = |v: Option<u64>| v.map(|value| Counted { value, origin: Origin::netlink() });
+    let counted = |slot: Option<(usize, &'static str)>| slot.map(|(k, o)| Counted { value: stats.at(k).1, origin: Origin::Driver(o) });
+    let netlink = |v: Option<u64>| v.map(|value| Counted { value, origin: Origin::Netlink });
     out.rx_pause_frames = netlink(pause.and_then(|p| p.rx_frames)).or_else(|| counted(slots.rx_pause));
     out.tx_pause_frames = netlink(pause.and_then(|p| p.tx_frames)).or_else(|| counted(slots.tx_pause));
     out.rx_discards = counted(slots.rx_discards);
@@ -146,10 +137,10 @@ fn lanes_into(slot: &mut Option<LaneCounts>, stats: &DriverStats, at: Option<&(V
         *slot = None;
         return;
     };
-    let l = slot.get_or_insert_with(|| LaneCounts { values: Vec::with_capacity(PRIORITIES), origin: Origin(Cow::Borrowed(origin)) });
+    let l = slot.get_or_insert_with(|| LaneCounts { values: Vec::with_capacity(PRIORITIES), origin: Origin::Driver(origin) });
     l.values.clear();
     l.values.extend(at.iter().map(|&k| stats.at(k).1));
-    l.origin = Origin(Cow::Borrowed(origin));
+    l.origin = Origin::Driver(origin);
 }
 
 #[cfg(test)]
@@ -180,11 +171,11 @@ mod tests {
             })
             .collect();
         let p = normalize(None, None, &d);
-        assert_eq!(p.host.rx_pause_frames.unwrap(), Counted { value: 0, origin: Origin::driver("rx_pause_frames") });
-        assert_eq!(p.host.tx_pause_frames.unwrap().origin, Origin::driver("tx_pause_frames"));
-        assert_eq!(p.host.rx_discards.unwrap().origin, Origin::driver("rx_stat_discard"));
+        assert_eq!(p.host.rx_pause_frames.unwrap(), Counted { value: 0, origin: Origin::Driver("rx_pause_frames") });
+        assert_eq!(p.host.tx_pause_frames.unwrap().origin, Origin::Driver("tx_pause_frames"));
+        assert_eq!(p.host.rx_discards.unwrap().origin, Origin::Driver("rx_stat_discard"));
         assert_eq!(p.host.rx_pause_per_priority.unwrap().values, vec![0; PRIORITIES]);
-        assert_eq!(p.host.tx_pause_per_priority.unwrap().origin.as_str(), "driver:tx_pfc_ena_frames_priN");
+        assert_eq!(p.host.tx_pause_per_priority.unwrap().origin.to_string(), "driver:tx_pfc_ena_frames_priN");
         assert!(p.host.rx_out_of_buffer.is_none());
     }
 
@@ -196,15 +187,15 @@ mod tests {
         let mut out = HostCounted::default();
         let pause = PauseStats { tx_frames: Some(3), rx_frames: Some(4) };
         fill(&mut out, Some(&pause), &d, &HostSlots::find(&d));
-        assert_eq!(out.rx_pause_frames, Some(Counted { value: 4, origin: Origin::netlink() }));
-        assert_eq!(out.tx_pause_frames, Some(Counted { value: 3, origin: Origin::netlink() }));
+        assert_eq!(out.rx_pause_frames, Some(Counted { value: 4, origin: Origin::Netlink }));
+        assert_eq!(out.tx_pause_frames, Some(Counted { value: 3, origin: Origin::Netlink }));
         let prio = out.rx_pause_per_priority.clone().unwrap();
-        assert_eq!((prio.values, prio.origin.as_str()), (vec![0, 10, 20, 30, 40, 50, 60, 70], "driver:rx_prioN_pause"));
+        assert_eq!((prio.values, prio.origin.to_string()), (vec![0, 10, 20, 30, 40, 50, 60, 70], "driver:rx_prioN_pause".to_string()));
         assert_eq!(out.rx_discards.as_ref().unwrap().value, 5);
         assert_eq!(out.rx_out_of_buffer.as_ref().unwrap().value, 7);
         // Without netlink's figures the driver's stand in.
         fill(&mut out, None, &d, &HostSlots::find(&d));
-        assert_eq!(out.rx_pause_frames.unwrap().origin, Origin::driver("rx_pause_ctrl_phy"));
+        assert_eq!(out.rx_pause_frames.unwrap().origin, Origin::Driver("rx_pause_ctrl_phy"));
         // A priority missing: no per-priority figure (not a shifted one).
         let partial = stats(&[("rx_prio0_pause", 1), ("rx_prio2_pause", 1)]);
         assert!(HostSlots::find(&partial).rx_priority.is_none());
@@ -216,8 +207,8 @@ mod tests {
         pairs.extend([("link_xoff_rx.nic".to_string(), 2), ("rx_dropped.nic".to_string(), 1)]);
         let d: DriverStats = pairs.iter().map(|(k, v)| (k.as_str().into(), *v)).collect();
         let p = normalize(None, None, &d);
-        assert_eq!(p.host.rx_pause_frames.unwrap().origin, Origin::driver("link_xoff_rx.nic"));
-        assert_eq!(p.host.rx_discards.unwrap().origin, Origin::driver("rx_dropped.nic"));
-        assert_eq!(p.host.tx_pause_per_priority.unwrap().origin.as_str(), "driver:tx_priority_N_xoff.nic");
+        assert_eq!(p.host.rx_pause_frames.unwrap().origin, Origin::Driver("link_xoff_rx.nic"));
+        assert_eq!(p.host.rx_discards.unwrap().origin, Origin::Driver("rx_dropped.nic"));
+        assert_eq!(p.host.tx_pause_per_priority.unwrap().origin.to_string(), "driver:tx_priority_N_xoff.nic");
     }
 }

@@ -13,7 +13,6 @@
 
 use super::normalize::{Counted, Origin, PortCounters};
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// One reading of an InfiniBand port: the capture's `sample.ib` object (docs/capture-format.md).
@@ -149,15 +148,8 @@ impl IbCounted {
     }
 }
 
-/// `ib:<name>` for every counter this model reads, spelled at compile time.
-macro_rules! ib_origin {
-    ($name:literal) => {
-        ($name, concat!("ib:", $name))
-    };
-}
-
-const SYMBOL_ERROR: (&str, &str) = ib_origin!("symbol_error");
-const LINK_DOWNED: (&str, &str) = ib_origin!("link_downed");
+const SYMBOL_ERROR: &str = "symbol_error";
+const LINK_DOWNED: &str = "link_downed";
 
 /// The IB figures of `ib` into `out` (after [`super::normalize_into`] filled the rest): an
 /// IB port has no netlink or driver counters, so its symbol errors and link-down count
@@ -169,8 +161,7 @@ pub fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
         }
         return;
     };
-    let get =
-        |(name, origin): (&str, &'static str)| ib.counters.get(name).map(|v| Counted { value: *v, origin: Origin(Cow::Borrowed(origin)) });
+    let get = |name: &'static str| ib.counters.get(name).map(|v| Counted { value: *v, origin: Origin::Ib(name) });
     if let Some(c) = get(SYMBOL_ERROR) {
         out.symbol_errors = Some(c);
     }
@@ -178,23 +169,26 @@ pub fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
         out.link_down_events = Some(c);
     }
     out.ib = IbCounted {
-        link_error_recovery: get(ib_origin!("link_error_recovery")),
-        port_rcv_errors: get(ib_origin!("port_rcv_errors")),
-        port_rcv_remote_physical_errors: get(ib_origin!("port_rcv_remote_physical_errors")),
-        local_link_integrity_errors: get(ib_origin!("local_link_integrity_errors")),
-        excessive_buffer_overrun_errors: get(ib_origin!("excessive_buffer_overrun_errors")),
-        port_xmit_discards: get(ib_origin!("port_xmit_discards")),
-        vl15_dropped: get(ib_origin!("VL15_dropped")),
-        port_rcv_data: get(ib_origin!("port_rcv_data")),
-        port_xmit_data: get(ib_origin!("port_xmit_data")),
-        port_rcv_packets: get(ib_origin!("port_rcv_packets")),
-        port_xmit_packets: get(ib_origin!("port_xmit_packets")),
+        link_error_recovery: get("link_error_recovery"),
+        port_rcv_errors: get("port_rcv_errors"),
+        port_rcv_remote_physical_errors: get("port_rcv_remote_physical_errors"),
+        local_link_integrity_errors: get("local_link_integrity_errors"),
+        excessive_buffer_overrun_errors: get("excessive_buffer_overrun_errors"),
+        port_xmit_discards: get("port_xmit_discards"),
+        vl15_dropped: get("VL15_dropped"),
+        port_rcv_data: get("port_rcv_data"),
+        port_xmit_data: get("port_xmit_data"),
+        port_rcv_packets: get("port_rcv_packets"),
+        port_xmit_packets: get("port_xmit_packets"),
     };
 }
 
-/// The sysfs name behind an `ib:<name>` origin.
-pub fn origin_name(origin: &Origin) -> Option<&str> {
-    origin.as_str().strip_prefix("ib:")
+/// The sysfs name behind an [`Origin::Ib`].
+pub fn origin_name(origin: &Origin) -> Option<&'static str> {
+    match origin {
+        Origin::Ib(name) => Some(name),
+        _ => None,
+    }
 }
 
 /// An IB link speed (IBTA PortInfo:LinkSpeedActive / LinkSpeedExtActive), as the kernel's

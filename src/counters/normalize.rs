@@ -7,41 +7,39 @@
 
 use super::{DriverStats, FecStats, LinkState};
 use serde::Serialize;
-use std::borrow::Cow;
+use std::fmt;
 
-/// Where a normalised figure came from: `netlink` or `driver:<ethtool -S name>`.
-/// Borrowed for the origins this module knows (every sample names one per figure:
-/// no allocation per sample), owned for any other.
-#[derive(Clone, Debug, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Origin(pub Cow<'static, str>);
+/// Where a normalised figure came from. Written (JSON, notes) as `netlink`,
+/// `driver:<ethtool -S name>`, `ib:<sysfs counter name>` or `samples`: a contract.
+/// Every origin is a name this crate knows, so none is allocated per sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The kernel's ethtool netlink statistics (FEC, link, pause).
+    Netlink,
+    /// A driver-private `ethtool -S` counter by name; a family of lanes or priorities
+    /// names its digit `N` (`rx_err_lane_N_phy`).
+    Driver(&'static str),
+    /// An InfiniBand `PortCounters` counter by its sysfs name (`counters::ib`).
+    Ib(&'static str),
+    /// Counted from the samples themselves (link up -> down transitions).
+    Samples,
+}
 
-/// Equal text; the same borrowed constant (what consecutive samples name) is told
-/// without comparing bytes.
-impl PartialEq for Origin {
-    fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (self.as_str(), other.as_str());
-        (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Netlink => f.write_str("netlink"),
+            Origin::Driver(name) => write!(f, "driver:{name}"),
+            Origin::Ib(name) => write!(f, "ib:{name}"),
+            Origin::Samples => f.write_str("samples"),
+        }
     }
 }
 
-impl Origin {
-    pub fn netlink() -> Self {
-        Origin(Cow::Borrowed("netlink"))
+impl Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
-    pub fn driver(name: &str) -> Self {
-        Origin(Cow::Owned(format!("driver:{name}")))
-    }
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-/// An `ethtool -S` name and its origin, spelled out at compile time.
-macro_rules! driver {
-    ($name:literal) => {
-        ($name, concat!("driver:", $name))
-    };
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -86,37 +84,37 @@ pub struct PortCounters {
 }
 
 /// Driver counters with a known meaning, in preference order per figure.
-const DRIVER_CORRECTED_BITS: &[(&str, &str)] = &[driver!("rx_corrected_bits_phy"), driver!("rx_corrected_bits")];
-const DRIVER_CORRECTED_BLOCKS: &[(&str, &str)] = &[driver!("rx_fec_corrected_blocks")];
-const DRIVER_UNCORRECTABLE_BLOCKS: &[(&str, &str)] = &[driver!("rx_fec_uncorrectable_blocks")];
-const DRIVER_RX_BITS: &[(&str, &str)] = &[driver!("rx_bits_phy"), driver!("rx_bits")];
+const DRIVER_CORRECTED_BITS: &[&str] = &["rx_corrected_bits_phy", "rx_corrected_bits"];
+const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"];
+const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
+const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
 /// `mlxlink_effective_physical_errors`: mlxlink's "Effective Physical Errors" (errors left
 /// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs).
-const DRIVER_PCS_SYMBOL_ERRORS: &[(&str, &str)] =
-    &[driver!("rx_pcs_symbol_err_phy"), driver!("rx_pcs_symbol_err"), driver!("mlxlink_effective_physical_errors")];
-const DRIVER_LINK_DOWN: &[(&str, &str)] = &[driver!("link_down_events_phy"), driver!("link_down_events")];
+const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors"];
+const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
 /// Frames dropped for a bad FCS (docs/import.md "Counters that speak about frame loss"):
 /// mlx5 `rx_crc_errors_phy` (PPCNT IEEE 802.3 group, a_frame_check_sequence_errors),
 /// bnxt_en `rx_fcs_err_frames` (port_stats), ice `rx_crc_errors.nic` (GLPRT_CRCERRS).
-const DRIVER_FCS_ERRORS: &[(&str, &str)] = &[driver!("rx_crc_errors_phy"), driver!("rx_fcs_err_frames"), driver!("rx_crc_errors.nic")];
+const DRIVER_FCS_ERRORS: &[&str] = &["rx_crc_errors_phy", "rx_fcs_err_frames", "rx_crc_errors.nic"];
 /// mlx5 `rx_symbol_err_phy` (PPCNT IEEE 802.3 group, a_symbol_error_during_carrier).
-const DRIVER_SYMBOL_ERRORS: &[(&str, &str)] = &[driver!("rx_symbol_err_phy")];
+const DRIVER_SYMBOL_ERRORS: &[&str] = &["rx_symbol_err_phy"];
 
 /// A known counter's position in a name table and the origin it is reported under.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     at: usize,
-    origin: &'static str,
+    /// The `ethtool -S` name found.
+    name: &'static str,
 }
 
 impl Slot {
     /// The first of `names` (in preference order) that `stats` has.
-    fn find(stats: &DriverStats, names: &[(&str, &'static str)]) -> Option<Slot> {
-        names.iter().find_map(|(n, origin)| stats.position(n).map(|at| Slot { at, origin }))
+    fn find(stats: &DriverStats, names: &[&'static str]) -> Option<Slot> {
+        names.iter().find_map(|&name| stats.position(name).map(|at| Slot { at, name }))
     }
 
     fn counted(self, stats: &DriverStats) -> Counted {
-        Counted { value: stats.at(self.at).1, origin: Origin(Cow::Borrowed(self.origin)) }
+        Counted { value: stats.at(self.at).1, origin: Origin::Driver(self.name) }
     }
 }
 
@@ -174,7 +172,7 @@ pub(crate) fn known_driver_stats(stats: &DriverStats) -> DriverStats {
         DRIVER_FCS_ERRORS,
         DRIVER_SYMBOL_ERRORS,
     ];
-    let named = known.into_iter().flatten().filter_map(|(n, _)| stats.position(n));
+    let named = known.into_iter().flatten().filter_map(|n| stats.position(n));
     let host = super::host::HostSlots::find(stats).positions();
     named.chain(host).chain(stats.prefix_range(MLX5_LANE_PREFIX)).map(|k| stats.at(k)).map(|(n, v)| (n.clone(), v)).collect()
 }
@@ -203,12 +201,12 @@ fn mlx5_lane_slots(stats: &DriverStats) -> Option<Vec<usize>> {
 
 fn mlx5_lane_errors(stats: &DriverStats, slots: &Slots) -> Option<LaneCounts> {
     let values = slots.lanes.as_ref()?.iter().map(|&k| stats.at(k).1).collect();
-    Some(LaneCounts { values, origin: Origin(Cow::Borrowed("driver:rx_err_lane_N_phy")) })
+    Some(LaneCounts { values, origin: Origin::Driver("rx_err_lane_N_phy") })
 }
 
 /// The total of a netlink `[total, lane..]` array.
 fn total(arr: &[u64]) -> Option<Counted> {
-    arr.first().map(|v| Counted { value: *v, origin: Origin::netlink() })
+    arr.first().map(|v| Counted { value: *v, origin: Origin::Netlink })
 }
 
 /// The lanes of a netlink `[total, lane..]` array into `slot`, reusing its buffer, or
@@ -218,9 +216,9 @@ fn lanes_into(slot: &mut Option<LaneCounts>, arr: &[u64], fallback: impl FnOnce(
         (Some(lanes), Some(old)) => {
             old.values.clear();
             old.values.extend_from_slice(lanes);
-            old.origin = Origin::netlink();
+            old.origin = Origin::Netlink;
         }
-        (Some(lanes), None) => *slot = Some(LaneCounts { values: lanes.to_vec(), origin: Origin::netlink() }),
+        (Some(lanes), None) => *slot = Some(LaneCounts { values: lanes.to_vec(), origin: Origin::Netlink }),
         (None, _) => *slot = fallback(),
     }
 }
@@ -248,7 +246,7 @@ pub fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Opti
     out.fcs_errors = from_driver(slots.fcs_errors);
     out.symbol_errors = from_driver(slots.symbol_errors);
     out.link_down_events =
-        link.and_then(|l| l.down_events).map(|v| Counted { value: v, origin: Origin::netlink() }).or_else(|| from_driver(slots.link_down));
+        link.and_then(|l| l.down_events).map(|v| Counted { value: v, origin: Origin::Netlink }).or_else(|| from_driver(slots.link_down));
 }
 
 #[cfg(test)]
@@ -272,7 +270,7 @@ mod tests {
         let p = normalize(None, None, &d);
         assert_eq!(p.corrected_bits_per_lane.as_ref().unwrap().values, vec![6, 2, 190, 0]);
         assert_eq!(p.corrected_bits.as_ref().unwrap().value, 198);
-        assert_eq!(p.corrected_bits.unwrap().origin, Origin::driver("rx_corrected_bits_phy"));
+        assert_eq!(p.corrected_bits.unwrap().origin, Origin::Driver("rx_corrected_bits_phy"));
     }
 
     #[test]
@@ -281,12 +279,12 @@ mod tests {
         // exceeded", tests/fixtures/counters/README.md): 13147323 CRC errors.
         let d = stats(&[("rx_crc_errors_phy", 13_147_323), ("rx_symbol_err_phy", 13_115_284), ("rx_err_lane_0_phy", 13_115_284)]);
         let p = normalize(None, None, &d);
-        assert_eq!(p.fcs_errors.unwrap(), Counted { value: 13_147_323, origin: Origin::driver("rx_crc_errors_phy") });
+        assert_eq!(p.fcs_errors.unwrap(), Counted { value: 13_147_323, origin: Origin::Driver("rx_crc_errors_phy") });
         assert_eq!(p.symbol_errors.unwrap().value, 13_115_284);
         // ../shared/real-dumps/ctr03 (bnxt_en): rx_fcs_err_frames 0; ice names it rx_crc_errors.nic.
         assert_eq!(
             normalize(None, None, &stats(&[("rx_fcs_err_frames", 0)])).fcs_errors.unwrap().origin,
-            Origin::driver("rx_fcs_err_frames")
+            Origin::Driver("rx_fcs_err_frames")
         );
         assert_eq!(normalize(None, None, &stats(&[("rx_crc_errors.nic", 7)])).fcs_errors.unwrap().value, 7);
     }
@@ -297,7 +295,7 @@ mod tests {
         let d = stats(&[("rx_corrected_bits_phy", 99), ("rx_err_lane_0_phy", 1)]);
         let link = LinkState { up: Some(true), down_events: Some(2), ..Default::default() };
         let p = normalize(Some(&fec), Some(&link), &d);
-        assert_eq!(p.corrected_bits.unwrap(), Counted { value: 10, origin: Origin::netlink() });
+        assert_eq!(p.corrected_bits.unwrap(), Counted { value: 10, origin: Origin::Netlink });
         assert_eq!(p.corrected_bits_per_lane.unwrap().values, vec![4, 6]);
         assert_eq!(p.corrected_blocks.unwrap().value, 3);
         assert!(p.uncorrectable_blocks.is_none());
@@ -310,7 +308,7 @@ mod tests {
         let d = stats(&[("rx_bits", 1722813173120), ("link_down_events", 4), ("rx_corrected_bits", 0), ("rx_pcs_symbol_err", 0)]);
         let p = normalize(None, None, &d);
         assert_eq!(p.rx_bits.unwrap().value, 1722813173120);
-        assert_eq!(p.link_down_events.unwrap().origin, Origin::driver("link_down_events"));
+        assert_eq!(p.link_down_events.unwrap().origin, Origin::Driver("link_down_events"));
         assert!(p.corrected_bits_per_lane.is_none());
         assert_eq!(p.corrected_bits.unwrap().value, 0);
     }

@@ -151,7 +151,7 @@ impl SeriesSet {
         if !tail.is_empty() {
             self.values.extend_from_slice(tail);
         }
-        self.entries.push((slot, origin.clone(), from..self.values.len()));
+        self.entries.push((slot, *origin, from..self.values.len()));
     }
 
     /// Restores slot order after pushes out of order; of equal slots the last pushed
@@ -274,7 +274,7 @@ impl Point {
                 series.push(Slot::Lanes(i), &l.origin, &l.values, &[]);
             }
         }
-        let netlink = Origin::netlink();
+        let netlink = Origin::Netlink;
         for bin in s.fec.iter().flat_map(|f| &f.histogram) {
             series.push(Slot::Bin(bin.low, bin.high), &netlink, &[bin.count], &bin.per_lane);
         }
@@ -296,12 +296,12 @@ impl Sums {
             match slot {
                 Slot::Scalar(i) => {
                     if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
-                        set(&mut out.counters, Counted { value: *v, origin: origin.clone() });
+                        set(&mut out.counters, Counted { value: *v, origin: *origin });
                     }
                 }
                 Slot::Lanes(i) => {
                     if let Some((_, _, set)) = LANES.get(i) {
-                        set(&mut out.counters, LaneCounts { values: sum.to_vec(), origin: origin.clone() });
+                        set(&mut out.counters, LaneCounts { values: sum.to_vec(), origin: *origin });
                     }
                 }
                 Slot::Bin(low, high) => {
@@ -515,16 +515,15 @@ impl SegmentDelta {
         let e = &earlier.counters;
         let scalar = |now: &Option<Counted>, then: &Option<Counted>| {
             now.as_ref().map(|n| match then {
-                Some(t) if t.origin == n.origin => Counted { value: n.value.saturating_sub(t.value), origin: n.origin.clone() },
+                Some(t) if t.origin == n.origin => Counted { value: n.value.saturating_sub(t.value), origin: n.origin },
                 _ => n.clone(),
             })
         };
         let lanes = |now: &Option<LaneCounts>, then: &Option<LaneCounts>| {
             now.as_ref().map(|n| match then {
-                Some(t) if t.origin == n.origin && t.values.len() == n.values.len() => LaneCounts {
-                    values: n.values.iter().zip(&t.values).map(|(a, b)| a.saturating_sub(*b)).collect(),
-                    origin: n.origin.clone(),
-                },
+                Some(t) if t.origin == n.origin && t.values.len() == n.values.len() => {
+                    LaneCounts { values: n.values.iter().zip(&t.values).map(|(a, b)| a.saturating_sub(*b)).collect(), origin: n.origin }
+                }
                 _ => n.clone(),
             })
         };

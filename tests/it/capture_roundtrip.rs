@@ -58,7 +58,7 @@ fn window_over_the_example_is_healthy() {
     assert_eq!(w.identity.driver.as_deref(), Some("mlx5_core"));
     assert_eq!(w.link.speed_mbps, Some(100_000));
     let bits = w.deltas.corrected_bits.as_ref().unwrap();
-    assert_eq!((bits.value, &bits.origin), (0, &Origin::netlink()));
+    assert_eq!((bits.value, &bits.origin), (0, &Origin::Netlink));
     // Netlink has totals only; lanes come from mlx5 rx_err_lane_N_phy, all flat.
     assert_eq!(w.deltas.corrected_bits_per_lane.as_ref().unwrap().values, vec![0, 0, 0, 0]);
     assert_eq!(w.deltas.uncorrectable_blocks.as_ref().unwrap().value, 0);

@@ -133,7 +133,7 @@ fn link_drops_without_a_counter_are_counted_from_the_samples() {
     }
     let w = e.window("v0").unwrap();
     let d = w.deltas.link_down_events.as_ref().unwrap();
-    assert_eq!((d.value, d.origin.as_str()), (2, "samples"));
+    assert_eq!((d.value, d.origin.to_string().as_str()), (2, "samples"));
     let a = analyze(&[w], &Config::default(), &[]).remove(0);
     assert!(a.reasons.iter().any(|r| r.code == ReasonCode::LinkFlaps && r.message.starts_with("2 link-down events")), "{:#?}", a.reasons);
     assert_eq!(a.link.counter_sources.get("link_down_events").map(String::as_str), Some("samples"));

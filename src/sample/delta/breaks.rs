@@ -82,7 +82,7 @@ impl ResetDetector {
                     last.clear();
                     last.extend_from_slice(v);
                 }
-                None => per_origin.push((origin.clone(), v.to_vec())),
+                None => per_origin.push((*origin, v.to_vec())),
             }
         }
         self.last_t = Some(p.t);

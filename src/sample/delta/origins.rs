@@ -24,7 +24,7 @@ impl OriginSum {
         let mut values = Vec::with_capacity(2 * cur.len());
         values.extend_from_slice(cur);
         values.resize(2 * cur.len(), 0);
-        OriginSum { origin: origin.clone(), values, last_len: cur.len() }
+        OriginSum { origin: *origin, values, last_len: cur.len() }
     }
     pub(super) fn last(&self) -> &[u64] {
         &self.values[..self.last_len]

@@ -179,7 +179,7 @@ fn origin_switch_is_skipped_not_a_reset() {
     let segs = segments(&recs);
     assert_eq!(segs.len(), 1);
     let d = segs[0].sum.total();
-    assert_eq!(d.counters.corrected_bits.unwrap(), Counted { value: 30, origin: Origin::netlink() });
+    assert_eq!(d.counters.corrected_bits.unwrap(), Counted { value: 30, origin: Origin::Netlink });
 }
 
 #[test]

@@ -29,9 +29,6 @@ pub const MAX_SEGMENTS: usize = 16;
 /// Rolling-window snapshots per longest rolling window.
 const RING_SLOTS: f64 = 256.0;
 
-/// Origin of link-down events counted from up -> down transitions in the samples.
-pub const SAMPLES_ORIGIN: &str = "samples";
-
 /// A list of sentences that stops growing at [`MAX_SENTENCES`] and counts the rest.
 #[derive(Clone, Debug, Default)]
 struct Sentences {
@@ -156,7 +153,7 @@ impl Segment {
     /// Port counters with link-down events from the samples where no counter exists.
     fn with_transitions(&self, mut d: SegmentDelta, transitions: u64) -> SegmentDelta {
         if d.counters.link_down_events.is_none() && self.link_seen {
-            d.counters.link_down_events = Some(Counted { value: transitions, origin: Origin(SAMPLES_ORIGIN.into()) });
+            d.counters.link_down_events = Some(Counted { value: transitions, origin: Origin::Samples });
         }
         d
     }

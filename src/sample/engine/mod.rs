@@ -36,7 +36,7 @@ mod iface;
 mod interval;
 
 use crate::analysis::series::LaneSeries;
-pub use iface::{StaticModule, MAX_SEGMENTS, SAMPLES_ORIGIN};
+pub use iface::{StaticModule, MAX_SEGMENTS};
 pub use interval::IntervalFold;
 
 use crate::analysis::segments::SegmentReason;

@@ -248,9 +248,8 @@ impl Seen {
         self.module_errors += usize::from(w.module_error.is_some());
         self.time_base += usize::from(has("time base: "));
         self.wraps += usize::from(has("wrapped at 2^32"));
-        self.link_down_from_samples += usize::from(
-            w.deltas.link_down_events.as_ref().is_some_and(|c| c.origin.0 == crate::sample::engine::SAMPLES_ORIGIN && c.value > 0),
-        );
+        self.link_down_from_samples +=
+            usize::from(w.deltas.link_down_events.as_ref().is_some_and(|c| c.origin == crate::counters::Origin::Samples && c.value > 0));
     }
 }
 
