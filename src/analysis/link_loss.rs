@@ -111,7 +111,7 @@ pub struct FarEnd {
 impl FarEnd {
     /// When `w` is the near end: the PMD whose budget applies (`Some(None)`: none known).
     /// The near end's first window is checked to be one link with the far end.
-    pub fn facing(&mut self, w: &InterfaceWindow) -> Result<Option<Option<&'static Pmd>>, String> {
+    pub fn facing(&mut self, w: &InterfaceWindow) -> Result<Option<Option<&'static Pmd>>, NotOneLink> {
         let near = self.near.get_or_insert_with(|| w.interface.clone());
         if *near != w.interface {
             return Ok(None);
@@ -126,25 +126,42 @@ impl FarEnd {
     }
 }
 
+/// Why two windows cannot be the two ends of one link; `far` is the far end as the user
+/// named it (`--peer FILE:IFACE`), `near` the near interface.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotOneLink {
+    #[error("{far} has {far_lanes} lanes and {near} has {near_lanes}: not the two ends of one link")]
+    Lanes { far: String, far_lanes: u32, near: String, near_lanes: u32 },
+    #[error("{far} runs {far_mode} and {near} runs {near_mode}: not the two ends of one link")]
+    LinkMode { far: String, far_mode: String, near: String, near_mode: String },
+    /// The same serial number at both ends: the far end's capture was not given.
+    #[error("{far} is the same module (SN {sn}) as {near}: give the far end's capture")]
+    SameModule { far: String, sn: String, near: String },
+}
+
 /// Why `far` (named `shown` in the message) cannot be the far end of `near`'s link, if it
 /// cannot: another lane count or link mode, or the same module (its serial number), whose
 /// tx powers would be compared against the wrong lanes.
-pub fn not_one_link(near: &InterfaceWindow, far: &InterfaceWindow, shown: &str) -> Option<String> {
+pub fn not_one_link(near: &InterfaceWindow, far: &InterfaceWindow, shown: &str) -> Option<NotOneLink> {
     let lanes = |w: &InterfaceWindow| w.link.lanes.or(w.module.as_ref().map(|m| m.lanes.len() as u32).filter(|n| *n > 0));
-    if let (Some(a), Some(b)) = (lanes(near), lanes(far)) {
-        if a != b {
-            return Some(format!("{shown} has {b} lanes and {} has {a}: not the two ends of one link", near.interface));
+    let names = || (shown.to_string(), near.interface.clone());
+    if let (Some(near_lanes), Some(far_lanes)) = (lanes(near), lanes(far)) {
+        if near_lanes != far_lanes {
+            let (far, near) = names();
+            return Some(NotOneLink::Lanes { far, far_lanes, near, near_lanes });
         }
     }
-    if let (Some(a), Some(b)) = (&near.link.link_mode, &far.link.link_mode) {
-        if a != b {
-            return Some(format!("{shown} runs {b} and {} runs {a}: not the two ends of one link", near.interface));
+    if let (Some(near_mode), Some(far_mode)) = (&near.link.link_mode, &far.link.link_mode) {
+        if near_mode != far_mode {
+            let (far, near) = names();
+            return Some(NotOneLink::LinkMode { far, far_mode: far_mode.clone(), near, near_mode: near_mode.clone() });
         }
     }
     let sn = |w: &InterfaceWindow| w.module.as_ref().and_then(|m| m.vendor_sn.clone());
     match (sn(near), sn(far)) {
         (Some(a), Some(b)) if a == b => {
-            Some(format!("{shown} is the same module (SN {a}) as {}: give the far end's capture", near.interface))
+            let (far, near) = names();
+            Some(NotOneLink::SameModule { far, sn: a, near })
         }
         _ => None,
     }

@@ -236,13 +236,16 @@ impl ErrorLayer {
 /// carry ("Ethernet0", "et-0/0/0:3") are shorter still. A longer name is no interface.
 pub const MAX_INTERFACE_NAME_BYTES: usize = 128;
 
+/// An interface name longer than [`MAX_INTERFACE_NAME_BYTES`]: its length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("an interface name of {0} bytes: at most {MAX_INTERFACE_NAME_BYTES} (a netdev's is at most 15, an InfiniBand port's 67)")]
+pub struct NameTooLong(pub usize);
+
 /// Refuses an interface name longer than [`MAX_INTERFACE_NAME_BYTES`] (read from a capture,
 /// or given by an imported file).
-pub fn check_interface_name(name: &str) -> Result<(), String> {
+pub fn check_interface_name(name: &str) -> Result<(), NameTooLong> {
     match name.len() {
-        n if n > MAX_INTERFACE_NAME_BYTES => Err(format!(
-            "an interface name of {n} bytes: at most {MAX_INTERFACE_NAME_BYTES} (a netdev's is at most 15, an InfiniBand port's 67)"
-        )),
+        n if n > MAX_INTERFACE_NAME_BYTES => Err(NameTooLong(n)),
         _ => Ok(()),
     }
 }

@@ -181,7 +181,7 @@ impl Peer {
         let far = self.far_end(None)?;
         if far.check {
             if let Some(why) = not_one_link(local, &far.far, &far.shown) {
-                bail!(why);
+                return Err(why.into());
             }
         }
         Ok(vec![far.far])

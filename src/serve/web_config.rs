@@ -75,19 +75,84 @@ pub struct WebConfig {
 /// Reads a file the configuration names (bounded by the caller), or says why not.
 pub type ReadFile<'a> = &'a dyn Fn(&Path) -> Result<Vec<u8>, String>;
 
+/// Why a web configuration is refused: each text names the key to mend.
+#[derive(Debug, thiserror::Error)]
+pub enum WebConfigError {
+    /// Not YAML of the format, an unknown key, or a key given twice.
+    #[error("{0}")]
+    Yaml(serde_norway::Error),
+    /// A top-level key of the format optics does not implement.
+    #[error("{0} is not implemented by optics (it serves HTTP/1.1 with its own connection limits): remove it")]
+    ServerKey(&'static str),
+    /// A `tls_server_config` key optics does not implement.
+    #[error("tls_server_config: {0} is not implemented by optics (rustls's own suites and curves, server order): remove it")]
+    TlsKey(&'static str),
+    #[error("tls_server_config: {0} and {0}_file are both given; give one")]
+    PemTwice(&'static str),
+    /// `{what}_file` could not be read (the reader's text).
+    #[error("tls_server_config: {what}_file: {detail}")]
+    PemFile { what: &'static str, detail: String },
+    #[error("tls_server_config: {key}: unknown TLS version {version:?} (TLS10, TLS11, TLS12 or TLS13)")]
+    UnknownVersion { key: &'static str, version: String },
+    #[error("tls_server_config: max_version {0}: optics speaks TLS 1.2 and 1.3 only")]
+    MaxVersionTooOld(String),
+    #[error("tls_server_config: min_version {min} is above max_version {max}")]
+    VersionsReversed { min: String, max: String },
+    /// `RequestClientCert` or `RequireAnyClientCert`.
+    #[error(
+        "tls_server_config: client_auth_type {0} accepts a client certificate nobody verified: \
+         use RequireAndVerifyClientCert (or VerifyClientCertIfGiven) with client_ca_file"
+    )]
+    UnverifiedClientAuth(String),
+    #[error("tls_server_config: client_auth_type {0:?} is not one of NoClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert")]
+    UnknownClientAuth(String),
+    /// `cert_file (or cert)` or `key_file (or key)`.
+    #[error("tls_server_config: {0} is missing")]
+    Missing(&'static str),
+    /// `file` (`cert_file`, `client_ca_file`) is not a PEM certificate.
+    #[error("tls_server_config: {file}: not a PEM certificate: {error}")]
+    NotCertificate { file: &'static str, error: rustls_pki_types::pem::Error },
+    #[error("tls_server_config: cert_file: no PEM certificate in it")]
+    NoCertificate,
+    #[error("tls_server_config: key_file: not a PEM private key: {0}")]
+    NotPrivateKey(rustls_pki_types::pem::Error),
+    #[error("tls_server_config: {0}")]
+    Versions(rustls::Error),
+    #[error(
+        "tls_server_config: client_ca_file is given but client_auth_type is NoClientCert: \
+         set client_auth_type: RequireAndVerifyClientCert"
+    )]
+    CaWithoutClientAuth,
+    #[error("tls_server_config: client_auth_type verifies client certificates: client_ca_file is missing")]
+    ClientAuthWithoutCa,
+    #[error("tls_server_config: client_ca_file: {0}")]
+    ClientCa(rustls::Error),
+    #[error("tls_server_config: client_ca_file: {0}")]
+    ClientVerifier(rustls::server::VerifierBuilderError),
+    /// The certificate does not match the key, or rustls refuses one of them.
+    #[error("tls_server_config: cert_file and key_file: {0}")]
+    CertAndKey(rustls::Error),
+    #[error("basic_auth_users: {0:?}: a user name is not empty and has no ':' (RFC 7617)")]
+    UserName(String),
+    #[error("basic_auth_users: {user}: not a bcrypt hash ({error})")]
+    NotBcrypt { user: String, error: bcrypt::BcryptError },
+    #[error("basic_auth_users: no random key for the cache")]
+    NoRandomKey,
+}
+
 impl WebConfig {
     /// Parses `yaml` (the file at `path`) and loads what it names through `read`.
-    pub fn load(yaml: &[u8], path: &Path, read: ReadFile) -> Result<WebConfig, String> {
+    pub fn load(yaml: &[u8], path: &Path, read: ReadFile) -> Result<WebConfig, WebConfigError> {
         let file: WebFile = if yaml.iter().all(u8::is_ascii_whitespace) {
             WebFile::default()
         } else {
             // A user (or any key) given twice would silently keep the last.
-            serde_norway::from_slice::<NoDuplicateKeys>(yaml).map_err(|e| e.to_string())?;
-            serde_norway::from_slice(yaml).map_err(|e| e.to_string())?
+            serde_norway::from_slice::<NoDuplicateKeys>(yaml).map_err(WebConfigError::Yaml)?;
+            serde_norway::from_slice(yaml).map_err(WebConfigError::Yaml)?
         };
         for (key, present) in [("http_server_config", file.http_server_config.is_some()), ("rate_limit", file.rate_limit.is_some())] {
             if present {
-                return Err(format!("{key} is not implemented by optics (it serves HTTP/1.1 with its own connection limits): remove it"));
+                return Err(WebConfigError::ServerKey(key));
             }
         }
         let dir = path.parent().unwrap_or(Path::new("."));
@@ -98,31 +163,38 @@ impl WebConfig {
 }
 
 /// The PEM text of `inline` or of `file` (relative to `dir`), one of them, named `what`.
-fn pem(inline: Option<String>, file: Option<PathBuf>, dir: &Path, what: &str, read: ReadFile) -> Result<Option<Vec<u8>>, String> {
+fn pem(
+    inline: Option<String>,
+    file: Option<PathBuf>,
+    dir: &Path,
+    what: &'static str,
+    read: ReadFile,
+) -> Result<Option<Vec<u8>>, WebConfigError> {
     match (inline, file) {
-        (Some(_), Some(_)) => Err(format!("tls_server_config: {what} and {what}_file are both given; give one")),
+        (Some(_), Some(_)) => Err(WebConfigError::PemTwice(what)),
         (Some(text), None) => Ok(Some(text.into_bytes())),
-        (None, Some(f)) => read(&dir.join(&f)).map(Some).map_err(|e| format!("tls_server_config: {what}_file: {e}")),
+        (None, Some(f)) => read(&dir.join(&f)).map(Some).map_err(|detail| WebConfigError::PemFile { what, detail }),
         (None, None) => Ok(None),
     }
 }
 
 /// The TLS versions from `min`..=`max` (toolkit names `TLS10`..`TLS13`).
-fn versions(min: Option<&str>, max: Option<&str>) -> Result<Vec<&'static rustls::SupportedProtocolVersion>, String> {
-    let rank = |v: &str, key: &str| match v {
+fn versions(min: Option<&str>, max: Option<&str>) -> Result<Vec<&'static rustls::SupportedProtocolVersion>, WebConfigError> {
+    let rank = |v: &str, key: &'static str| match v {
         "TLS10" | "TLS11" | "TLS12" => Ok(12),
         "TLS13" => Ok(13),
-        other => Err(format!("tls_server_config: {key}: unknown TLS version {other:?} (TLS10, TLS11, TLS12 or TLS13)")),
+        other => Err(WebConfigError::UnknownVersion { key, version: other.to_string() }),
     };
     let lo = min.map(|v| rank(v, "min_version")).transpose()?.unwrap_or(12);
     let hi = match max {
         // TLS10 and TLS11 as a maximum would allow only versions rustls does not speak.
-        Some(v @ ("TLS10" | "TLS11")) => return Err(format!("tls_server_config: max_version {v}: optics speaks TLS 1.2 and 1.3 only")),
+        Some(v @ ("TLS10" | "TLS11")) => return Err(WebConfigError::MaxVersionTooOld(v.to_string())),
         Some(v) => rank(v, "max_version")?,
         None => 13,
     };
     if lo > hi {
-        return Err(format!("tls_server_config: min_version {} is above max_version {}", min.unwrap_or(""), max.unwrap_or("")));
+        let text = |v: Option<&str>| v.unwrap_or_default().to_string();
+        return Err(WebConfigError::VersionsReversed { min: text(min), max: text(max) });
     }
     Ok([(12, &rustls::version::TLS12), (13, &rustls::version::TLS13)]
         .into_iter()
@@ -140,25 +212,20 @@ enum ClientAuth {
 }
 
 impl ClientAuth {
-    fn parse(v: Option<&str>) -> Result<ClientAuth, String> {
+    fn parse(v: Option<&str>) -> Result<ClientAuth, WebConfigError> {
         match v.unwrap_or("NoClientCert") {
             "" | "NoClientCert" => Ok(ClientAuth::NoClientCert),
             "VerifyClientCertIfGiven" => Ok(ClientAuth::VerifyClientCertIfGiven),
             "RequireAndVerifyClientCert" => Ok(ClientAuth::RequireAndVerifyClientCert),
-            v @ ("RequestClientCert" | "RequireAnyClientCert") => Err(format!(
-                "tls_server_config: client_auth_type {v} accepts a client certificate nobody verified: \
-                 use RequireAndVerifyClientCert (or VerifyClientCertIfGiven) with client_ca_file"
-            )),
-            other => Err(format!(
-                "tls_server_config: client_auth_type {other:?} is not one of NoClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert"
-            )),
+            v @ ("RequestClientCert" | "RequireAnyClientCert") => Err(WebConfigError::UnverifiedClientAuth(v.to_string())),
+            other => Err(WebConfigError::UnknownClientAuth(other.to_string())),
         }
     }
 }
 
 /// The rustls server configuration `t` asks for; None when it asks for nothing (the
 /// toolkit serves plain HTTP for an empty `tls_server_config`).
-fn tls_config(t: TlsFile, dir: &Path, read: ReadFile) -> Result<Option<Arc<ServerConfig>>, String> {
+fn tls_config(t: TlsFile, dir: &Path, read: ReadFile) -> Result<Option<Arc<ServerConfig>>, WebConfigError> {
     for (key, given) in [
         ("cipher_suites", t.cipher_suites.as_ref().is_some_and(|v| !v.is_empty())),
         ("curve_preferences", t.curve_preferences.as_ref().is_some_and(|v| !v.is_empty())),
@@ -166,9 +233,7 @@ fn tls_config(t: TlsFile, dir: &Path, read: ReadFile) -> Result<Option<Arc<Serve
         ("prefer_server_cipher_suites: false", t.prefer_server_cipher_suites == Some(false)),
     ] {
         if given {
-            return Err(format!(
-                "tls_server_config: {key} is not implemented by optics (rustls's own suites and curves, server order): remove it"
-            ));
+            return Err(WebConfigError::TlsKey(key));
         }
     }
     let client_auth = ClientAuth::parse(t.client_auth_type.as_deref())?;
@@ -179,43 +244,38 @@ fn tls_config(t: TlsFile, dir: &Path, read: ReadFile) -> Result<Option<Arc<Serve
     if cert.is_none() && key.is_none() && client_ca.is_none() && client_auth == ClientAuth::NoClientCert {
         return Ok(None);
     }
-    let cert = cert.ok_or("tls_server_config: cert_file (or cert) is missing")?;
-    let key = key.ok_or("tls_server_config: key_file (or key) is missing")?;
+    let cert = cert.ok_or(WebConfigError::Missing("cert_file (or cert)"))?;
+    let key = key.ok_or(WebConfigError::Missing("key_file (or key)"))?;
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert)
         .collect::<Result<_, _>>()
-        .map_err(|e| format!("tls_server_config: cert_file: not a PEM certificate: {e}"))?;
+        .map_err(|error| WebConfigError::NotCertificate { file: "cert_file", error })?;
     if chain.is_empty() {
-        return Err("tls_server_config: cert_file: no PEM certificate in it".into());
+        return Err(WebConfigError::NoCertificate);
     }
-    let key = PrivateKeyDer::from_pem_slice(&key).map_err(|e| format!("tls_server_config: key_file: not a PEM private key: {e}"))?;
+    let key = PrivateKeyDer::from_pem_slice(&key).map_err(WebConfigError::NotPrivateKey)?;
     // ring's provider: rustls 0.23.48 deprecates it for offering no post-quantum key
     // exchange (X25519MLKEM768, only in aws-lc-rs, whose AWS-LC build takes minutes on the
     // machines this builds on). Scrapes are answered with the classical X25519/P-256 groups.
     #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = ServerConfig::builder_with_provider(provider.clone())
-        .with_protocol_versions(&versions)
-        .map_err(|e| format!("tls_server_config: {e}"))?;
+    let builder =
+        ServerConfig::builder_with_provider(provider.clone()).with_protocol_versions(&versions).map_err(WebConfigError::Versions)?;
     let builder = match (client_auth, client_ca) {
         (ClientAuth::NoClientCert, None) => builder.with_no_client_auth(),
-        (ClientAuth::NoClientCert, Some(_)) => {
-            return Err("tls_server_config: client_ca_file is given but client_auth_type is NoClientCert: \
-                        set client_auth_type: RequireAndVerifyClientCert"
-                .into())
-        }
-        (_, None) => return Err("tls_server_config: client_auth_type verifies client certificates: client_ca_file is missing".into()),
+        (ClientAuth::NoClientCert, Some(_)) => return Err(WebConfigError::CaWithoutClientAuth),
+        (_, None) => return Err(WebConfigError::ClientAuthWithoutCa),
         (auth, Some(ca)) => {
             let mut roots = RootCertStore::empty();
             for c in CertificateDer::pem_slice_iter(&ca) {
-                let c = c.map_err(|e| format!("tls_server_config: client_ca_file: not a PEM certificate: {e}"))?;
-                roots.add(c).map_err(|e| format!("tls_server_config: client_ca_file: {e}"))?;
+                let c = c.map_err(|error| WebConfigError::NotCertificate { file: "client_ca_file", error })?;
+                roots.add(c).map_err(WebConfigError::ClientCa)?;
             }
             let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
             let verifier = if auth == ClientAuth::VerifyClientCertIfGiven { verifier.allow_unauthenticated() } else { verifier };
-            builder.with_client_cert_verifier(verifier.build().map_err(|e| format!("tls_server_config: client_ca_file: {e}"))?)
+            builder.with_client_cert_verifier(verifier.build().map_err(WebConfigError::ClientVerifier)?)
         }
     };
-    let mut config = builder.with_single_cert(chain, key).map_err(|e| format!("tls_server_config: cert_file and key_file: {e}"))?;
+    let mut config = builder.with_single_cert(chain, key).map_err(WebConfigError::CertAndKey)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Some(Arc::new(config)))
 }
@@ -243,16 +303,16 @@ impl std::fmt::Debug for BasicAuth {
 }
 
 impl BasicAuth {
-    pub fn new(users: BTreeMap<String, String>) -> Result<BasicAuth, String> {
+    pub fn new(users: BTreeMap<String, String>) -> Result<BasicAuth, WebConfigError> {
         for (user, hash) in &users {
             // RFC 7617 2: the user-id cannot contain a colon.
             if user.contains(':') || user.is_empty() {
-                return Err(format!("basic_auth_users: {user:?}: a user name is not empty and has no ':' (RFC 7617)"));
+                return Err(WebConfigError::UserName(user.clone()));
             }
-            HashParts::from_str(hash).map_err(|e| format!("basic_auth_users: {user}: not a bcrypt hash ({e})"))?;
+            HashParts::from_str(hash).map_err(|error| WebConfigError::NotBcrypt { user: user.clone(), error })?;
         }
         let rng = ring::rand::SystemRandom::new();
-        let key = hmac::Key::generate(hmac::HMAC_SHA256, &rng).map_err(|_| "basic_auth_users: no random key for the cache".to_string())?;
+        let key = hmac::Key::generate(hmac::HMAC_SHA256, &rng).map_err(|_| WebConfigError::NoRandomKey)?;
         Ok(BasicAuth { users, key, verified: Mutex::new(HashMap::new()) })
     }
 
@@ -316,7 +376,7 @@ mod tests {
     }
 
     fn load(yaml: &str) -> Result<WebConfig, String> {
-        WebConfig::load(yaml.as_bytes(), Path::new("/etc/optics/web.yml"), &no_files)
+        WebConfig::load(yaml.as_bytes(), Path::new("/etc/optics/web.yml"), &no_files).map_err(|e| e.to_string())
     }
 
     #[test]
