@@ -8,8 +8,9 @@
 
 use super::{per_call, repo_file, windows, Table, Target, MICRO_BUDGET};
 use anyhow::{anyhow, Context, Result};
+use optics::analysis::codeword::line_codewords_per_s;
 use optics::analysis::fec::FecKind;
-use optics::analysis::histogram::{analyze, line_codewords_per_s, line_only, HistogramInput};
+use optics::analysis::histogram::{analyze, line_only, HistogramInput};
 use optics::analysis::{self, Config};
 use optics::capture::{read_capture_from, Record};
 use optics::sample::engine::TimeRange;

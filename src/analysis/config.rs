@@ -2,7 +2,7 @@
 //! (`{"margin_floor_db": 1.5}` overrides one value and keeps the rest). Speed-tier
 //! profiles override fields for links whose per-lane rate is at least `min_lane_gbps`.
 
-use super::frame_loss;
+use super::codeword;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::path::Path;
@@ -150,7 +150,7 @@ impl Default for Config {
             max_uncorrectable_blocks: 0,
             max_link_down_events: 0,
             fec_tail_near_limit_symbols: 3,
-            fec_max_predicted_flr: frame_loss::PHY_FLR_BUDGET,
+            fec_max_predicted_flr: codeword::PHY_FLR_BUDGET,
             fec_flr_frame_bytes: 64,
             nrz_signature_slope_min: 1.3,
             nrz_signature_slope_max: 8.0,

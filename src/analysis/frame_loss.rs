@@ -20,106 +20,12 @@
 //!   Layer, the frame loss ratio may be degraded to 6.2e-11" by the electrical interfaces.
 //!   Host FEC counters see the whole PHY, so `fec_max_predicted_flr` defaults to the PHY's.
 
+use super::codeword::{
+    flr_per_codeword_error_ratio, interleave, mac_frames_per_codeword, BUDGET_SOURCE, MODULE_FLR_BUDGET, PHY_FLR_BUDGET,
+};
 use super::fec::FecKind;
-use super::histogram::{codeword_data_bits, FecHistogram};
+use super::histogram::FecHistogram;
 use serde::Serialize;
-
-/// Ethernet preamble + SFD (8 octets) and minimum interpacket gap (12 octets) per frame.
-pub const FRAME_OVERHEAD_BYTES: u32 = 20;
-
-/// The frame loss ratio the optics may cause on their own (IEEE 802.3 138.1.1, 802.3cm).
-pub const MODULE_FLR_BUDGET: f64 = 1.7e-12;
-/// The frame loss ratio a complete Physical Layer may reach (IEEE 802.3 138.1.1, 802.3cm).
-pub const PHY_FLR_BUDGET: f64 = 6.2e-11;
-const BUDGET_SOURCE: &str = "IEEE 802.3 138.1.1 (802.3cm; likewise 124.1.1, 140.1.1): 64-octet frames, minimum interpacket gap";
-
-/// Which budget a configured FLR limit is, for the reason that compares with it.
-pub fn limit_name(limit: f64) -> &'static str {
-    if limit == PHY_FLR_BUDGET {
-        "the PHY's budget, IEEE 802.3 138.1.1"
-    } else if limit == MODULE_FLR_BUDGET {
-        "the module's budget, IEEE 802.3 138.1.1"
-    } else {
-        "fec_max_predicted_flr"
-    }
-}
-
-/// Codewords a PCS interleaves symbol by symbol, by FEC and port speed.
-struct InterleaveRow {
-    fec: FecKind,
-    /// Port speeds (Mb/s) the row covers, inclusive.
-    speed_mbps: (u32, u32),
-    /// Lane counts the row covers (empty: any).
-    lanes: &'static [u32],
-    codewords: u32,
-    source: &'static str,
-}
-
-const INTERLEAVE: &[InterleaveRow] = &[
-    InterleaveRow {
-        fec: FecKind::Rs528,
-        speed_mbps: (0, u32::MAX),
-        lanes: &[],
-        codewords: 1,
-        source: "IEEE 802.3 Clause 91 (100GBASE-R) and Clause 108 (25GBASE-R) RS-FEC: one codeword at a time",
-    },
-    InterleaveRow {
-        fec: FecKind::Rs544,
-        speed_mbps: (0, 50_000),
-        lanes: &[],
-        codewords: 1,
-        source: "IEEE 802.3 Clause 134 (50GBASE-R RS-FEC): one codeword at a time",
-    },
-    InterleaveRow {
-        fec: FecKind::Rs544,
-        speed_mbps: (100_000, 100_000),
-        lanes: &[4],
-        codewords: 1,
-        source: "IEEE 802.3 Clause 91 (100GBASE-KP4 RS(544,514)): one codeword at a time",
-    },
-    InterleaveRow {
-        fec: FecKind::Rs544,
-        speed_mbps: (100_000, 100_000),
-        lanes: &[1, 2],
-        codewords: 2,
-        source: "100G on 1 or 2 lanes: 2 (IEEE 802.3ck Clause 161 RS-FEC-Int; a Clause 91 PHY without interleave loses fewer, so this errs high), as the 802.3df logic ad hoc's table gives",
-    },
-    InterleaveRow {
-        fec: FecKind::Rs544,
-        speed_mbps: (200_000, 400_000),
-        lanes: &[],
-        codewords: 2,
-        source: "IEEE 802.3 Clause 119 (200GBASE-R / 400GBASE-R PCS): two RS(544,514) codewords interleaved symbol by symbol",
-    },
-    InterleaveRow {
-        fec: FecKind::Rs544,
-        speed_mbps: (800_000, 1_600_000),
-        lanes: &[],
-        codewords: 4,
-        source: "IEEE 802.3df Clause 172 (800GBASE-R) and 802.3dj 1.6TBASE-R PCS: 4, as the 802.3df logic ad hoc's FLR analysis gives",
-    },
-];
-
-/// X for a port: `None` where no row covers the FEC, speed and lane count.
-pub fn interleave(fec: FecKind, speed_mbps: u32, lanes: u32) -> Option<(u32, &'static str)> {
-    INTERLEAVE
-        .iter()
-        .find(|r| {
-            r.fec == fec && (r.speed_mbps.0..=r.speed_mbps.1).contains(&speed_mbps) && (r.lanes.is_empty() || r.lanes.contains(&lanes))
-        })
-        .map(|r| (r.codewords, r.source))
-}
-
-/// MFC: MAC frames of `frame_bytes` (plus preamble and gap) per codeword's data.
-pub fn mac_frames_per_codeword(fec: FecKind, frame_bytes: u32) -> Option<f64> {
-    let data_bits = codeword_data_bits(fec)?;
-    Some(f64::from(data_bits) / (f64::from(frame_bytes + FRAME_OVERHEAD_BYTES) * 8.0))
-}
-
-/// FLR / CER = (1 + X·MFC) / MFC.
-pub fn flr_per_codeword_error_ratio(interleave: u32, mfc: f64) -> f64 {
-    (1.0 + f64::from(interleave) * mfc) / mfc
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlrBudget {
@@ -179,12 +85,6 @@ pub struct FrameLossInput<'a> {
     pub histogram: Option<&'a FecHistogram>,
 }
 
-/// The factor FLR / CER of a port, `None` without a known interleave or an RS FEC.
-pub fn port_factor(fec: FecKind, speed_mbps: Option<u32>, lanes: Option<u32>, frame_bytes: u32) -> Option<f64> {
-    let (x, _) = interleave(fec, speed_mbps?, lanes.unwrap_or(0))?;
-    Some(flr_per_codeword_error_ratio(x, mac_frames_per_codeword(fec, frame_bytes)?))
-}
-
 /// The window's frame loss, as the verdict's JSON and the CSV rows give it: its
 /// uncorrectable blocks (`link`) and its histogram's prediction (`histogram`).
 pub(super) fn of_window(cx: &super::Context, link: &super::LinkAnalysis, histogram: Option<&FecHistogram>) -> Option<FrameLoss> {
@@ -197,7 +97,7 @@ pub(super) fn of_window(cx: &super::Context, link: &super::LinkAnalysis, histogr
         duration_s: cx.w.duration_s,
         windowed: cx.w.samples >= 2 && cx.w.duration_s > 0.0,
         uncorrectable_blocks: link.uncorrectable_blocks,
-        line_codewords_per_s: rate.and_then(|r| super::histogram::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
+        line_codewords_per_s: rate.and_then(|r| super::codeword::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
         histogram,
     })
 }
@@ -229,7 +129,7 @@ pub fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
     let uncorrectable = input.uncorrectable_blocks.filter(|_| input.windowed);
     // The histogram counts bin 0 and every corrected codeword; the uncorrectable ones are
     // counted apart unless a bin past t holds them.
-    let t = super::histogram::correction_limit_symbols(fec);
+    let t = super::codeword::correction_limit_symbols(fec);
     let from_histogram = input.histogram.filter(|h| h.bins.iter().any(|b| b.low == 0)).map(|h| {
         let counted: f64 = h.bins.iter().map(|b| b.count as f64).sum();
         let past_t = t.is_some_and(|t| h.bins.iter().any(|b| b.high > t));
@@ -289,41 +189,6 @@ pub fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn interleave_by_rate() {
-        let x = |fec, speed, lanes| interleave(fec, speed, lanes).map(|(x, _)| x);
-        assert_eq!(x(FecKind::Rs528, 100_000, 4), Some(1));
-        assert_eq!(x(FecKind::Rs528, 25_000, 1), Some(1));
-        assert_eq!(x(FecKind::Rs544, 50_000, 1), Some(1));
-        assert_eq!(x(FecKind::Rs544, 100_000, 4), Some(1));
-        assert_eq!(x(FecKind::Rs544, 100_000, 2), Some(2));
-        assert_eq!(x(FecKind::Rs544, 100_000, 1), Some(2));
-        assert_eq!(x(FecKind::Rs544, 200_000, 4), Some(2));
-        assert_eq!(x(FecKind::Rs544, 400_000, 8), Some(2));
-        assert_eq!(x(FecKind::Rs544, 400_000, 4), Some(2));
-        assert_eq!(x(FecKind::Rs544, 800_000, 8), Some(4));
-        assert_eq!(x(FecKind::Rs544, 1_600_000, 8), Some(4));
-        assert_eq!(x(FecKind::BaseR, 25_000, 1), None);
-        assert_eq!(x(FecKind::Rs544, 3_200_000, 16), None);
-    }
-
-    #[test]
-    fn flr_factor_for_64_octet_frames() {
-        // 64 + 20 = 84 octets = 672 bits; 5120 / 672 = 7.6190 frames per codeword.
-        let mfc = mac_frames_per_codeword(FecKind::Rs544, 64).unwrap();
-        assert!((mfc - 5120.0 / 672.0).abs() < 1e-12);
-        // (1 + X·MFC) / MFC = X + 672 / 5120 = X + 0.13125.
-        assert!((flr_per_codeword_error_ratio(1, mfc) - 1.13125).abs() < 1e-12);
-        assert!((flr_per_codeword_error_ratio(2, mfc) - 2.13125).abs() < 1e-12);
-        assert!((flr_per_codeword_error_ratio(4, mfc) - 4.13125).abs() < 1e-12);
-        // SONiC's MFC = 8: 1.125 / 2.125 / 4.125.
-        assert_eq!(flr_per_codeword_error_ratio(2, 8.0), 2.125);
-        // 1518-octet frames span 12304 / 5120 = 2.403 codewords: X + 2.403.
-        let mfc = mac_frames_per_codeword(FecKind::Rs544, 1518).unwrap();
-        assert!((flr_per_codeword_error_ratio(1, mfc) - (1.0 + 12304.0 / 5120.0)).abs() < 1e-12);
-        assert_eq!(mac_frames_per_codeword(FecKind::BaseR, 64), None);
-    }
 
     #[test]
     fn observed_flr_from_the_lane_rate_and_budgets() {

@@ -26,34 +26,13 @@
 //!   histogram itself when it counts bin 0, else from the lane rate (n·10 bits per codeword
 //!   on the wire).
 
+use super::codeword::{self, correction_limit_symbols, line_codewords_per_s, rs_geometry};
 use super::fec::FecKind;
-use super::frame_loss;
 use super::stats::line_fit;
 use super::tail_models::{self, TailModelKind, TailModels};
 use super::{count, Context, Reason, ReasonCode, Severity};
 use crate::counters::FecHistogramBin;
 use serde::Serialize;
-
-/// Codeword length n and message length k, in 10-bit symbols, of an RS FEC.
-pub fn rs_geometry(kind: FecKind) -> Option<(u32, u32)> {
-    match kind {
-        FecKind::Rs544 => Some((544, 514)),
-        FecKind::Rs528 => Some((528, 514)),
-        // LL-RS(272,257+1): 258 message symbols, one of them padding (ETC LL-RS).
-        FecKind::Llrs => Some((272, 258)),
-        _ => None,
-    }
-}
-
-/// Symbols an RS(n, k) codeword can correct: t = (n − k) / 2.
-pub fn correction_limit_symbols(kind: FecKind) -> Option<u32> {
-    rs_geometry(kind).map(|(n, k)| (n - k) / 2)
-}
-
-/// Data bits a codeword carries: floor(10k / 257) transcoded blocks of 256 bits.
-pub fn codeword_data_bits(kind: FecKind) -> Option<u32> {
-    rs_geometry(kind).map(|(_, k)| 10 * k / 257 * 256)
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BinRate {
@@ -166,14 +145,8 @@ pub struct HistogramInput<'a> {
     pub fec: FecKind,
     /// Line codewords per second of the port from the lane rate, if known.
     pub line_codewords_per_s: Option<f64>,
-    /// FLR / CER of the port ([`super::frame_loss::port_factor`]); `None`: no predicted FLR.
+    /// FLR / CER of the port ([`super::codeword::port_factor`]); `None`: no predicted FLR.
     pub flr_per_codeword_error_ratio: Option<f64>,
-}
-
-/// Codewords per second on the wire of `lanes` lanes at `lane_rate_gbps`.
-pub fn line_codewords_per_s(kind: FecKind, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
-    let (n, _) = rs_geometry(kind)?;
-    Some(lane_rate_gbps * 1e9 * f64::from(lanes) / f64::from(10 * n))
 }
 
 /// `None` when the window has no bins or no duration.
@@ -307,7 +280,7 @@ pub(super) fn of_window(cx: &Context) -> Option<FecHistogram> {
         duration_s: cx.w.duration_s,
         fec: cx.fec,
         line_codewords_per_s: rate.and_then(|r| line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
-        flr_per_codeword_error_ratio: frame_loss::port_factor(
+        flr_per_codeword_error_ratio: codeword::port_factor(
             cx.fec,
             rate.map(|r| r.speed_mbps),
             rate.map(|r| r.lanes),
@@ -345,13 +318,13 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<FecHi
                 "within {} symbols of t and a predicted FLR over {:.1e} ({})",
                 cx.cfg.fec_tail_near_limit_symbols,
                 cx.cfg.fec_max_predicted_flr,
-                frame_loss::limit_name(cx.cfg.fec_max_predicted_flr)
+                codeword::limit_name(cx.cfg.fec_max_predicted_flr)
             ),
             (true, false) => format!("within {} symbols of t", cx.cfg.fec_tail_near_limit_symbols),
             _ => format!(
                 "a predicted FLR over {:.1e} ({})",
                 cx.cfg.fec_max_predicted_flr,
-                frame_loss::limit_name(cx.cfg.fec_max_predicted_flr)
+                codeword::limit_name(cx.cfg.fec_max_predicted_flr)
             ),
         };
         let lost = match uncorrectable {
@@ -387,23 +360,6 @@ mod tests {
         assert_eq!(rate_text(1.4e-3), "1.4e-3");
         assert_eq!(rate_text(7.8125e7), "7.8e7");
         assert_eq!(rate_text(0.0), "0");
-    }
-
-    #[test]
-    fn limits_and_geometry() {
-        assert_eq!(correction_limit_symbols(FecKind::Rs544), Some(15));
-        assert_eq!(correction_limit_symbols(FecKind::Rs528), Some(7));
-        assert_eq!(correction_limit_symbols(FecKind::Llrs), Some(7));
-        assert_eq!(correction_limit_symbols(FecKind::BaseR), None);
-        // 10 x 514 = 5140 = 20 x 257 -> 5120 data bits; LL-RS 2580 -> 10 blocks, 2560.
-        assert_eq!(codeword_data_bits(FecKind::Rs544), Some(5120));
-        assert_eq!(codeword_data_bits(FecKind::Rs528), Some(5120));
-        assert_eq!(codeword_data_bits(FecKind::Llrs), Some(2560));
-        // 400G: 4 x 106.25e9 / 5440 = 78.125e6 codewords/s.
-        assert!((line_codewords_per_s(FecKind::Rs544, 106.25, 4).unwrap() - 78.125e6).abs() < 1e-3);
-        // 100G NRZ: 4 x 25.78125e9 / 5280 = 19.53125e6 codewords/s.
-        assert!((line_codewords_per_s(FecKind::Rs528, 25.78125, 4).unwrap() - 19.53125e6).abs() < 1e-3);
-        assert_eq!(line_codewords_per_s(FecKind::Off, 25.78125, 4), None);
     }
 
     #[test]

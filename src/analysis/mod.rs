@@ -12,6 +12,7 @@ pub mod advice;
 pub mod after_flap;
 pub mod ber;
 pub mod breakout;
+pub mod codeword;
 pub mod compare;
 pub mod config;
 pub mod dom_limits;
