@@ -9,6 +9,7 @@
 use crate::device::host::{parse_cpu_list, Fact, Gpu, HostFacts, Irq};
 use crate::device::{PciLink, PortIdentity};
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The most interrupts read of one function: an mlx5 function has one per channel plus a
@@ -275,14 +276,25 @@ impl Sysfs {
             _ => None,
         }
     }
-    /// One attribute, trimmed; `None` when missing, unreadable, not UTF-8 or empty.
+    /// One attribute, trimmed; `None` when missing, unreadable, not UTF-8, empty or longer
+    /// than [`MAX_ATTR_BYTES`].
     fn read_attr(&self, path: &Path) -> Option<String> {
-        let bytes = fs::read(path).ok()?;
+        let mut bytes = Vec::new();
+        fs::File::open(path).ok()?.take(MAX_ATTR_BYTES + 1).read_to_end(&mut bytes).ok()?;
+        if bytes.len() as u64 > MAX_ATTR_BYTES {
+            return None;
+        }
         let text = String::from_utf8(bytes).ok()?;
         let text = text.trim();
         (!text.is_empty()).then(|| text.to_string())
     }
 }
+
+/// The most a sysfs attribute can hold: the kernel hands a `show` method one page to fill
+/// (fs/sysfs/file.c, sysfs_emit), and the largest page Linux uses is 64 KiB (arm64,
+/// ppc64). The root is injectable, so a longer file (or an endless one, `/dev/zero` linked
+/// into a copied tree) is no attribute: it is read no further than this.
+const MAX_ATTR_BYTES: u64 = 64 * 1024;
 
 /// PCI vendor IDs of GPU makers (PCI-SIG): NVIDIA, AMD (ATI), Intel.
 const GPU_VENDORS: &[u32] = &[0x10de, 0x1002, 0x8086];
@@ -371,6 +383,19 @@ mod tests {
         assert_eq!(s.port_identity("eth9"), None);
         // "Unknown" is what pci_speed_string() prints for a link it cannot name: kept verbatim.
         assert_eq!(s.pci_link("eth9"), Some(PciLink { current_link_speed: Some("Unknown".into()), ..PciLink::default() }));
+    }
+
+    #[test]
+    fn an_attribute_longer_than_the_largest_page_is_none() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = Sysfs::new(tmp.path());
+        let (page, over) = (tmp.path().join("page"), tmp.path().join("over"));
+        fs::write(&page, "x".repeat(64 * 1024)).unwrap();
+        fs::write(&over, "x".repeat(64 * 1024 + 1)).unwrap();
+        assert_eq!(s.read_attr(&page).map(|t| t.len()), Some(65_536));
+        assert_eq!(s.read_attr(&over), None);
+        // An endless file is read no further than the bound.
+        assert_eq!(s.read_attr(Path::new("/dev/zero")), None);
     }
 
     #[test]
