@@ -13,7 +13,7 @@ use super::report::Modulation;
 use super::report::{checksum8, LaneReport, ModuleReport, RxPowerType, Standard};
 use super::threshold::ThresholdSet;
 use super::{sff8024, units, PageRequest};
-use calibration::{Calibration, Monitor, MONITORS};
+use calibration::{to_si, Calibration, Monitor, MONITORS};
 
 mod calibration;
 
@@ -512,7 +512,7 @@ fn decode_diagnostics(img: &ModuleImage, report: &mut ModuleReport, lane: &mut L
         };
         let mut non_finite = false;
         let mut to_si = |raw: [u8; 2]| {
-            let si = cal.apply(map.monitor, raw).map(|w| map.monitor.to_si(w));
+            let si = cal.apply(map.monitor, raw).map(|w| to_si(map.monitor, w));
             non_finite |= si.is_none();
             si
         };

@@ -3,30 +3,20 @@
 //! word becomes the internal-calibration encoding (9.2, 9.3).
 
 use super::*;
+pub(super) use crate::module::printed::Monitor;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Monitor {
-    Temperature,
-    Voltage,
-    TxBias,
-    TxPower,
-    RxPower,
+/// Temperature is the only two's-complement quantity (SFF-8472 9.2).
+fn signed(monitor: Monitor) -> bool {
+    monitor == Monitor::Temperature
 }
 
-impl Monitor {
-    /// Temperature is the only two's-complement quantity (SFF-8472 9.2).
-    pub(super) fn signed(self) -> bool {
-        self == Monitor::Temperature
-    }
-
-    /// Calibrated word -> SI unit (SFF-8472 9.2 LSB weights).
-    pub(super) fn to_si(self, word: [u8; 2]) -> f64 {
-        match self {
-            Monitor::Temperature => units::temperature_c(word),
-            Monitor::Voltage => units::voltage_v(word),
-            Monitor::TxBias => units::bias_ma(word),
-            Monitor::TxPower | Monitor::RxPower => units::power_mw(word),
-        }
+/// Calibrated word -> SI unit (SFF-8472 9.2 LSB weights).
+pub(super) fn to_si(monitor: Monitor, word: [u8; 2]) -> f64 {
+    match monitor {
+        Monitor::Temperature => units::temperature_c(word),
+        Monitor::Voltage => units::voltage_v(word),
+        Monitor::TxBias => units::bias_ma(word),
+        Monitor::TxPower | Monitor::RxPower => units::power_mw(word),
     }
 }
 
@@ -117,7 +107,7 @@ impl Calibration {
     /// clamped to 16 bits as a module calibrating internally would report it. `None` when
     /// the constants give a non-finite result (garbage floats).
     pub(super) fn apply(&self, monitor: Monitor, raw: [u8; 2]) -> Option<[u8; 2]> {
-        let adc = if monitor.signed() { i16::from_be_bytes(raw) as f64 } else { u16::from_be_bytes(raw) as f64 };
+        let adc = if signed(monitor) { i16::from_be_bytes(raw) as f64 } else { u16::from_be_bytes(raw) as f64 };
         let value = match self {
             Calibration::Internal => return Some(raw),
             Calibration::Linear { slope, offset } => slope * adc + offset,
@@ -127,7 +117,7 @@ impl Calibration {
             return None;
         }
         let rounded = value.round();
-        Some(if monitor.signed() {
+        Some(if signed(monitor) {
             (rounded.clamp(i16::MIN as f64, i16::MAX as f64) as i16).to_be_bytes()
         } else {
             (rounded.clamp(0.0, u16::MAX as f64) as u16).to_be_bytes()
