@@ -511,56 +511,29 @@ impl SegmentDelta {
     /// A figure `earlier` lacks, or had from another origin, counts in full. Wrap
     /// sentences are not carried.
     pub fn since(&self, earlier: &SegmentDelta) -> SegmentDelta {
-        let c = &self.counters;
-        let e = &earlier.counters;
-        let scalar = |now: &Option<Counted>, then: &Option<Counted>| {
-            now.as_ref().map(|n| match then {
-                Some(t) if t.origin == n.origin => Counted { value: n.value.saturating_sub(t.value), origin: n.origin },
-                _ => n.clone(),
-            })
-        };
-        let lanes = |now: &Option<LaneCounts>, then: &Option<LaneCounts>| {
-            now.as_ref().map(|n| match then {
-                Some(t) if t.origin == n.origin && t.values.len() == n.values.len() => {
-                    LaneCounts { values: n.values.iter().zip(&t.values).map(|(a, b)| a.saturating_sub(*b)).collect(), origin: n.origin }
-                }
-                _ => n.clone(),
-            })
-        };
-        let counters = PortCounters {
-            corrected_bits: scalar(&c.corrected_bits, &e.corrected_bits),
-            corrected_bits_per_lane: lanes(&c.corrected_bits_per_lane, &e.corrected_bits_per_lane),
-            corrected_blocks: scalar(&c.corrected_blocks, &e.corrected_blocks),
-            corrected_blocks_per_lane: lanes(&c.corrected_blocks_per_lane, &e.corrected_blocks_per_lane),
-            uncorrectable_blocks: scalar(&c.uncorrectable_blocks, &e.uncorrectable_blocks),
-            uncorrectable_blocks_per_lane: lanes(&c.uncorrectable_blocks_per_lane, &e.uncorrectable_blocks_per_lane),
-            rx_bits: scalar(&c.rx_bits, &e.rx_bits),
-            pcs_symbol_errors: scalar(&c.pcs_symbol_errors, &e.pcs_symbol_errors),
-            link_down_events: scalar(&c.link_down_events, &e.link_down_events),
-            fcs_errors: scalar(&c.fcs_errors, &e.fcs_errors),
-            symbol_errors: scalar(&c.symbol_errors, &e.symbol_errors),
-            ib: crate::counters::ib::IbCounted {
-                link_error_recovery: scalar(&c.ib.link_error_recovery, &e.ib.link_error_recovery),
-                port_rcv_errors: scalar(&c.ib.port_rcv_errors, &e.ib.port_rcv_errors),
-                port_rcv_remote_physical_errors: scalar(&c.ib.port_rcv_remote_physical_errors, &e.ib.port_rcv_remote_physical_errors),
-                local_link_integrity_errors: scalar(&c.ib.local_link_integrity_errors, &e.ib.local_link_integrity_errors),
-                excessive_buffer_overrun_errors: scalar(&c.ib.excessive_buffer_overrun_errors, &e.ib.excessive_buffer_overrun_errors),
-                port_xmit_discards: scalar(&c.ib.port_xmit_discards, &e.ib.port_xmit_discards),
-                vl15_dropped: scalar(&c.ib.vl15_dropped, &e.ib.vl15_dropped),
-                port_rcv_data: scalar(&c.ib.port_rcv_data, &e.ib.port_rcv_data),
-                port_xmit_data: scalar(&c.ib.port_xmit_data, &e.ib.port_xmit_data),
-                port_rcv_packets: scalar(&c.ib.port_rcv_packets, &e.ib.port_rcv_packets),
-                port_xmit_packets: scalar(&c.ib.port_xmit_packets, &e.ib.port_xmit_packets),
-            },
-            host: crate::counters::host::HostCounted {
-                rx_pause_frames: scalar(&c.host.rx_pause_frames, &e.host.rx_pause_frames),
-                tx_pause_frames: scalar(&c.host.tx_pause_frames, &e.host.tx_pause_frames),
-                rx_pause_per_priority: lanes(&c.host.rx_pause_per_priority, &e.host.rx_pause_per_priority),
-                tx_pause_per_priority: lanes(&c.host.tx_pause_per_priority, &e.host.tx_pause_per_priority),
-                rx_discards: scalar(&c.host.rx_discards, &e.host.rx_discards),
-                rx_out_of_buffer: scalar(&c.host.rx_out_of_buffer, &e.host.rx_out_of_buffer),
-            },
-        };
+        let (c, e) = (&self.counters, &earlier.counters);
+        // The fold's own tables: a figure is told here exactly when the fold sums it.
+        let mut counters = PortCounters::default();
+        for (_, get, set) in SCALARS {
+            if let Some(n) = get(c) {
+                let value = match get(e) {
+                    Some(t) if t.origin == n.origin => n.value.saturating_sub(t.value),
+                    _ => n.value,
+                };
+                set(&mut counters, Counted { value, origin: n.origin });
+            }
+        }
+        for (_, get, set) in LANES {
+            if let Some(n) = get(c) {
+                let values = match get(e) {
+                    Some(t) if t.origin == n.origin && t.values.len() == n.values.len() => {
+                        n.values.iter().zip(&t.values).map(|(a, b)| a.saturating_sub(*b)).collect()
+                    }
+                    _ => n.values.clone(),
+                };
+                set(&mut counters, LaneCounts { values, origin: n.origin });
+            }
+        }
         let histogram = self
             .histogram
             .iter()
