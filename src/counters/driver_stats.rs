@@ -5,7 +5,7 @@
 //! table makes a sample one vector of values and a clone one reference count and one
 //! allocation, where a map of the names costs an entry (and a count) per name each way.
 
-use super::normalize::Slots;
+use super::slots::{NameTable, Slots};
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -208,6 +208,18 @@ impl DriverStats {
         }
         let (names, values): (Vec<Name>, Vec<u64>) = pairs.into_iter().map(|(n, v)| (Name::new(n), v)).unzip();
         DriverStats { names: Arc::new(names.into()), values }
+    }
+}
+
+impl NameTable for DriverStats {
+    fn position(&self, name: &str) -> Option<usize> {
+        DriverStats::position(self, name)
+    }
+    fn prefix_range(&self, prefix: &str) -> std::ops::Range<usize> {
+        DriverStats::prefix_range(self, prefix)
+    }
+    fn name_at(&self, k: usize) -> &str {
+        &self.names[k].name
     }
 }
 

@@ -16,7 +16,8 @@
 //! | out of receive buffer | `rx_out_of_buffer` (q counter: "no recv wqes") | | |
 
 use super::driver_stats::DriverStats;
-use super::normalize::{Counted, LaneCounts, Origin, PortCounters};
+use super::model::{Counted, HostCounted, LaneCounts, Origin, PortCounters};
+use super::slots::{HostSlots, PRIORITIES};
 use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_PAUSE_STATS` as the kernel gives it (the capture's sample `pause`): `None`
@@ -28,89 +29,6 @@ pub struct PauseStats {
     pub tx_frames: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rx_frames: Option<u64>,
-}
-
-/// The pause and discard figures, each with its origin.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct HostCounted {
-    pub rx_pause_frames: Option<Counted>,
-    pub tx_pause_frames: Option<Counted>,
-    /// Priority flow control frames received per priority (index = priority 0..7).
-    pub rx_pause_per_priority: Option<LaneCounts>,
-    pub tx_pause_per_priority: Option<LaneCounts>,
-    /// Frames the port received and dropped before the host saw them (no buffer, no
-    /// descriptor, a full queue).
-    pub rx_discards: Option<Counted>,
-    /// mlx5's receive queue had no posted buffer for a frame (its receive ring ran empty).
-    pub rx_out_of_buffer: Option<Counted>,
-}
-
-impl HostCounted {
-    pub fn is_empty(&self) -> bool {
-        *self == HostCounted::default()
-    }
-}
-
-/// 802.1Qbb priorities.
-pub const PRIORITIES: usize = 8;
-
-const RX_PAUSE: &[&str] = &["rx_pause_ctrl_phy", "rx_pause_frames", "link_xoff_rx.nic"];
-const TX_PAUSE: &[&str] = &["tx_pause_ctrl_phy", "tx_pause_frames", "link_xoff_tx.nic"];
-const RX_DISCARDS: &[&str] = &["rx_discards_phy", "rx_stat_discard", "rx_dropped.nic"];
-const RX_OUT_OF_BUFFER: &[&str] = &["rx_out_of_buffer"];
-
-/// Per-priority names: (prefix, suffix, the family's `ethtool -S` name), the priority's digit between.
-type PriorityName = (&'static str, &'static str, &'static str);
-const RX_PRIORITY: &[PriorityName] = &[
-    ("rx_prio", "_pause", "rx_prioN_pause"),
-    ("rx_pfc_ena_frames_pri", "", "rx_pfc_ena_frames_priN"),
-    ("rx_priority_", "_xoff.nic", "rx_priority_N_xoff.nic"),
-];
-const TX_PRIORITY: &[PriorityName] = &[
-    ("tx_prio", "_pause", "tx_prioN_pause"),
-    ("tx_pfc_ena_frames_pri", "", "tx_pfc_ena_frames_priN"),
-    ("tx_priority_", "_xoff.nic", "tx_priority_N_xoff.nic"),
-];
-
-/// Where the counters this module reads sit in one name table (found once per table, as
-/// the FEC figures' slots are).
-#[derive(Debug, Default)]
-pub(crate) struct HostSlots {
-    rx_pause: Option<(usize, &'static str)>,
-    tx_pause: Option<(usize, &'static str)>,
-    rx_discards: Option<(usize, &'static str)>,
-    rx_out_of_buffer: Option<(usize, &'static str)>,
-    rx_priority: Option<(Vec<usize>, &'static str)>,
-    tx_priority: Option<(Vec<usize>, &'static str)>,
-}
-
-impl HostSlots {
-    pub(super) fn find(stats: &DriverStats) -> HostSlots {
-        let one = |names: &[&'static str]| names.iter().find_map(|&n| stats.position(n).map(|at| (at, n)));
-        // Every priority 0..7 must be there to be attributed by position.
-        let per_priority = |names: &[PriorityName]| {
-            names.iter().find_map(|(prefix, suffix, origin)| {
-                let at: Option<Vec<usize>> = (0..PRIORITIES).map(|p| stats.position(&format!("{prefix}{p}{suffix}"))).collect();
-                at.map(|at| (at, *origin))
-            })
-        };
-        HostSlots {
-            rx_pause: one(RX_PAUSE),
-            tx_pause: one(TX_PAUSE),
-            rx_discards: one(RX_DISCARDS),
-            rx_out_of_buffer: one(RX_OUT_OF_BUFFER),
-            rx_priority: per_priority(RX_PRIORITY),
-            tx_priority: per_priority(TX_PRIORITY),
-        }
-    }
-
-    /// The positions of every name read (for the interval walker's equivalence oracle).
-    #[cfg(test)]
-    pub(super) fn positions(&self) -> Vec<usize> {
-        let ones = [self.rx_pause, self.tx_pause, self.rx_discards, self.rx_out_of_buffer].into_iter().flatten().map(|(k, _)| k);
-        let lanes = [&self.rx_priority, &self.tx_priority].into_iter().flatten().flat_map(|(v, _)| v.iter().copied());
-        ones.chain(lanes).collect()
-    }
 }
 
 /// The pause and discard figures of one sample into `out.host` (after

@@ -11,7 +11,7 @@
 //! shows those; the ABI calls them 64-bit counters). Data counters count octets divided
 //! by 4 (`PortXmitData` / `PortRcvData`, "in units of 32-bit words").
 
-use super::normalize::{Counted, Origin, PortCounters};
+use super::model::{Counted, IbCounted, Origin, PortCounters};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -97,56 +97,6 @@ pub fn saturated<'a>(counters: impl IntoIterator<Item = (&'a str, u64)>) -> Vec<
 
 /// Octets per `port_rcv_data` / `port_xmit_data` unit (IBTA Table 247: "divided by 4").
 pub const DATA_OCTETS_PER_UNIT: u64 = 4;
-
-/// `PortCounters` figures the Ethernet model has no name for, each with its origin
-/// (`ib:<sysfs name>`); the ones it has (`symbol_error`, `link_downed`) go to
-/// [`PortCounters::symbol_errors`] and [`PortCounters::link_down_events`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct IbCounted {
-    /// Retrains: the port training state machine completed link error recovery.
-    pub link_error_recovery: Option<Counted>,
-    /// Packets received with an error (ICRC/VCRC, physical errors, malformed) and dropped.
-    pub port_rcv_errors: Option<Counted>,
-    /// Packets received marked bad (EBP) by the sender: an error on another link upstream.
-    pub port_rcv_remote_physical_errors: Option<Counted>,
-    /// Times local physical errors passed the LocalPhyErrors threshold.
-    pub local_link_integrity_errors: Option<Counted>,
-    /// Input buffer overruns: credit misconfiguration, or very poor signal integrity.
-    pub excessive_buffer_overrun_errors: Option<Counted>,
-    /// Outbound packets dropped because the port was down or congested.
-    pub port_xmit_discards: Option<Counted>,
-    #[serde(rename = "VL15_dropped")]
-    pub vl15_dropped: Option<Counted>,
-    /// Received data in 4-octet units.
-    pub port_rcv_data: Option<Counted>,
-    /// Transmitted data in 4-octet units.
-    pub port_xmit_data: Option<Counted>,
-    pub port_rcv_packets: Option<Counted>,
-    pub port_xmit_packets: Option<Counted>,
-}
-
-impl IbCounted {
-    pub fn is_empty(&self) -> bool {
-        *self == IbCounted::default()
-    }
-
-    /// The figures with their sysfs names, in table order.
-    pub fn named(&self) -> [(&'static str, &Option<Counted>); 11] {
-        [
-            ("link_error_recovery", &self.link_error_recovery),
-            ("port_rcv_errors", &self.port_rcv_errors),
-            ("port_rcv_remote_physical_errors", &self.port_rcv_remote_physical_errors),
-            ("local_link_integrity_errors", &self.local_link_integrity_errors),
-            ("excessive_buffer_overrun_errors", &self.excessive_buffer_overrun_errors),
-            ("port_xmit_discards", &self.port_xmit_discards),
-            ("VL15_dropped", &self.vl15_dropped),
-            ("port_rcv_data", &self.port_rcv_data),
-            ("port_xmit_data", &self.port_xmit_data),
-            ("port_rcv_packets", &self.port_rcv_packets),
-            ("port_xmit_packets", &self.port_xmit_packets),
-        ]
-    }
-}
 
 const SYMBOL_ERROR: &str = "symbol_error";
 const LINK_DOWNED: &str = "link_downed";

@@ -8,11 +8,14 @@
 pub mod driver_stats;
 pub mod host;
 pub mod ib;
+pub mod model;
 pub mod normalize;
 pub mod serdes;
+mod slots;
 
 pub use driver_stats::DriverStats;
-pub use normalize::{normalize, normalize_into, Counted, LaneCounts, Origin, PortCounters};
+pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
+pub use normalize::{normalize, normalize_into};
 use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.

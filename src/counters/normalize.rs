@@ -5,156 +5,9 @@
 //! known (mlx5 `*_phy` PPCNT counters, bnxt_en port_stats_ext). Every figure carries its
 //! origin so a report can say which one it used.
 
+use super::model::{Counted, LaneCounts, Origin, PortCounters};
+use super::slots::{Slot, Slots};
 use super::{DriverStats, FecStats, LinkState};
-use serde::Serialize;
-use std::fmt;
-
-/// Where a normalised figure came from. Written (JSON, notes) as `netlink`,
-/// `driver:<ethtool -S name>`, `ib:<sysfs counter name>` or `samples`: a contract.
-/// Every origin is a name this crate knows, so none is allocated per sample.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// The kernel's ethtool netlink statistics (FEC, link, pause).
-    Netlink,
-    /// A driver-private `ethtool -S` counter by name; a family of lanes or priorities
-    /// names its digit `N` (`rx_err_lane_N_phy`).
-    Driver(&'static str),
-    /// An InfiniBand `PortCounters` counter by its sysfs name (`counters::ib`).
-    Ib(&'static str),
-    /// Counted from the samples themselves (link up -> down transitions).
-    Samples,
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Netlink => f.write_str("netlink"),
-            Origin::Driver(name) => write!(f, "driver:{name}"),
-            Origin::Ib(name) => write!(f, "ib:{name}"),
-            Origin::Samples => f.write_str("samples"),
-        }
-    }
-}
-
-impl Serialize for Origin {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Counted {
-    pub value: u64,
-    pub origin: Origin,
-}
-
-/// Per-lane values, index 0 = lane 1.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LaneCounts {
-    pub values: Vec<u64>,
-    pub origin: Origin,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct PortCounters {
-    pub corrected_bits: Option<Counted>,
-    pub corrected_bits_per_lane: Option<LaneCounts>,
-    pub corrected_blocks: Option<Counted>,
-    pub corrected_blocks_per_lane: Option<LaneCounts>,
-    pub uncorrectable_blocks: Option<Counted>,
-    pub uncorrectable_blocks_per_lane: Option<LaneCounts>,
-    /// Received bits (bnxt_en `rx_bits`, mlx5 `rx_bits_phy` where present): a measured BER denominator.
-    pub rx_bits: Option<Counted>,
-    /// PCS symbol errors (errors FEC did not correct, or FEC inactive).
-    pub pcs_symbol_errors: Option<Counted>,
-    pub link_down_events: Option<Counted>,
-    /// Frames received with a bad frame check sequence and dropped (IEEE 802.3 30.3.1.1.6
-    /// aFrameCheckSequenceErrors): frames lost on the line, whatever FEC says.
-    pub fcs_errors: Option<Counted>,
-    /// Frames during which the PHY saw an invalid symbol (IEEE 802.3 30.3.2.1.5
-    /// aSymbolErrorDuringCarrier): errors that reached the PCS uncorrected. On an
-    /// InfiniBand port, `PortCounters` SymbolErrorCounter (`ib:symbol_error`).
-    pub symbol_errors: Option<Counted>,
-    /// InfiniBand `PortCounters` figures with no Ethernet counterpart (`counters::ib`).
-    #[serde(skip_serializing_if = "super::ib::IbCounted::is_empty")]
-    pub ib: super::ib::IbCounted,
-    /// Pause frames and receive discards (`counters::host`).
-    #[serde(skip_serializing_if = "super::host::HostCounted::is_empty")]
-    pub host: super::host::HostCounted,
-}
-
-/// Driver counters with a known meaning, in preference order per figure.
-const DRIVER_CORRECTED_BITS: &[&str] = &["rx_corrected_bits_phy", "rx_corrected_bits"];
-const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"];
-const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
-const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
-/// `mlxlink_effective_physical_errors`: mlxlink's "Effective Physical Errors" (errors left
-/// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs).
-const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors"];
-const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
-/// Frames dropped for a bad FCS (docs/import.md "Counters that speak about frame loss"):
-/// mlx5 `rx_crc_errors_phy` (PPCNT IEEE 802.3 group, a_frame_check_sequence_errors),
-/// bnxt_en `rx_fcs_err_frames` (port_stats), ice `rx_crc_errors.nic` (GLPRT_CRCERRS).
-const DRIVER_FCS_ERRORS: &[&str] = &["rx_crc_errors_phy", "rx_fcs_err_frames", "rx_crc_errors.nic"];
-/// mlx5 `rx_symbol_err_phy` (PPCNT IEEE 802.3 group, a_symbol_error_during_carrier).
-const DRIVER_SYMBOL_ERRORS: &[&str] = &["rx_symbol_err_phy"];
-
-/// A known counter's position in a name table and the origin it is reported under.
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    at: usize,
-    /// The `ethtool -S` name found.
-    name: &'static str,
-}
-
-impl Slot {
-    /// The first of `names` (in preference order) that `stats` has.
-    fn find(stats: &DriverStats, names: &[&'static str]) -> Option<Slot> {
-        names.iter().find_map(|&name| stats.position(name).map(|at| Slot { at, name }))
-    }
-
-    fn counted(self, stats: &DriverStats) -> Counted {
-        Counted { value: stats.at(self.at).1, origin: Origin::Driver(self.name) }
-    }
-}
-
-/// Where the driver counters [`normalize`] reads sit in one name table (positions in name
-/// order): they depend on the names only, so they are found once per table
-/// ([`DriverStats::slots`]) and a sample of a live device only reads its values.
-#[derive(Debug)]
-pub(crate) struct Slots {
-    corrected_bits: Option<Slot>,
-    corrected_blocks: Option<Slot>,
-    uncorrectable_blocks: Option<Slot>,
-    rx_bits: Option<Slot>,
-    pcs_symbol_errors: Option<Slot>,
-    link_down: Option<Slot>,
-    fcs_errors: Option<Slot>,
-    symbol_errors: Option<Slot>,
-    /// mlx5 `rx_err_lane_N_phy` positions, lane 0 first.
-    lanes: Option<Vec<usize>>,
-    /// Pause and discard counters (`counters::host`).
-    pub(super) host: super::host::HostSlots,
-}
-
-impl Slots {
-    pub(super) fn find(stats: &DriverStats) -> Slots {
-        Slots {
-            corrected_bits: Slot::find(stats, DRIVER_CORRECTED_BITS),
-            corrected_blocks: Slot::find(stats, DRIVER_CORRECTED_BLOCKS),
-            uncorrectable_blocks: Slot::find(stats, DRIVER_UNCORRECTABLE_BLOCKS),
-            rx_bits: Slot::find(stats, DRIVER_RX_BITS),
-            pcs_symbol_errors: Slot::find(stats, DRIVER_PCS_SYMBOL_ERRORS),
-            link_down: Slot::find(stats, DRIVER_LINK_DOWN),
-            fcs_errors: Slot::find(stats, DRIVER_FCS_ERRORS),
-            symbol_errors: Slot::find(stats, DRIVER_SYMBOL_ERRORS),
-            lanes: mlx5_lane_slots(stats),
-            host: super::host::HostSlots::find(stats),
-        }
-    }
-}
-
-const MLX5_LANE_PREFIX: &str = "rx_err_lane_";
 
 /// The driver counters [`normalize`] reads (a copy of a sample that keeps only these
 /// normalises the same): the known names and the mlx5 per-lane ones. What the interval
@@ -162,6 +15,7 @@ const MLX5_LANE_PREFIX: &str = "rx_err_lane_";
 /// equivalence oracle still does.
 #[cfg(test)]
 pub(crate) fn known_driver_stats(stats: &DriverStats) -> DriverStats {
+    use super::slots::*;
     let known = [
         DRIVER_CORRECTED_BITS,
         DRIVER_CORRECTED_BLOCKS,
@@ -173,30 +27,8 @@ pub(crate) fn known_driver_stats(stats: &DriverStats) -> DriverStats {
         DRIVER_SYMBOL_ERRORS,
     ];
     let named = known.into_iter().flatten().filter_map(|n| stats.position(n));
-    let host = super::host::HostSlots::find(stats).positions();
+    let host = HostSlots::find(stats).positions();
     named.chain(host).chain(stats.prefix_range(MLX5_LANE_PREFIX)).map(|k| stats.at(k)).map(|(n, v)| (n.clone(), v)).collect()
-}
-
-/// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN),
-/// the positions of lanes 0..n.
-fn mlx5_lane_slots(stats: &DriverStats) -> Option<Vec<usize>> {
-    let mut lanes: Vec<(usize, usize)> = stats
-        .prefix_range(MLX5_LANE_PREFIX)
-        .filter_map(|k| {
-            let n = stats.at(k).0.strip_prefix(MLX5_LANE_PREFIX)?.strip_suffix("_phy")?;
-            Some((n.parse::<usize>().ok()?, k))
-        })
-        .collect();
-    if lanes.is_empty() {
-        return None;
-    }
-    lanes.sort();
-    // Lanes must be 0..n without gaps to be attributed by position, and no more than a
-    // port can have.
-    if lanes.len() > super::MAX_LANES || lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
-        return None;
-    }
-    Some(lanes.into_iter().map(|(_, k)| k).collect())
 }
 
 fn mlx5_lane_errors(stats: &DriverStats, slots: &Slots) -> Option<LaneCounts> {
@@ -234,7 +66,7 @@ pub fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Opti
     let empty = FecStats::default();
     let fec = fec.unwrap_or(&empty);
     let slots = driver.slots();
-    let from_driver = |slot: Option<Slot>| slot.map(|s| s.counted(driver));
+    let from_driver = |slot: Option<Slot>| slot.map(|s| Counted { value: driver.at(s.at).1, origin: Origin::Driver(s.name) });
     out.corrected_bits = total(&fec.corrected_bits).or_else(|| from_driver(slots.corrected_bits));
     lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, || mlx5_lane_errors(driver, slots));
     out.corrected_blocks = total(&fec.corrected_blocks).or_else(|| from_driver(slots.corrected_blocks));

@@ -1,0 +1,152 @@
+//! The normalised per-lane counter model every figure lands in, whichever source counted
+//! it: each figure with its [`Origin`] ([`mod@super::normalize`] fills it from netlink and
+//! driver counters, [`super::host`] the pause and discard figures, [`super::ib`] an
+//! InfiniBand port's `PortCounters`).
+
+use serde::Serialize;
+use std::fmt;
+
+/// Where a normalised figure came from. Written (JSON, notes) as `netlink`,
+/// `driver:<ethtool -S name>`, `ib:<sysfs counter name>` or `samples`: a contract.
+/// Every origin is a name this crate knows, so none is allocated per sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The kernel's ethtool netlink statistics (FEC, link, pause).
+    Netlink,
+    /// A driver-private `ethtool -S` counter by name; a family of lanes or priorities
+    /// names its digit `N` (`rx_err_lane_N_phy`).
+    Driver(&'static str),
+    /// An InfiniBand `PortCounters` counter by its sysfs name (`counters::ib`).
+    Ib(&'static str),
+    /// Counted from the samples themselves (link up -> down transitions).
+    Samples,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Netlink => f.write_str("netlink"),
+            Origin::Driver(name) => write!(f, "driver:{name}"),
+            Origin::Ib(name) => write!(f, "ib:{name}"),
+            Origin::Samples => f.write_str("samples"),
+        }
+    }
+}
+
+impl Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Counted {
+    pub value: u64,
+    pub origin: Origin,
+}
+
+/// Per-lane values, index 0 = lane 1.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaneCounts {
+    pub values: Vec<u64>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PortCounters {
+    pub corrected_bits: Option<Counted>,
+    pub corrected_bits_per_lane: Option<LaneCounts>,
+    pub corrected_blocks: Option<Counted>,
+    pub corrected_blocks_per_lane: Option<LaneCounts>,
+    pub uncorrectable_blocks: Option<Counted>,
+    pub uncorrectable_blocks_per_lane: Option<LaneCounts>,
+    /// Received bits (bnxt_en `rx_bits`, mlx5 `rx_bits_phy` where present): a measured BER denominator.
+    pub rx_bits: Option<Counted>,
+    /// PCS symbol errors (errors FEC did not correct, or FEC inactive).
+    pub pcs_symbol_errors: Option<Counted>,
+    pub link_down_events: Option<Counted>,
+    /// Frames received with a bad frame check sequence and dropped (IEEE 802.3 30.3.1.1.6
+    /// aFrameCheckSequenceErrors): frames lost on the line, whatever FEC says.
+    pub fcs_errors: Option<Counted>,
+    /// Frames during which the PHY saw an invalid symbol (IEEE 802.3 30.3.2.1.5
+    /// aSymbolErrorDuringCarrier): errors that reached the PCS uncorrected. On an
+    /// InfiniBand port, `PortCounters` SymbolErrorCounter (`ib:symbol_error`).
+    pub symbol_errors: Option<Counted>,
+    /// InfiniBand `PortCounters` figures with no Ethernet counterpart (`counters::ib`).
+    #[serde(skip_serializing_if = "IbCounted::is_empty")]
+    pub ib: IbCounted,
+    /// Pause frames and receive discards (`counters::host`).
+    #[serde(skip_serializing_if = "HostCounted::is_empty")]
+    pub host: HostCounted,
+}
+
+/// `PortCounters` figures the Ethernet model has no name for, each with its origin
+/// (`ib:<sysfs name>`); the ones it has (`symbol_error`, `link_downed`) go to
+/// [`PortCounters::symbol_errors`] and [`PortCounters::link_down_events`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IbCounted {
+    /// Retrains: the port training state machine completed link error recovery.
+    pub link_error_recovery: Option<Counted>,
+    /// Packets received with an error (ICRC/VCRC, physical errors, malformed) and dropped.
+    pub port_rcv_errors: Option<Counted>,
+    /// Packets received marked bad (EBP) by the sender: an error on another link upstream.
+    pub port_rcv_remote_physical_errors: Option<Counted>,
+    /// Times local physical errors passed the LocalPhyErrors threshold.
+    pub local_link_integrity_errors: Option<Counted>,
+    /// Input buffer overruns: credit misconfiguration, or very poor signal integrity.
+    pub excessive_buffer_overrun_errors: Option<Counted>,
+    /// Outbound packets dropped because the port was down or congested.
+    pub port_xmit_discards: Option<Counted>,
+    #[serde(rename = "VL15_dropped")]
+    pub vl15_dropped: Option<Counted>,
+    /// Received data in 4-octet units.
+    pub port_rcv_data: Option<Counted>,
+    /// Transmitted data in 4-octet units.
+    pub port_xmit_data: Option<Counted>,
+    pub port_rcv_packets: Option<Counted>,
+    pub port_xmit_packets: Option<Counted>,
+}
+
+impl IbCounted {
+    pub fn is_empty(&self) -> bool {
+        *self == IbCounted::default()
+    }
+
+    /// The figures with their sysfs names, in table order.
+    pub fn named(&self) -> [(&'static str, &Option<Counted>); 11] {
+        [
+            ("link_error_recovery", &self.link_error_recovery),
+            ("port_rcv_errors", &self.port_rcv_errors),
+            ("port_rcv_remote_physical_errors", &self.port_rcv_remote_physical_errors),
+            ("local_link_integrity_errors", &self.local_link_integrity_errors),
+            ("excessive_buffer_overrun_errors", &self.excessive_buffer_overrun_errors),
+            ("port_xmit_discards", &self.port_xmit_discards),
+            ("VL15_dropped", &self.vl15_dropped),
+            ("port_rcv_data", &self.port_rcv_data),
+            ("port_xmit_data", &self.port_xmit_data),
+            ("port_rcv_packets", &self.port_rcv_packets),
+            ("port_xmit_packets", &self.port_xmit_packets),
+        ]
+    }
+}
+
+/// The pause and discard figures, each with its origin.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HostCounted {
+    pub rx_pause_frames: Option<Counted>,
+    pub tx_pause_frames: Option<Counted>,
+    /// Priority flow control frames received per priority (index = priority 0..7).
+    pub rx_pause_per_priority: Option<LaneCounts>,
+    pub tx_pause_per_priority: Option<LaneCounts>,
+    /// Frames the port received and dropped before the host saw them (no buffer, no
+    /// descriptor, a full queue).
+    pub rx_discards: Option<Counted>,
+    /// mlx5's receive queue had no posted buffer for a frame (its receive ring ran empty).
+    pub rx_out_of_buffer: Option<Counted>,
+}
+
+impl HostCounted {
+    pub fn is_empty(&self) -> bool {
+        *self == HostCounted::default()
+    }
+}
