@@ -52,6 +52,34 @@ fn build_sim(dir: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The simulated module's memory: the lower page, then upper page 00h from the dump, then
+/// `page_03h` if given (the layout `i2c_sim_preload.c` reads: a page number byte, 128 bytes).
+fn sim_memory(dir: &Path, bytes: &[u8], page_03h: Option<&[u8]>) -> PathBuf {
+    let mut memory = bytes[..128].to_vec();
+    memory.push(0x00);
+    memory.extend_from_slice(&bytes[128..]);
+    if let Some(page) = page_03h {
+        memory.push(0x03);
+        memory.extend_from_slice(page);
+    }
+    let mem = dir.join("module.bin");
+    std::fs::write(&mem, memory).unwrap();
+    mem
+}
+
+/// `optics decode --interface v0 --i2c DEV [--json]` in `ns`, DEV answered by the
+/// simulated adapter `lib` over the memory `mem`.
+fn decode_simulated(ns: &Netns, lib: &Path, mem: &Path, json: bool) -> std::process::Output {
+    let dev = "/dev/i2c-optics-sim";
+    let mut c = optics_in(ns);
+    c.env("LD_PRELOAD", lib).env("OPTICS_SIM_I2C_DEV", dev).env("OPTICS_SIM_I2C_MEMORY", mem);
+    c.args(["decode", "--interface", "v0", "--i2c", dev]);
+    if json {
+        c.arg("--json");
+    }
+    c.output().unwrap()
+}
+
 #[test]
 fn decode_interface_on_a_veth_says_why_it_has_no_module() {
     let Some(ns) = Netns::create("optics-dec") else { return };
@@ -75,23 +103,8 @@ fn decode_interface_reads_a_module_over_i2c() {
     assert_eq!(bytes.len(), 256);
     // Lower page, then upper page 00h; page 03h (thresholds), which the module advertises
     // (byte 2 bit 2 clear: paged) but the dump does not hold, as zeros.
-    let mut memory = bytes[..128].to_vec();
-    memory.push(0x00);
-    memory.extend_from_slice(&bytes[128..]);
-    memory.push(0x03);
-    memory.extend_from_slice(&[0; 128]);
-    let mem = dir.path().join("module.bin");
-    std::fs::write(&mem, memory).unwrap();
-    let dev = "/dev/i2c-optics-sim";
-    let run = |json: bool| {
-        let mut c = optics_in(&ns);
-        c.env("LD_PRELOAD", &lib).env("OPTICS_SIM_I2C_DEV", dev).env("OPTICS_SIM_I2C_MEMORY", &mem);
-        c.args(["decode", "--interface", "v0", "--i2c", dev]);
-        if json {
-            c.arg("--json");
-        }
-        c.output().unwrap()
-    };
+    let mem = sim_memory(dir.path(), &bytes, Some(&[0; 128]));
+    let run = |json: bool| decode_simulated(&ns, &lib, &mem, json);
     let out = run(true);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
@@ -138,21 +151,8 @@ fn decode_interface_decodes_what_it_has_when_a_page_is_refused() {
     let Some(lib) = build_sim(dir.path()) else { return };
     let bytes = dump_bytes();
     // Lower page and upper page 00h only: the simulated module ignores a select of page 03h.
-    let mut memory = bytes[..128].to_vec();
-    memory.push(0x00);
-    memory.extend_from_slice(&bytes[128..]);
-    let mem = dir.path().join("module.bin");
-    std::fs::write(&mem, memory).unwrap();
-    let dev = "/dev/i2c-optics-sim";
-    let run = |json: bool| {
-        let mut c = optics_in(&ns);
-        c.env("LD_PRELOAD", &lib).env("OPTICS_SIM_I2C_DEV", dev).env("OPTICS_SIM_I2C_MEMORY", &mem);
-        c.args(["decode", "--interface", "v0", "--i2c", dev]);
-        if json {
-            c.arg("--json");
-        }
-        c.output().unwrap()
-    };
+    let mem = sim_memory(dir.path(), &bytes, None);
+    let run = |json: bool| decode_simulated(&ns, &lib, &mem, json);
     let out = run(true);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
