@@ -306,8 +306,8 @@ mod tests {
         assert!(parse_rings("Ring parameters for eth0:\nRX: lots\n").is_err());
     }
 
-    /// firedancer issue 1427: separate rx/tx channels (4/4, current rx 4 tx 1), and combined
-    /// ones (64, current 1, with one other).
+    /// Real outputs (sources in tests/fixtures/host/README.md): separate rx/tx channels (4/4,
+    /// current rx 4 tx 1), and combined ones (64, current 1, with one other).
     #[test]
     fn channels_of_each_kind() {
         let c = parse_channels(&read("tools/ethtool_-l_eno1")).unwrap().host.channels.unwrap().value;
