@@ -10,7 +10,7 @@
 //! a host port with its lane by `--lane-map`). Layouts checked on the outputs in
 //! tests/fixtures/switch/.
 
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use crate::module::flag::Severity;
 use crate::module::printed::{LimitsSeen, Monitor, PrintedModule};
 use crate::module::units::dbm_to_mw;
@@ -180,7 +180,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     let detail = text.lines().any(is_detail_heading);
     let rows = if detail { detail_rows(text) } else { plain_rows(text) };
     if rows.is_empty() {
-        return Err("no transceiver rows under the `Port ...` heading".into());
+        return Err(ParseError::missing("transceiver rows under the `Port ...` heading"));
     }
     Ok(Fragment { ports: modules(&rows), ..Default::default() })
 }

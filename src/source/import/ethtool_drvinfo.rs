@@ -2,7 +2,7 @@
 //! `bus-info:` lines. Driver and bus address go into the interface record; driver, driver
 //! version and firmware version are host facts (imported), and every line a printed field.
 
-use super::{content_lines, key_value, Fragment, ParseResult};
+use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::device::host::Fact;
 
 pub fn parse(text: &str) -> ParseResult<Fragment> {
@@ -24,7 +24,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
         }
     }
     if f.driver.is_none() {
-        return Err("no `driver:` line".into());
+        return Err(ParseError::missing("`driver:` line"));
     }
     Ok(f)
 }

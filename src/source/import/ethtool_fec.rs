@@ -9,7 +9,7 @@
 //! JSON: `active`, and `statistics.NAME.{total,lanes}`, `statistics.hist[].{bin_low,bin_high,total,lanes}`.
 //! Values become the netlink `FecStats` shape (`[total, lane 1, ..]`) the live source fills.
 
-use super::{content_lines, key_value, Fragment, ParseResult};
+use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::counters::{FecHistogramBin, FecStats, LinkInfo};
 
 /// ethtool's FEC names (`None`, `Off`, `RS`, `BaseR`, `LLRS`, `Auto`) as the capture's
@@ -46,21 +46,30 @@ fn bin_range(name: &str) -> Option<(u32, u32)> {
 }
 
 fn parse_u64(s: &str) -> ParseResult<u64> {
-    s.trim().parse().map_err(|_| format!("{s:?} is not an unsigned integer"))
+    s.trim().parse().map_err(|_| ParseError::malformed(format!("{s:?} is not an unsigned integer")))
 }
 
 /// `445 [ per_lane:  125, 120, 100, 100 ]` -> (445, [125, 120, 100, 100]); `12` -> (12, []).
 fn total_and_lanes(v: &str) -> ParseResult<(u64, Vec<u64>)> {
     let (total, lanes) = match v.split_once('[') {
         Some((t, rest)) => {
-            let inner = rest.trim().strip_suffix(']').ok_or_else(|| format!("{v:?}: `[ per_lane:` without its `]`"))?;
-            (t, inner.trim().strip_prefix("per_lane:").ok_or_else(|| format!("{v:?}: `[` without `per_lane:`"))?)
+            let inner = rest
+                .trim()
+                .strip_suffix(']')
+                .ok_or_else(|| ParseError::malformed("`[ per_lane:` without its `]`").at(format_args!("{v:?}")))?;
+            (
+                t,
+                inner
+                    .trim()
+                    .strip_prefix("per_lane:")
+                    .ok_or_else(|| ParseError::malformed("`[` without `per_lane:`").at(format_args!("{v:?}")))?,
+            )
         }
         None => (v, ""),
     };
     let lanes = lanes.split(',').map(str::trim).filter(|s| !s.is_empty()).map(parse_u64).collect::<Result<Vec<_>, _>>()?;
     if lanes.len() > crate::counters::MAX_LANES {
-        return Err(format!("{} per-lane values: more lanes than a port has", lanes.len()));
+        return Err(ParseError::malformed(format!("{} per-lane values: more lanes than a port has", lanes.len())));
     }
     Ok((parse_u64(total)?, lanes))
 }
@@ -91,12 +100,13 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
             continue;
         }
         if let Some(lane) = k.strip_prefix("Lane ") {
-            let lane: usize = lane.trim().parse().map_err(|_| format!("bad lane line {line:?}"))?;
-            let name = current.as_deref().ok_or_else(|| format!("lane line {line:?} before any counter"))?;
-            let arr = counter_mut(&mut fec, name).ok_or_else(|| format!("lane line under unknown counter {name}"))?;
+            let lane: usize = lane.trim().parse().map_err(|_| ParseError::malformed(format!("bad lane line {line:?}")))?;
+            let name = current.as_deref().ok_or_else(|| ParseError::malformed(format!("lane line {line:?} before any counter")))?;
+            let arr =
+                counter_mut(&mut fec, name).ok_or_else(|| ParseError::malformed(format!("lane line under unknown counter {name}")))?;
             // Lanes print in order from 0: element lane + 1 of [total, lanes..].
             if Some(arr.len()) != lane.checked_add(1) {
-                return Err(format!("{name}: lane {lane} out of order"));
+                return Err(ParseError::malformed(format!("lane {lane} out of order")).at(name));
             }
             arr.push(parse_u64(v)?);
         } else if let Some((lo, hi)) = bin_range(k) {
@@ -111,21 +121,25 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
         }
     }
     if !in_stats {
-        return Err("no `Statistics:` section (run ethtool with --statistics / -I)".into());
+        return Err(ParseError::refused("no `Statistics:` section", "run ethtool with --statistics / -I"));
     }
     f.fec = Some(fec);
     Ok(f)
 }
 
 pub fn parse_json(text: &str) -> ParseResult<Fragment> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let obj = v.as_array().and_then(|a| (a.len() == 1).then(|| &a[0])).ok_or("expected a JSON array of one interface object")?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
+    let obj = v
+        .as_array()
+        .and_then(|a| (a.len() == 1).then(|| &a[0]))
+        .ok_or_else(|| ParseError::malformed("expected a JSON array of one interface object"))?;
     let mut f = Fragment { interface: obj.get("ifname").and_then(|n| n.as_str()).map(str::to_string), ..Default::default() };
     if let Some(a) = obj.get("active").and_then(|a| a.as_array()).and_then(|a| a.first()).and_then(|a| a.as_str()) {
         f.link = Some(LinkInfo { fec_active: fec_active(a), ..Default::default() });
     }
-    let stats = obj.get("statistics").ok_or("no \"statistics\" (run ethtool with --statistics / -I)")?;
-    let num = |v: &serde_json::Value, what: &str| v.as_u64().ok_or_else(|| format!("{what} is not an unsigned integer"));
+    let stats = obj.get("statistics").ok_or_else(|| ParseError::refused("no \"statistics\"", "run ethtool with --statistics / -I"))?;
+    let num =
+        |v: &serde_json::Value, what: &str| v.as_u64().ok_or_else(|| ParseError::malformed(format!("{what} is not an unsigned integer")));
     let mut fec = FecStats::default();
     for name in ["corrected_blocks", "uncorrectable_blocks", "corrected_bits"] {
         let Some(c) = stats.get(name) else { continue };
@@ -138,11 +152,11 @@ pub fn parse_json(text: &str) -> ParseResult<Fragment> {
         }
     }
     for b in stats.get("hist").and_then(|h| h.as_array()).into_iter().flatten() {
-        let field = |k: &str| b.get(k).and_then(|x| x.as_u64()).ok_or_else(|| format!("hist bin without {k}"));
+        let field = |k: &str| b.get(k).and_then(|x| x.as_u64()).ok_or_else(|| ParseError::malformed(format!("hist bin without {k}")));
         let per_lane =
             b.get("lanes").and_then(|l| l.as_array()).into_iter().flatten().map(|l| num(l, "hist lane")).collect::<Result<_, _>>()?;
-        let low = u32::try_from(field("bin_low")?).map_err(|_| "bin_low out of range")?;
-        let high = u32::try_from(field("bin_high")?).map_err(|_| "bin_high out of range")?;
+        let low = u32::try_from(field("bin_low")?).map_err(|_| ParseError::malformed("bin_low out of range"))?;
+        let high = u32::try_from(field("bin_high")?).map_err(|_| ParseError::malformed("bin_high out of range"))?;
         fec.histogram.push(FecHistogramBin { low, high, count: field("total")?, per_lane });
     }
     f.fec = Some(fec);
@@ -206,11 +220,17 @@ mod tests {
         assert_eq!(fec.corrected_blocks, vec![256, 255, 1]);
         assert_eq!((fec.histogram[0].low, fec.histogram[0].count), (5, 7));
         // A cut paste: a `[` with no `]` is said, not read as a total.
-        assert!(parse_text("FEC parameters for eth0:\nStatistics:\n  fec_symbol_err_0: 445 [ per_lane: 125,\n").unwrap_err().contains("]"));
+        assert!(parse_text("FEC parameters for eth0:\nStatistics:\n  fec_symbol_err_0: 445 [ per_lane: 125,\n")
+            .unwrap_err()
+            .to_string()
+            .contains("]"));
     }
 
     #[test]
     fn without_statistics_is_an_error() {
-        assert!(parse_text("FEC parameters for eth0:\nActive FEC encoding: RS\n").unwrap_err().contains("--statistics"));
+        assert!(matches!(
+            parse_text("FEC parameters for eth0:\nActive FEC encoding: RS\n").unwrap_err().kind(),
+            ParseError::Refused { instead: "run ethtool with --statistics / -I", .. }
+        ));
     }
 }

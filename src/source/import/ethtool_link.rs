@@ -3,7 +3,7 @@
 //! `Link detected: yes|no`. The negotiated link mode is not printed (only the advertised
 //! list), so `link_mode` stays unknown and the lane rate comes from speed / lanes.
 
-use super::{content_lines, key_value, Fragment, ParseResult};
+use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::counters::{LinkInfo, LinkState};
 
 pub fn parse(text: &str) -> ParseResult<Fragment> {
@@ -24,7 +24,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
         }
     }
     if f.interface.is_none() {
-        return Err("no `Settings for IFACE:` line".into());
+        return Err(ParseError::missing("`Settings for IFACE:` line"));
     }
     f.link = Some(link);
     f.link_state = up.map(|up| LinkState { up: Some(up), ..Default::default() });

@@ -9,7 +9,7 @@
 //! Layouts read in ethtool's `sfpdiag.c` / `qsfp.c` / `cmis.c` / `sff-common.c` (v5.4-v6.5)
 //! and checked on the real ethtool 6.1 text and 7.2 JSON in tests/fixtures/import/ethtool_m/.
 
-use super::{content_lines, key_value, Fragment, ParseResult};
+use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::{ModuleFlag, Severity, Side};
 use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, PrintedThresholds};
 use serde_json::Value;
@@ -217,10 +217,10 @@ impl Builder {
     /// the limits read 0), kept as absent like the decoder keeps it.
     fn finish(mut self) -> ParseResult<(PrintedModule, Vec<String>)> {
         if self.identifiers == 0 && !self.anonymous {
-            return Err("no `Identifier` line: not decoded ethtool -m output".into());
+            return Err(ParseError::missing("`Identifier` line: not decoded ethtool -m output"));
         }
         if self.identifiers > 1 {
-            return Err("more than one module in one file: give each module's ethtool -m output as its own file".into());
+            return Err(ParseError::refused("more than one module in one file", "give each module's ethtool -m output as its own file"));
         }
         let mut t = PrintedThresholds::default();
         let mut any = false;
@@ -446,12 +446,12 @@ pub fn parse_text_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)
 
 /// The module of `ethtool --json -m` output.
 pub fn parse_json_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let arr = v.as_array().ok_or("not an ethtool --json array")?;
+    let v: Value = serde_json::from_str(text).map_err(|e| ParseError::syntax(format_args!("not JSON: {e}")))?;
+    let arr = v.as_array().ok_or_else(|| ParseError::malformed("not an ethtool --json array"))?;
     if arr.len() > 1 {
-        return Err("more than one module in one file: give each module's ethtool --json -m output as its own file".into());
+        return Err(ParseError::refused("more than one module in one file", "give each module's ethtool --json -m output as its own file"));
     }
-    let obj = arr.first().and_then(Value::as_object).ok_or("an empty ethtool --json array")?;
+    let obj = arr.first().and_then(Value::as_object).ok_or_else(|| ParseError::missing("module in the ethtool --json array"))?;
     let mut b = Builder { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() };
     for (k, v) in obj {
         b.json_value(k, v, obj);
@@ -512,8 +512,8 @@ mod tests {
 
     #[test]
     fn not_a_module_and_two_modules_are_refused() {
-        assert!(parse_text_module("Vendor name : X\n").unwrap_err().contains("Identifier"));
+        assert!(matches!(parse_text_module("Vendor name : X\n").unwrap_err(), ParseError::Missing(m) if m.contains("Identifier")));
         let two = "Identifier : 0x03 (SFP)\nIdentifier : 0x03 (SFP)\n";
-        assert!(parse_text_module(two).unwrap_err().contains("more than one module"));
+        assert!(matches!(parse_text_module(two).unwrap_err(), ParseError::Refused { .. }));
     }
 }

@@ -4,7 +4,7 @@
 //! top level or under `statistics`; standard groups as objects, flattened to `group-Name`). The counters go into
 //! `driver_stats` exactly as the live ioctl reads them, so `counters::normalize` maps them.
 
-use super::{content_lines, Fragment, ParseResult};
+use super::{content_lines, Fragment, ParseError, ParseResult};
 use std::sync::Arc;
 
 pub fn parse_text(text: &str) -> ParseResult<Fragment> {
@@ -25,7 +25,7 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
     }
     f.driver_stats = counters.into_iter().collect();
     if f.driver_stats.is_empty() {
-        return Err("no `name: value` counter lines".into());
+        return Err(ParseError::missing("`name: value` counter lines"));
     }
     if skipped > 0 {
         f.notes.push(format!("{skipped} line(s) that are not `name: unsigned integer` skipped"));
@@ -48,12 +48,15 @@ fn insert_numbers(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Ve
 }
 
 pub fn parse_json(text: &str) -> ParseResult<Fragment> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let arr = v.as_array().ok_or("expected a JSON array of interface objects")?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
+    let arr = v.as_array().ok_or_else(|| ParseError::malformed("expected a JSON array of interface objects"))?;
     if arr.len() != 1 {
-        return Err(format!("{} interface objects; expected one (ethtool --json -S IFACE)", arr.len()));
+        return Err(ParseError::refused(
+            format!("{} interface objects; expected one", arr.len()),
+            "give one interface's ethtool --json -S IFACE",
+        ));
     }
-    let obj = arr[0].as_object().ok_or("array element is not an object")?;
+    let obj = arr[0].as_object().ok_or_else(|| ParseError::malformed("array element is not an object"))?;
     let mut f = Fragment { interface: obj.get("ifname").and_then(|n| n.as_str()).map(str::to_string), ..Default::default() };
     let mut counters = Vec::new();
     insert_numbers(obj, &mut counters);
@@ -62,7 +65,7 @@ pub fn parse_json(text: &str) -> ParseResult<Fragment> {
     }
     f.driver_stats = counters.into_iter().collect();
     if f.driver_stats.is_empty() {
-        return Err("no numeric counters".into());
+        return Err(ParseError::missing("numeric counters"));
     }
     Ok(f)
 }

@@ -5,7 +5,7 @@
 //! carries, to put a topology's NIC row on its interface). Every fact is marked as
 //! imported ([`FactSource::Import`](crate::device::host::FactSource::Import)).
 
-use super::{content_lines, key_value, Fragment, ParseResult};
+use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::device::host::{Channels, Fact, Gpu, PciDistance, Rings};
 
 /// The first line's interface: `Ring parameters for ens3np0:` -> `ens3np0`.
@@ -17,7 +17,7 @@ fn titled_interface(text: &str, title: &str) -> Option<String> {
 fn count(v: &str) -> ParseResult<Option<u32>> {
     match v {
         "n/a" => Ok(None),
-        _ => v.parse().map(Some).map_err(|_| format!("`{v}` is not a count")),
+        _ => v.parse().map(Some).map_err(|_| ParseError::malformed(format!("`{v}` is not a count"))),
     }
 }
 
@@ -70,7 +70,7 @@ pub fn parse_rings(text: &str) -> ParseResult<Fragment> {
         *slot = count(v)?;
     }
     if r == Rings::default() {
-        return Err("no `RX:` or `TX:` ring size".into());
+        return Err(ParseError::missing("`RX:` or `TX:` ring size"));
     }
     let mut f = Fragment { interface: titled_interface(text, "Ring parameters for "), ..Fragment::default() };
     f.host.rings = Some(Fact::import(r));
@@ -96,7 +96,7 @@ pub fn parse_channels(text: &str) -> ParseResult<Fragment> {
         *slot = count(v)?;
     }
     if c == Channels::default() {
-        return Err("no channel counts".into());
+        return Err(ParseError::missing("channel counts"));
     }
     let mut f = Fragment { interface: titled_interface(text, "Channel parameters for "), ..Fragment::default() };
     f.host.channels = Some(Fact::import(c));
@@ -124,8 +124,11 @@ pub fn parse_ip_link(text: &str) -> ParseResult<Fragment> {
         if header {
             let name = words[1].trim_end_matches(':');
             let name = name.split_once('@').map_or(name, |(n, _)| n);
-            let mtu = words.windows(2).find(|w| w[0] == "mtu").map(|w| w[1].parse::<u32>().map_err(|_| format!("{name}: mtu `{}`", w[1])));
-            let Some(mtu) = mtu.transpose()? else { return Err(format!("{name}: no `mtu`")) };
+            let mtu = words
+                .windows(2)
+                .find(|w| w[0] == "mtu")
+                .map(|w| w[1].parse::<u32>().map_err(|_| ParseError::malformed(format!("mtu `{}`", w[1])).at(name)));
+            let Some(mtu) = mtu.transpose()? else { return Err(ParseError::missing("`mtu`").at(name)) };
             links.push(NetdevLink { interface: name.to_string(), mtu, bus_info: None });
         } else if let (Some(last), Some(dev)) = (links.last_mut(), words.windows(2).find(|w| w[0] == "parentdev").map(|w| w[1])) {
             if words.windows(2).any(|w| w == ["parentbus", "pci"]) {
@@ -134,7 +137,7 @@ pub fn parse_ip_link(text: &str) -> ParseResult<Fragment> {
         }
     }
     if links.is_empty() {
-        return Err("no `N: NAME: <FLAGS> mtu M` line".into());
+        return Err(ParseError::missing("`N: NAME: <FLAGS> mtu M` line"));
     }
     Ok(Fragment { netdev_links: links, ..Fragment::default() })
 }
@@ -142,19 +145,19 @@ pub fn parse_ip_link(text: &str) -> ParseResult<Fragment> {
 /// `ip -j [-d] link` / `address`: an array of objects with `ifname`, `mtu` and, with `-d`,
 /// `parentbus` and `parentdev`.
 pub fn parse_ip_link_json(v: &serde_json::Value) -> ParseResult<Fragment> {
-    let list = v.as_array().ok_or("not an array of links")?;
+    let list = v.as_array().ok_or_else(|| ParseError::malformed("not an array of links"))?;
     let mut links = Vec::new();
     for l in list {
         let (Some(name), Some(mtu)) = (l.get("ifname").and_then(|n| n.as_str()), l.get("mtu").and_then(|m| m.as_u64())) else {
             continue;
         };
-        let mtu = u32::try_from(mtu).map_err(|_| format!("{name}: mtu {mtu}"))?;
+        let mtu = u32::try_from(mtu).map_err(|_| ParseError::malformed(format!("mtu {mtu}")).at(name))?;
         let pci = l.get("parentbus").and_then(|b| b.as_str()) == Some("pci");
         let bus_info = l.get("parentdev").and_then(|d| d.as_str()).filter(|_| pci).map(str::to_string);
         links.push(NetdevLink { interface: name.to_string(), mtu, bus_info });
     }
     if links.is_empty() {
-        return Err("no link with `ifname` and `mtu`".into());
+        return Err(ParseError::missing("link with `ifname` and `mtu`"));
     }
     Ok(Fragment { netdev_links: links, ..Fragment::default() })
 }
@@ -198,8 +201,10 @@ fn is_label(w: &str) -> bool {
 /// when a single node). Host-wide: [`NicGpus`] finds its interface by RDMA device.
 pub fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
     let lines: Vec<String> = content_lines(text).map(super::mlxlink_text::strip_ansi).collect();
-    let header_at =
-        lines.iter().position(|l| l.split_whitespace().next() == Some("GPU0")).ok_or("no header row of labels starting with GPU0")?;
+    let header_at = lines
+        .iter()
+        .position(|l| l.split_whitespace().next() == Some("GPU0"))
+        .ok_or_else(|| ParseError::missing("header row of labels starting with GPU0"))?;
     let header = &lines[header_at];
     let labels: Vec<&str> = header.split_whitespace().take_while(|w| is_label(w)).collect();
     let numa_col = header.contains("NUMA Affinity");
@@ -219,7 +224,7 @@ pub fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
             break;
         }
         if rest.len() < labels.len() {
-            return Err(format!("row {label}: {} cells for {} labels", rest.len(), labels.len()));
+            return Err(ParseError::malformed(format!("{} cells for {} labels", rest.len(), labels.len())).at(format_args!("row {label}")));
         }
         let cells: Vec<String> = rest[..labels.len()].iter().map(|c| c.to_string()).collect();
         if label.starts_with("GPU") {
@@ -231,22 +236,24 @@ pub fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
         }
     }
     if gpu_numa.is_empty() {
-        return Err("no GPU rows".into());
+        return Err(ParseError::missing("GPU rows"));
     }
     let mut out = Vec::new();
     for (label, cells) in nic_rows {
         let nic = legend.iter().find(|(k, _)| *k == label).map_or(label.clone(), |(_, v)| v.clone());
         let mut gpus = Vec::new();
         for (gpu, numa) in &gpu_numa {
-            let col = labels.iter().position(|l| l == gpu).ok_or_else(|| format!("no column {gpu}"))?;
+            let col = labels.iter().position(|l| l == gpu).ok_or_else(|| ParseError::missing(format!("column {gpu}")))?;
             let cell = &cells[col];
-            let d = distance(cell).ok_or_else(|| format!("row {label}, column {gpu}: `{cell}` is no PCIe distance"))?;
+            let d = distance(cell).ok_or_else(|| {
+                ParseError::malformed(format!("`{cell}` is no PCIe distance")).at(format_args!("row {label}, column {gpu}"))
+            })?;
             gpus.push(Gpu { bus_info: gpu.clone(), pci_id: None, numa_node: *numa, pci_path: Vec::new(), distance: Some(d) });
         }
         out.push(NicGpus { nic, gpus });
     }
     if out.is_empty() {
-        return Err("no NIC rows (the node's NICs are not in the matrix)".into());
+        return Err(ParseError::missing("NIC rows (the node's NICs are not in the matrix)"));
     }
     Ok(Fragment { gpu_topology: out, ..Fragment::default() })
 }
@@ -271,7 +278,7 @@ pub fn parse_ibdev2netdev(text: &str) -> ParseResult<Fragment> {
         }
     }
     if map.is_empty() {
-        return Err("no `DEV port N ==> NETDEV` line".into());
+        return Err(ParseError::missing("`DEV port N ==> NETDEV` line"));
     }
     Ok(Fragment { rdma_netdevs: map, ..Fragment::default() })
 }

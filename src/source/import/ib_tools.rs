@@ -7,7 +7,7 @@
 //! only `Lid N port P`: its port is found by LID from an `ibstat`/`ibstatus` of the same
 //! input, or from the file name sosreport gives it (`perfquery_-C_mlx5_0_-P_1`).
 
-use super::{IbFragment, ParseResult};
+use super::{IbFragment, ParseError, ParseResult};
 use crate::counters::ib::IbRate;
 use crate::counters::LinkInfo;
 use crate::device::IbPort;
@@ -42,7 +42,7 @@ pub fn parse_ibstat(text: &str) -> ParseResult<Vec<IbFragment>> {
         } else if let Some(n) = k.strip_prefix("Port ").filter(|_| v.is_empty()) {
             let (Some(hca), Ok(n)) = (&ca, n.parse::<u32>()) else { continue };
             if out.len() == MAX_PORTS {
-                return Err(format!("more than {MAX_PORTS} ports: not one host's ibstat"));
+                return Err(ParseError::TooMany { what: "ports: not one host's ibstat", max: MAX_PORTS });
             }
             let mut f = port_fragment(hca, n);
             f.identity.fw_ver.clone_from(&fw);
@@ -65,7 +65,7 @@ pub fn parse_ibstat(text: &str) -> ParseResult<Vec<IbFragment>> {
         }
     }
     if out.is_empty() {
-        return Err("no `CA '<name>'` with a `Port N:` block".into());
+        return Err(ParseError::missing("`CA '<name>'` with a `Port N:` block"));
     }
     Ok(out)
 }
@@ -88,7 +88,7 @@ pub fn parse_ibstatus(text: &str) -> ParseResult<Vec<IbFragment>> {
             let port = rest.trim().strip_prefix("port ").and_then(|r| r.split_whitespace().next()).and_then(|p| p.parse().ok());
             let Some(port) = port else { continue };
             if out.len() == MAX_PORTS {
-                return Err(format!("more than {MAX_PORTS} ports: not one host's ibstatus"));
+                return Err(ParseError::TooMany { what: "ports: not one host's ibstatus", max: MAX_PORTS });
             }
             out.push(port_fragment(hca, port));
             continue;
@@ -107,7 +107,7 @@ pub fn parse_ibstatus(text: &str) -> ParseResult<Vec<IbFragment>> {
         }
     }
     if out.is_empty() {
-        return Err("no `Infiniband device '<name>' port N status:` block".into());
+        return Err(ParseError::missing("`Infiniband device '<name>' port N status:` block"));
     }
     Ok(out)
 }
@@ -176,7 +176,7 @@ pub fn parse_perfquery(text: &str) -> ParseResult<Vec<IbFragment>> {
                 }
             }
             if out.len() == MAX_PORTS {
-                return Err(format!("more than {MAX_PORTS} ports: not one host's perfquery"));
+                return Err(ParseError::TooMany { what: "ports: not one host's perfquery", max: MAX_PORTS });
             }
             out.push(f);
             continue;
@@ -184,7 +184,7 @@ pub fn parse_perfquery(text: &str) -> ParseResult<Vec<IbFragment>> {
         let Some((k, v)) = line.split_once(':') else { continue };
         let Some((_, name)) = PERFQUERY_NAMES.iter().find(|(n, _)| *n == k.trim()) else { continue };
         let Ok(value) = v.trim_start_matches('.').trim().parse::<u64>() else {
-            return Err(format!("{}: {:?} is not a counter value", k.trim(), v.trim_start_matches('.')));
+            return Err(ParseError::malformed(format!("{:?} is not a counter value", v.trim_start_matches('.'))).at(k.trim()));
         };
         // A counter before any heading: perfquery's own output always has one; keep it anyway.
         if out.is_empty() {
@@ -198,7 +198,7 @@ pub fn parse_perfquery(text: &str) -> ParseResult<Vec<IbFragment>> {
     }
     out.retain(|f| !f.sample.counters.is_empty());
     if out.is_empty() {
-        return Err("no PortCounters field (SymbolErrorCounter:....N)".into());
+        return Err(ParseError::missing("PortCounters field (SymbolErrorCounter:....N)"));
     }
     Ok(out)
 }

@@ -6,7 +6,7 @@
 //! `ethtool -m` label table ([`super::ethtool_module`]). Layout read in Juniper's CLI
 //! reference for the command and checked on the real outputs in tests/fixtures/switch/.
 
-use super::{ethtool_module, key_value, Fragment, ParseResult};
+use super::{ethtool_module, key_value, Fragment, ParseError, ParseResult};
 
 pub const TOOL: &str = "junos show interfaces diagnostics optics";
 
@@ -55,7 +55,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
         }
     }
     if blocks.is_empty() {
-        return Err(format!("no `{HEADING}` block"));
+        return Err(ParseError::missing(format!("`{HEADING}` block")));
     }
     let mut ports = Vec::with_capacity(blocks.len());
     for (name, lines) in blocks {

@@ -8,7 +8,7 @@
 //! `src/client/text_writer.c`, `kv_writer.c`, `json_writer.c` and its integration tests, and
 //! checked on real outputs in tests/fixtures/lldp/.
 
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use crate::device::LinkNeighbor;
 use serde_json::Value;
 
@@ -68,12 +68,14 @@ fn fragments(found: Vec<(String, LinkNeighbor)>) -> ParseResult<Fragment> {
             continue;
         }
         if ports.len() == MAX_NEIGHBORS {
-            return Err(format!("more than {MAX_NEIGHBORS} neighbors in one output"));
+            return Err(ParseError::TooMany { what: "neighbors in one output", max: MAX_NEIGHBORS });
         }
         ports.push(Fragment { interface: Some(iface), neighbor: Some(n), ..Default::default() });
     }
     if ports.is_empty() {
-        return Err("no neighbor with a chassis or port ID (lldpd has not heard its peers yet, or LLDP is off on the switch)".into());
+        return Err(ParseError::missing(
+            "neighbor with a chassis or port ID (lldpd has not heard its peers yet, or LLDP is off on the switch)",
+        ));
     }
     Ok(Fragment { ports, ..Default::default() })
 }
@@ -170,8 +172,8 @@ fn json_neighbor(o: &Value) -> LinkNeighbor {
 }
 
 pub fn parse_json(text: &str) -> ParseResult<Fragment> {
-    let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let lldp = v.get("lldp").ok_or("no \"lldp\" object")?;
+    let v: Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
+    let lldp = v.get("lldp").ok_or_else(|| ParseError::missing("\"lldp\" object"))?;
     // `json0` wraps everything in lists: `{"lldp": [{"interface": [{"name": "eth0", ..}]}]}`.
     let lldp = if let Value::Array(a) = lldp { a.first().unwrap_or(lldp) } else { lldp };
     let mut found = Vec::new();
@@ -191,7 +193,7 @@ pub fn parse_json(text: &str) -> ParseResult<Fragment> {
                 }
             }
         }
-        _ => return Err("no neighbor (an empty \"lldp\" object: lldpd has heard no peer)".into()),
+        _ => return Err(ParseError::missing("neighbor (an empty \"lldp\" object: lldpd has heard no peer)")),
     }
     fragments(found)
 }
@@ -210,6 +212,6 @@ mod tests {
 
     #[test]
     fn an_empty_table_is_said() {
-        assert!(parse_json(r#"{"lldp": {}}"#).unwrap_err().contains("heard no peer"));
+        assert!(parse_json(r#"{"lldp": {}}"#).unwrap_err().to_string().contains("heard no peer"));
     }
 }

@@ -4,7 +4,7 @@
 //! 16GT/s (ok), Width x8 (downgraded)` (what it trained to). They become the sysfs-shaped
 //! [`PciLink`] (`current_link_speed` "16.0 GT/s PCIe") the live source records.
 
-use super::{content_lines, Fragment, ParseResult};
+use super::{content_lines, Fragment, ParseError, ParseResult};
 use crate::device::PciLink;
 /// `Speed 16GT/s` -> "16.0 GT/s PCIe" (sysfs text); `Width x16` -> 16.
 fn speed_width(rest: &str) -> (Option<String>, Option<u32>) {
@@ -49,7 +49,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     }
     flush(&mut cur, &mut f);
     if f.pci_devices.is_empty() {
-        return Err("no device with LnkCap/LnkSta".into());
+        return Err(ParseError::missing("device with LnkCap/LnkSta"));
     }
     Ok(f)
 }

@@ -17,7 +17,7 @@
 //! (`getPower` in mstflint), which the CSV does not say, so they are not read as dBm.
 
 use super::mlxlink_fields::{to_fragment, Field};
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use crate::counters::MAX_LANES;
 
 /// More runs than a file of at most 16 MiB holds at amBER's hundreds of columns.
@@ -88,7 +88,7 @@ fn run(header: &[&str], row: &[&str], n: usize) -> ParseResult<Fragment> {
         };
         push("Histogram of FEC Errors", &format!("Bin {b}"), &format!("{range},{count}"));
     }
-    let mut f = to_fragment(&fields).map_err(|e| format!("row {n}: {e}"))?;
+    let mut f = to_fragment(&fields).map_err(|e| e.at(format_args!("row {n}")))?;
     for (h, v) in header.iter().zip(row) {
         f.printed_fields.insert(format!("amBER/{h}"), v.trim().to_string());
     }
@@ -106,29 +106,29 @@ fn run(header: &[&str], row: &[&str], n: usize) -> ParseResult<Fragment> {
 /// The runs of the file: one fragment when it holds one row, else one per row in `runs`.
 pub fn parse(text: &str) -> ParseResult<Fragment> {
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header_line = lines.next().ok_or("empty file")?;
+    let header_line = lines.next().ok_or_else(|| ParseError::missing("field names (an empty file)"))?;
     if !is_header(header_line) {
-        return Err("the first row is not amBER's field names".into());
+        return Err(ParseError::malformed("the first row is not amBER's field names"));
     }
     let header: Vec<&str> = header_line.split(',').map(str::trim).collect();
     let mut runs = Vec::new();
     for (i, line) in lines.enumerate() {
         let n = i + 1;
         if n > MAX_RUNS {
-            return Err(format!("more than {MAX_RUNS} runs in one file"));
+            return Err(ParseError::TooMany { what: "runs in one file", max: MAX_RUNS });
         }
         let row: Vec<&str> = line.split(',').collect();
         if row.len() != header.len() {
-            return Err(format!(
-                "row {n}: {} values under {} field names: the row was cut, or the file mixes amBER versions (start a new file per version)",
-                row.len(),
-                header.len()
-            ));
+            return Err(ParseError::refused(
+                format!("{} values under {} field names: the row was cut, or the file mixes amBER versions", row.len(), header.len()),
+                "start a new file per version",
+            )
+            .at(format_args!("row {n}")));
         }
         runs.push(run(&header, &row, n)?);
     }
     match runs.len() {
-        0 => Err("field names and no run: mlxlink --amber_collect wrote no row".into()),
+        0 => Err(ParseError::missing("row: mlxlink --amber_collect wrote the field names and no run")),
         1 => Ok(runs.remove(0)),
         _ => Ok(Fragment { runs, ..Default::default() }),
     }
@@ -148,8 +148,8 @@ mod tests {
         let two = parse(&format!("{h}\n7.1,10.0,5,1,0,100,2\n7.1,20.0,9,1,0,200,3\n")).unwrap();
         assert_eq!(two.runs.len(), 2);
         assert_eq!(two.runs[1].since_clear_s, Some(1200.0));
-        assert!(parse(&format!("{h}\n7.1,10.0,5\n")).unwrap_err().contains("row 1: 3 values under 7"));
-        assert!(parse(&format!("{h}\n")).unwrap_err().contains("no row"));
+        assert!(parse(&format!("{h}\n7.1,10.0,5\n")).unwrap_err().to_string().contains("row 1: 3 values under 7"));
+        assert!(parse(&format!("{h}\n")).unwrap_err().to_string().contains("no row"));
         assert!(parse(&format!("{h}\n7.1,x,5,1,0,100,2\n")).is_err());
         assert!(!is_amber_csv("a,b,c\n1,2,3\n"));
     }

@@ -22,7 +22,7 @@
 //! Field names are matched with their inner spaces collapsed: mlxlink prints
 //! `Phase  Eye Opening [psec]` with two, a web page or ticket shows one.
 
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use crate::counters::ib::{IbRate, IbSpeed};
 use crate::counters::serdes::{SerdesEye, SerdesEyeLane};
 use crate::counters::{FecHistogramBin, FecStats, LinkInfo, LinkState, MAX_LANES};
@@ -53,12 +53,12 @@ pub fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<PrintedRan
         }
         // A unit letter after the number ("45C").
         let t = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        t.parse::<f64>().map(Some).map_err(|_| format!("{t:?} is not a number"))
+        t.parse::<f64>().map(Some).map_err(|_| ParseError::malformed(format!("{t:?} is not a number")))
     };
     let values = vals.split(',').map(num).collect::<ParseResult<Vec<_>>>()?;
     let range = match range {
         Some(r) => {
-            let (lo, hi) = r.split_once("..").ok_or_else(|| format!("range [{r}] is not [low..high]"))?;
+            let (lo, hi) = r.split_once("..").ok_or_else(|| ParseError::malformed(format!("range [{r}] is not [low..high]")))?;
             match (num(lo)?, num(hi)?) {
                 (Some(low), Some(high)) => Some(PrintedRange { low, high }),
                 _ => None,
@@ -70,7 +70,7 @@ pub fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<PrintedRan
 }
 
 fn parse_u64(s: &str) -> ParseResult<u64> {
-    s.trim().parse().map_err(|_| format!("{s:?} is not an unsigned integer"))
+    s.trim().parse().map_err(|_| ParseError::malformed(format!("{s:?} is not an unsigned integer")))
 }
 
 /// "400G" / "400G_4X" / "100GbE" -> Mb/s.
@@ -100,7 +100,7 @@ fn fec_active(s: &str) -> Option<String> {
 /// "[0]" -> (0, 0); "[16:31]" -> (16, 31).
 fn bin_range(s: &str) -> ParseResult<(u32, u32)> {
     let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let p = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("bin range {s:?}"));
+    let p = |t: &str| t.trim().parse::<u32>().map_err(|_| ParseError::malformed(format!("bin range {s:?}")));
     match inner.split_once(':') {
         Some((lo, hi)) => Ok((p(lo)?, p(hi)?)),
         None => p(inner).map(|v| (v, v)),
@@ -128,9 +128,10 @@ fn eye_field(eye: &mut SerdesEye, name: &str, v: &str) -> ParseResult<bool> {
         "Lower Grades" => |l| &mut l.lower_grade,
         _ => return Ok(false),
     };
-    let (values, _) = parse_values(v).map_err(|e| format!("{EYE_SECTION} {name}: {e}"))?;
+    let (values, _) = parse_values(v).map_err(|e| e.at(format_args!("{EYE_SECTION} {name}")))?;
     if values.len() > MAX_LANES {
-        return Err(format!("{EYE_SECTION} {name}: {} lanes, more than a port has ({MAX_LANES})", values.len()));
+        return Err(ParseError::malformed(format!("{} lanes, more than a port has ({MAX_LANES})", values.len()))
+            .at(format_args!("{EYE_SECTION} {name}")));
     }
     if eye.lanes.len() < values.len() {
         eye.lanes.resize_with(values.len(), SerdesEyeLane::default);
@@ -173,13 +174,17 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
             ("Physical Counters and BER Info", "Time Since Last Clear [Min]") if !na => {
                 // Minutes since the counters were cleared: a time that has passed, so finite and not negative.
                 let min = v.parse::<f64>().ok().filter(|m| m.is_finite() && *m >= 0.0 && (m * 60.0).is_finite());
-                let min = min.ok_or_else(|| format!("Time Since Last Clear {v:?} is not a number of minutes at or above 0"))?;
+                let min = min.ok_or_else(|| {
+                    ParseError::malformed(format!("Time Since Last Clear {v:?} is not a number of minutes at or above 0"))
+                })?;
                 f.since_clear_s = Some(min * 60.0)
             }
             ("Physical Counters and BER Info", "Raw Physical Errors Per Lane") if !na => {
                 let lanes = v.split(',').map(parse_u64).collect::<ParseResult<Vec<_>>>()?;
-                let total =
-                    lanes.iter().try_fold(0u64, |a, v| a.checked_add(*v)).ok_or("Raw Physical Errors Per Lane: sum exceeds 64 bits")?;
+                let total = lanes
+                    .iter()
+                    .try_fold(0u64, |a, v| a.checked_add(*v))
+                    .ok_or_else(|| ParseError::malformed("sum exceeds 64 bits").at("Raw Physical Errors Per Lane"))?;
                 fec.corrected_bits = std::iter::once(total).chain(lanes).collect();
             }
             ("Physical Counters and BER Info", "Effective Physical Errors") if !na => {
@@ -199,9 +204,9 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
             }
             (s, _) if s.starts_with(EYE_SECTION) => pcie_eye = true,
             ("Histogram of FEC Errors", n) if n.starts_with("Bin ") => {
-                let idx: u32 = n[4..].trim().parse().map_err(|_| format!("histogram {n}"))?;
+                let idx: u32 = n[4..].trim().parse().map_err(|_| ParseError::malformed(format!("histogram {n}")))?;
                 // "[lo:hi],count" (JSON values joined) or "[lo:hi]  ,count" / "[lo:hi]   count" (text).
-                let end = v.find(']').ok_or_else(|| format!("histogram {n} {v:?} is not [range],count"))?;
+                let end = v.find(']').ok_or_else(|| ParseError::malformed(format!("histogram {n} {v:?} is not [range],count")))?;
                 let (range, count) = (&v[..=end], v[end + 1..].trim_start_matches([',', ' ', '\t']));
                 let (low, high) = bin_range(range)?;
                 bins.push((idx, FecHistogramBin { low, high, count: parse_u64(count)?, per_lane: Vec::new() }));
@@ -262,11 +267,12 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
     }
     if f.link.is_none() && f.fec.is_none() && f.printed_module.is_none() && f.serdes_eye.is_none() {
         if pcie_eye {
-            return Err(format!(
-                "only {EYE_SECTION} (PCIe): the NIC's PCIe lanes (--port_type PCIE), not a network port; run `mlxlink -d DEV -e` for the port's eye"
+            return Err(ParseError::refused(
+                format!("only {EYE_SECTION} (PCIe): the NIC's PCIe lanes (--port_type PCIE), not a network port"),
+                "run `mlxlink -d DEV -e` for the port's eye",
             ));
         }
-        return Err("no Operational Info, counters, Module Info or EYE Opening Info fields".into());
+        return Err(ParseError::missing("Operational Info, counters, Module Info or EYE Opening Info fields"));
     }
     if f.fec.is_some() && f.since_clear_s.is_none() {
         f.notes.push("counters without \"Time Since Last Clear [Min]\": no time base from the content".into());

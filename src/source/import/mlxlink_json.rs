@@ -4,7 +4,7 @@
 //! them, so both forms share one field map ([`super::mlxlink_fields`]).
 
 use super::mlxlink_fields::{to_fragment, Field};
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use serde_json::Value;
 
 fn text_of(v: &Value) -> Option<String> {
@@ -20,8 +20,9 @@ fn text_of(v: &Value) -> Option<String> {
 }
 
 pub fn parse(text: &str) -> ParseResult<Fragment> {
-    let root: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let output = root.pointer("/result/output").unwrap_or(&root).as_object().ok_or("no \"result\".\"output\" object")?;
+    let root: Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
+    let output =
+        root.pointer("/result/output").unwrap_or(&root).as_object().ok_or_else(|| ParseError::missing("\"result\".\"output\" object"))?;
     let mut fields: Vec<Field> = Vec::new();
     for (section, body) in output {
         let Some(body) = body.as_object() else { continue };

@@ -25,6 +25,7 @@ pub mod mlxlink_json;
 pub mod mlxlink_text;
 pub mod module_pages;
 pub mod nvue;
+pub mod parse_error;
 pub mod recognize;
 pub mod sonic_counters;
 pub mod sonic_sfpshow;
@@ -33,6 +34,7 @@ pub mod uptime;
 pub mod walk;
 
 pub use build::{import, import_pair, import_parsed, is_capture, ImportOptions, Imported};
+pub use parse_error::{ParseError, ParseResult};
 pub use recognize::{recognize, Format};
 
 use crate::capture::ModulePages;
@@ -52,13 +54,10 @@ pub enum ImportError {
     #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
-    Parse { path: PathBuf, format: &'static str, detail: String },
+    Parse { path: PathBuf, format: &'static str, detail: ParseError },
     #[error("{0}")]
     Input(String),
 }
-
-/// A `Parse` error's detail, before the path is known.
-pub type ParseResult<T> = Result<T, String>;
 
 /// What one file says, in capture terms. Every field is optional: each format fills its part.
 #[derive(Clone, Debug, Default, PartialEq)]

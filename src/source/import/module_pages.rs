@@ -3,12 +3,12 @@
 //! interface record as they would from a live read. A switch's `sfputil show
 //! eeprom-hexdump` is one module per port, each an interface named after its port.
 
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use crate::capture::ModulePages;
 use crate::module::input;
 
 pub fn parse(bytes: &[u8]) -> ParseResult<Fragment> {
-    let parsed = input::parse(bytes).map_err(|e| e.to_string())?;
+    let parsed = input::parse(bytes).map_err(ParseError::syntax)?;
     Ok(Fragment { module_pages: Some(ModulePages { pages: parsed.image.entries() }), notes: parsed.notes, ..Default::default() })
 }
 
@@ -29,7 +29,10 @@ pub fn parse_sfputil(text: &str) -> ParseResult<Fragment> {
         }
     }
     if ports.is_empty() {
-        return Err(format!("no port's dump is a module image{}", notes.first().map(|n| format!(" ({n})")).unwrap_or_default()));
+        return Err(ParseError::missing(format!(
+            "port's dump is a module image{}",
+            notes.first().map(|n| format!(" ({n})")).unwrap_or_default()
+        )));
     }
     Ok(Fragment { ports, notes, ..Default::default() })
 }

@@ -19,7 +19,7 @@
 //! Linux user guide and NVUE command reference (tests/fixtures/switch/README.md).
 
 use super::mlxlink_fields::{parse_ber, EFFECTIVE_ERRORS};
-use super::{content_lines, ethtool_module, key_value, Fragment, ParseResult};
+use super::{content_lines, ethtool_module, key_value, Fragment, ParseError, ParseResult};
 use crate::counters::{FecHistogramBin, FecStats, MAX_LANES};
 use serde_json::Value;
 
@@ -128,8 +128,8 @@ type Pairs = (Vec<(String, String)>, Option<String>);
 fn pairs(text: &str, table: bool) -> ParseResult<Pairs> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
-        let v: Value = serde_json::from_str(trimmed).map_err(|e| format!("not JSON: {e}"))?;
-        let o = v.as_object().ok_or("not an NVUE -o json object")?;
+        let v: Value = serde_json::from_str(trimmed).map_err(|e| ParseError::syntax(format_args!("not JSON: {e}")))?;
+        let o = v.as_object().ok_or_else(|| ParseError::malformed("not an NVUE -o json object"))?;
         return Ok((o.iter().filter_map(|(k, v)| Some((k.clone(), json_text(v)?))).collect(), None));
     }
     let pairs = if table {
@@ -160,7 +160,7 @@ pub fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
 }
 
 fn count(k: &str, v: &str) -> ParseResult<u64> {
-    v.trim().parse().map_err(|_| format!("{k} {v:?} is not an unsigned integer"))
+    v.trim().parse().map_err(|_| ParseError::malformed(format!("{k} {v:?} is not an unsigned integer")))
 }
 
 /// `nv show interface IF link phy-detail` / `link phy health` (text or `-o json`).
@@ -174,7 +174,7 @@ pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
         let na = v == "n/a" || v == "N/A";
         if let Some(n) = k.strip_prefix("phy-raw-errors-lane").and_then(|n| n.parse::<usize>().ok()).filter(|_| !na) {
             if n >= MAX_LANES {
-                return Err(format!("{k}: more lanes than a port has ({MAX_LANES})"));
+                return Err(ParseError::malformed(format!("more lanes than a port has ({MAX_LANES})")).at(k));
             }
             if lanes.len() <= n {
                 lanes.resize(n + 1, None);
@@ -192,7 +192,8 @@ pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
         } else if k == "time-since-last-clear-min" && !na {
             // Whole minutes as printed: a time that has passed, so finite and not negative.
             let min = v.parse::<f64>().ok().filter(|m| m.is_finite() && *m >= 0.0 && (m * 60.0).is_finite());
-            f.since_clear_s = Some(min.ok_or_else(|| format!("{k} {v:?} is not a number of minutes at or above 0"))? * 60.0);
+            f.since_clear_s =
+                Some(min.ok_or_else(|| ParseError::malformed(format!("{k} {v:?} is not a number of minutes at or above 0")))? * 60.0);
         } else if k == "effective-errors" && !na {
             f.driver_stats.insert(EFFECTIVE_ERRORS.into(), count(k, v)?);
         } else if k.contains("ber") && !na && v != "0" && parse_ber(v).is_none() {
@@ -200,12 +201,15 @@ pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
         }
     }
     if lanes.iter().any(Option::is_none) || bins.iter().any(Option::is_none) {
-        return Err("a lane or histogram bin is missing between the ones printed".into());
+        return Err(ParseError::missing("lane or histogram bin between some of the ones printed"));
     }
     let lanes: Vec<u64> = lanes.into_iter().flatten().collect();
     let mut fec = FecStats::default();
     if !lanes.is_empty() {
-        let total = lanes.iter().try_fold(0u64, |a, v| a.checked_add(*v)).ok_or("phy-raw-errors: sum exceeds 64 bits")?;
+        let total = lanes
+            .iter()
+            .try_fold(0u64, |a, v| a.checked_add(*v))
+            .ok_or_else(|| ParseError::malformed("sum exceeds 64 bits").at("phy-raw-errors"))?;
         fec.corrected_bits = std::iter::once(total).chain(lanes).collect();
     }
     fec.histogram = bins
@@ -215,7 +219,7 @@ pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
         .map(|(i, count)| FecHistogramBin { low: i as u32, high: i as u32, count, per_lane: Vec::new() })
         .collect();
     if fec == FecStats::default() {
-        return Err("no phy-raw-errors-laneN or rs-num-corr-err-binN counters".into());
+        return Err(ParseError::missing("phy-raw-errors-laneN or rs-num-corr-err-binN counters"));
     }
     f.fec = Some(fec);
     if f.since_clear_s.is_none() {

@@ -17,7 +17,7 @@
 //! columns, so a paste whose padding collapsed still reads; a `(89%)` cell joins the value
 //! before it. Layouts checked on the real outputs in tests/fixtures/switch/.
 
-use super::{Fragment, ParseResult};
+use super::{Fragment, ParseError, ParseResult};
 use crate::counters::{DriverStats, FecHistogramBin, FecStats, LinkState};
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ fn count(cell: &str) -> ParseResult<Option<u64>> {
     if cell == "N/A" {
         return Ok(None);
     }
-    cell.replace(',', "").parse().map(Some).map_err(|_| format!("{cell:?} is not a count"))
+    cell.replace(',', "").parse().map(Some).map_err(|_| ParseError::malformed(format!("{cell:?} is not a count")))
 }
 
 fn is_rule(line: &str) -> bool {
@@ -111,11 +111,11 @@ fn table(text: &str, heading: fn(&[String]) -> bool) -> ParseResult<Table> {
             continue;
         }
         if rows.len() == MAX_PORTS {
-            return Err(format!("more than {MAX_PORTS} ports in one output"));
+            return Err(ParseError::TooMany { what: "ports in one output", max: MAX_PORTS });
         }
         rows.push(c);
     }
-    let head = head.ok_or("no `IFACE ...` heading")?;
+    let head = head.ok_or_else(|| ParseError::missing("`IFACE ...` heading"))?;
     Ok(Table { head, rows, notes })
 }
 
@@ -155,7 +155,7 @@ pub fn parse_fec_stats(text: &str) -> ParseResult<Fragment> {
         ports.push(f);
     }
     if ports.is_empty() {
-        return Err("an `IFACE ... FEC_CORR` heading and no port row under it".into());
+        return Err(ParseError::missing("port row under the `IFACE ... FEC_CORR` heading"));
     }
     if let Some(cached) = text.lines().find_map(|l| l.trim().strip_prefix("Last cached time was ")) {
         notes
@@ -173,7 +173,7 @@ fn histogram(bins: impl Iterator<Item = (u32, u64)>) -> ParseResult<FecStats> {
     let mut histogram = Vec::new();
     for (n, c) in bins {
         if histogram.len() == MAX_BINS {
-            return Err(format!("more than {MAX_BINS} histogram bins"));
+            return Err(ParseError::TooMany { what: "histogram bins", max: MAX_BINS });
         }
         histogram.push(FecHistogramBin { low: n, high: n, count: c, per_lane: Vec::new() });
     }
@@ -195,7 +195,7 @@ pub fn parse_fec_histogram(text: &str) -> ParseResult<Fragment> {
             }
         }
         if bins.is_empty() {
-            return Err(format!("`{ONE_PORT_HEADING}` and no `BINn  count` row"));
+            return Err(ParseError::missing(format!("`BINn  count` row under `{ONE_PORT_HEADING}`")));
         }
         return Ok(Fragment { fec: Some(histogram(bins.into_iter())?), ..Default::default() });
     }
@@ -212,7 +212,7 @@ pub fn parse_fec_histogram(text: &str) -> ParseResult<Fragment> {
         ports.push(Fragment { interface: Some(row[0].clone()), fec: Some(histogram(counts.into_iter())?), ..Default::default() });
     }
     if ports.is_empty() {
-        return Err("an `IFACE BIN0 ...` heading and no port row under it".into());
+        return Err(ParseError::missing("port row under the `IFACE BIN0 ...` heading"));
     }
     Ok(Fragment { ports, notes, ..Default::default() })
 }

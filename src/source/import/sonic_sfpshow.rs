@@ -6,7 +6,7 @@
 //! `ModuleThresholdValues`. Indentation is not relied on (a web page or ticket collapses it).
 //! Layout checked on the real output in tests/fixtures/switch/.
 
-use super::{key_value, Fragment, ParseResult};
+use super::{key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::Severity;
 use crate::module::printed::{LimitsSeen, Monitor, PrintedModule};
 use crate::module::units::dbm_to_mw;
@@ -170,7 +170,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     }
     close(cur, &mut ports);
     if ports.is_empty() {
-        return Err("no port with a module (`PORT: SFP EEPROM detected`)".into());
+        return Err(ParseError::missing("port with a module (`PORT: SFP EEPROM detected`)"));
     }
     Ok(Fragment { ports, notes, ..Default::default() })
 }

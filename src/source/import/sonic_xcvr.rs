@@ -12,7 +12,7 @@
 //! Rows are told by their parameter names and split on whitespace, so a paste whose padding
 //! collapsed still reads. Layouts checked on the outputs in tests/fixtures/sonic-transceiver/.
 
-use super::{key_value, Fragment, ParseResult};
+use super::{key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::{self, ModuleFlag, Severity, Side};
 use crate::module::printed::{PmParameter, PrintedModule, PrintedPm};
 
@@ -219,7 +219,7 @@ fn per_port(text: &str) -> (Vec<PortLines<'_>>, Vec<String>) {
 
 fn fragment(ports: Vec<Fragment>, notes: Vec<String>, what: &str) -> ParseResult<Fragment> {
     if ports.is_empty() {
-        return Err(format!("no port with {what}"));
+        return Err(ParseError::missing(format!("port with {what}")));
     }
     Ok(Fragment { ports, notes, ..Default::default() })
 }

@@ -8,7 +8,7 @@ use super::{
     ethtool_drvinfo, ethtool_fec, ethtool_link, ethtool_module, ethtool_stats, ib_tools, lspci, mlxlink_json, mlxlink_text, module_pages,
     uptime,
 };
-use super::{Fragment, ImportError};
+use super::{Fragment, ImportError, ParseError, ParseResult};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -99,8 +99,8 @@ pub fn interface_from_name(path: &Path) -> Option<String> {
     (!iface.is_empty()).then(|| iface.to_string())
 }
 
-pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
-    let text = || std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string());
+pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
+    let text = || std::str::from_utf8(bytes).map_err(|_| ParseError::syntax("not UTF-8 text"));
     match format {
         Format::MlxlinkJson => mlxlink_json::parse(text()?),
         Format::MlxlinkText => mlxlink_text::parse(text()?),
@@ -115,7 +115,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::EthtoolChannels => super::host_tools::parse_channels(text()?),
         Format::IpLink => super::host_tools::parse_ip_link(text()?),
         Format::IpLinkJson => {
-            let v: serde_json::Value = serde_json::from_str(text()?).map_err(|e| e.to_string())?;
+            let v: serde_json::Value = serde_json::from_str(text()?).map_err(ParseError::syntax)?;
             super::host_tools::parse_ip_link_json(&v)
         }
         Format::NvidiaTopo => super::host_tools::parse_nvidia_topo(text()?),
@@ -141,7 +141,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> Result<Fragment, String> {
         Format::Ibstat => ib_tools::parse_ibstat(text()?).map(ib_fragment),
         Format::Ibstatus => ib_tools::parse_ibstatus(text()?).map(ib_fragment),
         Format::Perfquery => ib_tools::parse_perfquery(text()?).map(ib_fragment),
-        Format::IbSysfs => Err("a copied sysfs tree is a directory, read with the folder".into()),
+        Format::IbSysfs => Err(ParseError::refused("a copied sysfs tree is a directory", "give the folder")),
     }
 }
 
