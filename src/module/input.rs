@@ -314,7 +314,12 @@ fn hex_blocks(text: &str) -> Result<Vec<HexBlock>, InputError> {
             continue;
         }
         match parse_row(trimmed) {
-            Some((addr, bytes)) => {
+            Row::Malformed { addr, token } => {
+                return Err(InputError::HexText(format!(
+                    "row at offset {addr:#x}: \"{token}\" is not a byte (two hex digits, or XX/-- for unreadable); an ASCII column is set apart by two spaces, `|` or `>`"
+                )));
+            }
+            Row::Bytes(addr, bytes) => {
                 if addr.saturating_add(bytes.len() as u32) > LINEAR_END {
                     return Err(InputError::HexText(format!(
                         "row at offset {addr:#x} is past the largest address a module image can have ({:#x})",
@@ -352,7 +357,7 @@ fn hex_blocks(text: &str) -> Result<Vec<HexBlock>, InputError> {
                 next_addr = Some(addr + bytes.len() as u32);
                 last_row = bytes;
             }
-            None => {
+            Row::NotARow => {
                 // The heading nearest the rows names them. A file's leading `# ...` comment
                 // block describes the dump as a whole, so it names no block.
                 let leading_comment = blocks.is_empty() && trimmed.starts_with('#') && !trimmed.starts_with("##");
@@ -374,36 +379,61 @@ fn is_column_header(line: &str) -> bool {
             .all(|t| t.eq_ignore_ascii_case("0123456789abcdef") || (t.len() == 1 && t.chars().all(|c| c.is_ascii_hexdigit())))
 }
 
+/// What a line of hex text is.
+#[derive(Debug, PartialEq)]
+enum Row {
+    /// A heading, comment or anything else that is not a row of bytes.
+    NotARow,
+    /// An address and its bytes (`None` = printed unreadable).
+    Bytes(u32, Vec<Option<u8>>),
+    /// A row whose bytes run into a token that is neither a byte nor a set-apart ASCII column.
+    Malformed { addr: u32, token: String },
+}
+
 /// One row: an address (hex, optional `0x`, then `:` or whitespace) and 1-16 two-digit hex
-/// bytes (`XX`/`--` = unreadable); anything after the bytes (an ASCII column) is ignored.
-fn parse_row(line: &str) -> Option<(u32, Vec<Option<u8>>)> {
-    let split = line.find(|c: char| c == ':' || c.is_whitespace())?;
+/// bytes (`XX`/`--` = unreadable). Every dump tool sets its ASCII column apart from the bytes
+/// (`hexdump -C` and `sfputil` with `|`, `od -t x1z` with `>`, `xxd` and `i2cdump` with two
+/// or more spaces), so a non-byte token one space after a byte is a damaged row, not text.
+fn parse_row(line: &str) -> Row {
+    let Some(split) = line.find(|c: char| c == ':' || c.is_whitespace()) else {
+        return Row::NotARow;
+    };
     let (addr_str, rest) = line.split_at(split);
     let addr_digits = addr_str.strip_prefix("0x").or_else(|| addr_str.strip_prefix("0X")).unwrap_or(addr_str);
     if addr_digits.is_empty() || addr_digits.len() > 8 || !addr_digits.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
+        return Row::NotARow;
     }
-    let addr = u32::from_str_radix(addr_digits, 16).ok()?;
+    let Ok(addr) = u32::from_str_radix(addr_digits, 16) else {
+        return Row::NotARow;
+    };
     let rest = rest.strip_prefix(':').unwrap_or(rest);
     let mut bytes = Vec::new();
-    for tok in rest.split_whitespace() {
-        if bytes.len() >= 16 {
-            break;
-        }
+    let mut cursor = rest;
+    while bytes.len() < 16 {
+        let trimmed = cursor.trim_start();
+        let gap = &cursor[..cursor.len() - trimmed.len()];
+        let Some(tok) = trimmed.split_whitespace().next() else { break };
+        cursor = &trimmed[tok.len()..];
         if tok.eq_ignore_ascii_case("xx") || tok == "--" {
             bytes.push(None);
             continue;
         }
         // Two hex digits per byte; `xxd` groups two bytes per token.
-        if !(tok.len() == 2 || tok.len() == 4) || !tok.chars().all(|c| c.is_ascii_hexdigit()) {
-            break;
+        if (tok.len() == 2 || tok.len() == 4) && tok.chars().all(|c| c.is_ascii_hexdigit()) {
+            bytes.extend((0..tok.len()).step_by(2).map(|i| u8::from_str_radix(&tok[i..i + 2], 16).ok()));
+            continue;
         }
-        for pair in tok.as_bytes().chunks(2) {
-            let digits = std::str::from_utf8(pair).ok()?;
-            bytes.push(Some(u8::from_str_radix(digits, 16).ok()?));
+        let set_apart = gap.len() >= 2 || gap.contains('\t') || tok.starts_with('|') || tok.starts_with('>');
+        if !bytes.is_empty() && !set_apart {
+            return Row::Malformed { addr, token: tok.to_string() };
         }
+        break;
     }
-    (!bytes.is_empty()).then_some((addr, bytes))
+    if bytes.is_empty() {
+        Row::NotARow
+    } else {
+        Row::Bytes(addr, bytes)
+    }
 }
 
 /// Reads a heading such as "### i2cdump -y 8 0x51 (A2h)", "QSFP-DD Upper Page 01h:",
@@ -451,18 +481,23 @@ mod tests {
 
     #[test]
     fn rows_in_every_dump_style() {
-        assert_eq!(parse_row("0x0010: 00 01").unwrap(), (0x10, vec![Some(0), Some(1)]));
-        assert_eq!(parse_row("00000010 82 00  17 80 |....|").unwrap(), (0x10, vec![Some(0x82), Some(0), Some(0x17), Some(0x80)]));
-        assert_eq!(parse_row("0x80:19 43").unwrap(), (0x80, vec![Some(0x19), Some(0x43)]));
-        assert_eq!(parse_row("10: 08 XX 00    ??.").unwrap(), (0x10, vec![Some(8), None, Some(0)]));
-        assert_eq!(parse_row("fpc_num:         0"), None);
-        assert_eq!(parse_row("1       100GAUI-1-S C2M"), None);
+        assert_eq!(parse_row("0x0010: 00 01"), Row::Bytes(0x10, vec![Some(0), Some(1)]));
+        assert_eq!(parse_row("00000010 82 00  17 80 |....|"), Row::Bytes(0x10, vec![Some(0x82), Some(0), Some(0x17), Some(0x80)]));
+        assert_eq!(parse_row("0x80:19 43"), Row::Bytes(0x80, vec![Some(0x19), Some(0x43)]));
+        assert_eq!(parse_row("10: 08 XX 00    ??."), Row::Bytes(0x10, vec![Some(8), None, Some(0)]));
+        assert_eq!(parse_row("fpc_num:         0"), Row::NotARow);
+        assert_eq!(parse_row("1       100GAUI-1-S C2M"), Row::NotARow);
+        // A byte damaged in transit is refused, not read as the start of an ASCII column.
+        assert_eq!(parse_row("00000000 11 22 zz 44"), Row::Malformed { addr: 0, token: "zz".into() });
+        assert_eq!(parse_row("0x0010:\t11 2"), Row::Malformed { addr: 0x10, token: "2".into() });
+        // od -A x -t x1z and sfputil set the text apart with `>` and `|` after one space.
+        assert_eq!(parse_row("000000 11 22 >.\"<"), Row::Bytes(0, vec![Some(0x11), Some(0x22)]));
         assert!(is_column_header("0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f    0123456789abcdef"));
     }
 
     #[test]
     fn xxd_groups_and_elided_rows() {
-        assert_eq!(parse_row("00000010: 0802 001e  ..").unwrap(), (0x10, vec![Some(8), Some(2), Some(0), Some(0x1e)]));
+        assert_eq!(parse_row("00000010: 0802 001e  .."), Row::Bytes(0x10, vec![Some(8), Some(2), Some(0), Some(0x1e)]));
         // hexdump -C: "*" stands for rows 0x10-0x2f identical to row 0x00.
         let text = "00000000  11 07 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n\
                     00000030  01 02 03 04 05 06 07 08  09 0a 0b 0c 0d 0e 0f 10  |................|\n";
