@@ -147,7 +147,9 @@ fn why_insufficient(cx: &Context) -> Option<String> {
     } else if w.deltas == PortCounters::default() {
         Some("no counter changed or was counted over the window (no FEC, link or driver counter deltas)".into())
     } else if w.duration_s < cx.cfg.min_window_s {
-        Some(format!("the window is {:.2} s, shorter than the {:.2} s minimum (min_window_s)", w.duration_s, cx.cfg.min_window_s))
+        // Milliseconds: a window a few ms short of a whole-second minimum (the sampler's
+        // timestamps jitter under load) must not print as equal to it.
+        Some(format!("the window is {:.3} s, shorter than the {} s minimum (min_window_s)", w.duration_s, cx.cfg.min_window_s))
     } else {
         None
     }
