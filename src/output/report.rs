@@ -60,6 +60,16 @@ fn code(s: &str) -> String {
     format!("{fence}{pad}{s}{pad}{fence}")
 }
 
+/// The analysis's own sentences (reasons, advice, notes): they quote commands and keys in
+/// backticks, which stay code spans; the text between them (names from the capture among it)
+/// goes through [`md`]. Unpaired backticks leave the whole sentence to [`md`].
+fn prose(s: &str) -> String {
+    if s.matches('`').count() % 2 != 0 {
+        return md(s);
+    }
+    s.split('`').enumerate().map(|(i, part)| if i % 2 == 0 { md(part) } else { code(part) }).collect()
+}
+
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "not reported".into())
 }
@@ -291,7 +301,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         writeln!(w)?;
     }
     for r in reasons {
-        writeln!(w, "- `{}`: {}", r.code, md(&r.message))?;
+        writeln!(w, "- `{}`: {}", r.code, prose(&r.message))?;
     }
     let advice: Vec<&str> =
         a.lanes.iter().filter_map(|x| x.advice.as_deref()).chain(p.advice.as_deref()).chain(a.advice.iter().map(String::as_str)).collect();
@@ -300,7 +310,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         writeln!(w, "Advice:")?;
         writeln!(w)?;
         for adv in advice {
-            writeln!(w, "- {}", md(adv))?;
+            writeln!(w, "- {}", prose(adv))?;
         }
     }
     let notes: Vec<&String> = a.notes.iter().chain(&a.events).collect();
@@ -309,7 +319,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         writeln!(w, "Notes from the analysis:")?;
         writeln!(w)?;
         for n in notes {
-            writeln!(w, "- {}", md(n))?;
+            writeln!(w, "- {}", prose(n))?;
         }
     }
     Ok(())

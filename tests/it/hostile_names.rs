@@ -113,3 +113,19 @@ fn report_plots_of_names_that_differ_in_replaced_characters_are_distinct() {
         }
     }
 }
+
+#[test]
+fn report_keeps_the_analysis_own_code_spans_and_escapes_what_surrounds_them() {
+    // The advice quotes a command with a placeholder: a code span shows it as typed
+    // (CommonMark 6.1), where an escaped backtick and `&lt;` would show the markup in the source.
+    let dir = tempfile::tempdir().unwrap();
+    let evil = r#"ib<x>&"#;
+    let path = renamed(dir.path(), "ib-ndr-errors-after-fec.jsonl", &[("mlx5_0/1", evil)]);
+    let out = optics().arg("report").arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("`mlxlink -d <PCI address> -c -e -m`"), "{md}");
+    assert!(!md.contains(r"\`mlxlink"), "{md}");
+    // The interface name around the spans is still text.
+    assert!(md.contains("ib&lt;x&gt;&amp;") && !md.contains("ib<x>"), "{md}");
+}
