@@ -357,7 +357,7 @@ fn hex_blocks(text: &str) -> Result<Vec<HexBlock>, InputError> {
                 next_addr = Some(addr + bytes.len() as u32);
                 last_row = bytes;
             }
-            Row::NotARow => {
+            Row::Text => {
                 // The heading nearest the rows names them. A file's leading `# ...` comment
                 // block describes the dump as a whole, so it names no block.
                 let leading_comment = blocks.is_empty() && trimmed.starts_with('#') && !trimmed.starts_with("##");
@@ -383,7 +383,7 @@ fn is_column_header(line: &str) -> bool {
 #[derive(Debug, PartialEq)]
 enum Row {
     /// A heading, comment or anything else that is not a row of bytes.
-    NotARow,
+    Text,
     /// An address and its bytes (`None` = printed unreadable).
     Bytes(u32, Vec<Option<u8>>),
     /// A row whose bytes run into a token that is neither a byte nor a set-apart ASCII column.
@@ -396,15 +396,15 @@ enum Row {
 /// or more spaces), so a non-byte token one space after a byte is a damaged row, not text.
 fn parse_row(line: &str) -> Row {
     let Some(split) = line.find(|c: char| c == ':' || c.is_whitespace()) else {
-        return Row::NotARow;
+        return Row::Text;
     };
     let (addr_str, rest) = line.split_at(split);
     let addr_digits = addr_str.strip_prefix("0x").or_else(|| addr_str.strip_prefix("0X")).unwrap_or(addr_str);
     if addr_digits.is_empty() || addr_digits.len() > 8 || !addr_digits.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Row::NotARow;
+        return Row::Text;
     }
     let Ok(addr) = u32::from_str_radix(addr_digits, 16) else {
-        return Row::NotARow;
+        return Row::Text;
     };
     let rest = rest.strip_prefix(':').unwrap_or(rest);
     let mut bytes = Vec::new();
@@ -430,7 +430,7 @@ fn parse_row(line: &str) -> Row {
         break;
     }
     if bytes.is_empty() {
-        Row::NotARow
+        Row::Text
     } else {
         Row::Bytes(addr, bytes)
     }
@@ -485,8 +485,8 @@ mod tests {
         assert_eq!(parse_row("00000010 82 00  17 80 |....|"), Row::Bytes(0x10, vec![Some(0x82), Some(0), Some(0x17), Some(0x80)]));
         assert_eq!(parse_row("0x80:19 43"), Row::Bytes(0x80, vec![Some(0x19), Some(0x43)]));
         assert_eq!(parse_row("10: 08 XX 00    ??."), Row::Bytes(0x10, vec![Some(8), None, Some(0)]));
-        assert_eq!(parse_row("fpc_num:         0"), Row::NotARow);
-        assert_eq!(parse_row("1       100GAUI-1-S C2M"), Row::NotARow);
+        assert_eq!(parse_row("fpc_num:         0"), Row::Text);
+        assert_eq!(parse_row("1       100GAUI-1-S C2M"), Row::Text);
         // A byte damaged in transit is refused, not read as the start of an ASCII column.
         assert_eq!(parse_row("00000000 11 22 zz 44"), Row::Malformed { addr: 0, token: "zz".into() });
         assert_eq!(parse_row("0x0010:\t11 2"), Row::Malformed { addr: 0x10, token: "2".into() });

@@ -64,7 +64,7 @@ fn code(s: &str) -> String {
 /// backticks, which stay code spans; the text between them (names from the capture among it)
 /// goes through [`md`]. Unpaired backticks leave the whole sentence to [`md`].
 fn prose(s: &str) -> String {
-    if s.matches('`').count() % 2 != 0 {
+    if !s.matches('`').count().is_multiple_of(2) {
         return md(s);
     }
     s.split('`').enumerate().map(|(i, part)| if i % 2 == 0 { md(part) } else { code(part) }).collect()
