@@ -23,14 +23,25 @@ use std::time::Duration;
 /// any run, and far from where adding it to a clock reading could overflow.
 pub const MAX_DURATION: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
+/// Why a duration flag's value is refused.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum DurationError {
+    #[error("{0} (examples: 500ms, 1s, 10m, 2h)")]
+    Unreadable(#[from] humantime::DurationError),
+    #[error("must be longer than zero")]
+    Zero,
+    #[error("{0} is longer than the 10 years (87600h) a run can last")]
+    TooLong(String),
+}
+
 /// `--interval 1s`, `--duration 10m`, `--window 500ms`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (examples: 500ms, 1s, 10m, 2h)"))?;
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
+    let d = humantime::parse_duration(s)?;
     if d.is_zero() {
-        return Err("must be longer than zero".into());
+        return Err(DurationError::Zero);
     }
     if d > MAX_DURATION {
-        return Err(format!("{s} is longer than the 10 years (87600h) a run can last"));
+        return Err(DurationError::TooLong(s.to_string()));
     }
     Ok(d)
 }
@@ -44,9 +55,11 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         // 10 years = 3650 days exactly is the limit; a second more is refused.
         assert_eq!(parse_duration("3650d"), Ok(MAX_DURATION));
-        assert!(parse_duration("3650d 1s").unwrap_err().contains("10 years"));
-        assert!(parse_duration("18446744073709551615s").unwrap_err().contains("10 years"));
-        assert!(parse_duration("0s").is_err());
+        assert_eq!(parse_duration("3650d 1s"), Err(DurationError::TooLong("3650d 1s".into())));
+        assert!(parse_duration("3650d 1s").unwrap_err().to_string().contains("10 years"));
+        assert!(matches!(parse_duration("18446744073709551615s"), Err(DurationError::TooLong(_))));
+        assert_eq!(parse_duration("0s"), Err(DurationError::Zero));
+        assert!(matches!(parse_duration("1 fortnight"), Err(DurationError::Unreadable(_))));
     }
 }
 

@@ -55,10 +55,15 @@ pub enum CompareFailOn {
     Worse,
 }
 
-fn parse_pair(s: &str) -> Result<(String, String), String> {
+/// A `--pair` that is not `BEFORE_IFACE=AFTER_IFACE`.
+#[derive(Debug, thiserror::Error)]
+#[error("expected BEFORE_IFACE=AFTER_IFACE")]
+struct NotAPair;
+
+fn parse_pair(s: &str) -> Result<(String, String), NotAPair> {
     match s.split_once('=') {
         Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
-        _ => Err("expected BEFORE_IFACE=AFTER_IFACE".into()),
+        _ => Err(NotAPair),
     }
 }
 

@@ -35,16 +35,30 @@ pub struct ImportArgs {
     pub interface: Option<String>,
 }
 
-fn parse_at(s: &str) -> Result<(PathBuf, OffsetDateTime), String> {
-    let (path, when) = s.rsplit_once('=').ok_or("expected FILE=RFC3339, e.g. a.json=2026-12-01T10:00:00Z")?;
-    let t = OffsetDateTime::parse(when, &Rfc3339).map_err(|e| format!("{when:?} is not RFC 3339: {e}"))?;
+/// Why an `--at` is refused.
+#[derive(Debug, thiserror::Error)]
+enum AtError {
+    #[error("expected FILE=RFC3339, e.g. a.json=2026-12-01T10:00:00Z")]
+    NoTime,
+    #[error("{when:?} is not RFC 3339: {error}")]
+    NotRfc3339 { when: String, error: time::error::Parse },
+}
+
+fn parse_at(s: &str) -> Result<(PathBuf, OffsetDateTime), AtError> {
+    let (path, when) = s.rsplit_once('=').ok_or(AtError::NoTime)?;
+    let t = OffsetDateTime::parse(when, &Rfc3339).map_err(|error| AtError::NotRfc3339 { when: when.to_string(), error })?;
     Ok((PathBuf::from(path), t))
 }
 
-fn parse_positive(s: &str) -> Result<f64, String> {
+/// A `--window-s` that is not a number of seconds above 0.
+#[derive(Debug, thiserror::Error)]
+#[error("a number of seconds above 0")]
+struct NotPositive;
+
+fn parse_positive(s: &str) -> Result<f64, NotPositive> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err("a number of seconds above 0".into()),
+        _ => Err(NotPositive),
     }
 }
 

@@ -16,7 +16,7 @@ use optics::sample::engine::{Engine, EngineConfig};
 use optics::sample::module_cache::read_static;
 use optics::sample::summary::{StopReason, StopSignal, WatchSummary};
 use optics::sample::watch::{stop_signals, watch_until_on, SampleOn, WatchConfig};
-use optics::serve::{run_live, Exporter, LiveOptions, Reload, Signals};
+use optics::serve::{run_live, CallerError, Exporter, LiveOptions, Reload, Signals};
 use optics::source::i2c::I2cModule;
 use optics::source::infiniband::{parse_port_name, IbTree, InfinibandSource};
 use optics::source::live::LiveSource;
@@ -76,25 +76,41 @@ pub fn resolve_interfaces(named: &[String], i2c: Option<&Path>) -> anyhow::Resul
 /// include/rdma/ib_verbs.h; a port number to 255, as sysfs numbers them); else a netdev name
 /// as the kernel's dev_valid_name() allows one (net/core/dev.c): 1 to IFNAMSIZ - 1 = 15
 /// bytes (include/uapi/linux/if.h), not `.` or `..`, no `/`, `:` or whitespace.
-fn check_live_name(name: &str) -> Result<(), String> {
-    const IFNAMSIZ: usize = 16;
-    const IB_DEVICE_NAME_MAX: usize = 64;
+fn check_live_name(name: &str) -> Result<(), BadLiveName> {
     if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
-        return name.parse::<u32>().map(drop).map_err(|_| "not an ifindex (at most 4294967295)".into());
+        return name.parse::<u32>().map(drop).map_err(|_| BadLiveName::NotAnIfindex);
     }
     if let Some((hca, port)) = parse_port_name(name) {
         if hca.len() >= IB_DEVICE_NAME_MAX {
-            return Err(format!("an InfiniBand device name is at most {} bytes, not {}", IB_DEVICE_NAME_MAX - 1, hca.len()));
+            return Err(BadLiveName::LongIbDevice(hca.len()));
         }
-        return (port <= 255).then_some(()).ok_or_else(|| format!("port {port}: InfiniBand port numbers go to 255"));
+        return (port <= 255).then_some(()).ok_or(BadLiveName::IbPortOver255(port));
     }
     if name.len() >= IFNAMSIZ {
-        return Err(format!("an interface name is at most {} bytes (IFNAMSIZ), not {}", IFNAMSIZ - 1, name.len()));
+        return Err(BadLiveName::LongNetdev(name.len()));
     }
     if name.is_empty() || name == "." || name == ".." || name.contains(|c: char| c == '/' || c == ':' || c.is_ascii_whitespace()) {
-        return Err("not an interface name (1-15 bytes, not . or .., no /, : or whitespace)".into());
+        return Err(BadLiveName::NotANetdev);
     }
     Ok(())
+}
+
+const IFNAMSIZ: usize = 16;
+const IB_DEVICE_NAME_MAX: usize = 64;
+
+/// Why a name cannot name a live interface ([`check_live_name`]).
+#[derive(Debug, thiserror::Error, PartialEq)]
+enum BadLiveName {
+    #[error("not an ifindex (at most 4294967295)")]
+    NotAnIfindex,
+    #[error("an InfiniBand device name is at most {max} bytes, not {0}", max = IB_DEVICE_NAME_MAX - 1)]
+    LongIbDevice(usize),
+    #[error("port {0}: InfiniBand port numbers go to 255")]
+    IbPortOver255(u32),
+    #[error("an interface name is at most {max} bytes (IFNAMSIZ), not {0}", max = IFNAMSIZ - 1)]
+    LongNetdev(usize),
+    #[error("not an interface name (1-15 bytes, not . or .., no /, : or whitespace)")]
+    NotANetdev,
 }
 
 /// `name` as an error quotes it: its first 32 characters.
@@ -205,11 +221,11 @@ pub async fn serve_live(
     signals: &mut Signals,
     on_reload: Reload<'_>,
 ) -> anyhow::Result<StopSignal> {
-    let find = move || -> Result<Vec<String>, String> {
+    let find = move || -> Result<Vec<String>, CallerError> {
         let mut src = LiveSource::new();
         let ib = IbTree::system();
         if named.is_empty() {
-            return discover_all(&mut src, &ib).map_err(|e| e.to_string());
+            return Ok(discover_all(&mut src, &ib)?);
         }
         // A named InfiniBand port exists while sysfs has it; a netdev while the kernel knows it.
         let exists = |i: &&String| match parse_port_name(i) {

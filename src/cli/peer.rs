@@ -25,7 +25,7 @@ pub struct PeerArg {
 
 /// clap parser: `CAPTURE` or `CAPTURE:IFACE` (a path that exists as given is taken whole,
 /// so a file name with a colon still works).
-pub fn parse_peer(s: &str) -> Result<PeerArg, String> {
+pub fn parse_peer(s: &str) -> Result<PeerArg, std::convert::Infallible> {
     if Path::new(s).exists() {
         return Ok(PeerArg { path: s.into(), interface: None });
     }
@@ -38,22 +38,35 @@ pub fn parse_peer(s: &str) -> Result<PeerArg, String> {
 /// clap parser of `--lane-map`: `NEAR:FAR` lane pairs, comma-separated, 1-based
 /// (`1:2,2:1,3:4,4:3` for a cable crossing lane pairs; `1:5,2:6,3:7,4:8` for the second
 /// half of a breakout). Each lane at most once on each side.
-pub fn parse_lane_map(s: &str) -> Result<LaneMap, String> {
+pub fn parse_lane_map(s: &str) -> Result<LaneMap, LaneMapError> {
     let mut out: Vec<(u8, u8)> = Vec::new();
     for pair in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (a, b) = pair.split_once(':').ok_or_else(|| format!("{pair:?}: give NEAR:FAR, e.g. 1:2"))?;
+        let (a, b) = pair.split_once(':').ok_or_else(|| LaneMapError::NotAPair(pair.to_string()))?;
         let lane =
-            |x: &str| x.trim().parse::<u8>().ok().filter(|n| (1..=32).contains(n)).ok_or_else(|| format!("{x:?}: a lane is 1 to 32"));
+            |x: &str| x.trim().parse::<u8>().ok().filter(|n| (1..=32).contains(n)).ok_or_else(|| LaneMapError::NotALane(x.to_string()));
         let (near, far) = (lane(a)?, lane(b)?);
         if out.iter().any(|(n, f)| *n == near || *f == far) {
-            return Err(format!("{pair}: each lane may appear once on each side"));
+            return Err(LaneMapError::LaneTwice(pair.to_string()));
         }
         out.push((near, far));
     }
     if out.is_empty() {
-        return Err("an empty lane map: give NEAR:FAR pairs, e.g. 1:2,2:1".into());
+        return Err(LaneMapError::Empty);
     }
     Ok(LaneMap(out))
+}
+
+/// Why a `--lane-map` is refused.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum LaneMapError {
+    #[error("{0:?}: give NEAR:FAR, e.g. 1:2")]
+    NotAPair(String),
+    #[error("{0:?}: a lane is 1 to 32")]
+    NotALane(String),
+    #[error("{0}: each lane may appear once on each side")]
+    LaneTwice(String),
+    #[error("an empty lane map: give NEAR:FAR pairs, e.g. 1:2,2:1")]
+    Empty,
 }
 
 /// `--lane-map`: (near lane, far lane) pairs.
@@ -218,9 +231,9 @@ mod tests {
     #[test]
     fn lane_maps_parse_and_refuse_what_cannot_be_one() {
         assert_eq!(parse_lane_map("1:2, 2:1").unwrap(), LaneMap(vec![(1, 2), (2, 1)]));
-        assert!(parse_lane_map("1:2,1:3").unwrap_err().contains("once"));
-        assert!(parse_lane_map("1-2").unwrap_err().contains("NEAR:FAR"));
-        assert!(parse_lane_map("0:1").unwrap_err().contains("1 to 32"));
-        assert!(parse_lane_map("").is_err());
+        assert_eq!(parse_lane_map("1:2,1:3"), Err(LaneMapError::LaneTwice("1:3".into())));
+        assert_eq!(parse_lane_map("1-2"), Err(LaneMapError::NotAPair("1-2".into())));
+        assert_eq!(parse_lane_map("0:1"), Err(LaneMapError::NotALane("0".into())));
+        assert_eq!(parse_lane_map(""), Err(LaneMapError::Empty));
     }
 }

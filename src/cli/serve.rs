@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use optics::serve::http::{self, Limits, Security};
 use optics::serve::web_config::WebConfig;
-use optics::serve::{log, run_replay, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO, LOG_WARNING};
+use optics::serve::{log, run_replay, CallerError, Exporter, LiveOptions, ServeWindows, Shared, Signals, LOG_INFO, LOG_WARNING};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -104,7 +104,8 @@ const MAX_PEM_BYTES: u64 = 1 << 20;
 /// server starts.
 fn load_web_config(path: &Path) -> anyhow::Result<WebConfig> {
     let yaml = read_file(path, MAX_CONFIG_BYTES, "a web configuration file")?;
-    let read = |p: &Path| read_file(p, MAX_PEM_BYTES, "a PEM file").map_err(|e| format!("{e:#}"));
+    // `{:#}`: the whole chain of what failed, as the binary words it.
+    let read = |p: &Path| read_file(p, MAX_PEM_BYTES, "a PEM file").map_err(|e| CallerError::from(format!("{e:#}")));
     WebConfig::load(&yaml, path, &read).map_err(|e| anyhow::anyhow!("--web.config.file {}: {e}", path.display()))
 }
 
@@ -163,7 +164,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         exporter.publish();
         let mut signals = Signals::install()?;
         let config_path = args.config.clone();
-        let on_reload = move || load_config(config_path.as_deref()).map_err(|e| format!("{e:#}"));
+        let on_reload = move || load_config(config_path.as_deref()).map_err(|e| CallerError::from(format!("{e:#}")));
         let stopped_by = match replay {
             Some(mut reader) => run_replay(&mut exporter, &mut reader, &args.interfaces, args.speed, &mut signals, &on_reload).await,
             None => {

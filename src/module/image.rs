@@ -86,7 +86,7 @@ impl<'a> HalfView<'a> {
     }
 }
 
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum ImageError {
     #[error("offset {offset} + length {len} crosses a half-page boundary (entries must lie inside one 128-byte half page)")]
     CrossesHalfPage { offset: u16, len: usize },

@@ -35,7 +35,7 @@ pub use report::{ModuleReport, Standard};
 
 use thiserror::Error;
 
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum DecodeError {
     #[error("module image is empty: no byte 0 (identifier) was read")]
     NoIdentifier,

@@ -380,8 +380,12 @@ impl Signals {
     }
 }
 
+/// An error of the caller's own (reading a file it names, discovering interfaces): serve
+/// only shows it.
+pub type CallerError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Reloads the configuration on SIGHUP (the caller reads `--config` again).
-pub type Reload<'a> = &'a (dyn Fn() -> Result<Config, String> + Sync);
+pub type Reload<'a> = &'a (dyn Fn() -> Result<Config, CallerError> + Sync);
 
 fn reload(pending: &PendingConfig, reload: Reload) {
     match reload() {
@@ -423,7 +427,7 @@ pub async fn run_live<F, D>(
 ) -> Result<StopSignal, ServeError>
 where
     F: Fn(&str) -> Box<dyn Source + Send>,
-    D: Fn() -> Result<Vec<String>, String>,
+    D: Fn() -> Result<Vec<String>, CallerError>,
 {
     let start = std::time::Instant::now();
     let pending = exporter.pending_config();

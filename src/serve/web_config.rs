@@ -73,7 +73,7 @@ pub struct WebConfig {
 }
 
 /// Reads a file the configuration names (bounded by the caller), or says why not.
-pub type ReadFile<'a> = &'a dyn Fn(&Path) -> Result<Vec<u8>, String>;
+pub type ReadFile<'a> = &'a dyn Fn(&Path) -> Result<Vec<u8>, super::CallerError>;
 
 /// Why a web configuration is refused: each text names the key to mend.
 #[derive(Debug, thiserror::Error)]
@@ -91,7 +91,7 @@ pub enum WebConfigError {
     PemTwice(&'static str),
     /// `{what}_file` could not be read (the reader's text).
     #[error("tls_server_config: {what}_file: {detail}")]
-    PemFile { what: &'static str, detail: String },
+    PemFile { what: &'static str, detail: super::CallerError },
     #[error("tls_server_config: {key}: unknown TLS version {version:?} (TLS10, TLS11, TLS12 or TLS13)")]
     UnknownVersion { key: &'static str, version: String },
     #[error("tls_server_config: max_version {0}: optics speaks TLS 1.2 and 1.3 only")]
@@ -371,12 +371,12 @@ fn parse_basic(value: &[u8]) -> Option<(String, Vec<u8>)> {
 mod tests {
     use super::*;
 
-    fn no_files(p: &Path) -> Result<Vec<u8>, String> {
-        Err(format!("{}: not readable in this test", p.display()))
+    fn no_files(p: &Path) -> Result<Vec<u8>, super::super::CallerError> {
+        Err(format!("{}: not readable in this test", p.display()).into())
     }
 
-    fn load(yaml: &str) -> Result<WebConfig, String> {
-        WebConfig::load(yaml.as_bytes(), Path::new("/etc/optics/web.yml"), &no_files).map_err(|e| e.to_string())
+    fn load(yaml: &str) -> Result<WebConfig, WebConfigError> {
+        WebConfig::load(yaml.as_bytes(), Path::new("/etc/optics/web.yml"), &no_files)
     }
 
     #[test]
@@ -389,13 +389,14 @@ mod tests {
 
     #[test]
     fn unknown_and_unimplemented_keys_are_refused_by_name() {
-        let e = load("tls_server_config:\n  cert_fil: x\n").unwrap_err();
+        let e = load("tls_server_config:\n  cert_fil: x\n").unwrap_err().to_string();
         assert!(e.contains("cert_fil"), "{e}");
-        let e = load("basic_auth_user:\n  a: b\n").unwrap_err();
+        let e = load("basic_auth_user:\n  a: b\n").unwrap_err().to_string();
         assert!(e.contains("basic_auth_user"), "{e}");
-        let e = load("rate_limit:\n  interval: 1s\n  burst: 20\n").unwrap_err();
+        let e = load("rate_limit:\n  interval: 1s\n  burst: 20\n").unwrap_err().to_string();
         assert!(e.contains("rate_limit is not implemented"), "{e}");
-        let e = load("tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n").unwrap_err();
+        let e =
+            load("tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n").unwrap_err().to_string();
         assert!(e.contains("cipher_suites is not implemented"), "{e}");
         assert!(load("- a\n- b\n").is_err());
     }
@@ -403,7 +404,7 @@ mod tests {
     #[test]
     fn client_auth_types_that_verify_nothing_are_refused() {
         for v in ["RequestClientCert", "RequireAnyClientCert", "Sometimes"] {
-            let e = load(&format!("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: {v}\n")).unwrap_err();
+            let e = load(&format!("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: {v}\n")).unwrap_err().to_string();
             assert!(e.contains(v), "{e}");
         }
     }
@@ -422,11 +423,12 @@ mod tests {
 
     #[test]
     fn a_user_hash_must_be_bcrypt_and_a_name_has_no_colon() {
-        let e = load("basic_auth_users:\n  alice: secret\n").unwrap_err();
+        let e = load("basic_auth_users:\n  alice: secret\n").unwrap_err().to_string();
         assert!(e.contains("alice: not a bcrypt hash"), "{e}");
-        let e = load(&format!("basic_auth_users:\n  'a:b': '{UNKNOWN_USER_HASH}'\n")).unwrap_err();
+        let e = load(&format!("basic_auth_users:\n  'a:b': '{UNKNOWN_USER_HASH}'\n")).unwrap_err().to_string();
         assert!(e.contains("no ':'"), "{e}");
-        let e = load(&format!("basic_auth_users:\n  alice: '{UNKNOWN_USER_HASH}'\n  alice: '{UNKNOWN_USER_HASH}'\n")).unwrap_err();
+        let e =
+            load(&format!("basic_auth_users:\n  alice: '{UNKNOWN_USER_HASH}'\n  alice: '{UNKNOWN_USER_HASH}'\n")).unwrap_err().to_string();
         assert!(e.contains("`alice` is given twice"), "{e}");
     }
 

@@ -6,7 +6,7 @@
 
 use optics::analysis::Config;
 use optics::capture::read_capture;
-use optics::serve::{run_live, Exporter, LiveOptions, ServeWindows, Shared, Signals};
+use optics::serve::{run_live, CallerError, Exporter, LiveOptions, ServeWindows, Shared, Signals};
 use optics::source::replay::ReplaySource;
 use optics::source::Source;
 use std::path::Path;
@@ -68,14 +68,14 @@ fn discovery_picks_up_new_interfaces_and_drops_vanished_ones() {
         let mut exporter = Exporter::new(Config::default(), ServeWindows::of(&Config::default(), vec![300.0]), shared.clone());
         let opts = LiveOptions { interval: Duration::from_millis(50), rediscover: Duration::from_millis(100) };
         let make_source = |_: &str| -> Box<dyn Source + Send> { Box::new(ReplaySource::new(&cap)) };
-        let discover = || -> Result<Vec<String>, String> {
+        let discover = || -> Result<Vec<String>, CallerError> {
             Ok(match phase.load(Ordering::SeqCst) {
                 0 => vec![A.to_string()],
                 1 => vec![A.to_string(), B.to_string()],
                 _ => vec![B.to_string()],
             })
         };
-        let reload = || -> Result<Config, String> { Ok(Config::default()) };
+        let reload = || -> Result<Config, CallerError> { Ok(Config::default()) };
         run_live(&mut exporter, &opts, make_source, discover, &mut signals, &reload).await.unwrap()
     });
     checker.join().expect("the checker saw every phase");

@@ -13,6 +13,7 @@ use crate::sample::delta::{Break, DeltaSum, Point, PointStep, SegmentDelta, Segm
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 mod restart;
@@ -20,7 +21,7 @@ mod static_module;
 mod window;
 
 pub use static_module::StaticModule;
-use static_module::{malformed, PageRun, SampleModule};
+use static_module::{NoModule, PageRun, SampleModule};
 
 /// Sentences kept per list (events, segment breaks); the rest are counted.
 const MAX_SENTENCES: usize = 256;
@@ -132,7 +133,7 @@ pub struct Segment {
     link_seen: bool,
     /// Interface record in force at the last sample, and that sample's module.
     ir: Option<Arc<StaticModule>>,
-    image: Result<SampleModule, String>,
+    image: Result<SampleModule, NoModule>,
     /// Where the last sample's monitor pages lay in `image`.
     layout: Vec<PageRun>,
     /// The last sample's absolute counters (boxed: a sample swaps them in by pointer, not
@@ -173,7 +174,7 @@ impl Segment {
             (true, true, Ok(SampleModule::Image(img))) => {
                 // The same runs were inserted into this image before, so they fit again.
                 if let Err(e) = pages.iter().try_for_each(|e| img.insert_entry(e)) {
-                    self.image = Err(malformed(e));
+                    self.image = Err(NoModule::Malformed(e));
                 }
                 return;
             }
@@ -211,17 +212,17 @@ impl Segment {
 
     /// The last sample's module into `out`, reusing the report it holds; `None` on error
     /// (borrowed: the stored image's own error, not copied per window).
-    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), Cow<'_, str>> {
+    fn decode_into(&self, out: &mut Option<ModuleReport>) -> Result<(), Cow<'_, NoModule>> {
         // `image` is the record's static image with the `layout` runs laid over it.
         if let (Ok(SampleModule::Image(img)), Some(ir)) = (&self.image, self.ir.as_deref()) {
             if let (Some(st), Ok(Some(base))) = (&ir.decoded, &ir.image) {
                 let runs = self.layout.iter().map(|r| (r.0, r.1, r.2, r.3, r.4));
-                return st.decode_sample_into(base, img, runs, out).map_err(|e| e.to_string().into());
+                return st.decode_sample_into(base, img, runs, out).map_err(|e| Cow::Owned(e.into()));
             }
         }
         *out = None;
-        let image = self.image.as_ref().map_err(|e| Cow::Borrowed(e.as_str()))?;
-        *out = Some(image.decode()?);
+        let image = self.image.as_ref().map_err(Cow::Borrowed)?;
+        *out = Some(image.decode().map_err(|e| Cow::Owned(e.into()))?);
         Ok(())
     }
 
@@ -270,10 +271,14 @@ impl Segment {
             Ok(()) => w.module_error = None,
             // Into the string `w` holds: a window refilled per interval keeps its buffer.
             Err(e) => {
-                let text = module_read_error.map_or(&*e, String::as_str);
-                match &mut w.module_error {
-                    Some(held) => text.clone_into(held),
-                    None => w.module_error = Some(text.to_owned()),
+                let held = w.module_error.get_or_insert_with(String::new);
+                held.clear();
+                match module_read_error {
+                    Some(text) => held.push_str(text),
+                    // Writing into a String cannot fail.
+                    None => {
+                        let _ = write!(held, "{e}");
+                    }
                 }
             }
         }
@@ -451,7 +456,7 @@ impl IfaceState {
             down_transitions: 0,
             link_seen: false,
             ir: None,
-            image: Err("no samples in the window".into()),
+            image: Err(NoModule::NoSamples),
             layout: Vec::new(),
             counters_at_end: Box::default(),
             time_base: None,
@@ -486,7 +491,7 @@ impl IfaceState {
             w.link_up = seg.link_up;
             w.link_ext_state = seg.link_ext_state;
             if let Err(e) = seg.decode_into(&mut w.module) {
-                w.module_error = Some(e.into_owned());
+                w.module_error = Some(e.to_string());
             }
             return w;
         };
@@ -500,7 +505,7 @@ impl IfaceState {
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         if let Err(e) = seg.decode_into(&mut w.module) {
-            w.module_error = Some(self.module_read_error.clone().unwrap_or_else(|| e.into_owned()));
+            w.module_error = Some(self.module_read_error.clone().unwrap_or_else(|| e.to_string()));
         }
         w.rx_power_dbm_mean = seg.rx.mean_dbm(Some(&snap.rx_before));
         w

@@ -2,16 +2,17 @@
 
 use crate::capture::{InterfaceRecord, SampleRecord};
 use crate::module::fingerprint::fingerprint;
+use crate::module::image::ImageError;
 use crate::module::monitors::StaticDecode;
-use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, ModuleImage, ModuleReport, PageEntry};
-use std::borrow::Cow;
+use crate::module::{decode, lane_rx_power_mw, rx_power_by_lane, DecodeError, ModuleImage, ModuleReport, PageEntry};
+use thiserror::Error;
 
 /// An interface record and what is derived from it once: its static pages as an image.
 #[derive(Debug)]
 pub struct StaticModule {
     pub record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
-    pub(super) image: Result<Option<ModuleImage>, String>,
+    pub(super) image: Result<Option<ModuleImage>, NoModule>,
     /// The record's module fingerprint (`module::fingerprint::fingerprint`), from `image`: not
     /// parsed again per interval.
     pub(super) fingerprint: Option<Vec<u8>>,
@@ -20,13 +21,22 @@ pub struct StaticModule {
     pub(super) decoded: Option<StaticDecode>,
 }
 
-pub(super) fn malformed(e: impl std::fmt::Display) -> String {
-    format!("module pages in the capture are malformed: {e}")
+/// Why a window has no decoded module (the words become the window's `module_error`).
+#[derive(Clone, Debug, Error, PartialEq)]
+pub(super) enum NoModule {
+    #[error("no samples in the window")]
+    NoSamples,
+    #[error("no module data in the capture")]
+    NoData,
+    #[error("module pages in the capture are malformed: {0}")]
+    Malformed(#[from] ImageError),
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
 }
 
 impl StaticModule {
     pub fn new(record: InterfaceRecord) -> Self {
-        let image = record.module.as_ref().map(|m| m.image().map_err(malformed)).transpose();
+        let image = record.module.as_ref().map(|m| m.image().map_err(NoModule::Malformed)).transpose();
         let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
         let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);
         StaticModule { record, image, fingerprint, decoded }
@@ -35,7 +45,7 @@ impl StaticModule {
     /// The module of a sample: these static pages plus the sample's monitor pages
     /// (sample bytes win), built from the cached image, not re-parsed; or, for imported
     /// tool output without EEPROM bytes, the monitors as the tool printed them.
-    pub(super) fn with_sample(this: Option<&Self>, s: &SampleRecord) -> Result<SampleModule, String> {
+    pub(super) fn with_sample(this: Option<&Self>, s: &SampleRecord) -> Result<SampleModule, NoModule> {
         if let (Some(p), None, None) = (&s.printed_module, this.and_then(|m| m.record.module.as_ref()), &s.module) {
             return Ok(SampleModule::Printed(Box::new(p.to_report())));
         }
@@ -45,11 +55,11 @@ impl StaticModule {
             None => None,
         };
         if base.is_none() && s.module.is_none() {
-            return Err("no module data in the capture".into());
+            return Err(NoModule::NoData);
         }
         let mut img = base.cloned().unwrap_or_default();
         for e in s.module.iter().flat_map(|m| &m.pages) {
-            img.insert_entry(e).map_err(malformed)?;
+            img.insert_entry(e)?;
         }
         Ok(SampleModule::Image(img))
     }
@@ -73,9 +83,9 @@ pub(super) enum SampleModule {
 }
 
 impl SampleModule {
-    pub(super) fn decode(&self) -> Result<ModuleReport, Cow<'static, str>> {
+    pub(super) fn decode(&self) -> Result<ModuleReport, DecodeError> {
         match self {
-            SampleModule::Image(img) => decode(img).map_err(|e| e.to_string().into()),
+            SampleModule::Image(img) => decode(img),
             SampleModule::Printed(r) => Ok((**r).clone()),
         }
     }
