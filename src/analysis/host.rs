@@ -34,6 +34,17 @@ pub struct HostAnalysis {
     pub pause_discards: Option<PauseDiscards>,
     /// What could not be checked, one sentence each.
     pub not_checked: Vec<String>,
+    /// The host reason codes raised on this NIC, in the order judged; empty when nothing
+    /// the host checks could look at is wrong (the one-line summary says so).
+    pub problems: Vec<ReasonCode>,
+    /// How many other NICs of its model (PCI ID) on the node run its firmware version;
+    /// `None` when firmware was not compared (version or model unknown, or
+    /// `firmware_consistent` off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub firmware_peers: Option<usize>,
+    /// How many of the node's other ports run its MTU; `None` when its MTU is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mtu_peers: Option<usize>,
 }
 
 /// A counter's increase over the window and its rate.
@@ -222,6 +233,9 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
         gpus,
         pause_discards: None,
         not_checked,
+        problems: Vec::new(),
+        firmware_peers: None,
+        mtu_peers: None,
     }
 }
 
@@ -406,6 +420,13 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
         a.host.get_or_insert_with(HostAnalysis::default).pause_discards = Some(pd);
     }
     let Some(h) = &a.host else { return };
+    let mut not_checked = Vec::new();
+    if h.pause_discards.is_none() {
+        not_checked.push(match w.samples {
+            0 | 1 => "pause and discards: one reading, no window to make rates of".to_string(),
+            _ => "pause and discards: no pause, discard or out-of-buffer counter read".to_string(),
+        });
+    }
     let mut found: Vec<(ReasonCode, String, String)> = Vec::new();
     let iface = a.interface.as_str();
     // SYS is worked out only where both NUMA nodes are known (sysfs), or stated by the tool
@@ -431,8 +452,10 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
             ),
         ));
     }
+    let mut mtu_peers = None;
     if let Some(mtu) = h.mtu.as_ref().map(|m| m.value) {
         let others: Vec<(&str, u32)> = node.mtus.iter().filter(|(i, _)| i != iface).map(|(i, m)| (i.as_str(), *m)).collect();
+        mtu_peers = Some(others.iter().filter(|(_, m)| *m == mtu).count());
         let expected = match cfg.expected_mtu {
             Some(e) => Some((e, "the configuration (expected_mtu) expects".to_string())),
             None => node.majority_mtu().map(|e| {
@@ -463,9 +486,14 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
             _ => {}
         }
     }
+    let mut firmware_peers = None;
+    if let (true, None, Some(_)) = (cfg.firmware_consistent, &h.pci_id, &h.firmware_version) {
+        not_checked.push("firmware consistency: the NIC's model (PCI ID) is not known, to compare with the node's others".to_string());
+    }
     if let (true, Some(id), Some(fw)) = (cfg.firmware_consistent, &h.pci_id, &h.firmware_version) {
         let mine = firmware_version(&fw.value);
         let model = node.firmware.get(&id.value).map(Vec::as_slice).unwrap_or_default();
+        firmware_peers = Some(model.iter().filter(|(i, v)| i != iface && v == mine).count());
         let other: Vec<&(String, String)> = model.iter().filter(|(i, v)| i != iface && v != mine).collect();
         if !other.is_empty() {
             let mut by_version: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -518,6 +546,12 @@ pub fn judge(a: &mut InterfaceAnalysis, w: &InterfaceWindow, node: &Node, cfg: &
         found.extend(judge_pause_discards(pd, iface, cfg));
     }
     found.extend(judge_queues(h, iface, cfg));
+    if let Some(h) = a.host.as_mut() {
+        h.not_checked.extend(not_checked);
+        h.problems = found.iter().map(|(code, _, _)| *code).collect();
+        h.firmware_peers = firmware_peers;
+        h.mtu_peers = mtu_peers;
+    }
     if found.is_empty() {
         return;
     }
@@ -635,6 +669,21 @@ mod tests {
         );
         assert!(split.iter().all(|a| codes(a) == [ReasonCode::MtuMismatch]));
         assert!(split[0].reasons.iter().any(|r| r.message.contains("(1500 on c, d; 9000 on a, b)")));
+    }
+
+    /// The peers each NIC's line counts: a and b share a model, firmware and MTU; c has no
+    /// PCI ID, so its firmware is compared with no one and it says so.
+    #[test]
+    fn peers_are_counted_and_a_nic_without_a_model_is_not_compared() {
+        let mut c = nic("c", 9000, "22.39.1002");
+        c.identity.host.as_mut().unwrap().pci_id = None;
+        let all = crate::analysis::analyze(&[nic("a", 9000, "22.39.1002"), nic("b", 9000, "22.39.1002"), c], &Config::default(), &[]);
+        let host = |i: usize| all[i].host.as_ref().unwrap();
+        assert_eq!((host(0).firmware_peers, host(0).mtu_peers, host(0).problems.len()), (Some(1), Some(2), 0));
+        assert_eq!((host(2).firmware_peers, host(2).mtu_peers), (None, Some(2)));
+        assert!(host(2).not_checked.iter().any(|n| n.starts_with("firmware consistency: the NIC's model (PCI ID) is not known")));
+        // No window (no samples): pause and discards are named as not checked.
+        assert!(host(0).not_checked.iter().any(|n| n == "pause and discards: one reading, no window to make rates of"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Writers never reach back into sources.
 
 pub mod csv;
+pub mod host;
 pub mod html;
 mod lane_row;
 pub mod live_table;

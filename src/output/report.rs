@@ -143,6 +143,9 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
     if let Some(msg) = &p.message {
         writeln!(w, "- PCIe note: {}", md(msg))?;
     }
+    if let Some(h) = &a.host {
+        writeln!(w, "- Host beneath the link: {}", md(&crate::output::host::host_line(h)))?;
+    }
     if let Some(n) = &a.neighbor {
         writeln!(w, "- Cabled to: {} (LLDP neighbor table)", md(&n.shown()))?;
     }

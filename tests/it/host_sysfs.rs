@@ -20,17 +20,17 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 
 /// A PCI function at `path` (components below `sys/devices`).
-struct Function<'a> {
-    path: &'a str,
-    vendor: u32,
-    device: u32,
-    class: u32,
-    numa: i32,
-    driver: Option<&'a str>,
-    netdev: Option<(&'a str, u32)>,
+pub(super) struct Function<'a> {
+    pub(super) path: &'a str,
+    pub(super) vendor: u32,
+    pub(super) device: u32,
+    pub(super) class: u32,
+    pub(super) numa: i32,
+    pub(super) driver: Option<&'a str>,
+    pub(super) netdev: Option<(&'a str, u32)>,
 }
 
-fn add(root: &Path, f: &Function) {
+pub(super) fn add(root: &Path, f: &Function) {
     let parts: Vec<&str> = f.path.split('/').collect();
     let dir = root.join("sys/devices").join(f.path);
     fs::create_dir_all(&dir).unwrap();
@@ -67,7 +67,7 @@ const NIC_SOCKET1: &str = "pci0000:9a/0000:9a:02.0/0000:9b:00.0";
 const GPU_SOCKET1: &str = "pci0000:9a/0000:9a:04.0/0000:9c:00.0";
 
 /// The two-socket node; without `gpu_on_socket1`, socket 1's NIC has no GPU near it.
-fn two_socket_node(root: &Path, gpu_on_socket1: bool) {
+pub(super) fn two_socket_node(root: &Path, gpu_on_socket1: bool) {
     let nic = |path, name, numa, mtu| Function {
         path,
         vendor: 0x15b3,
@@ -261,7 +261,7 @@ fn recorded_host_facts_show_in_scan() {
     let rec = back.interface_records_for("ens1np0").next().unwrap();
     assert_eq!(rec.host.as_ref(), Some(&facts));
 
-    let out = optics().args(["scan", "--all", "--replay"]).arg(&file).env("COLUMNS", "400").assert().success().get_output().stdout.clone();
+    let out = optics().args(["scan", "--all", "--replay"]).arg(&file).env("COLUMNS", "1000").assert().success().get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let at =
@@ -269,9 +269,10 @@ fn recorded_host_facts_show_in_scan() {
     assert!(at("pcie") < at("host") && at("host") < at("link"), "{text}");
     assert_eq!(
         lines[at("host")].trim(),
-        "host     mlx5_core 6.8.0-45-generic, firmware 28.39.1002 (MT_0000000838), NUMA node 0, MTU 9000, rings rx \
-         8192/8192 tx 8192/8192, channels 32 combined of 63 for 32 CPUs on its NUMA node, 2 of 4 IRQs off its NUMA node \
-         (42 43); nearest GPU 0000:1b:00.0 PIX (behind one PCIe switch), others 1 NODE, 1 SYS"
+        "host     irqs_off_numa_node: mlx5_core 6.8.0-45-generic, firmware 28.39.1002 (MT_0000000838), NUMA node 0, \
+         MTU 9000, rings rx 8192/8192 tx 8192/8192, channels 32 combined of 63 for 32 CPUs on its NUMA node, 2 of 4 IRQs \
+         off its NUMA node (42 43); nearest GPU 0000:1b:00.0 PIX (behind one PCIe switch), others 1 NODE, 1 SYS; could \
+         not check pause and discards: no pause, discard or out-of-buffer counter read"
     );
 
     let out = optics().args(["scan", "--json", "--replay"]).arg(&file).assert().success().get_output().stdout.clone();
@@ -280,11 +281,12 @@ fn recorded_host_facts_show_in_scan() {
     assert_eq!(host["firmware_version"], json!({"value": "28.39.1002 (MT_0000000838)", "from": "ioctl"}));
     assert_eq!(host["mtu"], json!({"value": 9000, "from": "sysfs"}));
     assert_eq!(host["gpus"][0]["distance"], "PIX");
-    assert_eq!(host["not_checked"], json!([]));
+    assert_eq!(host["not_checked"], json!(["pause and discards: no pause, discard or out-of-buffer counter read"]));
+    assert_eq!(host["problems"], json!(["irqs_off_numa_node"]));
 }
 
 /// `capture` with `facts(interface)` as the `host` of every interface record.
-fn with_host(capture: &str, facts: impl Fn(&str) -> HostFacts) -> String {
+pub(super) fn with_host(capture: &str, facts: impl Fn(&str) -> HostFacts) -> String {
     let mut out = String::new();
     for line in capture.lines() {
         let mut v: Value = serde_json::from_str(line).unwrap();

@@ -48,6 +48,9 @@ mod host_import;
 #[cfg(live)]
 mod host_live_veth;
 mod host_pause;
+mod host_summary;
+#[cfg(live)]
+mod host_summary_live;
 mod host_sysfs;
 mod hostile_names;
 #[cfg(live)]

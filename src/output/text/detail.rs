@@ -4,10 +4,8 @@
 
 use super::style::Tone;
 use super::{ber_text, escape, field, lanes, num, verdict_word, wrap, TextOptions};
-use crate::analysis::host::HostAnalysis;
 use crate::analysis::verdict::{join_codes, verdict_codes};
 use crate::analysis::InterfaceAnalysis;
-use crate::device::host::PciDistance;
 use std::io::{self, Write};
 
 pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
@@ -31,7 +29,7 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
         field(w, "shared", msg, width)?;
     }
     if let Some(h) = &a.host {
-        field(w, "host", &host_text(h), width)?;
+        field(w, "host", &crate::output::host::host_line(h), width)?;
     }
     field(w, "link", &link_text(a), width)?;
     if let Some(n) = &a.neighbor {
@@ -103,94 +101,6 @@ fn verdict_line(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) ->
         writeln!(w, "{:indent$}{l}", "")?;
     }
     Ok(())
-}
-
-/// Driver and firmware, NUMA node, MTU, the nearest GPU(s) and how many are farther, then
-/// what could not be checked.
-fn host_text(h: &HostAnalysis) -> String {
-    let mut parts = Vec::new();
-    let driver = [&h.driver, &h.driver_version].iter().filter_map(|f| f.as_ref().map(|f| f.value.as_str())).collect::<Vec<_>>();
-    if !driver.is_empty() {
-        parts.push(driver.join(" "));
-    }
-    if let Some(fw) = &h.firmware_version {
-        parts.push(format!("firmware {}", fw.value));
-    }
-    if let Some(n) = &h.numa_node {
-        parts.push(format!("NUMA node {}", n.value));
-    }
-    if let Some(m) = &h.mtu {
-        parts.push(format!("MTU {}", m.value));
-    }
-    if let Some(r) = &h.rings {
-        let side = |c: Option<u32>, m: Option<u32>| match (c, m) {
-            (Some(c), Some(m)) => format!("{c}/{m}"),
-            (Some(c), None) => c.to_string(),
-            _ => "-".to_string(),
-        };
-        parts.push(format!("rings rx {} tx {}", side(r.value.rx, r.value.rx_max), side(r.value.tx, r.value.tx_max)));
-    }
-    if let Some(c) = &h.channels {
-        let c = &c.value;
-        let kinds: Vec<String> = [("combined", c.combined, c.combined_max), ("rx", c.rx, c.rx_max), ("tx", c.tx, c.tx_max)]
-            .iter()
-            .filter_map(|(k, n, m)| Some(format!("{} {k}{}", (*n)?, m.map(|m| format!(" of {m}")).unwrap_or_default())))
-            .collect();
-        let cpus = h.node_cpus.map(|n| format!(" for {n} CPUs on its NUMA node")).unwrap_or_default();
-        if !kinds.is_empty() {
-            parts.push(format!("channels {}{cpus}", kinds.join(", ")));
-        }
-    }
-    if let Some(i) = &h.irqs {
-        parts.push(match i.off_node {
-            0 => format!("{} IRQs on its NUMA node", i.total),
-            n => format!(
-                "{n} of {} IRQs off its NUMA node ({}{})",
-                i.total,
-                i.off_node_irqs.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
-                if n > i.off_node_irqs.len() { " ..." } else { "" }
-            ),
-        });
-    }
-    if let Some(pd) = &h.pause_discards {
-        let rate =
-            |name: &str, r: &Option<crate::analysis::host::Rate>| r.as_ref().map(|r| format!("{name} {} ({:.3}/s)", r.count, r.per_s));
-        let counted: Vec<String> = [
-            rate("pause rx", &pd.rx_pause_frames),
-            rate("pause tx", &pd.tx_pause_frames),
-            rate("rx discards", &pd.rx_discards),
-            rate("out of buffer", &pd.rx_out_of_buffer),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !counted.is_empty() {
-            parts.push(format!("{} over {:.0} s", counted.join(", "), pd.window_s));
-        }
-    }
-    let mut text = parts.join(", ");
-    let nearest = h.nearest_gpus();
-    if let Some(first) = nearest.first() {
-        let names: Vec<&str> = nearest.iter().map(|g| g.bus_info.as_str()).collect();
-        let plural = if names.len() == 1 { "" } else { "s" };
-        text += &format!("; nearest GPU{plural} {} {} ({})", names.join(" "), first.distance.as_str(), first.distance.meaning());
-        let farther = &h.gpus.as_deref().unwrap_or_default()[nearest.len()..];
-        let mut by_distance: Vec<(PciDistance, usize)> = Vec::new();
-        for g in farther {
-            match by_distance.last_mut() {
-                Some((d, n)) if *d == g.distance => *n += 1,
-                _ => by_distance.push((g.distance, 1)),
-            }
-        }
-        if !by_distance.is_empty() {
-            let counts: Vec<String> = by_distance.iter().map(|(d, n)| format!("{n} {}", d.as_str())).collect();
-            text += &format!(", others {}", counts.join(", "));
-        }
-    }
-    if !h.not_checked.is_empty() {
-        text += &format!("; could not check {}", h.not_checked.join("; "));
-    }
-    text
 }
 
 /// The link as far as it is known: an unknown fact leaves its phrase out.
