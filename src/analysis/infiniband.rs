@@ -58,60 +58,87 @@ pub struct IbAnalysis {
     pub saturated: Vec<&'static str>,
 }
 
+/// True when `w` spans an interval: its counts are increases with a time base. A lone
+/// snapshot's counts run from an unknown clear.
+fn windowed(w: &InterfaceWindow) -> bool {
+    w.samples >= 2 && w.duration_s > 0.0
+}
+
+impl IbAnalysis {
+    /// What `w`'s InfiniBand port is and counted (`None` for other ports): increases over
+    /// the window, or counts since the last clear for a lone snapshot.
+    pub fn of_window(w: &InterfaceWindow) -> Option<IbAnalysis> {
+        let port = w.identity.ib.as_ref().filter(|p| p.is_infiniband())?;
+        let rate = port.rate.as_deref().and_then(IbRate::parse);
+        let windowed = windowed(w);
+        let counts = if windowed { &w.deltas } else { &w.counters_at_end };
+        let mut counters = BTreeMap::new();
+        counters.insert("symbol_error", value(&counts.symbol_errors));
+        counters.insert("link_downed", value(&counts.link_down_events));
+        for (name, c) in counts.ib.named() {
+            counters.insert(name, value(c));
+        }
+        Some(IbAnalysis {
+            hca: port.hca.clone(),
+            port: port.port,
+            name: port.name(),
+            link_layer: port.link_layer.clone(),
+            rate: port.rate.clone(),
+            speed: rate.map(|r| r.speed),
+            width: rate.map(|r| r.width),
+            fw_ver: port.fw_ver.clone(),
+            board_id: port.board_id.clone(),
+            node_guid: port.node_guid.clone(),
+            netdev: port.netdev.clone(),
+            symbol_errors_after_fec: rate.map(|r| r.speed.symbol_errors_after_fec()),
+            rx_bytes: value(&counts.ib.port_rcv_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
+            tx_bytes: value(&counts.ib.port_xmit_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
+            // Over a window the count has a time base, zero included: 0/s is a measurement.
+            symbol_errors_per_s: windowed.then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.duration_s)).flatten(),
+            saturated: saturated_at_end(w).iter().map(|(c, _)| c.name).collect(),
+            counters,
+        })
+    }
+
+    /// The port over one interval, as a CSV row shows it: `None` for a lone snapshot,
+    /// whose counts have no time base.
+    pub fn of_interval(w: &InterfaceWindow) -> Option<IbAnalysis> {
+        Self::of_window(w).filter(|_| windowed(w))
+    }
+
+    /// The count of sysfs counter `name` (`null` = not read).
+    pub fn count(&self, name: &str) -> Option<u64> {
+        self.counters.get(name).copied().flatten()
+    }
+}
+
+fn value(c: &Option<Counted>) -> Option<u64> {
+    c.as_ref().map(|c| c.value)
+}
+
 /// The port's facts and reasons, for an InfiniBand port (`None` otherwise).
 pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAnalysis> {
     let w = cx.w;
-    let port = w.identity.ib.as_ref().filter(|p| p.is_infiniband())?;
-    let rate = port.rate.as_deref().and_then(IbRate::parse);
-    let windowed = w.samples >= 2 && w.duration_s > 0.0;
-    let counts = if windowed { &w.deltas } else { &w.counters_at_end };
-    let value = |c: &Option<Counted>| c.as_ref().map(|c| c.value);
-    let mut counters = BTreeMap::new();
-    counters.insert("symbol_error", value(&counts.symbol_errors));
-    counters.insert("link_downed", value(&counts.link_down_events));
-    for (name, c) in counts.ib.named() {
-        counters.insert(name, value(c));
-    }
-    let saturated = saturated_at_end(w);
-    let a = IbAnalysis {
-        hca: port.hca.clone(),
-        port: port.port,
-        name: port.name(),
-        link_layer: port.link_layer.clone(),
-        rate: port.rate.clone(),
-        speed: rate.map(|r| r.speed),
-        width: rate.map(|r| r.width),
-        fw_ver: port.fw_ver.clone(),
-        board_id: port.board_id.clone(),
-        node_guid: port.node_guid.clone(),
-        netdev: port.netdev.clone(),
-        symbol_errors_after_fec: rate.map(|r| r.speed.symbol_errors_after_fec()),
-        rx_bytes: value(&counts.ib.port_rcv_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
-        tx_bytes: value(&counts.ib.port_xmit_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
-        // Over a window the count has a time base, zero included: 0/s is a measurement.
-        symbol_errors_per_s: windowed.then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.duration_s)).flatten(),
-        saturated: saturated.iter().map(|(c, _)| c.name).collect(),
-        counters,
-    };
-    let when = if windowed {
+    let a = IbAnalysis::of_window(w)?;
+    let rate = a.rate.as_deref().and_then(IbRate::parse);
+    let when = if windowed(w) {
         format!("in {:.0} s", w.duration_s)
     } else {
         "since the counters were last cleared (one snapshot, an unknown time ago)".to_string()
     };
-    let at_least = |name: &str| if saturated.iter().any(|(c, _)| c.name == name) { "at least " } else { "" };
+    let at_least = |name: &str| if a.saturated.contains(&name) { "at least " } else { "" };
     let gen = rate.map(|r| r.mode()).unwrap_or_else(|| "this link".into());
 
-    if let Some(n) = value(&counts.symbol_errors).filter(|n| *n > 0) {
-        let per_s = a.symbol_errors_per_s;
-        let rate_text = per_s.map(|r| format!(" ({r:.3}/s)")).unwrap_or_default();
-        let meaning = match rate.map(|r| r.speed.symbol_errors_after_fec()) {
+    if let Some(n) = a.count("symbol_error").filter(|n| *n > 0) {
+        let rate_text = a.symbol_errors_per_s.map(|r| format!(" ({r:.3}/s)")).unwrap_or_default();
+        let meaning = match a.symbol_errors_after_fec {
             Some(true) => format!("on {gen} the symbol error counter counts errors FEC did not correct: frames the application saw"),
             Some(false) => {
                 format!("on {gen} (no FEC, or an optional one) each symbol error is a line code error that corrupts the packet it falls in")
             }
             None => "the port's speed is unknown, so whether FEC ran before the counter is too".to_string(),
         };
-        let (severity, loss) = if windowed {
+        let (severity, loss) = if windowed(w) {
             (Severity::Reject, "frames were lost")
         } else {
             (Severity::Investigate, "frames were lost then; a second snapshot tells whether they still are")
@@ -119,7 +146,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
         let msg = format!("{}{n} symbol errors (ib:symbol_error) {when}{rate_text}: {meaning}; {loss}", at_least("symbol_error"));
         reasons.push(Reason::new(ReasonCode::UncorrectableErrors, severity, None, msg));
     }
-    if let Some(n) = value(&counts.ib.link_error_recovery).filter(|n| *n > 0) {
+    if let Some(n) = a.count("link_error_recovery").filter(|n| *n > 0) {
         let msg = format!(
             "{}{n} link error recoveries (ib:link_error_recovery) {when}: the port retrained without going down, a link on the edge of dropping",
             at_least("link_error_recovery")
@@ -127,30 +154,23 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
         reasons.push(Reason::new(ReasonCode::LinkErrorRecovery, Severity::Investigate, None, msg));
     }
     let port_errors: Vec<String> = [
-        (&counts.ib.port_rcv_errors, "port_rcv_errors", "received packets dropped with an error (CRC, physical, malformed)"),
-        (
-            &counts.ib.local_link_integrity_errors,
-            "local_link_integrity_errors",
-            "times local physical errors crossed the LocalPhyErrors threshold",
-        ),
-        (
-            &counts.ib.excessive_buffer_overrun_errors,
-            "excessive_buffer_overrun_errors",
-            "input buffer overruns (credit misconfiguration or very poor signal integrity)",
-        ),
+        ("port_rcv_errors", "received packets dropped with an error (CRC, physical, malformed)"),
+        ("local_link_integrity_errors", "times local physical errors crossed the LocalPhyErrors threshold"),
+        ("excessive_buffer_overrun_errors", "input buffer overruns (credit misconfiguration or very poor signal integrity)"),
     ]
     .into_iter()
-    .filter_map(|(c, name, what)| value(c).filter(|n| *n > 0).map(|n| format!("{}{n} {what} (ib:{name})", at_least(name))))
+    .filter_map(|(name, what)| a.count(name).filter(|n| *n > 0).map(|n| format!("{}{n} {what} (ib:{name})", at_least(name))))
     .collect();
     if !port_errors.is_empty() {
         reasons.push(Reason::new(ReasonCode::IbPortErrors, Severity::Investigate, None, format!("{} {when}", port_errors.join(", "))));
     }
-    if let Some(n) = value(&counts.ib.port_rcv_remote_physical_errors).filter(|n| *n > 0) {
+    if let Some(n) = a.count("port_rcv_remote_physical_errors").filter(|n| *n > 0) {
         cx.notes.push(format!(
             "{n} packets arrived marked bad by the sender (ib:port_rcv_remote_physical_errors) {when}: an error on a link upstream, not this one"
         ));
     }
-    for (c, v) in &saturated {
+    for c in a.saturated.iter().filter_map(|name| ibc::port_counter(name)) {
+        let v = c.max();
         let msg = format!(
             "{} reads {v}, the most its {} bits hold (PortCounters saturates): at least {v} since the counters were last cleared, its increase over the window is a lower bound and no rate can be given; clear the port's counters (perfquery -x -R) and sample again",
             c.name, c.bits
@@ -161,7 +181,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
     if w.counters_at_end.corrected_bits_per_lane.is_none() && w.module.is_none() {
         cx.notes.push(format!(
             "InfiniBand port {}: sysfs gives no module EEPROM, FEC statistics or per-lane counters; import `mlxlink -d <PCI address> -m -c` of this port for its lanes' raw BER and its module",
-            port.name()
+            a.name
         ));
     }
     Some(a)

@@ -30,6 +30,9 @@ pub struct RowFigures {
     /// Pause frames and receive discards over the window, as rates (`host`); `None`
     /// without an interval or such counters.
     pub pause_discards: Option<host::PauseDiscards>,
+    /// An InfiniBand port's counts over the window (`infiniband`); `None` without an
+    /// interval or for other ports.
+    pub infiniband: Option<infiniband::IbAnalysis>,
 }
 
 impl RowFigures {
@@ -53,6 +56,7 @@ impl RowFigures {
         let histogram = histogram::of_window(&cx);
         self.frame_loss = frame_loss::of_window(&cx, &link, histogram.as_ref());
         self.pause_discards = host::PauseDiscards::of(w);
+        self.infiniband = infiniband::IbAnalysis::of_interval(w);
         self.link = link;
         self.lanes = lanes;
     }

@@ -6,6 +6,7 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 pub use super::lane_row::LaneRow;
+use crate::analysis::infiniband::IbAnalysis;
 use crate::analysis::lane_index::LaneIndex;
 use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
 use crate::analysis::link_loss::{self, FarEnd, Pmd};
@@ -212,7 +213,23 @@ impl<W: Write> CsvSink<W> {
         row.tx_pause_frames_per_s = rate(pd.and_then(|p| p.tx_pause_frames.as_ref()));
         row.rx_discards_per_s = rate(pd.and_then(|p| p.rx_discards.as_ref()));
         row.rx_out_of_buffer_per_s = rate(pd.and_then(|p| p.rx_out_of_buffer.as_ref()));
+        fill_ib(row, a.infiniband.as_ref());
     }
+}
+
+/// The InfiniBand cells of a row (all empty for `None`).
+fn fill_ib(row: &mut LaneRow, ib: Option<&IbAnalysis>) {
+    let count = |name: &str| ib.and_then(|a| a.count(name));
+    row.ib_symbol_error_delta = count("symbol_error");
+    row.ib_symbol_errors_per_s = ib.and_then(|a| a.symbol_errors_per_s);
+    row.ib_link_downed_delta = count("link_downed");
+    row.ib_link_error_recovery_delta = count("link_error_recovery");
+    row.ib_port_rcv_errors_delta = count("port_rcv_errors");
+    row.ib_port_rcv_remote_physical_errors_delta = count("port_rcv_remote_physical_errors");
+    row.ib_local_link_integrity_errors_delta = count("local_link_integrity_errors");
+    row.ib_excessive_buffer_overrun_errors_delta = count("excessive_buffer_overrun_errors");
+    // Sysfs names, never text from a capture: no formula can start one.
+    row.ib_saturated = ib.filter(|a| !a.saturated.is_empty()).map(|a| a.saturated.join(";"));
 }
 
 /// A text cell (an interface name, a serial number, a host: text from the system or a

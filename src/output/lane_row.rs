@@ -71,4 +71,17 @@ pub struct LaneRow {
     pub tx_pause_frames_per_s: Option<f64>,
     pub rx_discards_per_s: Option<f64>,
     pub rx_out_of_buffer_per_s: Option<f64>,
+    /// An InfiniBand port's `PortCounters` over the interval (same on every row; empty
+    /// for other ports and without an interval): each counter's increase by its sysfs
+    /// name, symbol errors per second, and the counters that read their maximum at the
+    /// sample (`;`-separated): their increases are lower bounds ("at least").
+    pub ib_symbol_error_delta: Option<u64>,
+    pub ib_symbol_errors_per_s: Option<f64>,
+    pub ib_link_downed_delta: Option<u64>,
+    pub ib_link_error_recovery_delta: Option<u64>,
+    pub ib_port_rcv_errors_delta: Option<u64>,
+    pub ib_port_rcv_remote_physical_errors_delta: Option<u64>,
+    pub ib_local_link_integrity_errors_delta: Option<u64>,
+    pub ib_excessive_buffer_overrun_errors_delta: Option<u64>,
+    pub ib_saturated: Option<String>,
 }

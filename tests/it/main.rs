@@ -55,6 +55,7 @@ mod host_sysfs;
 mod hostile_names;
 #[cfg(live)]
 mod i2c_paging;
+mod ib_csv;
 mod ib_host;
 #[cfg(live)]
 mod ib_live;
