@@ -50,6 +50,7 @@ pub use compare::{compare, Comparison};
 pub use config::Config;
 pub use verdict::{Reason, ReasonCode, Severity, Verdict};
 
+use crate::counters::serdes::SerdesEye;
 use crate::counters::{ext_state_name, FecHistogramBin, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
 use crate::module::report::Modulation;
@@ -97,6 +98,9 @@ pub struct InterfaceWindow {
     pub events: Vec<String>,
     /// The bounded per-lane series of the window's segment ([`trend_lanes`]); run windows only.
     pub series: Option<std::sync::Arc<series::LaneSeries>>,
+    /// The host NIC's receiver eye per lane as the latest sample of the segment with one
+    /// printed it (imported `mlxlink --show_eye`).
+    pub serdes_eye: Option<SerdesEye>,
 }
 
 /// What a BER's bit count is: `rx_bits` when the driver's received-bit counter is the
@@ -217,6 +221,11 @@ pub struct InterfaceAnalysis {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub neighbor: Option<crate::device::LinkNeighbor>,
     pub link: LinkAnalysis,
+    /// Host-side evidence beside the lanes: the NIC's own receiver eye per lane as the tool
+    /// printed it (`lanes[0]` = lane 1), shown, not judged: its vendor documents no pass
+    /// level for the grade or the opening.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serdes_eye: Option<SerdesEye>,
     pub module: Option<ModuleReport>,
     pub module_error: Option<String>,
     pub lanes: Vec<LaneAnalysis>,
@@ -677,6 +686,7 @@ fn analyze_one(
         host: w.identity.host.as_ref().map(host::analyze_host),
         neighbor: w.identity.neighbor.clone(),
         link,
+        serdes_eye: w.serdes_eye.clone(),
         module,
         module_error: w.module_error.clone(),
         lanes,

@@ -313,6 +313,7 @@ mod tests {
             host: None,
             neighbor: None,
             link: Default::default(),
+            serdes_eye: None,
             module: None,
             module_error: None,
             lanes: vec![LaneAnalysis { lane: 2, rank: 1, margin_db: Some(margin), ..Default::default() }],

@@ -7,6 +7,7 @@ use crate::analysis::fec::LimitSource;
 use crate::analysis::verdict::join_codes;
 use crate::analysis::{link_loss, BerDenominator, InterfaceAnalysis, Severity, Verdict};
 use crate::capture::Header;
+use crate::counters::serdes::SerdesEyeLane;
 use crate::device::DeviceIdentity;
 use crate::module::threshold::ThresholdSet;
 use crate::output::text::{escape, num, sci, verdict_word};
@@ -250,6 +251,7 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         }
         writeln!(w)?;
     }
+    write_serdes_eye(w, a)?;
     writeln!(
         w,
         "Port: {} corrected bits, pre-FEC BER {}, {} uncorrectable blocks, {} link-down events in the window.",
@@ -326,6 +328,44 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The host NIC's receiver eye per lane, as the tool printed it: host-side evidence beside
+/// the lanes' light and errors. Only the figures printed for some lane get a column.
+fn write_serdes_eye(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
+    type Figure = fn(&SerdesEyeLane) -> Option<f64>;
+    const FIGURES: [(&str, Figure); 8] = [
+        ("physical grade", |e| e.grade),
+        ("eye height mV", |e| e.eye_height_mv),
+        ("eye width ps", |e| e.eye_width_ps),
+        ("initial FOM", |e| e.initial_fom),
+        ("last FOM", |e| e.last_fom),
+        ("upper grade", |e| e.upper_grade),
+        ("mid grade", |e| e.mid_grade),
+        ("lower grade", |e| e.lower_grade),
+    ];
+    let Some(eye) = &a.serdes_eye else { return Ok(()) };
+    let shown: Vec<_> = FIGURES.iter().filter(|(_, f)| eye.lanes.iter().any(|l| f(l).is_some())).collect();
+    if shown.is_empty() {
+        return Ok(());
+    }
+    let mode = eye.fom_mode.as_deref().map(|m| format!(", FOM mode {}", md(m))).unwrap_or_default();
+    writeln!(
+        w,
+        "Host NIC receiver eye per lane, as {} printed it{mode} (the NIC's own SerDes: host-side evidence; an eye \
+         closed at the NIC while the module's light is normal points at the electrical path). Shown as printed, not \
+         judged: no pass level is documented for these figures.",
+        code(&format!("{} --show_eye", eye.tool))
+    )?;
+    writeln!(w)?;
+    let heads: Vec<&str> = shown.iter().map(|(h, _)| *h).collect();
+    writeln!(w, "| lane | {} |", heads.join(" | "))?;
+    writeln!(w, "|---:|{}", "---:|".repeat(heads.len()))?;
+    for (i, lane) in eye.lanes.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        let cells: Vec<String> = shown.iter().map(|(_, f)| f(lane).map_or_else(|| "n/a".into(), |v| v.to_string())).collect();
+        writeln!(w, "| {} | {} |", i + 1, cells.join(" | "))?;
+    }
+    writeln!(w)
 }
 
 /// Per lane, the light lost from the far end's transmitter to this end's receiver, against

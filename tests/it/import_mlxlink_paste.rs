@@ -115,3 +115,64 @@ fn a_pcie_eye_alone_is_refused_with_what_to_run() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("PCIe lanes") && err.contains("mlxlink -d DEV -e"), "{err}");
 }
+
+#[test]
+fn the_eye_is_shown_beside_the_lanes_in_scan_report_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("host");
+    std::fs::create_dir(&input).unwrap();
+    for f in ["cx4_forum_show_counters.txt", "cx4_forum_show_eye.txt"] {
+        std::fs::copy(Path::new(F).join(f), input.join(f)).unwrap();
+    }
+    let cap = dir.path().join("c.jsonl");
+    import(&[&input], &cap);
+    // Per lane 1-4 as the forum paste prints them: grade, height mV, width ps.
+    let expected = [(1, 3065, 48, 12), (2, 3367, 53, 14), (3, 4371, 57, 15), (4, 2932, 37, 10)];
+
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let eye = &v["interfaces"][0]["serdes_eye"];
+    assert_eq!(eye["tool"], "mlxlink");
+    for (lane, grade, mv, ps) in expected {
+        let l = &eye["lanes"][lane - 1];
+        assert_eq!(
+            (l["grade"].as_f64(), l["eye_height_mv"].as_f64(), l["eye_width_ps"].as_f64()),
+            (Some(grade as f64), Some(mv as f64), Some(ps as f64))
+        );
+    }
+
+    // The text lane table, weakest first: each lane's row ends with its own eye.
+    let o = optics().args(["scan", "--replay"]).arg(&cap).env("COLUMNS", "120").output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let header = text.lines().find(|l| l.trim_start().starts_with("lane ")).unwrap();
+    assert!(header.contains("opt dB grade eye mV eye ps"), "{text}");
+    for (lane, grade, mv, ps) in expected {
+        let row = text.lines().find(|l| l.split_whitespace().next() == Some(&lane.to_string())).unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[cells.len() - 3..], [grade.to_string(), mv.to_string(), ps.to_string()], "{row}");
+    }
+    assert!(text.contains("mlxlink --show_eye") && text.contains("not judged"), "{text}");
+
+    // The Markdown report: a table of the eye under the lanes, lane by lane.
+    let o = optics().arg("report").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(md.contains("| lane | physical grade | eye height mV | eye width ps |"), "{md}");
+    for (lane, grade, mv, ps) in expected {
+        assert!(md.contains(&format!("| {lane} | {grade} | {mv} | {ps} |")), "{md}");
+    }
+    assert!(md.contains("`mlxlink --show_eye`") && md.contains("not judged"), "{md}");
+}
+
+#[test]
+fn a_port_without_an_eye_shows_no_eye() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&[&Path::new(F).join("cx4_forum_show_counters.txt")], &cap);
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["interfaces"][0].get("serdes_eye").is_none());
+    let o = optics().args(["scan", "--replay"]).arg(&cap).output().unwrap();
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("eye mV"));
+}

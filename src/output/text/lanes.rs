@@ -7,6 +7,7 @@ use super::style::{Painter, Tone};
 use super::wrap::{pack, wrap};
 use super::{ber_text, margin_text, num, TextOptions};
 use crate::analysis::{link_loss, InterfaceAnalysis, LaneAnalysis};
+use crate::counters::serdes::SerdesEyeLane;
 use std::io::{self, Write};
 
 /// Cells of the margin bar, and the margin (dB) a full bar stands for.
@@ -18,7 +19,7 @@ struct Column {
     width: usize,
     /// Lower is kept longer when the width runs out.
     keep: u8,
-    cell: fn(&LaneAnalysis) -> String,
+    cell: fn(&InterfaceAnalysis, &LaneAnalysis) -> String,
     /// Shown only when this holds for the interface (columns most ports leave empty).
     shown: fn(&InterfaceAnalysis) -> bool,
 }
@@ -43,49 +44,84 @@ fn lane_cell(l: &LaneAnalysis) -> String {
 }
 
 const COLUMNS: &[Column] = &[
-    Column { header: "lane", width: 4, keep: 0, cell: lane_cell, shown: always },
-    Column { header: "rx dBm", width: 6, keep: 3, cell: |l| fmt_dbm(l.rx_power_dbm).trim_end_matches(" dBm").to_string(), shown: always },
-    Column { header: "tx dBm", width: 6, keep: 6, cell: |l| fmt_dbm(l.tx_power_dbm).trim_end_matches(" dBm").to_string(), shown: always },
-    Column { header: "bias mA", width: 7, keep: 7, cell: |l| num(l.tx_bias_ma, 2), shown: always },
+    Column { header: "lane", width: 4, keep: 0, cell: |_, l| lane_cell(l), shown: always },
+    Column {
+        header: "rx dBm",
+        width: 6,
+        keep: 3,
+        cell: |_, l| fmt_dbm(l.rx_power_dbm).trim_end_matches(" dBm").to_string(),
+        shown: always,
+    },
+    Column {
+        header: "tx dBm",
+        width: 6,
+        keep: 6,
+        cell: |_, l| fmt_dbm(l.tx_power_dbm).trim_end_matches(" dBm").to_string(),
+        shown: always,
+    },
+    Column { header: "bias mA", width: 7, keep: 7, cell: |_, l| num(l.tx_bias_ma, 2), shown: always },
     Column {
         header: "corr bits",
         width: 10,
         keep: 4,
         // A lone snapshot's count since the counters started, where no window counted.
-        cell: |l| l.corrected_bits.or(l.corrected_bits_since_start).map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
+        cell: |_, l| l.corrected_bits.or(l.corrected_bits_since_start).map(|v| v.to_string()).unwrap_or_else(|| "n/a".into()),
         shown: always,
     },
     Column {
         header: "share %",
         width: 7,
         keep: 4,
-        cell: |l| num(l.corrected_bits_share_pct, 1),
+        cell: |_, l| num(l.corrected_bits_share_pct, 1),
         shown: |a| a.lanes.iter().any(|l| l.corrected_bits_share_pct.is_some()),
     },
     Column {
         header: "pre-FEC BER",
         width: 11,
         keep: 2,
-        cell: |l| ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
+        cell: |_, l| ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
         shown: always,
     },
-    Column { header: "margin dB", width: 9, keep: 1, cell: |l| margin_text(l.margin_db, l.margin_is_lower_bound), shown: always },
-    Column { header: "", width: BAR_CELLS, keep: 1, cell: bar, shown: always },
-    Column { header: "opt dB", width: 6, keep: 5, cell: |l| num(l.optical_margin_db, 2), shown: always },
+    Column { header: "margin dB", width: 9, keep: 1, cell: |_, l| margin_text(l.margin_db, l.margin_is_lower_bound), shown: always },
+    Column { header: "", width: BAR_CELLS, keep: 1, cell: |_, l| bar(l), shown: always },
+    Column { header: "opt dB", width: 6, keep: 5, cell: |_, l| num(l.optical_margin_db, 2), shown: always },
     Column {
         header: "BER by",
         width: 7,
         keep: 8,
-        cell: |l| l.ber_source.map_or("-", |b| b.as_str()).to_string(),
+        cell: |_, l| l.ber_source.map_or("-", |b| b.as_str()).to_string(),
         shown: mixed_ber_sources,
     },
-    Column { header: "eSNR dB", width: 7, keep: 5, cell: |l| num(l.esnr_db, 1), shown: |a| a.lanes.iter().any(|l| l.esnr_db.is_some()) },
+    Column { header: "eSNR dB", width: 7, keep: 5, cell: |_, l| num(l.esnr_db, 1), shown: |a| a.lanes.iter().any(|l| l.esnr_db.is_some()) },
+    Column { header: "grade", width: 5, keep: 6, cell: |a, l| eye_cell(a, l, |e| e.grade), shown: |a| eye_shows(a, |e| e.grade) },
+    Column {
+        header: "eye mV",
+        width: 6,
+        keep: 6,
+        cell: |a, l| eye_cell(a, l, |e| e.eye_height_mv),
+        shown: |a| eye_shows(a, |e| e.eye_height_mv),
+    },
+    Column {
+        header: "eye ps",
+        width: 6,
+        keep: 7,
+        cell: |a, l| eye_cell(a, l, |e| e.eye_width_ps),
+        shown: |a| eye_shows(a, |e| e.eye_width_ps),
+    },
+    Column { header: "FOM", width: 5, keep: 6, cell: |a, l| eye_cell(a, l, |e| e.last_fom), shown: |a| eye_shows(a, |e| e.last_fom) },
+    Column {
+        header: "grades U/M/L",
+        width: 12,
+        keep: 7,
+        cell: pam4_grades,
+        shown: |a| eye_shows(a, |e| e.upper_grade.or(e.mid_grade).or(e.lower_grade)),
+    },
     Column {
         header: "loss dB",
         width: 7,
         keep: 2,
         // Over the PMD's budget: marked, the fiber/connector fault the advice names.
-        cell: |l| match l.link_loss_db {
+        cell: |_, l| match l.link_loss_db {
             Some(v) if link_loss::over_budget(l) => format!("{v:.2}!"),
             v => num(v, 2),
         },
@@ -95,13 +131,36 @@ const COLUMNS: &[Column] = &[
         header: "far loss",
         width: 8,
         keep: 2,
-        cell: |l| match l.far_link_loss_db {
+        cell: |_, l| match l.far_link_loss_db {
             Some(v) if link_loss::far_over_budget(l) => format!("{v:.2}!"),
             v => num(v, 2),
         },
         shown: |a| a.lanes.iter().any(|l| l.far_link_loss_db.is_some()),
     },
 ];
+
+/// One figure of a lane's host receiver eye.
+type EyeFigure = fn(&SerdesEyeLane) -> Option<f64>;
+
+/// The host NIC's eye of lane `l` (the eye's lanes are the port's, from lane 1).
+fn eye_of<'a>(a: &'a InterfaceAnalysis, l: &LaneAnalysis) -> Option<&'a SerdesEyeLane> {
+    a.serdes_eye.as_ref()?.lanes.get(usize::from(l.lane).checked_sub(1)?)
+}
+
+/// An eye figure as the tool printed it (`3065`, `12.5`).
+fn eye_cell(a: &InterfaceAnalysis, l: &LaneAnalysis, figure: EyeFigure) -> String {
+    eye_of(a, l).and_then(figure).map_or_else(|| "n/a".into(), |v| v.to_string())
+}
+
+fn eye_shows(a: &InterfaceAnalysis, figure: EyeFigure) -> bool {
+    a.lanes.iter().any(|l| eye_of(a, l).and_then(figure).is_some())
+}
+
+/// A PAM4 lane's three eyes' grades (7 nm devices), upper / middle / lower.
+fn pam4_grades(a: &InterfaceAnalysis, l: &LaneAnalysis) -> String {
+    let Some(e) = eye_of(a, l) else { return "n/a".into() };
+    [e.upper_grade, e.mid_grade, e.lower_grade].map(|g| g.map_or_else(|| "-".into(), |v| v.to_string())).join("/")
+}
 
 /// Filled cells for the margin, 2 per dB up to 4 dB; blank when there is no margin.
 fn bar(l: &LaneAnalysis) -> String {
@@ -137,7 +196,7 @@ pub fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions)
     writeln!(w, "  {}{flags_head}", header.join(" ").trim_end())?;
     for l in &a.lanes {
         let tone = lane_tone(a, l.lane);
-        let row: Vec<String> = cols_kept.iter().map(|c| format!("{:>w$}", (c.cell)(l), w = c.width)).collect();
+        let row: Vec<String> = cols_kept.iter().map(|c| format!("{:>w$}", (c.cell)(a, l), w = c.width)).collect();
         let row = format!("  {}", row.join(" "));
         let row = colour_bar(&row, l, tone, &paint);
         let flags: Vec<String> = l.flags.iter().map(|f| f.to_string()).collect();
@@ -162,7 +221,27 @@ pub fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions)
             }
         }
     }
-    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.header == "loss dB" || c.header == "far loss"))
+    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.header == "loss dB" || c.header == "far loss"))?;
+    let eye_kept: Vec<&str> = cols_kept.iter().map(|c| c.header).filter(|h| EYE_HEADERS.contains(h)).collect();
+    write_eye_note(w, a, width, &eye_kept)
+}
+
+const EYE_HEADERS: [&str; 5] = ["grade", "eye mV", "eye ps", "FOM", "grades U/M/L"];
+
+/// Where the eye columns come from, and why they carry no judgement.
+fn write_eye_note(w: &mut dyn Write, a: &InterfaceAnalysis, width: usize, shown: &[&str]) -> io::Result<()> {
+    let Some(eye) = a.serdes_eye.as_ref().filter(|_| !shown.is_empty()) else { return Ok(()) };
+    let mode = eye.fom_mode.as_deref().map(|m| format!(", FOM mode {m}")).unwrap_or_default();
+    let note = format!(
+        "{}: the host NIC's own receiver per lane as {} --show_eye printed it{mode}; host-side evidence beside the module's light, \
+         shown as printed and not judged (no pass level is documented for it)",
+        shown.join(", "),
+        eye.tool
+    );
+    for line in wrap(&note, width.saturating_sub(2)) {
+        writeln!(w, "  {line}")?;
+    }
+    Ok(())
 }
 
 /// What the `loss dB` column measures and the budget it is held to (the PMD's clause).

@@ -6,6 +6,7 @@ use super::TimeRange;
 use crate::analysis::series::{Interval, LaneSeries};
 use crate::analysis::InterfaceWindow;
 use crate::capture::{ErrorLayer, EventKind, EventRecord, InterfaceRecord, SampleRecord};
+use crate::counters::serdes::SerdesEye;
 use crate::counters::{Counted, Origin, PortCounters};
 use crate::module::units::mw_to_dbm;
 use crate::module::ModuleReport;
@@ -140,6 +141,10 @@ pub struct Segment {
     /// by copying ~340 bytes into a cold segment) and time-base remark (imports).
     counters_at_end: Box<PortCounters>,
     time_base: Option<String>,
+    /// The latest printed receiver eye of the segment's samples (imports: `mlxlink
+    /// --show_eye`), and whether the last sample carried it.
+    serdes_eye: Option<SerdesEye>,
+    eye_at_last: bool,
     ring: VecDeque<Snapshot>,
     /// Scratch for [`Self::delta`] (its value is never read): a window filled per sample
     /// gathers the sums without allocating them anew.
@@ -262,6 +267,7 @@ impl Segment {
         w.link_ext_state = self.link_ext_state;
         w.counters_at_end = PortCounters::clone(&self.counters_at_end);
         w.events.extend(self.time_base.iter().map(|tb| format!("time base: {tb}")));
+        w.serdes_eye.clone_from(&self.serdes_eye);
         w.events.extend(self.gaps.sentences());
         let d = self.with_transitions(self.delta(), self.down_transitions);
         w.deltas = d.counters;
@@ -425,6 +431,10 @@ impl IfaceState {
         }
         std::mem::swap(&mut seg.counters_at_end, &mut self.counters);
         seg.time_base.clone_from(&s.time_base);
+        seg.eye_at_last = s.serdes_eye.is_some();
+        if seg.eye_at_last {
+            seg.serdes_eye.clone_from(&s.serdes_eye);
+        }
     }
 
     fn start_segment(&mut self, brk: Option<Break>, t: f64) {
@@ -460,6 +470,8 @@ impl IfaceState {
             layout: Vec::new(),
             counters_at_end: Box::default(),
             time_base: None,
+            serdes_eye: None,
+            eye_at_last: false,
             ring: VecDeque::new(),
             sums_scratch: RefCell::default(),
         });
@@ -485,6 +497,7 @@ impl IfaceState {
         let mut w = self.base(self.latest.as_deref());
         let start = seg.last_t - seconds;
         let snap = seg.ring.iter().find(|s| s.t >= start);
+        w.serdes_eye.clone_from(&seg.serdes_eye);
         let Some(snap) = snap else {
             // No snapshot inside the window: only the latest sample.
             w.samples = 1;

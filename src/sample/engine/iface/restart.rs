@@ -27,7 +27,7 @@ impl RxSums {
 impl Segment {
     /// What `start_segment` and one sample leave, `last` and `rx_mw` being the point and
     /// rx reading of the segment's last sample. What that sample set alone (module image
-    /// and layout, counters at the end, link state, time base) stays as it is.
+    /// and layout, counters at the end, link state, time base, its eye) stays as it is.
     fn restart_at_last_sample(&mut self, last: &Point, rx_mw: &[Option<f64>]) {
         self.started_by = None;
         self.first_t = self.last_t;
@@ -39,6 +39,10 @@ impl Segment {
         self.down_transitions = 0;
         self.link_seen = self.link_up.is_some();
         self.ring.clear();
+        // An eye read before the last sample is not that sample's.
+        if !self.eye_at_last {
+            self.serdes_eye = None;
+        }
     }
 }
 

@@ -54,8 +54,9 @@ impl IfaceState {
             histogram_delta,
             events,
             series: _,
+            serdes_eye: _,
         } = w;
-        // `module` and `module_error` are left for `fill` to refresh in place (a kept
+        // `module`, `module_error` and `serdes_eye` are left for `fill` to refresh in place (a kept
         // report reuses its strings and vectors), the counters for `fill` to overwrite
         // (not reset to be overwritten: ~340 bytes each); every path below sets them.
         rx_power_dbm_mean.clear();
@@ -74,6 +75,7 @@ impl IfaceState {
             w.module_error = Some("no samples in the window".into());
             w.module = None;
             w.series = None;
+            w.serdes_eye = None;
             w.deltas = PortCounters::default();
             w.counters_at_end = PortCounters::default();
             return;
