@@ -23,8 +23,11 @@ pub(super) const DRIVER_CORRECTED_BLOCKS: &[&str] = &["rx_fec_corrected_blocks"]
 pub(super) const DRIVER_UNCORRECTABLE_BLOCKS: &[&str] = &["rx_fec_uncorrectable_blocks"];
 pub(super) const DRIVER_RX_BITS: &[&str] = &["rx_bits_phy", "rx_bits"];
 /// `mlxlink_effective_physical_errors`: mlxlink's "Effective Physical Errors" (errors left
-/// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs).
-pub(super) const DRIVER_PCS_SYMBOL_ERRORS: &[&str] = &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors"];
+/// after FEC) as `optics import` records them (src/source/import/mlxlink_fields.rs);
+/// `nvue_effective_errors`: the same PPCNT count as a Cumulus switch's NVUE prints it
+/// (`effective-errors`, src/source/import/nvue.rs).
+pub(super) const DRIVER_PCS_SYMBOL_ERRORS: &[&str] =
+    &["rx_pcs_symbol_err_phy", "rx_pcs_symbol_err", "mlxlink_effective_physical_errors", "nvue_effective_errors"];
 pub(super) const DRIVER_LINK_DOWN: &[&str] = &["link_down_events_phy", "link_down_events"];
 /// Frames dropped for a bad FCS (docs/import.md "Counters that speak about frame loss"):
 /// mlx5 `rx_crc_errors_phy` (PPCNT IEEE 802.3 group, a_frame_check_sequence_errors),

@@ -101,3 +101,35 @@ fn truncated_nvue_output_is_refused_not_guessed() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("phy-raw-errors-lane3"), "{err}");
 }
+
+#[test]
+fn phy_detail_effective_errors_are_named_after_nvue_not_mlxlink() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&Path::new(F).join("nvue_link_phy_detail_cl512.txt"), &cap);
+    // `effective-errors 0` as printed, under NVUE's own name.
+    let last = records(&cap, "sample").pop().unwrap();
+    assert_eq!(last["driver_stats"]["nvue_effective_errors"], 0);
+    assert!(last["driver_stats"].get("mlxlink_effective_physical_errors").is_none());
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = &v["interfaces"][0];
+    assert_eq!(a["link"]["counter_sources"]["pcs_symbol_errors"], "driver:nvue_effective_errors");
+    // 0 over the 324 min since the clear (19440 s): no frame lost, said with NVUE's counter.
+    let notes: Vec<&str> = a["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(notes.iter().any(|n| n.contains("driver:nvue_effective_errors counted 0 over 19440 s")), "{notes:?}");
+    assert!(!notes.iter().any(|n| n.contains("mlxlink")), "{notes:?}");
+}
+
+#[test]
+fn a_capture_with_the_earlier_name_still_reads_its_effective_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&Path::new(F).join("nvue_link_phy_detail_cl512.txt"), &cap);
+    let text = std::fs::read_to_string(&cap).unwrap().replace("nvue_effective_errors", "mlxlink_effective_physical_errors");
+    std::fs::write(&cap, text).unwrap();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["interfaces"][0]["link"]["counter_sources"]["pcs_symbol_errors"], "driver:mlxlink_effective_physical_errors");
+}

@@ -18,12 +18,17 @@
 //! else by the file name or `--interface`. Layouts read on the examples of NVIDIA's Cumulus
 //! Linux user guide and NVUE command reference (tests/fixtures/switch/README.md).
 
-use super::mlxlink_fields::{parse_ber, EFFECTIVE_ERRORS};
+use super::mlxlink_fields::parse_ber;
 use super::{content_lines, ethtool_module, key_value, Fragment, ParseError, ParseResult};
 use crate::counters::{FecHistogramBin, FecStats, MAX_LANES};
 use serde_json::Value;
 
 pub const TOOL: &str = "nvue nv show interface transceiver";
+
+/// The driver-counter name `effective-errors` (PPCNT's errors left after FEC, as mlxlink's
+/// `Effective Physical Errors`, but counted by the switch) is recorded under, so its origin
+/// names NVUE.
+pub const EFFECTIVE_ERRORS: &str = "nvue_effective_errors";
 
 /// Most histogram bins NVUE prints (`rs-num-corr-err-bin0..15`, RS(544,514) corrects up to
 /// 15 symbols); a larger bin is not read.
