@@ -282,11 +282,14 @@ impl PrintedModule {
                 self.tool
             ));
         }
-        if self.thresholds.is_some() {
-            m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): precision as printed", self.tool));
-        } else {
-            m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): alarm thresholds only, no warnings", self.tool));
-        }
+        let alarms = self.alarm_thresholds();
+        // Say which limits the tool printed: all four, the alarms alone (mlxlink's ranges), or none.
+        let limits = match (&self.thresholds, alarms == Thresholds::default()) {
+            (Some(_), _) => "precision as printed",
+            (None, false) => "alarm thresholds only, no warnings",
+            (None, true) => "no thresholds printed",
+        };
+        m.warnings.push(format!("module values as printed by {} (no EEPROM bytes): {limits}", self.tool));
         m.vendor_name = self.vendor_name.clone();
         m.vendor_oui = self.vendor_oui.clone();
         m.vendor_rev = self.vendor_rev.clone();
@@ -334,7 +337,7 @@ impl PrintedModule {
                 tx_power_mw: full_set(t.tx_power_mw),
                 tx_bias_ma: full_set(t.tx_bias_ma),
             },
-            None => self.alarm_thresholds(),
+            None => alarms,
         };
         m.vdm = self.performance_as_vdm();
         m

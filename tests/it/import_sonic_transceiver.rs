@@ -99,3 +99,21 @@ fn status_and_pm_of_one_port_are_one_module() {
     let d = decode(&cap, "Ethernet100");
     assert_eq!((d["module_state"].as_str(), d["vdm"]["lanes"][0]["media"]["esnr_db"].as_f64()), (Some("ModuleReady"), Some(30.5)));
 }
+
+#[test]
+fn a_module_of_pm_and_status_alone_says_no_thresholds_were_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    for f in ["pm_command_reference.txt", "status_command_reference.txt"] {
+        std::fs::copy(Path::new(F).join(f), input.join(f)).unwrap();
+    }
+    let (_, cap) = import(&[input.to_str().unwrap()], dir.path());
+    let m = decode(&cap, "Ethernet100");
+    let warnings: Vec<&str> = m["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    // pm prints per-row thresholds of its window and status prints flags: neither prints the
+    // module's alarm or warning thresholds, so none are claimed.
+    assert!(warnings.iter().any(|w| w.ends_with("(no EEPROM bytes): no thresholds printed")), "{warnings:?}");
+    assert!(!warnings.iter().any(|w| w.contains("alarm thresholds only")), "{warnings:?}");
+    assert!(m["thresholds"].as_object().is_none_or(|t| t.values().all(Value::is_null)), "{}", m["thresholds"]);
+}
