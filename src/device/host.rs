@@ -171,6 +171,43 @@ pub struct HostFacts {
 }
 
 impl HostFacts {
+    /// Every fact marked as imported ([`FactSource::Import`]): what a live reader found in
+    /// a copy of `/sys` a support bundle kept, not on this machine.
+    pub fn imported(self) -> HostFacts {
+        fn import<T>(f: Option<Fact<T>>) -> Option<Fact<T>> {
+            f.map(|f| Fact::import(f.value))
+        }
+        // Every field by name: a fact added later must be marked here too.
+        let HostFacts {
+            driver,
+            driver_version,
+            firmware_version,
+            pci_id,
+            numa_node,
+            pci_path,
+            mtu,
+            gpus,
+            rings,
+            channels,
+            node_cpus,
+            irqs,
+        } = self;
+        HostFacts {
+            driver: import(driver),
+            driver_version: import(driver_version),
+            firmware_version: import(firmware_version),
+            pci_id: import(pci_id),
+            numa_node: import(numa_node),
+            pci_path: import(pci_path),
+            mtu: import(mtu),
+            gpus: import(gpus),
+            rings: import(rings),
+            channels: import(channels),
+            node_cpus: import(node_cpus),
+            irqs: import(irqs),
+        }
+    }
+
     /// Fills each fact `self` lacks from `other` (a support bundle's files each give some).
     pub fn fill_from(&mut self, other: &HostFacts) {
         fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {

@@ -4,7 +4,9 @@
 //! Everything here is best effort: a missing file, an unreadable one (older kernels
 //! answer EOPNOTSUPP/EINVAL on read for attributes the driver lacks) or odd contents
 //! all give `None`, never an error or a panic. The root is injectable so tests use
-//! fixture trees laid out like `/sys`.
+//! fixture trees laid out like `/sys`, and `optics import` reads the copy a support bundle
+//! kept ([`Sysfs::copy_at`]): such a copy holds some attribute files and the links on their
+//! way, not every link the kernel shows, so a device is also found by its PCI address.
 
 use crate::device::host::{parse_cpu_list, Fact, Gpu, HostFacts, Irq};
 use crate::device::{PciLink, PortIdentity};
@@ -20,13 +22,24 @@ const MAX_IRQS: usize = 4096;
 /// A view of `/sys` (or a fixture tree laid out the same way under `root`).
 #[derive(Clone, Debug)]
 pub struct Sysfs {
-    root: PathBuf,
+    /// The directory laid out as `/sys`.
+    sys: PathBuf,
+    /// The directory laid out as `/proc` (for `irq/N`).
+    proc: PathBuf,
 }
 
 impl Sysfs {
     /// `root` is the directory that contains `sys/` ("/" on a live system).
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Sysfs { root: root.into() }
+        let root = root.into();
+        Sysfs { sys: root.join("sys"), proc: root.join("proc") }
+    }
+    /// A copy of `/sys` at `sys` (whatever its name), with `proc/` beside it if the copy
+    /// kept one.
+    pub fn copy_at(sys: impl Into<PathBuf>) -> Self {
+        let sys = sys.into();
+        let proc = sys.parent().map_or_else(|| PathBuf::from("proc"), |p| p.join("proc"));
+        Sysfs { sys, proc }
     }
     pub fn system() -> Self {
         Sysfs::new("/")
@@ -71,6 +84,10 @@ impl Sysfs {
             }
         }
     }
+    /// One attribute of netdev `iface` (`operstate`, `speed`), trimmed.
+    pub fn netdev_attr(&self, iface: &str, attr: &str) -> Option<String> {
+        valid_name(iface).then(|| self.read_attr(&self.netdev(iface).join(attr))).flatten()
+    }
     pub fn ifindex(&self, iface: &str) -> Option<u32> {
         self.read_attr(&self.netdev(iface).join("ifindex"))?.parse().ok()
     }
@@ -91,12 +108,21 @@ impl Sysfs {
     pub fn bus_info_at(&self, device: &Path) -> Option<String> {
         match self.pci_function(device) {
             Some(pci) => basename(&pci),
-            None => link_basename(device),
+            None => self.device_name(device),
         }
     }
-    /// Driver name of the device a `device` link (at `device`) points to.
+    /// Driver name of the device a `device` link (at `device`) points to: its `driver`
+    /// link; in a copy, that of the PCI function found by its address, else (a copy that
+    /// kept the function's `uevent` but not the link) the `DRIVER=` line of its `uevent`
+    /// (drivers/base/core.c `dev_uevent`).
     pub fn driver_at(&self, device: &Path) -> Option<String> {
-        link_basename(&device.join("driver"))
+        link_basename(&device.join("driver")).or_else(|| {
+            let dev = self.pci_function(device)?;
+            link_basename(&dev.join("driver")).or_else(|| {
+                let uevent = self.read_attr(&dev.join("uevent"))?;
+                uevent.lines().find_map(|l| l.strip_prefix("DRIVER=")).map(str::to_string)
+            })
+        })
     }
     /// PCIe link attributes; `None` when the device is not a PCIe function.
     pub fn pci_link(&self, iface: &str) -> Option<PciLink> {
@@ -164,7 +190,7 @@ impl Sysfs {
             node_cpus: numa_node.and_then(|n| self.node_cpus(n)).map(Fact::sysfs),
             irqs: pci.and_then(|p| self.irqs(p)).map(Fact::procfs),
             pci_path: pci.and_then(|p| self.pci_path(p)).map(Fact::sysfs),
-            gpus: pci.map(|_| Fact::sysfs(self.gpus())),
+            gpus: pci.and_then(|_| self.gpus()).map(Fact::sysfs),
             ..HostFacts::default()
         }
     }
@@ -172,7 +198,7 @@ impl Sysfs {
     /// The CPUs of NUMA node `node` (`devices/system/node/nodeN/cpulist`,
     /// Documentation/ABI/stable/sysfs-devices-node).
     pub fn node_cpus(&self, node: i32) -> Option<Vec<u32>> {
-        parse_cpu_list(&self.read_attr(&self.root.join(format!("sys/devices/system/node/node{node}/cpulist")))?)
+        parse_cpu_list(&self.read_attr(&self.sys.join(format!("devices/system/node/node{node}/cpulist")))?)
     }
 
     /// The MSI/MSI-X interrupts of a PCI function (`msi_irqs/N`,
@@ -186,7 +212,7 @@ impl Sysfs {
         let dir = fs::read_dir(pci.join("msi_irqs")).ok()?;
         let mut numbers: Vec<u32> = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).take(MAX_IRQS).collect();
         numbers.sort_unstable();
-        let proc_irq = self.root.join("proc/irq");
+        let proc_irq = self.proc.join("irq");
         let irqs = numbers
             .into_iter()
             .filter_map(|irq| {
@@ -200,29 +226,30 @@ impl Sysfs {
         Some(irqs)
     }
 
-    /// The node's GPUs (`bus/pci/devices`), by bus address.
-    pub fn gpus(&self) -> Vec<Gpu> {
-        let Ok(dir) = fs::read_dir(self.root.join("sys/bus/pci/devices")) else {
-            return Vec::new();
-        };
+    /// The node's GPUs (`bus/pci/devices`), by bus address; `None` when there is no
+    /// `bus/pci/devices` to look in (a copy that did not keep it).
+    pub fn gpus(&self) -> Option<Vec<Gpu>> {
+        let dir = fs::read_dir(self.sys.join("bus/pci/devices")).ok()?;
         let mut gpus: Vec<Gpu> = dir.filter_map(|e| e.ok()).filter_map(|e| self.gpu(&e.path())).collect();
         gpus.sort_by(|a, b| a.bus_info.cmp(&b.bus_info));
-        gpus
+        Some(gpus)
     }
 
-    /// The PCI function behind `link` (an entry of `bus/pci/devices`), if it is a GPU.
+    /// The PCI function behind `link` (an entry of `bus/pci/devices`), if it is a GPU. Its
+    /// place is its directory's below `devices`; unknown (empty) in a copy that kept the
+    /// entry as a directory of its own.
     fn gpu(&self, link: &Path) -> Option<Gpu> {
-        let dev = fs::canonicalize(link).ok()?;
+        let dev = self.resolve(link)?;
         let class = self.hex_attr(&dev.join("class"))?;
         let vendor = self.hex_attr(&dev.join("vendor"))?;
         if !is_gpu(vendor, class) {
             return None;
         }
         Some(Gpu {
-            bus_info: basename(&dev)?,
+            bus_info: basename(link)?,
             pci_id: Some(self.pci_id(&dev)?),
             numa_node: self.numa_node(&dev),
-            pci_path: self.pci_path(&dev)?,
+            pci_path: self.pci_path(&dev).unwrap_or_default(),
             distance: None,
         })
     }
@@ -242,7 +269,7 @@ impl Sysfs {
     /// A canonical device directory as its components below `sys/devices`: the host bridge
     /// (`pci0000:16`), each bridge, the function.
     fn pci_path(&self, dev: &Path) -> Option<Vec<String>> {
-        let devices = fs::canonicalize(self.root.join("sys/devices")).ok()?;
+        let devices = fs::canonicalize(self.sys.join("devices")).ok()?;
         let rel = dev.strip_prefix(devices).ok()?;
         let parts: Option<Vec<String>> = rel.components().map(|c| c.as_os_str().to_str().map(str::to_string)).collect();
         parts.filter(|p| !p.is_empty())
@@ -254,7 +281,7 @@ impl Sysfs {
     }
 
     fn class_net(&self) -> PathBuf {
-        self.root.join("sys/class/net")
+        self.sys.join("class/net")
     }
     fn netdev(&self, iface: &str) -> PathBuf {
         self.class_net().join(iface)
@@ -265,16 +292,40 @@ impl Sysfs {
     }
     /// The PCI function directory behind a `device` link: the device itself when it sits
     /// on the PCI bus, or its parent when it is a virtio device on a virtio-pci transport.
+    /// In a copy: a directory named as a PCI function that kept no `subsystem` link (a
+    /// sosreport copies the attribute files it names and the links on their way, no more),
+    /// else the copy's `bus/pci/devices` entry of the address the link (or a file in its
+    /// place) names, when the link's own target was not copied.
     fn pci_function(&self, device: &Path) -> Option<PathBuf> {
-        let dev = fs::canonicalize(device).ok()?;
-        match link_basename(&dev.join("subsystem")).as_deref() {
-            Some("pci") => Some(dev),
-            Some("virtio") => {
-                let parent = dev.parent()?;
-                (link_basename(&parent.join("subsystem")).as_deref() == Some("pci")).then(|| parent.to_path_buf())
-            }
-            _ => None,
+        if let Some(dev) = self.resolve(device).filter(|d| d.is_dir()) {
+            return match link_basename(&dev.join("subsystem")).as_deref() {
+                Some("pci") => Some(dev),
+                Some("virtio") => {
+                    let parent = dev.parent()?;
+                    (link_basename(&parent.join("subsystem")).as_deref() == Some("pci")).then(|| parent.to_path_buf())
+                }
+                Some(_) => None,
+                None => basename(&dev).filter(|n| is_pci_address(n)).map(|_| dev),
+            };
         }
+        let name = self.device_name(device).filter(|n| is_pci_address(n))?;
+        self.resolve(&self.sys.join("bus/pci/devices").join(name)).filter(|d| d.is_dir())
+    }
+    /// `path` with every link followed, when it stays inside the tree: a link in a copy that
+    /// points out of it (to the `/sys` of the machine reading it) is not followed.
+    fn resolve(&self, path: &Path) -> Option<PathBuf> {
+        let path = fs::canonicalize(path).ok()?;
+        path.starts_with(fs::canonicalize(&self.sys).ok()?).then_some(path)
+    }
+    /// The name of the device a `device` entry stands for: the last component of the
+    /// link's target (whether or not the target is there), or of the path a plain file in
+    /// its place holds (a copy that wrote `readlink -f` of the link).
+    fn device_name(&self, device: &Path) -> Option<String> {
+        link_basename(device).or_else(|| {
+            let meta = fs::symlink_metadata(device).ok()?;
+            let text = meta.is_file().then(|| self.read_attr(device)).flatten()?;
+            basename(Path::new(&text))
+        })
     }
     /// One attribute, trimmed; `None` when missing, unreadable, not UTF-8, empty or longer
     /// than [`MAX_ATTR_BYTES`].
@@ -302,6 +353,17 @@ const GPU_VENDORS: &[u32] = &[0x10de, 0x1002, 0x8086];
 /// (PCI Code and ID Assignment Spec 1.16 §1.4, §1.19): VGA-compatible 03h/00h, 3D 03h/02h,
 /// other display 03h/80h (AMD Instinct MI200), processing accelerator 12h/00h (MI300).
 const GPU_CLASSES: &[u32] = &[0x0300, 0x0302, 0x0380, 0x1200];
+
+/// A PCI function's device name, `DDDD:BB:DD.F` in hex (drivers/pci/probe.c
+/// `pci_setup_device`: `"%04x:%02x:%02x.%d"`; a domain may run past four digits, as VMD's
+/// `10000:e1:00.0` does).
+fn is_pci_address(name: &str) -> bool {
+    let hex = |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let parts: Vec<&str> = name.split(':').collect();
+    let [domain, bus, slot_fn] = parts[..] else { return false };
+    let Some((slot, func)) = slot_fn.split_once('.') else { return false };
+    hex(domain, 4, 8) && hex(bus, 2, 2) && hex(slot, 2, 2) && matches!(func.as_bytes(), [b'0'..=b'7'])
+}
 
 fn is_gpu(vendor: u32, class: u32) -> bool {
     GPU_VENDORS.contains(&vendor) && GPU_CLASSES.contains(&(class >> 8))
@@ -408,6 +470,58 @@ mod tests {
             assert!(s.is_virtual(name), "{name:?}");
             assert_eq!(s.port_identity(name), None, "{name:?}");
         }
+    }
+
+    #[test]
+    fn pci_addresses_are_told_by_the_kernels_format() {
+        for good in ["0000:3b:00.0", "10000:e1:00.7", "0000:AF:1f.3"] {
+            assert!(is_pci_address(good), "{good}");
+        }
+        for bad in ["3b:00.0", "0000:3b:00.8", "0000:3b:00", "0000:3b:000.0", "virtio2", "mlx5_core.sf.1", "0000:3b:00.0/x", ""] {
+            assert!(!is_pci_address(bad), "{bad}");
+        }
+    }
+
+    /// A copy as `cp -r` makes it: `class/net/eth1/device` a link whose target was not
+    /// copied, `eth2/device` a file holding `readlink -f` of it, `eth3/device` a link out
+    /// of the copy (to this machine's `/sys`); `bus/pci/devices/0000:05:00.0` a directory
+    /// of its own with its `driver` link dangling and no `subsystem` link.
+    #[test]
+    fn a_copy_finds_functions_by_address_and_never_reads_outside_itself() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sys = tmp.path().join("copy");
+        let func = sys.join("bus/pci/devices/0000:05:00.0");
+        fs::create_dir_all(&func).unwrap();
+        fs::write(func.join("numa_node"), "1\n").unwrap();
+        fs::write(func.join("vendor"), "0x15b3\n").unwrap();
+        fs::write(func.join("device"), "0x1021\n").unwrap();
+        fs::write(func.join("current_link_width"), "16\n").unwrap();
+        symlink("../../../../bus/pci/drivers/mlx5_core", func.join("driver")).unwrap();
+        for n in ["eth1", "eth2", "eth3"] {
+            fs::create_dir_all(sys.join("class/net").join(n)).unwrap();
+            fs::write(sys.join("class/net").join(n).join("mtu"), "9000\n").unwrap();
+        }
+        symlink("../../../0000:05:00.0", sys.join("class/net/eth1/device")).unwrap();
+        fs::write(sys.join("class/net/eth2/device"), "/sys/devices/pci0000:00/0000:00:02.0/0000:05:00.0\n").unwrap();
+        symlink("/sys/devices/pci0000:00/0000:00:03.0", sys.join("class/net/eth3/device")).unwrap();
+        let s = Sysfs::copy_at(&sys);
+        for n in ["eth1", "eth2"] {
+            let h = s.host_facts(n).unwrap();
+            assert_eq!(s.bus_info(n).as_deref(), Some("0000:05:00.0"), "{n}");
+            assert_eq!(
+                (h.numa_node, h.pci_id, h.mtu),
+                (Some(Fact::sysfs(1)), Some(Fact::sysfs("15b3:1021".into())), Some(Fact::sysfs(9000))),
+                "{n}"
+            );
+            assert_eq!(h.driver, Some(Fact::sysfs("mlx5_core".into())), "{n}");
+            // Its place below the bridges was not kept; the copy has no bus/pci GPUs.
+            assert_eq!((h.pci_path, h.gpus.map(|g| g.value.len())), (None, Some(0)), "{n}");
+            assert_eq!(s.pci_link(n).and_then(|l| l.current_link_width), Some(16), "{n}");
+        }
+        // Out of the copy: named by the link, nothing read behind it.
+        let h = s.host_facts("eth3").unwrap();
+        assert_eq!(s.bus_info("eth3").as_deref(), Some("0000:00:03.0"));
+        assert_eq!((h.numa_node, h.pci_id, h.pci_path, h.gpus), (None, None, None, None));
     }
 
     #[test]

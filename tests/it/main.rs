@@ -52,6 +52,7 @@ mod host_summary;
 #[cfg(live)]
 mod host_summary_live;
 mod host_sysfs;
+mod host_sysfs_import;
 mod hostile_names;
 #[cfg(live)]
 mod i2c_paging;

@@ -30,6 +30,7 @@ pub mod recognize;
 pub mod sonic_counters;
 pub mod sonic_sfpshow;
 pub mod sonic_xcvr;
+pub mod sysfs_tree;
 pub mod uptime;
 pub mod walk;
 

@@ -48,6 +48,8 @@ pub enum Format {
     Perfquery,
     /// A copied `/sys/class/infiniband` tree (a directory, not a file's content).
     IbSysfs,
+    /// A copied `/sys/class/net` and `/sys/bus/pci/devices` tree (a directory, not a file's content).
+    NetSysfs,
     EthtoolRings,
     EthtoolChannels,
     /// `ip [-d] link` / `ip [-d] address` text and `-j` JSON.
@@ -91,6 +93,7 @@ impl Format {
             Format::Ibstatus => "ibstatus",
             Format::Perfquery => "perfquery",
             Format::IbSysfs => "sysfs class/infiniband",
+            Format::NetSysfs => "sysfs class/net",
             Format::EthtoolRings => "ethtool -g",
             Format::EthtoolChannels => "ethtool -l",
             Format::IpLink => "ip link",

@@ -141,7 +141,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
         Format::Ibstat => ib_tools::parse_ibstat(text()?).map(ib_fragment),
         Format::Ibstatus => ib_tools::parse_ibstatus(text()?).map(ib_fragment),
         Format::Perfquery => ib_tools::parse_perfquery(text()?).map(ib_fragment),
-        Format::IbSysfs => Err(ParseError::refused("a copied sysfs tree is a directory", "give the folder")),
+        Format::IbSysfs | Format::NetSysfs => Err(ParseError::refused("a copied sysfs tree is a directory", "give the folder")),
     }
 }
 
@@ -358,6 +358,13 @@ pub fn read_input(path: &Path, notes: &mut Vec<String>) -> Result<Vec<ParsedFile
         files.retain(|f| !f.starts_with(&holds));
         large.retain(|f| !f.starts_with(&holds));
         out.extend(ports);
+    }
+    if let Some(sys) = super::sysfs_tree::find_sys(path) {
+        // Its attribute files are the tree's; tool outputs beside them are read as ever.
+        let tree = |f: &PathBuf| super::sysfs_tree::TREE_DIRS.iter().any(|d| f.starts_with(sys.join(d)));
+        files.retain(|f| !tree(f));
+        large.retain(|f| !tree(f));
+        out.extend(super::sysfs_tree::read(&sys));
     }
     let mut skipped = 0usize;
     for f in &large {
