@@ -12,6 +12,15 @@
 //!   the module's own flag bits and every comparison with those levels mean nothing;
 //! - warnings outside the alarms or crossed: the alarms still stand, the warnings do not.
 //!
+//!
+//! And a limit flag the module's own reading in the same read does not bear out: the reading
+//! lies well inside the level the flag names (an alarm's reading not even past the warning
+//! on its side; a warning's inside it by half the warning-to-alarm gap, more than any
+//! hysteresis). SFF-8636 Rev 2.11 (6.2.3, the interrupt flags of bytes 3-21) and CMIS 5.2
+//! (8.9, Table 8-81 "Latched ... Flag", clear on read) latch their flags until the host reads
+//! them, so such a flag is an earlier event (insertion, a laser restart) or a wrong flag, not
+//! the module's state now: it raises `dom_flag_unconfirmed` (investigate), not `dom_alarm`.
+//!
 //! What cannot be believed is not judged: no `dom_alarm` / `dom_warning` from those levels
 //! or flags, no optical margin over a meaningless threshold. `dom_implausible` says why
 //! instead, so a module whose converter reads garbage is not rejected for "alarms" that are
@@ -96,11 +105,24 @@ fn level_text(m: Monitor, v: f64) -> String {
     }
 }
 
+/// A limit flag the module raised that its own reading in the same read does not bear out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unconfirmed {
+    /// 1-based lane of a lane flag; `None` for a module flag (temperature, supply).
+    pub lane: Option<u8>,
+    pub flag: ModuleFlag,
+    /// "tx bias reads 6.09 mA, inside its low warning 3.00 mA".
+    pub text: String,
+}
+
 /// What of a module's diagnostics can be believed.
 #[derive(Clone, Debug, Default)]
 pub struct Trust<'a> {
     /// Empty for a module whose diagnostics hold together (nearly all).
     pub findings: Vec<Finding>,
+    /// Limit flags the module's readings do not bear out (a latched earlier event or a
+    /// wrong flag): not judged as crossings.
+    pub unconfirmed: Vec<Unconfirmed>,
     /// The thresholds judged against: the module's own, less what cannot be so.
     pub thresholds: Cow<'a, Thresholds>,
 }
@@ -153,7 +175,8 @@ impl<'a> Trust<'a> {
         ];
         findings.extend(sets.iter().filter_map(|(monitor, set)| set.and_then(|s| order(*monitor, s))));
         if findings.is_empty() {
-            return Trust { findings, thresholds: Cow::Borrowed(t) };
+            let unconfirmed = unconfirmed_flags(m, t);
+            return Trust { findings, unconfirmed, thresholds: Cow::Borrowed(t) };
         }
         let readings_bad = findings.iter().any(|f| matches!(f, Finding::Reading { .. }));
         let thresholds = if readings_bad {
@@ -175,13 +198,20 @@ impl<'a> Trust<'a> {
                 tx_bias_ma: keep(Monitor::TxBias, t.tx_bias_ma),
             }
         };
-        Trust { findings, thresholds: Cow::Owned(thresholds) }
+        let unconfirmed = if readings_bad { Vec::new() } else { unconfirmed_flags(m, &thresholds) };
+        Trust { findings, unconfirmed, thresholds: Cow::Owned(thresholds) }
     }
 
     /// Whether the module's readings themselves are believed (no impossible supply or
     /// temperature).
     pub fn readings(&self) -> bool {
         !self.findings.iter().any(|f| matches!(f, Finding::Reading { .. }))
+    }
+
+    /// Whether a flag the module raised on `lane` (`None`: a module flag) is evidence: as
+    /// [`Trust::believes`], and not contradicted by the module's own reading.
+    pub fn believes_on(&self, lane: Option<u8>, flag: ModuleFlag) -> bool {
+        self.believes(flag) && !self.unconfirmed.iter().any(|u| u.lane == lane && u.flag == flag)
     }
 
     /// Whether a flag the module raised is evidence: a status bit (LOS, LOL, faults)
@@ -196,6 +226,86 @@ impl<'a> Trust<'a> {
             Some(Finding::WarningsDisordered { .. }) => matches!(level, Level::HighAlarm | Level::LowAlarm),
             _ => true,
         }
+    }
+}
+
+/// Every limit flag of `m` whose reading lies well inside the level it names, judged
+/// against the believed `thresholds`. A flag whose reading or needed levels are unknown is
+/// left standing: nothing contradicts it.
+fn unconfirmed_flags(m: &ModuleReport, thresholds: &Thresholds) -> Vec<Unconfirmed> {
+    let mut out = Vec::new();
+    let mut check = |lane: Option<u8>, flag: ModuleFlag, reading: Option<f64>| {
+        let ModuleFlag::Limit(monitor, level) = flag else { return };
+        let set = match monitor {
+            Monitor::Temperature => thresholds.temperature_c,
+            Monitor::SupplyVoltage => thresholds.supply_voltage_v,
+            Monitor::RxPower => thresholds.rx_power_mw,
+            Monitor::TxPower => thresholds.tx_power_mw,
+            Monitor::TxBias => thresholds.tx_bias_ma,
+            _ => None,
+        };
+        if let (Some(v), Some(set)) = (reading.filter(|v| v.is_finite()), set) {
+            if let Some(text) = contradiction(monitor, level, v, &set) {
+                out.push(Unconfirmed { lane, flag, text });
+            }
+        }
+    };
+    for &f in &m.module_flags {
+        let reading = match f {
+            ModuleFlag::Limit(Monitor::Temperature, _) => m.module_temperature_c,
+            ModuleFlag::Limit(Monitor::SupplyVoltage, _) => m.supply_voltage_v.filter(|v| *v != 0.0),
+            _ => None,
+        };
+        check(None, f, reading);
+    }
+    for l in &m.lanes {
+        for &f in &l.flags {
+            let reading = match f {
+                ModuleFlag::Limit(Monitor::RxPower, _) => l.rx_power_mw,
+                ModuleFlag::Limit(Monitor::TxPower, _) => l.tx_power_mw,
+                ModuleFlag::Limit(Monitor::TxBias, _) => l.tx_bias_ma,
+                _ => None,
+            };
+            check(Some(l.lane), f, reading);
+        }
+    }
+    out
+}
+
+/// Why reading `v` does not bear out a `level` flag of `monitor`, if it does not. Power is
+/// compared in dB (its levels are decades apart), the rest linearly.
+fn contradiction(monitor: Monitor, level: Level, v: f64, set: &ThresholdSet) -> Option<String> {
+    let [la, lw, hw, ha] = levels(monitor, set);
+    let power = matches!(monitor, Monitor::RxPower | Monitor::TxPower);
+    // Power at 0 mW is "no light": under any low level, it is never inside one.
+    if power && v <= 0.0 {
+        return None;
+    }
+    let scale = |x: f64| if power { 10.0 * x.log10() } else { x };
+    let at = |x: Option<f64>| x.map(scale);
+    let value = scale(v);
+    let (inside, named, named_level) = match level {
+        // An alarm not even past the warning on its side.
+        Level::HighAlarm => (value < at(hw)?, "high warning", hw?),
+        Level::LowAlarm => (value > at(lw)?, "low warning", lw?),
+        // A warning inside it by half the gap to the alarm on its side.
+        Level::HighWarning => {
+            let (w, a) = (at(hw)?, at(ha)?);
+            (value < w - (a - w) / 2.0, "high warning", hw?)
+        }
+        Level::LowWarning => {
+            let (w, a) = (at(lw)?, at(la)?);
+            (value > w + (w - a) / 2.0, "low warning", lw?)
+        }
+    };
+    inside
+        .then(|| format!("{} reads {}, inside its {named} {}", what(monitor), reading_text(monitor, v), reading_text(monitor, named_level)))
+}
+
+fn reading_text(m: Monitor, v: f64) -> String {
+    match m {
+        Monitor::RxPower | Monitor::TxPower => format!("{:.2} dBm", 10.0 * v.log10()),
+        _ => format!("{v:.2} {}", unit(m)),
     }
 }
 
@@ -295,5 +405,69 @@ mod tests {
         // A low alarm of 0 mA is "no low limit"; NaN warnings are ranges a tool did not print.
         let t = Thresholds { tx_bias_ma: set(0.0, f64::NAN, f64::NAN, 10.0), temperature_c: set(0.0, 0.0, 0.0, 0.0), ..sane() };
         assert!(Trust::of(&report(3.3, t)).findings.is_empty());
+    }
+
+    fn lane_with(flag: ModuleFlag, rx_mw: f64, bias_ma: f64) -> crate::module::report::LaneReport {
+        crate::module::report::LaneReport {
+            lane: 2,
+            rx_power_mw: Some(rx_mw),
+            tx_bias_ma: Some(bias_ma),
+            flags: vec![flag],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_limit_flag_its_reading_does_not_bear_out_is_set_aside_on_its_lane() {
+        let bias_low = ModuleFlag::Limit(Monitor::TxBias, Level::LowAlarm);
+        // Bias 6.09 mA, low warning 3 mA (sane()): not even past the warning.
+        let mut m = report(3.3, sane());
+        m.lanes = vec![lane_with(bias_low, 0.5, 6.09)];
+        let trust = Trust::of(&m);
+        assert_eq!(
+            trust.unconfirmed,
+            vec![Unconfirmed { lane: Some(2), flag: bias_low, text: "tx bias reads 6.09 mA, inside its low warning 3.00 mA".into() }]
+        );
+        assert!(!trust.believes_on(Some(2), bias_low) && trust.believes_on(Some(1), bias_low));
+        // 2.5 mA: past the warning, short of the 0 mA (unset) alarm: the hysteresis band, believed.
+        m.lanes = vec![lane_with(bias_low, 0.5, 2.5)];
+        assert!(Trust::of(&m).unconfirmed.is_empty());
+    }
+
+    #[test]
+    fn warnings_need_half_the_gap_to_the_alarm_and_power_is_compared_in_db() {
+        // rx low warning 0.1 mW (-10 dBm), low alarm 0.05 mW (-13.01 dBm): half the gap is
+        // 1.505 dB, so a low-warning flag is contradicted above -8.495 dBm (0.1414 mW).
+        let rx_low_w = ModuleFlag::Limit(Monitor::RxPower, Level::LowWarning);
+        let mut m = report(3.3, sane());
+        m.lanes = vec![lane_with(rx_low_w, 0.15, 6.0)];
+        assert_eq!(Trust::of(&m).unconfirmed[0].text, "rx power reads -8.24 dBm, inside its low warning -10.00 dBm");
+        m.lanes = vec![lane_with(rx_low_w, 0.13, 6.0)];
+        assert!(Trust::of(&m).unconfirmed.is_empty());
+        // No light is under any low level: never "inside" one.
+        m.lanes = vec![lane_with(ModuleFlag::Limit(Monitor::RxPower, Level::LowAlarm), 0.0, 6.0)];
+        assert!(Trust::of(&m).unconfirmed.is_empty());
+        // A level the module did not set leaves the flag standing (tx power levels are all 0 in sane()).
+        m.lanes = vec![crate::module::report::LaneReport {
+            lane: 1,
+            tx_power_mw: Some(0.8),
+            flags: vec![ModuleFlag::Limit(Monitor::TxPower, Level::HighAlarm)],
+            ..Default::default()
+        }];
+        assert!(Trust::of(&m).unconfirmed.is_empty());
+    }
+
+    #[test]
+    fn module_flags_are_checked_against_temperature_and_supply() {
+        // Temperature 35 C with its high alarm flag set: under the 70 C high warning.
+        let mut m = report(3.3, sane());
+        m.module_flags = vec![ModuleFlag::Limit(Monitor::Temperature, Level::HighAlarm), ModuleFlag::TxFault];
+        let trust = Trust::of(&m);
+        assert_eq!(trust.unconfirmed.len(), 1);
+        assert_eq!(trust.unconfirmed[0].text, "temperature reads 35.00 C, inside its high warning 70.00 C");
+        assert!(trust.believes_on(None, ModuleFlag::TxFault));
+        // 72 C is past the warning: the alarm flag is in its hysteresis band, believed.
+        m.module_temperature_c = Some(72.0);
+        assert!(Trust::of(&m).unconfirmed.is_empty());
     }
 }

@@ -67,12 +67,18 @@ pub(super) fn judge_lanes(
         let n = la.lane;
         let all_flags: &[ModuleFlag] = module_index.get(n).map_or(&[], |l| &l.flags[..]);
         let believed: Vec<ModuleFlag>;
-        let module_flags: &[ModuleFlag] = if all_flags.iter().all(|f| cx.dom.believes(*f)) {
+        let module_flags: &[ModuleFlag] = if all_flags.iter().all(|f| cx.dom.believes_on(Some(n), *f)) {
             all_flags
         } else {
-            believed = all_flags.iter().copied().filter(|f| cx.dom.believes(*f)).collect();
+            believed = all_flags.iter().copied().filter(|f| cx.dom.believes_on(Some(n), *f)).collect();
             &believed
         };
+        for u in cx.dom.unconfirmed.iter().filter(|u| u.lane == Some(n)) {
+            if !la.flags.contains(&ReasonCode::DomFlagUnconfirmed) {
+                la.flags.push(ReasonCode::DomFlagUnconfirmed);
+            }
+            reasons.push(Reason::new(ReasonCode::DomFlagUnconfirmed, Severity::Investigate, Some(n), unconfirmed_message(u)));
+        }
         // The lane's values against the module's own thresholds: the same fact as the
         // module's flag bits, judged the same whether or not the source carries the bits.
         let crossed = thresholds.map(|t| dom_limits::crossings(la, t)).unwrap_or_default();
@@ -272,7 +278,10 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             let severity = if cx.dom.findings.iter().any(dom_trust::Finding::is_serious) { Severity::Investigate } else { Severity::Info };
             reasons.push(Reason::new(ReasonCode::DomImplausible, severity, None, msg));
         }
-        for &f in m.module_flags.iter().filter(|f| cx.dom.believes(**f)) {
+        for u in cx.dom.unconfirmed.iter().filter(|u| u.lane.is_none()) {
+            reasons.push(Reason::new(ReasonCode::DomFlagUnconfirmed, Severity::Investigate, None, unconfirmed_message(u)));
+        }
+        for &f in m.module_flags.iter().filter(|f| cx.dom.believes_on(None, **f)) {
             if let Some(code) = flag_code(f) {
                 reasons.push(Reason::new(code, severity_of_flag_code(code), None, format!("module reports {f}")));
             }
@@ -314,6 +323,16 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
 
 /// "module diagnostics cannot be so: supply 0.23 V (...); ...: ..." for a module whose
 /// readings or levels cannot be believed; `None` for one that holds together.
+/// "lane 1: module reports tx_bias_low_alarm, but its tx bias reads 6.09 mA, inside its low
+/// warning 3.00 mA: ...".
+fn unconfirmed_message(u: &dom_trust::Unconfirmed) -> String {
+    let lane = u.lane.map(|n| format!("lane {n}: ")).unwrap_or_default();
+    format!(
+        "{lane}module reports {}, but its {}: a flag its own reading does not bear out is an earlier event it kept (SFF-8636 and CMIS flags latch until read) or a wrong flag, so it is not judged as a crossing",
+        u.flag, u.text
+    )
+}
+
 fn implausible_message(dom: &dom_trust::Trust) -> Option<String> {
     if dom.findings.is_empty() {
         return None;

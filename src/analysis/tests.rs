@@ -252,8 +252,16 @@ fn link_flaps_and_link_down_reject() {
 #[test]
 fn module_alarms_warnings_and_faults() {
     let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
+    // A flag with the healthy reading under it: the reading does not bear it out.
     if let Some(m) = w.module.as_mut() {
         m.lanes[2].flags = vec![flag("rx_power_low_warning")];
+    }
+    let a = one(w.clone());
+    assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::DomFlagUnconfirmed]));
+    assert_eq!(a.reasons[0].lane, Some(3));
+    // Lane 3 at -10.5 dBm: past its -10 dBm low warning, inside the -13 dBm low alarm.
+    if let Some(m) = w.module.as_mut() {
+        m.lanes[2].set_rx_power_mw(mw(-10.5));
     }
     let a = one(w.clone());
     assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::DomWarning]));
@@ -262,6 +270,7 @@ fn module_alarms_warnings_and_faults() {
     assert!(l3.advice.as_deref().unwrap().contains("clean the fiber"));
     if let Some(m) = w.module.as_mut() {
         m.lanes[2].flags = vec![flag("rx_power_low_alarm")];
+        m.lanes[2].set_rx_power_mw(mw(-13.5));
         m.module_flags = vec![flag("temperature_high_warning")];
     }
     let a = one(w.clone());

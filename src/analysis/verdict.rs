@@ -18,7 +18,8 @@
 //!   `counter_saturated` (an IB counter stuck at its maximum: a lower bound, no rate; see
 //!   `infiniband`),
 //!   `degraded_after_flap` (a lane's BER rose and held after a link drop; see `after_flap`),
-//!   `dom_implausible` (the module's readings or alarm levels cannot be so; see `dom_trust`).
+//!   `dom_implausible` (the module's readings or alarm levels cannot be so; see `dom_trust`),
+//!   `dom_flag_unconfirmed` (a limit flag its own reading does not bear out; see `dom_trust`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -87,6 +88,7 @@ pub enum ReasonCode {
     CounterSaturated,
     DegradedAfterFlap,
     DomImplausible,
+    DomFlagUnconfirmed,
 }
 
 impl ReasonCode {
@@ -122,6 +124,7 @@ impl ReasonCode {
             ReasonCode::CounterSaturated => "counter_saturated",
             ReasonCode::DegradedAfterFlap => "degraded_after_flap",
             ReasonCode::DomImplausible => "dom_implausible",
+            ReasonCode::DomFlagUnconfirmed => "dom_flag_unconfirmed",
         }
     }
 }

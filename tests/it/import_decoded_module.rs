@@ -183,3 +183,29 @@ fn two_modules_in_one_paste_are_refused_with_what_to_do() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("each module") && err.contains("own file"), "{err}");
 }
+
+#[test]
+fn a_limit_flag_its_own_reading_does_not_bear_out_is_investigated_not_rejected() {
+    // The i40e paste prints "Laser bias current low alarm : On" with a bias of 6.090 mA, while
+    // its own levels are low alarm 2.000 mA and low warning 3.000 mA: the reading is 3.09 mA
+    // past even the warning on the low side. The flag is an earlier event the module kept (or
+    // a wrong flag), not a laser under its limit now: no dom_alarm, no swap advice.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("i40e.jsonl");
+    let src = Path::new(M).join("i40e_fs_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt");
+    optics().arg("import").arg(&src).args(["--interface", "eth0", "-o"]).arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let i = &v["interfaces"][0];
+    assert_eq!(i["verdict"], "investigate", "{i:#}");
+    let reasons = i["reasons"].as_array().unwrap();
+    assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm"), "{reasons:?}");
+    let why = reasons.iter().find(|r| r["code"] == "dom_flag_unconfirmed").expect("dom_flag_unconfirmed");
+    assert_eq!((why["severity"].as_str(), why["lane"].as_u64()), (Some("investigate"), Some(1)));
+    let msg = why["message"].as_str().unwrap();
+    assert!(msg.contains("tx_bias_low_alarm") && msg.contains("tx bias reads 6.09 mA, inside its low warning 3.00 mA"), "{msg}");
+    // The flag stays in the module record: decode is a faithful record.
+    assert_eq!(i["module"]["lanes"][0]["flags"], serde_json::json!(["tx_bias_low_alarm"]));
+    let advice = i["advice"].as_array().unwrap();
+    assert!(!advice.iter().any(|a| a.as_str().unwrap().contains("swap the module")), "{advice:?}");
+}
