@@ -166,6 +166,9 @@ pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: 
 fn lane_fallback(code: ReasonCode, n: u8) -> String {
     if code == ReasonCode::LinkFlaps {
         format!("lane {n}: the link dropped after lane {n}'s errors rose: inspect and clean lane {n}'s fiber and connectors at both ends, then swap this module if the drops go on")
+    } else if code == ReasonCode::DomFlagUnconfirmed {
+        // Nothing measured is wrong on the lane: only the flag is in question.
+        format!("lane {n}: {}", port_sentence(code).unwrap_or_default())
     } else if code == ReasonCode::DegradedAfterFlap {
         // The receiver may have adapted to a poor transient as the far end's transmitter came
         // back (some LPO and AOC optics): a clean retrain tells that from a lane that broke.

@@ -137,7 +137,9 @@ pub(super) fn judge_lanes(
             };
             reasons.push(Reason::new(ReasonCode::LowMargin, Severity::Investigate, Some(n), msg));
         }
-        if !la.flags.is_empty() {
+        // A flag the reading does not bear out says nothing about the lane's physics: its
+        // advice is to read the flag again (`advice::fill`), not a part to clean or swap.
+        if la.flags.iter().any(|c| *c != ReasonCode::DomFlagUnconfirmed) {
             let peer_lane = |lane: u8| peer_lanes.iter().find(|l| l.lane == lane);
             let peer_sib: Vec<f64> = peer_lanes.iter().filter(|l| l.lane != n).filter_map(|l| l.tx_power_dbm).collect();
             let peer_tx_delta_db =

@@ -77,18 +77,34 @@ pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
     (lanes > 0).then_some((speed_mbps, lanes))
 }
 
+/// The lane count where the kernel states none (no lane count, no link mode: an old
+/// kernel, an import of `ethtool IFACE` that prints only the speed), and where it came
+/// from: the module's own count; one lane for an SFP (SFF-8472 modules, SFF-8419's form
+/// factor, carry one lane each way); one lane for a port of 25G or less, which IEEE 802.3
+/// runs serially (1000BASE-X Clause 36, 10GBASE-R Clause 49, 25GBASE-R Clause 107; the
+/// kernel names the rare four-lane 10G PMDs, `10000baseLX4`, in its link mode). Above
+/// 25G a speed has several lane layouts (50G: 2x25G NRZ or 1x50G PAM4): none is assumed.
+pub fn unstated_lanes(speed_mbps: u32, module: Option<&ModuleReport>) -> Option<(u32, &'static str)> {
+    if let Some(n) = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0) {
+        return Some((u32::from(n), "taken from the module"));
+    }
+    if module.is_some_and(|m| m.standard == crate::module::Standard::Sff8472) {
+        return Some((1, "from the SFP form factor (one lane)"));
+    }
+    (speed_mbps <= 25_000).then_some((1, "assumed: a port of 25G or less runs one lane"))
+}
+
 /// The lane rate of a link; `notes` gets a sentence for every assumption or disagreement.
 pub fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec<String>) -> Option<LaneRate> {
     // Parsed only for what the kernel did not give (it gives both on most links; a CSV
     // export asks every window).
     let parsed = || link.link_mode.as_deref().and_then(parse_link_mode);
     let speed_mbps = link.speed_mbps.or_else(|| parsed().map(|p| p.0))?;
-    let module_lanes = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0);
     let lanes = match link.lanes.filter(|n| *n > 0).or_else(|| parsed().map(|p| p.1)) {
         Some(n) => n,
         None => {
-            let n = u32::from(module_lanes?);
-            notes.push(format!("lane count {n} taken from the module (the kernel gave none)"));
+            let (n, from) = unstated_lanes(speed_mbps, module)?;
+            notes.push(format!("lane count {n} {from} (the kernel gave none)"));
             n
         }
     };
@@ -153,6 +169,22 @@ mod tests {
         // 2500 Mb/s per lane: no class, a note.
         assert!(lane_rate(&link("2500baseT/Full", None, None), None, &mut n).is_none());
         assert_eq!(n.len(), 1);
+    }
+
+    #[test]
+    fn lanes_the_kernel_does_not_state() {
+        // `ethtool IFACE` printing only "Speed: 10000Mb/s": a serial 10GBASE-R lane.
+        let mut n = Vec::new();
+        let speed_only = |mbps| LinkInfo { speed_mbps: Some(mbps), lanes: None, link_mode: None, fec_active: None };
+        let r = lane_rate(&speed_only(10_000), None, &mut n).unwrap();
+        assert_eq!((r.lanes, r.lane_rate_gbps), (1, 10.3125));
+        assert_eq!(n, vec!["lane count 1 assumed: a port of 25G or less runs one lane (the kernel gave none)"]);
+        // 50G: 2x25G NRZ or 1x50G PAM4, nothing assumed; an SFP56 module says one lane.
+        assert!(lane_rate(&speed_only(50_000), None, &mut n).is_none());
+        let sfp = ModuleReport::new(Standard::Sff8472, 0x03);
+        let r = lane_rate(&speed_only(50_000), Some(&sfp), &mut n).unwrap();
+        assert_eq!((r.lanes, r.modulation), (1, Modulation::Pam4));
+        assert_eq!(unstated_lanes(100_000, None), None);
     }
 
     #[test]

@@ -128,8 +128,13 @@ fn unknown_lane_rate(cx: &Context) -> Option<String> {
     let link = &cx.w.link;
     let parsed = link.link_mode.as_deref().and_then(lanes::parse_link_mode);
     let speed_mbps = link.speed_mbps.or(parsed.map(|p| p.0))?;
-    let lanes = link.lanes.filter(|n| *n > 0).or(parsed.map(|p| p.1)).unwrap_or(1);
     let shown = link.link_mode.clone().unwrap_or_else(|| format!("{speed_mbps} Mb/s"));
+    let stated = link.lanes.filter(|n| *n > 0).or(parsed.map(|p| p.1));
+    let Some(lanes) = stated.or_else(|| lanes::unstated_lanes(speed_mbps, cx.w.module.as_ref()).map(|(n, _)| n)) else {
+        return Some(format!(
+            "{shown}: the lane count is unknown (neither the kernel nor the module states it, and {speed_mbps} Mb/s has several lane layouts): no per-lane bit rate, so no BER, margin or FEC limit can be judged"
+        ));
+    };
     Some(format!(
         "{shown}: {} Mb/s per lane is not a lane rate optics knows (1G, 10G or 25G NRZ; 50G, 100G or 200G PAM4): no bit rate, so no BER, margin or FEC limit can be judged",
         speed_mbps / lanes

@@ -192,8 +192,10 @@ fn a_limit_flag_its_own_reading_does_not_bear_out_is_investigated_not_rejected()
     // a wrong flag), not a laser under its limit now: no dom_alarm, no swap advice.
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("i40e.jsonl");
+    // With the port's `ethtool eth0` (speed only, no lane count): the SFP's one lane.
     let src = Path::new(M).join("i40e_fs_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt");
-    optics().arg("import").arg(&src).args(["--interface", "eth0", "-o"]).arg(&cap).assert().success();
+    let link = Path::new(M).join("i40e_fs_sfp10gsr85_ethtool_link_go-ethtool-metrics.txt");
+    optics().arg("import").arg(&src).arg(&link).args(["--interface", "eth0", "-o"]).arg(&cap).assert().success();
     let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let i = &v["interfaces"][0];
@@ -207,5 +209,11 @@ fn a_limit_flag_its_own_reading_does_not_bear_out_is_investigated_not_rejected()
     // The flag stays in the module record: decode is a faithful record.
     assert_eq!(i["module"]["lanes"][0]["flags"], serde_json::json!(["tx_bias_low_alarm"]));
     let advice = i["advice"].as_array().unwrap();
-    assert!(!advice.iter().any(|a| a.as_str().unwrap().contains("swap the module")), "{advice:?}");
+    assert!(!advice.iter().any(|a| a.as_str().unwrap().contains("swap")), "{advice:?}");
+    let lane_advice = i["lanes"][0]["advice"].as_str().unwrap();
+    assert!(lane_advice.starts_with("lane 1: read the module's flags again") && !lane_advice.contains("swap"), "{lane_advice}");
+    // 10000 Mb/s with no lane count from the kernel: one lane of 10GBASE-R, 10.3125 Gb/s
+    // (64b/66b, IEEE 802.3 Clause 49), not "an unknown lane rate".
+    assert_eq!((i["link"]["lanes"].as_u64(), i["link"]["lane_rate_gbps"].as_f64()), (Some(1), Some(10.3125)), "{:#}", i["link"]);
+    assert!(!reasons.iter().any(|r| r["message"].as_str().unwrap().contains("not a lane rate")), "{reasons:?}");
 }
