@@ -64,6 +64,7 @@ mod ib_mlxlink;
 mod ib_serve;
 mod import_amber;
 mod import_decoded_module;
+mod import_eos_phy;
 mod import_lldp;
 mod import_mlxlink_paste;
 mod import_never_panics;

@@ -8,6 +8,7 @@
 //! [`walk`] reads the files.
 
 pub mod build;
+pub mod eos_phy;
 pub mod eos_transceiver;
 pub mod ethtool_drvinfo;
 pub mod ethtool_fec;
@@ -52,7 +53,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail], Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail] / phy detail | json, Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: ParseError },

@@ -26,6 +26,8 @@ pub enum Format {
     /// A switch's view of its ports' modules (the far end of a host link).
     SonicSfpshow,
     EosTransceiver,
+    /// Arista EOS `show interfaces phy detail | json`.
+    EosPhyJson,
     JunosOptics,
     /// SONiC `show interfaces transceiver status` / `pm`.
     SonicTransceiverStatus,
@@ -79,6 +81,7 @@ impl Format {
             Format::Uptime => "uptime",
             Format::SonicSfpshow => "show interfaces transceiver eeprom --dom (SONiC)",
             Format::EosTransceiver => "show interfaces transceiver (Arista EOS)",
+            Format::EosPhyJson => "show interfaces phy detail | json (Arista EOS)",
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
             Format::SonicTransceiverStatus => "show interfaces transceiver status (SONiC)",
             Format::SonicTransceiverPm => "show interfaces transceiver pm (SONiC)",
@@ -113,6 +116,9 @@ fn recognize_json(v: &serde_json::Value) -> Option<Format> {
     }
     if let Some(f) = super::nvue::recognize_json(v) {
         return Some(f);
+    }
+    if super::eos_phy::is_eos_phy_json(v) {
+        return Some(Format::EosPhyJson);
     }
     if v.get("pages").is_some() {
         return Some(Format::ModulePages);
@@ -277,6 +283,7 @@ mod tests {
             recognize(b"Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update\n Tx Power  Rx Power\nEt1 1 1 1 1 1\n"),
             Some(Format::EosTransceiver)
         );
+        assert_eq!(recognize(br#"{"interfacePhyStatuses": {"Ethernet1/1": {}}}"#), Some(Format::EosPhyJson));
         assert_eq!(recognize(b"Physical interface: xe-0/1/7\n    Laser output power : 0.6560 mW / -1.83 dBm\n"), Some(Format::JunosOptics));
         // Junos `show interfaces` (no optics lines) is not the optics view.
         assert_eq!(recognize(b"Physical interface: xe-0/1/7, Enabled, Physical link is Up\n  Link-level type: Ethernet\n"), None);

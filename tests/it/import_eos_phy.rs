@@ -1,0 +1,58 @@
+//! Arista EOS `show interfaces phy detail | json` of a real switch (tests/fixtures/switch/README.md,
+//! EOS 4.35.4M): each port's RS-FEC codewords, link and module as printed. Every value checked
+//! is read off the JSON by hand.
+
+use crate::support::optics;
+use serde_json::Value;
+use std::path::Path;
+
+const PHY: &str = "tests/fixtures/switch/eos_show_interfaces_phy_detail.json";
+
+/// The capture's records of `kind`, by interface.
+fn records(cap: &Path, kind: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(cap).unwrap();
+    text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|r| r["record"] == kind).collect()
+}
+
+fn of<'a>(recs: &'a [Value], name: &str) -> &'a Value {
+    recs.iter().find(|r| r["interface"] == name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+#[test]
+fn each_port_becomes_an_interface_with_its_codewords_link_and_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    let o = optics().arg("import").arg(PHY).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ifaces = records(&cap, "interface");
+    let samples = records(&cap, "sample");
+    let mut names: Vec<&str> = ifaces.iter().filter_map(|r| r["interface"].as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["Ethernet1/1", "Ethernet29/1", "Ethernet4/1"]);
+
+    // Ethernet4/1: "operSpeed": "25Gbps", one lane under laneSignalDetect, "reedSolomon";
+    // correctedCodewords 5, uncorrectedCodewords 3; interfaceState "up".
+    let link = &of(&ifaces, "Ethernet4/1")["link"];
+    assert_eq!((link["speed_mbps"].as_u64(), link["lanes"].as_u64(), link["fec_active"].as_str()), (Some(25_000), Some(1), Some("RS")));
+    let s = of(&samples, "Ethernet4/1");
+    assert_eq!(s["fec"]["corrected_blocks"], serde_json::json!([5]));
+    assert_eq!(s["fec"]["uncorrectable_blocks"], serde_json::json!([3]));
+    assert_eq!(s["link"]["up"], true);
+    // The module as printed: its media, and its SN without EOS's four padding spaces.
+    assert_eq!(s["printed_module"]["media"], "100GBASE-SR4");
+    assert_eq!(s["printed_module"]["vendor_sn"], "XXX000a`0004");
+    // What is not modelled stays as printed: the SerDes eye, in units EOS does not state.
+    assert_eq!(s["printed_fields"]["phy-detail/phyStatuses/0/serdes/0/eyeUpper"], "149");
+
+    // Ethernet29/1: 100Gbps over four lanes, no codeword corrected or lost.
+    let link = &of(&ifaces, "Ethernet29/1")["link"];
+    assert_eq!((link["speed_mbps"].as_u64(), link["lanes"].as_u64()), (Some(100_000), Some(4)));
+    let s = of(&samples, "Ethernet29/1");
+    assert_eq!((s["fec"]["corrected_blocks"][0].as_u64(), s["fec"]["uncorrectable_blocks"][0].as_u64()), (Some(0), Some(0)));
+    assert_eq!(s["printed_fields"]["phy-detail/phyStatuses/0/fec/correctedSymbols/3/value"], "0");
+
+    // Ethernet1/1: 10G without FEC: no FEC counts are made up.
+    let s = of(&samples, "Ethernet1/1");
+    assert!(s["fec"].is_null(), "{s}");
+    assert_eq!(of(&ifaces, "Ethernet1/1")["link"]["speed_mbps"], 10_000);
+}
