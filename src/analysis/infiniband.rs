@@ -58,10 +58,11 @@ pub struct IbAnalysis {
     pub saturated: Vec<&'static str>,
 }
 
-/// True when `w` spans an interval: its counts are increases with a time base. A lone
-/// snapshot's counts run from an unknown clear.
+/// True when `w`'s `PortCounters` span an interval: their counts are increases with a
+/// time base. A lone snapshot's run from an unknown clear, and so do counters an import
+/// read beside a tool that stated only its own clear (`since_unknown_clear`).
 fn windowed(w: &InterfaceWindow) -> bool {
-    w.samples >= 2 && w.duration_s > 0.0
+    w.samples >= 2 && w.duration_s > 0.0 && !w.counters_at_end.ib.since_unknown_clear
 }
 
 impl IbAnalysis {

@@ -62,6 +62,7 @@ mod ib_host;
 mod ib_live;
 mod ib_mlxlink;
 mod ib_serve;
+mod ib_sos;
 mod import_amber;
 mod import_decoded_module;
 mod import_eos_phy;

@@ -12,6 +12,8 @@
 //!   files' modification times. One snapshot: since the clear (mlxlink), else
 //!   `--window-s`, else the uptime with `--since-boot`: a zero reading is written at the
 //!   start of that span. Otherwise the snapshot stands alone and the analysis says no BER.
+//!   A tool's own clear is its own counters' span: an InfiniBand port's `PortCounters`
+//!   (perfquery, sysfs) joined to an mlxlink output get no zero reading from it.
 
 use super::walk::{read_input, ParsedFile};
 use super::{lspci, Fragment, ImportError};
@@ -454,8 +456,20 @@ fn host_wide_facts(
     }
 }
 
-/// The span a lone snapshot's counts cover (seconds, and the sentence saying why), if any.
-fn lone_span(name: &str, s: &Snapshot, opts: &ImportOptions) -> Result<Option<(f64, String)>, ImportError> {
+/// Whose statement a lone snapshot's span is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SpanOf {
+    /// The tool's own time since its counters' clear (mlxlink, NVUE): its counters' span
+    /// only. Another source's counters (perfquery, a sysfs tree: the IB `PortCounters`) were
+    /// cleared when they were, which that tool does not say.
+    ToolClear,
+    /// The user's `--window-s` / `--since-boot`: every counter of the input.
+    User,
+}
+
+/// The span a lone snapshot's counts cover (seconds, the sentence saying why, and whose
+/// statement it is), if any.
+fn lone_span(name: &str, s: &Snapshot, opts: &ImportOptions) -> Result<Option<(f64, String, SpanOf)>, ImportError> {
     Ok(match (s.counters.since_clear_s, opts.window_s, opts.since_boot) {
         (Some(c), _, _) => Some((
             c,
@@ -463,10 +477,11 @@ fn lone_span(name: &str, s: &Snapshot, opts: &ImportOptions) -> Result<Option<(f
                 "the counters' own time since their clear, {:.1} min (mlxlink \"Time Since Last Clear\", NVUE time-since-last-clear-min): counts since the clear",
                 c / 60.0
             ),
+            SpanOf::ToolClear,
         )),
-        (None, Some(w), _) => Some((w, format!("--window-s {w}: counts taken as covering the last {}", fmt_s(w)))),
+        (None, Some(w), _) => Some((w, format!("--window-s {w}: counts taken as covering the last {}", fmt_s(w)), SpanOf::User)),
         (None, None, true) => match s.uptime_s {
-            Some(u) => Some((u, format!("--since-boot: counts since boot, uptime {}", fmt_s(u)))),
+            Some(u) => Some((u, format!("--since-boot: counts since boot, uptime {}", fmt_s(u)), SpanOf::User)),
             None => {
                 return Err(ImportError::Input(format!(
                     "{name}: --since-boot needs the host's uptime in the input (`cat /proc/uptime` or `uptime` output)"
@@ -545,7 +560,7 @@ fn interface_records(
         ci += usize::from(snap.has_counters());
         let mut link_state = snap.counters.link_state.clone().unwrap_or_default();
         link_state.up = link_state.up.or(snap.up);
-        let s = SampleRecord {
+        let mut s = SampleRecord {
             t: round_t(t0 + span.as_ref().map_or(0.0, |s| s.0)),
             interface: name.to_string(),
             link: link_state,
@@ -560,17 +575,29 @@ fn interface_records(
             pause: None,
             serdes_eye: snap.serdes_eye.clone(),
         };
-        if span.is_some() {
+        if let Some((_, _, of)) = &span {
             let mut z = zero_sample(&s);
             z.t = round_t(t0);
             z.time_base = Some("zero reading at the start of the span the counts cover".into());
+            // The IB counters were not cleared with the tool's: no zero reading of theirs, so
+            // they stand alone (counts since an unknown clear, no rate).
+            if let (SpanOf::ToolClear, Some(ib)) = (of, z.ib.as_mut().filter(|ib| !ib.counters.is_empty())) {
+                ib.counters.clear();
+                ib.hw_counters.clear();
+                if let Some(end) = s.ib.as_mut() {
+                    end.since_unknown_clear = true;
+                }
+                notes.push(format!(
+                    "{name}: the InfiniBand counters (ibstat, perfquery, sysfs) state no time since their clear: counts since an unknown clear, no rate; the span is the tool's own counters'"
+                ));
+            }
             records.push(Record::Sample(z));
         }
         last_sample = Some(records.len());
         records.push(Record::Sample(s));
     }
     let sentence = match (&span, counted.len()) {
-        (Some((_, why)), _) => why.clone(),
+        (Some((_, why, _)), _) => why.clone(),
         (None, 1) => {
             "none: one snapshot, counts since the counters last started at an unknown time (no BER; give --window-s N or --since-boot)"
                 .into()
