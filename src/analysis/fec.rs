@@ -70,6 +70,15 @@ pub enum LimitSource {
     NoFec,
     /// The FEC in use is unknown.
     Unknown,
+    /// An InfiniBand link on RS(544,514) (HDR and NDR, PAM4): the code the Ethernet rows
+    /// cite, named for InfiniBand ([`LimitSource::on_infiniband`]).
+    IbRs544,
+    /// An InfiniBand link on RS(528,514) (EDR with its FEC on).
+    IbRs528,
+    /// An InfiniBand link without FEC (FDR and earlier, EDR with its FEC off).
+    IbNoFec,
+    /// An InfiniBand link on Firecode or LL RS-FEC (271,257): no published pre-FEC figure.
+    IbNoLimit,
 }
 
 impl LimitSource {
@@ -87,6 +96,32 @@ impl LimitSource {
             LimitSource::Llrs => "Ethernet Technology Consortium LL-RS: no single pre-FEC limit",
             LimitSource::NoFec => "IEEE 802.3 Clause 52 (10GBASE-SR) and similar: BER 1e-12 without FEC",
             LimitSource::Unknown => "FEC mode unknown",
+            // The IBTA's physical specification (Vol 2) is not public: the code is the one
+            // NVIDIA's mlxlink names on the port, the BER InfiniBand requires is NVIDIA's
+            // statement of it (DGX SuperPOD cabling design guide, "Bit Error Rate"), and the
+            // input limit is the code's own, as 802.3 derives it for the same code.
+            LimitSource::IbRs544 => {
+                "InfiniBand HDR/NDR: RS(544,514) on the link (mlxlink \"RS-FEC - (544,514)\"), the same code's decoder input limit (as IEEE 802.3 138.1.1 derives it for RS(544,514)); InfiniBand requires a link BER below 1e-12 (NVIDIA DGX SuperPOD cabling design guide)"
+            }
+            LimitSource::IbRs528 => {
+                "InfiniBand EDR: RS(528,514) on the link (mlxlink \"RS-FEC - (528,514)\"), the same code's decoder input limit (as IEEE 802.3 Clause 91 derives it for RS(528,514)); InfiniBand requires a link BER below 1e-12 (NVIDIA DGX SuperPOD cabling design guide)"
+            }
+            LimitSource::IbNoFec => {
+                "InfiniBand without FEC: a link BER below 1e-12, the InfiniBand specification's requirement (NVIDIA DGX SuperPOD cabling design guide)"
+            }
+            LimitSource::IbNoLimit => "InfiniBand Firecode or LL RS-FEC (271,257) (mlxlink's names): no published pre-FEC limit",
+        }
+    }
+
+    /// This limit's source on an InfiniBand link: the same code and figure, cited for
+    /// InfiniBand rather than an Ethernet PMD clause.
+    pub fn on_infiniband(self) -> LimitSource {
+        match self {
+            LimitSource::Rs544Pmds | LimitSource::Rs544Lanes200G => LimitSource::IbRs544,
+            LimitSource::Rs528Pmds => LimitSource::IbRs528,
+            LimitSource::NoFec => LimitSource::IbNoFec,
+            LimitSource::BaseR | LimitSource::Llrs => LimitSource::IbNoLimit,
+            other => other,
         }
     }
 }
@@ -196,6 +231,22 @@ mod tests {
         let l = limit(FecKind::Rs544, Some(212.5));
         assert_eq!((l.source, l.ber_limit), (LimitSource::Rs544Lanes200G, Some(2.4e-4)));
         assert!(l.source.citation().starts_with("IEEE 802.3dj"));
+    }
+
+    #[test]
+    fn infiniband_links_cite_infiniband_not_an_ethernet_clause() {
+        for kind in [FecKind::Rs544, FecKind::Rs528, FecKind::Off, FecKind::BaseR, FecKind::Llrs] {
+            for gbps in [Some(26.5625), Some(53.125), Some(106.25), Some(212.5), None] {
+                let l = limit(kind, gbps);
+                let ib = l.source.on_infiniband();
+                assert!(ib.citation().starts_with("InfiniBand"), "{kind:?} {gbps:?}: {}", ib.citation());
+                assert!(!ib.citation().contains("Clause 138") && !ib.citation().contains("Clause 52"), "{}", ib.citation());
+            }
+        }
+        // The figure is the code's: RS(544,514) keeps 2.4e-4, no FEC 1e-12.
+        assert_eq!(limit(FecKind::Rs544, Some(106.25)).source.on_infiniband(), LimitSource::IbRs544);
+        assert_eq!(limit(FecKind::Off, None).source.on_infiniband(), LimitSource::IbNoFec);
+        assert_eq!(LimitSource::Unknown.on_infiniband(), LimitSource::Unknown);
     }
 
     #[test]

@@ -380,7 +380,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         modulation: cx.modulation,
         fec: Some(fec),
         fec_limit_ber: lim.ber_limit,
-        fec_limit_source: Some(lim.source),
+        fec_limit_source: Some(if infiniband::is_ib_port(w) { lim.source.on_infiniband() } else { lim.source }),
         duration_s: w.duration_s,
         samples: w.samples,
         link_down_events: count(&d.link_down_events),

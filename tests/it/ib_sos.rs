@@ -108,6 +108,10 @@ fn a_bundle_of_ibstat_perfquery_and_sysfs_joins_into_ports_and_is_judged() {
     assert!(m.contains("errors FEC did not correct"), "{m}");
     assert!((p0["infiniband"]["symbol_errors_per_s"].as_f64().unwrap() - 40.0 / 300.0).abs() < 1e-12);
     assert!(!codes(p0).contains(&"link_flaps".to_string()), "{:?}", codes(p0));
+    // NDR's RS(544,514) limit cites InfiniBand, not an Ethernet PMD clause.
+    let cited = p0["link"]["fec_limit_source"].as_str().unwrap();
+    assert!(cited.starts_with("InfiniBand HDR/NDR: RS(544,514)") && !cited.contains("Clause 138"), "{cited}");
+    assert_eq!(p0["link"]["fec_limit_ber"], 2.4e-4);
 
     // mlx5_1/1: link_downed 0 -> 1 is link_flaps; PortRcvErrors 65,000 -> 65,535 is at least
     // 535 and saturated; RcvData +1e9 units is 4e9 bytes; no symbol errors.
