@@ -188,6 +188,11 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
     });
     let mut not_checked = Vec::new();
     match &gpus {
+        // A PCI function whose source lists no PCI devices (a sosreport's copied sysfs
+        // keeps none): another source of the bundle (`nvidia-smi topo -m`) may have them.
+        None if h.pci_path.is_some() || h.numa_node.is_some() => {
+            not_checked.push("GPU locality: the source lists none of the node's PCI devices to find GPUs in".to_string())
+        }
         None => not_checked.push("GPU locality: not a PCI function, or GPUs were not looked for".to_string()),
         Some(g) if g.is_empty() => not_checked.push("GPU locality: no GPUs found on this node".to_string()),
         // Distances a tool stated need no NUMA node of the NIC.

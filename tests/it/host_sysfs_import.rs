@@ -223,7 +223,10 @@ fn what_sos_keeps_gives_numa_node_place_and_node_cpus() {
         assert_eq!(host[absent], Value::Null, "{absent}");
     }
     let not_checked = host["not_checked"].as_array().unwrap();
-    assert!(not_checked.contains(&json!("GPU locality: not a PCI function, or GPUs were not looked for")), "{not_checked:?}");
+    assert!(
+        not_checked.contains(&json!("GPU locality: the source lists none of the node's PCI devices to find GPUs in")),
+        "{not_checked:?}"
+    );
 }
 
 /// doca-sosreport's files with `ethtool -i` of each NIC and the node's PCI functions
