@@ -151,7 +151,8 @@ pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: 
                 }
             }
             None => {
-                if let Some(a) = port_sentence(r.code) {
+                let spread = matches!(r.code, ReasonCode::UncorrectableErrors | ReasonCode::BerOverFecLimit) && evenly_spread(lanes);
+                if let Some(a) = if spread { Some(EVENLY_SPREAD) } else { port_sentence(r.code) } {
                     if !port.iter().any(|p| p == a) {
                         port.push(a.to_string());
                     }
@@ -159,6 +160,25 @@ pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: 
             }
         }
     }
+}
+
+/// The port's advice when its errors are on every lane alike: no lane to chase.
+const EVENLY_SPREAD: &str = "the errors are spread evenly over every lane, so no one fiber or lane is the cause but the module or its port as a whole: reseat both ends, check the module's supply and temperature and that the NIC supports and powers it (its kernel log names a refused or under-powered module), then swap the module, then the far end's";
+
+/// Lane counts within this ratio of each other are "even": a fault on one fiber or lane puts
+/// its lane decades over its siblings (on PAM4, a few tenths of a dB move the BER by a
+/// decade), and the outlier judge's default `outlier_ratio` is 10.
+const EVEN_RATIO: f64 = 2.0;
+
+/// Whether every lane (at least two) counts corrected bits, over the window or since the
+/// counters started, and none more than [`EVEN_RATIO`] times another.
+fn evenly_spread(lanes: &[super::LaneAnalysis]) -> bool {
+    let counts: Vec<u64> = lanes.iter().filter_map(|l| l.corrected_bits.or(l.corrected_bits_since_start)).collect();
+    if counts.len() < 2 || counts.len() != lanes.len() {
+        return false;
+    }
+    let (lo, hi) = (counts.iter().min().copied().unwrap_or(0), counts.iter().max().copied().unwrap_or(0));
+    lo > 0 && hi as f64 <= lo as f64 * EVEN_RATIO
 }
 
 /// A lane's advice for a code whose judge gave none (a link drop traced to the lane, a
@@ -204,6 +224,33 @@ fn port_sentence(code: ReasonCode) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_on_every_lane_alike_point_at_the_module_not_a_lane() {
+        use crate::analysis::verdict::*;
+        use crate::analysis::LaneAnalysis;
+        // A ConnectX-6 Dx with a third-party 100G-LR4 its slot would not power (its kernel log:
+        // "Cable error, Power budget exceeded") was seen counting 13115284 on each of its four
+        // lanes, with 13147323 CRC errors: no lane to chase.
+        let even = |k: [u64; 4]| -> Vec<LaneAnalysis> {
+            (0..4).map(|i| LaneAnalysis { lane: i as u8 + 1, corrected_bits_since_start: Some(k[i]), ..Default::default() }).collect()
+        };
+        let reasons = vec![Reason::new(ReasonCode::UncorrectableErrors, Severity::Reject, None, "frames lost".into())];
+        let mut port = Vec::new();
+        fill(&reasons, &mut even([13_115_284; 4]), &mut port);
+        assert_eq!(port, vec![EVENLY_SPREAD.to_string()]);
+        // Within 2x of each other still even; one lane 10x its siblings is a lane to find.
+        let mut port = Vec::new();
+        fill(&reasons, &mut even([100, 150, 199, 120]), &mut port);
+        assert_eq!(port, vec![EVENLY_SPREAD.to_string()]);
+        let mut port = Vec::new();
+        fill(&reasons, &mut even([100, 120, 1_000, 110]), &mut port);
+        assert!(port[0].starts_with("frames were lost: find the lane"), "{port:?}");
+        // A lane with no errors, or a lane not counted, is not "every lane".
+        let mut port = Vec::new();
+        fill(&reasons, &mut even([0, 100, 100, 100]), &mut port);
+        assert!(port[0].starts_with("frames were lost: find the lane"), "{port:?}");
+    }
 
     #[test]
     fn every_non_accept_reason_gets_advice_once() {
