@@ -5,6 +5,7 @@
 //! (the same window analysis as `scan`); the sink only formats them.
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
+use super::csv_text::{self, RowText};
 pub use super::lane_row::LaneRow;
 use crate::analysis::infiniband::IbAnalysis;
 use crate::analysis::lane_index::LaneIndex;
@@ -18,14 +19,31 @@ use std::io::{self, Write};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-/// How rows are encoded: CSV through the `csv` crate's serde writer (its defaults: RFC
-/// 4180, a header row of the [`LaneRow`] field names before the first row, floats as
-/// `ryu` writes them), or JSON Lines of the same rows (`export --json`).
+/// How rows are encoded: CSV (RFC 4180, a header row of the [`LaneRow`] field names
+/// before the first row: the bytes of the `csv` crate's serde writer, each interval's
+/// shared cells encoded once, see [`super::csv_text`]), or JSON Lines of the same rows
+/// (`export --json`). Encoded rows not yet handed to `out` wait in `buf` (reused: cleared
+/// at each flush).
 enum Encoding<W: Write> {
-    /// Pending rows are held in the writer's own buffer (room for a batch).
-    Csv(Box<csv::Writer<W>>),
-    /// Encoded rows not yet handed to `out` (reused: cleared at each flush).
-    JsonLines { out: W, buf: Vec<u8> },
+    Csv {
+        out: W,
+        buf: Vec<u8>,
+        cells: Box<RowText>,
+        header_written: bool,
+    },
+    JsonLines {
+        out: W,
+        buf: Vec<u8>,
+    },
+    /// Every cell through `csv::Writer::serialize`: what the CSV bytes are held to.
+    #[cfg(test)]
+    Serde(Box<csv::Writer<W>>),
+}
+
+impl<W: Write> Encoding<W> {
+    fn csv(out: W) -> Self {
+        Encoding::Csv { out, buf: Vec::with_capacity(BATCH_BYTES), cells: Box::default(), header_written: false }
+    }
 }
 
 /// When a [`CsvSink`] hands its rows to the writer's `flush` (one write to the file).
@@ -61,7 +79,7 @@ pub struct CsvSink<W: Write> {
 impl<W: Write> CsvSink<W> {
     /// `created` is the capture start (RFC 3339), if known before the header record arrives.
     pub fn new(out: W, created: Option<&str>) -> Self {
-        Self::with_out(Encoding::Csv(Box::new(csv::WriterBuilder::new().buffer_capacity(BATCH_BYTES).from_writer(out))), created)
+        Self::with_out(Encoding::csv(out), created)
     }
 
     /// The same rows as JSON Lines: one object per row, keys = the CSV column names.
@@ -104,28 +122,33 @@ impl<W: Write> CsvSink<W> {
     /// when the records end, or after an error, to see the write's own error.
     pub fn finish(&mut self) -> io::Result<()> {
         self.pending_rows = 0;
-        match &mut self.encoding {
-            Encoding::Csv(w) => w.flush(),
-            Encoding::JsonLines { out, buf } => {
-                let written = out.write_all(buf);
-                buf.clear();
-                written?;
-                out.flush()
-            }
-        }
+        let (out, buf) = match &mut self.encoding {
+            Encoding::Csv { out, buf, .. } | Encoding::JsonLines { out, buf } => (out, buf),
+            #[cfg(test)]
+            Encoding::Serde(w) => return w.flush(),
+        };
+        let written = out.write_all(buf);
+        buf.clear();
+        written?;
+        out.flush()
     }
 
     fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
         match &mut self.encoding {
-            Encoding::Csv(w) => w.serialize(row).map_err(|e| match e.into_kind() {
-                csv::ErrorKind::Io(e) => e,
-                kind => io::Error::other(format!("{kind:?}")),
-            }),
+            Encoding::Csv { buf, cells, header_written, .. } => {
+                if !std::mem::replace(header_written, true) {
+                    csv_text::header(buf).map_err(io::Error::other)?;
+                }
+                cells.row(row, buf);
+                Ok(())
+            }
             Encoding::JsonLines { buf, .. } => {
                 serde_json::to_writer(&mut *buf, row).map_err(io::Error::other)?;
                 buf.push(b'\n');
                 Ok(())
             }
+            #[cfg(test)]
+            Encoding::Serde(w) => w.serialize(row).map_err(io::Error::other),
         }
     }
 
@@ -146,6 +169,9 @@ impl<W: Write> CsvSink<W> {
         // One row value, refilled per row: its strings keep their allocations.
         let mut row = std::mem::take(&mut self.row);
         self.fill_base(&mut row, iv);
+        if let Encoding::Csv { cells, .. } = &mut self.encoding {
+            cells.interval(&row);
+        }
         let module = LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
         let has_interval = w.samples >= 2;
         let mut written = Ok(());
@@ -182,7 +208,7 @@ impl<W: Write> CsvSink<W> {
         let port = |v: Option<u64>| v.filter(|_| has_interval);
         row.t = iv.t;
         // Text from the system or a capture: in CSV, never a formula ([`is_formula`]).
-        let csv = matches!(self.encoding, Encoding::Csv(_));
+        let csv = !matches!(self.encoding, Encoding::JsonLines { .. });
         put_text(&mut row.interface, &w.interface, csv);
         set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()), csv);
         row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
@@ -325,13 +351,10 @@ fn rfc3339_micros(at: OffsetDateTime, out: &mut String) -> Option<()> {
     Some(())
 }
 
-/// Rows still held are written when the sink goes away (the csv crate's writer does so
-/// for its own).
+/// Rows still held are written when the sink goes away.
 impl<W: Write> Drop for CsvSink<W> {
     fn drop(&mut self) {
-        if let Encoding::JsonLines { .. } = self.encoding {
-            let _ = self.finish();
-        }
+        let _ = self.finish();
     }
 }
 
@@ -386,6 +409,46 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             self.flushes += 1;
             Ok(())
+        }
+    }
+
+    /// The CSV of `records` (with the far end `far`), through `encoding`.
+    fn csv_of(records: &[Record], far: Option<FarEnd>, encoding: impl FnOnce(&mut Vec<u8>) -> Encoding<&mut Vec<u8>>) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut sink = CsvSink::with_out(encoding(&mut out), None).with_host(Some("=h,\"2\"".into()));
+        if let Some(far) = far {
+            sink = sink.with_far_end(far);
+        }
+        crate::output::tests::print(records, &mut sink);
+        drop(sink);
+        out
+    }
+
+    #[test]
+    fn rows_are_the_bytes_of_the_csv_crates_serde_writer() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
+        let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        paths.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
+        paths.sort();
+        assert!(paths.len() >= 20, "{paths:?}");
+        for path in &paths {
+            let cap = read_capture(path).unwrap();
+            // Also with the capture's first interface as the far end of every interface:
+            // rows get link loss cells.
+            let (engine, _) = crate::sample::engine::replay(path, crate::sample::engine::EngineConfig::default()).unwrap();
+            let window = engine.windows().into_iter().next().unwrap();
+            let far = |on: bool| on.then(|| FarEnd { near: None, far: window.clone(), shown: "far".into(), check: false });
+            for on in [false, true] {
+                let serde = csv_of(&cap.records, far(on), |out| Encoding::Serde(Box::new(csv::Writer::from_writer(out))));
+                let cells = csv_of(&cap.records, far(on), |out| Encoding::csv(out));
+                assert!(
+                    cells == serde,
+                    "{}:\n{}\n---\n{}",
+                    path.display(),
+                    String::from_utf8_lossy(&cells),
+                    String::from_utf8_lossy(&serde)
+                );
+            }
         }
     }
 

@@ -4,6 +4,8 @@
 use serde::Serialize;
 
 /// One CSV row. Field order is the column order; the first fourteen columns are a contract.
+/// The CSV text of a row is written by `output::csv_text`, in this order: a new column is
+/// added there too (a test holds the two to the same bytes).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct LaneRow {
     /// Wall-clock time of the sample (RFC 3339, UTC): capture start + `t`.

@@ -3,6 +3,7 @@
 //! Writers never reach back into sources.
 
 pub mod csv;
+mod csv_text;
 pub mod host;
 pub mod html;
 mod lane_row;
