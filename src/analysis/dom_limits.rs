@@ -74,14 +74,24 @@ impl Monitor {
         }
     }
 
+    /// The thresholds of `set` in the value's unit.
+    fn levels(&self, set: &ThresholdSet) -> MonitorLevels {
+        MonitorLevels {
+            high_alarm: self.level(set.high_alarm),
+            high_warning: self.level(set.high_warning),
+            low_alarm: self.level(set.low_alarm),
+            low_warning: self.level(set.low_warning),
+        }
+    }
+
     /// The worst crossing of `v` on each side: an alarm hides the warning on its side.
-    fn crossings(&self, v: Option<f64>, set: Option<&ThresholdSet>, out: &mut Vec<Crossing>) {
-        let (Some(v), Some(t)) = (v.filter(|v| v.is_finite()), set) else { return };
+    fn crossings(&self, v: Option<f64>, levels: Option<&MonitorLevels>, out: &mut Vec<Crossing>) {
+        let (Some(v), Some(t)) = (v.filter(|v| v.is_finite()), levels) else { return };
         let flag = |s| ModuleFlag::Limit(self.flag_monitor, s);
         let high = [(flag(Severity::HighAlarm), "high alarm", t.high_alarm), (flag(Severity::HighWarning), "high warning", t.high_warning)];
         let low = [(flag(Severity::LowAlarm), "low alarm", t.low_alarm), (flag(Severity::LowWarning), "low warning", t.low_warning)];
-        let over = high.into_iter().find_map(|(f, name, raw)| self.level(raw).filter(|l| v > *l).map(|l| (f, name, l)));
-        let under = low.into_iter().find_map(|(f, name, raw)| self.level(raw).filter(|l| v < *l).map(|l| (f, name, l)));
+        let over = high.into_iter().find_map(|(f, name, level)| level.filter(|l| v > *l).map(|l| (f, name, l)));
+        let under = low.into_iter().find_map(|(f, name, level)| level.filter(|l| v < *l).map(|l| (f, name, l)));
         for (flag, name, level) in over.into_iter().chain(under) {
             out.push(Crossing {
                 flag,
@@ -98,13 +108,41 @@ impl Monitor {
     }
 }
 
+/// One monitor's thresholds in the value's unit; `None` where not set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct MonitorLevels {
+    high_alarm: Option<f64>,
+    high_warning: Option<f64>,
+    low_alarm: Option<f64>,
+    low_warning: Option<f64>,
+}
+
+/// A module's rx power, tx power and bias thresholds in the lanes' units (dBm, mA):
+/// worked out once for all the lanes of a window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Levels {
+    rx: Option<MonitorLevels>,
+    tx: Option<MonitorLevels>,
+    bias: Option<MonitorLevels>,
+}
+
+impl Levels {
+    pub fn of(t: &Thresholds) -> Self {
+        Levels {
+            rx: t.rx_power_mw.as_ref().map(|s| RX.levels(s)),
+            tx: t.tx_power_mw.as_ref().map(|s| TX.levels(s)),
+            bias: t.tx_bias_ma.as_ref().map(|s| BIAS.levels(s)),
+        }
+    }
+}
+
 /// Every threshold the lane's rx power, tx power and bias are past, alarms before
 /// warnings on each side.
-pub fn crossings(la: &LaneAnalysis, t: &Thresholds) -> Vec<Crossing> {
+pub fn crossings(la: &LaneAnalysis, levels: &Levels) -> Vec<Crossing> {
     let mut out = Vec::new();
-    RX.crossings(la.rx_power_dbm, t.rx_power_mw.as_ref(), &mut out);
-    TX.crossings(la.tx_power_dbm, t.tx_power_mw.as_ref(), &mut out);
-    BIAS.crossings(la.tx_bias_ma, t.tx_bias_ma.as_ref(), &mut out);
+    RX.crossings(la.rx_power_dbm, levels.rx.as_ref(), &mut out);
+    TX.crossings(la.tx_power_dbm, levels.tx.as_ref(), &mut out);
+    BIAS.crossings(la.tx_bias_ma, levels.bias.as_ref(), &mut out);
     out
 }
 
@@ -121,28 +159,28 @@ mod tests {
         // rx low alarm 0.0741 mW = -11.30 dBm; rx -12.30 dBm is 1.00 dB below it.
         let t = Thresholds { rx_power_mw: set(2.0, 10f64.powf(-1.13), 1.5, 0.1), ..Default::default() };
         let la = LaneAnalysis { lane: 3, rx_power_dbm: Some(-12.3), ..Default::default() };
-        let c = crossings(&la, &t);
+        let c = crossings(&la, &Levels::of(&t));
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].flag.as_str(), "rx_power_low_alarm");
         assert_eq!(c[0].text, "rx -12.30 dBm is 1.00 dB below the module's rx power low alarm -11.30 dBm");
         // Between the warning (-10 dBm) and the alarm: a warning.
         let la = LaneAnalysis { rx_power_dbm: Some(-10.5), ..la };
-        assert_eq!(crossings(&la, &t)[0].flag.as_str(), "rx_power_low_warning");
+        assert_eq!(crossings(&la, &Levels::of(&t))[0].flag.as_str(), "rx_power_low_warning");
         // Inside: none; a printed range (warnings NaN) still judges the alarms.
-        assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-2.0), ..la.clone() }, &t).is_empty());
+        assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-2.0), ..la.clone() }, &Levels::of(&t)).is_empty());
         let printed = Thresholds { tx_power_mw: set(10f64.powf(0.5), 10f64.powf(-0.69), f64::NAN, f64::NAN), ..Default::default() };
         let tx = LaneAnalysis { tx_power_dbm: Some(-7.0), ..Default::default() };
-        assert_eq!(crossings(&tx, &printed)[0].flag.as_str(), "tx_power_low_alarm");
+        assert_eq!(crossings(&tx, &Levels::of(&printed))[0].flag.as_str(), "tx_power_low_alarm");
         // Bias over its high warning 9 mA (alarm 10).
         let b = Thresholds { tx_bias_ma: set(10.0, 2.0, 9.0, 3.0), ..Default::default() };
-        let c = crossings(&LaneAnalysis { tx_bias_ma: Some(9.5), ..Default::default() }, &b);
+        let c = crossings(&LaneAnalysis { tx_bias_ma: Some(9.5), ..Default::default() }, &Levels::of(&b));
         assert_eq!(
             (c[0].flag.as_str(), c[0].text.as_str()),
             ("tx_bias_high_warning", "bias 9.50 mA is 0.50 mA above the module's tx bias high warning 9.00 mA")
         );
         // 0 mW thresholds are "not set".
         let unset = Thresholds { rx_power_mw: set(0.0, 0.0, 0.0, 0.0), ..Default::default() };
-        assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-40.0), ..Default::default() }, &unset).is_empty());
+        assert!(crossings(&LaneAnalysis { rx_power_dbm: Some(-40.0), ..Default::default() }, &Levels::of(&unset)).is_empty());
     }
 
     #[test]

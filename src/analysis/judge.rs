@@ -57,8 +57,9 @@ pub(super) fn judge_lanes(
     let floor = cx.modulation.zip(cx.x_limit).map(|(m, x_limit)| q::MarginFloor::new(x_limit, cfg.margin_floor_db, m));
     let esnr_siblings = vdm_lanes::EsnrSiblings::of(lanes);
     let module_index = super::lane_index::LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
-    // The levels and flags that can be believed (`dom_trust`).
-    let thresholds = w.module.as_ref().map(|_| &*cx.dom.thresholds);
+    // The levels and flags that can be believed (`dom_trust`); the thresholds in the
+    // lanes' units once for all the lanes.
+    let levels = w.module.as_ref().map(|_| dom_limits::Levels::of(&cx.dom.thresholds));
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for la in lanes.iter_mut() {
         // From the lane's figures as measured: the judges below change only flags and advice.
@@ -81,7 +82,7 @@ pub(super) fn judge_lanes(
         }
         // The lane's values against the module's own thresholds: the same fact as the
         // module's flag bits, judged the same whether or not the source carries the bits.
-        let crossed = thresholds.map(|t| dom_limits::crossings(la, t)).unwrap_or_default();
+        let crossed = levels.as_ref().map(|l| dom_limits::crossings(la, l)).unwrap_or_default();
         let said = |f: ModuleFlag| crossed.iter().find(|c| c.flag == f).map(|c| format!(": {}", c.text)).unwrap_or_default();
         // Module flags on this lane.
         for &f in module_flags {
