@@ -2,6 +2,8 @@
 //! which physical port it is. Sources fill these, the capture format stores them, and
 //! analysis and output read them.
 
+#![warn(missing_docs)]
+
 pub mod host;
 
 use host::HostFacts;
@@ -10,18 +12,26 @@ use serde::{Deserialize, Serialize};
 /// PCIe link of the NIC function (sysfs `current_link_*` / `max_link_*`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PciLink {
+    /// The link's speed now, as sysfs prints it (`16.0 GT/s PCIe`).
     pub current_link_speed: Option<String>,
+    /// The link's width now, in lanes.
     pub current_link_width: Option<u32>,
+    /// The fastest speed the link can train to.
     pub max_link_speed: Option<String>,
+    /// The widest the link can train to.
     pub max_link_width: Option<u32>,
+    /// The NUMA node of the function (-1: none).
     pub numa_node: Option<i32>,
 }
 
 /// Which physical port a netdev is (sysfs `phys_port_name`, `dev_port`, `phys_switch_id`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortIdentity {
+    /// The port's name on its device (`p0`).
     pub phys_port_name: Option<String>,
+    /// The port's index on its device.
     pub dev_port: Option<u32>,
+    /// The switch ID shared by the ports of one ASIC.
     pub phys_switch_id: Option<String>,
 }
 
@@ -29,10 +39,15 @@ pub struct PortIdentity {
 /// and the host beneath it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceIdentity {
+    /// The kernel driver (`mlx5_core`).
     pub driver: Option<String>,
+    /// The bus address (`0000:3b:00.0`).
     pub bus_info: Option<String>,
+    /// The PCIe link of the NIC function.
     pub pci: Option<PciLink>,
+    /// Which physical port it is.
     pub port: Option<PortIdentity>,
+    /// The host beneath the netdev.
     pub host: Option<HostFacts>,
     /// The InfiniBand port this is (an IB port named `mlx5_0/1`, or the HCA port behind a
     /// RoCE netdev); `None` for other netdevs.
@@ -114,10 +129,10 @@ pub struct IbPort {
 
 impl IbPort {
     /// `mlx5_0/1`: how an IB port is named wherever an interface name appears.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         format!("{}/{}", self.hca, self.port)
     }
-    pub fn is_infiniband(&self) -> bool {
+    pub(crate) fn is_infiniband(&self) -> bool {
         self.link_layer.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("infiniband"))
     }
 }

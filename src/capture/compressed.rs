@@ -3,7 +3,7 @@
 //! A day of 16 ports at 1 Hz is about a gigabyte of JSON Lines that compresses 14-90x. A
 //! recording must survive being killed, so the writer ends a zstd *block* at every
 //! sampling tick (the decoder hands out every whole block it has read) and a *frame*
-//! (RFC 8878 §3.1.1, with its content checksum) every [`FRAME_BYTES`] of records: a capture
+//! (RFC 8878 §3.1.1, with its content checksum) every `FRAME_BYTES` of records: a capture
 //! cut anywhere replays up to its last flushed tick. Readers take concatenated frames
 //! (§3.1: a stream may hold several) and treat an input that ends inside a frame as the
 //! end of the capture, the way a cut last line of a plain capture is.
@@ -12,7 +12,7 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 
 /// The four bytes every Zstandard frame starts with (RFC 8878 §3.1.1, 0xFD2FB528 little-endian).
-pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
 /// zstd's default level: fast enough for 1 Hz sampling of many ports (a tick's few kB
 /// in microseconds) and most of the ratio higher levels reach on these repetitive lines.
@@ -21,7 +21,7 @@ const LEVEL: i32 = 3;
 /// Uncompressed bytes after which the current frame is closed at the next tick: each
 /// frame is then independently checksummed and a reader never holds more than one
 /// frame's window (the level's window is at most 8 MiB).
-pub const FRAME_BYTES: u64 = 4 << 20;
+pub(crate) const FRAME_BYTES: u64 = 4 << 20;
 
 /// True when `head` starts a Zstandard frame.
 pub fn is_zstd(head: &[u8]) -> bool {
@@ -36,7 +36,7 @@ pub fn wants_zstd(path: &Path) -> bool {
 /// A `Write` that compresses into frames: [`Frames::end_block`] makes everything written so
 /// far decodable (and starts a new frame past [`FRAME_BYTES`]); [`Frames::finish`] closes the
 /// frame.
-pub struct Frames<W: Write> {
+pub(crate) struct Frames<W: Write> {
     state: State<W>,
     in_frame: u64,
 }
@@ -49,7 +49,7 @@ enum State<W: Write> {
 }
 
 impl<W: Write> Frames<W> {
-    pub fn new(out: W) -> Self {
+    pub(crate) fn new(out: W) -> Self {
         Frames { state: State::Idle(out), in_frame: 0 }
     }
 
@@ -68,7 +68,7 @@ impl<W: Write> Frames<W> {
 
     /// Ends a block: every byte written so far reaches `W` (and `W` is flushed). Past
     /// [`FRAME_BYTES`] the frame is closed, so the next write starts a new one.
-    pub fn end_block(&mut self) -> io::Result<()> {
+    pub(crate) fn end_block(&mut self) -> io::Result<()> {
         if self.in_frame >= FRAME_BYTES {
             return self.finish();
         }
@@ -80,7 +80,7 @@ impl<W: Write> Frames<W> {
     }
 
     /// Closes the current frame (epilogue and checksum) and flushes `W`.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         self.in_frame = 0;
         match std::mem::replace(&mut self.state, State::Moving) {
             State::Open(enc) => {
@@ -97,7 +97,7 @@ impl<W: Write> Frames<W> {
     }
 
     /// The frame closed, `W` back.
-    pub fn into_inner(mut self) -> io::Result<W> {
+    pub(crate) fn into_inner(mut self) -> io::Result<W> {
         self.finish()?;
         match self.state {
             State::Idle(out) => Ok(out),
@@ -127,6 +127,7 @@ pub struct Unframed<R: Read> {
 }
 
 impl<R: Read> Unframed<R> {
+    /// Reads the Zstandard frames of `compressed`.
     pub fn new(compressed: R) -> io::Result<Self> {
         Ok(Unframed { inner: zstd::stream::read::Decoder::new(compressed)?, done: false })
     }

@@ -3,6 +3,8 @@
 //! moment is valid up to its last complete line; the reader tolerates a truncated last
 //! line (with a note) and rejects any other bad line, naming it.
 
+#![warn(missing_docs)]
+
 pub mod compressed;
 mod lines;
 mod sink;
@@ -23,18 +25,24 @@ use std::path::Path;
 use thiserror::Error;
 
 /// `format` value of the header.
-pub const FORMAT_NAME: &str = "optics-capture";
+pub(crate) const FORMAT_NAME: &str = "optics-capture";
 /// The only version this reader understands.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
+/// The first line of a capture: what it is, and where and when it was written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
+    /// Always `optics-capture`.
     pub format: String,
+    /// The format version (1).
     pub version: u32,
     /// RFC 3339 wall-clock time at capture start (timestamps `t` are relative to it).
     pub created: String,
+    /// The host the capture was taken on, when known.
     pub host: Option<String>,
+    /// The host's kernel release (`uname -r`), when known.
     pub kernel: Option<String>,
+    /// The tool and version that wrote the capture.
     pub tool: Option<String>,
     /// What produced the records: absent for live sampling, `"import"` for `optics import`
     /// (tool outputs turned into records, docs/import.md).
@@ -55,10 +63,12 @@ impl Header {
 /// Module bytes as page runs (`PageEntry`, hex `data`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModulePages {
+    /// The page runs, in the order read.
     pub pages: Vec<PageEntry>,
 }
 
 impl ModulePages {
+    /// The runs laid into one image, or why they do not fit.
     pub fn image(&self) -> Result<ModuleImage, ImageError> {
         ModuleImage::from_entries(&self.pages)
     }
@@ -68,14 +78,20 @@ impl ModulePages {
 /// module or the negotiated link changes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InterfaceRecord {
+    /// Seconds since capture start.
     pub t: f64,
-    /// At most [`MAX_INTERFACE_NAME_BYTES`].
+    /// At most `MAX_INTERFACE_NAME_BYTES`.
     #[serde(deserialize_with = "deserialize_interface")]
     pub interface: String,
+    /// The netdev's driver (`ethtool -i`).
     pub driver: Option<String>,
+    /// The PCI address of the NIC function (`ethtool -i` bus-info).
     pub bus_info: Option<String>,
+    /// The PCIe link of the NIC function.
     pub pci: Option<PciLink>,
+    /// Which physical port the netdev is.
     pub port: Option<PortIdentity>,
+    /// The negotiated link (speed, lanes, FEC mode).
     pub link: LinkInfo,
     /// Static pages (identity, thresholds, advertisement); `null` = module not readable.
     pub module: Option<ModulePages>,
@@ -95,7 +111,7 @@ pub struct InterfaceRecord {
 }
 
 impl InterfaceRecord {
-    pub fn identity(&self) -> DeviceIdentity {
+    pub(crate) fn identity(&self) -> DeviceIdentity {
         DeviceIdentity {
             driver: self.driver.clone(),
             bus_info: self.bus_info.clone(),
@@ -111,13 +127,16 @@ impl InterfaceRecord {
 /// One reading of one interface.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
+    /// Seconds since capture start.
     pub t: f64,
-    /// At most [`MAX_INTERFACE_NAME_BYTES`].
+    /// At most `MAX_INTERFACE_NAME_BYTES`.
     #[serde(deserialize_with = "deserialize_interface")]
     pub interface: String,
+    /// Link state and link-down counts as read.
     pub link: LinkState,
     /// `null` = the driver reports no FEC statistics (or the read failed: see events).
     pub fec: Option<FecStats>,
+    /// Driver counters (`ethtool -S`) by name.
     #[serde(default)]
     pub driver_stats: DriverStats,
     /// Monitor and flag bytes read this sample; `null` = not read.
@@ -150,16 +169,22 @@ pub struct SampleRecord {
     pub serdes_eye: Option<crate::counters::serdes::SerdesEye>,
 }
 
+/// What an event record says happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
+    /// An interface's counters went backwards (a driver reset or a clear).
     CounterReset,
+    /// The plugged module changed (another serial number or part).
     ModuleChanged,
+    /// The interface disappeared.
     InterfaceGone,
+    /// A read failed (its layer says which).
     Error,
 }
 
 impl EventKind {
+    /// The snake_case name, as the capture writes it.
     pub fn as_str(&self) -> &'static str {
         match self {
             EventKind::CounterReset => "counter_reset",
@@ -170,14 +195,17 @@ impl EventKind {
     }
 }
 
+/// Something that happened to an interface between samples.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventRecord {
+    /// Seconds since capture start.
     pub t: f64,
-    /// At most [`MAX_INTERFACE_NAME_BYTES`].
+    /// At most `MAX_INTERFACE_NAME_BYTES`.
     #[serde(deserialize_with = "deserialize_interface")]
     pub interface: String,
+    /// What happened.
     pub kind: EventKind,
-    /// At most [`MAX_MESSAGE_BYTES`] and a mark: cut as it is read ([`cut_message`]).
+    /// At most `MAX_MESSAGE_BYTES` and a mark: cut as it is read (`cut_message`).
     #[serde(deserialize_with = "deserialize_message")]
     pub message: String,
     /// `error` events: the layer that failed (absent in captures written before it).
@@ -187,19 +215,21 @@ pub struct EventRecord {
 
 impl EventRecord {
     /// An event whose message is held to [`MAX_MESSAGE_BYTES`] ([`cut_message`]).
-    pub fn new(t: f64, interface: &str, kind: EventKind, message: &str) -> Self {
+    #[cfg(any(live, test))]
+    pub(crate) fn new(t: f64, interface: &str, kind: EventKind, message: &str) -> Self {
         EventRecord { t, interface: interface.to_string(), kind, message: cut_message(message).into_owned(), layer: None }
     }
 
     /// An `error` event of `layer`.
-    pub fn error(t: f64, interface: &str, layer: ErrorLayer, message: &str) -> Self {
+    #[cfg(live)]
+    pub(crate) fn error(t: f64, interface: &str, layer: ErrorLayer, message: &str) -> Self {
         EventRecord { layer: Some(layer), ..EventRecord::new(t, interface, EventKind::Error, message) }
     }
 
     /// The layer of an `error` event. Captures written before events carried `layer` named
     /// a module failure only in the message, which their writer always began with "module"
     /// ("module read failed: ...", "module not read: ..."): read that way for them alone.
-    pub fn error_layer(&self) -> Option<ErrorLayer> {
+    pub(crate) fn error_layer(&self) -> Option<ErrorLayer> {
         if self.kind != EventKind::Error {
             return None;
         }
@@ -221,7 +251,7 @@ pub enum ErrorLayer {
 }
 
 impl ErrorLayer {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             ErrorLayer::Module => "module",
             ErrorLayer::Counters => "counters",
@@ -234,16 +264,16 @@ impl ErrorLayer {
 /// InfiniBand port's `hca/port` at most 67 (IB_DEVICE_NAME_MAX 64 with its NUL,
 /// include/rdma/ib_verbs.h, a slash, a port number to 255); the port names switch imports
 /// carry ("Ethernet0", "et-0/0/0:3") are shorter still. A longer name is no interface.
-pub const MAX_INTERFACE_NAME_BYTES: usize = 128;
+pub(crate) const MAX_INTERFACE_NAME_BYTES: usize = 128;
 
 /// An interface name longer than [`MAX_INTERFACE_NAME_BYTES`]: its length in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("an interface name of {0} bytes: at most {MAX_INTERFACE_NAME_BYTES} (a netdev's is at most 15, an InfiniBand port's 67)")]
-pub struct NameTooLong(pub usize);
+pub(crate) struct NameTooLong(pub(crate) usize);
 
 /// Refuses an interface name longer than [`MAX_INTERFACE_NAME_BYTES`] (read from a capture,
 /// or given by an imported file).
-pub fn check_interface_name(name: &str) -> Result<(), NameTooLong> {
+pub(crate) fn check_interface_name(name: &str) -> Result<(), NameTooLong> {
     match name.len() {
         n if n > MAX_INTERFACE_NAME_BYTES => Err(NameTooLong(n)),
         _ => Ok(()),
@@ -261,11 +291,11 @@ fn deserialize_interface<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Strin
 /// extack text is under 200 bytes); 1 KiB is several times that. Longer ones are cut
 /// ([`cut_message`]), so the 256 messages an interface keeps stay a few hundred kB
 /// whatever a capture holds.
-pub const MAX_MESSAGE_BYTES: usize = 1024;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 1024;
 
 /// `message`, cut to its first [`MAX_MESSAGE_BYTES`] bytes (at a character boundary) and
 /// marked as cut with how many bytes were dropped: `...… [cut 4193280 bytes]`.
-pub fn cut_message(message: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn cut_message(message: &str) -> std::borrow::Cow<'_, str> {
     if message.len() <= MAX_MESSAGE_BYTES {
         return message.into();
     }
@@ -298,9 +328,13 @@ fn deserialize_message<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String,
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "lowercase")]
 pub enum Record {
+    /// The first line.
     Header(Header),
+    /// An interface's identity and static module pages.
     Interface(InterfaceRecord),
+    /// One reading of one interface.
     Sample(SampleRecord),
+    /// Something that happened.
     Event(EventRecord),
 }
 
@@ -314,6 +348,7 @@ impl Record {
             Record::Event(r) => Some(r.t),
         }
     }
+    /// The interface the record is about (`None` for the header).
     pub fn interface(&self) -> Option<&str> {
         match self {
             Record::Header(_) => None,
@@ -326,44 +361,85 @@ impl Record {
 
 /// Rounds seconds to microseconds: timestamps then print in at most 6 decimals and
 /// read back bit-identical (serde_json parses such short decimals exactly).
-pub fn round_t(seconds: f64) -> f64 {
+pub(crate) fn round_t(seconds: f64) -> f64 {
     (seconds * 1e6).round() / 1e6
 }
 
+/// Why a capture could not be read or written.
 #[derive(Debug, Error)]
 pub enum CaptureError {
+    /// The input could not be read.
     #[error("reading capture: {0}")]
     Io(#[from] std::io::Error),
+    /// No header line.
     #[error("capture is empty: no header line")]
     Empty,
     #[error("line 1: not a capture header ({detail})")]
-    NotAHeader { detail: String },
+    /// The first line is not a header.
+    NotAHeader {
+        /// The parser's words.
+        detail: String,
+    },
     #[error("line 1: format is {found:?}, expected {FORMAT_NAME:?}")]
-    WrongFormat { found: String },
+    /// The header names another format.
+    WrongFormat {
+        /// The format the header names.
+        found: String,
+    },
     #[error("line 1: capture format version {found} is not supported (this build reads version {FORMAT_VERSION})")]
-    UnsupportedVersion { found: u64 },
+    /// A format version this build does not read.
+    UnsupportedVersion {
+        /// The version the header names.
+        found: u64,
+    },
     #[error("line {line}: {source}")]
-    BadLine { line: usize, source: serde_json::Error },
+    /// A line that is not a record.
+    BadLine {
+        /// The line number, from 1.
+        line: usize,
+        /// Why the record did not parse.
+        source: serde_json::Error,
+    },
     #[error("line {line}: a header may only appear on line 1")]
-    HeaderNotFirst { line: usize },
+    /// A header after line 1.
+    HeaderNotFirst {
+        /// The line number, from 1.
+        line: usize,
+    },
     #[error("line {line}: longer than {limit} bytes: not a capture line")]
-    LineTooLong { line: usize, limit: usize },
+    /// A line longer than any record.
+    LineTooLong {
+        /// The line number, from 1.
+        line: usize,
+        /// The longest line read, in bytes.
+        limit: usize,
+    },
+    /// The sink the records were written to failed.
     #[error("{0}")]
     Sink(std::io::Error),
     #[error("line {line}: not UTF-8 text")]
-    NotUtf8 { line: usize },
+    /// A line that is not UTF-8.
+    NotUtf8 {
+        /// The line number, from 1.
+        line: usize,
+    },
     #[error("line {line}: a capture record is a JSON object ({{\"record\": ...}}), not an array or other value")]
-    NotAnObject { line: usize },
+    /// A line of JSON that is not an object.
+    NotAnObject {
+        /// The line number, from 1.
+        line: usize,
+    },
 }
 
 /// Longest capture line accepted (docs/capture-format.md): a record holds at most a few
 /// kB of module pages and counters, so a longer line is not a capture (`/dev/zero`).
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// A whole capture in file order (tests and tools that want every record; commands
 /// stream with [`CaptureReader`] instead).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Capture {
+    /// The first line.
     pub header: Header,
     /// Every record after the header, in file order (never a `Record::Header`).
     pub records: Vec<Record>,
@@ -383,6 +459,7 @@ impl Capture {
         self.records.iter().filter(move |r| r.interface() == Some(iface))
     }
 
+    /// One interface's samples, in file order.
     pub fn samples_for<'a>(&'a self, iface: &'a str) -> impl Iterator<Item = &'a SampleRecord> + 'a {
         self.records_for(iface).filter_map(|r| match r {
             Record::Sample(s) => Some(s),
@@ -390,6 +467,7 @@ impl Capture {
         })
     }
 
+    /// One interface's interface records, in file order.
     pub fn interface_records_for<'a>(&'a self, iface: &'a str) -> impl Iterator<Item = &'a InterfaceRecord> + 'a {
         self.records_for(iface).filter_map(|r| match r {
             Record::Interface(i) => Some(i),
@@ -402,11 +480,6 @@ impl Capture {
 /// it through the engine ([`crate::sample::engine::for_each_record`]).
 pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
     read_capture_from(open_file(path.as_ref())?)
-}
-
-/// Reads only the header line of a capture file.
-pub fn read_header(path: impl AsRef<Path>) -> Result<Header, CaptureError> {
-    Ok(CaptureReader::new(open_file(path.as_ref())?)?.header().clone())
 }
 
 /// A capture file's lines, decompressed when it holds Zstandard frames (by its bytes, not
@@ -433,7 +506,7 @@ pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> 
 /// may be cut short (a writer stopped mid-line): it is dropped with a note when it
 /// fails to parse *because the text ends early*; any other bad line is an error naming
 /// its 1-based line number. Blank lines are skipped; a line longer than
-/// [`MAX_LINE_BYTES`] is an error.
+/// `MAX_LINE_BYTES` is an error.
 pub struct CaptureReader<R: BufRead> {
     lines: lines::Lines<R>,
     header: Header,
@@ -453,6 +526,7 @@ impl<R: BufRead> CaptureReader<R> {
         Ok(CaptureReader { lines, header, notes: Vec::new() })
     }
 
+    /// The capture's header (its first line).
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -570,6 +644,7 @@ enum Out<W: Write> {
 }
 
 impl<W: Write> CaptureWriter<W> {
+    /// A writer of plain JSON Lines to `out`; writes the header first.
     pub fn new(out: W, header: &Header) -> std::io::Result<Self> {
         Self::start(Out::Plain(out), header)
     }
@@ -610,7 +685,7 @@ impl<W: Write> CaptureWriter<W> {
 
     /// Everything written so far reaches the file: a no-op for a plain capture (each
     /// record is flushed), a block end for a compressed one.
-    pub fn end_block(&mut self) -> std::io::Result<()> {
+    pub(crate) fn end_block(&mut self) -> std::io::Result<()> {
         match &mut self.out {
             Out::Plain(_) => Ok(()),
             Out::Zstd(f) => f.end_block(),
@@ -630,17 +705,6 @@ impl<W: Write> CaptureWriter<W> {
         match self.out {
             Out::Plain(w) => Ok(w),
             Out::Zstd(f) => f.into_inner(),
-        }
-    }
-}
-
-impl CaptureWriter<std::fs::File> {
-    /// A capture file; compressed when its name ends in `.zst`.
-    pub fn create(path: impl AsRef<Path>, header: &Header) -> std::io::Result<Self> {
-        let file = std::fs::File::create(path.as_ref())?;
-        match compressed::wants_zstd(path.as_ref()) {
-            true => CaptureWriter::compressed(file, header),
-            false => CaptureWriter::new(file, header),
         }
     }
 }

@@ -95,14 +95,17 @@ impl Default for DriverStats {
 }
 
 impl DriverStats {
+    /// No counters.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// How many counters there are.
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// No counters.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
@@ -142,11 +145,6 @@ impl DriverStats {
         self.position(name).map(|k| self.values[k])
     }
 
-    /// The stored name (shared, so a copy costs a reference count) and its value.
-    pub fn get_key_value(&self, name: &str) -> Option<(&Arc<str>, u64)> {
-        self.position(name).map(|k| self.at(k))
-    }
-
     /// Every counter in name order.
     pub fn iter(&self) -> Iter<'_> {
         Iter { names: self.names.iter(), values: self.values.iter() }
@@ -159,14 +157,15 @@ impl DriverStats {
 
     /// The counters whose name starts with `prefix`, in name order (a range of the
     /// sorted names, not a scan).
-    pub fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a Arc<str>, u64)> + 'a {
+    #[cfg(test)]
+    fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a Arc<str>, u64)> + 'a {
         self.prefix_range(prefix).map(|k| self.at(k))
     }
 
     /// The same names with new values, the k-th for the k-th name in name order (0 for
     /// names past the end of `values`; values past the last name are ignored): a new
     /// sample of the same counters that shares this name table (one allocation).
-    pub fn with_values(&self, values: impl IntoIterator<Item = u64>) -> DriverStats {
+    pub(crate) fn with_values(&self, values: impl IntoIterator<Item = u64>) -> DriverStats {
         let n = self.names.len();
         let mut values: Vec<u64> = values.into_iter().take(n).collect();
         values.resize(n, 0);
@@ -175,7 +174,7 @@ impl DriverStats {
 
     /// Sets `name` to `value`, adding the name if it is new. Adding copies the name table
     /// (O(n)): build many counters with `collect` instead.
-    pub fn insert(&mut self, name: Arc<str>, value: u64) {
+    pub(crate) fn insert(&mut self, name: Arc<str>, value: u64) {
         match self.search(&name) {
             Ok(k) => self.values[k] = value,
             Err(k) => {
@@ -479,6 +478,5 @@ mod tests {
         assert_eq!(lanes, [("rx_err_lane_0_phy", 10), ("rx_err_lane_1_phy", 11)]);
         assert_eq!(s.with_prefix("zz").count(), 0);
         assert_eq!(s.with_prefix("").count(), 5);
-        assert_eq!(s.get_key_value("tx").map(|(k, v)| (&**k, v)), Some(("tx", 7)));
     }
 }

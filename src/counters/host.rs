@@ -34,7 +34,7 @@ pub struct PauseStats {
 /// The pause and discard figures of one sample into `out.host` (after
 /// [`super::normalize_into`] filled the rest): netlink's pause counts where the kernel gave
 /// them, else the driver's.
-pub fn normalize_into(out: &mut PortCounters, pause: Option<&PauseStats>, stats: &DriverStats) {
+pub(crate) fn normalize_into(out: &mut PortCounters, pause: Option<&PauseStats>, stats: &DriverStats) {
     fill(&mut out.host, pause, stats, &stats.slots().host);
 }
 

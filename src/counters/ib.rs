@@ -23,7 +23,7 @@ pub struct IbSample {
     pub state: Option<String>,
     /// `phys_state`: `5: LinkUp` (IBTA PortInfo:PortPhysicalState).
     #[serde(default)]
-    pub phys_state: Option<String>,
+    pub(crate) phys_state: Option<String>,
     /// `counters/<name>` -> value, named as sysfs names the files (`symbol_error`, `VL15_dropped`).
     #[serde(default)]
     pub counters: BTreeMap<String, u64>,
@@ -55,21 +55,21 @@ fn state_number(text: &str) -> Option<u32> {
 /// A `PortCounters` field: its sysfs file name and width in bits (sysfs.c `PORT_PMA_ATTR`,
 /// IBTA Table 247).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PortCounter {
-    pub name: &'static str,
-    pub bits: u32,
+pub(crate) struct PortCounter {
+    pub(crate) name: &'static str,
+    pub(crate) bits: u32,
 }
 
 impl PortCounter {
     /// The value a saturated counter holds: all ones.
-    pub fn max(self) -> u64 {
+    pub(crate) fn max(self) -> u64 {
         (1u64 << self.bits) - 1
     }
 }
 
 /// Every `PortCounters` field the kernel shows, with its width (sysfs.c `PORT_PMA_ATTR`
 /// rows: name, counter, **width**, offset).
-pub const PORT_COUNTERS: &[PortCounter] = &[
+pub(crate) const PORT_COUNTERS: &[PortCounter] = &[
     PortCounter { name: "symbol_error", bits: 16 },
     PortCounter { name: "link_error_recovery", bits: 8 },
     PortCounter { name: "link_downed", bits: 8 },
@@ -91,18 +91,18 @@ pub const PORT_COUNTERS: &[PortCounter] = &[
     PortCounter { name: "port_xmit_wait", bits: 32 },
 ];
 
-pub fn port_counter(name: &str) -> Option<PortCounter> {
+pub(crate) fn port_counter(name: &str) -> Option<PortCounter> {
     PORT_COUNTERS.iter().copied().find(|c| c.name == name)
 }
 
 /// The counters of `counters` (name -> value) that read their maximum: saturated, so
 /// "at least" that many (IBTA 16.1.3.5).
-pub fn saturated<'a>(counters: impl IntoIterator<Item = (&'a str, u64)>) -> Vec<(PortCounter, u64)> {
+pub(crate) fn saturated<'a>(counters: impl IntoIterator<Item = (&'a str, u64)>) -> Vec<(PortCounter, u64)> {
     counters.into_iter().filter_map(|(name, v)| port_counter(name).filter(|c| v == c.max()).map(|c| (c, v))).collect()
 }
 
 /// Octets per `port_rcv_data` / `port_xmit_data` unit (IBTA Table 247: "divided by 4").
-pub const DATA_OCTETS_PER_UNIT: u64 = 4;
+pub(crate) const DATA_OCTETS_PER_UNIT: u64 = 4;
 
 const SYMBOL_ERROR: &str = "symbol_error";
 const LINK_DOWNED: &str = "link_downed";
@@ -110,7 +110,7 @@ const LINK_DOWNED: &str = "link_downed";
 /// The IB figures of `ib` into `out` (after [`super::normalize_into`] filled the rest): an
 /// IB port has no netlink or driver counters, so its symbol errors and link-down count
 /// are the `PortCounters` ones. Without `ib`, `out.ib` is emptied.
-pub fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
+pub(crate) fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
     let Some(ib) = ib else {
         if !out.ib.is_empty() {
             out.ib = IbCounted::default();
@@ -141,7 +141,7 @@ pub fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
 }
 
 /// The sysfs name behind an [`Origin::Ib`].
-pub fn origin_name(origin: &Origin) -> Option<&'static str> {
+pub(crate) fn origin_name(origin: &Origin) -> Option<&'static str> {
     match origin {
         Origin::Ib(name) => Some(name),
         _ => None,
@@ -153,19 +153,28 @@ pub fn origin_name(origin: &Origin) -> Option<&'static str> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum IbSpeed {
+    /// Single data rate: 2.5 Gb/s per lane.
     Sdr,
+    /// Double data rate: 5 Gb/s per lane.
     Ddr,
+    /// Quad data rate: 10 Gb/s per lane.
     Qdr,
+    /// FDR10: 10.3125 GBd per lane, 64b/66b.
     Fdr10,
+    /// Fourteen data rate: 14.0625 GBd per lane.
     Fdr,
+    /// Enhanced data rate: 25.78125 GBd per lane.
     Edr,
+    /// High data rate: 50 Gb/s per lane (PAM4).
     Hdr,
+    /// Next data rate: 100 Gb/s per lane (PAM4).
     Ndr,
+    /// Extreme data rate: 200 Gb/s per lane (PAM4).
     Xdr,
 }
 
 impl IbSpeed {
-    pub fn parse(text: &str) -> Option<IbSpeed> {
+    pub(crate) fn parse(text: &str) -> Option<IbSpeed> {
         Some(match text.trim().to_ascii_uppercase().as_str() {
             "SDR" => IbSpeed::Sdr,
             "DDR" => IbSpeed::Ddr,
@@ -180,7 +189,7 @@ impl IbSpeed {
         })
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             IbSpeed::Sdr => "SDR",
             IbSpeed::Ddr => "DDR",
@@ -196,7 +205,7 @@ impl IbSpeed {
 
     /// Data rate per lane in Mb/s as the kernel's `rate` counts it (sysfs.c `rate_show`,
     /// deci-Gb/s per lane: SDR 2.5, DDR 5, QDR/FDR10 10, FDR 14, EDR 25, HDR 50, NDR 100, XDR 200).
-    pub fn lane_mbps(self) -> u32 {
+    pub(crate) fn lane_mbps(self) -> u32 {
         match self {
             IbSpeed::Sdr => 2_500,
             IbSpeed::Ddr => 5_000,
@@ -214,24 +223,24 @@ impl IbSpeed {
     /// saw (NVIDIA UFM Enterprise User Manual 6.17, "Low-Frequency (Secondary) Telemetry
     /// Fields": Symbol_Errors are "error bits that were not corrected by phy correction
     /// mechanisms"; Symbol_BER is "post FEC + PLR").
-    pub fn symbol_errors_after_fec(self) -> bool {
+    pub(crate) fn symbol_errors_after_fec(self) -> bool {
         self >= IbSpeed::Hdr
     }
 }
 
 /// The kernel's `rate`: `400 Gb/sec (4X NDR)`, `56 Gb/sec (4X FDR)`, `2.5 Gb/sec (1X SDR)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct IbRate {
-    pub gbps: f64,
+pub(crate) struct IbRate {
+    pub(crate) gbps: f64,
     /// Active width in lanes (1X, 2X, 4X, 8X, 12X).
-    pub width: u32,
-    pub speed: IbSpeed,
+    pub(crate) width: u32,
+    pub(crate) speed: IbSpeed,
 }
 
 impl IbRate {
     /// `rate_show`'s format: `"%d%s Gb/sec (%dX%s)"`. Also the `ibstat` / `ibstatus` text
     /// (`rate: 400 Gb/sec (4X NDR)`) once the label is cut off.
-    pub fn parse(text: &str) -> Option<IbRate> {
+    pub(crate) fn parse(text: &str) -> Option<IbRate> {
         let (gbps, rest) = text.trim().split_once(" Gb/sec")?;
         let gbps: f64 = gbps.trim().parse().ok()?;
         let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
@@ -242,14 +251,14 @@ impl IbRate {
     }
 
     /// `4X NDR`: what the link mode shows for an IB port.
-    pub fn mode(&self) -> String {
+    pub(crate) fn mode(&self) -> String {
         format!("{}X {}", self.width, self.speed.as_str())
     }
 
     /// The link as the rest of optics reads it: speed = lanes x the speed's lane rate (the
     /// kernel's "56 Gb/sec" for FDR is 4 x 14), lanes = width, mode `4X NDR`. FEC is not
     /// named: sysfs does not say which one is active.
-    pub fn link_info(&self) -> super::LinkInfo {
+    pub(crate) fn link_info(&self) -> super::LinkInfo {
         super::LinkInfo {
             speed_mbps: Some(self.speed.lane_mbps() * self.width),
             lanes: Some(self.width),

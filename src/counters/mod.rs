@@ -5,27 +5,32 @@
 //! The raw types serialize exactly as the capture format's `fec`, `link` and
 //! `driver_stats` objects (docs/capture-format.md).
 
-pub mod driver_stats;
-pub mod host;
+#![warn(missing_docs)]
+
+pub(crate) mod driver_stats;
+pub(crate) mod host;
 pub mod ib;
-pub mod model;
-pub mod normalize;
-pub mod serdes;
+pub(crate) mod model;
+pub(crate) mod normalize;
+pub(crate) mod serdes;
 mod slots;
 
 pub use driver_stats::DriverStats;
 pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
-pub use normalize::{normalize, normalize_into};
+pub(crate) use normalize::{normalize, normalize_into};
 use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.
 /// An empty array means the driver does not report that counter (0-byte payload).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FecStats {
+    /// `ETHTOOL_A_FEC_STAT_CORRECTED`: codewords FEC corrected.
     #[serde(default, deserialize_with = "total_and_lanes")]
     pub corrected_blocks: Vec<u64>,
+    /// `ETHTOOL_A_FEC_STAT_UNCORR`: codewords FEC could not correct.
     #[serde(default, deserialize_with = "total_and_lanes")]
     pub uncorrectable_blocks: Vec<u64>,
+    /// `ETHTOOL_A_FEC_STAT_CORR_BITS`: bits FEC corrected.
     #[serde(default, deserialize_with = "total_and_lanes")]
     pub corrected_bits: Vec<u64>,
     /// `ETHTOOL_A_FEC_STAT_HIST` bins (Linux 6.18+): codewords by symbol-error count.
@@ -33,11 +38,16 @@ pub struct FecStats {
     pub histogram: Vec<FecHistogramBin>,
 }
 
+/// One bin of the FEC histogram: codewords with `low..=high` symbol errors.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FecHistogramBin {
+    /// The fewest symbol errors a codeword of the bin has.
     pub low: u32,
+    /// The most symbol errors a codeword of the bin has.
     pub high: u32,
+    /// Codewords in the bin, all lanes.
     pub count: u64,
+    /// The same per lane, lane 1 first (empty when the driver gives the total only).
     #[serde(default, deserialize_with = "lanes_only")]
     pub per_lane: Vec<u64>,
 }
@@ -98,10 +108,12 @@ fn histogram_bins<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<FecHisto
 /// `ETHTOOL_MSG_LINKSTATE_GET` with stats.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkState {
+    /// Whether the link is up (`ETHTOOL_A_LINKSTATE_LINK`).
     pub up: Option<bool>,
     /// `enum ethtool_link_ext_state` value, raw.
     #[serde(default)]
     pub ext_state: Option<u8>,
+    /// `ETHTOOL_A_LINKSTATE_EXT_SUBSTATE` value, raw.
     #[serde(default)]
     pub ext_substate: Option<u8>,
     /// `ETHTOOL_A_LINKSTATE_EXT_DOWN_CNT` (Linux 6.2+).
@@ -112,7 +124,9 @@ pub struct LinkState {
 /// Negotiated link: `ETHTOOL_MSG_LINKMODES_GET` (or `ETHTOOL_GLINKSETTINGS`) and the active FEC.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkInfo {
+    /// Link speed in Mb/s.
     pub speed_mbps: Option<u32>,
+    /// Lanes the link uses.
     #[serde(default)]
     pub lanes: Option<u32>,
     /// Kernel link-mode name, e.g. `200000baseSR4/Full`.
@@ -124,7 +138,7 @@ pub struct LinkInfo {
 }
 
 /// `ethtool_link_ext_state` names (uapi `enum ethtool_link_ext_state`).
-pub fn ext_state_name(state: u8) -> String {
+pub(crate) fn ext_state_name(state: u8) -> String {
     const NAMES: [&str; 11] = [
         "autoneg",
         "link training failure",

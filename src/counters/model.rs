@@ -39,85 +39,94 @@ impl Serialize for Origin {
     }
 }
 
+/// A counter's value and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Counted {
+    /// The count.
     pub value: u64,
+    /// Where the count came from.
     pub origin: Origin,
 }
 
 /// Per-lane values, index 0 = lane 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LaneCounts {
+    /// The count of each lane.
     pub values: Vec<u64>,
-    pub origin: Origin,
+    pub(crate) origin: Origin,
 }
 
+/// One port's counters, one model whatever the driver named them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PortCounters {
+    /// Bits FEC corrected.
     pub corrected_bits: Option<Counted>,
+    /// Bits FEC corrected, per lane.
     pub corrected_bits_per_lane: Option<LaneCounts>,
-    pub corrected_blocks: Option<Counted>,
-    pub corrected_blocks_per_lane: Option<LaneCounts>,
+    pub(crate) corrected_blocks: Option<Counted>,
+    pub(crate) corrected_blocks_per_lane: Option<LaneCounts>,
+    /// Codewords FEC could not correct.
     pub uncorrectable_blocks: Option<Counted>,
-    pub uncorrectable_blocks_per_lane: Option<LaneCounts>,
+    pub(crate) uncorrectable_blocks_per_lane: Option<LaneCounts>,
     /// Received bits (bnxt_en `rx_bits`, mlx5 `rx_bits_phy` where present): a measured BER denominator.
-    pub rx_bits: Option<Counted>,
+    pub(crate) rx_bits: Option<Counted>,
     /// PCS symbol errors (errors FEC did not correct, or FEC inactive).
-    pub pcs_symbol_errors: Option<Counted>,
+    pub(crate) pcs_symbol_errors: Option<Counted>,
+    /// Times the link went down.
     pub link_down_events: Option<Counted>,
     /// Frames received with a bad frame check sequence and dropped (IEEE 802.3 30.3.1.1.6
     /// aFrameCheckSequenceErrors): frames lost on the line, whatever FEC says.
-    pub fcs_errors: Option<Counted>,
+    pub(crate) fcs_errors: Option<Counted>,
     /// Frames during which the PHY saw an invalid symbol (IEEE 802.3 30.3.2.1.5
     /// aSymbolErrorDuringCarrier): errors that reached the PCS uncorrected. On an
     /// InfiniBand port, `PortCounters` SymbolErrorCounter (`ib:symbol_error`).
-    pub symbol_errors: Option<Counted>,
+    pub(crate) symbol_errors: Option<Counted>,
     /// InfiniBand `PortCounters` figures with no Ethernet counterpart (`counters::ib`).
     #[serde(skip_serializing_if = "IbCounted::is_empty")]
-    pub ib: IbCounted,
+    pub(crate) ib: IbCounted,
     /// Pause frames and receive discards (`counters::host`).
     #[serde(skip_serializing_if = "HostCounted::is_empty")]
-    pub host: HostCounted,
+    pub(crate) host: HostCounted,
 }
 
 /// `PortCounters` figures the Ethernet model has no name for, each with its origin
 /// (`ib:<sysfs name>`); the ones it has (`symbol_error`, `link_downed`) go to
-/// [`PortCounters::symbol_errors`] and [`PortCounters::link_down_events`].
+/// `PortCounters::symbol_errors` and [`PortCounters::link_down_events`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct IbCounted {
     /// Retrains: the port training state machine completed link error recovery.
-    pub link_error_recovery: Option<Counted>,
+    pub(crate) link_error_recovery: Option<Counted>,
     /// Packets received with an error (ICRC/VCRC, physical errors, malformed) and dropped.
-    pub port_rcv_errors: Option<Counted>,
+    pub(crate) port_rcv_errors: Option<Counted>,
     /// Packets received marked bad (EBP) by the sender: an error on another link upstream.
-    pub port_rcv_remote_physical_errors: Option<Counted>,
+    pub(crate) port_rcv_remote_physical_errors: Option<Counted>,
     /// Times local physical errors passed the LocalPhyErrors threshold.
-    pub local_link_integrity_errors: Option<Counted>,
+    pub(crate) local_link_integrity_errors: Option<Counted>,
     /// Input buffer overruns: credit misconfiguration, or very poor signal integrity.
-    pub excessive_buffer_overrun_errors: Option<Counted>,
+    pub(crate) excessive_buffer_overrun_errors: Option<Counted>,
     /// Outbound packets dropped because the port was down or congested.
-    pub port_xmit_discards: Option<Counted>,
+    pub(crate) port_xmit_discards: Option<Counted>,
     #[serde(rename = "VL15_dropped")]
-    pub vl15_dropped: Option<Counted>,
+    pub(crate) vl15_dropped: Option<Counted>,
     /// Received data in 4-octet units.
-    pub port_rcv_data: Option<Counted>,
+    pub(crate) port_rcv_data: Option<Counted>,
     /// Transmitted data in 4-octet units.
-    pub port_xmit_data: Option<Counted>,
-    pub port_rcv_packets: Option<Counted>,
-    pub port_xmit_packets: Option<Counted>,
+    pub(crate) port_xmit_data: Option<Counted>,
+    pub(crate) port_rcv_packets: Option<Counted>,
+    pub(crate) port_xmit_packets: Option<Counted>,
     /// The reading's counters run from a clear at an unknown time ([`super::ib::IbSample`]):
     /// only their counts at a sample say anything, not their increases.
     #[serde(skip)]
-    pub since_unknown_clear: bool,
+    pub(crate) since_unknown_clear: bool,
 }
 
 impl IbCounted {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == IbCounted::default()
     }
 
     /// The figures with their sysfs names, in table order.
-    pub fn named(&self) -> [(&'static str, &Option<Counted>); 11] {
+    pub(crate) fn named(&self) -> [(&'static str, &Option<Counted>); 11] {
         [
             ("link_error_recovery", &self.link_error_recovery),
             ("port_rcv_errors", &self.port_rcv_errors),
@@ -137,20 +146,20 @@ impl IbCounted {
 /// The pause and discard figures, each with its origin.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HostCounted {
-    pub rx_pause_frames: Option<Counted>,
-    pub tx_pause_frames: Option<Counted>,
+    pub(crate) rx_pause_frames: Option<Counted>,
+    pub(crate) tx_pause_frames: Option<Counted>,
     /// Priority flow control frames received per priority (index = priority 0..7).
-    pub rx_pause_per_priority: Option<LaneCounts>,
-    pub tx_pause_per_priority: Option<LaneCounts>,
+    pub(crate) rx_pause_per_priority: Option<LaneCounts>,
+    pub(crate) tx_pause_per_priority: Option<LaneCounts>,
     /// Frames the port received and dropped before the host saw them (no buffer, no
     /// descriptor, a full queue).
-    pub rx_discards: Option<Counted>,
+    pub(crate) rx_discards: Option<Counted>,
     /// mlx5's receive queue had no posted buffer for a frame (its receive ring ran empty).
-    pub rx_out_of_buffer: Option<Counted>,
+    pub(crate) rx_out_of_buffer: Option<Counted>,
 }
 
 impl HostCounted {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == HostCounted::default()
     }
 }

@@ -55,14 +55,14 @@ fn lanes_into(slot: &mut Option<LaneCounts>, arr: &[u64], fallback: impl FnOnce(
     }
 }
 
-pub fn normalize(fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) -> PortCounters {
+pub(crate) fn normalize(fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) -> PortCounters {
     let mut out = PortCounters::default();
     normalize_into(&mut out, fec, link, driver);
     out
 }
 
 /// [`normalize`] into `out`, reusing its per-lane buffers (a stream of samples).
-pub fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) {
+pub(crate) fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) {
     let empty = FecStats::default();
     let fec = fec.unwrap_or(&empty);
     let slots = driver.slots();

@@ -112,7 +112,7 @@ fn mlx5_lane_slots(stats: &impl NameTable) -> Option<Vec<usize>> {
 }
 
 /// 802.1Qbb priorities.
-pub const PRIORITIES: usize = 8;
+pub(crate) const PRIORITIES: usize = 8;
 
 pub(super) const RX_PAUSE: &[&str] = &["rx_pause_ctrl_phy", "rx_pause_frames", "link_xoff_rx.nic"];
 pub(super) const TX_PAUSE: &[&str] = &["tx_pause_ctrl_phy", "tx_pause_frames", "link_xoff_tx.nic"];

@@ -26,24 +26,29 @@ pub enum FactSource {
 /// A value and where it was read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fact<T> {
+    /// The value.
     pub value: T,
+    /// Where it was read.
     pub from: FactSource,
 }
 
 impl<T> Fact<T> {
+    /// A value read from sysfs.
     pub fn sysfs(value: T) -> Self {
         Fact { value, from: FactSource::Sysfs }
     }
+    /// A value read by an ethtool ioctl.
     pub fn ioctl(value: T) -> Self {
         Fact { value, from: FactSource::Ioctl }
     }
+    /// A value read by ethtool netlink.
     pub fn netlink(value: T) -> Self {
         Fact { value, from: FactSource::Netlink }
     }
-    pub fn procfs(value: T) -> Self {
+    pub(crate) fn procfs(value: T) -> Self {
         Fact { value, from: FactSource::Procfs }
     }
-    pub fn import(value: T) -> Self {
+    pub(crate) fn import(value: T) -> Self {
         Fact { value, from: FactSource::Import }
     }
 }
@@ -53,9 +58,13 @@ impl<T> Fact<T> {
 /// maximums"). `None` where the driver reports none.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rings {
+    /// Rx descriptors now.
     pub rx: Option<u32>,
+    /// The most rx descriptors the driver allows.
     pub rx_max: Option<u32>,
+    /// Tx descriptors now.
     pub tx: Option<u32>,
+    /// The most tx descriptors the driver allows.
     pub tx_max: Option<u32>,
 }
 
@@ -63,19 +72,27 @@ pub struct Rings {
 /// A driver that has no channels of a kind leaves both out (`n/a` in `ethtool -l`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Channels {
+    /// Rx-only channels now.
     pub rx: Option<u32>,
+    /// The most rx-only channels.
     pub rx_max: Option<u32>,
+    /// Tx-only channels now.
     pub tx: Option<u32>,
+    /// The most tx-only channels.
     pub tx_max: Option<u32>,
+    /// Other channels (link interrupts and the like) now.
     pub other: Option<u32>,
+    /// The most other channels.
     pub other_max: Option<u32>,
+    /// Combined rx/tx channels now.
     pub combined: Option<u32>,
+    /// The most combined channels.
     pub combined_max: Option<u32>,
 }
 
 impl Channels {
     /// Queues that receive: combined plus rx-only channels.
-    pub fn rx_queues(&self) -> Option<u32> {
+    pub(crate) fn rx_queues(&self) -> Option<u32> {
         match (self.combined, self.rx) {
             (None, None) => None,
             (c, r) => Some(c.unwrap_or(0) + r.unwrap_or(0)),
@@ -87,14 +104,16 @@ impl Channels {
 /// it is delivered to (`/proc/irq/N/effective_affinity_list`, else `smp_affinity_list`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Irq {
+    /// The interrupt's number.
     pub irq: u32,
+    /// The CPUs it is delivered to.
     pub cpus: Vec<u32>,
 }
 
 /// A kernel CPU list (`0-3,8,10-11`, Documentation/admin-guide/cgroup-v2.rst "cpuset"
 /// format, what `cpulist` and `smp_affinity_list` print) expanded; `None` when malformed.
 /// At most `MAX_CPUS` CPUs (the kernel's NR_CPUS ceiling) so a hostile file is bounded.
-pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
+pub(crate) fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
     const MAX_CPUS: u32 = 8192;
     let mut out = Vec::new();
     for part in s.trim().split(',').filter(|p| !p.is_empty()) {
@@ -133,33 +152,40 @@ pub struct Gpu {
     /// Its distance from the NIC as the source states it (`nvidia-smi topo -m`); `None`:
     /// worked out from the two PCI places ([`PciDistance::between`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distance: Option<PciDistance>,
+    pub(crate) distance: Option<PciDistance>,
 }
 
 /// What the host tells of one NIC. `None` = not read (older captures, a source without it).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostFacts {
+    /// The kernel driver (`ethtool -i` driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<Fact<String>>,
+    /// The driver's version (`ethtool -i` version).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver_version: Option<Fact<String>>,
+    /// The NIC's firmware version (`ethtool -i` firmware-version).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware_version: Option<Fact<String>>,
     /// PCI vendor and device ID of the NIC function (`15b3:1021`): NICs of one model share it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pci_id: Option<Fact<String>>,
+    /// The NIC function's NUMA node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub numa_node: Option<Fact<i32>>,
     /// The NIC function's place below `/sys/devices` ([`Gpu::pci_path`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pci_path: Option<Fact<Vec<String>>>,
+    /// The netdev's MTU in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtu: Option<Fact<u32>>,
     /// The node's GPUs; `None` = not looked for, empty = none found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus: Option<Fact<Vec<Gpu>>>,
+    /// Descriptor ring sizes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rings: Option<Fact<Rings>>,
+    /// Queue channels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Fact<Channels>>,
     /// The CPUs of the NIC's NUMA node (`/sys/devices/system/node/nodeN/cpulist`).
@@ -209,7 +235,7 @@ impl HostFacts {
     }
 
     /// Fills each fact `self` lacks from `other` (a support bundle's files each give some).
-    pub fn fill_from(&mut self, other: &HostFacts) {
+    pub(crate) fn fill_from(&mut self, other: &HostFacts) {
         fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
             if slot.is_none() {
                 slot.clone_from(v);
@@ -248,7 +274,7 @@ pub enum PciDistance {
 }
 
 impl PciDistance {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PciDistance::Pix => "PIX",
             PciDistance::Pxb => "PXB",
@@ -259,7 +285,7 @@ impl PciDistance {
     }
 
     /// What it means, for a sentence.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             PciDistance::Pix => "behind one PCIe switch",
             PciDistance::Pxb => "behind PCIe bridges below one root port",

@@ -32,14 +32,14 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Caps {
+pub(crate) struct Caps {
     /// Connections held at once, all peers together.
-    pub total: usize,
+    pub(crate) total: usize,
     /// Idle connections one source address may hold at once (its busy ones count only
     /// against the total: 200 scrapes at once from one address are all answered).
-    pub idle_per_peer: usize,
+    pub(crate) idle_per_peer: usize,
     /// Time from `accept()` to the first byte of the request.
-    pub first_byte_timeout: Duration,
+    pub(crate) first_byte_timeout: Duration,
 }
 
 impl Default for Caps {
@@ -188,14 +188,14 @@ impl Table {
 
 /// The connections `serve` holds now.
 #[derive(Debug)]
-pub struct Connections {
+pub(crate) struct Connections {
     caps: Caps,
     epoch: Instant,
     table: Mutex<Table>,
 }
 
 impl Connections {
-    pub fn new(caps: Caps) -> Arc<Self> {
+    pub(crate) fn new(caps: Caps) -> Arc<Self> {
         let caps = Caps { total: caps.total.max(1), idle_per_peer: caps.idle_per_peer.max(1), ..caps };
         Arc::new(Connections { caps, epoch: Instant::now(), table: Mutex::new(Table::default()) })
     }
@@ -214,14 +214,15 @@ impl Connections {
     }
 
     /// Connections held now.
-    pub fn held(&self) -> usize {
+    #[cfg(test)]
+    fn held(&self) -> usize {
         self.table().held.len()
     }
 
     /// Takes a just-accepted connection from `peer` into the table, shedding what the caps
     /// require. The newcomer itself is never the one shed: it has not had its chance yet.
     /// `socket` stays open until the ticket [leaves](Ticket::leave) the table.
-    pub fn admit(self: &Arc<Self>, peer: IpAddr, socket: &impl AsRawFd) -> Ticket {
+    pub(crate) fn admit(self: &Arc<Self>, peer: IpAddr, socket: &impl AsRawFd) -> Ticket {
         self.admit_fd(peer, socket.as_raw_fd())
     }
 
@@ -272,7 +273,7 @@ fn waiting(fd: RawFd) -> bool {
 
 /// One admitted connection; leaves the table when dropped.
 #[derive(Debug)]
-pub struct Ticket {
+pub(crate) struct Ticket {
     id: u64,
     activity: Arc<Activity>,
     connections: Arc<Connections>,
@@ -287,13 +288,13 @@ impl Drop for Ticket {
 impl Ticket {
     /// Leaves the table (before its socket is closed, so the table never looks at a
     /// descriptor number reused by another connection).
-    pub fn leave(&self) {
+    pub(crate) fn leave(&self) {
         self.connections.table().held.remove(&self.id);
     }
 
     /// Completes when the connection must close: shed for another, or silent past the
     /// first-byte timeout.
-    pub async fn closing(&self) {
+    pub(crate) async fn closing(&self) {
         let silent = async {
             tokio::time::sleep(self.connections.caps.first_byte_timeout).await;
             if self.activity.phase() != Phase::Fresh {
@@ -307,19 +308,19 @@ impl Ticket {
     }
 
     /// The connection's socket, marking it busy from the first byte of each request.
-    pub fn watch<IO>(&self, io: IO) -> Watched<IO> {
+    pub(crate) fn watch<IO>(&self, io: IO) -> Watched<IO> {
         Watched { io, activity: self.activity.clone() }
     }
 
     /// Held by a response body: when the body is dropped (handed over in full, or the
     /// connection is gone) the connection is idle again.
-    pub fn answering(&self) -> IdleOnDrop {
+    pub(crate) fn answering(&self) -> IdleOnDrop {
         self.activity.enter(Phase::Busy);
         IdleOnDrop { activity: self.activity.clone() }
     }
 }
 
-pub struct IdleOnDrop {
+pub(crate) struct IdleOnDrop {
     activity: Arc<Activity>,
 }
 
@@ -330,9 +331,9 @@ impl Drop for IdleOnDrop {
 }
 
 /// A response body that marks its connection idle once hyper drops it.
-pub struct Answer<B> {
-    pub body: B,
-    pub _idle: IdleOnDrop,
+pub(crate) struct Answer<B> {
+    pub(crate) body: B,
+    pub(crate) _idle: IdleOnDrop,
 }
 
 impl<B: Body + Unpin> Body for Answer<B> {
@@ -350,7 +351,7 @@ impl<B: Body + Unpin> Body for Answer<B> {
 }
 
 /// A socket that marks its connection busy when request bytes arrive.
-pub struct Watched<IO> {
+pub(crate) struct Watched<IO> {
     io: IO,
     activity: Arc<Activity>,
 }

@@ -4,10 +4,10 @@
 //! A slow or malformed client cannot stall it:
 //! - every connection is accepted at once; the caps on connections held (all peers; idle
 //!   ones per peer) shed the oldest idle connection of whoever holds the most, and a
-//!   silent new connection closes after its first-byte timeout ([`super::connections`]);
-//! - request headers must fit in [`Limits::max_header_bytes`] (hyper answers 431 and
-//!   closes) and arrive within [`Limits::header_read_timeout`];
-//! - a connection lives at most [`Limits::connection_timeout`], whatever it does;
+//!   silent new connection closes after its first-byte timeout (`super::connections`);
+//! - request headers must fit in `Limits::max_header_bytes` (hyper answers 431 and
+//!   closes) and arrive within `Limits::header_read_timeout`;
+//! - a connection lives at most `Limits::connection_timeout`, whatever it does;
 //! - with TLS ([`Security`]), the handshake must be over within the first-byte timeout,
 //!   which runs from `accept()`;
 //! - with basic authentication, every path answers 401 without the right credentials.
@@ -32,14 +32,15 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
 
+/// What one server holds at most: connections, header bytes, and how long a peer may wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Connections held at once (all peers, per peer) and the first-byte timeout.
-    pub connections: Caps,
+    pub(crate) connections: Caps,
     /// hyper's read buffer, which must hold the request head (hyper's minimum is 8 KiB).
-    pub max_header_bytes: usize,
-    pub header_read_timeout: Duration,
-    pub connection_timeout: Duration,
+    pub(crate) max_header_bytes: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) connection_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -53,8 +54,8 @@ impl Default for Limits {
     }
 }
 
-pub const OPENMETRICS_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-pub const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+pub(crate) const OPENMETRICS_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(crate) const TEXT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// OpenMetrics when the scraper lists it in `Accept` (Prometheus does), else 0.0.4 text.
 fn wants_openmetrics(req: &Request<Incoming>) -> bool {
@@ -69,7 +70,7 @@ fn reply(status: StatusCode, content_type: &'static str, body: Bytes) -> Respons
 }
 
 /// The response to one request, from the snapshot alone.
-pub fn respond(req: &Request<Incoming>, snap: &Snapshot) -> Response<Full<Bytes>> {
+pub(crate) fn respond(req: &Request<Incoming>, snap: &Snapshot) -> Response<Full<Bytes>> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return reply(StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", Bytes::from_static(b"GET only\n"));
     }
@@ -86,11 +87,14 @@ pub fn respond(req: &Request<Incoming>, snap: &Snapshot) -> Response<Full<Bytes>
 /// What `--web.config.file` adds to plain HTTP: TLS, basic authentication, or both.
 #[derive(Clone, Default)]
 pub struct Security {
+    /// TLS, when configured.
     pub tls: Option<TlsAcceptor>,
+    /// Basic authentication, when configured.
     pub basic_auth: Option<Arc<BasicAuth>>,
 }
 
 impl Security {
+    /// The security a checked web configuration asks for.
     pub fn of(web: WebConfig) -> Self {
         Security { tls: web.tls.map(TlsAcceptor::from), basic_auth: web.basic_auth }
     }

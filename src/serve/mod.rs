@@ -15,7 +15,9 @@
 //!   the sd-daemon priority `<3>` error, `<4>` warning, `<5>` notice, `<6>` info, which
 //!   journald turns into the entry's priority.
 
-pub mod connections;
+#![warn(missing_docs)]
+
+pub(crate) mod connections;
 pub mod http;
 pub mod web_config;
 
@@ -40,9 +42,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 
-pub const LOG_ERR: u8 = 3;
+pub(crate) const LOG_ERR: u8 = 3;
+/// syslog priority 4 (`<4>`): warning.
 pub const LOG_WARNING: u8 = 4;
-pub const LOG_NOTICE: u8 = 5;
+pub(crate) const LOG_NOTICE: u8 = 5;
+/// syslog priority 6 (`<6>`): informational.
 pub const LOG_INFO: u8 = 6;
 
 /// One journald-friendly line on stderr (see the module comment).
@@ -56,9 +60,13 @@ pub fn log(priority: u8, message: &str) {
 /// What a scrape returns: built once per tick.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
+    /// The OpenMetrics exposition.
     pub openmetrics: Bytes,
+    /// The Prometheus text exposition (0.0.4).
     pub text: Bytes,
+    /// The status page.
     pub html: Bytes,
+    /// Series in the exposition.
     pub series: usize,
     /// Ticks (or replayed sample groups) so far; 0 = nothing sampled yet.
     pub ticks: u64,
@@ -71,26 +79,31 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The latest snapshot.
     pub fn latest(&self) -> Arc<Snapshot> {
         // A poisoned lock still holds a whole Arc (replaced in one assignment).
         self.latest.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
+    /// Replaces the latest snapshot.
     pub fn publish(&self, snap: Snapshot) {
         *self.latest.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snap);
     }
 }
 
+/// Why serving stopped early.
 #[derive(Debug, Error)]
 pub enum ServeError {
+    /// The signal handlers could not be installed.
     #[error("installing signal handlers: {0}")]
     Signal(std::io::Error),
+    /// Sampling failed.
     #[cfg(live)]
     #[error("sampling: {0}")]
     Watch(#[from] WatchError),
 }
 
 /// A configuration waiting to be applied at the next tick (SIGHUP).
-pub type PendingConfig = Arc<Mutex<Option<Config>>>;
+pub(crate) type PendingConfig = Arc<Mutex<Option<Config>>>;
 
 /// The windows `serve` judges over, seconds (fixed for the daemon's life: they size the
 /// engine's state, so a SIGHUP reload does not change them).
@@ -101,7 +114,7 @@ pub struct ServeWindows {
     /// The margin trend: fitted over the series buckets of the last this-many seconds.
     pub trend_s: f64,
     /// `optics_lane_pre_fec_ber{window="<N>s"}`.
-    pub rolling_s: Vec<f64>,
+    pub(crate) rolling_s: Vec<f64>,
 }
 
 impl ServeWindows {
@@ -112,7 +125,7 @@ impl ServeWindows {
 }
 
 /// The window the `_max` series look back over (`window="1h"`).
-pub const PEAK_S: f64 = 3600.0;
+pub(crate) const PEAK_S: f64 = 3600.0;
 /// The predicted-FLR peak is kept per minute: 60 slots cover [`PEAK_S`].
 const PEAK_SLOT_S: f64 = 60.0;
 
@@ -161,6 +174,7 @@ pub struct Exporter {
 }
 
 impl Exporter {
+    /// An exporter judging with `cfg` over `windows`, publishing into `shared`.
     pub fn new(cfg: Config, windows: ServeWindows, shared: Arc<Shared>) -> Self {
         // The snapshot ring answers the judgement window beside the rolling ones; the
         // series keeps the trend window, and at least the hour the peaks look back over.
@@ -191,16 +205,17 @@ impl Exporter {
     }
 
     /// Where a reloaded configuration is put for the next tick.
-    pub fn pending_config(&self) -> PendingConfig {
+    pub(crate) fn pending_config(&self) -> PendingConfig {
         self.pending.clone()
     }
 
-    pub fn interfaces(&self) -> Vec<String> {
+    #[cfg(live)]
+    pub(crate) fn interfaces(&self) -> Vec<String> {
         self.engine.interfaces()
     }
 
     /// Removes an interface's series (it vanished) and logs why.
-    pub fn remove(&mut self, iface: &str, why: &str) {
+    pub(crate) fn remove(&mut self, iface: &str, why: &str) {
         if self.engine.interfaces().iter().any(|i| i == iface) {
             self.engine.remove(iface);
             self.metrics.forget(iface);
@@ -210,13 +225,14 @@ impl Exporter {
         }
     }
 
-    pub fn count_error(&mut self, layer: &'static str) {
+    pub(crate) fn count_error(&mut self, layer: &'static str) {
         *self.stats.sample_errors.entry(layer).or_default() += 1;
     }
 
     /// A discovery pass found nothing to sample: the exporter is alive and says so
     /// (`optics_interfaces 0`, a fresh `optics_last_sample_timestamp_seconds`).
-    pub fn nothing_to_sample(&mut self) {
+    #[cfg(live)]
+    pub(crate) fn nothing_to_sample(&mut self) {
         self.stats.last_sample_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs_f64());
         self.publish();
     }
@@ -360,18 +376,19 @@ pub struct Signals {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sig {
+pub(crate) enum Sig {
     Stop(StopSignal),
     Reload,
 }
 
 impl Signals {
+    /// Installs handlers of SIGINT, SIGTERM and SIGHUP.
     pub fn install() -> Result<Self, ServeError> {
         let s = |k| signal(k).map_err(ServeError::Signal);
         Ok(Signals { int: s(SignalKind::interrupt())?, term: s(SignalKind::terminate())?, hup: s(SignalKind::hangup())? })
     }
 
-    pub async fn next(&mut self) -> Sig {
+    pub(crate) async fn next(&mut self) -> Sig {
         tokio::select! {
             _ = self.int.recv() => Sig::Stop(StopSignal::Int),
             _ = self.term.recv() => Sig::Stop(StopSignal::Term),
@@ -407,7 +424,9 @@ async fn until_stop(signals: &mut Signals, pending: &PendingConfig, on_reload: R
     }
 }
 
+/// How live `serve` samples.
 pub struct LiveOptions {
+    /// Time between samples.
     pub interval: Duration,
     /// How often the interface set is looked at again.
     pub rediscover: Duration,

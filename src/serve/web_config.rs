@@ -67,13 +67,13 @@ struct TlsFile {
 #[derive(Debug, Default)]
 pub struct WebConfig {
     /// None: plain HTTP.
-    pub tls: Option<Arc<ServerConfig>>,
+    pub(crate) tls: Option<Arc<ServerConfig>>,
     /// None: no authentication.
-    pub basic_auth: Option<Arc<BasicAuth>>,
+    pub(crate) basic_auth: Option<Arc<BasicAuth>>,
 }
 
 /// Reads a file the configuration names (bounded by the caller), or says why not.
-pub type ReadFile<'a> = &'a dyn Fn(&Path) -> Result<Vec<u8>, super::CallerError>;
+pub(crate) type ReadFile<'a> = &'a dyn Fn(&Path) -> Result<Vec<u8>, super::CallerError>;
 
 /// Why a web configuration is refused: each text names the key to mend.
 #[derive(Debug, thiserror::Error)]
@@ -87,23 +87,43 @@ pub enum WebConfigError {
     /// A `tls_server_config` key optics does not implement.
     #[error("tls_server_config: {0} is not implemented by optics (rustls's own suites and curves, server order): remove it")]
     TlsKey(&'static str),
+    /// A PEM given both inline and as a file.
     #[error("tls_server_config: {0} and {0}_file are both given; give one")]
     PemTwice(&'static str),
     /// `{what}_file` could not be read (the reader's text).
     #[error("tls_server_config: {what}_file: {detail}")]
-    PemFile { what: &'static str, detail: super::CallerError },
+    PemFile {
+        /// `cert`, `key` or `client_ca`.
+        what: &'static str,
+        /// Why it could not be read.
+        detail: super::CallerError,
+    },
+    /// A TLS version that is not one of the format's names.
     #[error("tls_server_config: {key}: unknown TLS version {version:?} (TLS10, TLS11, TLS12 or TLS13)")]
-    UnknownVersion { key: &'static str, version: String },
+    UnknownVersion {
+        /// `min_version` or `max_version`.
+        key: &'static str,
+        /// The version as given.
+        version: String,
+    },
+    /// A `max_version` under TLS 1.2.
     #[error("tls_server_config: max_version {0}: optics speaks TLS 1.2 and 1.3 only")]
     MaxVersionTooOld(String),
+    /// A `min_version` above the `max_version`.
     #[error("tls_server_config: min_version {min} is above max_version {max}")]
-    VersionsReversed { min: String, max: String },
+    VersionsReversed {
+        /// `min_version` as given.
+        min: String,
+        /// `max_version` as given.
+        max: String,
+    },
     /// `RequestClientCert` or `RequireAnyClientCert`.
     #[error(
         "tls_server_config: client_auth_type {0} accepts a client certificate nobody verified: \
          use RequireAndVerifyClientCert (or VerifyClientCertIfGiven) with client_ca_file"
     )]
     UnverifiedClientAuth(String),
+    /// A `client_auth_type` that is not one of the format's names.
     #[error("tls_server_config: client_auth_type {0:?} is not one of NoClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert")]
     UnknownClientAuth(String),
     /// `cert_file (or cert)` or `key_file (or key)`.
@@ -111,31 +131,51 @@ pub enum WebConfigError {
     Missing(&'static str),
     /// `file` (`cert_file`, `client_ca_file`) is not a PEM certificate.
     #[error("tls_server_config: {file}: not a PEM certificate: {error}")]
-    NotCertificate { file: &'static str, error: rustls_pki_types::pem::Error },
+    NotCertificate {
+        /// The key naming the file.
+        file: &'static str,
+        /// The PEM parser's error.
+        error: rustls_pki_types::pem::Error,
+    },
+    /// A `cert_file` with no certificate.
     #[error("tls_server_config: cert_file: no PEM certificate in it")]
     NoCertificate,
+    /// A `key_file` that is not a PEM private key.
     #[error("tls_server_config: key_file: not a PEM private key: {0}")]
     NotPrivateKey(rustls_pki_types::pem::Error),
+    /// rustls refuses the TLS versions.
     #[error("tls_server_config: {0}")]
     Versions(rustls::Error),
+    /// A `client_ca_file` with no client authentication.
     #[error(
         "tls_server_config: client_ca_file is given but client_auth_type is NoClientCert: \
          set client_auth_type: RequireAndVerifyClientCert"
     )]
     CaWithoutClientAuth,
+    /// Client certificates verified against no CA.
     #[error("tls_server_config: client_auth_type verifies client certificates: client_ca_file is missing")]
     ClientAuthWithoutCa,
+    /// rustls refuses a certificate of the `client_ca_file`.
     #[error("tls_server_config: client_ca_file: {0}")]
     ClientCa(rustls::Error),
+    /// rustls cannot build the client verifier.
     #[error("tls_server_config: client_ca_file: {0}")]
     ClientVerifier(rustls::server::VerifierBuilderError),
     /// The certificate does not match the key, or rustls refuses one of them.
     #[error("tls_server_config: cert_file and key_file: {0}")]
     CertAndKey(rustls::Error),
+    /// A user name that is empty or has a `:`.
     #[error("basic_auth_users: {0:?}: a user name is not empty and has no ':' (RFC 7617)")]
     UserName(String),
+    /// A password hash that is not bcrypt.
     #[error("basic_auth_users: {user}: not a bcrypt hash ({error})")]
-    NotBcrypt { user: String, error: bcrypt::BcryptError },
+    NotBcrypt {
+        /// The user whose hash it is.
+        user: String,
+        /// The bcrypt parser's error.
+        error: bcrypt::BcryptError,
+    },
+    /// The system gave no random key for the authentication cache.
     #[error("basic_auth_users: no random key for the cache")]
     NoRandomKey,
 }
@@ -303,7 +343,7 @@ impl std::fmt::Debug for BasicAuth {
 }
 
 impl BasicAuth {
-    pub fn new(users: BTreeMap<String, String>) -> Result<BasicAuth, WebConfigError> {
+    pub(crate) fn new(users: BTreeMap<String, String>) -> Result<BasicAuth, WebConfigError> {
         for (user, hash) in &users {
             // RFC 7617 2: the user-id cannot contain a colon.
             if user.contains(':') || user.is_empty() {
@@ -329,7 +369,7 @@ impl BasicAuth {
     /// Whether `authorization` (the request's header value) names a user and its password.
     /// Blocking (a bcrypt) unless the pair was verified before: call it off the runtime's
     /// worker threads.
-    pub fn allows(&self, authorization: Option<&[u8]>) -> bool {
+    pub(crate) fn allows(&self, authorization: Option<&[u8]>) -> bool {
         let Some((user, password)) = authorization.and_then(parse_basic) else { return false };
         if self.remembered(&user, &password) {
             return true;
@@ -348,7 +388,7 @@ impl BasicAuth {
     }
 
     /// Whether `authorization` is answered without a bcrypt (verified before).
-    pub fn remembers(&self, authorization: Option<&[u8]>) -> bool {
+    pub(crate) fn remembers(&self, authorization: Option<&[u8]>) -> bool {
         authorization.and_then(parse_basic).is_some_and(|(user, password)| self.remembered(&user, &password))
     }
 }

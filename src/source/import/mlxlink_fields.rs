@@ -16,7 +16,7 @@
 //!   voltage (mV), each with its printed `[low..high]` alarm range -> [`PrintedModule`];
 //! - EYE Opening Info (`--show_eye`, mstflint `showEye`): per lane `Physical Grade`,
 //!   `Height Eye Opening [mV]`, `Phase Eye Opening [psec]` (16/28/40 nm devices) or
-//!   `Initial FOM`, `Last FOM`, `Upper` / `Mid` / `Lower Grades` (7 nm) -> [`SerdesEye`].
+//!   `Initial FOM`, `Last FOM`, `Upper` / `Mid` / `Lower Grades` (7 nm) -> `SerdesEye`.
 //!   `EYE Opening Info (PCIe)` is the PCIe link's, not the port's: kept as printed only.
 //!
 //! Field names are matched with their inner spaces collapsed: mlxlink prints
