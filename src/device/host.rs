@@ -45,7 +45,8 @@ impl<T> Fact<T> {
     pub fn netlink(value: T) -> Self {
         Fact { value, from: FactSource::Netlink }
     }
-    pub(crate) fn procfs(value: T) -> Self {
+    /// A value read from procfs.
+    pub fn procfs(value: T) -> Self {
         Fact { value, from: FactSource::Procfs }
     }
     pub(crate) fn import(value: T) -> Self {
