@@ -1,6 +1,7 @@
 //! Section 9: the FEC codeword histogram's analysis per window (`analysis::histogram`).
 //! The tail models (`analysis::tail_models`: binomial, negative binomial, Pólya–Aeppli,
-//! each fitted by Nelder–Mead and Newton, with χ² and an interval for the chosen one) came
+//! each fitted by Newton's method on exact derivatives, with χ² and an interval for the
+//! chosen one) came
 //! after the straight-line tail, and the target is that the histogram's analysis costs at
 //! most 2x what it cost with the line alone. Both are timed here in the same run, on the
 //! port histograms of the bundled captures (16 single-symbol bins of 60 s of 400GBASE-R):

@@ -13,15 +13,23 @@
 //!   the burst with probability θ): pgf exp(λ((1 − θ)z/(1 − θz) − 1)), whence
 //!   P(0) = e^−λ, P(1) = λ(1 − θ)P(0), (k + 1)P(k+1) = (2θk + λ(1 − θ))P(k) − θ²(k − 1)P(k−1).
 //!
-//! Each is fitted by Nelder–Mead, then Newton, on the grouped log-likelihood
-//! Σ count_b·ln(P(bin b) / P(any bin)) (conditional: codewords past the bins, the
-//! uncorrectable ones, are not in them), from moment estimates. Models are compared by AIC = 2·params − 2·ln L and tested by χ² over
-//! the bins (adjacent bins pooled until each expects 5 codewords); the lowest AIC among
+//! Each maximises the grouped log-likelihood Σ count_b·ln(P(bin b) / P(any bin))
+//! (conditional: codewords past the bins, the uncorrectable ones, are not in them) by
+//! Newton's method from moment estimates, in unbounded coordinates (ln p; ln μ, ln(1/r);
+//! ln λ, logit θ). The recursions above are evaluated once per step on jets (`jet.rs`), numbers
+//! that carry their exact gradient and Hessian, so each step costs one pass over the bins
+//! and the fit converges in a few (a channel less dispersed than Poisson takes the
+//! two-parameter models to their Poisson bound, which is tried directly once the walk
+//! heads there, and where they stop). Models are compared by
+//! AIC = 2·params − 2·ln L and tested by χ² over the bins (adjacent bins pooled until each expects 5 codewords); the lowest AIC among
 //! those the χ² test does not reject (p ≥ 0.001) is chosen. With fewer than three non-empty
 //! bins, or when every testable model is rejected, the data cannot tell: the caller keeps
 //! its straight-line tail and says so. The predicted uncorrectable share is the model's
 //! P(k > t), with a 95% interval from the parameters' covariance (delta method).
 
+mod jet;
+
+use jet::{Jet, Real};
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
@@ -49,18 +57,6 @@ impl TailModelKind {
         match self {
             TailModelKind::Binomial => 1,
             _ => 2,
-        }
-    }
-
-    /// The model's parameters from the fitted (unbounded) coordinates.
-    fn natural(self, u: [f64; 2]) -> [f64; 2] {
-        match self {
-            // p, capped under 1/2 (a codeword with half its symbols wrong is no channel).
-            TailModelKind::Binomial => [u[0].exp().min(0.5), 0.0],
-            // μ, r.
-            TailModelKind::NegativeBinomial => [u[0].exp(), u[1].exp()],
-            // λ, θ in (0, 1).
-            TailModelKind::PolyaAeppli => [u[0].exp(), 1.0 / (1.0 + (-u[1]).exp())],
         }
     }
 }
@@ -112,99 +108,176 @@ const AIC_SUPPORT: f64 = 10.0;
 /// Expected codewords a χ² cell needs.
 const CHI2_MIN_EXPECTED: f64 = 5.0;
 
-/// P(0..=kmax) of `kind` at `u`, into `out`.
-fn pmf(kind: TailModelKind, u: [f64; 2], n: u32, kmax: usize, out: &mut Vec<f64>) {
-    out.clear();
-    let [a, b] = kind.natural(u);
-    match kind {
-        TailModelKind::Binomial => {
-            let p = a;
-            let ratio = p / (1.0 - p);
-            let mut v = (f64::from(n) * (-p).ln_1p()).exp();
-            for k in 0..=kmax {
-                out.push(v);
-                let k = k as f64;
-                v *= (f64::from(n) - k).max(0.0) / (k + 1.0) * ratio;
-            }
-        }
-        TailModelKind::NegativeBinomial => {
-            let (mu, r) = (a, b);
-            let q = mu / (r + mu);
-            let mut v = (-r * (mu / r).ln_1p()).exp();
-            for k in 0..=kmax {
-                out.push(v);
-                let k = k as f64;
-                v *= (k + r) / (k + 1.0) * q;
-            }
-        }
-        TailModelKind::PolyaAeppli => {
-            let (lambda, theta) = (a, b);
-            let (mut prev, mut v) = (0.0, (-lambda).exp());
-            for k in 0..=kmax {
-                out.push(v);
-                let kf = k as f64;
-                let next = ((2.0 * theta * kf + lambda * (1.0 - theta)) * v - theta * theta * (kf - 1.0).max(0.0) * prev) / (kf + 1.0);
-                (prev, v) = (v, next.max(0.0));
-            }
+/// Newton iterations at most per model (from the moment estimates it takes 3 to 8).
+const MAX_NEWTON: usize = 60;
+/// Newton decrement gᵀH⁻¹g (the log-likelihood still to gain, twice over) at which a fit
+/// has converged: the parameters are then within 1e-5 standard errors of the maximum.
+const CONVERGED: f64 = 1e-10;
+/// Under this decrement the quadratic model is trusted: the full step is taken unchecked
+/// (the likelihood's own rounding, ~1e-16 of Σ count·ln P, could refuse it).
+const QUADRATIC: f64 = 1e-6;
+/// A tail sum stops where what is left (bounded by the last term over 1 − its ratio to the
+/// one before) is under this share of the sum: below the sum's own rounding.
+const TAIL_REST: f64 = 1e-17;
+/// The same for the tail's gradient in the interval, which needs a few digits only.
+const TAIL_REST_GRADIENT: f64 = 1e-8;
+
+impl TailModelKind {
+    /// The model's parameters from the fitted (unbounded) coordinates.
+    fn natural<T: Real>(self, u: [T; 2]) -> [T; 2] {
+        match self {
+            // p, capped under 1/2 (a codeword with half its symbols wrong is no channel).
+            TailModelKind::Binomial => [if u[0].value() < 0.5f64.ln() { u[0].exp() } else { T::constant(0.5) }, T::constant(0.0)],
+            // μ, 1/r (r → ∞, Poisson, at u[1] → −∞, as θ → 0 is).
+            TailModelKind::NegativeBinomial => [u[0].exp(), u[1].exp()],
+            // λ, θ in (0, 1).
+            TailModelKind::PolyaAeppli => [u[0].exp(), u[1].logistic()],
         }
     }
 }
 
+/// P(0), P(1), ... of a model at the fitted coordinates, by its recursion (module docs).
+struct Terms<T> {
+    kind: TailModelKind,
+    n: f64,
+    k: f64,
+    v: T,
+    prev: T,
+    /// binomial: p/(1 − p); negative binomial: 1/r, μ/(1 + μ/r); Pólya–Aeppli: λ(1 − θ), θ, θ².
+    c: [T; 3],
+}
+
+impl<T: Real> Terms<T> {
+    fn new(kind: TailModelKind, u: [T; 2], n: u32) -> Terms<T> {
+        let [a, b] = kind.natural(u);
+        let zero = T::constant(0.0);
+        let n = f64::from(n);
+        let (v, c) = match kind {
+            TailModelKind::Binomial => ((-a).ln_1p().scale(n).exp(), [a / (T::constant(1.0) - a), zero, zero]),
+            // (1 + μ/r)^−r, and P(k+1)/P(k) = (k + r)/(k + 1)·μ/(r + μ) = (1 + k/r)/(k + 1)·μ/(1 + μ/r):
+            // in 1/r, which a Poisson-like channel takes to 0 without cancelling.
+            TailModelKind::NegativeBinomial => {
+                let mu_a = a * b;
+                ((-(mu_a.ln_1p() / b)).exp(), [b, a / (T::constant(1.0) + mu_a), zero])
+            }
+            TailModelKind::PolyaAeppli => ((-a).exp(), [a * (T::constant(1.0) - b), b, b * b]),
+        };
+        Terms { kind, n, k: 0.0, v, prev: zero, c }
+    }
+
+    /// The recursion picked up at term `k`, given P(k − 1) and P(k).
+    fn resume(kind: TailModelKind, u: [T; 2], n: u32, k: usize, prev: T, v: T) -> Terms<T> {
+        Terms { k: k as f64, prev, v, ..Terms::new(kind, u, n) }
+    }
+}
+
+impl<T: Real> Iterator for Terms<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        let (k, c) = (self.k, &self.c);
+        let next = match self.kind {
+            TailModelKind::Binomial => self.v * c[0].scale((self.n - k).max(0.0) / (k + 1.0)),
+            TailModelKind::NegativeBinomial => self.v * ((c[0].scale(k) + T::constant(1.0)) * c[1]).scale(1.0 / (k + 1.0)),
+            TailModelKind::PolyaAeppli => {
+                let next = ((c[1].scale(2.0 * k) + c[0]) * self.v - c[2].scale((k - 1.0).max(0.0)) * self.prev).scale(1.0 / (k + 1.0));
+                // Cancellation far out in the tail can leave a term a hair under zero.
+                if next.value() > 0.0 {
+                    next
+                } else {
+                    T::constant(0.0)
+                }
+            }
+        };
+        self.k = k + 1.0;
+        self.prev = std::mem::replace(&mut self.v, next);
+        Some(self.prev)
+    }
+}
+
 /// A histogram as the models see it: bins clipped to the codeword's n symbols.
-struct Grouped<'a> {
-    bins: &'a [(u32, u32, u64)],
+struct Grouped {
+    /// First and last symbol-error value of each bin within 0..=kmax (`lo > hi`: none),
+    /// and its codewords.
+    bins: Vec<(usize, usize, f64)>,
     n: u32,
     kmax: usize,
     total: f64,
 }
 
-impl Grouped<'_> {
-    fn bin_probs(&self, p: &[f64]) -> impl Iterator<Item = (u64, f64)> + '_ {
-        let p: Vec<f64> = p.to_vec();
-        self.bins.iter().map(move |&(lo, hi, c)| {
-            let (lo, hi) = (lo.min(self.n) as usize, hi.min(self.n) as usize);
-            (c, p.get(lo..=hi.min(self.kmax)).map_or(0.0, |s| s.iter().sum()))
-        })
+impl Grouped {
+    fn new(bins: &[(u32, u32, u64)], n: u32, kmax: usize) -> Grouped {
+        let clip = |s: u32| (s.min(n) as usize).min(kmax);
+        let bins: Vec<(usize, usize, f64)> = bins
+            .iter()
+            .map(|&(lo, hi, c)| {
+                let (lo, hi) = (lo.min(n) as usize, clip(hi));
+                (lo, hi, c as f64)
+            })
+            .collect();
+        let total = bins.iter().map(|b| b.2).sum();
+        Grouped { bins, n, kmax, total }
     }
 
-    fn log_likelihood(&self, kind: TailModelKind, u: [f64; 2], buf: &mut Vec<f64>) -> f64 {
-        pmf(kind, u, self.n, self.kmax, buf);
-        let (mut ll, mut covered) = (0.0, 0.0);
-        for &(lo, hi, c) in self.bins {
-            let (lo, hi) = (lo.min(self.n) as usize, hi.min(self.n) as usize);
-            let pb: f64 = buf.get(lo..=hi.min(self.kmax)).map_or(0.0, |s| s.iter().sum());
-            covered += pb;
-            if c == 0 {
+    /// Each bin's codewords and P(bin), from P(0..=kmax).
+    fn bin_probs<'a, T: Real>(&'a self, p: &'a [T]) -> impl Iterator<Item = (f64, T)> + 'a {
+        self.bins.iter().map(|&(lo, hi, c)| (c, p.get(lo..=hi).unwrap_or_default().iter().fold(T::constant(0.0), |s, &x| s + x)))
+    }
+
+    /// −ln L of `kind` at `u`, conditional on a codeword landing in a bin (uncorrectable
+    /// ones are counted apart); `None` where a counted bin is impossible. `buf` gets P(0..=kmax).
+    fn neg_log_likelihood<T: Real>(&self, kind: TailModelKind, u: [T; 2], buf: &mut Vec<T>) -> Option<T> {
+        buf.clear();
+        buf.extend(Terms::new(kind, u, self.n).take(self.kmax + 1));
+        self.neg_log_likelihood_of(buf)
+    }
+
+    /// −ln L from P(0..=kmax).
+    fn neg_log_likelihood_of<T: Real>(&self, p: &[T]) -> Option<T> {
+        let (mut ll, mut covered) = (T::constant(0.0), T::constant(0.0));
+        for (c, pb) in self.bin_probs(p) {
+            covered = covered + pb;
+            if c == 0.0 {
                 continue;
             }
-            if !(pb > 0.0) {
-                return f64::NEG_INFINITY;
+            if !(pb.value() > 0.0) {
+                return None;
             }
-            ll += c as f64 * pb.ln();
+            ll = ll + pb.ln().scale(c);
         }
-        // The bins hold the codewords within their ranges only (uncorrectable ones are
-        // counted apart): the likelihood is conditional on landing in a bin.
-        ll - self.total * covered.ln()
+        let nll = covered.ln().scale(self.total) - ll;
+        nll.value().is_finite().then_some(nll)
     }
 }
 
 /// Mean and variance of symbol errors per codeword, each bin at its midpoint.
 fn moments(g: &Grouped) -> (f64, f64) {
     let (mut s1, mut s2) = (0.0, 0.0);
-    for &(lo, hi, c) in g.bins {
-        let m = (f64::from(lo.min(g.n)) + f64::from(hi.min(g.n))) / 2.0;
-        s1 += c as f64 * m;
-        s2 += c as f64 * m * m;
+    for &(lo, hi, c) in &g.bins {
+        let m = (lo as f64 + hi as f64) / 2.0;
+        s1 += c * m;
+        s2 += c * m * m;
     }
     let mean = (s1 / g.total).max(1e-12);
+    // No less dispersed than a hair over Poisson: the two-parameter models start inside
+    // their range, where the likelihood still has a slope to follow (at the Poisson bound
+    // it is flat to rounding).
     (mean, (s2 / g.total - mean * mean).max(mean * 1.0001))
 }
 
+/// The bounds of the two-parameter models' shape coordinate `u[1]` (ln(1/r), logit θ).
+/// Towards Poisson (u[1] → −∞) the bound is where the model is its limit to within the
+/// likelihood's rounding (1/r or θ = 4e-18: a share of 1e-18 of 1e10 codewords'
+/// log-likelihood), so a fit to a channel less dispersed than Poisson stops there; the
+/// other way (r → 0, θ → 1), where 1 − θ still has ten significant digits.
+const SHAPE_BOUNDS: (f64, f64) = (-40.0, 25.0);
+
+/// Moment estimates, in the fitted coordinates (`var` over `mean`: see [`moments`]).
 fn start(kind: TailModelKind, mean: f64, var: f64, n: u32) -> [f64; 2] {
     match kind {
         TailModelKind::Binomial => [(mean / f64::from(n)).ln(), 0.0],
         // var = μ + μ²/r.
-        TailModelKind::NegativeBinomial => [mean.ln(), (mean * mean / (var - mean)).max(1e-6).ln()],
+        TailModelKind::NegativeBinomial => [mean.ln(), ((var - mean) / (mean * mean)).ln()],
         // var / mean = (1 + θ)/(1 − θ).
         TailModelKind::PolyaAeppli => {
             let d = var / mean;
@@ -214,212 +287,223 @@ fn start(kind: TailModelKind, mean: f64, var: f64, n: u32) -> [f64; 2] {
     }
 }
 
-/// Nelder–Mead minimum of `f` over the first `d` (1 or 2) coordinates.
-fn nelder_mead(f: &mut dyn FnMut([f64; 2]) -> f64, start: [f64; 2], d: usize) -> ([f64; 2], f64) {
-    let mut pts: Vec<([f64; 2], f64)> = Vec::with_capacity(d + 1);
-    pts.push((start, f(start)));
-    for i in 0..d {
-        let mut p = start;
-        p[i] += 0.5;
-        pts.push((p, f(p)));
-    }
-    let by_value = |a: &([f64; 2], f64), b: &([f64; 2], f64)| a.1.total_cmp(&b.1);
-    for _ in 0..400 {
-        pts.sort_by(by_value);
-        let (best, worst) = (pts[0].1, pts[d].1);
-        let size = pts[1..].iter().map(|(p, _)| (0..d).map(|i| (p[i] - pts[0].0[i]).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
-        if (worst - best).abs() <= 1e-9 * (1.0 + best.abs()) && size < 1e-6 {
-            break;
-        }
-        let mut c = [0.0; 2];
-        for (p, _) in &pts[..d] {
-            for i in 0..d {
-                c[i] += p[i] / d as f64;
-            }
-        }
-        let at = |t: f64, w: [f64; 2]| {
-            let mut x = c;
-            for i in 0..d {
-                x[i] = c[i] + t * (w[i] - c[i]);
-            }
-            x
-        };
-        let w = pts[d].0;
-        let r = at(-1.0, w);
-        let fr = f(r);
-        if fr < pts[0].1 {
-            let e = at(-2.0, w);
-            let fe = f(e);
-            pts[d] = if fe < fr { (e, fe) } else { (r, fr) };
-        } else if fr < pts[d - 1].1 {
-            pts[d] = (r, fr);
+/// A descent step on −ln L from its jet `j` over the free coordinates (only the first
+/// when `one_d`): Newton's where the Hessian is positive definite (`true`), else Newton's on
+/// the Hessian shifted until it is; at most 5 in any coordinate (a factor of e^5).
+fn descent(j: &Jet, one_d: bool) -> ([f64; 2], bool) {
+    let ([g0, g1], [a, b, c]) = (j.g, j.h);
+    let (mut step, mut newton) = if one_d {
+        if a > 0.0 {
+            ([-g0 / a, 0.0], true)
         } else {
-            let k = if fr < pts[d].1 { at(-0.5, w) } else { at(0.5, w) };
-            let fk = f(k);
-            if fk < fr.min(pts[d].1) {
-                pts[d] = (k, fk);
-            } else {
-                let b = pts[0].0;
-                for (p, v) in pts[1..].iter_mut() {
-                    for i in 0..d {
-                        p[i] = b[i] + 0.5 * (p[i] - b[i]);
-                    }
-                    *v = f(*p);
+            ([-g0 / (a.abs() + g0.abs()), 0.0], false)
+        }
+    } else {
+        let least = (a + c) / 2.0 - ((a - c) / 2.0).hypot(b);
+        let shift = if least > 0.0 { 0.0 } else { -least + 1e-3 * (a.abs() + c.abs()) + f64::MIN_POSITIVE };
+        let (a, c) = (a + shift, c + shift);
+        let det = a * c - b * b;
+        ([-(c * g0 - b * g1) / det, -(a * g1 - b * g0) / det], shift == 0.0)
+    };
+    let longest = step[0].abs().max(step[1].abs());
+    if longest > 5.0 {
+        step = [step[0] * 5.0 / longest, step[1] * 5.0 / longest];
+        newton = false;
+    }
+    (step, newton)
+}
+
+/// The jet of −ln L at `u`.
+fn jet_at(g: &Grouped, kind: TailModelKind, u: [f64; 2], buf: &mut Vec<Jet>) -> Option<Jet> {
+    g.neg_log_likelihood(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], buf)
+}
+
+/// The maximum-likelihood coordinates of `kind` from `u`, and the Hessian of −ln L at the
+/// last point a jet was evaluated: Newton's method on the exact gradient and Hessian, each
+/// step halved until it descends; the shape stays within its bounds. A Newton step whose
+/// decrement is under [`QUADRATIC`] is the last: what it leaves is of the order of its
+/// square. `None` when the likelihood cannot be evaluated at `u`.
+fn maximise(g: &Grouped, kind: TailModelKind, mut u: [f64; 2], jets: &mut Vec<Jet>, values: &mut Vec<f64>) -> Option<Optimum> {
+    let (lo, hi) = if kind.params() == 1 { (0.0, 0.0) } else { SHAPE_BOUNDS };
+    u[1] = u[1].clamp(lo, hi);
+    let mut j = jet_at(g, kind, u, jets)?;
+    for _ in 0..MAX_NEWTON {
+        // A shape at its bound with the likelihood still rising past it stays there.
+        let pinned = (u[1] <= lo && j.g[1] > 0.0) || (u[1] >= hi && j.g[1] < 0.0);
+        let (step, newton) = descent(&j, kind.params() == 1 || pinned);
+        let decrement = -(step[0] * j.g[0] + step[1] * j.g[1]);
+        // Converged where the Hessian is positive definite; elsewhere (the likelihood flat
+        // towards Poisson, where the shape's slope is exponentially small) only when no
+        // step descends.
+        if !(decrement > if newton { CONVERGED } else { 0.0 }) {
+            return Some(Optimum { u, hessian: j.h, nll: Some(j.v) });
+        }
+        let at = |s: f64| [u[0] + s * step[0], (u[1] + s * step[1]).clamp(lo, hi)];
+        if newton && decrement < QUADRATIC {
+            return Some(Optimum { u: at(1.0), hessian: j.h, nll: None });
+        }
+        let mut next = jet_at(g, kind, at(1.0), jets).filter(|n| n.v < j.v).map(|n| (at(1.0), n));
+        // Towards Poisson the likelihood flattens exponentially in the shape and Newton walks
+        // there a unit a step: the bound itself is tried, and taken when it does better and
+        // the likelihood still rises past it (else the walk would stop on a flat bound short
+        // of an optimum inside).
+        if step[1] < -0.5 && u[1] > lo {
+            let bound = [u[0] + step[0], lo];
+            let to_beat = next.map_or(j.v, |(_, n)| n.v);
+            if g.neg_log_likelihood(kind, bound, values).is_some_and(|f| f < to_beat) {
+                match jet_at(g, kind, bound, jets).filter(|n| n.g[1] > 0.0) {
+                    Some(n) => next = Some((bound, n)),
+                    // The jets are the bound's now: the step's again.
+                    None => next = next.and_then(|(v, _)| jet_at(g, kind, v, jets).map(|n| (v, n))),
                 }
             }
         }
-    }
-    pts.sort_by(by_value);
-    pts[0]
-}
-
-/// `u` moved by `s` along coordinate `i`.
-fn shift(u: [f64; 2], i: usize, s: f64) -> [f64; 2] {
-    let mut v = u;
-    v[i] += s;
-    v
-}
-
-/// Central-difference Hessian of `f` at `u` (`fu` = f(u)) over the first `d` coordinates.
-fn hessian(f: &mut dyn FnMut([f64; 2]) -> f64, u: [f64; 2], fu: f64, d: usize) -> [[f64; 2]; 2] {
-    let h = 1e-4;
-    let second = |f: &mut dyn FnMut([f64; 2]) -> f64, i: usize| (f(shift(u, i, h)) - 2.0 * fu + f(shift(u, i, -h))) / (h * h);
-    let mut hess = [[second(f, 0), 0.0], [0.0, 0.0]];
-    if d == 2 {
-        hess[1][1] = second(f, 1);
-        let cross = (f(shift(shift(u, 0, h), 1, h)) - f(shift(shift(u, 0, h), 1, -h)) - f(shift(shift(u, 0, -h), 1, h))
-            + f(shift(shift(u, 0, -h), 1, -h)))
-            / (4.0 * h * h);
-        (hess[0][1], hess[1][0]) = (cross, cross);
-    }
-    hess
-}
-
-/// Newton steps from `u` on `f` (numeric gradient and Hessian, halving a step that does not
-/// descend): Nelder–Mead stalls on a likelihood as sharp as 1e9 codewords make it.
-fn newton_polish(f: &mut dyn FnMut([f64; 2]) -> f64, mut u: [f64; 2], mut fu: f64, d: usize) -> ([f64; 2], f64) {
-    for _ in 0..30 {
-        let hg = 1e-6;
-        let mut g = [0.0; 2];
-        for (i, gi) in g.iter_mut().enumerate().take(d) {
-            *gi = (f(shift(u, i, hg)) - f(shift(u, i, -hg))) / (2.0 * hg);
-        }
-        let hess = hessian(f, u, fu, d);
-        let step = if d == 1 {
-            [-g[0] / hess[0][0], 0.0]
-        } else {
-            let det = hess[0][0] * hess[1][1] - hess[0][1] * hess[1][0];
-            [-(hess[1][1] * g[0] - hess[0][1] * g[1]) / det, -(hess[0][0] * g[1] - hess[1][0] * g[0]) / det]
-        };
-        if !step.iter().all(|x| x.is_finite()) || hess[0][0] <= 0.0 {
-            break;
-        }
-        let mut scale = 1.0;
-        let mut moved = false;
-        for _ in 0..20 {
-            let v = [u[0] + scale * step[0], u[1] + scale * step[1]];
-            let fv = f(v);
-            if fv < fu {
-                (u, fu, moved) = (v, fv, true);
-                break;
+        let mut s = 1.0;
+        while next.is_none() && s > 1e-12 {
+            s /= 2.0;
+            if g.neg_log_likelihood(kind, at(s), values).is_some_and(|f| f < j.v) {
+                next = jet_at(g, kind, at(s), jets).map(|n| (at(s), n));
             }
-            scale /= 2.0;
         }
-        if !moved || scale * step[0].abs().max(step[1].abs()) < 1e-10 {
+        // No step descends: the jets last evaluated may be a refused trial's.
+        let Some((v, n)) = next else { return Some(Optimum { u, hessian: j.h, nll: None }) };
+        (u, j) = (v, n);
+    }
+    Some(Optimum { u, hessian: j.h, nll: Some(j.v) })
+}
+
+/// Where [`maximise`] stopped.
+#[derive(Clone, Copy)]
+struct Optimum {
+    u: [f64; 2],
+    /// −ln L's Hessian at the last point its jet was evaluated.
+    hessian: [f64; 3],
+    /// −ln L at `u` when the jets last evaluated are at `u`.
+    nll: Option<f64>,
+}
+
+/// −ln L of `kind` at the optimum and its P(k > t), leaving P(0..=kmax) in `values` (from the
+/// jets when they were last evaluated there); `None` where a counted bin is impossible. The
+/// tail is summed term by term (1 − P(k ≤ t) would cancel to noise), up to t + 513 or until
+/// what is left is under [`TAIL_REST`] of the sum.
+fn evaluate(g: &Grouped, kind: TailModelKind, o: &Optimum, t: u32, jets: &[Jet], values: &mut Vec<f64>) -> Option<(f64, f64)> {
+    values.clear();
+    match o.nll {
+        Some(_) => values.extend(jets.iter().map(|j| j.v)),
+        None => values.extend(Terms::new(kind, o.u, g.n).take(g.kmax + 1)),
+    }
+    let t = t as usize;
+    let k = values.len();
+    let mut tail: f64 = values.get(t + 1..).unwrap_or_default().iter().sum();
+    let mut last = values.last().copied().unwrap_or(f64::INFINITY);
+    let prev = if k >= 2 { values[k - 2] } else { 0.0 };
+    let end = (t + 1 + 512).min(g.n as usize);
+    let past = Terms::resume(kind, o.u, g.n, k - 1, prev, last).skip(1);
+    for term in past.take(end.saturating_sub(g.kmax)) {
+        tail += term;
+        let ratio = term / last;
+        last = term;
+        if ratio < 1.0 && term < TAIL_REST * (1.0 - ratio) * tail {
             break;
         }
     }
-    (u, fu)
+    if let Some(nll) = o.nll {
+        return Some((nll, tail));
+    }
+    g.neg_log_likelihood_of(values).map(|nll| (nll, tail))
 }
 
-/// P(k > t) of `kind` at `u`: summed term by term (1 − P(k ≤ t) would cancel to noise).
-fn tail_share(kind: TailModelKind, u: [f64; 2], n: u32, t: u32, buf: &mut Vec<f64>) -> f64 {
-    // Bursts can run long: sum far enough that the terms left are negligible.
+/// P(k > t) of `kind` at `u`: summed term by term (1 − P(k ≤ t) would cancel to noise), up
+/// to t + 513 or until what is left is under `rest` of the sum.
+fn tail_share<T: Real>(kind: TailModelKind, u: [T; 2], n: u32, t: u32, rest: f64) -> T {
     let kmax = (t as usize + 1 + 512).min(n as usize);
-    pmf(kind, u, n, kmax, buf);
-    buf.get(t as usize + 1..).map_or(0.0, |s| s.iter().sum())
+    let mut sum = T::constant(0.0);
+    let mut last = f64::INFINITY;
+    for term in Terms::new(kind, u, n).take(kmax + 1).skip(t as usize + 1) {
+        sum = sum + term;
+        let ratio = term.value() / last;
+        last = term.value();
+        if ratio < 1.0 && term.value() < rest * (1.0 - ratio) * sum.value() {
+            break;
+        }
+    }
+    sum
 }
 
-/// χ² of the fit over bins pooled until each expects `CHI2_MIN_EXPECTED` codewords.
+/// χ² of the fit (P(0..=kmax) in `p`) over bins pooled until each expects
+/// `CHI2_MIN_EXPECTED` codewords.
 fn chi2(g: &Grouped, p: &[f64], params: usize) -> (f64, i64) {
-    let probs: Vec<(u64, f64)> = g.bin_probs(p).collect();
-    let covered: f64 = probs.iter().map(|(_, q)| q).sum();
-    let mut cells: Vec<(f64, f64)> = Vec::new();
+    let covered: f64 = g.bin_probs(p).map(|(_, q)| q).sum();
+    let (mut x2, mut cells) = (0.0, 0i64);
     let (mut o, mut e) = (0.0, 0.0);
-    for (c, q) in probs {
-        o += c as f64;
+    let (mut last_o, mut last_e) = (0.0, 0.0);
+    for (c, q) in g.bin_probs(p) {
+        o += c;
         e += g.total * q / covered;
         if e >= CHI2_MIN_EXPECTED {
-            cells.push((o, e));
+            if cells > 0 && last_e > 0.0 {
+                x2 += (last_o - last_e) * (last_o - last_e) / last_e;
+            }
+            (last_o, last_e, cells) = (o, e, cells + 1);
             (o, e) = (0.0, 0.0);
         }
     }
-    match cells.last_mut() {
-        Some(last) => {
-            last.0 += o;
-            last.1 += e;
-        }
-        None => cells.push((o, e)),
+    // What is left joins the last cell (or is the only one).
+    let (o, e) = if cells > 0 { (last_o + o, last_e + e) } else { (o, e) };
+    if e > 0.0 {
+        x2 += (o - e) * (o - e) / e;
     }
-    let x2 = cells.iter().filter(|(_, e)| *e > 0.0).map(|(o, e)| (o - e) * (o - e) / e).sum();
-    (x2, cells.len() as i64 - 1 - params as i64)
+    (x2, cells.max(1) - 1 - params as i64)
 }
 
-/// 95% interval of ln P(k > t) from the inverse Hessian of −ln L (delta method).
-fn interval(kind: TailModelKind, g: &Grouped, u: [f64; 2], t: u32, buf: &mut Vec<f64>) -> Option<(f64, f64)> {
-    let d = kind.params();
-    let h = 1e-3;
-    let mut nll = |x: [f64; 2]| -g.log_likelihood(kind, x, buf);
-    let f0 = nll(u);
-    let hess = hessian(&mut nll, u, f0, d);
-    let cov = if d == 1 {
-        [[1.0 / hess[0][0], 0.0], [0.0, 0.0]]
+/// 95% interval of ln P(k > t) at the optimum `u` from the inverse of −ln L's Hessian there
+/// (`nll`'s) (delta method).
+fn interval(kind: TailModelKind, n: u32, t: u32, u: [f64; 2], hessian: [f64; 3]) -> Option<(f64, f64)> {
+    let [a, b, c] = hessian;
+    let cov = if kind.params() == 1 {
+        [1.0 / a, 0.0, 0.0]
     } else {
-        let det = hess[0][0] * hess[1][1] - hess[0][1] * hess[1][0];
+        let det = a * c - b * b;
         if !(det > 0.0) {
             return None;
         }
-        [[hess[1][1] / det, -hess[0][1] / det], [-hess[1][0] / det, hess[0][0] / det]]
+        [c / det, -b / det, a / det]
     };
-    let mut grad = [0.0; 2];
-    for (i, gi) in grad.iter_mut().enumerate().take(d) {
-        let up = tail_share(kind, shift(u, i, h), g.n, t, buf).ln();
-        let down = tail_share(kind, shift(u, i, -h), g.n, t, buf).ln();
-        *gi = (up - down) / (2.0 * h);
-    }
-    let var: f64 = (0..d).flat_map(|i| (0..d).map(move |j| (i, j))).map(|(i, j)| grad[i] * cov[i][j] * grad[j]).sum();
+    let share = tail_share(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], n, t, TAIL_REST_GRADIENT);
+    let [g0, g1] = [share.g[0] / share.v, share.g[1] / share.v];
+    let var = g0 * g0 * cov[0] + 2.0 * g0 * g1 * cov[1] + g1 * g1 * cov[2];
     (var.is_finite() && var >= 0.0).then(|| (-1.96 * var.sqrt(), 1.96 * var.sqrt()))
 }
 
 /// Fits every model to `bins` (window counts, any ranges) of an RS(n, k) FEC with limit
 /// `t`; `None` without codewords.
 pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
-    let total: f64 = bins.iter().map(|b| b.2 as f64).sum();
-    if !(total > 0.0) || n == 0 {
+    if n == 0 {
         return None;
     }
     let kmax = bins.iter().map(|b| b.1).max().unwrap_or(0).max(t).min(n) as usize;
-    let g = Grouped { bins, n, kmax, total };
+    let g = Grouped::new(bins, n, kmax);
+    if !(g.total > 0.0) {
+        return None;
+    }
+    let total = g.total;
     let nonempty = bins.iter().filter(|b| b.2 > 0).count();
-    let mut buf = Vec::with_capacity(kmax + 1);
+    let mut jets = Vec::with_capacity(kmax + 1);
+    let mut values = Vec::with_capacity(kmax + 1);
     let (mean, var) = moments(&g);
     let mut fits = Vec::with_capacity(3);
     let mut optima = Vec::with_capacity(3);
     for kind in TailModelKind::ALL {
         let d = kind.params();
-        let mut nll_of = |x| -g.log_likelihood(kind, x, &mut buf);
-        let (u, nll) = nelder_mead(&mut nll_of, start(kind, mean, var, n), d);
-        let (u, nll) = newton_polish(&mut nll_of, u, nll, d);
-        if !nll.is_finite() {
-            continue;
-        }
-        pmf(kind, u, n, kmax, &mut buf);
-        let (x2, dof) = chi2(&g, &buf, d);
+        let Some(o) = maximise(&g, kind, start(kind, mean, var, n), &mut jets, &mut values) else { continue };
+        let Some((nll, share)) = evaluate(&g, kind, &o, t, &jets, &mut values) else { continue };
+        let u = o.u;
+        let (x2, dof) = chi2(&g, &values, d);
         let chi2_p = (dof >= 1).then(|| ChiSquared::new(dof as f64).map(|c| c.sf(x2)).ok()).flatten();
         let nat = kind.natural(u);
         let params = match kind {
             TailModelKind::Binomial => vec![("p", nat[0])],
-            TailModelKind::NegativeBinomial => vec![("mean_symbols", nat[0]), ("shape", nat[1])],
+            TailModelKind::NegativeBinomial => vec![("mean_symbols", nat[0]), ("shape", 1.0 / nat[1])],
             TailModelKind::PolyaAeppli => vec![("bursts_per_codeword", nat[0]), ("burst_continue", nat[1])],
         };
         fits.push(TailModelFit {
@@ -430,9 +514,9 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
             chi2: x2,
             chi2_dof: dof,
             chi2_p,
-            uncorrectable_share: tail_share(kind, u, n, t, &mut buf),
+            uncorrectable_share: share,
         });
-        optima.push(u);
+        optima.push(o);
     }
     let mut out = TailModels {
         selected: None,
@@ -462,15 +546,16 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
     let (kind, share) = (chosen.model, chosen.uncorrectable_share);
     out.selected = Some(kind);
     out.uncorrectable_share = Some(share);
-    let Some(u) = out.fits.iter().position(|f| f.model == kind).map(|i| optima[i]) else { return Some(out) };
-    if let Some((lo, hi)) = interval(kind, &g, u, t, &mut buf) {
+    let Some(Optimum { u, hessian, .. }) = out.fits.iter().position(|f| f.model == kind).map(|i| optima[i]) else { return Some(out) };
+    if let Some((lo, hi)) = interval(kind, n, t, u, hessian) {
         out.uncorrectable_share_low = Some(share * lo.exp());
         out.uncorrectable_share_high = Some((share * hi.exp()).min(1.0));
     }
-    pmf(kind, u, n, kmax, &mut buf);
-    let covered: f64 = g.bin_probs(&buf).map(|(_, q)| q).sum();
-    pmf(kind, u, n, (t + EXPECTED_PAST_T).min(n) as usize, &mut buf);
-    out.expected_codewords = buf.iter().map(|p| total * p / covered).collect();
+    let drawn = (t + EXPECTED_PAST_T).min(n) as usize + 1;
+    values.clear();
+    values.extend(Terms::new(kind, u, n).take(drawn.max(kmax + 1)));
+    let covered: f64 = g.bin_probs(&values[..=kmax]).map(|(_, q)| q).sum();
+    out.expected_codewords = values[..drawn].iter().map(|p| total * p / covered).collect();
     Some(out)
 }
 
@@ -510,13 +595,12 @@ mod tests {
 
     #[test]
     fn recursions_match_closed_forms() {
-        let mut buf = Vec::new();
-        pmf(TailModelKind::Binomial, [(1e-4f64).ln(), 0.0], 544, 20, &mut buf);
+        let buf: Vec<f64> = Terms::new(TailModelKind::Binomial, [(1e-4f64).ln(), 0.0], 544).take(21).collect();
         for k in [0, 1, 5, 16, 20] {
             assert!((buf[k] / binomial(k as u64, 1e-4) - 1.0).abs() < 1e-9, "k {k}");
         }
         let (lambda, theta): (f64, f64) = (2e-3, 0.4);
-        pmf(TailModelKind::PolyaAeppli, [lambda.ln(), (theta / (1.0 - theta)).ln()], 544, 20, &mut buf);
+        let buf: Vec<f64> = Terms::new(TailModelKind::PolyaAeppli, [lambda.ln(), (theta / (1.0 - theta)).ln()], 544).take(21).collect();
         for k in [0, 1, 2, 7, 16] {
             assert!((buf[k] / polya_aeppli(k as u64, lambda, theta) - 1.0).abs() < 1e-9, "k {k}");
         }
