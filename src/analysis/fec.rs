@@ -59,6 +59,11 @@ pub enum LimitSource {
     /// RS(544,514) PMDs: IEEE 802.3 Clauses 138, 124 and 140.
     Rs544Pmds,
     /// 200G lanes (IEEE 802.3dj): the same RS(544,514) end to end, its input threshold.
+    /// The 2.4e-4 is carried over from IEEE 802.3 138.1.1 as amended by 802.3cm (BER 2.4e-4
+    /// at the RS(544,514) input ↔ FLR 1.7e-12, 6.2e-11 for the whole PHY), not read from
+    /// 802.3dj: no 802.3dj draft, baseline or reflector text stating the host RS(544,514)
+    /// BER or FLR for 200G lanes could be found to cite; docs/fec-histogram.md ("200G
+    /// lanes") lists what was searched and found.
     Rs544Lanes200G,
     /// RS(528,514) PMDs: IEEE 802.3 Clauses 95 and 112.
     Rs528Pmds,
