@@ -110,3 +110,63 @@ fn behind_an_inner_fec_the_host_counts_the_same_212g_stream_and_says_whose_margi
         a["notes"]
     );
 }
+
+/// A 1.6T port's lane that came back 30x worse after a flap (the timing of
+/// tests/it/after_flap.rs: before (0, 596] s, after (600, 1800] s): base BER 42,500 / 212.5e9
+/// = 2e-7, lane 2 after the drop 6e-6.
+#[test]
+fn a_1600g_lane_thirty_times_worse_after_a_flap_is_degraded_after_flap() {
+    use support::flap_captures::{FLAP_LANE, FLAP_RISE, FLAP_T_S};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dr8-1600g-flap.jsonl");
+    std::fs::write(&path, dr8_1600g_flap_capture(FLAP_RISE, 0)).unwrap();
+    let a = scan_path(&path);
+    let f = &a["after_flap"][0];
+    assert_eq!(f["drop_t_s"], FLAP_T_S as f64);
+    assert_eq!((f["before_s"].as_f64(), f["after_s"].as_f64()), (Some(596.0), Some(1200.0)));
+    let base = DR8_16T_FLAP_BITS_PER_S / (LANE_GBPS_200G_PAM4 * 1e9);
+    let lanes = f["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 8);
+    for l in lanes {
+        let n = l["lane"].as_u64().unwrap() as usize;
+        let want = if n == FLAP_LANE { FLAP_RISE } else { 1.0 };
+        assert!((l["pre_fec_ber_before"].as_f64().unwrap() / base - 1.0).abs() < 0.01, "lane {n}: {l}");
+        assert!((l["pre_fec_ber_after"].as_f64().unwrap() / base / want - 1.0).abs() < 0.01, "lane {n}: {l}");
+        assert_eq!(l["degraded"], n == FLAP_LANE, "lane {n}");
+    }
+    let r: Vec<&Value> = a["reasons"].as_array().unwrap().iter().filter(|r| r["code"] == "degraded_after_flap").collect();
+    assert_eq!(r.len(), 1, "{}", a["reasons"]);
+    assert_eq!(r[0]["lane"].as_u64(), Some(FLAP_LANE as u64));
+    let msg = r[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("lane 2: pre-FEC BER 6.0e-6 since the link came back from the drop at t=600 s, 30x the 2.0e-7 before it"),
+        "{msg}"
+    );
+}
+
+/// Frame loss on 200G lanes with uncorrectable codewords, and a flap that changed nothing:
+/// 1 uncorrectable codeword a second over 1,800 s of 8 x 212.5e9 / 5440 = 312.5e6 codewords/s
+/// (no histogram: the lane rate counts them): CER = 1,800 / 5.625e11 = 3.2e-9; X = 4
+/// (1.6TBASE-R), 64-octet frames: FLR = 3.2e-9 x (4 + 672 / 5120) = 1.3220e-8, over the
+/// module's 1.7e-12 and the PHY's 6.2e-11.
+#[test]
+fn a_1600g_port_losing_codewords_counts_frame_loss_with_four_interleaved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dr8-1600g-unchanged.jsonl");
+    std::fs::write(&path, dr8_1600g_flap_capture(1.0, 1)).unwrap();
+    let a = scan_path(&path);
+    assert!(!a["reasons"].as_array().unwrap().iter().any(|r| r["code"] == "degraded_after_flap"), "{}", a["reasons"]);
+    let fl = &a["frame_loss"];
+    assert_eq!((fl["interleave_codewords"].as_u64(), fl["codewords_source"].as_str()), (Some(4), Some("lane_rate")));
+    assert_eq!(fl["uncorrectable_codewords"].as_u64(), Some(1800));
+    assert!((fl["codewords"].as_f64().unwrap() / 5.625e11 - 1.0).abs() < 1e-12, "{fl}");
+    assert!((fl["codeword_error_ratio"].as_f64().unwrap() / 3.2e-9 - 1.0).abs() < 1e-9, "{fl}");
+    assert!((fl["flr"].as_f64().unwrap() / (3.2e-9 * 4.13125) - 1.0).abs() < 1e-9, "{fl}");
+    let budgets: Vec<(&str, f64, bool)> = fl["budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), b["flr"].as_f64().unwrap(), b["observed_within"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(budgets, [("module", 1.7e-12, false), ("phy", 6.2e-11, false)]);
+}

@@ -79,3 +79,36 @@ pub fn dr8_2_capture() -> String {
 pub fn bundled() -> Vec<(&'static str, String)> {
     vec![("dr8-1600g-cmis-lane5-weak.jsonl", steady_capture(&[dr8_1600g_port()], 61, 16, [1_000_000; 8]))]
 }
+
+/// BER of every lane of [`dr8_1600g_flap_capture`] before the drop: 42,500 / 212.5e9.
+pub const DR8_16T_FLAP_BITS_PER_S: f64 = 42_500.0;
+
+/// The 1.6TBASE-DR8 port of [`dr8_1600g_port`] on the timing of `flap_captures.rs`: 30 min
+/// at 1 s, one link drop counted at t = 600 s, every lane at 42,500 corrected bits/s (BER
+/// 2e-7) ±5%, lane `FLAP_LANE` at `rise` x that from the drop on, and `uncorrectable_per_s`
+/// uncorrectable codewords every second.
+pub fn dr8_1600g_flap_capture(rise: f64, uncorrectable_per_s: u64) -> String {
+    use super::flap_captures::{FLAP_LANE, FLAP_SPAN_S, FLAP_T_S};
+    let mut port = dr8_1600g_port();
+    port.lane_bits_per_s = [DR8_16T_FLAP_BITS_PER_S; 8];
+    let mut rng = Rng::new(47);
+    let mut records = vec![header(), port.interface_record(0.0)];
+    let mut c = Counters::<8> { lanes: [1_000_000; 8], ..Default::default() };
+    for t in 0..=FLAP_SPAN_S {
+        if t > 0 {
+            let mut rates = port.lane_bits_per_s;
+            // The interval ending at the drop's sample is the link's retraining: no rise yet.
+            if t > FLAP_T_S {
+                rates[FLAP_LANE - 1] *= rise;
+            }
+            c.advance(&rates, 1.0, &mut rng);
+            c.uncorrectable_blocks += uncorrectable_per_s;
+        }
+        let mut sample = port.sample_record(t as f64, &c, &mut rng);
+        if t >= FLAP_T_S {
+            sample["link"]["down_events"] = json!(1);
+        }
+        records.push(sample);
+    }
+    to_jsonl(&records)
+}
