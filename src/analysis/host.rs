@@ -8,7 +8,7 @@
 use super::verdict::{verdict, Reason, ReasonCode, Severity};
 use super::{Config, InterfaceAnalysis, InterfaceWindow};
 use crate::counters::Origin;
-use crate::device::host::{Channels, Fact, HostFacts, PciDistance, Rings};
+use crate::device::host::{Channels, Fact, HostFacts, PauseSettings, PciDistance, Rings};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -22,6 +22,9 @@ pub struct HostAnalysis {
     pub mtu: Option<Fact<u32>>,
     pub rings: Option<Fact<Rings>>,
     pub channels: Option<Fact<Channels>>,
+    /// Pause as set and negotiated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause: Option<Fact<PauseSettings>>,
     /// How many CPUs the NIC's NUMA node has.
     pub node_cpus: Option<usize>,
     /// Where the NIC's interrupts may run against its NUMA node's CPUs.
@@ -233,6 +236,7 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
         mtu: h.mtu.clone(),
         rings: h.rings.clone(),
         channels: h.channels.clone(),
+        pause: h.pause.clone(),
         node_cpus: node_cpus.map(Vec::len),
         irqs,
         gpus,

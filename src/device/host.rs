@@ -101,6 +101,25 @@ impl Channels {
     }
 }
 
+/// Pause (IEEE 802.3 Annex 31B MAC Control PAUSE) as the port is set to use it
+/// (`ETHTOOL_A_PAUSE_AUTONEG`, `_RX`, `_TX`: obey received pause frames, send them) and,
+/// with autonegotiation on, what the two link partners' advertisements resolved to
+/// (802.3 Table 28B-3; what `ethtool -a` prints as `RX negotiated` / `TX negotiated`).
+/// `None` where the source gives none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PauseSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoneg: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_negotiated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_negotiated: Option<bool>,
+}
+
 /// One interrupt of the NIC function (`/sys/bus/pci/devices/BDF/msi_irqs/N`) and the CPUs
 /// it is delivered to (`/proc/irq/N/effective_affinity_list`, else `smp_affinity_list`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,6 +214,9 @@ pub struct HostFacts {
     /// The NIC function's interrupts and their affinity; `None` = not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irqs: Option<Fact<Vec<Irq>>>,
+    /// Pause settings (`ethtool -a`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<Fact<PauseSettings>>,
 }
 
 impl HostFacts {
@@ -218,6 +240,7 @@ impl HostFacts {
             channels,
             node_cpus,
             irqs,
+            pause,
         } = self;
         HostFacts {
             driver: import(driver),
@@ -232,6 +255,7 @@ impl HostFacts {
             channels: import(channels),
             node_cpus: import(node_cpus),
             irqs: import(irqs),
+            pause: import(pause),
         }
     }
 
@@ -254,6 +278,7 @@ impl HostFacts {
         fill(&mut self.channels, &other.channels);
         fill(&mut self.node_cpus, &other.node_cpus);
         fill(&mut self.irqs, &other.irqs);
+        fill(&mut self.pause, &other.pause);
     }
 }
 

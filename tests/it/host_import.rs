@@ -142,3 +142,69 @@ fn ibdev2netdev_maps_a_matrix_nic_to_its_netdev() {
     assert_eq!(i["host"]["gpus"].as_array().unwrap().len(), 4);
     assert!(codes(i).contains(&"host_numa_remote".to_string()), "{}", i["reasons"]);
 }
+
+fn reasons<'v>(i: &'v Value, code: &str) -> Vec<&'v str> {
+    i["reasons"].as_array().unwrap().iter().filter(|r| r["code"] == code).map(|r| r["message"].as_str().unwrap()).collect()
+}
+
+/// `ethtool -I -a` of an fbnic port under a pause storm (lore, fbnic "Fetch TX pause storm
+/// stats"), alone: TX pause on, RX off, no autonegotiation, 759,657 pause frames sent — one
+/// reading, so no rate and no `pause_storm`, and the scan says why.
+#[test]
+fn one_ethtool_a_snapshot_gives_settings_and_counts_but_no_rate() {
+    let v = import_and_scan(&[fixture("host/import/pause/fbnic_ethtool_-I_-a")], &[]);
+    let eth0 = of(&v, "eth0");
+    assert_eq!(eth0["host"]["pause"], json!({"value": {"autoneg": false, "rx": false, "tx": true}, "from": "import"}));
+    assert!(reasons(eth0, "pause_storm").is_empty(), "{}", eth0["reasons"]);
+    let not_checked: Vec<&str> = eth0["host"]["not_checked"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(not_checked.contains(&"pause and discards: one reading, no window to make rates of"), "{not_checked:?}");
+}
+
+/// Two `ethtool -I -a` snapshots of that port 60 s apart (`--at`): 849,657 - 759,657 =
+/// 90,000 pause frames sent in 60 s = 1,500 /s, above the default 1,000 /s: `pause_storm`,
+/// sent (this host's receive side pauses the switch). The second snapshot is built from the
+/// first (tests/fixtures/host/README.md says how).
+#[test]
+fn two_ethtool_a_snapshots_judge_pause_as_a_rate() {
+    let dir = fixture("host/import/pause/two");
+    let (before, after) = (dir.join("before_ethtool_-I_-a_eth0"), dir.join("after_ethtool_-I_-a_eth0"));
+    let at = |p: &Path, t: &str| format!("{}={t}", p.display());
+    let v = import_and_scan(
+        &[before.clone(), after.clone()],
+        &["--at", &at(&before, "2026-02-06T17:00:00Z"), "--at", &at(&after, "2026-02-06T17:01:00Z")],
+    );
+    let eth0 = of(&v, "eth0");
+    let pd = &eth0["host"]["pause_discards"];
+    assert_eq!(pd["window_s"], json!(60.0));
+    assert_eq!(pd["tx_pause_frames"]["count"], json!(90_000));
+    assert_eq!(pd["tx_pause_frames"]["per_s"], json!(1500.0));
+    assert_eq!(pd["rx_pause_frames"]["count"], json!(0));
+    let storm = reasons(eth0, "pause_storm");
+    assert_eq!(storm.len(), 1, "{}", eth0["reasons"]);
+    assert!(storm[0].starts_with("pause frames sent (netlink) at 1500 /s over 60 s"), "{}", storm[0]);
+}
+
+/// `ethtool -I --json -a` and `ethtool --json -a` (ethtool's own commit messages, lore):
+/// the settings, the negotiated result and the counters, as the text gives them.
+#[test]
+fn ethtool_json_a_is_read_as_the_text() {
+    let v = import_and_scan(&[fixture("host/import/pause/kuba_ethtool_--json_-a")], &[]);
+    assert_eq!(
+        of(&v, "eth0")["host"]["pause"]["value"],
+        json!({"autoneg": true, "rx": true, "tx": true, "rx_negotiated": true, "tx_negotiated": true})
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    for (file, extra) in [("kuba_ethtool_-I_--json_-a", "--window-s"), ("kuba_ethtool_-I_-a", "--window-s")] {
+        optics().arg("import").arg(fixture(&format!("host/import/pause/{file}"))).args([extra, "10", "-o"]).arg(&cap).assert().success();
+        let text = std::fs::read_to_string(&cap).unwrap();
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["pause"], json!({"tx_frames": 1, "rx_frames": 1}), "{file}");
+    }
+    // A paste with spaces for tabs (ice, lore): off, off, negotiated off, counters 0.
+    let v = import_and_scan(&[fixture("host/import/pause/ice_ethtool_--include-statistics_--show-pause")], &[]);
+    assert_eq!(
+        of(&v, "ens785f0np0")["host"]["pause"]["value"],
+        json!({"autoneg": true, "rx": false, "tx": false, "rx_negotiated": false, "tx_negotiated": false})
+    );
+}

@@ -144,6 +144,7 @@ impl Snapshot {
                 merge_fec(&mut c.fec, fec, &pf.path)?;
             }
             fill(&mut c.since_clear_s, &f.since_clear_s);
+            fill(&mut c.pause, &f.pause);
             if let Some(d) = f.link_state.as_ref().and_then(|l| l.down_events) {
                 c.link_state.get_or_insert_with(LinkState::default).down_events = Some(d);
             }
@@ -336,6 +337,10 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
         link: LinkState { down_events: s.link.down_events.map(|_| 0), ..s.link.clone() },
         fec,
         driver_stats: s.driver_stats.with_values([]), // the same names, every value 0
+        pause: s
+            .pause
+            .as_ref()
+            .map(|p| crate::counters::host::PauseStats { tx_frames: p.tx_frames.map(|_| 0), rx_frames: p.rx_frames.map(|_| 0) }),
         origin_file: s.origin_file.clone(),
         // The port's state as read; its counters from 0.
         ib: s.ib.as_ref().map(|ib| crate::counters::ib::IbSample {
@@ -572,7 +577,7 @@ fn interface_records(
             printed_module: snap.printed_module.clone(),
             printed_fields: snap.counters.printed_fields.clone(),
             ib: snap.ib.clone(),
-            pause: None,
+            pause: snap.counters.pause.clone(),
             serdes_eye: snap.serdes_eye.clone(),
         };
         if let Some((_, _, of)) = &span {

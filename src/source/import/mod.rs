@@ -14,6 +14,7 @@ pub mod ethtool_drvinfo;
 pub mod ethtool_fec;
 pub mod ethtool_link;
 pub mod ethtool_module;
+pub mod ethtool_pause;
 pub mod ethtool_stats;
 pub mod host_tools;
 pub mod ib_tools;
@@ -53,7 +54,7 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail] / phy detail | json, Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / -a (text or --json) / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail] / phy detail | json, Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
     Unrecognised { path: PathBuf },
     #[error("{path}: {format}: {detail}")]
     Parse { path: PathBuf, format: &'static str, detail: ParseError },
@@ -106,6 +107,8 @@ pub struct Fragment {
     pub gpu_topology: Vec<host_tools::NicGpus>,
     /// Host-wide: (RDMA device, netdev) pairs (`ibdev2netdev`).
     pub rdma_netdevs: Vec<(String, String)>,
+    /// Pause frames sent and received (`ethtool -I -a`): the sample's `pause`.
+    pub pause: Option<crate::counters::host::PauseStats>,
 }
 
 /// One InfiniBand port as a tool output or a copied sysfs tree gives it.
@@ -154,6 +157,7 @@ impl Fragment {
     pub fn has_counters(&self) -> bool {
         !self.driver_stats.is_empty()
             || self.fec.is_some()
+            || self.pause.is_some()
             || self.link_state.as_ref().is_some_and(|l| l.down_events.is_some())
             || self.ib_ports.iter().any(IbFragment::is_reading)
     }

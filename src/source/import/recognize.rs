@@ -59,6 +59,9 @@ pub enum Format {
     IpLinkJson,
     NvidiaTopo,
     Ibdev2netdev,
+    /// `ethtool [-I] -a` / `--show-pause` text and `--json`.
+    EthtoolPause,
+    EthtoolPauseJson,
 }
 
 impl Format {
@@ -103,6 +106,8 @@ impl Format {
             Format::IpLinkJson => "ip -j link",
             Format::NvidiaTopo => "nvidia-smi topo -m",
             Format::Ibdev2netdev => "ibdev2netdev",
+            Format::EthtoolPause => "ethtool -a",
+            Format::EthtoolPauseJson => "ethtool --json -a",
         }
     }
 }
@@ -128,6 +133,9 @@ fn recognize_json(v: &serde_json::Value) -> Option<Format> {
     }
     if super::host_tools::is_ip_link_json(v) {
         return Some(Format::IpLinkJson);
+    }
+    if super::ethtool_pause::is_json(v) {
+        return Some(Format::EthtoolPauseJson);
     }
     let first = v.as_array()?.first()?;
     if first.get("active").is_some() || first.get("config").is_some() {
@@ -174,6 +182,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     }
     if starts("Settings for ") {
         return Some(Format::EthtoolLink);
+    }
+    if super::ethtool_pause::is_text(text) {
+        return Some(Format::EthtoolPause);
     }
     if starts("Ring parameters for ") || (starts("RX Mini:") && starts("RX Jumbo:")) {
         return Some(Format::EthtoolRings);

@@ -91,11 +91,14 @@ pub fn split_runs(inputs: &[PathBuf], files: Vec<Vec<ParsedFile>>) -> (Vec<PathB
     (ins, out)
 }
 
-/// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`; `ethtool_ens3np0` -> `ens3np0`.
+/// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`;
+/// `ethtool_-I_-a_ens3np0` -> `ens3np0` (every option); `ethtool_ens3np0` -> `ens3np0`.
 pub fn interface_from_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
-    let rest = name.strip_prefix("ethtool_")?;
-    let iface = if rest.starts_with('-') { rest.split_once('_')?.1 } else { rest };
+    let mut iface = name.strip_prefix("ethtool_")?;
+    while iface.starts_with('-') {
+        iface = iface.split_once('_')?.1;
+    }
     (!iface.is_empty()).then(|| iface.to_string())
 }
 
@@ -117,6 +120,11 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
         Format::IpLinkJson => {
             let v: serde_json::Value = serde_json::from_str(text()?).map_err(ParseError::syntax)?;
             super::host_tools::parse_ip_link_json(&v)
+        }
+        Format::EthtoolPause => super::ethtool_pause::parse_text(text()?),
+        Format::EthtoolPauseJson => {
+            let v: serde_json::Value = serde_json::from_str(text()?).map_err(ParseError::syntax)?;
+            super::ethtool_pause::parse_json(&v)
         }
         Format::NvidiaTopo => super::host_tools::parse_nvidia_topo(text()?),
         Format::Ibdev2netdev => super::host_tools::parse_ibdev2netdev(text()?),
@@ -417,6 +425,7 @@ mod tests {
         assert_eq!(interface_from_name(Path::new("sos_commands/networking/ethtool_-S_ens3np0")).as_deref(), Some("ens3np0"));
         assert_eq!(interface_from_name(Path::new("ethtool_--show-fec_ens3np0")).as_deref(), Some("ens3np0"));
         assert_eq!(interface_from_name(Path::new("ethtool_ens3np0")).as_deref(), Some("ens3np0"));
+        assert_eq!(interface_from_name(Path::new("ethtool_-I_-a_ens3np0")).as_deref(), Some("ens3np0"));
         assert_eq!(interface_from_name(Path::new("counters.baseline")), None);
     }
 }
