@@ -175,6 +175,19 @@ pub struct Gpu {
     pub(crate) distance: Option<PciDistance>,
 }
 
+/// PCI vendor IDs of GPU makers (PCI-SIG): NVIDIA, AMD (ATI), Intel.
+const GPU_VENDORS: &[u32] = &[0x10de, 0x1002, 0x8086];
+/// Class and subclass of a GPU (PCI Code and ID Assignment Spec 1.16 §1.4, §1.19):
+/// VGA-compatible 03h/00h, 3D 03h/02h, other display 03h/80h (AMD Instinct MI200),
+/// processing accelerator 12h/00h (MI300).
+const GPU_CLASSES: &[u32] = &[0x0300, 0x0302, 0x0380, 0x1200];
+
+/// Is a function of `vendor` with class and subclass `class` (`0x0302`, the sysfs `class`
+/// attribute without its programming interface) a GPU?
+pub fn is_gpu(vendor: u32, class: u32) -> bool {
+    GPU_VENDORS.contains(&vendor) && GPU_CLASSES.contains(&class)
+}
+
 /// What the host tells of one NIC. `None` = not read (older captures, a source without it).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostFacts {

@@ -242,7 +242,7 @@ impl Sysfs {
         let dev = self.resolve(link)?;
         let class = self.hex_attr(&dev.join("class"))?;
         let vendor = self.hex_attr(&dev.join("vendor"))?;
-        if !is_gpu(vendor, class) {
+        if !crate::device::host::is_gpu(vendor, class >> 8) {
             return None;
         }
         Some(Gpu {
@@ -347,13 +347,6 @@ impl Sysfs {
 /// into a copied tree) is no attribute: it is read no further than this.
 const MAX_ATTR_BYTES: u64 = 64 * 1024;
 
-/// PCI vendor IDs of GPU makers (PCI-SIG): NVIDIA, AMD (ATI), Intel.
-const GPU_VENDORS: &[u32] = &[0x10de, 0x1002, 0x8086];
-/// Class and subclass (the `class` attribute without its programming interface) of a GPU
-/// (PCI Code and ID Assignment Spec 1.16 §1.4, §1.19): VGA-compatible 03h/00h, 3D 03h/02h,
-/// other display 03h/80h (AMD Instinct MI200), processing accelerator 12h/00h (MI300).
-const GPU_CLASSES: &[u32] = &[0x0300, 0x0302, 0x0380, 0x1200];
-
 /// A PCI function's device name, `DDDD:BB:DD.F` in hex (drivers/pci/probe.c
 /// `pci_setup_device`: `"%04x:%02x:%02x.%d"`; a domain may run past four digits, as VMD's
 /// `10000:e1:00.0` does).
@@ -363,10 +356,6 @@ fn is_pci_address(name: &str) -> bool {
     let [domain, bus, slot_fn] = parts[..] else { return false };
     let Some((slot, func)) = slot_fn.split_once('.') else { return false };
     hex(domain, 4, 8) && hex(bus, 2, 2) && hex(slot, 2, 2) && matches!(func.as_bytes(), [b'0'..=b'7'])
-}
-
-fn is_gpu(vendor: u32, class: u32) -> bool {
-    GPU_VENDORS.contains(&vendor) && GPU_CLASSES.contains(&(class >> 8))
 }
 
 /// A netdev name can never contain `/` or be `.`/`..` (dev_valid_name); refusing them

@@ -208,3 +208,124 @@ fn ethtool_json_a_is_read_as_the_text() {
         json!({"autoneg": true, "rx": false, "tx": false, "rx_negotiated": false, "tx_negotiated": false})
     );
 }
+
+/// The ASUS ESC8000A-E12 "coyote2" page's `lspci -vvv` blocks whose address is in `keep`,
+/// as one listing (tests/fixtures/host/README.md).
+fn coyote2_listing(keep: &[&str]) -> String {
+    let text = std::fs::read_to_string(fixture("host/import/coyote2/lspci_-vvv")).unwrap();
+    let mut out = String::new();
+    let mut on = false;
+    for line in text.lines() {
+        if !line.starts_with(' ') && !line.is_empty() {
+            on = keep.iter().any(|k| line.starts_with(&format!("{k} ")));
+        }
+        if on {
+            out += line;
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// An `ethtool -i` of one ConnectX-7 function of coyote2: the page prints none, so the test
+/// writes it from what the page does print (the address from lspci, the firmware from
+/// `ibv_devinfo`); the netdev is named by the test.
+fn coyote2_drvinfo(dir: &Path, iface: &str, bus: &str) {
+    let text = format!("driver: mlx5_core\nversion: 6.8.0\nfirmware-version: 28.41.1000 (MT_0000000834)\nbus-info: {bus}\n");
+    std::fs::write(dir.join(format!("ethtool_-i_{iface}")), text).unwrap();
+}
+
+/// GPUs as scan names them for `i`: (address, NUMA node, distance).
+fn gpus_of(i: &Value) -> Vec<(String, i64, String)> {
+    i["host"]["gpus"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no gpus: {}", i["host"]))
+        .iter()
+        .map(|g| {
+            (g["bus_info"].as_str().unwrap().to_string(), g["numa_node"].as_i64().unwrap(), g["distance"].as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+/// coyote2's `lspci -tv` and `lspci -vvv` (stelline's validated-hardware page): the
+/// ConnectX-7 at 21:00.0 hangs off root port 20:03.1 of host bridge 20 on NUMA node 0, the
+/// one at 81:00.0 off 80:01.1 on node 1; the four RTX 6000 Ada each sit alone under their
+/// own host bridge, 01 and 41 on node 0, c1 and e1 on node 1. So from 21:00.0 the GPUs
+/// are NODE, NODE, SYS, SYS, and from 81:00.0 SYS, SYS, NODE, NODE: the rows NIC0 and NIC2
+/// of the same node's `nvidia-smi topo -m` on that page. Neither NIC is remote.
+#[test]
+fn lspci_tree_and_listing_place_nics_and_gpus_as_nvidia_smi_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["lspci_-tv", "lspci_-vvv"] {
+        std::fs::copy(fixture(&format!("host/import/coyote2/{f}")), dir.path().join(f)).unwrap();
+    }
+    coyote2_drvinfo(dir.path(), "enp33s0f0np0", "0000:21:00.0");
+    coyote2_drvinfo(dir.path(), "enp129s0f0np0", "0000:81:00.0");
+    let cap_dir = tempfile::tempdir().unwrap();
+    let cap = cap_dir.path().join("c.jsonl");
+    optics().arg("import").arg(dir.path()).arg("-o").arg(&cap).assert().success();
+    let text = std::fs::read_to_string(&cap).unwrap();
+    let rec = |iface: &str| -> Value {
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|v| v["record"] == "interface" && v["interface"] == iface)
+            .unwrap()
+    };
+    let nic = rec("enp33s0f0np0");
+    assert_eq!(nic["host"]["pci_path"], json!({"value": ["pci0000:20", "0000:20:03.1", "0000:21:00.0"], "from": "import"}));
+    assert_eq!(nic["host"]["numa_node"], json!({"value": 0, "from": "import"}));
+    assert_eq!(nic["pci"]["current_link_speed"], json!("32.0 GT/s PCIe"));
+    let gpu = &nic["host"]["gpus"]["value"][2];
+    assert_eq!(gpu["bus_info"], json!("0000:c1:00.0"));
+    assert_eq!(gpu["pci_path"], json!(["pci0000:c0", "0000:c0:01.1", "0000:c1:00.0"]));
+    let v = import_and_scan(&[dir.path().to_path_buf()], &[]);
+    let s = |a: &str, n: i64, d: &str| (a.to_string(), n, d.to_string());
+    assert_eq!(
+        gpus_of(of(&v, "enp33s0f0np0")),
+        [s("0000:01:00.0", 0, "NODE"), s("0000:41:00.0", 0, "NODE"), s("0000:c1:00.0", 1, "SYS"), s("0000:e1:00.0", 1, "SYS")]
+    );
+    assert_eq!(
+        gpus_of(of(&v, "enp129s0f0np0")),
+        [s("0000:c1:00.0", 1, "NODE"), s("0000:e1:00.0", 1, "NODE"), s("0000:01:00.0", 0, "SYS"), s("0000:41:00.0", 0, "SYS")]
+    );
+    for iface in ["enp33s0f0np0", "enp129s0f0np0"] {
+        assert!(reasons(of(&v, iface), "host_numa_remote").is_empty(), "{iface}: {}", of(&v, iface)["reasons"]);
+    }
+}
+
+/// A bundle holding coyote2's `lspci -vvv` of the ConnectX-7 at 81:00.0 (NUMA node 1) and
+/// of the two GPUs on node 0 only (01:00.0, 41:00.0; the page's other two are left out):
+/// every GPU the bundle shows is across the socket interconnect from the NIC, which is
+/// named `host_numa_remote` with them.
+#[test]
+fn a_nic_whose_gpus_are_on_the_other_socket_is_named_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lspci_-vvv"), coyote2_listing(&["81:00.0", "01:00.0", "41:00.0"])).unwrap();
+    coyote2_drvinfo(dir.path(), "enp129s0f0np0", "0000:81:00.0");
+    let v = import_and_scan(&[dir.path().to_path_buf()], &[]);
+    let i = of(&v, "enp129s0f0np0");
+    let s = |a: &str| (a.to_string(), 0, "SYS".to_string());
+    assert_eq!(gpus_of(i), [s("0000:01:00.0"), s("0000:41:00.0")]);
+    assert_eq!(
+        reasons(i, "host_numa_remote"),
+        ["NIC on NUMA node 1, its nearest GPUs 0000:01:00.0, 0000:41:00.0 on NUMA node 0: every transfer between them crosses the socket interconnect (SYS)"]
+    );
+}
+
+/// Two ConnectX-4 Lx (`15b3:1015` in `lspci -nn`) on firmware 14.23.1020 (p3p1, ethq
+/// issue 8) and 14.32.1900 (mlx-p0, netdev list): one model, two firmwares, each NIC
+/// `firmware_mismatch` naming the other's. The node is assembled from two machines' real
+/// `ethtool -i` (tests/fixtures/host/README.md).
+#[test]
+fn two_imported_nics_of_one_model_on_different_firmware_are_firmware_mismatch() {
+    let v = import_and_scan(&[fixture("host/import/cx4lx")], &[]);
+    assert_eq!(of(&v, "p3p1")["host"]["pci_id"], json!({"value": "15b3:1015", "from": "import"}));
+    assert_eq!(
+        reasons(of(&v, "p3p1"), "firmware_mismatch"),
+        ["firmware 14.23.1020 where other NICs of this model (15b3:1015) run 14.32.1900 (mlx-p0)"]
+    );
+    assert_eq!(
+        reasons(of(&v, "mlx-p0"), "firmware_mismatch"),
+        ["firmware 14.32.1900 where other NICs of this model (15b3:1015) run 14.23.1020 (p3p1)"]
+    );
+}

@@ -21,7 +21,7 @@ use crate::capture::{is_capture_start, round_t, Capture, Header, InterfaceRecord
 use crate::counters::{FecStats, LinkInfo, LinkState};
 use crate::device::PciLink;
 use crate::module::printed::PrintedModule;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 
@@ -366,11 +366,11 @@ fn group_snapshots(
     notes: &mut Vec<String>,
 ) -> Result<BTreeMap<String, Snapshot>, ImportError> {
     let mut by_iface: BTreeMap<String, Snapshot> = BTreeMap::new();
-    let mut pci_devices: Vec<(String, PciLink)> = Vec::new();
+    let mut pci_devices: Vec<&lspci::PciFunction> = Vec::new();
     let mut uptime = None;
     let (mut links, mut topology, mut rdma) = (Vec::new(), Vec::new(), Vec::new());
     for (pf, name) in group.iter().zip(names) {
-        pci_devices.extend(pf.fragment.pci_devices.iter().cloned());
+        pci_devices.extend(pf.fragment.pci_devices.iter());
         links.extend(pf.fragment.netdev_links.iter());
         topology.extend(pf.fragment.gpu_topology.iter());
         rdma.extend(pf.fragment.rdma_netdevs.iter());
@@ -382,28 +382,36 @@ fn group_snapshots(
     }
     let at = opts.at.iter().find(|(p, _)| p == input).map(|(_, t)| *t);
     let single = by_iface.len() == 1;
-    // lspci's devices by address, so each interface finds its own in one look-up: a scan of
-    // the list per interface made an input of many ports quadratic (8,000: two minutes).
-    let mut by_address: HashMap<String, Vec<&(String, PciLink)>> = HashMap::new();
-    for d in &pci_devices {
-        by_address.entry(lspci::address_key(&d.0)).or_default().push(d);
-    }
+    // lspci's functions by address (the listing's and the tree's of one function merged),
+    // so each interface finds its own in one look-up: a scan of the list per interface made
+    // an input of many ports quadratic (8,000: two minutes).
+    let functions = lspci::by_address(pci_devices);
     let single_nic = topology.len() == 1;
     for (name, snap) in &mut by_iface {
         host_wide_facts(name, snap, &links, &topology, &rdma, single && single_nic, notes);
         snap.at = at;
         snap.uptime_s = snap.uptime_s.or(uptime);
-        let nics: Vec<&(String, PciLink)> = match &snap.bus_info {
-            Some(b) => by_address.get(&lspci::address_key(b)).cloned().unwrap_or_default(),
-            // Without a bus address, the only device is this interface's only when it is the only interface.
-            None if single => pci_devices.iter().collect(),
-            None => Vec::new(),
-        };
-        match nics.as_slice() {
-            [one] => snap.pci = Some(one.1.clone()),
-            [] => {}
-            _ => notes
-                .push(format!("{name}: lspci lists {} PCIe devices and no ethtool -i bus-info picks one: PCIe link not used", nics.len())),
+        match &snap.bus_info {
+            Some(b) => {
+                if let Some(nic) = functions.get(&lspci::address_key(b)) {
+                    fill(&mut snap.pci, &nic.link);
+                    lspci::fill_host(&mut snap.host, nic, &functions);
+                }
+            }
+            // Without a bus address, the only device with a link is this interface's only
+            // when it is the only interface.
+            None if single => {
+                let links: Vec<&PciLink> = functions.values().filter_map(|f| f.link.as_ref()).collect();
+                match links.as_slice() {
+                    [one] => snap.pci = Some((*one).clone()),
+                    [] => {}
+                    _ => notes.push(format!(
+                        "{name}: lspci lists {} PCIe devices and no ethtool -i bus-info picks one: PCIe link not used",
+                        links.len()
+                    )),
+                }
+            }
+            None => {}
         }
         snap.check_module(name)?;
     }

@@ -75,8 +75,8 @@ pub struct Fragment {
     pub link: Option<LinkInfo>,
     pub driver: Option<String>,
     pub bus_info: Option<String>,
-    /// `lspci -vvv` devices with a PCIe link: (address as printed, link).
-    pub pci_devices: Vec<(String, PciLink)>,
+    /// lspci's PCI functions (the listing's facts, the tree's places).
+    pub pci_devices: Vec<lspci::PciFunction>,
     pub module_pages: Option<ModulePages>,
     pub printed_module: Option<PrintedModule>,
     /// The host NIC's receiver eye per lane (`mlxlink --show_eye`).

@@ -14,7 +14,10 @@ pub enum Format {
     EthtoolFecJson,
     EthtoolLink,
     EthtoolDrvinfo,
+    /// The lspci listing (`lspci`, `-nn`, `-v`, `-vvv`).
     Lspci,
+    /// `lspci -t[v]`.
+    LspciTree,
     /// `ethtool -m IFACE hex on` / `raw on`, i2cdump, module image JSON (`module::input`).
     ModulePages,
     /// SONiC `sfputil show eeprom-hexdump` (one module per `EEPROM hexdump for port X`).
@@ -77,6 +80,7 @@ impl Format {
             Format::EthtoolLink => "ethtool IFACE",
             Format::EthtoolDrvinfo => "ethtool -i",
             Format::Lspci => "lspci -vvv",
+            Format::LspciTree => "lspci -tv",
             Format::ModulePages => "ethtool -m (module pages)",
             Format::SfputilHexdump => "sfputil show eeprom-hexdump (SONiC)",
             Format::EthtoolModuleText => "ethtool -m (decoded)",
@@ -204,8 +208,11 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     if starts("driver:") && starts("bus-info:") {
         return Some(Format::EthtoolDrvinfo);
     }
-    if lines.iter().any(|l| l.starts_with("LnkCap:") || l.starts_with("LnkSta:")) {
+    if super::lspci::is_listing(text) {
         return Some(Format::Lspci);
+    }
+    if super::lspci::is_tree(text) {
+        return Some(Format::LspciTree);
     }
     let titled = |t: &str| lines.windows(2).any(|w| super::mlxlink_text::strip_ansi(w[0]) == t && w[1].starts_with("---"));
     if [

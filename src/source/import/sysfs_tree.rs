@@ -54,7 +54,12 @@ pub fn read(sys: &Path) -> Vec<ParsedFile> {
         let fragment = Fragment {
             interface: Some(name.clone()),
             driver: s.driver(&name),
-            pci_devices: bus_info.clone().zip(pci).into_iter().collect(),
+            pci_devices: bus_info
+                .clone()
+                .zip(pci)
+                .map(|(b, p)| super::lspci::PciFunction { address: super::lspci::address_key(&b), link: Some(p), ..Default::default() })
+                .into_iter()
+                .collect(),
             bus_info,
             link: speed_mbps.map(|v| LinkInfo { speed_mbps: Some(v), ..LinkInfo::default() }),
             link_state: up.map(|up| LinkState { up: Some(up), ..LinkState::default() }),

@@ -129,6 +129,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
         Format::NvidiaTopo => super::host_tools::parse_nvidia_topo(text()?),
         Format::Ibdev2netdev => super::host_tools::parse_ibdev2netdev(text()?),
         Format::Lspci => lspci::parse(text()?),
+        Format::LspciTree => lspci::parse_tree(text()?),
         Format::ModulePages => module_pages::parse(bytes),
         Format::SfputilHexdump => module_pages::parse_sfputil(text()?),
         Format::EthtoolModuleText => ethtool_module::parse_text(text()?),
@@ -189,7 +190,9 @@ pub fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
                 port.identity.port = n;
             }
             let pci_devices = match (&port.bus_info, &port.pci) {
-                (Some(b), Some(p)) => vec![(b.clone(), p.clone())],
+                (Some(b), Some(p)) => {
+                    vec![lspci::PciFunction { address: lspci::address_key(b), link: Some(p.clone()), ..Default::default() }]
+                }
                 _ => Vec::new(),
             };
             let fragment = Fragment {
