@@ -192,6 +192,10 @@ fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
     let mut parts: Vec<String> =
         [said(&counts.fcs_errors, "a bad FCS (CRC)"), said(&symbol_errors, "symbol errors")].into_iter().flatten().collect();
     if !windowed {
+        // Over a window, uncorrectable blocks are `link_reasons`' (a rate over the window);
+        // a lone snapshot's are a count since an unknown clear, judged like the frame counters.
+        let lost_codewords = counts.uncorrectable_blocks.as_ref().filter(|c| c.value > 0);
+        parts.splice(0..0, lost_codewords.map(|c| format!("{} uncorrectable FEC codewords ({})", c.value, c.origin)));
         parts.extend(said(&counts.pcs_symbol_errors, "PCS symbol errors"));
     }
     if parts.is_empty() {
