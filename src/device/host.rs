@@ -108,14 +108,19 @@ impl Channels {
 /// `None` where the source gives none.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PauseSettings {
+    /// Pause settings are autonegotiated (`ETHTOOL_A_PAUSE_AUTONEG`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autoneg: Option<bool>,
+    /// The port obeys received pause frames (`ETHTOOL_A_PAUSE_RX`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rx: Option<bool>,
+    /// The port sends pause frames (`ETHTOOL_A_PAUSE_TX`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx: Option<bool>,
+    /// Receive pause as the partners' advertisements resolved (`RX negotiated`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rx_negotiated: Option<bool>,
+    /// Transmit pause as the partners' advertisements resolved (`TX negotiated`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_negotiated: Option<bool>,
 }
