@@ -84,16 +84,23 @@ fn the_eye_section_lands_per_lane_pasted_or_as_printed() {
     assert_eq!((iface["link"]["speed_mbps"].as_u64(), iface["link"]["lanes"].as_u64()), (Some(100_000), Some(4)));
 }
 
-#[test]
-fn counters_and_eye_of_one_port_are_one_snapshot() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("host");
+/// The forum's `mlxlink -c` and `--show_eye` of one port, as one folder imported into `dir`:
+/// the capture's path.
+fn counters_and_eye(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("host");
     std::fs::create_dir(&input).unwrap();
     for f in ["cx4_forum_show_counters.txt", "cx4_forum_show_eye.txt"] {
         std::fs::copy(Path::new(F).join(f), input.join(f)).unwrap();
     }
-    let cap = dir.path().join("c.jsonl");
+    let cap = dir.join("c.jsonl");
     import(&[&input], &cap);
+    cap
+}
+
+#[test]
+fn counters_and_eye_of_one_port_are_one_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = counters_and_eye(dir.path());
     let last = samples(&cap).pop().unwrap();
     assert_eq!(last["fec"]["corrected_bits"][0], 35819);
     assert_eq!(last["serdes_eye"]["lanes"][3]["eye_height_mv"], 37.0);
@@ -119,13 +126,7 @@ fn a_pcie_eye_alone_is_refused_with_what_to_run() {
 #[test]
 fn the_eye_is_shown_beside_the_lanes_in_scan_report_and_json() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("host");
-    std::fs::create_dir(&input).unwrap();
-    for f in ["cx4_forum_show_counters.txt", "cx4_forum_show_eye.txt"] {
-        std::fs::copy(Path::new(F).join(f), input.join(f)).unwrap();
-    }
-    let cap = dir.path().join("c.jsonl");
-    import(&[&input], &cap);
+    let cap = counters_and_eye(dir.path());
     // Per lane 1-4 as the forum paste prints them: grade, height mV, width ps.
     let expected = [(1, 3065, 48, 12), (2, 3367, 53, 14), (3, 4371, 57, 15), (4, 2932, 37, 10)];
 
