@@ -386,6 +386,7 @@ fn group_snapshots(
     // so each interface finds its own in one look-up: a scan of the list per interface made
     // an input of many ports quadratic (8,000: two minutes).
     let functions = lspci::by_address(pci_devices);
+    let gpus = lspci::gpus(&functions);
     let single_nic = topology.len() == 1;
     for (name, snap) in &mut by_iface {
         host_wide_facts(name, snap, &links, &topology, &rdma, single && single_nic, notes);
@@ -395,7 +396,7 @@ fn group_snapshots(
             Some(b) => {
                 if let Some(nic) = functions.get(&lspci::address_key(b)) {
                     fill(&mut snap.pci, &nic.link);
-                    lspci::fill_host(&mut snap.host, nic, &functions);
+                    lspci::fill_host(&mut snap.host, nic, &gpus);
                 }
             }
             // Without a bus address, the only device with a link is this interface's only

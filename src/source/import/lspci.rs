@@ -293,9 +293,23 @@ pub fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> BTreeMa
     out
 }
 
+/// The node's GPUs as the listing names them, worked out once for every NIC of the input.
+pub fn gpus(all: &BTreeMap<String, PciFunction>) -> Vec<Gpu> {
+    all.values()
+        .filter(|f| f.gpu)
+        .map(|f| Gpu {
+            bus_info: f.address.clone(),
+            pci_id: f.pci_id.clone(),
+            numa_node: f.numa_node,
+            pci_path: f.path.clone(),
+            distance: None,
+        })
+        .collect()
+}
+
 /// The host facts lspci gives the NIC at `nic` (where none are known yet): its NUMA node,
-/// PCI ID and place, and the node's GPUs with theirs.
-pub fn fill_host(h: &mut HostFacts, nic: &PciFunction, all: &BTreeMap<String, PciFunction>) {
+/// PCI ID and place, and the node's `gpus` ([`gpus`]).
+pub fn fill_host(h: &mut HostFacts, nic: &PciFunction, gpus: &[Gpu]) {
     if h.numa_node.is_none() {
         h.numa_node = nic.numa_node.map(Fact::import);
     }
@@ -307,19 +321,8 @@ pub fn fill_host(h: &mut HostFacts, nic: &PciFunction, all: &BTreeMap<String, Pc
     }
     // GPUs only where the listing names some: a listing of a few devices (`lspci -vvv -s`)
     // says nothing of the GPUs it leaves out, so none found is not "no GPUs".
-    let gpus: Vec<Gpu> = all
-        .values()
-        .filter(|f| f.gpu)
-        .map(|f| Gpu {
-            bus_info: f.address.clone(),
-            pci_id: f.pci_id.clone(),
-            numa_node: f.numa_node,
-            pci_path: f.path.clone(),
-            distance: None,
-        })
-        .collect();
     if h.gpus.is_none() && !gpus.is_empty() {
-        h.gpus = Some(Fact::import(gpus));
+        h.gpus = Some(Fact::import(gpus.to_vec()));
     }
 }
 
