@@ -307,6 +307,7 @@ fn extrapolate_fec(first: &Option<FecStats>, last: &Option<FecStats>, k: usize, 
         uncorrectable_blocks: extrapolate_vec(&a.uncorrectable_blocks, &b.uncorrectable_blocks, k, steps),
         corrected_bits: extrapolate_vec(&a.corrected_bits, &b.corrected_bits, k, steps),
         histogram: Vec::new(),
+        source: b.source,
     })
 }
 

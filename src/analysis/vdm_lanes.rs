@@ -31,6 +31,8 @@ pub enum BerSource {
     Driver,
     /// Ethtool netlink FEC statistics, per lane.
     Netlink,
+    /// Per-lane FEC counts an imported tool output printed (mlxlink, NVUE).
+    Import,
     /// The module's VDM media-side pre-FEC BER.
     Vdm,
 }
@@ -40,6 +42,7 @@ impl BerSource {
         match self {
             BerSource::Driver => "driver",
             BerSource::Netlink => "netlink",
+            BerSource::Import => "import",
             BerSource::Vdm => "vdm",
         }
     }
@@ -65,6 +68,7 @@ fn source_of(origin: Origin) -> Option<BerSource> {
     match origin {
         Origin::Driver(_) => Some(BerSource::Driver),
         Origin::Netlink => Some(BerSource::Netlink),
+        Origin::Import(_) => Some(BerSource::Import),
         Origin::Ib(_) | Origin::Samples => None,
     }
 }

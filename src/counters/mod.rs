@@ -17,7 +17,7 @@ mod slots;
 
 pub use driver_stats::DriverStats;
 pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
-pub(crate) use normalize::{normalize, normalize_into};
+pub(crate) use normalize::{fec_origin, normalize, normalize_into};
 use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.
@@ -36,6 +36,37 @@ pub struct FecStats {
     /// `ETHTOOL_A_FEC_STAT_HIST` bins (Linux 6.18+): codewords by symbol-error count.
     #[serde(default, deserialize_with = "histogram_bins")]
     pub histogram: Vec<FecHistogramBin>,
+    /// Imported records: the tool whose printed counters these are; absent = the kernel's
+    /// ethtool netlink statistics (every live read, and captures written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<FecSource>,
+}
+
+/// The tool an imported record's FEC counters were printed by (the capture's `fec.source`).
+/// The name is the same in the capture and in each counter's origin (`import:<name>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FecSource {
+    /// NVIDIA `mlxlink` text, JSON or amBER CSV: the NIC's (or switch ASIC's) PPCNT counters.
+    Mlxlink,
+    /// NVIDIA Cumulus Linux NVUE `nv show interface IF link phy-detail` / `link phy health`.
+    Nvue,
+    /// Arista EOS `show interfaces phy detail`.
+    Eos,
+    /// SONiC `show interfaces counters fec-stats` / `fec-histogram`.
+    Sonic,
+}
+
+impl FecSource {
+    /// The name the capture and the counter origins write.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FecSource::Mlxlink => "mlxlink",
+            FecSource::Nvue => "nvue",
+            FecSource::Eos => "eos",
+            FecSource::Sonic => "sonic",
+        }
+    }
 }
 
 /// One bin of the FEC histogram: codewords with `low..=high` symbol errors.

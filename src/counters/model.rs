@@ -3,11 +3,13 @@
 //! driver counters, [`super::host`] the pause and discard figures, [`super::ib`] an
 //! InfiniBand port's `PortCounters`).
 
+use super::FecSource;
 use serde::Serialize;
 use std::fmt;
 
 /// Where a normalised figure came from. Written (JSON, notes) as `netlink`,
-/// `driver:<ethtool -S name>`, `ib:<sysfs counter name>` or `samples`: a contract.
+/// `driver:<ethtool -S name>`, `ib:<sysfs counter name>`, `import:<tool>` or `samples`: a
+/// contract.
 /// Every origin is a name this crate knows, so none is allocated per sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -18,6 +20,8 @@ pub enum Origin {
     Driver(&'static str),
     /// An InfiniBand `PortCounters` counter by its sysfs name (`counters::ib`).
     Ib(&'static str),
+    /// FEC counters an imported tool output printed (`mlxlink`, `nvue`, `eos`, `sonic`).
+    Import(FecSource),
     /// Counted from the samples themselves (link up -> down transitions).
     Samples,
 }
@@ -28,6 +32,7 @@ impl fmt::Display for Origin {
             Origin::Netlink => f.write_str("netlink"),
             Origin::Driver(name) => write!(f, "driver:{name}"),
             Origin::Ib(name) => write!(f, "ib:{name}"),
+            Origin::Import(tool) => write!(f, "import:{}", tool.as_str()),
             Origin::Samples => f.write_str("samples"),
         }
     }

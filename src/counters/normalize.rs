@@ -36,21 +36,26 @@ fn mlx5_lane_errors(stats: &DriverStats, slots: &Slots) -> Option<LaneCounts> {
     Some(LaneCounts { values, origin: Origin::Driver("rx_err_lane_N_phy") })
 }
 
-/// The total of a netlink `[total, lane..]` array.
-fn total(arr: &[u64]) -> Option<Counted> {
-    arr.first().map(|v| Counted { value: *v, origin: Origin::Netlink })
+/// Where the FEC statistics `fec` were counted: the tool an import read, else netlink.
+pub(crate) fn fec_origin(fec: &FecStats) -> Origin {
+    fec.source.map_or(Origin::Netlink, Origin::Import)
 }
 
-/// The lanes of a netlink `[total, lane..]` array into `slot`, reusing its buffer, or
+/// The total of a FEC `[total, lane..]` array.
+fn total(arr: &[u64], origin: Origin) -> Option<Counted> {
+    arr.first().map(|v| Counted { value: *v, origin })
+}
+
+/// The lanes of a FEC `[total, lane..]` array into `slot`, reusing its buffer, or
 /// `fallback`'s where the array has none.
-fn lanes_into(slot: &mut Option<LaneCounts>, arr: &[u64], fallback: impl FnOnce() -> Option<LaneCounts>) {
+fn lanes_into(slot: &mut Option<LaneCounts>, arr: &[u64], origin: Origin, fallback: impl FnOnce() -> Option<LaneCounts>) {
     match (arr.get(1..).filter(|l| !l.is_empty()), slot.as_mut()) {
         (Some(lanes), Some(old)) => {
             old.values.clear();
             old.values.extend_from_slice(lanes);
-            old.origin = Origin::Netlink;
+            old.origin = origin;
         }
-        (Some(lanes), None) => *slot = Some(LaneCounts { values: lanes.to_vec(), origin: Origin::Netlink }),
+        (Some(lanes), None) => *slot = Some(LaneCounts { values: lanes.to_vec(), origin }),
         (None, _) => *slot = fallback(),
     }
 }
@@ -67,12 +72,13 @@ pub(crate) fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, lin
     let fec = fec.unwrap_or(&empty);
     let slots = driver.slots();
     let from_driver = |slot: Option<Slot>| slot.map(|s| Counted { value: driver.at(s.at).1, origin: Origin::Driver(s.name) });
-    out.corrected_bits = total(&fec.corrected_bits).or_else(|| from_driver(slots.corrected_bits));
-    lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, || mlx5_lane_errors(driver, slots));
-    out.corrected_blocks = total(&fec.corrected_blocks).or_else(|| from_driver(slots.corrected_blocks));
-    lanes_into(&mut out.corrected_blocks_per_lane, &fec.corrected_blocks, || None);
-    out.uncorrectable_blocks = total(&fec.uncorrectable_blocks).or_else(|| from_driver(slots.uncorrectable_blocks));
-    lanes_into(&mut out.uncorrectable_blocks_per_lane, &fec.uncorrectable_blocks, || None);
+    let origin = fec_origin(fec);
+    out.corrected_bits = total(&fec.corrected_bits, origin).or_else(|| from_driver(slots.corrected_bits));
+    lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, origin, || mlx5_lane_errors(driver, slots));
+    out.corrected_blocks = total(&fec.corrected_blocks, origin).or_else(|| from_driver(slots.corrected_blocks));
+    lanes_into(&mut out.corrected_blocks_per_lane, &fec.corrected_blocks, origin, || None);
+    out.uncorrectable_blocks = total(&fec.uncorrectable_blocks, origin).or_else(|| from_driver(slots.uncorrectable_blocks));
+    lanes_into(&mut out.uncorrectable_blocks_per_lane, &fec.uncorrectable_blocks, origin, || None);
     out.rx_bits = from_driver(slots.rx_bits);
     out.pcs_symbol_errors = from_driver(slots.pcs_symbol_errors);
     out.fcs_errors = from_driver(slots.fcs_errors);
@@ -177,5 +183,15 @@ mod tests {
     fn gapped_lane_names_are_not_attributed() {
         let d = stats(&[("rx_err_lane_0_phy", 1), ("rx_err_lane_2_phy", 1)]);
         assert!(normalize(None, None, &d).corrected_bits_per_lane.is_none());
+    }
+
+    #[test]
+    fn an_imported_tools_fec_counters_carry_its_name() {
+        let fec = FecStats { corrected_bits: vec![10, 4, 6], source: Some(crate::counters::FecSource::Eos), ..Default::default() };
+        let p = normalize(Some(&fec), None, &DriverStats::default());
+        assert_eq!(p.corrected_bits.unwrap().origin.to_string(), "import:eos");
+        assert_eq!(p.corrected_bits_per_lane.unwrap().origin.to_string(), "import:eos");
+        let p = normalize(Some(&FecStats { source: None, ..fec }), None, &DriverStats::default());
+        assert_eq!(p.corrected_bits.unwrap().origin, Origin::Netlink);
     }
 }

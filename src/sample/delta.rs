@@ -274,9 +274,11 @@ impl Point {
                 series.push(Slot::Lanes(i), &l.origin, &l.values, &[]);
             }
         }
-        let netlink = Origin::Netlink;
-        for bin in s.fec.iter().flat_map(|f| &f.histogram) {
-            series.push(Slot::Bin(bin.low, bin.high), &netlink, &[bin.count], &bin.per_lane);
+        if let Some(fec) = &s.fec {
+            let origin = crate::counters::fec_origin(fec);
+            for bin in &fec.histogram {
+                series.push(Slot::Bin(bin.low, bin.high), &origin, &[bin.count], &bin.per_lane);
+            }
         }
         series.sort_slots();
     }

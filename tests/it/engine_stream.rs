@@ -46,6 +46,7 @@ fn sample(name: &str, t: f64, lanes: [u64; 4], up: bool, down_events: Option<u64
             corrected_blocks: vec![0],
             uncorrectable_blocks: vec![0],
             histogram: vec![],
+            source: None,
         }),
         module: None,
         ..Default::default()

@@ -214,10 +214,11 @@ fn a_lone_switch_snapshot_with_lost_codewords_is_not_accepted() {
     // SONiC Ethernet0 prints FEC_UNCORR 34; EOS Ethernet4/1 3 uncorrected codewords; EOS
     // Ethernet29/1 prints 0 and is not flagged for it.
     let dir = tempfile::tempdir().unwrap();
-    for (file, iface, lost) in [
-        ("sonic_fec_stats_pr2027.txt", "Ethernet0", Some(34)),
-        ("eos_show_interfaces_phy_detail.json", "Ethernet4/1", Some(3)),
-        ("eos_show_interfaces_phy_detail.json", "Ethernet29/1", None),
+    // The count is said with the tool that printed it, not the kernel's netlink statistics.
+    for (file, iface, lost, tool) in [
+        ("sonic_fec_stats_pr2027.txt", "Ethernet0", Some(34), "import:sonic"),
+        ("eos_show_interfaces_phy_detail.json", "Ethernet4/1", Some(3), "import:eos"),
+        ("eos_show_interfaces_phy_detail.json", "Ethernet29/1", None, "import:eos"),
     ] {
         let i = judged(&Path::new(F).join(file), iface, dir.path());
         let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "uncorrectable_errors");
@@ -225,10 +226,50 @@ fn a_lone_switch_snapshot_with_lost_codewords_is_not_accepted() {
             Some(n) => {
                 let r = r.unwrap_or_else(|| panic!("{iface}: {i:#}"));
                 assert_eq!(r["severity"], "investigate", "{r}");
-                assert!(r["message"].as_str().unwrap().starts_with(&format!("{n} uncorrectable FEC codewords")), "{r}");
+                assert!(r["message"].as_str().unwrap().starts_with(&format!("{n} uncorrectable FEC codewords ({tool})")), "{r}");
                 assert_ne!(i["verdict"], "accept");
             }
             None => assert!(r.is_none(), "{iface}: {r:?}"),
         }
+        let sources = &i["link"]["counter_sources"];
+        assert_eq!((sources["corrected_blocks"].as_str(), sources["uncorrectable_blocks"].as_str()), (Some(tool), Some(tool)), "{iface}");
+    }
+}
+
+#[test]
+fn imported_fec_counters_name_their_tool_and_a_capture_without_it_still_says_netlink() {
+    // Each import writes the tool into the capture's `fec.source`; mlxlink's per-lane raw
+    // errors are the lanes' BER source (`ber_source` "import").
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("eos_show_interfaces_phy_detail.json", "Ethernet4/1", "eos", "uncorrectable_blocks"),
+        ("sonic_fec_stats_pr2027.txt", "Ethernet0", "sonic", "corrected_blocks"),
+        ("nvue_link_phy_detail_cl512.txt", "swp1", "nvue", "corrected_bits_per_lane"),
+        ("../mlxlink/cx4_forum_show_counters.txt", "unnamed", "mlxlink", "corrected_bits_per_lane"),
+    ];
+    for (file, iface, tool, counter) in cases {
+        let cap = dir.path().join(format!("{tool}.jsonl"));
+        let o = optics().arg("import").arg(Path::new(F).join(file)).arg("-o").arg(&cap).output().unwrap();
+        assert!(o.status.success(), "{file}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&cap).unwrap();
+        let samples: Vec<Value> =
+            text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|r| r["record"] == "sample").collect();
+        assert!(samples.iter().filter(|s| s["interface"] == iface).all(|s| s["fec"]["source"] == tool), "{file}");
+        let scan = |cap: &Path| -> Value {
+            let o = optics().args(["scan", "--json", "--replay"]).arg(cap).output().unwrap();
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+            v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == iface).unwrap().clone()
+        };
+        let i = scan(&cap);
+        assert_eq!(i["link"]["counter_sources"][counter], format!("import:{tool}"), "{file}");
+        if tool == "mlxlink" {
+            let lane = &i["lanes"][0];
+            assert_eq!(lane["ber_source"], "import", "{lane}");
+        }
+        // A capture written before `fec.source` existed reads as before: netlink.
+        let old = dir.path().join(format!("{tool}-old.jsonl"));
+        std::fs::write(&old, text.replace(&format!(",\"source\":\"{tool}\""), "")).unwrap();
+        assert!(!std::fs::read_to_string(&old).unwrap().contains(&format!("\"source\":\"{tool}\"")));
+        assert_eq!(scan(&old)["link"]["counter_sources"][counter], "netlink", "{file}");
     }
 }

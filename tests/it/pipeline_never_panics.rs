@@ -60,6 +60,7 @@ fn fec() -> impl Strategy<Value = Option<FecStats>> {
                 uncorrectable_blocks,
                 corrected_bits,
                 histogram,
+                source: None,
             },
         ),
     )

@@ -103,6 +103,19 @@ fn merge_fec(into: &mut Option<FecStats>, from: &FecStats, path: &Path) -> Resul
     match into {
         None => *into = Some(from.clone()),
         Some(cur) => {
+            // One record names one source for all its FEC counters: counters of two tools
+            // (mlxlink's bits beside `ethtool --show-fec`'s blocks) are said to be netlink's,
+            // as before sources were recorded; one tool's parts keep its name.
+            let counts = |f: &FecStats| {
+                [&f.corrected_bits, &f.corrected_blocks, &f.uncorrectable_blocks].iter().any(|v| !v.is_empty()) || !f.histogram.is_empty()
+            };
+            if cur.source != from.source {
+                cur.source = match (counts(cur), counts(from)) {
+                    (true, true) => None,
+                    (true, false) => cur.source,
+                    (false, _) => from.source,
+                };
+            }
             for (a, b, name) in [
                 (&mut cur.corrected_bits, &from.corrected_bits, "corrected bits"),
                 (&mut cur.corrected_blocks, &from.corrected_blocks, "corrected blocks"),
@@ -330,6 +343,7 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
             .iter()
             .map(|b| crate::counters::FecHistogramBin { count: 0, per_lane: zero(&b.per_lane), ..b.clone() })
             .collect(),
+        source: f.source,
     });
     SampleRecord {
         t: 0.0,

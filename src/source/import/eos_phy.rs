@@ -17,7 +17,7 @@
 //! counts. Layout read on a DCS-7050CX3-32C-R running EOS 4.35.4M (tests/fixtures/switch/).
 
 use super::{Fragment, ParseError, ParseResult};
-use crate::counters::{FecStats, LinkInfo, LinkState, MAX_LANES};
+use crate::counters::{FecSource, FecStats, LinkInfo, LinkState, MAX_LANES};
 use crate::module::printed::PrintedModule;
 use serde_json::Value;
 
@@ -94,6 +94,7 @@ fn port(name: &str, p: &Value) -> ParseResult<Fragment> {
             f.fec = Some(FecStats {
                 corrected_blocks: corrected.into_iter().collect(),
                 uncorrectable_blocks: uncorrected.into_iter().collect(),
+                source: Some(FecSource::Eos),
                 ..Default::default()
             });
             link.fec_active = fec.get("encoding").and_then(Value::as_str).and_then(fec_active);

@@ -25,7 +25,7 @@
 use super::{Fragment, ParseError, ParseResult};
 use crate::counters::ib::{IbRate, IbSpeed};
 use crate::counters::serdes::{SerdesEye, SerdesEyeLane};
-use crate::counters::{FecHistogramBin, FecStats, LinkInfo, LinkState, MAX_LANES};
+use crate::counters::{FecHistogramBin, FecSource, FecStats, LinkInfo, LinkState, MAX_LANES};
 use crate::module::printed::{PrintedModule, PrintedRange};
 
 /// The driver-counter name effective (post-FEC) errors are recorded under.
@@ -254,7 +254,7 @@ pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
         f.link = Some(link);
     }
     if fec != FecStats::default() {
-        f.fec = Some(fec);
+        f.fec = Some(FecStats { source: Some(FecSource::Mlxlink), ..fec });
     }
     if has_module {
         f.printed_module = Some(module);

@@ -20,7 +20,7 @@
 
 use super::mlxlink_fields::parse_ber;
 use super::{content_lines, ethtool_module, key_value, Fragment, ParseError, ParseResult};
-use crate::counters::{FecHistogramBin, FecStats, MAX_LANES};
+use crate::counters::{FecHistogramBin, FecSource, FecStats, MAX_LANES};
 use serde_json::Value;
 
 pub const TOOL: &str = "nvue nv show interface transceiver";
@@ -226,7 +226,7 @@ pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
     if fec == FecStats::default() {
         return Err(ParseError::missing("phy-raw-errors-laneN or rs-num-corr-err-binN counters"));
     }
-    f.fec = Some(fec);
+    f.fec = Some(FecStats { source: Some(FecSource::Nvue), ..fec });
     if f.since_clear_s.is_none() {
         f.notes.push("counters without time-since-last-clear-min: no time base from the content".into());
     }

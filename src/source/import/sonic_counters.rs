@@ -18,7 +18,7 @@
 //! before it. Layouts checked on the real outputs in tests/fixtures/switch/.
 
 use super::{Fragment, ParseError, ParseResult};
-use crate::counters::{DriverStats, FecHistogramBin, FecStats, LinkState};
+use crate::counters::{DriverStats, FecHistogramBin, FecSource, FecStats, LinkState};
 use std::sync::Arc;
 
 /// The counter the symbol errors are kept under.
@@ -136,7 +136,7 @@ pub fn parse_fec_stats(text: &str) -> ParseResult<Fragment> {
             fec.uncorrectable_blocks = vec![v];
         }
         if fec != FecStats::default() {
-            f.fec = Some(fec);
+            f.fec = Some(FecStats { source: Some(FecSource::Sonic), ..fec });
         }
         if let Some(v) = at(sym).map(count).transpose()?.flatten() {
             let mut d = DriverStats::new();
@@ -177,7 +177,7 @@ fn histogram(bins: impl Iterator<Item = (u32, u64)>) -> ParseResult<FecStats> {
         }
         histogram.push(FecHistogramBin { low: n, high: n, count: c, per_lane: Vec::new() });
     }
-    Ok(FecStats { histogram, ..Default::default() })
+    Ok(FecStats { histogram, source: Some(FecSource::Sonic), ..Default::default() })
 }
 
 /// `show interfaces counters fec-histogram [PORT]` / `portstat -fh`.
