@@ -5,7 +5,7 @@ use super::map::Field;
 use super::{ModuleImage, I2C_A0};
 
 /// SFF-8024 Table 4-1: byte 0 of every standard says what kind of module this is.
-pub const IDENTIFIER: Field = Field::new("identifier", I2C_A0, 0, 0, 1);
+pub(crate) const IDENTIFIER: Field = Field::new("identifier", I2C_A0, 0, 0, 1);
 
 /// Bytes that say which module this is: the identifier and, where the standard is known,
 /// the vendor serial number (what a swap changes).

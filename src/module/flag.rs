@@ -32,7 +32,7 @@ pub enum Monitor {
 
 impl Monitor {
     /// Every monitor a flag can name.
-    pub const ALL: [Monitor; 9] = [
+    pub(crate) const ALL: [Monitor; 9] = [
         Monitor::Temperature,
         Monitor::SupplyVoltage,
         Monitor::Aux1,
@@ -45,7 +45,7 @@ impl Monitor {
     ];
 
     /// Its name as the flags begin with it (`supply_voltage`).
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Monitor::Temperature => "temperature",
             Monitor::SupplyVoltage => "supply_voltage",
@@ -98,10 +98,10 @@ pub enum Severity {
 
 impl Severity {
     /// The four, in spec order.
-    pub const ALL: [Severity; 4] = [Severity::HighAlarm, Severity::LowAlarm, Severity::HighWarning, Severity::LowWarning];
+    pub(crate) const ALL: [Severity; 4] = [Severity::HighAlarm, Severity::LowAlarm, Severity::HighWarning, Severity::LowWarning];
 
     /// The flag suffix (`high_alarm`), as `ModuleReport` flags and ethtool's JSON keys name it.
-    pub const fn suffix(self) -> &'static str {
+    pub(crate) const fn suffix(self) -> &'static str {
         match self {
             Severity::HighAlarm => "high_alarm",
             Severity::LowAlarm => "low_alarm",
@@ -111,7 +111,7 @@ impl Severity {
     }
 
     /// Below a low threshold (rather than above a high one).
-    pub const fn is_low(self) -> bool {
+    pub(crate) const fn is_low(self) -> bool {
         matches!(self, Severity::LowAlarm | Severity::LowWarning)
     }
 }
@@ -127,7 +127,7 @@ pub enum Side {
 
 /// What a flag says, whatever it is about: the verdict's reading of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlagKind {
+pub(crate) enum FlagKind {
     /// A monitor past its alarm threshold.
     Alarm,
     /// A monitor past its warning threshold.
@@ -194,7 +194,7 @@ impl ModuleFlag {
     }
 
     /// What the flag says.
-    pub const fn kind(self) -> FlagKind {
+    pub(crate) const fn kind(self) -> FlagKind {
         match self {
             ModuleFlag::Limit(_, Severity::HighAlarm | Severity::LowAlarm) => FlagKind::Alarm,
             ModuleFlag::Limit(_, Severity::HighWarning | Severity::LowWarning) => FlagKind::Warning,
@@ -208,23 +208,23 @@ impl ModuleFlag {
     }
 
     /// `monitor` below one of its low thresholds (alarm or warning).
-    pub fn is_low(self, monitor: Monitor) -> bool {
+    pub(crate) fn is_low(self, monitor: Monitor) -> bool {
         matches!(self, ModuleFlag::Limit(m, s) if m == monitor && s.is_low())
     }
 
     /// Every flag there is.
-    pub fn all() -> impl Iterator<Item = ModuleFlag> {
+    pub(crate) fn all() -> impl Iterator<Item = ModuleFlag> {
         Monitor::ALL.into_iter().flat_map(|m| Severity::ALL.map(|s| ModuleFlag::Limit(m, s))).chain(STATUS)
     }
 
     /// The flag of a stable name.
-    pub fn from_name(name: &str) -> Option<ModuleFlag> {
+    pub(crate) fn from_name(name: &str) -> Option<ModuleFlag> {
         ModuleFlag::all().find(|f| f.as_str() == name)
     }
 }
 
 /// Flags' names joined by `sep`, as the text output lists them.
-pub fn join_flags(flags: &[ModuleFlag], sep: &str) -> String {
+pub(crate) fn join_flags(flags: &[ModuleFlag], sep: &str) -> String {
     flags.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(sep)
 }
 

@@ -12,20 +12,20 @@ use thiserror::Error;
 pub const I2C_A0: u8 = 0x50;
 /// SFF-8472 A2h (diagnostics).
 pub const I2C_A2: u8 = 0x51;
-pub const HALF_PAGE_LEN: usize = 128;
+pub(crate) const HALF_PAGE_LEN: usize = 128;
 
 /// Identifies one half page. Lower memory is always stored as page 0, bank 0, `upper == false`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct HalfPageKey {
-    pub i2c_address: u8,
-    pub page: u8,
-    pub bank: u8,
-    pub upper: bool,
+pub(crate) struct HalfPageKey {
+    pub(crate) i2c_address: u8,
+    pub(crate) page: u8,
+    pub(crate) bank: u8,
+    pub(crate) upper: bool,
 }
 
 impl HalfPageKey {
     /// The half page that holds `offset` (0-255) when `page`/`bank` are selected.
-    pub fn for_offset(i2c_address: u8, page: u8, bank: u8, offset: u8) -> Self {
+    pub(crate) fn for_offset(i2c_address: u8, page: u8, bank: u8, offset: u8) -> Self {
         if offset < 128 {
             HalfPageKey { i2c_address, page: 0, bank: 0, upper: false }
         } else {
@@ -33,7 +33,7 @@ impl HalfPageKey {
         }
     }
     /// First byte offset (0 or 128) of this half page.
-    pub fn base_offset(&self) -> u8 {
+    pub(crate) fn base_offset(&self) -> u8 {
         if self.upper {
             128
         } else {
@@ -55,7 +55,7 @@ impl HalfPage {
     }
 }
 
-/// One half page of an image ([`ModuleImage::half_view`]): reads answer as
+/// One half page of an image (`ModuleImage::half_view`): reads answer as
 /// [`ModuleImage::bytes`] does, without looking the half page up again.
 #[derive(Clone, Copy, Debug)]
 pub struct HalfView<'a> {
@@ -66,7 +66,7 @@ pub struct HalfView<'a> {
 impl<'a> HalfView<'a> {
     /// `len` bytes from `offset` (0-255, taken within this half page), only if every one
     /// was supplied and they lie in the half page.
-    pub fn bytes(&self, offset: u8, len: usize) -> Option<&'a [u8]> {
+    pub(crate) fn bytes(&self, offset: u8, len: usize) -> Option<&'a [u8]> {
         let start = usize::from(offset) % HALF_PAGE_LEN;
         if len == 0 || start + len > HALF_PAGE_LEN {
             return None;
@@ -76,24 +76,38 @@ impl<'a> HalfView<'a> {
     }
 
     /// True when any byte of the half page was supplied.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.present != 0
     }
 
+    /// The byte at `offset` (0-255, taken within this half page), if it was supplied.
     pub fn byte(&self, offset: u8) -> Option<u8> {
         let i = usize::from(offset) % HALF_PAGE_LEN;
         (self.present & (1u128 << i) != 0).then_some(self.data[i])
     }
 }
 
+/// Why a run of bytes cannot go into a [`ModuleImage`].
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum ImageError {
+    /// The run crosses a 128-byte half-page boundary.
     #[error("offset {offset} + length {len} crosses a half-page boundary (entries must lie inside one 128-byte half page)")]
-    CrossesHalfPage { offset: u16, len: usize },
+    CrossesHalfPage {
+        /// Offset of the first byte, 0-255.
+        offset: u16,
+        /// Number of bytes.
+        len: usize,
+    },
+    /// Offsets 0-127 (lower memory) given for a page other than 0.
     #[error("page {page} has no lower half: offsets 0-127 belong to page 0 only")]
-    LowerOfNonzeroPage { page: u8 },
+    LowerOfNonzeroPage {
+        /// The page the entry named.
+        page: u8,
+    },
+    /// The offset is past 255.
     #[error("offset {0} is outside 0-255")]
     OffsetOutOfRange(u16),
+    /// The I2C address is not 7-bit.
     #[error("I2C address {0:#04x} is outside 0x00-0x7f")]
     BadI2cAddress(u16),
 }
@@ -104,11 +118,16 @@ pub enum ImageError {
 // The derived impls become inherent functions; the trait impls below only admit objects.
 #[serde(remote = "Self")]
 pub struct PageEntry {
+    /// 7-bit I2C address: 0x50 (A0h) or 0x51 (A2h, SFF-8472 diagnostics).
     pub i2c_address: u8,
+    /// Page number (the upper-memory page selected by byte 127).
     pub page: u8,
+    /// CMIS bank (byte 126); 0 for SFF-8472 and SFF-8636, and when absent.
     #[serde(default)]
     pub bank: u8,
+    /// Offset of the first byte, 0-255 (0-127 lower memory, 128-255 the page's upper half).
     pub offset: u16,
+    /// The bytes, as a hex string in JSON.
     #[serde(with = "hex_bytes")]
     pub data: Vec<u8>,
 }
@@ -139,7 +158,7 @@ impl<'de> Deserialize<'de> for PageEntry {
 
 mod hex_bytes {
     use serde::{Deserializer, Serializer};
-    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&hex::encode(v))
     }
     /// Decodes the string where the parser holds it (no copy); whitespace is allowed.
@@ -159,7 +178,7 @@ mod hex_bytes {
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         d.deserialize_str(HexVisitor)
     }
 
@@ -200,6 +219,7 @@ impl std::fmt::Debug for ModuleImage {
 }
 
 impl ModuleImage {
+    /// An empty image.
     pub fn new() -> Self {
         Self::default()
     }
@@ -265,12 +285,13 @@ impl ModuleImage {
         Ok(())
     }
 
+    /// Adds one [`PageEntry`]'s bytes (see [`ModuleImage::insert`]).
     pub fn insert_entry(&mut self, e: &PageEntry) -> Result<(), ImageError> {
         self.insert(e.i2c_address, e.page, e.bank, e.offset, &e.data)
     }
 
     /// Copies every byte of `other` into `self` (later values win).
-    pub fn merge(&mut self, other: &ModuleImage) {
+    pub(crate) fn merge(&mut self, other: &ModuleImage) {
         for (key, half) in other.halves() {
             let mine = self.half_mut(key);
             for i in 0..HALF_PAGE_LEN {
@@ -294,7 +315,7 @@ impl ModuleImage {
 
     /// The half page that holds `offset` with `page`/`bank` selected, if any of it was
     /// supplied: a decoder reading many fields of one half page looks it up once.
-    pub fn half_view(&self, i2c_address: u8, page: u8, bank: u8, offset: u8) -> Option<HalfView<'_>> {
+    pub(crate) fn half_view(&self, i2c_address: u8, page: u8, bank: u8, offset: u8) -> Option<HalfView<'_>> {
         let half = self.half(HalfPageKey::for_offset(i2c_address, page, bank, offset))?;
         Some(HalfView { data: &half.data, present: half.present })
     }
@@ -309,6 +330,7 @@ impl ModuleImage {
         self.bytes(i2c_address, 0, 0, 0, HALF_PAGE_LEN).is_some()
     }
 
+    /// True when no byte was supplied.
     pub fn is_empty(&self) -> bool {
         self.halves.values().all(|h| h.present == 0)
     }
@@ -319,12 +341,12 @@ impl ModuleImage {
     }
 
     /// The half pages held, in key order.
-    pub fn keys(&self) -> impl Iterator<Item = HalfPageKey> + '_ {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = HalfPageKey> + '_ {
         self.halves().filter(|(_, h)| h.present != 0).map(|(k, _)| k)
     }
 
     /// The image as contiguous runs, one entry per run, in key order.
-    pub fn entries(&self) -> Vec<PageEntry> {
+    pub(crate) fn entries(&self) -> Vec<PageEntry> {
         let mut out = Vec::new();
         for (key, half) in self.halves() {
             let mut i = 0;
@@ -349,7 +371,7 @@ impl ModuleImage {
         out
     }
 
-    pub fn from_entries<'a>(entries: impl IntoIterator<Item = &'a PageEntry>) -> Result<Self, ImageError> {
+    pub(crate) fn from_entries<'a>(entries: impl IntoIterator<Item = &'a PageEntry>) -> Result<Self, ImageError> {
         let mut img = ModuleImage::new();
         for e in entries {
             img.insert_entry(e)?;

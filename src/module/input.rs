@@ -11,26 +11,49 @@ use super::sff8024;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// Which format [`parse`] found an input to be (`format` in `decode --json`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InputFormat {
+    /// Module image JSON (docs/module-image-format.md).
     ImageJson,
+    /// A flat binary dump in the legacy ethtool ioctl layout.
     Binary,
+    /// Hex text (`ethtool -m hex on`, i2cdump, `hexdump -C`, switch CLIs).
     HexText,
 }
 
+/// Why an input is not a module image.
 #[derive(Debug, Error)]
 pub enum InputError {
+    /// No bytes at all.
     #[error("input is empty")]
     Empty,
+    /// JSON that does not parse as a module image (serde's message).
     #[error("not a valid module image JSON document: {0} (expected {{\"pages\": [{{\"i2c_address\", \"page\", \"bank\", \"offset\", \"data\"}}, ...]}})")]
     Json(String),
+    /// An entry of the `pages` array that does not fit the image.
     #[error("module image JSON entry {index}: {source}")]
-    Entry { index: usize, source: ImageError },
+    Entry {
+        /// 0-based index in `pages`.
+        index: usize,
+        /// Why the entry does not fit.
+        source: ImageError,
+    },
+    /// A flat binary dump whose length does not fit its identifier's layout.
     #[error("flat binary dump of {len} bytes with identifier {identifier}: {expected}")]
-    BinaryLayout { len: usize, identifier: String, expected: String },
+    BinaryLayout {
+        /// Length of the dump, bytes.
+        len: usize,
+        /// Byte 0 in hex and its name (SFF-8024 Table 4-1).
+        identifier: String,
+        /// The lengths that identifier's layout allows, as text.
+        expected: String,
+    },
+    /// Hex text that does not parse (what was wrong, and where).
     #[error("hex text: {0}")]
     HexText(String),
+    /// None of the three formats.
     #[error("unrecognised input: expected module image JSON, a flat binary dump (SFF-8472 256/512, SFF-8636 256/640 or CMIS 256 bytes), or hex text as printed by `ethtool -m IFACE hex on` or i2cdump")]
     Unrecognised,
 }
@@ -38,8 +61,11 @@ pub enum InputError {
 /// A parsed input: the image, which format it was, and what the parser had to assume.
 #[derive(Clone, Debug)]
 pub struct ParsedImage {
+    /// The bytes read.
     pub image: ModuleImage,
+    /// The format the input was found to be.
     pub format: InputFormat,
+    /// What the parser had to assume (e.g. the I2C address of a headingless hex dump).
     pub notes: Vec<String>,
 }
 
@@ -76,7 +102,7 @@ fn looks_textual(text: &str) -> bool {
     text.chars().all(|c| !c.is_control() || c.is_ascii_whitespace())
 }
 
-pub fn parse_json(text: &str) -> Result<ParsedImage, InputError> {
+pub(crate) fn parse_json(text: &str) -> Result<ParsedImage, InputError> {
     let doc: ImageJson = serde_json::from_str(text).map_err(|e| InputError::Json(e.to_string()))?;
     let mut image = ModuleImage::new();
     for (index, entry) in doc.pages.iter().enumerate() {
@@ -93,7 +119,7 @@ pub fn parse_json(text: &str) -> Result<ParsedImage, InputError> {
 
 /// Legacy ioctl linear layouts (kernel net/ethtool/eeprom.c fallback): SFF-8472 A2h at 256;
 /// SFF-8636 upper page N (N >= 1) at N*128 + 128.
-pub fn parse_binary(data: &[u8]) -> Result<ParsedImage, InputError> {
+pub(crate) fn parse_binary(data: &[u8]) -> Result<ParsedImage, InputError> {
     let id = data.first().copied().ok_or(InputError::Empty)?;
     let layout_err = |expected: &str| InputError::BinaryLayout {
         len: data.len(),
@@ -204,7 +230,7 @@ pub fn sfputil_ports(text: &str) -> Vec<(String, String)> {
     ports
 }
 
-pub fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
+pub(crate) fn parse_hex_text(text: &str) -> Result<ParsedImage, InputError> {
     let ports = sfputil_ports(text);
     if ports.len() > 1 {
         let names: Vec<&str> = ports.iter().map(|(p, _)| p.as_str()).collect();

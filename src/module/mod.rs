@@ -6,14 +6,16 @@
 //! - [`sff8636`]: QSFP+/QSFP28 (SFF-8636, and SFF-8436 which it supersedes).
 //! - [`cmis`]: CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
 //! - [`vdm`]: the decoded CMIS VDM model (per-lane eSNR, PAM4 LTP, pre-FEC BER).
-//! - [`threshold`]: a monitor's alarm and warning thresholds; [`clone`]: field-wise `Clone`
+//! - [`threshold`]: a monitor's alarm and warning thresholds; `clone`: field-wise `Clone`
 //!   for the models a monitor refresh rewrites per sample.
 //! - [`flag`]: the module flags (status and threshold bits) every decoder reports.
 //! - [`fingerprint`]: the identity bytes (identifier + vendor SN) that tell one module from another.
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
 //! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
-pub mod clone;
+#![warn(missing_docs)]
+
+pub(crate) mod clone;
 pub mod cmis;
 pub mod fingerprint;
 pub mod flag;
@@ -35,27 +37,40 @@ pub use report::{ModuleReport, Standard};
 
 use thiserror::Error;
 
+/// Why an image cannot be decoded at all.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum DecodeError {
+    /// Byte 0 (SFF-8024 identifier) was not read.
     #[error("module image is empty: no byte 0 (identifier) was read")]
     NoIdentifier,
+    /// Byte 0 names no standard optics decodes (SFF-8024 Table 4-1).
     #[error("unknown module identifier {name}: not an SFF-8472, SFF-8636 or CMIS module")]
-    UnknownIdentifier { identifier: u8, name: String },
+    UnknownIdentifier {
+        /// Byte 0.
+        identifier: u8,
+        /// Byte 0's name (SFF-8024 Table 4-1), or its hex text.
+        name: String,
+    },
 }
 
 /// One module read: at most 128 bytes, inside one half page (the kernel's
 /// `ETHTOOL_MSG_MODULE_EEPROM_GET` rule, and what I2C paging allows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PageRequest {
+    /// 7-bit I2C address (0x50 A0h, 0x51 A2h).
     pub i2c_address: u8,
+    /// Page number (0 for lower memory).
     pub page: u8,
+    /// CMIS bank; 0 elsewhere.
     pub bank: u8,
     /// 0-255: 0-127 lower memory (page 0 only), 128-255 upper half of `page`.
     pub offset: u8,
+    /// Number of bytes, 1-128, inside one half page.
     pub length: u8,
 }
 
 impl PageRequest {
+    /// A read of `length` bytes at `offset` of `page`/`bank` at `i2c_address`.
     pub const fn new(i2c_address: u8, page: u8, bank: u8, offset: u8, length: u8) -> Self {
         PageRequest { i2c_address, page, bank, offset, length }
     }
@@ -76,7 +91,7 @@ impl PageRequest {
 }
 
 /// Which standard an image follows, from its identifier byte (SFF-8024 Table 4-1).
-pub fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
+pub(crate) fn standard_of(img: &ModuleImage) -> Result<Standard, DecodeError> {
     // A2h (I2C 0x51) with no A0h at all: only SFF-8472 modules have it (an `ethtool -m
     // IFACE hex on offset 256` dump); its decoder warns that the identity is absent.
     // The same with some A0h bytes but not byte 0 (e.g. only byte 92, the diagnostic
@@ -145,7 +160,7 @@ pub fn monitor_requests(img: &ModuleImage) -> Result<Vec<PageRequest>, DecodeErr
 }
 
 /// Where the vendor serial number lives in `standard`'s memory map: what a module swap changes.
-pub fn vendor_sn_field(standard: Standard) -> map::Field {
+pub(crate) fn vendor_sn_field(standard: Standard) -> map::Field {
     match standard {
         Standard::Sff8472 => sff8472::VENDOR_SN,
         Standard::Sff8636 => sff8636::VENDOR_SN,

@@ -31,7 +31,7 @@ struct Mask {
 
 /// The decode of a module's static pages, and what a sample may change of it.
 #[derive(Clone, Debug)]
-pub struct StaticDecode {
+pub(crate) struct StaticDecode {
     report: ModuleReport,
     masks: Vec<Mask>,
     plan: Plan,
@@ -98,7 +98,7 @@ impl StaticDecode {
 
     /// [`decode_sample_into`](Self::decode_sample_into) into a fresh report.
     #[cfg(test)]
-    pub fn decode_sample(
+    pub(crate) fn decode_sample(
         &self,
         static_img: &ModuleImage,
         img: &ModuleImage,
@@ -111,7 +111,7 @@ impl StaticDecode {
     }
 
     /// The per-sample Rx power reading of a CMIS module, resolved with the rest.
-    pub fn rx_plan(&self) -> Option<&cmis::RxPlan> {
+    pub(crate) fn rx_plan(&self) -> Option<&cmis::RxPlan> {
         match &self.plan {
             Plan::Cmis(p) => Some(p.rx()),
             Plan::Sff8636(_) => None,
@@ -123,7 +123,7 @@ impl StaticDecode {
     /// sample laid over it; in place, reusing the strings and vectors of the report `out`
     /// holds: a report kept across samples then allocates nothing where the sample only
     /// refreshes monitors. `None` on error.
-    pub fn decode_sample_into(
+    pub(crate) fn decode_sample_into(
         &self,
         static_img: &ModuleImage,
         img: &ModuleImage,

@@ -15,10 +15,12 @@ use std::borrow::Cow;
 /// A `[low..high]` range as the tool printed it after a monitor's values, in the monitor's unit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PrintedRange {
+    /// Lower end of the range, in the monitor's unit.
     pub low: f64,
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
+/// A module's monitors as a tool printed them (`printed_module` in capture records).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PrintedModule {
     /// Which tool printed it, e.g. `mlxlink`.
@@ -27,90 +29,91 @@ pub struct PrintedModule {
     #[serde(default)]
     pub identifier: Option<String>,
     #[serde(default)]
-    pub vendor_name: Option<String>,
+    pub(crate) vendor_name: Option<String>,
     #[serde(default)]
-    pub vendor_pn: Option<String>,
+    pub(crate) vendor_pn: Option<String>,
     #[serde(default)]
-    pub vendor_sn: Option<String>,
+    pub(crate) vendor_sn: Option<String>,
     /// Cable type / compliance text as printed.
     #[serde(default)]
-    pub media: Option<String>,
+    pub(crate) media: Option<String>,
     #[serde(default)]
-    pub temperature_c: Option<f64>,
+    pub(crate) temperature_c: Option<f64>,
     #[serde(default)]
-    pub supply_voltage_v: Option<f64>,
+    pub(crate) supply_voltage_v: Option<f64>,
     /// Per lane (index 0 = lane 1); `null` where the tool printed `N/A`.
     #[serde(default)]
-    pub rx_power_dbm: Vec<Option<f64>>,
+    pub(crate) rx_power_dbm: Vec<Option<f64>>,
     #[serde(default)]
-    pub tx_power_dbm: Vec<Option<f64>>,
+    pub(crate) tx_power_dbm: Vec<Option<f64>>,
     #[serde(default)]
-    pub tx_bias_ma: Vec<Option<f64>>,
+    pub(crate) tx_bias_ma: Vec<Option<f64>>,
     /// The alarm ranges printed after the values (mlxlink prints the module's alarm
     /// thresholds this way; warning thresholds are not printed).
     #[serde(default)]
-    pub rx_power_alarm_dbm: Option<PrintedRange>,
+    pub(crate) rx_power_alarm_dbm: Option<PrintedRange>,
     #[serde(default)]
-    pub tx_power_alarm_dbm: Option<PrintedRange>,
+    pub(crate) tx_power_alarm_dbm: Option<PrintedRange>,
     #[serde(default)]
-    pub tx_bias_alarm_ma: Option<PrintedRange>,
+    pub(crate) tx_bias_alarm_ma: Option<PrintedRange>,
     #[serde(default)]
-    pub temperature_alarm_c: Option<PrintedRange>,
+    pub(crate) temperature_alarm_c: Option<PrintedRange>,
     #[serde(default)]
-    pub supply_voltage_alarm_v: Option<PrintedRange>,
+    pub(crate) supply_voltage_alarm_v: Option<PrintedRange>,
     // What ethtool prints beyond mlxlink's set. Absent keys keep older captures' bytes.
     /// SFF-8024 Table 4-1 identifier code as printed (`Identifier : 0x11 (QSFP28)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub identifier_code: Option<u8>,
+    pub(crate) identifier_code: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vendor_oui: Option<String>,
+    pub(crate) vendor_oui: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vendor_rev: Option<String>,
+    pub(crate) vendor_rev: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub date_code: Option<String>,
+    pub(crate) date_code: Option<String>,
     /// Management spec revision as printed (`Revision compliance`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec_revision: Option<String>,
+    pub(crate) spec_revision: Option<String>,
     /// SFF-8024 Table 4-3 connector code and its name as printed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connector: Option<u8>,
+    pub(crate) connector: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connector_name: Option<String>,
+    pub(crate) connector_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wavelength_nm: Option<f64>,
+    pub(crate) wavelength_nm: Option<f64>,
     /// CMIS module state name as printed (`ModuleReady`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub module_state: Option<String>,
+    pub(crate) module_state: Option<String>,
     /// True when the receive power printed is OMA (`Receiver signal OMA`), false for average.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rx_power_oma: Option<bool>,
+    pub(crate) rx_power_oma: Option<bool>,
     /// Per lane in mW (index 0 = lane 1): ethtool prints mW at the EEPROM's own 0.1 uW
     /// resolution, so these win over the dBm lists when both are given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rx_power_mw: Vec<Option<f64>>,
+    pub(crate) rx_power_mw: Vec<Option<f64>>,
+    /// Per lane in mW (index 0 = lane 1), as printed or converted from the printed dBm.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tx_power_mw: Vec<Option<f64>>,
     /// Alarm and warning thresholds as printed; when given they replace the alarm ranges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thresholds: Option<PrintedThresholds>,
+    pub(crate) thresholds: Option<PrintedThresholds>,
     /// Module-level flags that were printed on, by their `ModuleReport` names
     /// (`temperature_high_alarm`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub module_flags: Vec<ModuleFlag>,
+    pub(crate) module_flags: Vec<ModuleFlag>,
     /// Per lane (index 0 = lane 1): the lane flags printed on (`rx_los`, `tx_bias_high_alarm`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lane_flags: Vec<Vec<ModuleFlag>>,
+    pub(crate) lane_flags: Vec<Vec<ModuleFlag>>,
     /// A coherent module's performance monitoring over its last window, as SONiC's
     /// `show interfaces transceiver pm` prints it (min / avg / max and thresholds).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub performance: Vec<PrintedPm>,
+    pub(crate) performance: Vec<PrintedPm>,
 }
 
 /// A performance-monitoring parameter of a coherent (C-CMIS) module, named by its unit, in
 /// the order and with the units sonic-utilities' `sfpshow` prints them (`ZR_PM_INFO_MAP`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PmParameter {
+pub(crate) enum PmParameter {
     TxPowerDbm,
     RxTotalPowerDbm,
     RxSignalPowerDbm,
@@ -136,48 +139,48 @@ pub enum PmParameter {
 
 /// One parameter's window as printed: `null` where `N/A` was printed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PrintedPm {
-    pub parameter: PmParameter,
-    pub min: Option<f64>,
-    pub avg: Option<f64>,
-    pub max: Option<f64>,
-    pub high_alarm: Option<f64>,
-    pub high_warning: Option<f64>,
-    pub low_alarm: Option<f64>,
-    pub low_warning: Option<f64>,
+pub(crate) struct PrintedPm {
+    pub(crate) parameter: PmParameter,
+    pub(crate) min: Option<f64>,
+    pub(crate) avg: Option<f64>,
+    pub(crate) max: Option<f64>,
+    pub(crate) high_alarm: Option<f64>,
+    pub(crate) high_warning: Option<f64>,
+    pub(crate) low_alarm: Option<f64>,
+    pub(crate) low_warning: Option<f64>,
     /// The tool's threshold-crossing alerts (max over the high alarm, min under the low).
-    pub crossed_high: Option<bool>,
-    pub crossed_low: Option<bool>,
+    pub(crate) crossed_high: Option<bool>,
+    pub(crate) crossed_low: Option<bool>,
 }
 
 /// A monitor's four limits as printed, in its SI unit (power in mW).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PrintedLimits {
-    pub high_alarm: f64,
-    pub low_alarm: f64,
-    pub high_warning: f64,
-    pub low_warning: f64,
+pub(crate) struct PrintedLimits {
+    pub(crate) high_alarm: f64,
+    pub(crate) low_alarm: f64,
+    pub(crate) high_warning: f64,
+    pub(crate) low_warning: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PrintedThresholds {
+pub(crate) struct PrintedThresholds {
     #[serde(default)]
-    pub temperature_c: Option<PrintedLimits>,
+    pub(crate) temperature_c: Option<PrintedLimits>,
     #[serde(default)]
-    pub supply_voltage_v: Option<PrintedLimits>,
+    pub(crate) supply_voltage_v: Option<PrintedLimits>,
     #[serde(default)]
-    pub rx_power_mw: Option<PrintedLimits>,
+    pub(crate) rx_power_mw: Option<PrintedLimits>,
     #[serde(default)]
-    pub tx_power_mw: Option<PrintedLimits>,
+    pub(crate) tx_power_mw: Option<PrintedLimits>,
     #[serde(default)]
-    pub tx_bias_ma: Option<PrintedLimits>,
+    pub(crate) tx_bias_ma: Option<PrintedLimits>,
 }
 
 /// The five digital diagnostic monitors every module standard has (SFF-8472 Rev 12.4
 /// Table 9-11, SFF-8636 Rev 2.11 6.2.4, CMIS 5.2 8.2.5 and 8.9.3): the one vocabulary the
 /// imports use for values, thresholds and flags, whichever tool printed them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Monitor {
+pub(crate) enum Monitor {
     Temperature,
     Voltage,
     TxBias,
@@ -186,10 +189,10 @@ pub enum Monitor {
 }
 
 impl Monitor {
-    pub const ALL: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::TxBias, Monitor::TxPower, Monitor::RxPower];
+    pub(crate) const ALL: [Monitor; 5] = [Monitor::Temperature, Monitor::Voltage, Monitor::TxBias, Monitor::TxPower, Monitor::RxPower];
 
     /// The monitor its flags name (`module::report::LaneReport::flags`: `tx_bias_high_alarm`).
-    pub fn flag_monitor(self) -> flag::Monitor {
+    pub(crate) fn flag_monitor(self) -> flag::Monitor {
         match self {
             Monitor::Temperature => flag::Monitor::Temperature,
             Monitor::Voltage => flag::Monitor::SupplyVoltage,
@@ -200,12 +203,12 @@ impl Monitor {
     }
 
     /// A lane's monitor (bias, powers), not the module's (temperature, supply voltage).
-    pub fn is_lane(self) -> bool {
+    pub(crate) fn is_lane(self) -> bool {
         !matches!(self, Monitor::Temperature | Monitor::Voltage)
     }
 
     /// Where this monitor's limits go in a threshold set.
-    pub fn limits_mut(self, t: &mut PrintedThresholds) -> &mut Option<PrintedLimits> {
+    pub(crate) fn limits_mut(self, t: &mut PrintedThresholds) -> &mut Option<PrintedLimits> {
         match self {
             Monitor::Temperature => &mut t.temperature_c,
             Monitor::Voltage => &mut t.supply_voltage_v,
@@ -220,15 +223,15 @@ impl Monitor {
 /// by [`Monitor`], then high alarm, low alarm, high warning, low warning), in the monitor's
 /// SI unit (power in mW).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LimitsSeen([[Option<f64>; 4]; 5]);
+pub(crate) struct LimitsSeen([[Option<f64>; 4]; 5]);
 
 impl LimitsSeen {
-    pub fn set(&mut self, m: Monitor, severity: Severity, v: Option<f64>) {
+    pub(crate) fn set(&mut self, m: Monitor, severity: Severity, v: Option<f64>) {
         self.0[m as usize][severity as usize] = v;
     }
 
     /// A monitor's four limits, when all four were printed.
-    pub fn limits(&self, m: Monitor) -> Option<PrintedLimits> {
+    pub(crate) fn limits(&self, m: Monitor) -> Option<PrintedLimits> {
         match self.0[m as usize] {
             [Some(high_alarm), Some(low_alarm), Some(high_warning), Some(low_warning)] => {
                 Some(PrintedLimits { high_alarm, low_alarm, high_warning, low_warning })
@@ -238,7 +241,7 @@ impl LimitsSeen {
     }
 
     /// The monitors whose four limits were all printed; `None` when there is none.
-    pub fn thresholds(&self) -> Option<PrintedThresholds> {
+    pub(crate) fn thresholds(&self) -> Option<PrintedThresholds> {
         let mut t = PrintedThresholds::default();
         for m in Monitor::ALL {
             *m.limits_mut(&mut t) = self.limits(m);
@@ -263,7 +266,7 @@ fn alarm_set(r: Option<PrintedRange>, conv: fn(f64) -> f64) -> Option<ThresholdS
 
 impl PrintedModule {
     /// The SFF-8024 identifier of the printed form factor, when it names one.
-    pub fn identifier_code(&self) -> Option<u8> {
+    pub(crate) fn identifier_code(&self) -> Option<u8> {
         if self.identifier_code.is_some() {
             return self.identifier_code;
         }
@@ -271,6 +274,7 @@ impl PrintedModule {
         IDENTIFIERS.iter().find(|(name, _)| id.contains(name)).map(|(_, code)| *code)
     }
 
+    /// The monitors as a [`ModuleReport`], so analysis reads them as it reads a decoded EEPROM.
     pub fn to_report(&self) -> ModuleReport {
         let code = self.identifier_code();
         let standard = code.and_then(Standard::for_identifier);
@@ -362,7 +366,7 @@ impl PrintedModule {
 
     /// Adds what `other` printed of the same module and this did not (`show interfaces
     /// transceiver eeprom --dom`, `status` and `pm` of one port, given together).
-    pub fn merge(&mut self, other: &PrintedModule) {
+    pub(crate) fn merge(&mut self, other: &PrintedModule) {
         fn opt<T: Clone>(a: &mut Option<T>, b: &Option<T>) {
             if a.is_none() {
                 a.clone_from(b);

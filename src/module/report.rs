@@ -8,19 +8,23 @@ use super::threshold::ThresholdSet;
 use serde::Serialize;
 use std::borrow::Cow;
 
+/// The management interface a module implements (`standard` in `decode --json`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Standard {
+    /// SFF-8472 (SFP, SFP+, SFP28).
     #[serde(rename = "SFF-8472")]
     Sff8472,
+    /// SFF-8636 / SFF-8436 (QSFP+, QSFP28).
     #[serde(rename = "SFF-8636")]
     Sff8636,
+    /// CMIS 4.0/5.x (QSFP-DD, OSFP, QSFP112, ...).
     #[serde(rename = "CMIS")]
     Cmis,
 }
 
 impl Standard {
     /// The management interface an identifier implies (SFF-8024 Table 4-1 "Reference" column).
-    pub fn for_identifier(id: u8) -> Option<Standard> {
+    pub(crate) fn for_identifier(id: u8) -> Option<Standard> {
         match id {
             // SFP family and GBIC-style serial ID: SFF-8472 (SFF-8079 for 0x03 without DDM).
             0x02 | 0x03 | 0x0b => Some(Standard::Sff8472),
@@ -32,7 +36,7 @@ impl Standard {
         }
     }
 
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             Standard::Sff8472 => "SFF-8472",
             Standard::Sff8636 => "SFF-8636",
@@ -41,17 +45,23 @@ impl Standard {
     }
 }
 
+/// What the rx power monitor measures (SFF-8472 A0h byte 92 bit 3, SFF-8636 page 00h byte 220 bit 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RxPowerType {
+    /// Average optical power.
     Average,
+    /// Optical modulation amplitude.
     Oma,
 }
 
+/// Line signalling of a lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Modulation {
+    /// Two-level non-return-to-zero.
     #[serde(rename = "NRZ")]
     Nrz,
+    /// Four-level pulse amplitude modulation.
     #[serde(rename = "PAM4")]
     Pam4,
 }
@@ -60,7 +70,7 @@ impl Modulation {
     /// Line modulation implied by an encoding code (SFF-8024 Table 4-2). Codes 01h-07h are
     /// two-level line codes in both columns, so one mapping serves SFF-8472 and SFF-8636.
     /// 00h (unspecified) and reserved codes give `None`.
-    pub fn for_encoding(code: u8) -> Option<Modulation> {
+    pub(crate) fn for_encoding(code: u8) -> Option<Modulation> {
         match code {
             0x01..=0x07 => Some(Modulation::Nrz),
             0x08 => Some(Modulation::Pam4),
@@ -69,23 +79,35 @@ impl Modulation {
     }
 }
 
+/// The module's alarm and warning thresholds per monitor, in each monitor's unit; `None` when not read.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Thresholds {
+    /// Module temperature, degC.
     pub temperature_c: Option<ThresholdSet>,
+    /// Supply voltage, V.
     pub supply_voltage_v: Option<ThresholdSet>,
+    /// Per-lane rx power, mW.
     pub rx_power_mw: Option<ThresholdSet>,
+    /// Per-lane tx power, mW.
     pub tx_power_mw: Option<ThresholdSet>,
+    /// Per-lane tx bias current, mA.
     pub tx_bias_ma: Option<ThresholdSet>,
 }
 
 /// Per-lane monitors and flags. `lane` is 1-based. dBm of 0 mW is -inf (`null` in JSON).
 #[derive(Debug, Default, PartialEq, Serialize)]
 pub struct LaneReport {
+    /// Lane number, 1-based.
     pub lane: u8,
+    /// Received optical power, mW.
     pub rx_power_mw: Option<f64>,
+    /// Received optical power, dBm.
     pub rx_power_dbm: Option<f64>,
+    /// Transmitted optical power, mW.
     pub tx_power_mw: Option<f64>,
+    /// Transmitted optical power, dBm.
     pub tx_power_dbm: Option<f64>,
+    /// Laser bias current, mA.
     pub tx_bias_ma: Option<f64>,
     /// Stable flag names: `rx_los`, `tx_los`, `rx_lol`, `tx_lol`, `tx_fault`,
     /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
@@ -96,8 +118,8 @@ pub struct LaneReport {
     /// CMIS Active Control Set (page 11h Table 8-86): the AppSel code of the data path
     /// this lane belongs to, and that data path's first lane (1-based); `None` when the
     /// lane is in no data path or the page was not read.
-    pub app_sel: Option<u8>,
-    pub data_path_first_lane: Option<u8>,
+    pub(crate) app_sel: Option<u8>,
+    pub(crate) data_path_first_lane: Option<u8>,
 }
 
 clone_field_wise!(LaneReport {
@@ -114,15 +136,16 @@ clone_field_wise!(LaneReport {
 });
 
 impl LaneReport {
+    /// A lane with no monitors or flags read yet.
     pub fn new(lane: u8) -> Self {
         LaneReport { lane, ..Default::default() }
     }
     /// Sets rx power in mW and dBm together.
-    pub fn set_rx_power_mw(&mut self, mw: f64) {
+    pub(crate) fn set_rx_power_mw(&mut self, mw: f64) {
         self.rx_power_mw = Some(mw);
         self.rx_power_dbm = Some(super::units::mw_to_dbm(mw));
     }
-    pub fn set_tx_power_mw(&mut self, mw: f64) {
+    pub(crate) fn set_tx_power_mw(&mut self, mw: f64) {
         self.tx_power_mw = Some(mw);
         self.tx_power_dbm = Some(super::units::mw_to_dbm(mw));
     }
@@ -133,20 +156,27 @@ impl LaneReport {
 pub struct Application {
     /// 1-based AppSel code.
     pub app_sel: u8,
+    /// Host electrical interface code (SFF-8024 Table 4-5).
     pub host_interface_id: u8,
     /// The SFF-8024 table's name, borrowed, or an unknown code's text (as `media_interface`).
     pub host_interface: Cow<'static, str>,
+    /// Media interface code (SFF-8024 Tables 4-6 to 4-10, by media type).
     pub media_interface_id: u8,
+    /// The media interface code's name, borrowed, or an unknown code's text.
     pub media_interface: Cow<'static, str>,
+    /// Host lanes the application uses.
     pub host_lane_count: u8,
+    /// Media lanes the application uses.
     pub media_lane_count: u8,
     /// Bit i set: the application may start on host lane i+1.
     pub host_lane_assignment: Option<u8>,
+    /// Bit i set: the application may start on media lane i+1.
     pub media_lane_assignment: Option<u8>,
     /// Lane signalling of the application (media side when its code defines it, else host).
     pub modulation: Option<Modulation>,
     /// Nominal per-lane bit rates (SFF-8024 code tables); `None` when the code fixes none.
     pub host_lane_bit_rate_gbps: Option<f64>,
+    /// Nominal media lane bit rate, Gb/s.
     pub media_lane_bit_rate_gbps: Option<f64>,
 }
 
@@ -168,33 +198,48 @@ clone_field_wise!(Application {
 /// A checksum the decoder verified. A mismatch is reported, never a refusal.
 #[derive(Debug, PartialEq, Eq, Serialize)]
 pub struct ChecksumCheck {
+    /// Which checksum (`CC_BASE`, `CC_EXT`, ...).
     pub name: String,
+    /// The checksum byte the module holds.
     pub stored: u8,
+    /// The checksum worked out from the covered bytes.
     pub computed: u8,
+    /// True when the two agree.
     pub ok: bool,
 }
 
 clone_field_wise!(ChecksumCheck { name, stored, computed, ok });
 
+/// A decoded module, one model for SFF-8472, SFF-8636 and CMIS (`module` in JSON).
 #[derive(Debug, PartialEq, Serialize)]
 pub struct ModuleReport {
+    /// The management interface the identifier implies.
     pub standard: Standard,
     /// SFF-8024 identifier code (byte 0).
     pub identifier: u8,
+    /// The identifier's name (SFF-8024 Table 4-1).
     pub identifier_name: String,
     /// The form factor as people name it ("QSFP28", "QSFP56", "OSFP"): the identifier's
     /// (SFF-8024 Table 4-1), told apart by the module's own compliance where one identifier
     /// covers several ([`super::sff8636`]: 0x11 "QSFP28 or later").
-    pub form_factor: Option<&'static str>,
+    pub(crate) form_factor: Option<&'static str>,
     /// Revision of the management spec the module claims, as text.
     pub spec_revision: Option<String>,
+    /// Vendor name, as the module holds it (trailing spaces trimmed).
     pub vendor_name: Option<String>,
+    /// Vendor IEEE company ID as hex bytes, `xx:xx:xx`.
     pub vendor_oui: Option<String>,
+    /// Vendor part number.
     pub vendor_pn: Option<String>,
+    /// Vendor serial number.
     pub vendor_sn: Option<String>,
+    /// Vendor revision.
     pub vendor_rev: Option<String>,
+    /// Manufacturing date code, as held (YYMMDD plus lot code).
     pub date_code: Option<String>,
+    /// Connector code (SFF-8024 Table 4-3).
     pub connector: Option<u8>,
+    /// The connector code's name.
     pub connector_name: Option<String>,
     /// Human-readable media / compliance description.
     pub media_type: Option<String>,
@@ -202,27 +247,40 @@ pub struct ModuleReport {
     pub wavelength_nm: Option<f64>,
     /// Nominal signalling rate per lane in MBd (SFF-8472 byte 12, SFF-8636 bytes 140/222).
     pub nominal_signaling_rate_mbd: Option<u32>,
+    /// Module temperature, degC.
     pub module_temperature_c: Option<f64>,
+    /// Supply voltage, V.
     pub supply_voltage_v: Option<f64>,
     /// CMIS module state (LowPwr, ModuleReady, ...).
     /// Borrowed like [`LaneReport::data_path_state`].
     pub module_state: Option<Cow<'static, str>>,
     /// Module-level flags (temperature/voltage alarms and warnings, module fault, ...).
     pub module_flags: Vec<ModuleFlag>,
+    /// True when the module has only lower memory and page 00h (no paging).
     pub flat_memory: Option<bool>,
+    /// What the rx power monitor measures.
     pub rx_power_type: Option<RxPowerType>,
+    /// Line signalling of the module's lanes.
     pub modulation: Option<Modulation>,
     /// Line encoding name (SFF-8024 Table 4-2).
     pub encoding: Option<String>,
+    /// Media lanes of the module.
     pub media_lane_count: Option<u8>,
+    /// Host lanes of the module.
     pub host_lane_count: Option<u8>,
+    /// The application in use (CMIS Active Control Set), if known.
     pub active_application: Option<Application>,
+    /// Every application the module advertises (CMIS 5.2 Table 8-23).
     pub applications: Vec<Application>,
+    /// Per-lane monitors and flags.
     pub lanes: Vec<LaneReport>,
+    /// The module's alarm and warning thresholds.
     pub thresholds: Thresholds,
     /// CMIS VDM (pages 20h-2Fh) when page 01h advertises it.
     pub vdm: Option<super::vdm::VdmReport>,
+    /// Every checksum the decoder verified.
     pub checksums: Vec<ChecksumCheck>,
+    /// What the decoder found wrong but decoded past (checksum mismatches, bad codes), as text.
     pub warnings: Vec<String>,
 }
 
@@ -269,7 +327,7 @@ impl ModuleReport {
     /// compliance code; of the alternatives a compliance code lists ("50GBASE-SR,
     /// 100GBASE-SR2, or 200GBASE-SR4", SFF-8024 Table 4-4), the one at the link's
     /// `speed_mbps` when exactly one is.
-    pub fn kind(&self, speed_mbps: Option<u32>) -> String {
+    pub(crate) fn kind(&self, speed_mbps: Option<u32>) -> String {
         let application = match &self.active_application {
             // "100GBASE-DR (Clause 140)": the clause is for the decode listing.
             Some(app) => {

@@ -45,14 +45,14 @@ const IDENTIFIERS: &[(u8, &str)] = &[
 ];
 
 /// Identifier name, or `Unknown (0xNN)` for codes the table does not list.
-pub fn identifier_name(id: u8) -> String {
+pub(crate) fn identifier_name(id: u8) -> String {
     lookup(IDENTIFIERS, id)
 }
 
 /// The form factor an identifier names, as people say it (Table 4-1's names shortened).
 /// 0x11 "QSFP28 or later" is QSFP28 here; a module's compliance can say it is a later one
 /// (`sff8636::form_factor`).
-pub fn form_factor(id: u8) -> Option<&'static str> {
+pub(crate) fn form_factor(id: u8) -> Option<&'static str> {
     Some(match id {
         0x03 => "SFP",
         0x0c => "QSFP",
@@ -97,7 +97,7 @@ const CONNECTORS: &[(u8, &str)] = &[
 ];
 
 /// Connector name (SFF-8024 Table 4-3); vendor-specific codes 0x80-0xff are named as such.
-pub fn connector_name(code: u8) -> String {
+pub(crate) fn connector_name(code: u8) -> String {
     if code >= 0x80 {
         return format!("Vendor specific ({code:#04x})");
     }
@@ -117,28 +117,9 @@ const ENCODINGS_SFF8472: &[(u8, &str)] = &[
     (0x08, "PAM4"),
 ];
 
-/// SFF-8024 Table 4-2, SFF-8436/SFF-8636 column (page 00h byte 139): codes 04h-06h are
-/// assigned in a different order than in the SFF-8472 column.
-const ENCODINGS_SFF8636: &[(u8, &str)] = &[
-    (0x00, "Unspecified"),
-    (0x01, "8B/10B"),
-    (0x02, "4B/5B"),
-    (0x03, "NRZ"),
-    (0x04, "SONET Scrambled"),
-    (0x05, "64B/66B"),
-    (0x06, "Manchester"),
-    (0x07, "256B/257B (transcoded FEC-enabled data)"),
-    (0x08, "PAM4"),
-];
-
 /// Encoding name for an SFF-8472 module (A0h byte 11).
-pub fn encoding_name_sff8472(code: u8) -> String {
+pub(crate) fn encoding_name_sff8472(code: u8) -> String {
     lookup(ENCODINGS_SFF8472, code)
-}
-
-/// Encoding name for an SFF-8636 / SFF-8436 module (page 00h byte 139).
-pub fn encoding_name_sff8636(code: u8) -> String {
-    lookup(ENCODINGS_SFF8636, code)
 }
 
 /// SFF-8024 Table 4-4, Extended Specification Compliance Codes (SFF-8472 A0h byte 36,
@@ -221,7 +202,7 @@ const EXT_COMPLIANCE: &[(u8, &str)] = &[
 ];
 
 /// Extended specification compliance name (SFF-8024 Table 4-4).
-pub fn ext_compliance_name(code: u8) -> String {
+pub(crate) fn ext_compliance_name(code: u8) -> String {
     lookup(EXT_COMPLIANCE, code)
 }
 
@@ -253,18 +234,16 @@ mod tests {
     }
 
     #[test]
-    fn encoding_columns_differ_for_04_to_06() {
-        // SFF-8024 Table 4-2: 04h is Manchester for SFF-8472 but SONET Scrambled for SFF-8636.
+    fn sff8472_encoding_column() {
+        // SFF-8024 Table 4-2, SFF-8472 column: 04h Manchester, 06h 64B/66B.
         assert_eq!(encoding_name_sff8472(0x04), "Manchester");
-        assert_eq!(encoding_name_sff8636(0x04), "SONET Scrambled");
         assert_eq!(encoding_name_sff8472(0x06), "64B/66B");
-        assert_eq!(encoding_name_sff8636(0x05), "64B/66B");
         assert_eq!(encoding_name_sff8472(0x08), "PAM4");
     }
 
     #[test]
     fn tables_are_sorted_without_duplicates() {
-        for table in [IDENTIFIERS, CONNECTORS, ENCODINGS_SFF8472, ENCODINGS_SFF8636, EXT_COMPLIANCE] {
+        for table in [IDENTIFIERS, CONNECTORS, ENCODINGS_SFF8472, EXT_COMPLIANCE] {
             assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
         }
     }

@@ -38,7 +38,7 @@ const WAVELENGTH: Field = Field::new("wavelength_or_cable_compliance", I2C_A0, 0
 const CC_BASE: Field = Field::new("cc_base", I2C_A0, 0, 63, 1);
 /// Upper bit-rate margin, or the nominal rate in units of 250 MBd when byte 12 is FFh.
 const BR_MAX: Field = Field::new("br_max", I2C_A0, 0, 66, 1);
-pub const VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 68, 16);
+pub(crate) const VENDOR_SN: Field = Field::new("vendor_sn", I2C_A0, 0, 68, 16);
 /// YYMMDD plus a 2-character lot code (Table 8-4).
 const DATE_CODE: Field = Field::new("date_code", I2C_A0, 0, 84, 8);
 const DIAG_TYPE: Field = Field::new("diagnostic_monitoring_type", I2C_A0, 0, 92, 1);
@@ -356,6 +356,7 @@ pub fn monitor_requests(img: &ModuleImage) -> Vec<PageRequest> {
     }
 }
 
+/// Decodes an SFF-8472 module (A0h identity, A2h diagnostics when readable).
 pub fn decode(img: &ModuleImage) -> ModuleReport {
     let mut a0 = Reader::new(img);
     let identifier = a0.byte(IDENTIFIER).unwrap_or(0);

@@ -27,7 +27,7 @@ use super::map::Field;
 use super::report::{LaneReport, Modulation, RxPowerType};
 use super::threshold::ThresholdSet;
 use super::{sff8024, units, ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
-pub use monitors::{lane_rx_power_mw, MonitorPlan, MONITOR_FIELDS};
+pub(crate) use monitors::{lane_rx_power_mw, MonitorPlan, MONITOR_FIELDS};
 
 mod monitors;
 
@@ -77,7 +77,7 @@ const EXT_COMPLIANCE: Field = Field::new("ext_compliance", A0, 0, 192, 1);
 const OPTIONS_193: Field = Field::new("options_193", A0, 0, 193, 1);
 const OPTIONS_194: Field = Field::new("options_194", A0, 0, 194, 1);
 const OPTIONS_195: Field = Field::new("options_195", A0, 0, 195, 1);
-pub const VENDOR_SN: Field = Field::new("vendor_sn", A0, 0, 196, 16);
+pub(crate) const VENDOR_SN: Field = Field::new("vendor_sn", A0, 0, 196, 16);
 const DATE_CODE: Field = Field::new("date_code", A0, 0, 212, 8);
 /// Diagnostic monitoring type (Rev 2.10a Table 6-23).
 const DIAG_MONITORING_TYPE: Field = Field::new("diag_monitoring_type", A0, 0, 220, 1);

@@ -6,8 +6,12 @@ use serde::Serialize;
 /// Alarm and warning limits of one monitor, in the monitor's SI unit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ThresholdSet {
+    /// High alarm level.
     pub high_alarm: f64,
+    /// Low alarm level.
     pub low_alarm: f64,
+    /// High warning level.
     pub high_warning: f64,
+    /// Low warning level.
     pub low_warning: f64,
 }

@@ -2,28 +2,28 @@
 //! SFF-8636 (6.2.4) and CMIS (5.2 8.2.5 / Table 8-10): big-endian 16-bit words.
 
 /// Signed, 1/256 °C per LSB.
-pub fn temperature_c(raw: [u8; 2]) -> f64 {
+pub(crate) fn temperature_c(raw: [u8; 2]) -> f64 {
     i16::from_be_bytes(raw) as f64 / 256.0
 }
 
 /// Unsigned, 100 µV per LSB.
-pub fn voltage_v(raw: [u8; 2]) -> f64 {
+pub(crate) fn voltage_v(raw: [u8; 2]) -> f64 {
     u16::from_be_bytes(raw) as f64 * 100e-6
 }
 
 /// Unsigned, 0.1 µW per LSB (so 10000 LSB = 1 mW).
-pub fn power_mw(raw: [u8; 2]) -> f64 {
+pub(crate) fn power_mw(raw: [u8; 2]) -> f64 {
     u16::from_be_bytes(raw) as f64 / 10_000.0
 }
 
 /// Unsigned, 2 µA per LSB (before any CMIS multiplier).
-pub fn bias_ma(raw: [u8; 2]) -> f64 {
+pub(crate) fn bias_ma(raw: [u8; 2]) -> f64 {
     u16::from_be_bytes(raw) as f64 * 0.002
 }
 
 /// mW to dBm; 0 mW (no light) is negative infinity, not an error.
 /// (JSON output carries non-finite values as `null`.)
-pub fn mw_to_dbm(mw: f64) -> f64 {
+pub(crate) fn mw_to_dbm(mw: f64) -> f64 {
     if mw <= 0.0 {
         f64::NEG_INFINITY
     } else {
@@ -32,11 +32,11 @@ pub fn mw_to_dbm(mw: f64) -> f64 {
 }
 
 /// dBm (as tools print power) to mW.
-pub fn dbm_to_mw(dbm: f64) -> f64 {
+pub(crate) fn dbm_to_mw(dbm: f64) -> f64 {
     10f64.powf(dbm / 10.0)
 }
 
-pub fn word(b: &[u8]) -> [u8; 2] {
+pub(crate) fn word(b: &[u8]) -> [u8; 2] {
     [b[0], b[1]]
 }
 

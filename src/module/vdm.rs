@@ -10,7 +10,7 @@ use serde::Serialize;
 /// (electrical) input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Side {
+pub(crate) enum Side {
     Media,
     Host,
 }
@@ -18,75 +18,76 @@ pub enum Side {
 /// One VDM observable instance: a descriptor (pages 20h-23h) with its sample (24h-27h),
 /// threshold set (28h-2Bh) and flags (2Ch).
 #[derive(Debug, PartialEq, Serialize)]
-pub struct VdmObservable {
+pub(crate) struct VdmObservable {
     /// 1-based VDM group (descriptor page 20h + group - 1).
-    pub group: u8,
+    pub(crate) group: u8,
     /// Instance 0-63 within the group (descriptor bytes 128 + 2 x instance).
-    pub instance: u8,
-    pub type_id: u8,
+    pub(crate) instance: u8,
+    pub(crate) type_id: u8,
     /// Stable name of the type (`esnr_media_db`, `pre_fec_ber_current_media`, ...); `None`
     /// for a type this decoder does not know (its raw word is still reported).
-    pub key: Option<&'static str>,
-    pub side: Option<Side>,
+    pub(crate) key: Option<&'static str>,
+    pub(crate) side: Option<Side>,
     /// 1-based lane (descriptor bits 3-0 hold lane - 1).
-    pub lane: u8,
+    pub(crate) lane: u8,
     /// Threshold set 0-15 (descriptor bits 7-4).
-    pub threshold_set: u8,
+    pub(crate) threshold_set: u8,
     /// Sample word as read; `None` when the sample page was not read.
-    pub raw: Option<u16>,
+    pub(crate) raw: Option<u16>,
     /// Sample in its unit (dB, BER, ...), from the type's U16/S16 scale or F16.
-    pub value: Option<f64>,
-    pub thresholds: Option<ThresholdSet>,
+    pub(crate) value: Option<f64>,
+    pub(crate) thresholds: Option<ThresholdSet>,
     /// Latched flags set: `high_alarm`, `low_alarm`, `high_warning`, `low_warning`.
-    pub flags: Vec<&'static str>,
+    pub(crate) flags: Vec<&'static str>,
 }
 
 clone_field_wise!(VdmObservable { group, instance, type_id, key, side, lane, threshold_set, raw, value, thresholds, flags });
 
 /// What VDM says about one input of a lane (all `None` when not advertised).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct VdmSideValues {
-    pub esnr_db: Option<f64>,
+pub(crate) struct VdmSideValues {
+    pub(crate) esnr_db: Option<f64>,
     /// PAM4 level transition parameter.
-    pub ltp_db: Option<f64>,
-    pub pre_fec_ber_current: Option<f64>,
-    pub pre_fec_ber_min: Option<f64>,
-    pub pre_fec_ber_max: Option<f64>,
-    pub pre_fec_ber_average: Option<f64>,
-    pub errored_frames_current: Option<f64>,
-    pub errored_frames_min: Option<f64>,
-    pub errored_frames_max: Option<f64>,
-    pub errored_frames_average: Option<f64>,
+    pub(crate) ltp_db: Option<f64>,
+    pub(crate) pre_fec_ber_current: Option<f64>,
+    pub(crate) pre_fec_ber_min: Option<f64>,
+    pub(crate) pre_fec_ber_max: Option<f64>,
+    pub(crate) pre_fec_ber_average: Option<f64>,
+    pub(crate) errored_frames_current: Option<f64>,
+    pub(crate) errored_frames_min: Option<f64>,
+    pub(crate) errored_frames_max: Option<f64>,
+    pub(crate) errored_frames_average: Option<f64>,
 }
 
 impl VdmSideValues {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == VdmSideValues::default()
     }
 }
 
 /// The per-lane view of the observables.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct VdmLane {
-    pub lane: u8,
-    pub media: VdmSideValues,
-    pub host: VdmSideValues,
+pub(crate) struct VdmLane {
+    pub(crate) lane: u8,
+    pub(crate) media: VdmSideValues,
+    pub(crate) host: VdmSideValues,
 }
 
+/// A module's decoded CMIS VDM observables (pages 20h-2Fh).
 #[derive(Debug, Default, PartialEq, Serialize)]
 pub struct VdmReport {
     /// Groups the module advertises (page 2Fh byte 128 bits 1-0, plus one); `None` when
     /// page 2Fh was not read.
     pub groups_supported: Option<u8>,
-    pub observables: Vec<VdmObservable>,
+    pub(crate) observables: Vec<VdmObservable>,
     /// Lanes with at least one lane observable, in lane order.
-    pub lanes: Vec<VdmLane>,
+    pub(crate) lanes: Vec<VdmLane>,
 }
 
 clone_field_wise!(VdmReport { groups_supported, observables, lanes });
 
 impl VdmReport {
-    pub fn lane(&self, lane: u8) -> Option<&VdmLane> {
+    pub(crate) fn lane(&self, lane: u8) -> Option<&VdmLane> {
         self.lanes.iter().find(|l| l.lane == lane)
     }
 }

@@ -22,15 +22,15 @@ use std::borrow::Cow;
 /// Signalling of one lane: format and nominal bit rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Signal {
-    pub modulation: Modulation,
-    pub lane_gbps: f64,
+    pub(crate) modulation: Modulation,
+    pub(crate) lane_gbps: f64,
 }
 
 /// One row of an SFF-8024 interface code table.
 pub(super) struct Code {
-    pub code: u8,
-    pub name: &'static str,
-    pub signal: Option<Signal>,
+    pub(crate) code: u8,
+    pub(crate) name: &'static str,
+    pub(crate) signal: Option<Signal>,
 }
 
 const fn nrz(name: &'static str, code: u8, lane_gbps: f64) -> Code {
@@ -399,12 +399,12 @@ pub(super) fn find(table: Option<&[Code]>, code: u8) -> (Cow<'static, str>, Opti
 /// One raw Application Descriptor (CMIS 5.2 Table 8-23 / Table 8-52).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Descriptor {
-    pub app_sel: u8,
-    pub host_id: u8,
-    pub media_id: u8,
-    pub lane_counts: u8,
-    pub host_lane_assignment: u8,
-    pub media_lane_assignment: Option<u8>,
+    pub(crate) app_sel: u8,
+    pub(crate) host_id: u8,
+    pub(crate) media_id: u8,
+    pub(crate) lane_counts: u8,
+    pub(crate) host_lane_assignment: u8,
+    pub(crate) media_lane_assignment: Option<u8>,
 }
 
 /// Builds the report's view of one descriptor; `media_type` picks the media code table.

@@ -156,10 +156,10 @@ pub(super) const MONITOR_FIELDS: &[Field] = &[MODULE_STATE, FLAGS_STATE, FLAGS_T
 
 /// Descriptors read from one table, and whether the list ended inside it.
 pub(super) struct DescriptorList {
-    pub descriptors: Vec<Descriptor>,
-    pub ended: bool,
+    pub(crate) descriptors: Vec<Descriptor>,
+    pub(crate) ended: bool,
     /// A used descriptor after the end of the list (ignored, worth a warning).
-    pub stray_after_end: Option<u8>,
+    pub(crate) stray_after_end: Option<u8>,
 }
 
 /// Application Descriptors 1-8 (an absent table counts as an ended, empty list).

@@ -31,7 +31,7 @@ mod vdm_types;
 use super::report::Application;
 use super::{ModuleImage, ModuleReport, PageRequest, Standard, I2C_A0};
 use appcodes::Descriptor;
-pub use page00::VENDOR_SN;
+pub(crate) use page00::VENDOR_SN;
 
 /// Decodes whatever the image holds; missing pages leave fields `None` with a warning.
 pub fn decode(img: &ModuleImage) -> ModuleReport {
@@ -121,10 +121,10 @@ fn media_lanes(img: &ModuleImage, adv: Option<&page01::Advertisement>, r: &mut M
 /// Fields a sample re-reads and [`MonitorPlan::refresh`] decodes again: lower memory state,
 /// flags and module monitors (CMIS 5.2 Tables 8-9, 8-10) and page 11h lane states, flags
 /// and monitors (Tables 8-79 to 8-82) of any bank.
-pub const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, page11::MONITOR_FIELDS];
+pub(crate) const MONITOR_FIELDS: [&[super::map::Field]; 2] = [lower::MONITOR_FIELDS, page11::MONITOR_FIELDS];
 
 /// Whole half pages a sample re-reads: VDM samples (24h-27h) and flags (2Ch), CMIS 5.2 8.22.
-pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
+pub(crate) const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
 
 /// What [`decode`] reads besides the bytes of [`MONITOR_FIELDS`] / [`MONITOR_PAGES`] to
 /// decode those bytes, resolved once from an image: the [`RxPlan`] (memory model, page 01h
@@ -132,7 +132,7 @@ pub const MONITOR_PAGES: &[u8] = vdm::MONITOR_PAGES;
 /// 01h advertises (Tables 8-41 ff.). [`MonitorPlan::refresh`] then decodes a sample's
 /// monitor bytes only.
 #[derive(Clone, Debug)]
-pub struct MonitorPlan {
+pub(crate) struct MonitorPlan {
     rx: RxPlan,
     lanes: page11::LanePlan,
     /// [`no_module_monitors`]: temperature and Vcc stay `None` on every sample.
@@ -146,12 +146,12 @@ impl MonitorPlan {
     }
 
     /// The per-sample Rx power reading this plan includes.
-    pub fn rx(&self) -> &RxPlan {
+    pub(crate) fn rx(&self) -> &RxPlan {
         &self.rx
     }
 
     /// True when [`refresh`](Self::refresh) decodes the lanes (paged memory).
-    pub fn refreshes_lanes(&self) -> bool {
+    pub(crate) fn refreshes_lanes(&self) -> bool {
         self.rx.banks != 0
     }
 
@@ -160,7 +160,7 @@ impl MonitorPlan {
     /// those bytes feed, with the functions [`decode`] uses, in place (strings reused);
     /// the rest of `r`, its lanes' numbers and data paths and its warnings, stays as it is
     /// (the bytes it comes from did not change).
-    pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
+    pub(crate) fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
         lower::monitors(img, r);
         if self.no_module_monitors {
             r.module_temperature_c = None;
@@ -191,7 +191,7 @@ impl MonitorPlan {
 /// Rx power in mW by lane number (index 0 = lane 1), as [`decode`] gives it: lanes of
 /// every bank whose page 11h was read (bank 0 without the lanes page 00h byte 210 marks
 /// unsupported), readings only where page 01h advertises Rx power monitoring.
-pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
+pub(crate) fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
     let mut out = Vec::new();
     RxPlan::new(img).read(img, &mut out);
     out
@@ -202,7 +202,7 @@ pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
 /// advertisement (bytes 142, 159-160, Table 8-28ff.) and the unsupported media lanes (page
 /// 00h byte 210). A sample that leaves those bytes alone reads only its Rx power words.
 #[derive(Clone, Debug)]
-pub struct RxPlan {
+pub(crate) struct RxPlan {
     /// Banks whose page 11h may hold lanes; 0 for flat memory (no page 11h).
     banks: u8,
     adv: Option<page01::Advertisement>,
@@ -226,7 +226,7 @@ impl RxPlan {
     /// True when an image made of the plan's image with `runs` (I2C address, page, offset,
     /// bytes) laid over it resolves to the same plan: no run changes a byte the plan was
     /// resolved from, nor touches page 01h.
-    pub fn holds_for<'a>(&self, mut runs: impl Iterator<Item = (u8, u8, u16, &'a [u8])>) -> bool {
+    pub(crate) fn holds_for<'a>(&self, mut runs: impl Iterator<Item = (u8, u8, u16, &'a [u8])>) -> bool {
         runs.all(|(addr, page, offset, data)| {
             if addr == I2C_A0 && page == 0x01 && usize::from(offset) + data.len() > 128 {
                 return false;
@@ -241,7 +241,7 @@ impl RxPlan {
     }
 
     /// [`lane_rx_power_mw`] of `img` into `out`, where `img` resolves to this plan.
-    pub fn read(&self, img: &ModuleImage, out: &mut Vec<Option<f64>>) {
+    pub(crate) fn read(&self, img: &ModuleImage, out: &mut Vec<Option<f64>>) {
         out.clear();
         out.reserve(usize::from(self.banks) * usize::from(page11::LANES_PER_BANK));
         for bank in 0..self.banks {

@@ -13,7 +13,7 @@ pub(super) const VENDOR_NAME: Field = p00("vendor_name", 129, 16);
 pub(super) const VENDOR_OUI: Field = p00("vendor_oui", 145, 3);
 pub(super) const VENDOR_PN: Field = p00("vendor_pn", 148, 16);
 pub(super) const VENDOR_REV: Field = p00("vendor_rev", 164, 2);
-pub const VENDOR_SN: Field = p00("vendor_sn", 166, 16);
+pub(crate) const VENDOR_SN: Field = p00("vendor_sn", 166, 16);
 /// YYMMDD plus a 2-character lot code, ASCII.
 pub(super) const DATE_CODE: Field = p00("date_code", 182, 8);
 /// SFF-8024 Table 4-3 connector code.

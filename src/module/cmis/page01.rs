@@ -52,14 +52,14 @@ pub(super) const FIELDS: &[Field] = &[
 /// What page 01h says the module implements.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Advertisement {
-    pub temperature_mon: bool,
-    pub vcc_mon: bool,
-    pub tx_bias_mon: bool,
-    pub tx_power_mon: bool,
-    pub rx_power_mon: bool,
+    pub(crate) temperature_mon: bool,
+    pub(crate) vcc_mon: bool,
+    pub(crate) tx_bias_mon: bool,
+    pub(crate) tx_power_mon: bool,
+    pub(crate) rx_power_mon: bool,
     /// Multiplier of the 2 uA bias LSB; `None` for the reserved code 3.
-    pub tx_bias_multiplier: Option<u8>,
-    pub rx_power_type: RxPowerType,
+    pub(crate) tx_bias_multiplier: Option<u8>,
+    pub(crate) rx_power_type: RxPowerType,
 }
 
 /// Number of banks (1, 2 or 4) the module advertises; `None` when page 01h byte 142 was

@@ -17,8 +17,8 @@ pub(super) enum Format {
 /// A scale as a rational `num / den`, so the table stays `Eq` and exact (1/256 dB).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Scale {
-    pub num: i64,
-    pub den: i64,
+    pub(crate) num: i64,
+    pub(crate) den: i64,
 }
 
 /// What an observable measures, for the per-lane summary.
@@ -39,12 +39,12 @@ pub(super) enum Quantity {
 }
 
 pub(super) struct ObservableType {
-    pub id: u8,
+    pub(crate) id: u8,
     /// Stable snake_case key, units in the name where there are any.
-    pub key: &'static str,
-    pub format: Format,
-    pub quantity: Quantity,
-    pub side: Option<Side>,
+    pub(crate) key: &'static str,
+    pub(crate) format: Format,
+    pub(crate) quantity: Quantity,
+    pub(crate) side: Option<Side>,
 }
 
 const fn u16s(num: i64, den: i64) -> Format {

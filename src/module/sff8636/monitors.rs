@@ -7,7 +7,7 @@ use crate::module::HalfView;
 
 /// Fields a sample re-reads (inside `FLAGS_AND_MONITORS`) and [`MonitorPlan::refresh`]
 /// decodes again: flags (bytes 3-14, Table 6-4 to 6-6) and monitors (22-57, Table 6-7/6-8).
-pub const MONITOR_FIELDS: [&[Field]; 1] = [&[
+pub(crate) const MONITOR_FIELDS: [&[Field]; 1] = [&[
     LOS_FLAGS,
     FAULT_FLAGS,
     LOL_FLAGS,
@@ -34,7 +34,7 @@ fn rx_mw(lower: Option<HalfView>, optical: bool, i: usize) -> Option<f64> {
 }
 
 /// Rx power of lanes 1-4 in mW (bytes 34-41, SFF-8636 6.2.4); `None` for a copper cable.
-pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
+pub(crate) fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
     let (lower, optical) = (img.half_view(A0, 0, 0, 0), is_optical(img));
     (0..usize::from(LANES)).map(|i| rx_mw(lower, optical, i)).collect()
 }
@@ -43,7 +43,7 @@ pub fn lane_rx_power_mw(img: &ModuleImage) -> Vec<Option<f64>> {
 /// the module is optical (byte 147) and which flags and monitors it advertises (bytes
 /// 193-195, 220; the module doc says how an unread page 00h counts).
 #[derive(Clone, Debug)]
-pub struct MonitorPlan {
+pub(crate) struct MonitorPlan {
     optical: bool,
     /// Byte 220 bits 5/4 clear: an all-zero word means "not implemented".
     temperature_unadvertised: bool,
@@ -80,7 +80,7 @@ impl MonitorPlan {
     /// Decodes into `r` (whose lanes are lanes 1-4) the module monitors, lane monitors
     /// and flags of `img`, an image that resolves to this plan, overwriting what `r` held
     /// of them: what [`decode`] does, and all a sample's bytes in [`MONITOR_FIELDS`] feed.
-    pub fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
+    pub(crate) fn refresh(&self, img: &ModuleImage, r: &mut ModuleReport) {
         let lower = img.half_view(A0, 0, 0, 0);
         let read = |f: Field| lower.and_then(|h| f.read_in(h));
         // A module monitor is `None` when unadvertised and all zero (see the module doc).
