@@ -1,22 +1,26 @@
-//! Arista EOS `show interfaces phy detail | json`: per interface (`interfacePhyStatuses`,
-//! keyed by the long name, `Ethernet29/1`) the PHY's view of its port, each figure a
-//! `{value, changes, lastChange}` object:
+//! Arista EOS `show interfaces [IF] phy detail`, as `| json` and as text: per port the
+//! PHY's view of it, each figure with how often it changed and when last (JSON:
+//! `{value, changes, lastChange}` objects under `interfacePhyStatuses`, keyed by the long
+//! name; text: `Label  value  changes  last change` rows under an `EthernetN` heading):
 //!
-//! - `phyStatuses[].fec`: `correctedCodewords` / `uncorrectedCodewords` -> the port's FEC
-//!   corrected / uncorrectable codewords (RS-FEC: IEEE 802.3 91.6.8 / 91.6.9, counted since
-//!   the switch last cleared them; EOS prints no time since the clear); `encoding`
-//!   (`reedSolomon`, `fireCode`) -> the FEC in use;
-//! - `operSpeed` (`100Gbps`) and the `pma.laneSignalDetect` lanes -> speed and lane count;
-//! - `interfaceState` (`up`) -> link up;
-//! - `transceiver.mediaType` and `vendorSn` -> the port's module as printed (its media names
-//!   the PMD of the link budget; EOS pads the serial number with spaces, trimmed here).
+//! - the FEC block's corrected / uncorrected codewords (RS-FEC: IEEE 802.3 91.6.8 / 91.6.9)
+//!   -> the port's FEC corrected / uncorrectable codewords, and its encoding (`reedSolomon`,
+//!   `Reed-Solomon`; `fireCode`, `Fire-code`) -> the FEC in use. EOS prints no time since a
+//!   clear, and its figures are not running totals (a figure reads less than the number of
+//!   times it changed): a lone output says codewords were lost at some time, no rate;
+//! - `operSpeed` / `Oper speed` (`100Gbps`) and the lanes (`pma.laneSignalDetect`, the text's
+//!   `FEC lane mapping` `PMA lane` row) -> speed and lane count;
+//! - `interfaceState` / `Interface state` (`up`) -> link up;
+//! - the transceiver's media and serial number -> the port's module as printed (its media
+//!   names the PMD of the link budget; EOS pads the serial number with spaces, trimmed here).
 //!
-//! Every scalar under the interface is kept as printed (`phy-detail/<path>`): the per-lane
-//! corrected symbols (a symbol is not a bit, so they are not the lanes' corrected bits), the
-//! SerDes eye (`eyeLeft` ... `eyeLower`, in units EOS does not state), taps and the change
-//! counts. Layout read on a DCS-7050CX3-32C-R running EOS 4.35.4M (tests/fixtures/switch/).
+//! Everything else is kept as printed (`phy-detail/<path>`): the per-lane corrected symbols
+//! (a symbol is not a bit, so they are not the lanes' corrected bits), the SerDes eye and
+//! taps (in units EOS does not state), the change counts, another chip's rows. Layouts read
+//! on EOS 4.35.4M JSON (DCS-7050CX3-32C-R) and EOS 4.26.14M text (DCS-7160-48TC6-F)
+//! (tests/fixtures/switch/README.md).
 
-use super::{Fragment, ParseError, ParseResult};
+use super::{content_lines, Fragment, ParseError, ParseResult};
 use crate::counters::{FecSource, FecStats, LinkInfo, LinkState, MAX_LANES};
 use crate::module::printed::PrintedModule;
 use serde_json::Value;
@@ -83,51 +87,70 @@ fn flatten(prefix: &str, v: &Value, depth: usize, out: &mut std::collections::BT
     }
 }
 
-fn port(name: &str, p: &Value) -> ParseResult<Fragment> {
-    let mut f = Fragment { interface: Some(name.to_string()), ..Default::default() };
-    let phys = p.get("phyStatuses").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    let mut link = LinkInfo::default();
-    for phy in phys {
-        if let Some(fec) = phy.get("fec") {
-            let corrected = count(fec, "correctedCodewords")?;
-            let uncorrected = count(fec, "uncorrectedCodewords")?;
+/// What optics reads of one port, the JSON and the text form alike.
+#[derive(Default)]
+struct Port {
+    /// `Some` when the port has a FEC block (RS-FEC or fire-code): its codeword figures.
+    fec: Option<(Option<u64>, Option<u64>)>,
+    link: LinkInfo,
+    up: Option<bool>,
+    media: Option<String>,
+    sn: Option<String>,
+}
+
+impl Port {
+    fn fragment(self, name: &str, printed_fields: std::collections::BTreeMap<String, String>) -> Fragment {
+        let mut f = Fragment { interface: Some(name.to_string()), printed_fields, ..Default::default() };
+        if let Some((corrected, uncorrected)) = self.fec {
             f.fec = Some(FecStats {
                 corrected_blocks: corrected.into_iter().collect(),
                 uncorrectable_blocks: uncorrected.into_iter().collect(),
                 source: Some(FecSource::Eos),
                 ..Default::default()
             });
-            link.fec_active = fec.get("encoding").and_then(Value::as_str).and_then(fec_active);
         }
-        link.speed_mbps = link.speed_mbps.or_else(|| phy.get("operSpeed").and_then(Value::as_str).and_then(speed_mbps));
+        if self.link != LinkInfo::default() {
+            f.link = Some(self.link);
+        }
+        f.link_state = self.up.map(|up| LinkState { up: Some(up), ..Default::default() });
+        if self.media.is_some() || self.sn.is_some() {
+            f.printed_module = Some(PrintedModule { tool: TOOL.into(), media: self.media, vendor_sn: self.sn, ..Default::default() });
+        }
+        f
+    }
+}
+
+fn port(name: &str, p: &Value) -> ParseResult<Fragment> {
+    let mut port = Port::default();
+    let phys = p.get("phyStatuses").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    for phy in phys {
+        if let Some(fec) = phy.get("fec") {
+            port.fec = Some((count(fec, "correctedCodewords")?, count(fec, "uncorrectedCodewords")?));
+            port.link.fec_active = fec.get("encoding").and_then(Value::as_str).and_then(fec_active);
+        }
+        port.link.speed_mbps = port.link.speed_mbps.or_else(|| phy.get("operSpeed").and_then(Value::as_str).and_then(speed_mbps));
         if let Some(lanes) = phy.pointer("/pma/laneSignalDetect").and_then(Value::as_object).filter(|l| !l.is_empty()) {
-            if lanes.len() > MAX_LANES {
-                return Err(ParseError::TooMany { what: "lanes on one port", max: MAX_LANES });
-            }
-            // `lanes.len()` <= MAX_LANES (16), so it fits a u32.
-            link.lanes = link.lanes.or(u32::try_from(lanes.len()).ok());
+            port.link.lanes = port.link.lanes.or(Some(lane_count(lanes.len())?));
         }
     }
-    if link != LinkInfo::default() {
-        f.link = Some(link);
-    }
-    if let Some(state) = value(p, "interfaceState").and_then(Value::as_str) {
-        f.link_state = Some(LinkState { up: Some(state == "up"), ..Default::default() });
-    }
+    port.up = value(p, "interfaceState").and_then(Value::as_str).map(|s| s == "up");
     if let Some(t) = p.get("transceiver") {
-        let media = value(t, "mediaType").and_then(Value::as_str).map(str::trim).filter(|m| !m.is_empty());
-        let sn = t.get("vendorSn").and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
-        if media.is_some() || sn.is_some() {
-            f.printed_module = Some(PrintedModule {
-                tool: TOOL.into(),
-                media: media.map(str::to_string),
-                vendor_sn: sn.map(str::to_string),
-                ..Default::default()
-            });
-        }
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        port.media = text(value(t, "mediaType"));
+        port.sn = text(t.get("vendorSn"));
     }
-    flatten("phy-detail", p, 0, &mut f.printed_fields);
-    Ok(f)
+    let mut printed = std::collections::BTreeMap::new();
+    flatten("phy-detail", p, 0, &mut printed);
+    Ok(port.fragment(name, printed))
+}
+
+/// A port's lane count, refused past what a port can have.
+fn lane_count(n: usize) -> ParseResult<u32> {
+    if n > MAX_LANES {
+        return Err(ParseError::TooMany { what: "lanes on one port", max: MAX_LANES });
+    }
+    // `n` <= MAX_LANES (16), so it fits a u32.
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 pub fn parse(text: &str) -> ParseResult<Fragment> {
@@ -144,6 +167,135 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
     Ok(Fragment { ports, ..Default::default() })
 }
 
+/// The text form names the FEC as EOS prints it (`Reed-Solomon`, `Fire-code`, `None`).
+fn fec_active_text(name: &str) -> Option<String> {
+    match name.to_ascii_lowercase().as_str() {
+        "reed-solomon" | "reed-solomon 544" => Some("RS".into()),
+        "fire-code" | "fire code" => Some("BASER".into()),
+        "none" | "disabled" => Some("None".into()),
+        _ => None,
+    }
+}
+
+/// Whether `text` is `show interfaces [IF] phy detail` as EOS prints it: a `PHY state` row
+/// under the `Current State  Changes  Last Change` heading.
+pub fn is_eos_phy_text(text: &str) -> bool {
+    let mut lines = content_lines(text).map(str::trim);
+    let heading = lines.any(|l| l.starts_with("Current State") && l.contains("Changes") && l.contains("Last Change"));
+    heading && content_lines(text).any(|l| l.trim_start().starts_with("PHY state "))
+}
+
+/// A port's heading: its name alone at the start of a line (`Ethernet49/1`).
+fn port_heading(line: &str) -> Option<&str> {
+    let name = line.trim_end();
+    let ok = !line.starts_with(char::is_whitespace)
+        && name.starts_with("Ethernet")
+        && name.len() > "Ethernet".len()
+        && !name.contains(char::is_whitespace);
+    ok.then_some(name)
+}
+
+/// `  Label          value   changes   last change` -> (label, the cells after it). Columns
+/// are set apart by two spaces or more; a label has single spaces inside.
+fn row(line: &str) -> Option<(&str, Vec<&str>)> {
+    let t = line.trim();
+    let mut cells = t.split("  ").map(str::trim).filter(|c| !c.is_empty());
+    let label = cells.next()?;
+    Some((label, cells.collect()))
+}
+
+/// The first number after `label` on its row, its first column (`FEC corrected codewords
+/// 1  577  2:39:43 ago`: 1; 577 is how often it changed).
+fn first_count(label: &str, cells: &[&str]) -> ParseResult<Option<u64>> {
+    match cells.first() {
+        None => Ok(None),
+        Some(v) => v.parse().map(Some).map_err(|_| ParseError::malformed(format!("{label} {v:?} is not a count"))),
+    }
+}
+
+/// One port's block of the text form, after its heading line. Rows two spaces in are the
+/// port's own PHY; a row with no value heads the rows further in (`FEC lane corrected
+/// symbols`, then `Lane 0 ...`); a line at the start is a table (`LANE REV RATE ...`, its
+/// rows after it) or another chip of the port (`Coherent transceiver phy`), kept as printed.
+fn text_port(name: &str, lines: &[&str]) -> ParseResult<Fragment> {
+    let mut port = Port::default();
+    let mut printed = std::collections::BTreeMap::new();
+    let (mut chip, mut group, mut table) = (String::new(), String::new(), None::<String>);
+    for line in lines {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("Current System Time:") || t.starts_with("---") || t.starts_with('|') {
+            continue;
+        }
+        if !line.starts_with(char::is_whitespace) {
+            let mut words = t.split_whitespace();
+            let first = words.next().unwrap_or_default();
+            if first.chars().all(|c| c.is_ascii_uppercase()) && words.next().is_some() {
+                table = Some(first.to_string());
+            } else if let Some(table) = &table {
+                printed.insert(format!("phy-detail/{table} {first}"), t[first.len()..].trim().to_string());
+            } else {
+                (chip, group) = (t.to_string(), String::new());
+            }
+            continue;
+        }
+        table = None;
+        let Some((label, cells)) = row(line) else { continue };
+        if label.starts_with("Current State") {
+            continue;
+        }
+        let deep = line.len() - line.trim_start().len() > 2;
+        if !deep {
+            group = if cells.is_empty() { label.to_string() } else { String::new() };
+        }
+        let within = [chip.as_str(), if deep { group.as_str() } else { "" }];
+        let path: Vec<&str> = std::iter::once("phy-detail").chain(within.into_iter().filter(|p| !p.is_empty())).chain([label]).collect();
+        if !cells.is_empty() {
+            printed.insert(path.join("/"), cells.join("  "));
+        }
+        if !chip.is_empty() {
+            continue; // another chip's view (a MACsec PHY, a coherent DSP): kept as printed
+        }
+        match (deep, group.as_str(), label) {
+            (false, _, "Interface state") => port.up = cells.first().map(|s| *s == "up"),
+            (false, _, "Transceiver") => port.media = cells.first().map(|s| s.to_string()),
+            (false, _, "Transceiver SN") => port.sn = cells.first().map(|s| s.to_string()),
+            (false, _, "Oper speed") => port.link.speed_mbps = cells.first().and_then(|s| speed_mbps(s)),
+            (false, _, "Forward Error Correction") => {
+                port.link.fec_active = cells.first().and_then(|s| fec_active_text(s));
+                if port.link.fec_active.as_deref().is_some_and(|f| f != "None") {
+                    port.fec.get_or_insert((None, None));
+                }
+            }
+            (false, _, "FEC corrected codewords") => port.fec.get_or_insert((None, None)).0 = first_count(label, &cells)?,
+            (false, _, "FEC uncorrected codewords") => port.fec.get_or_insert((None, None)).1 = first_count(label, &cells)?,
+            (true, "FEC lane mapping", "PMA lane") => {
+                let lanes: std::collections::BTreeSet<&str> = cells.iter().flat_map(|c| c.split_whitespace()).collect();
+                port.link.lanes = Some(lane_count(lanes.len())?);
+            }
+            _ => {}
+        }
+    }
+    Ok(port.fragment(name, printed))
+}
+
+/// `show interfaces [IF] phy detail` as EOS prints it: one block per port, headed by its name.
+pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+    let lines: Vec<&str> = content_lines(text).collect();
+    let starts: Vec<(usize, &str)> = lines.iter().enumerate().filter_map(|(i, l)| Some((i, port_heading(l)?))).collect();
+    if starts.len() > MAX_PORTS {
+        return Err(ParseError::TooMany { what: "ports in one output", max: MAX_PORTS });
+    }
+    let mut ports = Vec::with_capacity(starts.len());
+    for (k, &(at, name)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(lines.len(), |&(next, _)| next);
+        ports.push(text_port(name, &lines[at + 1..end]).map_err(|e| e.at(name))?);
+    }
+    if ports.is_empty() {
+        return Err(ParseError::missing("a port heading (EthernetN) above the PHY rows"));
+    }
+    Ok(Fragment { ports, ..Default::default() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +307,26 @@ mod tests {
         assert_eq!(speed_mbps("Unknown"), None);
         assert_eq!(fec_active("reedSolomon").as_deref(), Some("RS"));
         assert_eq!(fec_active("fireCode").as_deref(), Some("BASER"));
+    }
+
+    #[test]
+    fn text_rows_and_what_they_refuse() {
+        let head = "Ethernet7\n                   Current State   Changes   Last Change\n";
+        // A copper port: no FEC block, so no codewords are made up.
+        let copper =
+            parse_text(&format!("{head}  PHY state          linkUp   1   0:01:00 ago\n  Forward Error Correction    None\n")).unwrap();
+        assert!(copper.ports[0].fec.is_none());
+        assert_eq!(copper.ports[0].link.as_ref().unwrap().fec_active.as_deref(), Some("None"));
+        // A figure that is not a count names its row and its port.
+        let e = parse_text(&format!("{head}  PHY state   linkUp   1   x\n  FEC corrected codewords     many   3   0:01:00 ago\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Ethernet7") && e.contains("FEC corrected codewords"), "{e}");
+        // Rows with no port heading above them are not a port.
+        assert!(parse_text("  PHY state   linkUp   1   0:01:00 ago\n").is_err());
+        assert_eq!(port_heading("Ethernet49/1"), Some("Ethernet49/1"));
+        assert_eq!(port_heading("INTF   PCSLK RF"), None);
+        assert_eq!(fec_active_text("Fire-code").as_deref(), Some("BASER"));
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub enum Format {
     EosTransceiver,
     /// Arista EOS `show interfaces phy detail | json`.
     EosPhyJson,
+    /// Arista EOS `show interfaces [IF] phy detail` as text.
+    EosPhyText,
     JunosOptics,
     /// SONiC `show interfaces transceiver status` / `pm`.
     SonicTransceiverStatus,
@@ -89,6 +91,7 @@ impl Format {
             Format::SonicSfpshow => "show interfaces transceiver eeprom --dom (SONiC)",
             Format::EosTransceiver => "show interfaces transceiver (Arista EOS)",
             Format::EosPhyJson => "show interfaces phy detail | json (Arista EOS)",
+            Format::EosPhyText => "show interfaces phy detail (Arista EOS)",
             Format::JunosOptics => "show interfaces diagnostics optics (Junos)",
             Format::SonicTransceiverStatus => "show interfaces transceiver status (SONiC)",
             Format::SonicTransceiverPm => "show interfaces transceiver pm (SONiC)",
@@ -252,6 +255,9 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
     if super::eos_transceiver::is_eos_transceiver(text) {
         return Some(Format::EosTransceiver);
     }
+    if super::eos_phy::is_eos_phy_text(text) {
+        return Some(Format::EosPhyText);
+    }
     if super::junos_optics::is_junos_optics(text) {
         return Some(Format::JunosOptics);
     }
@@ -302,6 +308,8 @@ mod tests {
             Some(Format::EosTransceiver)
         );
         assert_eq!(recognize(br#"{"interfacePhyStatuses": {"Ethernet1/1": {}}}"#), Some(Format::EosPhyJson));
+        let phy = b"Ethernet1/1\n        Current State  Changes  Last Change\n  PHY state        linkUp     2    0:01:02 ago\n";
+        assert_eq!(recognize(phy), Some(Format::EosPhyText));
         assert_eq!(recognize(b"Physical interface: xe-0/1/7\n    Laser output power : 0.6560 mW / -1.83 dBm\n"), Some(Format::JunosOptics));
         // Junos `show interfaces` (no optics lines) is not the optics view.
         assert_eq!(recognize(b"Physical interface: xe-0/1/7, Enabled, Physical link is Up\n  Link-level type: Ethernet\n"), None);

@@ -138,6 +138,7 @@ pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
         Format::SonicSfpshow => super::sonic_sfpshow::parse(text()?),
         Format::EosTransceiver => super::eos_transceiver::parse(text()?),
         Format::EosPhyJson => super::eos_phy::parse(text()?),
+        Format::EosPhyText => super::eos_phy::parse_text(text()?),
         Format::JunosOptics => super::junos_optics::parse(text()?),
         Format::SonicTransceiverStatus => super::sonic_xcvr::parse_status(text()?),
         Format::SonicTransceiverPm => super::sonic_xcvr::parse_pm(text()?),
