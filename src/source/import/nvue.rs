@@ -5,7 +5,7 @@
 //!   `ch-N-rx-power : 0.8625 mW / -0.64 dBm`, `ch-N-tx-power`, `ch-N-tx-bias-current :
 //!   6.750 mA`) -> the port's `printed_module`, through the decoded `ethtool -m` label
 //!   table ([`super::ethtool_module`]);
-//! - `nv show interface IF link phy-detail` (5.10-5.12; `link phy health` from 5.13): a
+//! - `nv show interface IF link phy-detail` (5.10-5.14; `link phy health` from 5.15): a
 //!   two-column `name  operational` table of the port's PPCNT counters, the same the NIC's
 //!   mlxlink prints (`phy-raw-errors-laneN` = the bits FEC corrected per lane,
 //!   `time-since-last-clear-min`, `effective-errors`, `rs-num-corr-err-binN` = the FEC
@@ -257,5 +257,12 @@ mod tests {
         assert!(parse_phy_detail("time-since-last-clear-min  -3\nphy-raw-errors-lane0  1\n").is_err());
         let j = parse_phy_detail(r#"{"time-since-last-clear-min": 2, "phy-raw-errors-lane0": 7, "phy-raw-errors-lane1": 3}"#).unwrap();
         assert_eq!((j.since_clear_s, j.fec.unwrap().corrected_bits), (Some(120.0), vec![10, 7, 3]));
+        // Counts and BERs as strings, as napalm-cumulus reads NVUE's `-o json` (`!= '0'`).
+        let s =
+            parse_phy_detail(r#"{"time-since-last-clear-min": "2", "effective-errors": "0", "raw-ber": "0", "phy-raw-errors-lane0": "7"}"#)
+                .unwrap();
+        assert_eq!((s.since_clear_s, s.fec.unwrap().corrected_bits), (Some(120.0), vec![7, 7]));
+        assert_eq!(s.driver_stats.get(EFFECTIVE_ERRORS), Some(0));
+        assert!(s.notes.iter().all(|n| !n.contains("raw-ber")), "{:?}", s.notes);
     }
 }
