@@ -94,8 +94,9 @@ pub(super) fn of_window(cx: &super::Context, link: &super::LinkAnalysis, histogr
         speed_mbps: rate.map(|r| r.speed_mbps),
         lanes: rate.map(|r| r.lanes),
         frame_bytes: cx.cfg.fec_flr_frame_bytes,
-        duration_s: cx.w.duration_s,
-        windowed: cx.w.samples >= 2 && cx.w.duration_s > 0.0,
+        // Over the uncorrectable count's own span (the window's unless it was read from partway).
+        duration_s: cx.w.seconds_of("uncorrectable_blocks"),
+        windowed: cx.w.samples >= 2 && cx.w.seconds_of("uncorrectable_blocks") > 0.0,
         uncorrectable_blocks: link.uncorrectable_blocks,
         line_codewords_per_s: rate.and_then(|r| super::codeword::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
         histogram,

@@ -63,6 +63,9 @@ pub struct Rate {
 pub struct PerPriority {
     pub counts: Vec<u64>,
     pub origin: Origin,
+    /// Seconds the counts span (the figure's own span: [`InterfaceWindow::seconds_of`]).
+    #[serde(skip)]
+    pub seconds: f64,
 }
 
 /// What the port's host side counted over the window (`counters::host`).
@@ -91,18 +94,21 @@ impl PauseDiscards {
         if h.is_empty() || w.samples < 2 || w.duration_s <= 0.0 {
             return None;
         }
-        let t = w.duration_s;
-        let rate =
-            |c: &Option<crate::counters::Counted>| c.as_ref().map(|c| Rate { count: c.value, per_s: c.value as f64 / t, origin: c.origin });
-        let prio = |l: &Option<crate::counters::LaneCounts>| l.as_ref().map(|l| PerPriority { counts: l.values.clone(), origin: l.origin });
+        // Each over its own span, which is the window's unless the counter was read from partway.
+        let rate = |figure, c: &Option<crate::counters::Counted>| {
+            c.as_ref().map(|c| Rate { count: c.value, per_s: c.value as f64 / w.seconds_of(figure), origin: c.origin })
+        };
+        let prio = |figure, l: &Option<crate::counters::LaneCounts>| {
+            l.as_ref().map(|l| PerPriority { counts: l.values.clone(), origin: l.origin, seconds: w.seconds_of(figure) })
+        };
         Some(PauseDiscards {
-            window_s: t,
-            rx_pause_frames: rate(&h.rx_pause_frames),
-            tx_pause_frames: rate(&h.tx_pause_frames),
-            rx_pause_per_priority: prio(&h.rx_pause_per_priority),
-            tx_pause_per_priority: prio(&h.tx_pause_per_priority),
-            rx_discards: rate(&h.rx_discards),
-            rx_out_of_buffer: rate(&h.rx_out_of_buffer),
+            window_s: w.duration_s,
+            rx_pause_frames: rate("rx_pause_frames", &h.rx_pause_frames),
+            tx_pause_frames: rate("tx_pause_frames", &h.tx_pause_frames),
+            rx_pause_per_priority: prio("rx_pause_per_priority", &h.rx_pause_per_priority),
+            tx_pause_per_priority: prio("tx_pause_per_priority", &h.tx_pause_per_priority),
+            rx_discards: rate("rx_discards", &h.rx_discards),
+            rx_out_of_buffer: rate("rx_out_of_buffer", &h.rx_out_of_buffer),
         })
     }
 
@@ -118,7 +124,7 @@ impl PauseDiscards {
         for (dir, p) in [(Direction::Received, &self.rx_pause_per_priority), (Direction::Sent, &self.tx_pause_per_priority)] {
             let Some(p) = p else { continue };
             for (prio, n) in p.counts.iter().enumerate() {
-                all.push((*n as f64 / self.window_s, dir, format!("on priority {prio} ({})", p.origin)));
+                all.push((*n as f64 / p.seconds, dir, format!("on priority {prio} ({})", p.origin)));
             }
         }
         all
@@ -336,7 +342,7 @@ fn judge_pause_discards(pd: &PauseDiscards, iface: &str, cfg: &Config) -> Vec<(R
     }
     let dropped = pd.discarded();
     let count: u64 = dropped.iter().map(|r| r.count).sum();
-    let rate = count as f64 / pd.window_s;
+    let rate: f64 = dropped.iter().map(|r| r.per_s).sum();
     if count > 0 && rate > cfg.max_rx_discards_per_s {
         let each = dropped.iter().filter(|r| r.count > 0).map(|r| format!("{} ({})", r.count, r.origin)).collect::<Vec<_>>().join(", ");
         found.push((

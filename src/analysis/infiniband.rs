@@ -59,11 +59,17 @@ pub struct IbAnalysis {
 }
 
 /// True when `w`'s `PortCounters` span an interval: their counts are increases with a
-/// time base. A lone snapshot's run from an unknown clear, and so do counters an import
-/// read beside a tool that stated only its own clear (`since_unknown_clear`).
+/// time base. A lone snapshot's run from an unknown clear, and so do counters read at one
+/// moment of the window only: they have no increase (an import reads perfquery or a sysfs
+/// copy beside an mlxlink output whose "Time Since Last Clear" is mlxlink's own, so the
+/// zero reading at the start of that span has none of theirs).
 fn windowed(w: &InterfaceWindow) -> bool {
-    w.samples >= 2 && w.duration_s > 0.0 && !w.counters_at_end.ib.since_unknown_clear
+    let read_once = w.counter_spans.iter().any(|s| ibc::origin_name(&s.origin).is_some() && !s.has_delta());
+    w.samples >= 2 && w.seconds_of(SYMBOL_ERRORS) > 0.0 && !read_once
 }
+
+/// The figure `symbol_error` lands in ([`crate::counters::PortCounters::symbol_errors`]).
+const SYMBOL_ERRORS: &str = "symbol_errors";
 
 impl IbAnalysis {
     /// What `w`'s InfiniBand port is and counted (`None` for other ports): increases over
@@ -95,7 +101,8 @@ impl IbAnalysis {
             rx_bytes: value(&counts.ib.port_rcv_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
             tx_bytes: value(&counts.ib.port_xmit_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
             // Over a window the count has a time base, zero included: 0/s is a measurement.
-            symbol_errors_per_s: windowed.then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.duration_s)).flatten(),
+            // Over the counter's own span: the window's unless it was read from partway.
+            symbol_errors_per_s: windowed.then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.seconds_of(SYMBOL_ERRORS))).flatten(),
             saturated: saturated_at_end(w).iter().map(|(c, _)| c.name).collect(),
             counters,
         })
@@ -123,7 +130,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
     let a = IbAnalysis::of_window(w)?;
     let rate = a.rate.as_deref().and_then(IbRate::parse);
     let when = if windowed(w) {
-        format!("in {:.0} s", w.duration_s)
+        format!("in {:.0} s", w.seconds_of(SYMBOL_ERRORS))
     } else {
         "since the counters were last cleared (one snapshot, an unknown time ago)".to_string()
     };

@@ -87,8 +87,12 @@ pub struct InterfaceWindow {
     /// Extended link state at the end of the window (raw `ethtool_link_ext_state`).
     pub link_ext_state: Option<u8>,
     /// Counter increases over the window (each `Counted::value` is a delta), after
-    /// resets and wraps were handled. `None` = the counter was never available.
+    /// resets and wraps were handled. `None` = the counter was never available, or read
+    /// at one moment of the window only (`counter_spans` says when).
     pub deltas: PortCounters,
+    /// The figures whose own span is not the window's (read from partway, or up to
+    /// partway): their increases and rates are over their own span.
+    pub counter_spans: Vec<CounterSpan>,
     /// Counters as read at the last sample (absolute, not deltas): what a lone snapshot
     /// without a time base still tells ([`shares`]).
     pub counters_at_end: PortCounters,
@@ -101,6 +105,67 @@ pub struct InterfaceWindow {
     /// The host NIC's receiver eye per lane as the latest sample of the segment with one
     /// printed it (imported `mlxlink --show_eye`).
     pub serdes_eye: Option<SerdesEye>,
+}
+
+/// A counter figure whose own span in a window is not the window's: its readings began
+/// after the window's first sample (a driver that starts exposing the counter after a
+/// firmware reset or link-up, an import where one snapshot lacks it) or ended before its
+/// last. Its increase, and every rate of it, is over this span; read at one moment only,
+/// it has no increase.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CounterSpan {
+    /// The figure, as `counter_sources` names it (`corrected_bits_per_lane`,
+    /// `symbol_errors`, `fec_histogram` for the histogram's bins).
+    pub figure: &'static str,
+    /// Where its latest reading came from.
+    pub origin: crate::counters::Origin,
+    /// Its first and last reading in the window (seconds since capture start).
+    pub from_t: f64,
+    pub to_t: f64,
+    /// Its readings in the window; `null` when that is not known (a rolling window that
+    /// starts after its first reading).
+    pub samples: Option<usize>,
+}
+
+impl CounterSpan {
+    /// Seconds between its first and last reading.
+    pub fn duration_s(&self) -> f64 {
+        self.to_t - self.from_t
+    }
+
+    /// True when it has an increase: read at two moments at least.
+    pub fn has_delta(&self) -> bool {
+        self.to_t > self.from_t
+    }
+}
+
+/// As the text and the report give it beside the window's span: "corrected_bits_per_lane
+/// (driver:rx_err_lane_N_phy) over its own 30.0 s (t=30.0-60.0 s, 31 samples)", or "...
+/// read at t=60.0 s only: no increase".
+impl std::fmt::Display for CounterSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (name, origin) = (self.figure, self.origin);
+        if !self.has_delta() {
+            return write!(f, "{name} ({origin}) read at t={:.1} s only: no increase", self.to_t);
+        }
+        write!(f, "{name} ({origin}) over its own {:.1} s (t={:.1}-{:.1} s", self.duration_s(), self.from_t, self.to_t)?;
+        match self.samples {
+            Some(n) => write!(f, ", {n} samples)"),
+            None => f.write_str(")"),
+        }
+    }
+}
+
+impl InterfaceWindow {
+    /// The own span of `figure` when it is not the window's.
+    pub fn counter_span(&self, figure: &str) -> Option<&CounterSpan> {
+        self.counter_spans.iter().find(|s| s.figure == figure)
+    }
+
+    /// Seconds the increase of `figure` spans: its own span, else the window's.
+    pub fn seconds_of(&self, figure: &str) -> f64 {
+        self.counter_span(figure).map_or(self.duration_s, CounterSpan::duration_s)
+    }
 }
 
 /// What a BER's bit count is: `rx_bits` when the driver's received-bit counter is the
@@ -128,6 +193,10 @@ pub struct LinkAnalysis {
     pub fec_limit_source: Option<fec::LimitSource>,
     pub duration_s: f64,
     pub samples: usize,
+    /// The figures whose own span is not the window's ([`InterfaceWindow::counter_spans`]):
+    /// their counts and rates are over it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counter_spans: Vec<CounterSpan>,
     pub link_down_events: Option<u64>,
     pub uncorrectable_blocks: Option<u64>,
     pub corrected_blocks: Option<u64>,
@@ -326,13 +395,16 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// BER of `errors` over `lanes` lanes: the driver's rx_bits (whole port, split evenly
-    /// per lane) when counted, else lane rate x window.
-    fn ber_of(&self, errors: u64, lanes: u32) -> Option<Ber> {
+    /// BER of `errors` of `figure` over `lanes` lanes: the driver's rx_bits (whole port,
+    /// split evenly per lane) when counted over the same span, else lane rate x the
+    /// figure's own span ([`InterfaceWindow::seconds_of`]).
+    fn ber_of(&self, figure: &str, errors: u64, lanes: u32) -> Option<Ber> {
         let rate = self.rate.as_ref()?;
-        let bits = match count(&self.w.deltas.rx_bits).filter(|b| *b > 0) {
+        let span = |f| self.w.counter_span(f).map(|s| (s.from_t, s.to_t));
+        let rx_bits = count(&self.w.deltas.rx_bits).filter(|b| *b > 0 && span("rx_bits") == span(figure));
+        let bits = match rx_bits {
             Some(rx) => rx as f64 * f64::from(lanes) / f64::from(rate.lanes),
-            None => Ber::bits_on_wire(rate.lane_rate_gbps, lanes, self.w.duration_s),
+            None => Ber::bits_on_wire(rate.lane_rate_gbps, lanes, self.w.seconds_of(figure)),
         };
         Ber::bounded(errors, bits, &self.bounds)
     }
@@ -383,6 +455,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         fec_limit_source: Some(if infiniband::is_ib_port(w) { lim.source.on_infiniband() } else { lim.source }),
         duration_s: w.duration_s,
         samples: w.samples,
+        counter_spans: w.counter_spans.clone(),
         link_down_events: count(&d.link_down_events),
         uncorrectable_blocks: count(&d.uncorrectable_blocks),
         corrected_blocks: count(&d.corrected_blocks),
@@ -426,7 +499,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     }
     match (l.corrected_bits, cx.rate.as_ref()) {
         (Some(k), Some(r)) => {
-            if let Some(b) = cx.ber_of(k, r.lanes) {
+            if let Some(b) = cx.ber_of("corrected_bits", k, r.lanes) {
                 l.pre_fec_ber = Some(b.ber);
                 l.pre_fec_ber_lower = Some(b.lower);
                 l.pre_fec_ber_upper = Some(b.upper);
@@ -521,7 +594,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             la.optical_margin_reference = la.optical_margin_db.map(|_| t.reference);
         }
         if let (Some(k), true) = (la.corrected_bits, cx.ber_possible()) {
-            if let Some(b) = cx.ber_of(k, 1) {
+            if let Some(b) = cx.ber_of("corrected_bits_per_lane", k, 1) {
                 la.pre_fec_ber = Some(b.ber);
                 la.pre_fec_ber_lower = Some(b.lower);
                 la.pre_fec_ber_upper = Some(b.upper);

@@ -30,12 +30,6 @@ pub struct IbSample {
     /// `hw_counters/<name>` -> value: the driver's own counters (mlx5 `out_of_buffer`, ...), kept raw.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hw_counters: BTreeMap<String, u64>,
-    /// True when the counters run from a clear no one stated the time of, though the
-    /// samples around them are spaced by another source's own clock (an import of a
-    /// `perfquery` or a sysfs copy beside an mlxlink output, whose "Time Since Last Clear"
-    /// is mlxlink's): counts since that clear, never increases over the window.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub since_unknown_clear: bool,
 }
 
 impl IbSample {
@@ -136,7 +130,6 @@ pub(crate) fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
         port_xmit_data: get("port_xmit_data"),
         port_rcv_packets: get("port_rcv_packets"),
         port_xmit_packets: get("port_xmit_packets"),
-        since_unknown_clear: ib.since_unknown_clear,
     };
 }
 

@@ -119,10 +119,6 @@ pub struct IbCounted {
     pub(crate) port_xmit_data: Option<Counted>,
     pub(crate) port_rcv_packets: Option<Counted>,
     pub(crate) port_xmit_packets: Option<Counted>,
-    /// The reading's counters run from a clear at an unknown time ([`super::ib::IbSample`]):
-    /// only their counts at a sample say anything, not their increases.
-    #[serde(skip)]
-    pub(crate) since_unknown_clear: bool,
 }
 
 impl IbCounted {

@@ -215,6 +215,10 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
             _ => "lane rate x window",
         },
     )?;
+    if !l.counter_spans.is_empty() {
+        let spans: Vec<String> = l.counter_spans.iter().map(|s| md(&s.to_string())).collect();
+        writeln!(w, "Counters read over part of the window only: {}.", spans.join("; "))?;
+    }
     writeln!(w)?;
     if !l.counter_sources.is_empty() {
         let src: Vec<String> = l.counter_sources.iter().map(|(k, v)| format!("`{k}` from {}", md(v))).collect();

@@ -20,6 +20,7 @@
 //! consecutive interface records differs: `module_changed`) or time runs backwards.
 //! Deltas are never taken across a segment boundary, so none is negative or huge.
 
+use crate::analysis::CounterSpan;
 use crate::capture::SampleRecord;
 use crate::counters::{normalize, normalize_into, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use std::collections::BTreeMap;
@@ -50,52 +51,44 @@ pub fn step(prev: u64, cur: u64) -> Step {
 }
 
 type ScalarGet = fn(&PortCounters) -> Option<&Counted>;
-type ScalarSet = fn(&mut PortCounters, Counted);
+type ScalarMut = fn(&mut PortCounters) -> &mut Option<Counted>;
 type LanesGet = fn(&PortCounters) -> Option<&LaneCounts>;
-type LanesSet = fn(&mut PortCounters, LaneCounts);
+type LanesMut = fn(&mut PortCounters) -> &mut Option<LaneCounts>;
 
 /// The normalised totals, as data so every one gets the same treatment.
-const SCALARS: &[(&str, ScalarGet, ScalarSet)] = &[
-    ("corrected_bits", |p| p.corrected_bits.as_ref(), |p, v| p.corrected_bits = Some(v)),
-    ("corrected_blocks", |p| p.corrected_blocks.as_ref(), |p, v| p.corrected_blocks = Some(v)),
-    ("uncorrectable_blocks", |p| p.uncorrectable_blocks.as_ref(), |p, v| p.uncorrectable_blocks = Some(v)),
-    ("rx_bits", |p| p.rx_bits.as_ref(), |p, v| p.rx_bits = Some(v)),
-    ("pcs_symbol_errors", |p| p.pcs_symbol_errors.as_ref(), |p, v| p.pcs_symbol_errors = Some(v)),
-    ("link_down_events", |p| p.link_down_events.as_ref(), |p, v| p.link_down_events = Some(v)),
-    ("fcs_errors", |p| p.fcs_errors.as_ref(), |p, v| p.fcs_errors = Some(v)),
-    ("symbol_errors", |p| p.symbol_errors.as_ref(), |p, v| p.symbol_errors = Some(v)),
-    ("link_error_recovery", |p| p.ib.link_error_recovery.as_ref(), |p, v| p.ib.link_error_recovery = Some(v)),
-    ("port_rcv_errors", |p| p.ib.port_rcv_errors.as_ref(), |p, v| p.ib.port_rcv_errors = Some(v)),
-    (
-        "port_rcv_remote_physical_errors",
-        |p| p.ib.port_rcv_remote_physical_errors.as_ref(),
-        |p, v| p.ib.port_rcv_remote_physical_errors = Some(v),
-    ),
-    ("local_link_integrity_errors", |p| p.ib.local_link_integrity_errors.as_ref(), |p, v| p.ib.local_link_integrity_errors = Some(v)),
-    (
-        "excessive_buffer_overrun_errors",
-        |p| p.ib.excessive_buffer_overrun_errors.as_ref(),
-        |p, v| p.ib.excessive_buffer_overrun_errors = Some(v),
-    ),
-    ("port_xmit_discards", |p| p.ib.port_xmit_discards.as_ref(), |p, v| p.ib.port_xmit_discards = Some(v)),
-    ("VL15_dropped", |p| p.ib.vl15_dropped.as_ref(), |p, v| p.ib.vl15_dropped = Some(v)),
-    ("port_rcv_data", |p| p.ib.port_rcv_data.as_ref(), |p, v| p.ib.port_rcv_data = Some(v)),
-    ("port_xmit_data", |p| p.ib.port_xmit_data.as_ref(), |p, v| p.ib.port_xmit_data = Some(v)),
-    ("port_rcv_packets", |p| p.ib.port_rcv_packets.as_ref(), |p, v| p.ib.port_rcv_packets = Some(v)),
-    ("port_xmit_packets", |p| p.ib.port_xmit_packets.as_ref(), |p, v| p.ib.port_xmit_packets = Some(v)),
-    ("rx_pause_frames", |p| p.host.rx_pause_frames.as_ref(), |p, v| p.host.rx_pause_frames = Some(v)),
-    ("tx_pause_frames", |p| p.host.tx_pause_frames.as_ref(), |p, v| p.host.tx_pause_frames = Some(v)),
-    ("rx_discards", |p| p.host.rx_discards.as_ref(), |p, v| p.host.rx_discards = Some(v)),
-    ("rx_out_of_buffer", |p| p.host.rx_out_of_buffer.as_ref(), |p, v| p.host.rx_out_of_buffer = Some(v)),
+const SCALARS: &[(&str, ScalarGet, ScalarMut)] = &[
+    ("corrected_bits", |p| p.corrected_bits.as_ref(), |p| &mut p.corrected_bits),
+    ("corrected_blocks", |p| p.corrected_blocks.as_ref(), |p| &mut p.corrected_blocks),
+    ("uncorrectable_blocks", |p| p.uncorrectable_blocks.as_ref(), |p| &mut p.uncorrectable_blocks),
+    ("rx_bits", |p| p.rx_bits.as_ref(), |p| &mut p.rx_bits),
+    ("pcs_symbol_errors", |p| p.pcs_symbol_errors.as_ref(), |p| &mut p.pcs_symbol_errors),
+    ("link_down_events", |p| p.link_down_events.as_ref(), |p| &mut p.link_down_events),
+    ("fcs_errors", |p| p.fcs_errors.as_ref(), |p| &mut p.fcs_errors),
+    ("symbol_errors", |p| p.symbol_errors.as_ref(), |p| &mut p.symbol_errors),
+    ("link_error_recovery", |p| p.ib.link_error_recovery.as_ref(), |p| &mut p.ib.link_error_recovery),
+    ("port_rcv_errors", |p| p.ib.port_rcv_errors.as_ref(), |p| &mut p.ib.port_rcv_errors),
+    ("port_rcv_remote_physical_errors", |p| p.ib.port_rcv_remote_physical_errors.as_ref(), |p| &mut p.ib.port_rcv_remote_physical_errors),
+    ("local_link_integrity_errors", |p| p.ib.local_link_integrity_errors.as_ref(), |p| &mut p.ib.local_link_integrity_errors),
+    ("excessive_buffer_overrun_errors", |p| p.ib.excessive_buffer_overrun_errors.as_ref(), |p| &mut p.ib.excessive_buffer_overrun_errors),
+    ("port_xmit_discards", |p| p.ib.port_xmit_discards.as_ref(), |p| &mut p.ib.port_xmit_discards),
+    ("VL15_dropped", |p| p.ib.vl15_dropped.as_ref(), |p| &mut p.ib.vl15_dropped),
+    ("port_rcv_data", |p| p.ib.port_rcv_data.as_ref(), |p| &mut p.ib.port_rcv_data),
+    ("port_xmit_data", |p| p.ib.port_xmit_data.as_ref(), |p| &mut p.ib.port_xmit_data),
+    ("port_rcv_packets", |p| p.ib.port_rcv_packets.as_ref(), |p| &mut p.ib.port_rcv_packets),
+    ("port_xmit_packets", |p| p.ib.port_xmit_packets.as_ref(), |p| &mut p.ib.port_xmit_packets),
+    ("rx_pause_frames", |p| p.host.rx_pause_frames.as_ref(), |p| &mut p.host.rx_pause_frames),
+    ("tx_pause_frames", |p| p.host.tx_pause_frames.as_ref(), |p| &mut p.host.tx_pause_frames),
+    ("rx_discards", |p| p.host.rx_discards.as_ref(), |p| &mut p.host.rx_discards),
+    ("rx_out_of_buffer", |p| p.host.rx_out_of_buffer.as_ref(), |p| &mut p.host.rx_out_of_buffer),
 ];
 
-const LANES: &[(&str, LanesGet, LanesSet)] = &[
-    ("corrected_bits_per_lane", |p| p.corrected_bits_per_lane.as_ref(), |p, v| p.corrected_bits_per_lane = Some(v)),
-    ("corrected_blocks_per_lane", |p| p.corrected_blocks_per_lane.as_ref(), |p, v| p.corrected_blocks_per_lane = Some(v)),
-    ("uncorrectable_blocks_per_lane", |p| p.uncorrectable_blocks_per_lane.as_ref(), |p, v| p.uncorrectable_blocks_per_lane = Some(v)),
+const LANES: &[(&str, LanesGet, LanesMut)] = &[
+    ("corrected_bits_per_lane", |p| p.corrected_bits_per_lane.as_ref(), |p| &mut p.corrected_bits_per_lane),
+    ("corrected_blocks_per_lane", |p| p.corrected_blocks_per_lane.as_ref(), |p| &mut p.corrected_blocks_per_lane),
+    ("uncorrectable_blocks_per_lane", |p| p.uncorrectable_blocks_per_lane.as_ref(), |p| &mut p.uncorrectable_blocks_per_lane),
     // Per 802.1Qbb priority, not per lane: the same treatment of a run of values.
-    ("rx_pause_per_priority", |p| p.host.rx_pause_per_priority.as_ref(), |p, v| p.host.rx_pause_per_priority = Some(v)),
-    ("tx_pause_per_priority", |p| p.host.tx_pause_per_priority.as_ref(), |p, v| p.host.tx_pause_per_priority = Some(v)),
+    ("rx_pause_per_priority", |p| p.host.rx_pause_per_priority.as_ref(), |p| &mut p.host.rx_pause_per_priority),
+    ("tx_pause_per_priority", |p| p.host.tx_pause_per_priority.as_ref(), |p| &mut p.host.tx_pause_per_priority),
 ];
 
 /// `LANES[0]`, `SCALARS[5]` and `SCALARS[3]`: the series per-interval consumers (trend series) follow.
@@ -113,6 +106,16 @@ enum Slot {
 }
 
 impl Slot {
+    /// The figure as analysis names it ([`CounterSpan::figure`]): every histogram bin is
+    /// `fec_histogram`.
+    fn figure(&self) -> &'static str {
+        match self {
+            Slot::Scalar(i) => SCALARS.get(*i).map_or("?", |s| s.0),
+            Slot::Lanes(i) => LANES.get(*i).map_or("?", |s| s.0),
+            Slot::Bin(..) => "fec_histogram",
+        }
+    }
+
     fn name(&self) -> String {
         match self {
             Slot::Scalar(i) => SCALARS.get(*i).map(|s| s.0).unwrap_or("?").to_string(),
@@ -298,12 +301,12 @@ impl Sums {
             match slot {
                 Slot::Scalar(i) => {
                     if let (Some((_, _, set)), Some(v)) = (SCALARS.get(i), sum.first()) {
-                        set(&mut out.counters, Counted { value: *v, origin: *origin });
+                        *set(&mut out.counters) = Some(Counted { value: *v, origin: *origin });
                     }
                 }
                 Slot::Lanes(i) => {
                     if let Some((_, _, set)) = LANES.get(i) {
-                        set(&mut out.counters, LaneCounts { values: sum.to_vec(), origin: *origin });
+                        *set(&mut out.counters) = Some(LaneCounts { values: sum.to_vec(), origin: *origin });
                     }
                 }
                 Slot::Bin(low, high) => {
@@ -355,11 +358,13 @@ impl DeltaSum {
             let Some(o) = s.observe(origin) else {
                 s.latest = usize::from(s.first.is_some()) + s.more.len();
                 match s.first {
-                    None => s.first = Some(OriginSum::new(origin, cur)),
-                    Some(_) => s.more.push(OriginSum::new(origin, cur)),
+                    None => s.first = Some(OriginSum::new(origin, cur, p.t)),
+                    Some(_) => s.more.push(OriginSum::new(origin, cur, p.t)),
                 }
                 continue;
             };
+            o.last_t = p.t;
+            o.seen += 1;
             // Only the steps a per-interval consumer reads are kept.
             let keep = matches!(slot, CORRECTED_BITS_LANES | LINK_DOWN_EVENTS | RX_BITS);
             let inc = &mut out.corrected_bits_per_lane;
@@ -465,7 +470,9 @@ impl DeltaSum {
             && p.series.iter().enumerate().all(|(i, (slot, origin, cur))| {
                 self.slots.get(i, slot).is_some_and(|s| {
                     s.more.is_empty()
-                        && s.first.as_ref().is_some_and(|o| o.origin == *origin && o.last() == cur && o.sum().len() == cur.len())
+                        && s.first
+                            .as_ref()
+                            .is_some_and(|o| o.origin == *origin && o.last_t == p.t && o.last() == cur && o.sum().len() == cur.len())
                 })
             });
         if !only_p {
@@ -474,10 +481,55 @@ impl DeltaSum {
             return;
         }
         for s in self.slots.fixed.iter_mut().map(|(_, s)| s).chain(self.slots.bins.values_mut()) {
-            s.first.iter_mut().chain(s.more.iter_mut()).for_each(|o| o.values[o.last_len..].fill(0));
+            s.first.iter_mut().chain(s.more.iter_mut()).for_each(|o| {
+                o.values[o.last_len..].fill(0);
+                (o.first_t, o.seen) = (o.last_t, 1);
+            });
         }
         self.wraps.noted.clear();
         self.wraps.not_noted = 0;
+    }
+
+    /// Says in `d`, the increases over a window of this segment from its reading at
+    /// `from_t` to the one at `to_t`, which figures span less of it: each gets its own
+    /// [`CounterSpan`] (first seen partway: a driver that starts exposing a counter after a
+    /// firmware reset or link-up, an import where one snapshot lacks it), and one read at a
+    /// single moment of the window has no increase, so it leaves `d` (it is not 0). The
+    /// histogram's bins are one figure, spanning from its earliest bin to its latest.
+    pub fn own_spans(&self, from_t: f64, to_t: f64, d: &mut SegmentDelta) {
+        let mut histogram: Option<CounterSpan> = None;
+        for (slot, s) in self.slots.iter() {
+            let Some(o) = s.latest() else { continue };
+            let own_from = o.first_t.max(from_t);
+            let span = CounterSpan {
+                figure: slot.figure(),
+                origin: o.origin,
+                from_t: own_from,
+                to_t: o.last_t,
+                // Every reading since the first is in the window when the first is.
+                samples: (o.first_t >= from_t).then_some(o.seen),
+            };
+            // A lone snapshot's window has no increases at all, and says so as a whole.
+            if !span.has_delta() && to_t > from_t {
+                match slot {
+                    Slot::Scalar(i) => *SCALARS[i].2(&mut d.counters) = None,
+                    Slot::Lanes(i) => *LANES[i].2(&mut d.counters) = None,
+                    Slot::Bin(low, high) => d.histogram.retain(|b| (b.low, b.high) != (low, high)),
+                }
+            }
+            if let Slot::Bin(..) = slot {
+                let h = histogram.get_or_insert_with(|| span.clone());
+                if span.from_t < h.from_t {
+                    (h.from_t, h.samples) = (span.from_t, span.samples);
+                }
+                h.to_t = h.to_t.max(span.to_t);
+                continue;
+            }
+            if o.last_t >= from_t && (own_from > from_t || o.last_t < to_t) {
+                d.spans.push(span);
+            }
+        }
+        d.spans.extend(histogram.filter(|h| h.to_t >= from_t && (h.from_t > from_t || h.to_t < to_t)));
     }
 
     /// The increases so far.
@@ -506,6 +558,8 @@ pub struct SegmentDelta {
     pub histogram: Vec<FecHistogramBin>,
     /// Counters that wrapped at 2^32, one sentence each.
     pub wraps: Vec<String>,
+    /// Figures whose own span is not the window's ([`DeltaSum::own_spans`]).
+    pub spans: Vec<CounterSpan>,
 }
 
 impl SegmentDelta {
@@ -522,7 +576,7 @@ impl SegmentDelta {
                     Some(t) if t.origin == n.origin => n.value.saturating_sub(t.value),
                     _ => n.value,
                 };
-                set(&mut counters, Counted { value, origin: n.origin });
+                *set(&mut counters) = Some(Counted { value, origin: n.origin });
             }
         }
         for (_, get, set) in LANES {
@@ -533,7 +587,7 @@ impl SegmentDelta {
                     }
                     _ => n.values.clone(),
                 };
-                set(&mut counters, LaneCounts { values, origin: n.origin });
+                *set(&mut counters) = Some(LaneCounts { values, origin: n.origin });
             }
         }
         let histogram = self
@@ -549,7 +603,7 @@ impl SegmentDelta {
                 _ => b.clone(),
             })
             .collect();
-        SegmentDelta { counters, histogram, wraps: Vec::new() }
+        SegmentDelta { counters, histogram, wraps: Vec::new(), spans: Vec::new() }
     }
 }
 

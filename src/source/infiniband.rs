@@ -173,7 +173,6 @@ impl IbTree {
             phys_state: read_attr(&dir.join("phys_state")),
             counters,
             hw_counters: read_counters(&dir.join("hw_counters")),
-            ..Default::default()
         })
     }
 }

@@ -32,6 +32,7 @@ mod cli_watch_live;
 #[cfg(live)]
 mod cli_watch_live_table;
 mod cmis_captures;
+mod counter_spans;
 mod decode_cmis;
 mod decode_honesty;
 mod decode_sff8472;

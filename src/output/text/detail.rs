@@ -143,6 +143,7 @@ fn window_text(a: &InterfaceAnalysis) -> String {
             (l.pre_fec_ber.is_some() || (l.corrected_bits == Some(0) && l.pre_fec_ber_upper.is_some()))
                 .then(|| format!("port pre-FEC BER {}", ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper))),
         )
+        .chain(l.counter_spans.iter().map(|s| s.to_string()))
         .collect();
     let head = format!("{:.1} s, {} sample{}", l.duration_s, l.samples, if l.samples == 1 { "" } else { "s" });
     if counts.is_empty() {

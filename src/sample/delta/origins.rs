@@ -16,15 +16,21 @@ pub(super) struct OriginSum {
     pub(super) origin: Origin,
     pub(super) values: Vec<u64>,
     pub(super) last_len: usize,
+    /// When the origin's first and last observations were, and how many there were: the
+    /// figure's own span, which is not the segment's when a driver starts (or stops)
+    /// exposing the counter partway (`super::DeltaSum::own_spans`).
+    pub(super) first_t: f64,
+    pub(super) last_t: f64,
+    pub(super) seen: usize,
 }
 
 impl OriginSum {
-    /// A first observation `cur`: nothing summed yet.
-    pub(super) fn new(origin: &Origin, cur: &[u64]) -> Self {
+    /// A first observation `cur` at `t`: nothing summed yet.
+    pub(super) fn new(origin: &Origin, cur: &[u64], t: f64) -> Self {
         let mut values = Vec::with_capacity(2 * cur.len());
         values.extend_from_slice(cur);
         values.resize(2 * cur.len(), 0);
-        OriginSum { origin: *origin, values, last_len: cur.len() }
+        OriginSum { origin: *origin, values, last_len: cur.len(), first_t: t, last_t: t, seen: 1 }
     }
     pub(super) fn last(&self) -> &[u64] {
         &self.values[..self.last_len]

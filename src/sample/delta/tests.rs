@@ -216,3 +216,36 @@ fn sums_refilled_over_other_sums_are_the_fresh_sums() {
         }
     }
 }
+
+#[test]
+fn a_figure_first_seen_partway_spans_from_its_first_reading() {
+    // Corrected bits at t = 0..3; the link-down count from t = 2 (2 -> 5: +3), so its span
+    // is t = 2..3 of the window's 0..3, and so over a rolling window from t = 1. Read from
+    // t = 3 only, it has no increase (not 0), its one reading named.
+    let sum = |downs: [Option<u64>; 4]| {
+        let mut sum = DeltaSum::default();
+        for (t, down) in downs.into_iter().enumerate() {
+            if let Record::Sample(mut s) = sample(t as f64, vec![10 * t as u64], 0) {
+                s.link.down_events = down;
+                sum.push(&Point::from_sample(&s), &mut PointStep::default());
+            }
+        }
+        sum
+    };
+    let spans = |sum: &DeltaSum, from_t: f64| {
+        let mut d = sum.total();
+        sum.own_spans(from_t, 3.0, &mut d);
+        d
+    };
+    let from_2 = sum([None, None, Some(2), Some(5)]);
+    let span = CounterSpan { figure: "link_down_events", origin: Origin::Netlink, from_t: 2.0, to_t: 3.0, samples: Some(2) };
+    for from_t in [0.0, 1.0] {
+        let d = spans(&from_2, from_t);
+        assert_eq!(d.spans, vec![span.clone()]);
+        assert_eq!(d.counters.link_down_events.map(|c| c.value), Some(3));
+        assert_eq!(d.counters.corrected_bits.as_ref().map(|c| c.value), Some(30));
+    }
+    let d = spans(&sum([None, None, None, Some(5)]), 0.0);
+    assert_eq!(d.counters.link_down_events, None);
+    assert_eq!(d.spans, vec![CounterSpan { from_t: 3.0, samples: Some(1), ..span }]);
+}

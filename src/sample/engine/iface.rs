@@ -269,7 +269,9 @@ impl Segment {
         w.events.extend(self.time_base.iter().map(|tb| format!("time base: {tb}")));
         w.serdes_eye.clone_from(&self.serdes_eye);
         w.events.extend(self.gaps.sentences());
-        let d = self.with_transitions(self.delta(), self.down_transitions);
+        let mut d = self.with_transitions(self.delta(), self.down_transitions);
+        self.sum.own_spans(self.first_t, self.last_t, &mut d);
+        w.counter_spans = d.spans;
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         w.events.extend(d.wraps);
@@ -514,7 +516,9 @@ impl IfaceState {
         w.link_up = seg.link_up;
         w.link_ext_state = seg.link_ext_state;
         w.counters_at_end = PortCounters::clone(&seg.counters_at_end);
-        let d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
+        let mut d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
+        seg.sum.own_spans(snap.t, seg.last_t, &mut d);
+        w.counter_spans = d.spans;
         w.deltas = d.counters;
         w.histogram_delta = d.histogram;
         if let Err(e) = seg.decode_into(&mut w.module) {

@@ -588,7 +588,7 @@ fn interface_records(
         ci += usize::from(snap.has_counters());
         let mut link_state = snap.counters.link_state.clone().unwrap_or_default();
         link_state.up = link_state.up.or(snap.up);
-        let mut s = SampleRecord {
+        let s = SampleRecord {
             t: round_t(t0 + span.as_ref().map_or(0.0, |s| s.0)),
             interface: name.to_string(),
             link: link_state,
@@ -608,13 +608,11 @@ fn interface_records(
             z.t = round_t(t0);
             z.time_base = Some("zero reading at the start of the span the counts cover".into());
             // The IB counters were not cleared with the tool's: no zero reading of theirs, so
-            // they stand alone (counts since an unknown clear, no rate).
+            // they are read at the span's end only (counts since an unknown clear, no
+            // increase and no rate: the engine's rule for a counter read at one moment).
             if let (SpanOf::ToolClear, Some(ib)) = (of, z.ib.as_mut().filter(|ib| !ib.counters.is_empty())) {
                 ib.counters.clear();
                 ib.hw_counters.clear();
-                if let Some(end) = s.ib.as_mut() {
-                    end.since_unknown_clear = true;
-                }
                 notes.push(format!(
                     "{name}: the InfiniBand counters (ibstat, perfquery, sysfs) state no time since their clear: counts since an unknown clear, no rate; the span is the tool's own counters'"
                 ));

@@ -50,6 +50,7 @@ impl IfaceState {
             link_up,
             link_ext_state,
             deltas: _,
+            counter_spans,
             counters_at_end: _,
             histogram_delta,
             events,
@@ -65,6 +66,7 @@ impl IfaceState {
         *link_up = None;
         *link_ext_state = None;
         histogram_delta.clear();
+        counter_spans.clear();
         events.clear();
         self.events.since(f64::NEG_INFINITY, &mut w.events);
         if self.latest.is_none() {
