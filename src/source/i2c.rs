@@ -143,9 +143,11 @@ impl<B: I2cBus> I2cModule<B> {
     pub fn new(bus: B, device: impl Into<String>) -> Self {
         I2cModule { bus, device: device.into(), identifier: None }
     }
+    /// The bus the module is read through.
     pub fn bus(&self) -> &B {
         &self.bus
     }
+    /// The bus, mutably (tests script its answers).
     pub fn bus_mut(&mut self) -> &mut B {
         &mut self.bus
     }

@@ -50,6 +50,7 @@ impl IbTree {
         IbTree { class: root.join("sys/class/infiniband"), sysfs: Sysfs::new(root) }
     }
 
+    /// The running system's tree (`/`).
     pub fn system() -> Self {
         IbTree::new("/")
     }
@@ -60,7 +61,7 @@ impl IbTree {
     }
 
     /// Every port of every RDMA device, as `(hca, port)`, sorted (numerically by port).
-    pub fn all_ports(&self) -> Vec<(String, u32)> {
+    pub(crate) fn all_ports(&self) -> Vec<(String, u32)> {
         let mut out = Vec::new();
         for hca in sorted_names(&self.class) {
             let mut ports: Vec<u32> = sorted_names(&self.class.join(&hca).join("ports")).iter().filter_map(|p| p.parse().ok()).collect();
@@ -217,10 +218,12 @@ pub struct InfinibandSource {
 }
 
 impl InfinibandSource {
+    /// A source over `tree`'s InfiniBand ports.
     pub fn new(tree: IbTree) -> Self {
         InfinibandSource { tree, io: IoCounts::default() }
     }
 
+    /// A source over the running system's InfiniBand ports.
     pub fn system() -> Self {
         Self::new(IbTree::system())
     }

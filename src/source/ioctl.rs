@@ -47,40 +47,44 @@ fn with_headroom(n: u32) -> usize {
 /// bytes after it, e.g. `"1.0\0<garbage>"`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DrvInfo {
+    /// Driver name.
     pub driver: String,
+    /// Driver version.
     pub version: String,
+    /// Firmware version.
     pub fw_version: String,
-    pub bus_info: String,
+    pub(crate) bus_info: String,
+    /// Number of driver statistics `ETHTOOL_GSTATS` returns.
     pub n_stats: u32,
 }
 
 /// `struct ethtool_modinfo`: module type (`ETH_MODULE_SFF_*`) and legacy EEPROM length.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ModuleInfo {
-    pub module_type: u32,
-    pub eeprom_len: u32,
+pub(crate) struct ModuleInfo {
+    pub(crate) module_type: u32,
+    pub(crate) eeprom_len: u32,
 }
 
-pub const ETH_MODULE_SFF_8079: u32 = 0x1;
-pub const ETH_MODULE_SFF_8472: u32 = 0x2;
-pub const ETH_MODULE_SFF_8636: u32 = 0x3;
-pub const ETH_MODULE_SFF_8436: u32 = 0x4;
+pub(crate) const ETH_MODULE_SFF_8079: u32 = 0x1;
+pub(crate) const ETH_MODULE_SFF_8472: u32 = 0x2;
+pub(crate) const ETH_MODULE_SFF_8636: u32 = 0x3;
+pub(crate) const ETH_MODULE_SFF_8436: u32 = 0x4;
 
 /// One half page of a legacy linear EEPROM dump: where `half` lives in the module and
 /// where its first byte is in the dump (kernel-uapi.md §2 module-type table;
 /// net/ethtool/eeprom.c fallback `offset + page*128`, A2h at +256).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LegacySpan {
-    pub module_types: &'static [u32],
-    pub half: Field,
-    pub linear_start: u16,
+pub(crate) struct LegacySpan {
+    pub(crate) module_types: &'static [u32],
+    pub(crate) half: Field,
+    pub(crate) linear_start: u16,
 }
 
 const SFP: &[u32] = &[ETH_MODULE_SFF_8079, ETH_MODULE_SFF_8472];
 const SFF8472: &[u32] = &[ETH_MODULE_SFF_8472];
 const QSFP: &[u32] = &[ETH_MODULE_SFF_8636, ETH_MODULE_SFF_8436];
 
-pub const LEGACY_SPANS: &[LegacySpan] = &[
+pub(crate) const LEGACY_SPANS: &[LegacySpan] = &[
     // SFF-8079: A0h only (256). SFF-8472: A0h then A2h (512).
     LegacySpan { module_types: SFP, half: Field::new("A0h lower", I2C_A0, 0, 0, 128), linear_start: 0 },
     LegacySpan { module_types: SFP, half: Field::new("A0h upper", I2C_A0, 0, 128, 128), linear_start: 128 },
@@ -96,7 +100,7 @@ pub const LEGACY_SPANS: &[LegacySpan] = &[
 
 /// Why a request has no place in a driver's legacy (`ETHTOOL_GMODULEEEPROM`) linear dump.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LegacyLayoutError {
+pub(crate) enum LegacyLayoutError {
     /// CMIS has no `ETH_MODULE_*` type: the legacy dump stops at page 00h.
     #[error("module type {module_type:#x} has no legacy linear layout; CMIS pages beyond 00h need ethtool netlink (Linux 5.13+)")]
     NoLinearLayout { module_type: u32 },
@@ -109,7 +113,7 @@ pub enum LegacyLayoutError {
 }
 
 /// Linear offset of a valid request in a legacy dump of `info`, or why there is none.
-pub fn legacy_offset(info: ModuleInfo, req: &PageRequest) -> std::result::Result<u32, LegacyLayoutError> {
+pub(crate) fn legacy_offset(info: ModuleInfo, req: &PageRequest) -> std::result::Result<u32, LegacyLayoutError> {
     if !matches!(info.module_type, ETH_MODULE_SFF_8079 | ETH_MODULE_SFF_8472 | ETH_MODULE_SFF_8636 | ETH_MODULE_SFF_8436) {
         return Err(LegacyLayoutError::NoLinearLayout { module_type: info.module_type });
     }
@@ -162,6 +166,7 @@ pub struct Ethtool {
 }
 
 impl Ethtool {
+    /// Opens the datagram socket the ethtool ioctls go through.
     pub fn open() -> Result<Self> {
         // SAFETY: socket(2) takes no pointers; a negative return is checked below.
         let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
@@ -172,6 +177,7 @@ impl Ethtool {
         Ok(Ethtool { fd: unsafe { OwnedFd::from_raw_fd(fd) }, io: IoCounts::default(), stat_reader: StatReader::default() })
     }
 
+    /// Requests and bytes so far.
     pub fn io_counts(&self) -> IoCounts {
         self.io.clone()
     }
@@ -246,7 +252,7 @@ impl Ethtool {
     }
 
     /// `SIOCGIFNAME`: the name of the netdev with `ifindex`, `None` when there is none.
-    pub fn ifname(&mut self, ifindex: u32) -> Option<String> {
+    pub(crate) fn ifname(&mut self, ifindex: u32) -> Option<String> {
         // SAFETY: as in `ifreq`, all zeroes is a valid ifreq.
         let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
         ifr.ifr_ifru.ifru_ifindex = i32::try_from(ifindex).ok()?;
@@ -258,7 +264,7 @@ impl Ethtool {
 
     /// `SIOCGIFMTU`: the netdev's MTU in this socket's netns (where `/sys/class/net`
     /// may show another one's); `None` when no netdev has the name.
-    pub fn mtu(&mut self, name: &str) -> Option<u32> {
+    pub(crate) fn mtu(&mut self, name: &str) -> Option<u32> {
         let mut ifr = Self::ifreq(name, "SIOCGIFMTU").ok()?;
         self.ioctl(libc::SIOCGIFMTU, &mut ifr).ok()?;
         // SAFETY: SIOCGIFMTU succeeded, so the kernel wrote the mtu member.
@@ -282,7 +288,7 @@ impl Ethtool {
 
     /// `ETHTOOL_GSSET_INFO` for one string set: `None` when the kernel cleared the
     /// set's bit (the driver has no such set).
-    pub fn sset_count(&mut self, dev: &Dev, set: u32) -> Result<Option<u32>> {
+    pub(crate) fn sset_count(&mut self, dev: &Dev, set: u32) -> Result<Option<u32>> {
         // {u32 cmd; u32 reserved; u64 sset_mask; u32 data[1]}
         let mut buf = [0u8; 20];
         put_u32(&mut buf, 0, ETHTOOL_GSSET_INFO);
@@ -320,7 +326,7 @@ impl Ethtool {
     }
 
     /// `ETHTOOL_GMODULEINFO`.
-    pub fn module_info(&mut self, dev: &Dev) -> Result<ModuleInfo> {
+    pub(crate) fn module_info(&mut self, dev: &Dev) -> Result<ModuleInfo> {
         let b = self.command::<44>(dev, ETHTOOL_GMODULEINFO, "ETHTOOL_GMODULEINFO")?;
         Ok(ModuleInfo { module_type: get_u32(&b, 4), eeprom_len: get_u32(&b, 8) })
     }

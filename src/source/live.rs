@@ -30,16 +30,20 @@ mod link;
 mod notes;
 use label::{relabel, relabelled};
 use link::NamedModes;
-pub use link::LINK_REFRESH;
+pub(crate) use link::LINK_REFRESH;
 use notes::{LastNoted, Layer};
 
 /// What the live source needs from the kernel: netlink calls take the family id.
 pub trait EthtoolKernel {
     /// The `ethtool` genl family and its ops; `None` when the kernel has none.
     fn netlink_family(&mut self) -> Result<Option<Family>>;
+    /// LINKMODES_GET: speed, lanes, advertised and supported modes.
     fn nl_link_modes(&mut self, family: u16, dev: &Dev) -> Result<LinkModes>;
+    /// LINKSTATE_GET: link up and its extended down state.
     fn nl_link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState>;
+    /// FEC_GET with statistics: the active mode and its counters.
     fn nl_fec(&mut self, family: u16, dev: &Dev) -> Result<FecReply>;
+    /// MODULE_EEPROM_GET: one read of at most 128 bytes in one half page.
     fn nl_module_eeprom(&mut self, family: u16, dev: &Dev, req: PageRequest) -> Result<Vec<u8>>;
     /// RINGS_GET; a kernel without it is told by the op list, so the default never runs live.
     fn nl_rings(&mut self, _family: u16, dev: &Dev) -> Result<Rings> {
@@ -53,11 +57,17 @@ pub trait EthtoolKernel {
     fn nl_channels(&mut self, _family: u16, dev: &Dev) -> Result<Channels> {
         Err(SourceError::NotSupported { what: "CHANNELS_GET".into(), driver: dev.driver.clone(), message: None })
     }
+    /// `ETHTOOL_GDRVINFO`.
     fn drvinfo(&mut self, dev: &Dev) -> Result<DrvInfo>;
+    /// `ETHTOOL_GLINK`.
     fn link_up(&mut self, dev: &Dev) -> Result<bool>;
+    /// `ETHTOOL_GLINKSETTINGS`.
     fn link_settings(&mut self, dev: &Dev) -> Result<LinkModes>;
+    /// `ETHTOOL_GFECPARAM`: the active FEC mode's name, `None` when off.
     fn fec_active(&mut self, dev: &Dev) -> Result<Option<String>>;
+    /// `ETHTOOL_GSSET_INFO` + `ETHTOOL_GSTRINGS` + `ETHTOOL_GSTATS`.
     fn driver_stats(&mut self, dev: &Dev) -> Result<DriverStats>;
+    /// `ETHTOOL_GMODULEEEPROM` (the legacy read, for kernels without netlink).
     fn module_eeprom(&mut self, dev: &Dev, req: PageRequest) -> Result<Vec<u8>>;
     /// The ifindex of the netdev named `name`, in the sockets' netns.
     fn ifindex(&mut self, name: &str) -> Option<u32>;
@@ -65,6 +75,7 @@ pub trait EthtoolKernel {
     fn ifname(&mut self, ifindex: u32) -> Option<String>;
     /// The MTU of the netdev named `name`, in the sockets' netns.
     fn mtu(&mut self, name: &str) -> Option<u32>;
+    /// Requests and bytes so far, netlink and ioctl together.
     fn io_counts(&self) -> IoCounts;
 }
 
@@ -198,6 +209,7 @@ struct Entry {
 }
 
 impl LiveSource<RealKernel> {
+    /// A source over the running kernel and `/sys`.
     pub fn new() -> Self {
         LiveSource::with_kernel(RealKernel::default(), Sysfs::system())
     }
@@ -213,7 +225,7 @@ const PATH_NETLINK: &str = "netlink";
 const PATH_IOCTL: &str = "ioctl";
 
 impl<K: EthtoolKernel> LiveSource<K> {
-    pub fn with_kernel(kernel: K, sysfs: Sysfs) -> Self {
+    pub(crate) fn with_kernel(kernel: K, sysfs: Sysfs) -> Self {
         LiveSource {
             kernel,
             sysfs,
@@ -237,7 +249,8 @@ impl<K: EthtoolKernel> LiveSource<K> {
     }
 
     /// The longest time link state and modes are kept without a full read ([`LINK_REFRESH`]).
-    pub fn with_link_refresh(mut self, refresh: Duration) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_link_refresh(mut self, refresh: Duration) -> Self {
         self.link_refresh = refresh;
         self
     }

@@ -2,6 +2,8 @@
 //! capture replay implement the same [`Source`] trait, so decoding and analysis never
 //! know which one they got.
 
+#![warn(missing_docs)]
+
 use crate::counters::host::PauseStats;
 use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};
@@ -29,22 +31,76 @@ pub mod sysfs;
 /// result) from real failures. Kernel extack text is kept where the kernel sent it.
 #[derive(Debug, Error)]
 pub enum SourceError {
+    /// The driver or kernel does not implement it (`EOPNOTSUPP`): a normal partial result.
     #[error("{what}: not supported by driver {}{}", driver.as_deref().unwrap_or("(unknown)"), fmt_msg(message))]
-    NotSupported { what: String, driver: Option<String>, message: Option<String> },
+    NotSupported {
+        /// What was asked for.
+        what: String,
+        /// The driver, when known.
+        driver: Option<String>,
+        /// The kernel's extack text.
+        message: Option<String>,
+    },
+    /// No such device (`ENODEV`).
     #[error("{what}: no such device {iface}{}", fmt_msg(message))]
-    NoDevice { what: String, iface: String, message: Option<String> },
+    NoDevice {
+        /// What was asked for.
+        what: String,
+        /// The interface named.
+        iface: String,
+        /// The kernel's extack text.
+        message: Option<String>,
+    },
+    /// Not permitted (`EPERM`, `EACCES`).
     #[error("{what}: permission denied (needs CAP_NET_ADMIN; run as root){}", fmt_msg(message))]
-    Permission { what: String, message: Option<String> },
+    Permission {
+        /// What was asked for.
+        what: String,
+        /// The kernel's extack text.
+        message: Option<String>,
+    },
+    /// Device busy (`EBUSY`).
     #[error("{what}: device busy{}", fmt_msg(message))]
-    Busy { what: String, message: Option<String> },
+    Busy {
+        /// What was asked for.
+        what: String,
+        /// The kernel's extack text.
+        message: Option<String>,
+    },
+    /// Any other kernel errno.
     #[error("{what}: kernel error {errno} ({}){}", std::io::Error::from_raw_os_error(*errno), fmt_msg(message))]
-    Kernel { what: String, errno: i32, message: Option<String> },
+    Kernel {
+        /// What was asked for.
+        what: String,
+        /// The errno.
+        errno: i32,
+        /// The kernel's extack text.
+        message: Option<String>,
+    },
+    /// A reply that does not decode.
     #[error("{what}: malformed reply: {detail}")]
-    Malformed { what: String, detail: String },
+    Malformed {
+        /// What was asked for.
+        what: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Not there for another reason (no such file, no such port).
     #[error("{what}: {detail}")]
-    Unavailable { what: String, detail: String },
+    Unavailable {
+        /// What was asked for.
+        what: String,
+        /// Why.
+        detail: String,
+    },
+    /// An I/O error.
     #[error("{what}: {source}")]
-    Io { what: String, source: std::io::Error },
+    Io {
+        /// What was being read.
+        what: String,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 fn fmt_msg(m: &Option<String>) -> String {
@@ -59,13 +115,15 @@ impl SourceError {
     pub fn is_not_supported(&self) -> bool {
         matches!(self, SourceError::NotSupported { .. })
     }
+    /// True when the device is gone (`ENODEV`): it vanished or was renamed.
     pub fn is_no_device(&self) -> bool {
         matches!(self, SourceError::NoDevice { .. })
     }
 
     /// The typed error for a kernel errno (netlink `NLMSG_ERROR` or a failed ioctl),
     /// keeping the kernel's extack text. `driver` names the driver in `NotSupported`.
-    pub fn from_errno(what: &str, iface: &str, driver: Option<&str>, errno: i32, message: Option<String>) -> Self {
+    #[cfg(live)]
+    pub(crate) fn from_errno(what: &str, iface: &str, driver: Option<&str>, errno: i32, message: Option<String>) -> Self {
         let what = what.to_string();
         match errno {
             libc::EOPNOTSUPP => SourceError::NotSupported { what, driver: driver.map(str::to_string), message },
@@ -102,14 +160,19 @@ impl SourceError {
     }
 }
 
+/// A source's result.
 pub type Result<T> = std::result::Result<T, SourceError>;
 
 /// Which path a layer was read through, for the report ("netlink", "ioctl", "sysfs", "i2c", "replay").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PathsUsed {
+    /// Path the module EEPROM was read through.
     pub module: Option<String>,
+    /// Path the link state and modes were read through.
     pub link: Option<String>,
+    /// Path the FEC counters were read through.
     pub fec: Option<String>,
+    /// Path the driver statistics were read through.
     pub driver_stats: Option<String>,
     /// What the kernel or driver could not give, one sentence each.
     pub unavailable: Vec<String>,
@@ -118,7 +181,9 @@ pub struct PathsUsed {
 /// Requests and bytes a source has made, for `--verbose` and benchmarks.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct IoCounts {
+    /// Requests made (netlink messages, ioctls, file reads).
     pub requests: u64,
+    /// Bytes received.
     pub bytes: u64,
 }
 
@@ -126,16 +191,21 @@ pub struct IoCounts {
 pub trait Source {
     /// Netdevs worth looking at (with a module or FEC), physical ones only.
     fn interfaces(&mut self) -> Result<Vec<String>>;
+    /// Driver, firmware, bus address and port identity of `iface`.
     fn identity(&mut self, iface: &str) -> Result<DeviceIdentity>;
+    /// Speed, lanes, duplex and modes of `iface`.
     fn link_info(&mut self, iface: &str) -> Result<LinkInfo>;
+    /// Link up/down and the kernel's extended link state.
     fn link_state(&mut self, iface: &str) -> Result<LinkState>;
     /// FEC statistics; `NotSupported` when the driver has none.
     fn fec(&mut self, iface: &str) -> Result<FecStats>;
+    /// Driver statistics (`ethtool -S`); `NotSupported` when the driver has none.
     fn driver_stats(&mut self, iface: &str) -> Result<DriverStats>;
     /// One module read (`req.is_valid()`); may return fewer bytes than asked.
     fn read_eeprom(&mut self, iface: &str, req: PageRequest) -> Result<Vec<u8>>;
     /// Which path each layer used and what was unavailable.
     fn paths(&self, iface: &str) -> PathsUsed;
+    /// Requests and bytes so far.
     fn io_counts(&self) -> IoCounts;
     /// The ifindex `iface` names now (resolved afresh after a request found the device
     /// gone), so a sampler can tell a rename swap from the same device; `None` for

@@ -22,6 +22,7 @@ struct Replayed {
     samples: Vec<(SampleRecord, Option<usize>)>,
 }
 
+/// A [`Source`] that answers from a capture's recorded samples, one sample per step.
 #[derive(Clone)]
 pub struct ReplaySource {
     ifaces: Vec<Replayed>,
@@ -30,6 +31,7 @@ pub struct ReplaySource {
 }
 
 impl ReplaySource {
+    /// A replay of `capture`'s interfaces from their first sample.
     pub fn new(capture: &Capture) -> Self {
         let mut ifaces: Vec<Replayed> = Vec::new();
         for rec in &capture.records {
@@ -58,11 +60,6 @@ impl ReplaySource {
     pub fn advance(&mut self) -> bool {
         self.cursor += 1;
         self.ifaces.iter().any(|r| r.samples.len() > self.cursor)
-    }
-
-    /// Current sample index.
-    pub fn cursor(&self) -> usize {
-        self.cursor
     }
 
     /// The sample the cursor is on for `iface`.

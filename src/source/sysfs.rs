@@ -5,7 +5,7 @@
 //! answer EOPNOTSUPP/EINVAL on read for attributes the driver lacks) or odd contents
 //! all give `None`, never an error or a panic. The root is injectable so tests use
 //! fixture trees laid out like `/sys`, and `optics import` reads the copy a support bundle
-//! kept ([`Sysfs::copy_at`]): such a copy holds some attribute files and the links on their
+//! kept (`Sysfs::copy_at`): such a copy holds some attribute files and the links on their
 //! way, not every link the kernel shows, so a device is also found by its PCI address.
 
 use crate::device::host::{parse_cpu_list, Fact, Gpu, HostFacts, Irq};
@@ -36,11 +36,12 @@ impl Sysfs {
     }
     /// A copy of `/sys` at `sys` (whatever its name), with `proc/` beside it if the copy
     /// kept one.
-    pub fn copy_at(sys: impl Into<PathBuf>) -> Self {
+    pub(crate) fn copy_at(sys: impl Into<PathBuf>) -> Self {
         let sys = sys.into();
         let proc = sys.parent().map_or_else(|| PathBuf::from("proc"), |p| p.join("proc"));
         Sysfs { sys, proc }
     }
+    /// The running system's tree (`/`).
     pub fn system() -> Self {
         Sysfs::new("/")
     }
@@ -59,6 +60,7 @@ impl Sysfs {
         names.sort();
         names
     }
+    /// True when netdev `iface` exists.
     pub fn exists(&self, iface: &str) -> bool {
         valid_name(iface) && self.netdev(iface).is_dir()
     }
@@ -70,7 +72,7 @@ impl Sysfs {
     /// answers for most drivers): `carrier` reads 1 or 0 while the device is up and fails
     /// (EINVAL) while it is administratively down (net/core/net-sysfs.c `carrier_show`),
     /// when IFF_UP (bit 0 of `flags`) is clear and the link is down.
-    pub fn carrier(&self, iface: &str) -> Option<bool> {
+    pub(crate) fn carrier(&self, iface: &str) -> Option<bool> {
         if !valid_name(iface) {
             return None;
         }
@@ -85,12 +87,14 @@ impl Sysfs {
         }
     }
     /// One attribute of netdev `iface` (`operstate`, `speed`), trimmed.
-    pub fn netdev_attr(&self, iface: &str, attr: &str) -> Option<String> {
+    pub(crate) fn netdev_attr(&self, iface: &str, attr: &str) -> Option<String> {
         valid_name(iface).then(|| self.read_attr(&self.netdev(iface).join(attr))).flatten()
     }
+    /// The ifindex of netdev `iface`.
     pub fn ifindex(&self, iface: &str) -> Option<u32> {
         self.read_attr(&self.netdev(iface).join("ifindex"))?.parse().ok()
     }
+    /// The name of the netdev with `ifindex`.
     pub fn name_for_ifindex(&self, ifindex: u32) -> Option<String> {
         self.interfaces().into_iter().find(|name| self.ifindex(name) == Some(ifindex))
     }
@@ -115,7 +119,7 @@ impl Sysfs {
     /// link; in a copy, that of the PCI function found by its address, else (a copy that
     /// kept the function's `uevent` but not the link) the `DRIVER=` line of its `uevent`
     /// (drivers/base/core.c `dev_uevent`).
-    pub fn driver_at(&self, device: &Path) -> Option<String> {
+    pub(crate) fn driver_at(&self, device: &Path) -> Option<String> {
         link_basename(&device.join("driver")).or_else(|| {
             let dev = self.pci_function(device)?;
             link_basename(&dev.join("driver")).or_else(|| {
@@ -164,7 +168,7 @@ impl Sysfs {
         (port != PortIdentity::default()).then_some(port)
     }
 
-    /// What sysfs holds of the host beneath `iface`: [`Self::host_facts_at`] its `device`
+    /// What sysfs holds of the host beneath `iface`: `Self::host_facts_at` its `device`
     /// link, and its MTU. `None` for a name no netdev has. Driver and firmware versions are
     /// not in a netdev's sysfs (GDRVINFO has them).
     pub fn host_facts(&self, iface: &str) -> Option<HostFacts> {
@@ -179,7 +183,7 @@ impl Sysfs {
     /// What sysfs holds of the host beneath the device a `device` link (at `device`) points
     /// to (a netdev's, an RDMA device's): driver, PCI ID, NUMA node and place of its PCI
     /// function, and (for a PCI function) the node's GPUs.
-    pub fn host_facts_at(&self, device: &Path) -> HostFacts {
+    pub(crate) fn host_facts_at(&self, device: &Path) -> HostFacts {
         let pci = self.pci_function(device);
         let pci = pci.as_deref();
         let numa_node = pci.and_then(|p| self.numa_node(p));
@@ -197,7 +201,7 @@ impl Sysfs {
 
     /// The CPUs of NUMA node `node` (`devices/system/node/nodeN/cpulist`,
     /// Documentation/ABI/stable/sysfs-devices-node).
-    pub fn node_cpus(&self, node: i32) -> Option<Vec<u32>> {
+    pub(crate) fn node_cpus(&self, node: i32) -> Option<Vec<u32>> {
         parse_cpu_list(&self.read_attr(&self.sys.join(format!("devices/system/node/node{node}/cpulist")))?)
     }
 
@@ -228,7 +232,7 @@ impl Sysfs {
 
     /// The node's GPUs (`bus/pci/devices`), by bus address; `None` when there is no
     /// `bus/pci/devices` to look in (a copy that did not keep it).
-    pub fn gpus(&self) -> Option<Vec<Gpu>> {
+    pub(crate) fn gpus(&self) -> Option<Vec<Gpu>> {
         let dir = fs::read_dir(self.sys.join("bus/pci/devices")).ok()?;
         let mut gpus: Vec<Gpu> = dir.filter_map(|e| e.ok()).filter_map(|e| self.gpu(&e.path())).collect();
         gpus.sort_by(|a, b| a.bus_info.cmp(&b.bus_info));

@@ -28,6 +28,7 @@ use time::OffsetDateTime;
 /// The interface name when no input names one.
 pub const UNNAMED: &str = "unnamed";
 
+/// What `optics import` was told beside its inputs.
 #[derive(Clone, Debug, Default)]
 pub struct ImportOptions {
     /// `--at PATH=RFC3339`: when the input at PATH was taken.
@@ -40,8 +41,10 @@ pub struct ImportOptions {
     pub interface: Option<String>,
 }
 
+/// What an import produced: the capture and how it was built.
 #[derive(Clone, Debug)]
 pub struct Imported {
+    /// The capture the inputs make (docs/capture-format.md).
     pub capture: Capture,
     /// Per interface: snapshots and the time base used, and what was assumed; one sentence each.
     pub notes: Vec<String>,

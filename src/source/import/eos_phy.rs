@@ -25,14 +25,14 @@ use crate::counters::{FecSource, FecStats, LinkInfo, LinkState, MAX_LANES};
 use crate::module::printed::PrintedModule;
 use serde_json::Value;
 
-pub const TOOL: &str = "eos show interfaces phy detail";
+pub(crate) const TOOL: &str = "eos show interfaces phy detail";
 
 /// Ports one output may hold (a modular chassis lists a few hundred).
 const MAX_PORTS: usize = 2048;
 /// Nesting below an interface that is kept as printed (EOS's own is 6 deep).
 const MAX_DEPTH: usize = 8;
 
-pub fn is_eos_phy_json(v: &Value) -> bool {
+pub(crate) fn is_eos_phy_json(v: &Value) -> bool {
     v.get("interfacePhyStatuses").is_some_and(Value::is_object)
 }
 
@@ -153,7 +153,7 @@ fn lane_count(n: usize) -> ParseResult<u32> {
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let v: Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
     let ports =
         v.get("interfacePhyStatuses").and_then(Value::as_object).ok_or_else(|| ParseError::missing("interfacePhyStatuses object"))?;

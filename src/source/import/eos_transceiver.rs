@@ -16,7 +16,7 @@ use crate::module::printed::{LimitsSeen, Monitor, PrintedModule};
 use crate::module::units::dbm_to_mw;
 use std::collections::HashMap;
 
-pub const TOOL: &str = "eos show interfaces transceiver";
+pub(crate) const TOOL: &str = "eos show interfaces transceiver";
 
 /// The column heading line of the plain table.
 fn is_heading(line: &str) -> bool {
@@ -29,7 +29,7 @@ fn is_detail_heading(line: &str) -> bool {
     line.contains("High Alarm") && line.contains("Low Warn")
 }
 
-pub fn is_eos_transceiver(text: &str) -> bool {
+pub(crate) fn is_eos_transceiver(text: &str) -> bool {
     let plain = text.lines().any(is_heading) && text.lines().any(|l| l.contains("Tx Power") && l.contains("Rx Power"));
     plain || (text.lines().any(is_detail_heading) && text.lines().any(|l| l.trim_start().starts_with("Port")))
 }
@@ -176,7 +176,7 @@ fn modules(rows: &[Row]) -> Vec<Fragment> {
     ports
 }
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let detail = text.lines().any(is_detail_heading);
     let rows = if detail { detail_rows(text) } else { plain_rows(text) };
     if rows.is_empty() {

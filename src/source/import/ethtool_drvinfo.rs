@@ -5,7 +5,7 @@
 use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::device::host::Fact;
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     for (k, v) in content_lines(text).filter_map(key_value) {
         let val = (!v.is_empty()).then(|| v.to_string());

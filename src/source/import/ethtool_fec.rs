@@ -74,7 +74,7 @@ fn total_and_lanes(v: &str) -> ParseResult<(u64, Vec<u64>)> {
     Ok((parse_u64(total)?, lanes))
 }
 
-pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_text(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     let mut fec = FecStats::default();
     let mut current: Option<String> = None;
@@ -127,7 +127,7 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
     Ok(f)
 }
 
-pub fn parse_json(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_json(text: &str) -> ParseResult<Fragment> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
     let obj = v
         .as_array()

@@ -6,7 +6,7 @@
 use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::counters::{LinkInfo, LinkState};
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     let mut link = LinkInfo::default();
     let mut up = None;

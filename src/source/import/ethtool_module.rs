@@ -18,7 +18,7 @@ use serde_json::Value;
 const MAX_LANES: usize = 32;
 
 /// The tool name kept in the capture's `printed_module.tool`.
-pub const TOOL: &str = "ethtool -m";
+pub(crate) const TOOL: &str = "ethtool -m";
 
 /// Label stems of each monitor in threshold and flag labels (sff-common.c
 /// `sff_show_thresholds`, sfpdiag.c / qsfp.c / cmis.c alarm-warning tables).
@@ -423,13 +423,13 @@ fn fragment(m: PrintedModule, notes: Vec<String>) -> Fragment {
 }
 
 /// True when `text` looks like decoded `ethtool -m`: an `Identifier : 0xNN (...)` line.
-pub fn is_decoded_text(text: &str) -> bool {
+pub(crate) fn is_decoded_text(text: &str) -> bool {
     content_lines(text).filter_map(key_value).any(|(k, v)| k == "Identifier" && code_and_name(v).is_some())
 }
 
 /// True when `v` is `ethtool --json -m` output: an array of one object with `identifier`
 /// and `identifier_description`.
-pub fn is_decoded_json(v: &Value) -> bool {
+pub(crate) fn is_decoded_json(v: &Value) -> bool {
     v.as_array().and_then(|a| a.first()).is_some_and(|o| o.get("identifier").is_some() && o.get("identifier_description").is_some())
 }
 
@@ -473,11 +473,11 @@ pub(super) fn parse_labelled<'a>(
     b.finish()
 }
 
-pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_text(text: &str) -> ParseResult<Fragment> {
     parse_text_module(text).map(|(m, n)| fragment(m, n))
 }
 
-pub fn parse_json(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_json(text: &str) -> ParseResult<Fragment> {
     parse_json_module(text).map(|(m, n)| fragment(m, n))
 }
 

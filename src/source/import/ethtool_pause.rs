@@ -45,7 +45,7 @@ fn fragment(
 /// The text output. Lines after `Statistics:` are counters (two-space indented, `name: N`);
 /// a counter this release does not know (`tx_pause_storm_events`, Linux 7.0) is kept as a
 /// printed field only.
-pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_text(text: &str) -> ParseResult<Fragment> {
     let mut interface = None;
     let mut s = PauseSettings::default();
     let mut stats = PauseStats::default();
@@ -88,7 +88,7 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
 
 /// `ethtool --json [-I] -a IFACE`: one object with `ifname`, `autonegotiate`, `rx`, `tx`,
 /// `negotiated: {rx, tx}` and `statistics: {tx_pause_frames, rx_pause_frames}`.
-pub fn parse_json(v: &serde_json::Value) -> ParseResult<Fragment> {
+pub(crate) fn parse_json(v: &serde_json::Value) -> ParseResult<Fragment> {
     let list = v.as_array().ok_or_else(|| ParseError::malformed("not an array"))?;
     let [o] = list.as_slice() else {
         return Err(ParseError::malformed(format!("{} objects: one interface's pause settings expected", list.len())));
@@ -123,7 +123,7 @@ pub fn parse_json(v: &serde_json::Value) -> ParseResult<Fragment> {
 
 /// Is `v` what `ethtool --json -a` prints (an object with `ifname` and `autonegotiate` or
 /// `statistics` with a pause counter)?
-pub fn is_json(v: &serde_json::Value) -> bool {
+pub(crate) fn is_json(v: &serde_json::Value) -> bool {
     v.as_array().and_then(|a| a.first()).is_some_and(|o| {
         o.get("ifname").is_some()
             && (o.get("autonegotiate").is_some()
@@ -133,7 +133,7 @@ pub fn is_json(v: &serde_json::Value) -> bool {
 }
 
 /// Is `text` an `ethtool -a` output: its title, or the three settings lines without it?
-pub fn is_text(text: &str) -> bool {
+pub(crate) fn is_text(text: &str) -> bool {
     let lines: Vec<&str> = content_lines(text).map(str::trim).collect();
     let starts = |p: &str| lines.iter().any(|l| l.starts_with(p));
     starts("Pause parameters for ") || (starts("Autonegotiate:") && starts("RX:") && starts("TX:"))

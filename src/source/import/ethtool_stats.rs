@@ -7,7 +7,7 @@
 use super::{content_lines, Fragment, ParseError, ParseResult};
 use std::sync::Arc;
 
-pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_text(text: &str) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     // Collected, then sorted once (a name added to `DriverStats` one by one costs O(n)).
     let mut counters = Vec::new();
@@ -47,7 +47,7 @@ fn insert_numbers(obj: &serde_json::Map<String, serde_json::Value>, out: &mut Ve
     }
 }
 
-pub fn parse_json(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_json(text: &str) -> ParseResult<Fragment> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
     let arr = v.as_array().ok_or_else(|| ParseError::malformed("expected a JSON array of interface objects"))?;
     if arr.len() != 1 {

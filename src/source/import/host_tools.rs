@@ -57,7 +57,7 @@ fn blocks(text: &str) -> Vec<(Block, &str, &str)> {
 /// `ethtool -g IFACE` (ethtool netlink/rings.c): `RX:` and `TX:` under `Pre-set maximums:`
 /// and `Current hardware settings:`; `RX Mini`, `RX Jumbo` and the newer lines are not
 /// rings the host judges.
-pub fn parse_rings(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_rings(text: &str) -> ParseResult<Fragment> {
     let mut r = Rings::default();
     for (block, k, v) in blocks(text) {
         let slot = match (block, k) {
@@ -79,7 +79,7 @@ pub fn parse_rings(text: &str) -> ParseResult<Fragment> {
 
 /// `ethtool -l IFACE` (ethtool netlink/channels.c): `RX:`, `TX:`, `Other:`, `Combined:` under
 /// the same two headings; `n/a` (a maximum of 0) is a kind the driver has not.
-pub fn parse_channels(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_channels(text: &str) -> ParseResult<Fragment> {
     let mut c = Channels::default();
     for (block, k, v) in blocks(text) {
         let slot = match (block, k) {
@@ -106,16 +106,16 @@ pub fn parse_channels(text: &str) -> ParseResult<Fragment> {
 /// One netdev as `ip link` shows it: its name, MTU and, with `-d`, the PCI function it
 /// belongs to (`parentbus pci parentdev 0000:3b:00.0`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NetdevLink {
-    pub interface: String,
-    pub mtu: u32,
-    pub bus_info: Option<String>,
+pub(crate) struct NetdevLink {
+    pub(crate) interface: String,
+    pub(crate) mtu: u32,
+    pub(crate) bus_info: Option<String>,
 }
 
 /// `ip [-d] link` / `ip [-d] address` text (iproute2 ipaddress.c `print_linkinfo`): a line
 /// `N: NAME[@LINK]: <FLAGS> mtu M ...` per netdev, and with `-d` `parentbus BUS parentdev DEV`
 /// further on. Host-wide: each interface the other files name takes its own.
-pub fn parse_ip_link(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_ip_link(text: &str) -> ParseResult<Fragment> {
     let mut links: Vec<NetdevLink> = Vec::new();
     for line in content_lines(text) {
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -144,7 +144,7 @@ pub fn parse_ip_link(text: &str) -> ParseResult<Fragment> {
 
 /// `ip -j [-d] link` / `address`: an array of objects with `ifname`, `mtu` and, with `-d`,
 /// `parentbus` and `parentdev`.
-pub fn parse_ip_link_json(v: &serde_json::Value) -> ParseResult<Fragment> {
+pub(crate) fn parse_ip_link_json(v: &serde_json::Value) -> ParseResult<Fragment> {
     let list = v.as_array().ok_or_else(|| ParseError::malformed("not an array of links"))?;
     let mut links = Vec::new();
     for l in list {
@@ -164,16 +164,16 @@ pub fn parse_ip_link_json(v: &serde_json::Value) -> ParseResult<Fragment> {
 
 /// Is `v` what `ip -j link` / `address` prints (not `ethtool --json -S`, whose objects also
 /// have `ifname`)?
-pub fn is_ip_link_json(v: &serde_json::Value) -> bool {
+pub(crate) fn is_ip_link_json(v: &serde_json::Value) -> bool {
     v.as_array().and_then(|a| a.first()).is_some_and(|l| l.get("ifname").is_some() && l.get("mtu").is_some() && l.get("flags").is_some())
 }
 
 /// One NIC of `nvidia-smi topo -m` and its GPUs, each with the distance the matrix states.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NicGpus {
+pub(crate) struct NicGpus {
     /// The NIC as the legend names it: the RDMA device (`mlx5_0`).
-    pub nic: String,
-    pub gpus: Vec<Gpu>,
+    pub(crate) nic: String,
+    pub(crate) gpus: Vec<Gpu>,
 }
 
 /// A cell of the matrix between a NIC and a GPU, in the legend's words.
@@ -199,7 +199,7 @@ fn is_label(w: &str) -> bool {
 /// the driver prints them) and a row per NIC; `NIC Legend:` names each `NICk`. Every NIC
 /// gets every GPU with the distance in its row and the GPU's NUMA node (`NUMA Affinity`,
 /// when a single node). Host-wide: [`NicGpus`] finds its interface by RDMA device.
-pub fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
     let lines: Vec<String> = content_lines(text).map(super::mlxlink_text::strip_ansi).collect();
     let header_at = lines
         .iter()
@@ -260,7 +260,7 @@ pub fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
 
 /// Is `text` an `nvidia-smi topo -m` matrix: a header row and a row that both begin with
 /// `GPU0`, the row's own cell `X`?
-pub fn is_nvidia_topo(text: &str) -> bool {
+pub(crate) fn is_nvidia_topo(text: &str) -> bool {
     let rows: Vec<Vec<String>> = content_lines(text)
         .map(|l| super::mlxlink_text::strip_ansi(l).split_whitespace().map(str::to_string).collect::<Vec<_>>())
         .filter(|w| w.first().is_some_and(|f| f == "GPU0"))
@@ -269,7 +269,7 @@ pub fn is_nvidia_topo(text: &str) -> bool {
 }
 
 /// `ibdev2netdev` (MLNX_OFED): `mlx5_0 port 1 ==> ens1np0 (Up)` per port.
-pub fn parse_ibdev2netdev(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_ibdev2netdev(text: &str) -> ParseResult<Fragment> {
     let mut map = Vec::new();
     for line in content_lines(text) {
         let w: Vec<&str> = line.split_whitespace().collect();
@@ -284,7 +284,7 @@ pub fn parse_ibdev2netdev(text: &str) -> ParseResult<Fragment> {
 }
 
 /// Is `text` an `ibdev2netdev` output?
-pub fn is_ibdev2netdev(text: &str) -> bool {
+pub(crate) fn is_ibdev2netdev(text: &str) -> bool {
     let lines: Vec<&str> = content_lines(text).map(str::trim).filter(|l| !l.is_empty()).collect();
     !lines.is_empty() && lines.iter().all(|l| l.contains(" port ") && l.contains(" ==> "))
 }

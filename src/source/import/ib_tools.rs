@@ -26,7 +26,7 @@ fn port_fragment(hca: &str, port: u32) -> IbFragment {
 
 /// `ibstat`: `CA 'mlx5_0'` blocks with `Firmware version:` and `Node GUID:`, then `Port N:` blocks with
 /// `State: Active`, `Physical state: LinkUp`, `Rate: 400`, `Base lid: 50`, `Link layer: InfiniBand`.
-pub fn parse_ibstat(text: &str) -> ParseResult<Vec<IbFragment>> {
+pub(crate) fn parse_ibstat(text: &str) -> ParseResult<Vec<IbFragment>> {
     let mut out: Vec<IbFragment> = Vec::new();
     let (mut ca, mut fw, mut guid): (Option<String>, Option<String>, Option<String>) = (None, None, None);
     for line in text.lines().map(str::trim) {
@@ -80,7 +80,7 @@ fn parse_lid(v: &str) -> Option<u32> {
 
 /// `ibstatus`: `Infiniband device 'mlx5_0' port 1 status:` blocks with `base lid: 0x22`,
 /// `state: 4: ACTIVE`, `phys state: 5: LinkUp`, `rate: 200 Gb/sec (4X HDR)`, `link_layer: InfiniBand`.
-pub fn parse_ibstatus(text: &str) -> ParseResult<Vec<IbFragment>> {
+pub(crate) fn parse_ibstatus(text: &str) -> ParseResult<Vec<IbFragment>> {
     let mut out: Vec<IbFragment> = Vec::new();
     for line in text.lines().map(str::trim) {
         if let Some(rest) = line.strip_prefix("Infiniband device '") {
@@ -155,12 +155,12 @@ const PERFQUERY_NAMES: &[(&str, &str)] = &[
 ];
 
 /// True when a line is a `perfquery` counter (`SymbolErrorCounter:..............0`).
-pub fn is_perfquery_line(line: &str) -> bool {
+pub(crate) fn is_perfquery_line(line: &str) -> bool {
     line.split_once(':').is_some_and(|(k, v)| PERFQUERY_NAMES.iter().any(|(n, _)| *n == k.trim()) && v.starts_with('.'))
 }
 
 /// `perfquery [-x]`: `# Port [extended] counters: Lid 10 port 1 ...` then `Name:....value` lines.
-pub fn parse_perfquery(text: &str) -> ParseResult<Vec<IbFragment>> {
+pub(crate) fn parse_perfquery(text: &str) -> ParseResult<Vec<IbFragment>> {
     let mut out: Vec<IbFragment> = Vec::new();
     for line in text.lines().map(str::trim) {
         if let Some(rest) = line.strip_prefix("# Port ").and_then(|r| r.split_once("counters:")).map(|(_, r)| r) {
@@ -204,7 +204,7 @@ pub fn parse_perfquery(text: &str) -> ParseResult<Vec<IbFragment>> {
 }
 
 /// The port sosreport's file name gives a `perfquery -C mlx5_0 -P 1`: `perfquery_-C_mlx5_0_-P_1`.
-pub fn port_from_file_name(name: &str) -> Option<String> {
+pub(crate) fn port_from_file_name(name: &str) -> Option<String> {
     let rest = name.strip_prefix("perfquery_")?;
     let (hca, port) = rest.strip_prefix("-C_")?.split_once("_-P_")?;
     let port: u32 = port.parse().ok()?;
@@ -214,7 +214,7 @@ pub fn port_from_file_name(name: &str) -> Option<String> {
 /// The device a saved `mlxlink` output names: an RDMA device (`mlx5_0`) or a PCI function
 /// (`0000:12:00.0`), and the port (`-p`, 1 when not given: mlxlink's default).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MlxlinkDevice {
+pub(crate) enum MlxlinkDevice {
     Rdma(String),
     Pci(String),
 }
@@ -225,7 +225,7 @@ pub enum MlxlinkDevice {
 /// (RDMA device mlx5_0, port 1), `mlxlink_-d_0000_12_00.0` (the `mellanox_firmware`
 /// plugin's `mlxlink -d <PCI address>`, port 1). An mst device (`.dev.mst.mt4123_pciconf0`)
 /// names no port optics can find.
-pub fn mlxlink_device_from_file_name(name: &str) -> Option<(MlxlinkDevice, u32)> {
+pub(crate) fn mlxlink_device_from_file_name(name: &str) -> Option<(MlxlinkDevice, u32)> {
     let rest = name.strip_prefix("mlxlink_")?;
     let args: Vec<&str> = rest.split('_').collect();
     // Each option starts a word with `-`; its value is the words up to the next option.

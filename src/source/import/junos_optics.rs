@@ -8,12 +8,12 @@
 
 use super::{ethtool_module, key_value, Fragment, ParseError, ParseResult};
 
-pub const TOOL: &str = "junos show interfaces diagnostics optics";
+pub(crate) const TOOL: &str = "junos show interfaces diagnostics optics";
 
 const HEADING: &str = "Physical interface:";
 
 /// Lines that only Junos' optics diagnostics print under a `Physical interface:` heading.
-pub fn is_junos_optics(text: &str) -> bool {
+pub(crate) fn is_junos_optics(text: &str) -> bool {
     let mut heading = false;
     for l in text.lines().map(str::trim) {
         if l.starts_with(HEADING) {
@@ -38,7 +38,7 @@ fn lane_heading(line: &str) -> Option<usize> {
 /// A `label : value` line and the lane (0-based) it is under.
 type Line<'a> = (&'a str, &'a str, Option<usize>);
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     // (interface, its lines)
     let mut blocks: Vec<(String, Vec<Line>)> = Vec::new();
     let mut lane = None;

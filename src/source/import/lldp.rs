@@ -24,7 +24,7 @@ fn text_heading(line: &str) -> Option<(&str, Option<&str>)> {
     (!name.is_empty() && !name.contains(' ')).then_some((name, via))
 }
 
-pub fn is_text(text: &str) -> bool {
+pub(crate) fn is_text(text: &str) -> bool {
     let mut heading = false;
     for l in text.lines().map(str::trim) {
         if text_heading(l).is_some_and(|(_, via)| via.is_some()) {
@@ -36,12 +36,12 @@ pub fn is_text(text: &str) -> bool {
     false
 }
 
-pub fn is_keyvalue(text: &str) -> bool {
+pub(crate) fn is_keyvalue(text: &str) -> bool {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).all(|l| l.starts_with("lldp.") && l.contains('='))
         && text.lines().any(|l| l.contains(".chassis.") || l.contains(".port."))
 }
 
-pub fn is_json(v: &Value) -> bool {
+pub(crate) fn is_json(v: &Value) -> bool {
     v.get("lldp").is_some_and(|l| l.is_object() || l.is_array())
 }
 
@@ -80,7 +80,7 @@ fn fragments(found: Vec<(String, LinkNeighbor)>) -> ParseResult<Fragment> {
     Ok(Fragment { ports, ..Default::default() })
 }
 
-pub fn parse_text(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_text(text: &str) -> ParseResult<Fragment> {
     let mut found: Vec<(String, LinkNeighbor)> = Vec::new();
     for line in text.lines() {
         if let Some((iface, via)) = text_heading(line) {
@@ -100,7 +100,7 @@ pub fn parse_text(text: &str) -> ParseResult<Fragment> {
     fragments(found)
 }
 
-pub fn parse_keyvalue(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_keyvalue(text: &str) -> ParseResult<Fragment> {
     let mut found: Vec<(String, LinkNeighbor)> = Vec::new();
     for line in text.lines() {
         let Some((k, v)) = line.trim().split_once('=') else { continue };
@@ -171,7 +171,7 @@ fn json_neighbor(o: &Value) -> LinkNeighbor {
     n
 }
 
-pub fn parse_json(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_json(text: &str) -> ParseResult<Fragment> {
     let v: Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
     let lldp = v.get("lldp").ok_or_else(|| ParseError::missing("\"lldp\" object"))?;
     // `json0` wraps everything in lists: `{"lldp": [{"interface": [{"name": "eth0", ..}]}]}`.

@@ -16,18 +16,18 @@ use std::collections::BTreeMap;
 
 /// One PCI function as lspci prints it; what the output does not print is `None` / empty.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PciFunction {
+pub(crate) struct PciFunction {
     /// `dddd:bb:dd.f`, lower case (domain `0000` where lspci prints none).
-    pub address: String,
-    pub link: Option<PciLink>,
+    pub(crate) address: String,
+    pub(crate) link: Option<PciLink>,
     /// `NUMA node: N`; the kernel's -1 (no affinity known) is none.
-    pub numa_node: Option<i32>,
+    pub(crate) numa_node: Option<i32>,
     /// `vendor:device`, lower-case hex, where `-n` / `-nn` prints it.
-    pub pci_id: Option<String>,
+    pub(crate) pci_id: Option<String>,
     /// A display, 3D or processing-accelerator function of NVIDIA, AMD or Intel.
-    pub gpu: bool,
+    pub(crate) gpu: bool,
     /// From the tree: host bridge (`pci0000:20`), each bridge, the function.
-    pub path: Vec<String>,
+    pub(crate) path: Vec<String>,
 }
 
 impl PciFunction {
@@ -81,7 +81,7 @@ fn is_address(a: &str) -> bool {
 
 /// A PCI address as lspci, `ethtool -i` bus-info and sysfs are compared: with its domain
 /// (lspci prints none for domain 0 on a single-domain host), lower case.
-pub fn address_key(addr: &str) -> String {
+pub(crate) fn address_key(addr: &str) -> String {
     let a = addr.trim().to_ascii_lowercase();
     if a.matches(':').count() == 1 {
         format!("0000:{a}")
@@ -91,7 +91,7 @@ pub fn address_key(addr: &str) -> String {
 }
 
 /// True when `lspci_addr` (`3b:00.0` or `0000:3b:00.0`) is PCI address `bus_info`.
-pub fn same_address(lspci_addr: &str, bus_info: &str) -> bool {
+pub(crate) fn same_address(lspci_addr: &str, bus_info: &str) -> bool {
     address_key(lspci_addr) == address_key(bus_info)
 }
 
@@ -154,7 +154,7 @@ fn function_of(addr: &str, class: &str, rest: &str) -> PciFunction {
 
 /// The listing (`lspci`, `-nn`, `-v`, `-vvv`): every function with something to tell (a
 /// PCIe link, a NUMA node, an ID, or being a GPU).
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let mut found: Vec<PciFunction> = Vec::new();
     let mut cur: Option<PciFunction> = None;
     let tells = |f: &PciFunction| f.link.is_some() || f.numa_node.is_some() || f.pci_id.is_some() || f.gpu;
@@ -191,7 +191,7 @@ pub fn parse(text: &str) -> ParseResult<Fragment> {
 
 /// Is `text` an lspci listing: device lines at column 0 (`ADDR CLASS: NAME`), and every
 /// line at column 0 one of them; or, as pasted without them, `LnkCap:` / `LnkSta:` lines?
-pub fn is_listing(text: &str) -> bool {
+pub(crate) fn is_listing(text: &str) -> bool {
     let heads: Vec<&str> = content_lines(text).filter(|l| !l.trim().is_empty() && !l.starts_with(char::is_whitespace)).collect();
     let listing = !heads.is_empty() && heads.iter().all(|l| header(l).is_some());
     listing || content_lines(text).map(str::trim).any(|l| l.starts_with("LnkCap:") || l.starts_with("LnkSta:"))
@@ -224,7 +224,7 @@ fn past_connectors(line: &str, mut i: usize) -> usize {
 /// device `dd.f`, a bridge followed by its bus range `-[ss-ee]` and its children. Children
 /// of one bus start in one column, on the bridge's line and the lines below it (the tree is
 /// printed depth first), so the bus and the path of each column are kept as the lines pass.
-pub fn parse_tree(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_tree(text: &str) -> ParseResult<Fragment> {
     // Column -> (domain:bus of the devices that start there, the path above them).
     let mut columns: BTreeMap<usize, (String, Vec<String>)> = BTreeMap::new();
     let mut found = Vec::new();
@@ -277,7 +277,7 @@ pub fn parse_tree(text: &str) -> ParseResult<Fragment> {
 
 /// Is `text` an `lspci -t[v]` tree (it starts at a host bridge, `-[0000:00]-` or
 /// `-+-[0000:00]-+-`)?
-pub fn is_tree(text: &str) -> bool {
+pub(crate) fn is_tree(text: &str) -> bool {
     let first = content_lines(text).map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
     let start = first.trim_start_matches(['-', '+']);
     first.starts_with('-') && root_at(start, 0).is_some()
@@ -285,7 +285,7 @@ pub fn is_tree(text: &str) -> bool {
 
 /// The functions of one node's lspci outputs by address, the listing's facts and the
 /// tree's places merged.
-pub fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> BTreeMap<String, PciFunction> {
+pub(crate) fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> BTreeMap<String, PciFunction> {
     let mut out: BTreeMap<String, PciFunction> = BTreeMap::new();
     for f in all {
         out.entry(address_key(&f.address)).and_modify(|have| have.fill_from(f)).or_insert_with(|| f.clone());
@@ -294,7 +294,7 @@ pub fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> BTreeMa
 }
 
 /// The node's GPUs as the listing names them, worked out once for every NIC of the input.
-pub fn gpus(all: &BTreeMap<String, PciFunction>) -> Vec<Gpu> {
+pub(crate) fn gpus(all: &BTreeMap<String, PciFunction>) -> Vec<Gpu> {
     all.values()
         .filter(|f| f.gpu)
         .map(|f| Gpu {
@@ -309,7 +309,7 @@ pub fn gpus(all: &BTreeMap<String, PciFunction>) -> Vec<Gpu> {
 
 /// The host facts lspci gives the NIC at `nic` (where none are known yet): its NUMA node,
 /// PCI ID and place, and the node's `gpus` ([`gpus`]).
-pub fn fill_host(h: &mut HostFacts, nic: &PciFunction, gpus: &[Gpu]) {
+pub(crate) fn fill_host(h: &mut HostFacts, nic: &PciFunction, gpus: &[Gpu]) {
     if h.numa_node.is_none() {
         h.numa_node = nic.numa_node.map(Fact::import);
     }

@@ -35,7 +35,7 @@ fn is_header(line: &str) -> bool {
     names.contains(&"amBer_Version") || (names.contains(&"Time_since_last_clear_[Min]") && names.contains(&"Raw_Errors_lane0"))
 }
 
-pub fn is_amber_csv(text: &str) -> bool {
+pub(crate) fn is_amber_csv(text: &str) -> bool {
     text.lines().find(|l| !l.trim().is_empty()).is_some_and(is_header)
 }
 
@@ -104,7 +104,7 @@ fn run(header: &[&str], row: &[&str], n: usize) -> ParseResult<Fragment> {
 }
 
 /// The runs of the file: one fragment when it holds one row, else one per row in `runs`.
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let header_line = lines.next().ok_or_else(|| ParseError::missing("field names (an empty file)"))?;
     if !is_header(header_line) {

@@ -29,19 +29,19 @@ use crate::counters::{FecHistogramBin, FecSource, FecStats, LinkInfo, LinkState,
 use crate::module::printed::{PrintedModule, PrintedRange};
 
 /// The driver-counter name effective (post-FEC) errors are recorded under.
-pub const EFFECTIVE_ERRORS: &str = "mlxlink_effective_physical_errors";
+pub(crate) const EFFECTIVE_ERRORS: &str = "mlxlink_effective_physical_errors";
 
 /// One printed field: section title, field name, value text.
-pub type Field = (String, String, String);
+pub(crate) type Field = (String, String, String);
 
 /// mlxlink's BER notation `<coef>E-<magnitude>`: "15E-255" = 15 x 10^-255 (mlxlink's way of printing "no errors").
-pub fn parse_ber(s: &str) -> Option<f64> {
+pub(crate) fn parse_ber(s: &str) -> Option<f64> {
     let (coef, mag) = s.trim().split_once(['E', 'e'])?;
     Some(coef.trim().parse::<f64>().ok()? * 10f64.powi(mag.trim().parse::<i32>().ok()?))
 }
 
 /// "v1,v2,... [lo..hi]" -> values (`N/A` -> None) and the range.
-pub fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<PrintedRange>)> {
+pub(crate) fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<PrintedRange>)> {
     let (vals, range) = match s.trim().split_once('[') {
         Some((v, r)) => (v, Some(r.trim_end().trim_end_matches(']'))),
         None => (s, None),
@@ -108,7 +108,7 @@ fn bin_range(s: &str) -> ParseResult<(u32, u32)> {
 }
 
 /// The eye section's section title (`--show_eye` of a network port).
-pub const EYE_SECTION: &str = "EYE Opening Info";
+pub(crate) const EYE_SECTION: &str = "EYE Opening Info";
 
 /// A field name as matched: inner runs of spaces collapsed to one.
 fn collapsed(name: &str) -> String {
@@ -142,7 +142,7 @@ fn eye_field(eye: &mut SerdesEye, name: &str, v: &str) -> ParseResult<bool> {
     Ok(true)
 }
 
-pub fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
+pub(crate) fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
     let mut f = Fragment::default();
     let mut link = LinkInfo::default();
     let mut state = LinkState::default();

@@ -19,7 +19,7 @@ fn text_of(v: &Value) -> Option<String> {
     }
 }
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let root: Value = serde_json::from_str(text).map_err(ParseError::syntax)?;
     let output =
         root.pointer("/result/output").unwrap_or(&root).as_object().ok_or_else(|| ParseError::missing("\"result\".\"output\" object"))?;

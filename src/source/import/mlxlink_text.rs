@@ -8,7 +8,7 @@ use super::mlxlink_fields::{to_fragment, Field};
 use super::{key_value, Fragment, ParseResult};
 
 /// The text without ANSI escape sequences (`ESC [ ... letter`).
-pub fn strip_ansi(s: &str) -> String {
+pub(crate) fn strip_ansi(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -25,7 +25,7 @@ pub fn strip_ansi(s: &str) -> String {
     out.trim().to_string()
 }
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let lines: Vec<String> = text.lines().map(strip_ansi).filter(|l| !l.is_empty()).collect();
     let mut section = String::new();
     let mut fields: Vec<Field> = Vec::new();

@@ -9,31 +9,31 @@
 
 pub mod build;
 pub mod eos_phy;
-pub mod eos_transceiver;
-pub mod ethtool_drvinfo;
-pub mod ethtool_fec;
-pub mod ethtool_link;
+pub(crate) mod eos_transceiver;
+pub(crate) mod ethtool_drvinfo;
+pub(crate) mod ethtool_fec;
+pub(crate) mod ethtool_link;
 pub mod ethtool_module;
-pub mod ethtool_pause;
-pub mod ethtool_stats;
-pub mod host_tools;
-pub mod ib_tools;
-pub mod junos_optics;
-pub mod lldp;
-pub mod lspci;
-pub mod mlxlink_amber;
-pub mod mlxlink_fields;
-pub mod mlxlink_json;
-pub mod mlxlink_text;
-pub mod module_pages;
-pub mod nvue;
-pub mod parse_error;
+pub(crate) mod ethtool_pause;
+pub(crate) mod ethtool_stats;
+pub(crate) mod host_tools;
+pub(crate) mod ib_tools;
+pub(crate) mod junos_optics;
+pub(crate) mod lldp;
+pub(crate) mod lspci;
+pub(crate) mod mlxlink_amber;
+pub(crate) mod mlxlink_fields;
+pub(crate) mod mlxlink_json;
+pub(crate) mod mlxlink_text;
+pub(crate) mod module_pages;
+pub(crate) mod nvue;
+pub(crate) mod parse_error;
 pub mod recognize;
-pub mod sonic_counters;
-pub mod sonic_sfpshow;
-pub mod sonic_xcvr;
-pub mod sysfs_tree;
-pub mod uptime;
+pub(crate) mod sonic_counters;
+pub(crate) mod sonic_sfpshow;
+pub(crate) mod sonic_xcvr;
+pub(crate) mod sysfs_tree;
+pub(crate) mod uptime;
 pub mod walk;
 
 pub use build::{import, import_pair, import_parsed, is_capture, ImportOptions, Imported};
@@ -50,14 +50,34 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use thiserror::Error;
 
+/// Why an import failed.
 #[derive(Debug, Error)]
 pub enum ImportError {
+    /// An input could not be read.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The input.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// No format optics reads.
     #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / -a (text or --json) / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail] / phy detail | json, Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
-    Unrecognised { path: PathBuf },
+    Unrecognised {
+        /// The input.
+        path: PathBuf,
+    },
+    /// A recognised format that does not parse.
     #[error("{path}: {format}: {detail}")]
-    Parse { path: PathBuf, format: &'static str, detail: ParseError },
+    Parse {
+        /// The input.
+        path: PathBuf,
+        /// The format's name.
+        format: &'static str,
+        /// What is wrong, and where.
+        detail: ParseError,
+    },
+    /// A bad combination of inputs or options, said as a sentence.
     #[error("{0}")]
     Input(String),
 }
@@ -68,76 +88,77 @@ pub struct Fragment {
     /// The interface as the content names it (`Settings for X:`, `"ifname"`).
     pub interface: Option<String>,
     /// mlxlink `"Time Since Last Clear [Min]"`, in seconds.
-    pub since_clear_s: Option<f64>,
-    pub driver_stats: DriverStats,
-    pub fec: Option<FecStats>,
-    pub link_state: Option<LinkState>,
-    pub link: Option<LinkInfo>,
-    pub driver: Option<String>,
-    pub bus_info: Option<String>,
+    pub(crate) since_clear_s: Option<f64>,
+    pub(crate) driver_stats: DriverStats,
+    pub(crate) fec: Option<FecStats>,
+    pub(crate) link_state: Option<LinkState>,
+    pub(crate) link: Option<LinkInfo>,
+    pub(crate) driver: Option<String>,
+    pub(crate) bus_info: Option<String>,
     /// lspci's PCI functions (the listing's facts, the tree's places).
-    pub pci_devices: Vec<lspci::PciFunction>,
-    pub module_pages: Option<ModulePages>,
+    pub(crate) pci_devices: Vec<lspci::PciFunction>,
+    pub(crate) module_pages: Option<ModulePages>,
+    /// Module monitors as the tool printed them (decoded `ethtool -m`, `mlxlink -m`, switch CLIs).
     pub printed_module: Option<PrintedModule>,
     /// The host NIC's receiver eye per lane (`mlxlink --show_eye`).
-    pub serdes_eye: Option<SerdesEye>,
+    pub(crate) serdes_eye: Option<SerdesEye>,
     /// Every field as printed (`Section/Field` -> text), kept in the record.
-    pub printed_fields: BTreeMap<String, String>,
+    pub(crate) printed_fields: BTreeMap<String, String>,
     /// Host uptime (`/proc/uptime`, `uptime`), seconds.
-    pub uptime_s: Option<f64>,
+    pub(crate) uptime_s: Option<f64>,
     /// What the parser had to assume or skipped, one sentence each.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// A switch's output names several ports: one fragment each, named by its `interface`
-    /// ([`walk::ParsedFile::ports`] splits them before the fragments are grouped).
+    /// (`walk::ParsedFile::ports` splits them before the fragments are grouped).
     pub ports: Vec<Fragment>,
     /// Several runs of one port in one file (an amBER CSV's rows), oldest first: each is a
     /// snapshot of its own ([`walk::split_runs`]).
-    pub runs: Vec<Fragment>,
+    pub(crate) runs: Vec<Fragment>,
     /// The far end of the interface's cable, from an LLDP neighbor table (`lldp`).
-    pub neighbor: Option<crate::device::LinkNeighbor>,
+    pub(crate) neighbor: Option<crate::device::LinkNeighbor>,
     /// InfiniBand ports the file describes (`ib_tools`, a copied sysfs tree); a file with
     /// several is split into one parsed file per port ([`walk::split_ib_ports`]).
-    pub ib_ports: Vec<IbFragment>,
+    pub(crate) ib_ports: Vec<IbFragment>,
     /// The host beneath the interface as the file states it (`ethtool -i`, `-g`, `-l`),
     /// every fact marked imported.
-    pub host: crate::device::host::HostFacts,
+    pub(crate) host: crate::device::host::HostFacts,
     /// Host-wide: each netdev's MTU and PCI function (`ip [-d] link`, `ip [-d] address`).
-    pub netdev_links: Vec<host_tools::NetdevLink>,
+    pub(crate) netdev_links: Vec<host_tools::NetdevLink>,
     /// Host-wide: each NIC's GPUs with their distance (`nvidia-smi topo -m`).
-    pub gpu_topology: Vec<host_tools::NicGpus>,
+    pub(crate) gpu_topology: Vec<host_tools::NicGpus>,
     /// Host-wide: (RDMA device, netdev) pairs (`ibdev2netdev`).
-    pub rdma_netdevs: Vec<(String, String)>,
+    pub(crate) rdma_netdevs: Vec<(String, String)>,
     /// Pause frames sent and received (`ethtool -I -a`): the sample's `pause`.
-    pub pause: Option<crate::counters::host::PauseStats>,
+    pub(crate) pause: Option<crate::counters::host::PauseStats>,
 }
 
 /// One InfiniBand port as a tool output or a copied sysfs tree gives it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct IbFragment {
+pub(crate) struct IbFragment {
     /// The RDMA device and port, when the output names them (`perfquery` names a LID only).
-    pub hca: Option<String>,
-    pub port: Option<u32>,
+    pub(crate) hca: Option<String>,
+    pub(crate) port: Option<u32>,
     /// The port's LID (`ibstat` `Base lid`, `perfquery` `Lid`): joins a `perfquery` to its port.
-    pub lid: Option<u32>,
-    pub identity: IbPort,
+    pub(crate) lid: Option<u32>,
+    pub(crate) identity: IbPort,
     /// The HCA's PCI function (a copied sysfs tree whose `device` link resolves): driver,
     /// address, PCIe link.
-    pub driver: Option<String>,
-    pub bus_info: Option<String>,
-    pub pci: Option<PciLink>,
-    pub link: Option<LinkInfo>,
+    pub(crate) driver: Option<String>,
+    pub(crate) bus_info: Option<String>,
+    pub(crate) pci: Option<PciLink>,
+    pub(crate) link: Option<LinkInfo>,
     /// State and counters as read.
-    pub sample: IbSample,
+    pub(crate) sample: IbSample,
 }
 
 impl IbFragment {
     /// `mlx5_0/1`, when the device and port are known.
-    pub fn name(&self) -> Option<String> {
+    pub(crate) fn name(&self) -> Option<String> {
         Some(format!("{}/{}", self.hca.as_ref()?, self.port?))
     }
 
     /// A reading: a state or counters (identity alone, `Link layer` and `Rate`, is not).
-    pub fn is_reading(&self) -> bool {
+    pub(crate) fn is_reading(&self) -> bool {
         self.sample.state.is_some() || !self.sample.counters.is_empty()
     }
 }
@@ -145,7 +166,7 @@ impl IbFragment {
 impl Fragment {
     /// True when the file describes the host rather than one interface (lspci, uptime, ip
     /// link, nvidia-smi topo -m, ibdev2netdev).
-    pub fn is_host_wide(&self) -> bool {
+    pub(crate) fn is_host_wide(&self) -> bool {
         self.uptime_s.is_some()
             || !self.pci_devices.is_empty()
             || !self.netdev_links.is_empty()
@@ -154,7 +175,7 @@ impl Fragment {
     }
 
     /// True when the file holds counters (a snapshot), not only identity or module data.
-    pub fn has_counters(&self) -> bool {
+    pub(crate) fn has_counters(&self) -> bool {
         !self.driver_stats.is_empty()
             || self.fec.is_some()
             || self.pause.is_some()

@@ -7,14 +7,14 @@ use super::{Fragment, ParseError, ParseResult};
 use crate::capture::ModulePages;
 use crate::module::input;
 
-pub fn parse(bytes: &[u8]) -> ParseResult<Fragment> {
+pub(crate) fn parse(bytes: &[u8]) -> ParseResult<Fragment> {
     let parsed = input::parse(bytes).map_err(ParseError::syntax)?;
     Ok(Fragment { module_pages: Some(ModulePages { pages: parsed.image.entries() }), notes: parsed.notes, ..Default::default() })
 }
 
 /// `sfputil show eeprom-hexdump` of one port or many: each `EEPROM hexdump for port X`
 /// becomes port X's module; a port whose dump cannot be read is skipped with a note.
-pub fn parse_sfputil(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_sfputil(text: &str) -> ParseResult<Fragment> {
     let mut ports = Vec::new();
     let mut notes = Vec::new();
     for (port, dump) in input::sfputil_ports(text) {

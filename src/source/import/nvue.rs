@@ -23,12 +23,12 @@ use super::{content_lines, ethtool_module, key_value, Fragment, ParseError, Pars
 use crate::counters::{FecHistogramBin, FecSource, FecStats, MAX_LANES};
 use serde_json::Value;
 
-pub const TOOL: &str = "nvue nv show interface transceiver";
+pub(crate) const TOOL: &str = "nvue nv show interface transceiver";
 
 /// The driver-counter name `effective-errors` (PPCNT's errors left after FEC, as mlxlink's
 /// `Effective Physical Errors`, but counted by the switch) is recorded under, so its origin
 /// names NVUE.
-pub const EFFECTIVE_ERRORS: &str = "nvue_effective_errors";
+pub(crate) const EFFECTIVE_ERRORS: &str = "nvue_effective_errors";
 
 /// Most histogram bins NVUE prints (`rs-num-corr-err-bin0..15`, RS(544,514) corrects up to
 /// 15 symbols); a larger bin is not read.
@@ -106,7 +106,7 @@ pub fn recognize(text: &str) -> Option<super::Format> {
 }
 
 /// The NVUE `-o json` output `v` is, if it is one: an object with these commands' keys.
-pub fn recognize_json(v: &Value) -> Option<super::Format> {
+pub(crate) fn recognize_json(v: &Value) -> Option<super::Format> {
     let o = v.as_object()?;
     if o.keys().any(|k| is_transceiver_key(k)) {
         Some(super::Format::NvueTransceiver)
@@ -146,7 +146,7 @@ fn pairs(text: &str, table: bool) -> ParseResult<Pairs> {
 }
 
 /// `nv show interface IF transceiver` (text or `-o json`).
-pub fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
     let (pairs, port) = pairs(text, false)?;
     let mut lines = Vec::new();
     for (k, v) in &pairs {
@@ -169,7 +169,7 @@ fn count(k: &str, v: &str) -> ParseResult<u64> {
 }
 
 /// `nv show interface IF link phy-detail` / `link phy health` (text or `-o json`).
-pub fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
     let (pairs, port) = pairs(text, true)?;
     let mut f = Fragment { interface: port, ..Default::default() };
     let mut lanes: Vec<Option<u64>> = Vec::new();

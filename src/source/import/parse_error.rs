@@ -53,32 +53,33 @@ pub enum ParseError {
 
 impl ParseError {
     /// A part the format always prints is absent (`what` reads after "no ").
-    pub fn missing(what: impl Into<String>) -> Self {
+    pub(crate) fn missing(what: impl Into<String>) -> Self {
         Self::Missing(what.into())
     }
 
     /// A value or line that does not read as the tool prints it.
-    pub fn malformed(what: impl Into<String>) -> Self {
+    pub(crate) fn malformed(what: impl Into<String>) -> Self {
         Self::Malformed(what.into())
     }
 
     /// Recognised but not usable as given; `instead` says what to give or run.
-    pub fn refused(problem: impl Into<String>, instead: &'static str) -> Self {
+    pub(crate) fn refused(problem: impl Into<String>, instead: &'static str) -> Self {
         Self::Refused { problem: problem.into(), instead }
     }
 
     /// Not the format's syntax (a decoder's own error).
-    pub fn syntax(e: impl fmt::Display) -> Self {
+    pub(crate) fn syntax(e: impl fmt::Display) -> Self {
         Self::Syntax(e.to_string())
     }
 
     /// This error, located at `at` (a row, a field, a port).
-    pub fn at(self, at: impl fmt::Display) -> Self {
+    pub(crate) fn at(self, at: impl fmt::Display) -> Self {
         Self::At { at: at.to_string(), error: Box::new(self) }
     }
 
     /// The error under any [`At`](Self::At) locations: what went wrong, wherever it was.
-    pub fn kind(&self) -> &Self {
+    #[cfg(test)]
+    pub(crate) fn kind(&self) -> &Self {
         match self {
             Self::At { error, .. } => error.kind(),
             e => e,

@@ -2,17 +2,26 @@
 
 use super::{content_lines, key_value};
 
+/// Which tool printed a file, and in which of its output forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// `mlxlink --json`.
     MlxlinkJson,
+    /// `mlxlink` text (`-m`, `-c`, `--show_eye`, ...).
     MlxlinkText,
     /// `mlxlink --amber_collect` CSV (`mlxlink_amber`).
     MlxlinkAmber,
+    /// `ethtool -S IFACE` text.
     EthtoolStats,
+    /// `ethtool --json -S IFACE`.
     EthtoolStatsJson,
+    /// `ethtool --show-fec IFACE [--include-statistics]` text.
     EthtoolFec,
+    /// `ethtool --json --show-fec IFACE`.
     EthtoolFecJson,
+    /// `ethtool IFACE` (link settings) text.
     EthtoolLink,
+    /// `ethtool -i IFACE` (driver, firmware, bus-info).
     EthtoolDrvinfo,
     /// The lspci listing (`lspci`, `-nn`, `-v`, `-vvv`).
     Lspci,
@@ -24,18 +33,23 @@ pub enum Format {
     SfputilHexdump,
     /// Decoded `ethtool -m IFACE` text and `ethtool --json -m IFACE` (`ethtool_module`).
     EthtoolModuleText,
+    /// `ethtool --json -m IFACE` (decoded).
     EthtoolModuleJson,
+    /// `/proc/uptime`.
     Uptime,
     /// A switch's view of its ports' modules (the far end of a host link).
     SonicSfpshow,
+    /// Arista EOS `show interfaces transceiver [detail]`.
     EosTransceiver,
     /// Arista EOS `show interfaces phy detail | json`.
     EosPhyJson,
     /// Arista EOS `show interfaces [IF] phy detail` as text.
     EosPhyText,
+    /// Junos `show interfaces diagnostics optics`.
     JunosOptics,
     /// SONiC `show interfaces transceiver status` / `pm`.
     SonicTransceiverStatus,
+    /// SONiC `show interfaces transceiver pm`.
     SonicTransceiverPm,
     /// NVIDIA Cumulus Linux NVUE `nv show interface IF transceiver` (text, `-o json`).
     NvueTransceiver,
@@ -47,9 +61,13 @@ pub enum Format {
     SonicFecHistogram,
     /// lldpd's `lldpcli show neighbors` (text, `-f keyvalue`, `-f json` / `json0`).
     LldpText,
+    /// `lldpcli -f keyvalue show neighbors`.
     LldpKeyvalue,
+    /// `lldpcli -f json show neighbors` (and `json0`).
     LldpJson,
+    /// `ibstat`.
     Ibstat,
+    /// `ibstatus`.
     Ibstatus,
     /// `perfquery` and `perfquery -x`.
     Perfquery,
@@ -57,20 +75,26 @@ pub enum Format {
     IbSysfs,
     /// A copied `/sys/class/net` and `/sys/bus/pci/devices` tree (a directory, not a file's content).
     NetSysfs,
+    /// `ethtool -g IFACE` (ring sizes).
     EthtoolRings,
+    /// `ethtool -l IFACE` (channels).
     EthtoolChannels,
     /// `ip [-d] link` / `ip [-d] address` text and `-j` JSON.
     IpLink,
+    /// `ip -j [-d] link` / `address` JSON.
     IpLinkJson,
+    /// `nvidia-smi topo -m`.
     NvidiaTopo,
+    /// `ibdev2netdev` (RDMA device and port to netdev).
     Ibdev2netdev,
     /// `ethtool [-I] -a` / `--show-pause` text and `--json`.
     EthtoolPause,
+    /// `ethtool --json [-I] -a IFACE`.
     EthtoolPauseJson,
 }
 
 impl Format {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Format::MlxlinkJson => "mlxlink --json",
             Format::MlxlinkText => "mlxlink",

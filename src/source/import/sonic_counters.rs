@@ -22,7 +22,7 @@ use crate::counters::{DriverStats, FecHistogramBin, FecSource, FecStats, LinkSta
 use std::sync::Arc;
 
 /// The counter the symbol errors are kept under.
-pub const SYMBOL_ERRORS: &str = "sonic_fec_symbol_err";
+pub(crate) const SYMBOL_ERRORS: &str = "sonic_fec_symbol_err";
 
 /// Most ports one output can list: a large chassis has a few hundred (bounded memory).
 const MAX_PORTS: usize = 4096;
@@ -120,7 +120,7 @@ fn table(text: &str, heading: fn(&[String]) -> bool) -> ParseResult<Table> {
 }
 
 /// `show interfaces counters fec-stats` / `portstat -f`.
-pub fn parse_fec_stats(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_fec_stats(text: &str) -> ParseResult<Fragment> {
     let Table { head, rows, mut notes } = table(text, is_fec_stats_heading)?;
     let col = |name: &str| head.iter().position(|h| h == name);
     let (corr, uncorr, sym, state) = (col("FEC_CORR"), col("FEC_UNCORR"), col("FEC_SYMBOL_ERR"), col("STATE"));
@@ -181,7 +181,7 @@ fn histogram(bins: impl Iterator<Item = (u32, u64)>) -> ParseResult<FecStats> {
 }
 
 /// `show interfaces counters fec-histogram [PORT]` / `portstat -fh`.
-pub fn parse_fec_histogram(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_fec_histogram(text: &str) -> ParseResult<Fragment> {
     // One port: `BINn  count` rows under `Symbol Errors Per Codeword  Codewords`.
     if text.lines().any(|l| l.trim_start().starts_with(ONE_PORT_HEADING)) {
         let mut bins = Vec::new();

@@ -11,7 +11,7 @@ use crate::module::flag::Severity;
 use crate::module::printed::{LimitsSeen, Monitor, PrintedModule};
 use crate::module::units::dbm_to_mw;
 
-pub const TOOL: &str = "sonic sfpshow";
+pub(crate) const TOOL: &str = "sonic sfpshow";
 
 const DETECTED: &str = "SFP EEPROM detected";
 const NOT_DETECTED: &str = "SFP EEPROM Not detected";
@@ -28,7 +28,7 @@ fn heading(line: &str) -> Option<(&str, bool)> {
     (!port.is_empty()).then_some((port, present))
 }
 
-pub fn is_sfpshow(text: &str) -> bool {
+pub(crate) fn is_sfpshow(text: &str) -> bool {
     text.lines().any(|l| heading(l).is_some())
 }
 
@@ -137,7 +137,7 @@ impl Port {
     }
 }
 
-pub fn parse(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     let mut ports: Vec<Fragment> = Vec::new();
     let mut notes = Vec::new();
     let mut cur: Option<(String, Port)> = None;

@@ -16,8 +16,8 @@ use super::{key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::{self, ModuleFlag, Severity, Side};
 use crate::module::printed::{PmParameter, PrintedModule, PrintedPm};
 
-pub const STATUS_TOOL: &str = "sonic transceiver status";
-pub const PM_TOOL: &str = "sonic transceiver pm";
+pub(crate) const STATUS_TOOL: &str = "sonic transceiver status";
+pub(crate) const PM_TOOL: &str = "sonic transceiver pm";
 
 /// The parameters as `sfpshow` names them in its first column.
 const PM_NAMES: [(&str, PmParameter); 14] = [
@@ -90,11 +90,11 @@ fn is_status_key(k: &str) -> bool {
         || limit_flag(k).is_some()
 }
 
-pub fn is_status(text: &str) -> bool {
+pub(crate) fn is_status(text: &str) -> bool {
     text.lines().filter_map(key_value).any(|(k, _)| k == "Current module state" || LANE_STATUS.iter().any(|(p, _)| k.starts_with(p)))
 }
 
-pub fn is_pm(text: &str) -> bool {
+pub(crate) fn is_pm(text: &str) -> bool {
     let heading = |l: &str| l.split_whitespace().take(5).eq(["Parameter", "Unit", "Min", "Avg", "Max"]);
     text.lines().any(heading) || text.lines().filter(|l| pm_row(l).is_some()).count() >= 2
 }
@@ -224,7 +224,7 @@ fn fragment(ports: Vec<Fragment>, notes: Vec<String>, what: &str) -> ParseResult
     Ok(Fragment { ports, notes, ..Default::default() })
 }
 
-pub fn parse_status(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_status(text: &str) -> ParseResult<Fragment> {
     let (blocks, notes) = per_port(text);
     let mut ports = Vec::new();
     for (name, lines) in blocks {
@@ -248,7 +248,7 @@ pub fn parse_status(text: &str) -> ParseResult<Fragment> {
     fragment(ports, notes, "status lines (`Rx loss of signal flag on media lane N: ...`)")
 }
 
-pub fn parse_pm(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_pm(text: &str) -> ParseResult<Fragment> {
     let (blocks, mut notes) = per_port(text);
     let mut ports = Vec::new();
     for (name, lines) in blocks {

@@ -23,12 +23,12 @@ use std::path::{Path, PathBuf};
 /// The folders of a `/sys` copy the reader takes as the tree (their files are not tool
 /// outputs): `class/net` and `class/infiniband`, `bus/pci/devices` and `devices`, where
 /// both link into.
-pub const TREE_DIRS: &[&str] = &["class", "bus", "devices"];
+pub(crate) const TREE_DIRS: &[&str] = &["class", "bus", "devices"];
 
 /// Where a copy of `/sys` is under `dir`: `dir/sys` (a sosreport, which keeps every path
 /// under its root), or `dir` itself when it holds `class/net` or `bus/pci/devices` (a copy
 /// of `/sys` under any name).
-pub fn find_sys(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn find_sys(dir: &Path) -> Option<PathBuf> {
     let is_sys = |d: &Path| d.join("class/net").is_dir() || d.join("bus/pci/devices").is_dir();
     [dir.join("sys"), dir.to_path_buf()].into_iter().find(|d| is_sys(d))
 }
@@ -37,7 +37,7 @@ pub fn find_sys(dir: &Path) -> Option<PathBuf> {
 /// entry: virtual netdevs, `lo`, bridges and bonds, carry no host facts of a NIC), named by
 /// the netdev, with the host facts the live reader finds there marked imported, its
 /// driver, PCI address and PCIe link, and its `operstate` and `speed` when kept.
-pub fn read(sys: &Path) -> Vec<ParsedFile> {
+pub(crate) fn read(sys: &Path) -> Vec<ParsedFile> {
     let s = Sysfs::copy_at(sys);
     let mut out = Vec::new();
     for name in s.interfaces() {

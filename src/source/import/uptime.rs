@@ -5,7 +5,7 @@
 use super::{content_lines, Fragment, ParseError, ParseResult};
 
 /// Seconds the host had been up.
-pub fn parse(text: &str) -> ParseResult<f64> {
+pub(crate) fn parse(text: &str) -> ParseResult<f64> {
     let line =
         content_lines(text).map(str::trim).find(|l| !l.is_empty()).ok_or_else(|| ParseError::missing("uptime line (an empty file)"))?;
     let nums: Vec<f64> = line.split_whitespace().filter_map(|t| t.parse().ok()).collect();
@@ -35,7 +35,7 @@ pub fn parse(text: &str) -> ParseResult<f64> {
     Ok(secs)
 }
 
-pub fn parse_fragment(text: &str) -> ParseResult<Fragment> {
+pub(crate) fn parse_fragment(text: &str) -> ParseResult<Fragment> {
     Ok(Fragment { uptime_s: Some(parse(text)?), ..Default::default() })
 }
 

@@ -17,19 +17,21 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 /// How deep a directory is walked.
 const MAX_DEPTH: usize = 8;
 
+/// One input file, recognised and parsed.
 #[derive(Clone, Debug)]
 pub struct ParsedFile {
+    /// Where the file was read from.
     pub path: PathBuf,
-    pub mtime: Option<SystemTime>,
-    pub format: Format,
-    pub fragment: Fragment,
+    pub(crate) mtime: Option<SystemTime>,
+    pub(crate) format: Format,
+    pub(crate) fragment: Fragment,
     /// The interface the file's name gives (sosreport `ethtool_-S_IFACE`, `ethtool_IFACE`).
-    pub name_interface: Option<String>,
+    pub(crate) name_interface: Option<String>,
 }
 
 impl ParsedFile {
     /// The file as one parsed file per port it names (a switch's table of ports), else itself.
-    pub fn ports(&self) -> Vec<ParsedFile> {
+    pub(crate) fn ports(&self) -> Vec<ParsedFile> {
         if self.fragment.ports.is_empty() {
             return vec![self.clone()];
         }
@@ -53,7 +55,7 @@ impl ParsedFile {
 /// Each input with a file of several runs (an amBER CSV's rows) as one input per run, in
 /// order, as if each run had been given as its own argument: the input's other files stay
 /// with its first run. Returns the inputs and their parsed files, index for index.
-pub fn split_runs(inputs: &[PathBuf], files: Vec<Vec<ParsedFile>>) -> (Vec<PathBuf>, Vec<Vec<ParsedFile>>) {
+pub(crate) fn split_runs(inputs: &[PathBuf], files: Vec<Vec<ParsedFile>>) -> (Vec<PathBuf>, Vec<Vec<ParsedFile>>) {
     let (mut ins, mut out) = (Vec::new(), Vec::new());
     for (input, group) in inputs.iter().zip(files) {
         let mut first = Vec::new();
@@ -93,7 +95,7 @@ pub fn split_runs(inputs: &[PathBuf], files: Vec<Vec<ParsedFile>>) -> (Vec<PathB
 
 /// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`;
 /// `ethtool_-I_-a_ens3np0` -> `ens3np0` (every option); `ethtool_ens3np0` -> `ens3np0`.
-pub fn interface_from_name(path: &Path) -> Option<String> {
+pub(crate) fn interface_from_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let mut iface = name.strip_prefix("ethtool_")?;
     while iface.starts_with('-') {
@@ -102,6 +104,7 @@ pub fn interface_from_name(path: &Path) -> Option<String> {
     (!iface.is_empty()).then(|| iface.to_string())
 }
 
+/// Parses `bytes` as `format` into what the file says in capture terms.
 pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
     let text = || std::str::from_utf8(bytes).map_err(|_| ParseError::syntax("not UTF-8 text"));
     match format {
@@ -166,7 +169,7 @@ fn ib_fragment(ports: Vec<super::IbFragment>) -> Fragment {
 /// input, else the one its sosreport file name gives (`perfquery_-C_mlx5_0_-P_1`). An
 /// `mlxlink` output joins the IB port of the same input its file name gives
 /// (`mlxlink_port`), so its lanes, FEC histogram and module land on that port.
-pub fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
+pub(crate) fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
     let by_lid: Vec<(u32, String)> = group.iter().flat_map(|pf| &pf.fragment.ib_ports).filter_map(|p| Some((p.lid?, p.name()?))).collect();
     let mut out = Vec::new();
     for pf in group {
@@ -306,7 +309,7 @@ fn too_large(path: &Path) -> ImportError {
 }
 
 /// Parses one file; `None` when its format is not known.
-pub fn parse_file(path: &Path) -> Result<Option<ParsedFile>, ImportError> {
+pub(crate) fn parse_file(path: &Path) -> Result<Option<ParsedFile>, ImportError> {
     let bytes = read_bounded(path)?;
     parse_read(path, &bytes)
 }

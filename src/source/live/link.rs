@@ -30,19 +30,19 @@ use crate::source::Result;
 use std::time::{Duration, Instant};
 
 /// Longest time link state and modes come from the cache without a full read.
-pub const LINK_REFRESH: Duration = Duration::from_secs(60);
+pub(crate) const LINK_REFRESH: Duration = Duration::from_secs(60);
 
 /// What `link_info` takes from the link modes, the active mode named once per read of
 /// them rather than every sample.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct NamedModes {
-    pub speed_mbps: Option<u32>,
-    pub lanes: Option<u32>,
-    pub link_mode: Option<String>,
+    pub(crate) speed_mbps: Option<u32>,
+    pub(crate) lanes: Option<u32>,
+    pub(crate) link_mode: Option<String>,
 }
 
 impl NamedModes {
-    pub fn of(lm: &LinkModes) -> Self {
+    pub(crate) fn of(lm: &LinkModes) -> Self {
         NamedModes { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: active_mode_name(lm) }
     }
 }

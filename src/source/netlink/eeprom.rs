@@ -32,7 +32,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<Vec<u8>, WireError> {
 
 /// Calls `read` a second time when the first failed with EIO or EAGAIN: a busy I2C bus
 /// or a module still initialising answers those transiently.
-pub fn retry_transient<T>(mut read: impl FnMut() -> Result<T>) -> Result<T> {
+pub(crate) fn retry_transient<T>(mut read: impl FnMut() -> Result<T>) -> Result<T> {
     match read() {
         Err(e) if matches!(e.errno(), Some(libc::EIO | libc::EAGAIN)) => read(),
         r => r,

@@ -11,18 +11,21 @@ use std::collections::BTreeSet;
 /// The dynamic family id and the commands the kernel implements.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Family {
+    /// The generic netlink family id the kernel gave `ethtool`.
     pub id: u16,
+    /// The command numbers it implements (`CTRL_ATTR_OPS`).
     pub ops: BTreeSet<u8>,
 }
 
 impl Family {
+    /// True when the kernel implements command `cmd`.
     pub fn has_op(&self, cmd: u8) -> bool {
         self.ops.contains(&cmd)
     }
 
     /// The ops as a bitset, for checks made several times a sample (a `BTreeSet` lookup
     /// costs a tree walk each time).
-    pub fn op_set(&self) -> OpSet {
+    pub(crate) fn op_set(&self) -> OpSet {
         let mut bits = [0u64; 4];
         for &cmd in &self.ops {
             bits[usize::from(cmd / 64)] |= 1 << (cmd % 64);
@@ -33,10 +36,10 @@ impl Family {
 
 /// A set of genl command numbers (u8 on the wire of `genlmsghdr`), one bit each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OpSet([u64; 4]);
+pub(crate) struct OpSet([u64; 4]);
 
 impl OpSet {
-    pub fn contains(&self, cmd: u8) -> bool {
+    pub(crate) fn contains(&self, cmd: u8) -> bool {
         self.0[usize::from(cmd / 64)] & (1 << (cmd % 64)) != 0
     }
 }

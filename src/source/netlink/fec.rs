@@ -13,7 +13,7 @@ use crate::source::Result;
 pub const FEC_MODE_BITS: &[(u32, &str)] = &[(49, "None"), (50, "RS"), (51, "BASER"), (74, "LLRS")];
 
 /// Name of an `ETHTOOL_A_FEC_ACTIVE` link-mode bit.
-pub fn fec_mode_name(bit: u32) -> String {
+pub(crate) fn fec_mode_name(bit: u32) -> String {
     FEC_MODE_BITS.iter().find(|(b, _)| *b == bit).map(|(_, n)| n.to_string()).unwrap_or_else(|| format!("link mode bit {bit}"))
 }
 
@@ -28,10 +28,12 @@ pub struct FecReply {
     pub warnings: Vec<String>,
 }
 
+/// The FEC_GET request's attributes for `dev` (header only, with `flags`).
 pub fn request_attrs(dev: &Dev, flags: u32) -> Vec<u8> {
     header_only(dev, ETHTOOL_A_FEC_HEADER, flags)
 }
 
+/// Decodes a FEC_GET reply's attributes.
 pub fn parse_reply(buf: &[u8]) -> std::result::Result<FecReply, WireError> {
     let mut out = FecReply::default();
     for a in attrs(buf)? {

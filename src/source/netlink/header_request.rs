@@ -18,7 +18,7 @@ pub(super) struct HeaderAttrs {
 }
 
 /// A request's attributes: `dev`'s header nest `ty` (kernel-uapi.md §1.3) alone.
-pub fn header_only(dev: &Dev, ty: u16, flags: u32) -> Vec<u8> {
+pub(crate) fn header_only(dev: &Dev, ty: u16, flags: u32) -> Vec<u8> {
     let mut w = AttrWriter::new();
     dev.header_in(&mut w, ty, flags);
     w.into_bytes()
@@ -28,7 +28,7 @@ impl Netlink {
     /// A do request of `dev`'s header nest `ty` with `ETHTOOL_FLAG_STATS`, asked again
     /// without it when the header policy rejects the flag (EINVAL "reserved bit set":
     /// kernels before 5.10, or an op that gained stats later, e.g. LINKSTATE_GET in 6.2).
-    pub fn do_with_stats(&mut self, family: u16, cmd: u8, ty: u16, what: &str, dev: &Dev) -> Result<Vec<u8>> {
+    pub(crate) fn do_with_stats(&mut self, family: u16, cmd: u8, ty: u16, what: &str, dev: &Dev) -> Result<Vec<u8>> {
         match self.do_header_only(family, cmd, ty, ETHTOOL_FLAG_STATS, what, dev) {
             Err(e) if e.errno() == Some(libc::EINVAL) => self.do_header_only(family, cmd, ty, 0, what, dev),
             r => r,

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 /// Where notifications come from: the kernel, or a test's script.
 pub trait Notifications: Send {
+    /// What arrived since the last call, without blocking.
     fn drain(&mut self) -> Result<Drained>;
     /// Bytes received so far.
     fn bytes(&self) -> u64;
@@ -57,7 +58,7 @@ pub struct LinkWatch(Arc<Mutex<Inner>>);
 
 /// One reader's place in the stream: the round it last looked at (`None`: never).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Cursor(Option<u64>);
+pub(crate) struct Cursor(Option<u64>);
 
 impl Default for LinkWatch {
     fn default() -> Self {
@@ -79,7 +80,7 @@ impl LinkWatch {
     /// Whether `ifindex` may have changed since `cursor` last asked: always true the
     /// first time, after lost notifications, and without a socket. Drains the socket
     /// when this reader has seen the latest drain; the bytes received are added to `io`.
-    pub fn changed_since(&self, cursor: &mut Cursor, ifindex: u32, io: &mut IoCounts) -> bool {
+    pub(crate) fn changed_since(&self, cursor: &mut Cursor, ifindex: u32, io: &mut IoCounts) -> bool {
         // A panic elsewhere while holding the lock leaves plain counters behind: still usable.
         let mut inner = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let inner = &mut *inner;
@@ -148,7 +149,7 @@ pub(crate) mod testing {
         (w, calls)
     }
 
-    pub(crate) fn named(ifindexes: &[u32]) -> Result<Drained> {
+    pub fn named(ifindexes: &[u32]) -> Result<Drained> {
         Ok(Drained { ifindexes: ifindexes.to_vec(), lost: false })
     }
 }

@@ -26,10 +26,13 @@ pub struct LinkModes {
 /// `link_mode_params`). Classic NRZ modes 10G-100G and the PAM4-era modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkModeBit {
+    /// Bit index in the link mode bitmap.
     pub bit: u32,
+    /// The kernel's name for the mode.
     pub name: &'static str,
+    /// Speed, Mb/s.
     pub speed_mbps: u32,
-    pub lanes: u32,
+    pub(crate) lanes: u32,
 }
 
 const fn m(bit: u32, name: &'static str, speed_mbps: u32, lanes: u32) -> LinkModeBit {
@@ -161,6 +164,7 @@ pub fn request_attrs(dev: &Dev) -> Vec<u8> {
     w.into_bytes()
 }
 
+/// Decodes a LINKMODES_GET reply's attributes.
 pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkModes, WireError> {
     let mut lm = LinkModes::default();
     for a in attrs(buf)? {
@@ -184,7 +188,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkModes, WireError> {
 }
 
 impl Netlink {
-    pub fn link_modes(&mut self, family: u16, dev: &Dev) -> Result<LinkModes> {
+    pub(crate) fn link_modes(&mut self, family: u16, dev: &Dev) -> Result<LinkModes> {
         let what = "LINKMODES_GET";
         let reply = self.do_one(family, ETHTOOL_MSG_LINKMODES_GET, &request_attrs(dev), what, Some(dev))?;
         parse_reply(&reply).map_err(|d| malformed(what, d))

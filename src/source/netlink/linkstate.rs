@@ -24,7 +24,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<LinkState, WireError> {
 
 impl Netlink {
     /// LINKSTATE_GET with statistics (for EXT_DOWN_CNT).
-    pub fn link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState> {
+    pub(crate) fn link_state(&mut self, family: u16, dev: &Dev) -> Result<LinkState> {
         let what = "LINKSTATE_GET";
         let reply = self.do_with_stats(family, ETHTOOL_MSG_LINKSTATE_GET, ETHTOOL_A_LINKSTATE_HEADER, what, dev)?;
         parse_reply(&reply).map_err(|d| malformed(what, d))

@@ -16,8 +16,8 @@ use super::parse::{align4, WireError, NLMSG_HDRLEN};
 /// One message of a datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Message<'a> {
-    pub seq: u32,
-    pub body: Body<'a>,
+    pub(crate) seq: u32,
+    pub(crate) body: Body<'a>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! neli is used only here, and only for the socket ([`NlSocketHandle`] with extended ACKs
 //! on, because neli's router drops the kernel's extack text). Genl headers and attributes
 //! stay raw bytes: requests are framed by `Netlink::send_request` (attributes built with
-//! [`parse::AttrWriter`]), datagrams split into messages by `message` and replies
+//! `parse::AttrWriter`), datagrams split into messages by `message` and replies
 //! decoded by the small loops in [`parse`], so every request goes through the one helper
 //! [`Netlink::request`] and every reply decoder can be tested on golden bytes. Link
 //! notifications (rtnetlink, not genl) are read on a socket of their own in [`notify`].
@@ -19,9 +19,9 @@ pub mod linkstate;
 mod message;
 pub mod notify;
 pub mod parse;
-pub mod pause;
+pub(crate) mod pause;
 mod recv;
-pub mod rings;
+pub(crate) mod rings;
 
 use super::{IoCounts, Result, SourceError};
 use consts::*;
@@ -32,7 +32,7 @@ use neli::utils::Groups;
 use parse::{AttrWriter, WireError, NLMSG_HDRLEN};
 use std::os::fd::AsRawFd;
 
-pub use family::Family;
+pub(crate) use family::Family;
 
 /// The netdev a request is about, and what is known of it for error messages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -46,6 +46,7 @@ pub struct Dev {
 }
 
 impl Dev {
+    /// The device called `name`, by name.
     pub fn named(name: &str) -> Self {
         Dev { name: name.to_string(), ..Dev::default() }
     }
@@ -54,7 +55,7 @@ impl Dev {
     /// ifindex when known, and the name. With both the kernel answers ENODEV "ifindex and
     /// name do not match" when the name now belongs to another device: a rename swap is
     /// seen without a lookup of its own.
-    pub fn header_in<'w>(&self, w: &'w mut AttrWriter, ty: u16, flags: u32) -> &'w mut AttrWriter {
+    pub(crate) fn header_in<'w>(&self, w: &'w mut AttrWriter, ty: u16, flags: u32) -> &'w mut AttrWriter {
         w.nest_with(ty, |h| {
             if let Some(i) = self.ifindex {
                 h.u32(ETHTOOL_A_HEADER_DEV_INDEX, i);
@@ -96,6 +97,7 @@ impl Netlink {
         Ok(Netlink { sock, seq: 0, io: IoCounts::default(), recv_buf: recv::recv_buffer(), send_buf: Vec::new(), header_attrs: None })
     }
 
+    /// Requests and bytes so far.
     pub fn io_counts(&self) -> IoCounts {
         self.io.clone()
     }
@@ -185,7 +187,7 @@ pub fn request_flags(dump: bool) -> u16 {
 
 impl Netlink {
     /// A do request expecting exactly one reply message; returns its attributes.
-    pub fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
+    pub(crate) fn do_one(&mut self, family: u16, cmd: u8, attrs: &[u8], what: &str, dev: Option<&Dev>) -> Result<Vec<u8>> {
         self.request(family, cmd, attrs, false, what, dev)?.into_iter().next().ok_or_else(|| malformed(what, "no reply message"))
     }
 }

@@ -16,8 +16,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 /// `RTMGRP_LINK`: the bind(2) group bitmask of `RTNLGRP_LINK` = 1 (rtnetlink.h).
 const RTMGRP_LINK: u32 = 1;
 /// `RTM_NEWLINK` / `RTM_DELLINK` (rtnetlink.h, `RTM_BASE` 16).
-pub const RTM_NEWLINK: u16 = 16;
-pub const RTM_DELLINK: u16 = 17;
+pub(crate) const RTM_NEWLINK: u16 = 16;
+pub(crate) const RTM_DELLINK: u16 = 17;
 /// `struct ifinfomsg`: u8 family, u8 pad, u16 type, **i32 index** (offset 4), u32 flags, u32 change.
 const IFI_INDEX_OFFSET: usize = 4;
 /// A datagram holds one notification; RTM_NEWLINK of a NIC with VFs can pass 4 kB. The
@@ -35,7 +35,7 @@ pub struct Drained {
 
 /// The ifindexes of the `RTM_NEWLINK` / `RTM_DELLINK` messages in one datagram. Other
 /// types and a truncated tail are skipped: the next read of the device is the check.
-pub fn parse_datagram(buf: &[u8], out: &mut Vec<u32>) {
+pub(crate) fn parse_datagram(buf: &[u8], out: &mut Vec<u32>) {
     let mut rest = buf;
     while rest.len() >= NLMSG_HDRLEN {
         let len = u32::from_ne_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
@@ -121,7 +121,7 @@ impl LinkNotifier {
     }
 
     /// Reads every pending datagram without blocking.
-    pub fn drain(&mut self) -> Result<Drained> {
+    pub(crate) fn drain(&mut self) -> Result<Drained> {
         let mut d = Drained::default();
         loop {
             // SAFETY: buf is a live, writable slice of buf.len() bytes for the whole call.

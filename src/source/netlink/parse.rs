@@ -1,5 +1,5 @@
 //! Netlink attribute codec over raw bytes (`struct nlattr` = u16 len, u16 type, payload,
-//! padded to 4 bytes). Reply decoders are small loops over [`attrs`], so golden byte
+//! padded to 4 bytes). Reply decoders are small loops over `attrs`, so golden byte
 //! fixtures test them without a socket. Rules (kernel-uapi.md §1.4): integers are
 //! host-endian, a `uint` is 4 or 8 bytes, `NLA_F_NESTED` is masked off the type, PAD
 //! and unknown types are kept in the list and skipped by the decoders.
@@ -10,39 +10,96 @@ const NLA_HDRLEN: usize = 4;
 
 /// One attribute as found on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Attr<'a> {
+pub(crate) struct Attr<'a> {
     /// Type with `NLA_F_NESTED` / `NLA_F_NET_BYTEORDER` masked off.
-    pub ty: u16,
-    pub nested: bool,
-    pub payload: &'a [u8],
+    pub(crate) ty: u16,
+    pub(crate) nested: bool,
+    pub(crate) payload: &'a [u8],
 }
 
 /// What is wrong with the bytes of a netlink reply: it becomes a
 /// [`SourceError::Malformed`](crate::source::SourceError::Malformed)'s detail.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
+    /// Bytes left over that are too few for an attribute header.
     #[error("{left} trailing bytes are not an attribute header")]
-    AttrHeader { left: usize },
+    AttrHeader {
+        /// Bytes left.
+        left: usize,
+    },
+    /// An attribute whose length runs past the bytes left.
     #[error("attribute type {ty:#x} has length {len} with {left} bytes left")]
-    AttrLength { ty: u16, len: usize, left: usize },
+    AttrLength {
+        /// Attribute type.
+        ty: u16,
+        /// Its length, bytes.
+        len: usize,
+        /// Bytes left.
+        left: usize,
+    },
+    /// Bytes left over that are too few for a message header.
     #[error("{left} trailing bytes are not a message header")]
-    MessageHeader { left: usize },
+    MessageHeader {
+        /// Bytes left.
+        left: usize,
+    },
+    /// A message whose length runs past the bytes left.
     #[error("message type {ty:#x} has length {len} with {left} bytes left")]
-    MessageLength { ty: u16, len: usize, left: usize },
+    MessageLength {
+        /// Message type.
+        ty: u16,
+        /// Its length, bytes.
+        len: usize,
+        /// Bytes left.
+        left: usize,
+    },
+    /// An `NLMSG_ERROR` shorter than `struct nlmsgerr`.
     #[error("error message of {len} bytes, shorter than struct nlmsgerr")]
-    ShortError { len: usize },
+    ShortError {
+        /// Its length, bytes.
+        len: usize,
+    },
+    /// An `NLMSG_ERROR` shorter than the request it echoes.
     #[error("error message of {len} bytes, shorter than the {request_len}-byte request it echoes")]
-    ShortEcho { len: usize, request_len: u32 },
+    ShortEcho {
+        /// Its length, bytes.
+        len: usize,
+        /// The echoed request's length, bytes.
+        request_len: u32,
+    },
     /// A u32 attribute (`what` names its nest) of another size.
     #[error("{what} attribute {ty} has {len} bytes, not 4")]
-    NotU32 { what: &'static str, ty: u16, len: usize },
+    NotU32 {
+        /// The nest it is in.
+        what: &'static str,
+        /// Attribute type.
+        ty: u16,
+        /// Its length, bytes.
+        len: usize,
+    },
     /// A `NLA_UINT` statistic of neither 4 nor 8 bytes.
     #[error("{what} stat {ty} has {len} bytes")]
-    NotUint { what: &'static str, ty: u16, len: usize },
+    NotUint {
+        /// The nest it is in.
+        what: &'static str,
+        /// Attribute type.
+        ty: u16,
+        /// Its length, bytes.
+        len: usize,
+    },
+    /// The histogram's per-lane array is not made of u64s.
     #[error("FEC histogram per-lane array is not a multiple of 8 bytes")]
     HistogramPerLane,
+    /// A FEC histogram bin without its bounds or count.
     #[error("FEC histogram bin lacks LOW/HIGH/VAL (low {low:?}, high {high:?}, value {count:?})")]
-    HistogramBin { low: Option<u32>, high: Option<u32>, count: Option<u64> },
+    HistogramBin {
+        /// Lowest symbol-error count of the bin.
+        low: Option<u32>,
+        /// Highest symbol-error count of the bin.
+        high: Option<u32>,
+        /// Codewords in the bin.
+        count: Option<u64>,
+    },
     /// A reply without the attribute that is its point.
     #[error("no {0}")]
     Missing(&'static str),
@@ -50,7 +107,7 @@ pub enum WireError {
 
 /// Every attribute in `buf`, unknown types included. Fails on a truncated or
 /// impossible length instead of guessing.
-pub fn attrs(buf: &[u8]) -> Result<Vec<Attr<'_>>, WireError> {
+pub(crate) fn attrs(buf: &[u8]) -> Result<Vec<Attr<'_>>, WireError> {
     let mut out = Vec::new();
     let mut rest = buf;
     while !rest.is_empty() {
@@ -84,23 +141,23 @@ pub(super) const fn align4(n: usize) -> usize {
     (n + 3) & !3
 }
 
-pub fn u8_of(p: &[u8]) -> Option<u8> {
+pub(crate) fn u8_of(p: &[u8]) -> Option<u8> {
     match p {
         [b] => Some(*b),
         _ => None,
     }
 }
 
-pub fn u16_of(p: &[u8]) -> Option<u16> {
+pub(crate) fn u16_of(p: &[u8]) -> Option<u16> {
     Some(u16::from_ne_bytes(p.try_into().ok()?))
 }
 
-pub fn u32_of(p: &[u8]) -> Option<u32> {
+pub(crate) fn u32_of(p: &[u8]) -> Option<u32> {
     Some(u32::from_ne_bytes(p.try_into().ok()?))
 }
 
 /// `NLA_UINT`: the kernel sends 4 bytes when the value fits, else 8.
-pub fn uint_of(p: &[u8]) -> Option<u64> {
+pub(crate) fn uint_of(p: &[u8]) -> Option<u64> {
     match p.len() {
         4 => u32_of(p).map(u64::from),
         8 => Some(u64::from_ne_bytes(p.try_into().ok()?)),
@@ -109,7 +166,7 @@ pub fn uint_of(p: &[u8]) -> Option<u64> {
 }
 
 /// Binary array of host-endian u64; `None` when the length is not a multiple of 8.
-pub fn u64_array(p: &[u8]) -> Option<Vec<u64>> {
+pub(crate) fn u64_array(p: &[u8]) -> Option<Vec<u64>> {
     if !p.len().is_multiple_of(8) {
         return None;
     }
@@ -118,19 +175,19 @@ pub fn u64_array(p: &[u8]) -> Option<Vec<u64>> {
 }
 
 /// Binary array of host-endian u32 (bitset VALUE/MASK words).
-pub fn u32_array(p: &[u8]) -> Vec<u32> {
+pub(crate) fn u32_array(p: &[u8]) -> Vec<u32> {
     p.chunks_exact(4).map(|c| u32::from_ne_bytes(c.try_into().unwrap_or([0; 4]))).collect()
 }
 
 /// NUL-terminated string, cut at the first NUL.
-pub fn string_of(p: &[u8]) -> String {
+pub(crate) fn string_of(p: &[u8]) -> String {
     let end = p.iter().position(|&b| b == 0).unwrap_or(p.len());
     String::from_utf8_lossy(p.get(..end).unwrap_or_default()).into_owned()
 }
 
 /// Builds an attribute stream; nests get `NLA_F_NESTED` like the kernel's `nla_nest_start`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AttrWriter {
+pub(crate) struct AttrWriter {
     buf: Vec<u8>,
 }
 
@@ -145,7 +202,7 @@ impl AttrWriter {
         // A request's attributes (a device header, a nest of it) fit: no regrowth.
         AttrWriter { buf: Vec::with_capacity(64) }
     }
-    pub fn bytes(&mut self, ty: u16, payload: &[u8]) -> &mut Self {
+    pub(crate) fn bytes(&mut self, ty: u16, payload: &[u8]) -> &mut Self {
         self.put(ty, &[payload])
     }
     /// One attribute whose payload is `parts` one after the other.
@@ -162,25 +219,22 @@ impl AttrWriter {
         self.buf.resize(align4(self.buf.len()), 0);
         self
     }
-    pub fn u8(&mut self, ty: u16, v: u8) -> &mut Self {
+    pub(crate) fn u8(&mut self, ty: u16, v: u8) -> &mut Self {
         self.bytes(ty, &[v])
     }
-    pub fn u16(&mut self, ty: u16, v: u16) -> &mut Self {
-        self.bytes(ty, &v.to_ne_bytes())
-    }
-    pub fn u32(&mut self, ty: u16, v: u32) -> &mut Self {
+    pub(crate) fn u32(&mut self, ty: u16, v: u32) -> &mut Self {
         self.bytes(ty, &v.to_ne_bytes())
     }
     /// NUL-terminated string.
-    pub fn string(&mut self, ty: u16, s: &str) -> &mut Self {
+    pub(crate) fn string(&mut self, ty: u16, s: &str) -> &mut Self {
         self.put(ty, &[s.as_bytes(), &[0]])
     }
-    pub fn nest(&mut self, ty: u16, inner: &AttrWriter) -> &mut Self {
+    pub(crate) fn nest(&mut self, ty: u16, inner: &AttrWriter) -> &mut Self {
         self.bytes(ty | NLA_F_NESTED, &inner.buf)
     }
     /// A nest whose attributes `inner` writes in place: no writer of its own to copy
     /// from. Its length is set once they are written (each is padded already).
-    pub fn nest_with(&mut self, ty: u16, inner: impl FnOnce(&mut Self)) -> &mut Self {
+    pub(crate) fn nest_with(&mut self, ty: u16, inner: impl FnOnce(&mut Self)) -> &mut Self {
         let start = self.buf.len();
         self.buf.extend_from_slice(&[0; NLA_HDRLEN]);
         inner(self);
@@ -190,11 +244,11 @@ impl AttrWriter {
         self.buf[start + 2..start + 4].copy_from_slice(&(ty | NLA_F_NESTED).to_ne_bytes());
         self
     }
-    pub fn finish(&self) -> Vec<u8> {
+    pub(crate) fn finish(&self) -> Vec<u8> {
         self.buf.clone()
     }
     /// The bytes, without the copy [`Self::finish`] makes.
-    pub fn into_bytes(self) -> Vec<u8> {
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
         self.buf
     }
 }

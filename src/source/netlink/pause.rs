@@ -29,7 +29,7 @@ pub fn parse_reply(buf: &[u8]) -> std::result::Result<Option<PauseStats>, WireEr
 
 impl Netlink {
     /// PAUSE_GET with statistics.
-    pub fn pause(&mut self, family: u16, dev: &Dev) -> Result<Option<PauseStats>> {
+    pub(crate) fn pause(&mut self, family: u16, dev: &Dev) -> Result<Option<PauseStats>> {
         let what = "PAUSE_GET";
         let reply = self.do_with_stats(family, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, what, dev)?;
         parse_reply(&reply).map_err(|d| malformed(what, d))

@@ -12,7 +12,7 @@ use crate::source::Result;
 
 /// RX, TX and their maximums; a driver leaves out what it has not (RX_MINI, RX_JUMBO and
 /// the attributes after TX are not read).
-pub fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, WireError> {
+pub(crate) fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, WireError> {
     let mut r = Rings::default();
     for a in attrs(buf)? {
         let slot = match a.ty {
@@ -30,7 +30,7 @@ pub fn parse_rings(buf: &[u8]) -> std::result::Result<Rings, WireError> {
 /// Every count and maximum. The kernel sends all eight (`channels_fill_reply`); a kind
 /// whose maximum is 0 is one the driver has not, and is left out as `ethtool -l` prints
 /// it `n/a`.
-pub fn parse_channels(buf: &[u8]) -> std::result::Result<Channels, WireError> {
+pub(crate) fn parse_channels(buf: &[u8]) -> std::result::Result<Channels, WireError> {
     let mut c = Channels::default();
     for a in attrs(buf)? {
         let slot = match a.ty {
@@ -60,13 +60,13 @@ pub fn parse_channels(buf: &[u8]) -> std::result::Result<Channels, WireError> {
 }
 
 impl Netlink {
-    pub fn rings(&mut self, family: u16, dev: &Dev) -> Result<Rings> {
+    pub(crate) fn rings(&mut self, family: u16, dev: &Dev) -> Result<Rings> {
         let what = "RINGS_GET";
         let reply = self.do_one(family, ETHTOOL_MSG_RINGS_GET, &header_only(dev, ETHTOOL_A_RINGS_HEADER, 0), what, Some(dev))?;
         parse_rings(&reply).map_err(|d| malformed(what, d))
     }
 
-    pub fn channels(&mut self, family: u16, dev: &Dev) -> Result<Channels> {
+    pub(crate) fn channels(&mut self, family: u16, dev: &Dev) -> Result<Channels> {
         let what = "CHANNELS_GET";
         let reply = self.do_one(family, ETHTOOL_MSG_CHANNELS_GET, &header_only(dev, ETHTOOL_A_CHANNELS_HEADER, 0), what, Some(dev))?;
         parse_channels(&reply).map_err(|d| malformed(what, d))
