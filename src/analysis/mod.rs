@@ -663,6 +663,29 @@ fn measure<'a>(
     (cx, link, lanes)
 }
 
+/// The driver's per-lane counters that name no lane of the port (`rx_err_lane_99999_phy`):
+/// left out, and said, with what the lanes are; where no lane could be attributed at all
+/// (no lane 0), why the port has port-only figures.
+fn stray_lane_counters(cx: &Context, lanes_counted: bool) -> Option<String> {
+    let names = cx.w.counters_at_end.stray_lane_counters.as_deref()?;
+    let listed = match names {
+        [one] => format!("{one} names"),
+        [a, b] => format!("{a} and {b} name"),
+        [a, b, rest @ ..] => format!("{a}, {b} and {} more name", rest.len()),
+        [] => return None,
+    };
+    let port = cx.rate.as_ref().map_or("the port's lane count is unknown".to_string(), |r| format!("the port has {} lanes", r.lanes));
+    // mlx5's own numbering (en_stats.c `pport_phy_statistical_err_lanes_stats_desc`).
+    let mlx5 = "mlx5 names lanes 0-3, rx_err_lane_0_phy to rx_err_lane_3_phy";
+    Some(if lanes_counted {
+        format!(
+            "{listed} no lane of this port ({port}; {mlx5}): left out of the lanes, which are the counters numbered from 0 without a gap"
+        )
+    } else {
+        format!("{listed} no lane counted from lane 0 ({port}; {mlx5}): no lane can be attributed, so corrected bits are counted for the port only")
+    })
+}
+
 /// "lanes 3-4: ... unused" when the driver counts more lanes than the link uses.
 fn unused_lane_counters(cx: &Context) -> Option<String> {
     let w = cx.w;
@@ -713,9 +736,11 @@ fn analyze_one(
         }
     }
     let lane_counters = w.deltas.corrected_bits_per_lane.is_some() || w.counters_at_end.corrected_bits_per_lane.is_some();
-    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() && !lane_counters {
+    let stray = stray_lane_counters(&cx, lane_counters);
+    if lanes.iter().all(|l| l.pre_fec_ber.is_none()) && link.corrected_bits.is_some() && !lane_counters && stray.is_none() {
         cx.notes.push("corrected bits are counted for the port only: no per-lane BER".into());
     }
+    cx.notes.extend(stray);
     cx.notes.extend(unused_lane_counters(&cx));
     if let Some(r) = &cx.rate {
         cx.notes.extend(fec::inner_fec_note(cx.fec, r.lane_rate_gbps, w.link.link_mode.as_deref()).map(str::to_string));

@@ -92,6 +92,11 @@ pub struct PortCounters {
     /// Pause frames and receive discards (`counters::host`).
     #[serde(skip_serializing_if = "HostCounted::is_empty")]
     pub(crate) host: HostCounted,
+    /// Driver per-lane counter names that are no lane of the port and were left out of
+    /// `corrected_bits_per_lane` (mlx5 `rx_err_lane_99999_phy`: `super::slots`), when the
+    /// driver's per-lane counters were read.
+    #[serde(skip)]
+    pub(crate) stray_lane_counters: Option<super::slots::CounterNames>,
 }
 
 /// `PortCounters` figures the Ethernet model has no name for, each with its origin

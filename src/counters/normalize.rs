@@ -75,6 +75,9 @@ pub(crate) fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, lin
     let origin = fec_origin(fec);
     out.corrected_bits = total(&fec.corrected_bits, origin).or_else(|| from_driver(slots.corrected_bits));
     lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, origin, || mlx5_lane_errors(driver, slots));
+    // Said only where the driver's per-lane counters are what would give the lanes.
+    let driver_lanes = fec.corrected_bits.len() < 2;
+    out.stray_lane_counters = slots.stray_lanes.clone().filter(|_| driver_lanes);
     out.corrected_blocks = total(&fec.corrected_blocks, origin).or_else(|| from_driver(slots.corrected_blocks));
     lanes_into(&mut out.corrected_blocks_per_lane, &fec.corrected_blocks, origin, || None);
     out.uncorrectable_blocks = total(&fec.uncorrectable_blocks, origin).or_else(|| from_driver(slots.uncorrectable_blocks));
@@ -109,6 +112,27 @@ mod tests {
         assert_eq!(p.corrected_bits_per_lane.as_ref().unwrap().values, vec![6, 2, 190, 0]);
         assert_eq!(p.corrected_bits.as_ref().unwrap().value, 198);
         assert_eq!(p.corrected_bits.unwrap().origin, Origin::Driver("rx_corrected_bits_phy"));
+    }
+
+    #[test]
+    fn a_stray_lane_name_is_left_out_and_named_not_the_lanes_lost() {
+        // The ctr02 lanes beside names no mlx5 prints (its table is rx_err_lane_0_phy to
+        // rx_err_lane_3_phy): lanes 0-3 are still lanes 1-4; the others are named.
+        let mut d = stats(&[("rx_err_lane_0_phy", 6), ("rx_err_lane_1_phy", 2), ("rx_err_lane_2_phy", 190), ("rx_err_lane_3_phy", 0)]);
+        for stray in ["rx_err_lane_99999_phy", "rx_err_lane_x_phy", "rx_err_lane_03_phy", "rx_err_lane_5_phy"] {
+            d.insert(stray.into(), 1);
+        }
+        let p = normalize(None, None, &d);
+        assert_eq!(p.corrected_bits_per_lane.unwrap().values, vec![6, 2, 190, 0]);
+        let stray: Vec<&str> = p.stray_lane_counters.as_deref().unwrap().iter().map(|n| &**n).collect();
+        assert_eq!(stray, ["rx_err_lane_5_phy", "rx_err_lane_99999_phy", "rx_err_lane_03_phy", "rx_err_lane_x_phy"]);
+        // Without lane 0 no lane is known by position: every name is said.
+        let p = normalize(None, None, &stats(&[("rx_err_lane_1_phy", 2), ("rx_err_lane_99999_phy", 1)]));
+        assert!(p.corrected_bits_per_lane.is_none());
+        assert_eq!(p.stray_lane_counters.as_deref().map(<[_]>::len), Some(2));
+        // Netlink's lanes are the lanes: the driver's names are not read, so not said.
+        let fec = FecStats { corrected_bits: vec![10, 4, 6], ..Default::default() };
+        assert!(normalize(Some(&fec), None, &d).stray_lane_counters.is_none());
     }
 
     #[test]
@@ -181,8 +205,11 @@ mod tests {
 
     #[test]
     fn gapped_lane_names_are_not_attributed() {
+        // Lane 1's counter missing: lane 2 cannot be placed by position, lane 0 still can.
         let d = stats(&[("rx_err_lane_0_phy", 1), ("rx_err_lane_2_phy", 1)]);
-        assert!(normalize(None, None, &d).corrected_bits_per_lane.is_none());
+        let p = normalize(None, None, &d);
+        assert_eq!(p.corrected_bits_per_lane.unwrap().values, vec![1]);
+        assert_eq!(p.stray_lane_counters.as_deref().map(|s| s[0].to_string()), Some("rx_err_lane_2_phy".into()));
     }
 
     #[test]

@@ -5,6 +5,10 @@
 //! device only reads values.
 
 use std::ops::Range;
+use std::sync::Arc;
+
+/// Driver counter names, shared by every sample of a name table.
+pub(crate) type CounterNames = Arc<[Arc<str>]>;
 
 /// Lookups in a table of counter names sorted byte-wise, as [`super::DriverStats`] answers
 /// them: all a finder needs.
@@ -66,12 +70,15 @@ pub(crate) struct Slots {
     pub(super) symbol_errors: Option<Slot>,
     /// mlx5 `rx_err_lane_N_phy` positions, lane 0 first.
     pub(super) lanes: Option<Vec<usize>>,
+    /// The `rx_err_lane_N_phy` names that are not one of those lanes ([`mlx5_lane_slots`]).
+    pub(super) stray_lanes: Option<CounterNames>,
     /// Pause and discard counters (`counters::host`).
     pub(super) host: HostSlots,
 }
 
 impl Slots {
     pub(super) fn find(stats: &impl NameTable) -> Slots {
+        let (lanes, stray_lanes) = mlx5_lane_slots(stats);
         Slots {
             corrected_bits: Slot::find(stats, DRIVER_CORRECTED_BITS),
             corrected_blocks: Slot::find(stats, DRIVER_CORRECTED_BLOCKS),
@@ -81,7 +88,8 @@ impl Slots {
             link_down: Slot::find(stats, DRIVER_LINK_DOWN),
             fcs_errors: Slot::find(stats, DRIVER_FCS_ERRORS),
             symbol_errors: Slot::find(stats, DRIVER_SYMBOL_ERRORS),
-            lanes: mlx5_lane_slots(stats),
+            lanes,
+            stray_lanes,
             host: HostSlots::find(stats),
         }
     }
@@ -89,26 +97,32 @@ impl Slots {
 
 pub(super) const MLX5_LANE_PREFIX: &str = "rx_err_lane_";
 
-/// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN),
-/// the positions of lanes 0..n.
-fn mlx5_lane_slots(stats: &impl NameTable) -> Option<Vec<usize>> {
-    let mut lanes: Vec<(usize, usize)> = stats
+/// mlx5 `rx_err_lane_N_phy`: per-lane FEC-corrected bits (PPCNT phy_corrected_bits_laneN):
+/// the positions of lanes 0..n, and the names of this family that are not one of them.
+///
+/// The driver prints exactly `rx_err_lane_0_phy` .. `rx_err_lane_3_phy`, whatever the
+/// port's lane count (drivers/net/ethernet/mellanox/mlx5/core/en_stats.c,
+/// `pport_phy_statistical_err_lanes_stats_desc`: a fixed table of four). So the lanes are
+/// attributed by their number from 0 while the numbers run without a gap (at most
+/// [`super::MAX_LANES`]); a name past them (`rx_err_lane_99999_phy`, `rx_err_lane_x_phy`,
+/// lane 5 without lane 4) is no lane a driver counts, from a merged or edited input: it
+/// is left out and named, and does not cost the port its lanes.
+fn mlx5_lane_slots(stats: &impl NameTable) -> (Option<Vec<usize>>, Option<CounterNames>) {
+    let mut lanes: Vec<(Option<usize>, usize)> = stats
         .prefix_range(MLX5_LANE_PREFIX)
         .filter_map(|k| {
             let n = stats.name_at(k).strip_prefix(MLX5_LANE_PREFIX)?.strip_suffix("_phy")?;
-            Some((n.parse::<usize>().ok()?, k))
+            // `0` only as itself: `rx_err_lane_01_phy` is no name the driver prints.
+            let lane = n.parse::<usize>().ok().filter(|l| l.to_string() == n);
+            Some((lane, k))
         })
         .collect();
-    if lanes.is_empty() {
-        return None;
-    }
-    lanes.sort();
-    // Lanes must be 0..n without gaps to be attributed by position, and no more than a
-    // port can have.
-    if lanes.len() > super::MAX_LANES || lanes.iter().enumerate().any(|(i, (n, _))| *n != i) {
-        return None;
-    }
-    Some(lanes.into_iter().map(|(_, k)| k).collect())
+    // Numbered lanes in order, the unnumbered names last.
+    lanes.sort_by_key(|(n, k)| (n.is_none(), *n, *k));
+    let attributed = lanes.iter().enumerate().take_while(|(i, (n, _))| *n == Some(*i) && *i < super::MAX_LANES).count();
+    let stray: Vec<Arc<str>> = lanes[attributed..].iter().map(|(_, k)| Arc::from(stats.name_at(*k))).collect();
+    let at: Vec<usize> = lanes[..attributed].iter().map(|(_, k)| *k).collect();
+    ((!at.is_empty()).then_some(at), (!stray.is_empty()).then(|| stray.into()))
 }
 
 /// 802.1Qbb priorities.

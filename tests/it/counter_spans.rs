@@ -5,31 +5,9 @@
 //! not 0). The captures are bundled ones (captures/README.md) with counters taken out of
 //! some samples, as each test says.
 
-use crate::support::optics;
+use crate::support::{edited_capture as edited, optics};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-/// The bundled capture `name` with `edit` applied to its sample records, in file order
-/// (the index counts samples only), written to `dir`.
-fn edited(dir: &Path, name: &str, edit: impl Fn(usize, &mut Value)) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name);
-    let mut k = 0;
-    let lines: Vec<String> = std::fs::read_to_string(src)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut r: Value = serde_json::from_str(l).unwrap();
-            if r["record"] == "sample" {
-                edit(k, &mut r);
-                k += 1;
-            }
-            r.to_string()
-        })
-        .collect();
-    let out = dir.join(name);
-    std::fs::write(&out, lines.join("\n") + "\n").unwrap();
-    out
-}
+use std::path::Path;
 
 fn scan(path: &Path, json: bool) -> String {
     let mut cmd = optics();

@@ -83,6 +83,7 @@ mod live_driver_stats;
 mod live_link_notify;
 #[cfg(live)]
 mod live_veth;
+mod mlx5_lane_names;
 #[cfg(live)]
 mod netlink_golden;
 #[cfg(live)]

@@ -32,3 +32,26 @@ pub fn optics() -> Command {
     c.env_remove("NO_COLOR").env_remove("COLUMNS");
     c
 }
+
+/// The bundled capture `name` (captures/) with `edit` applied to each of its sample
+/// records (the index counts samples only, in file order), written to `dir`: a real
+/// capture with a counter taken out or added, as the test using it says.
+pub fn edited_capture(dir: &std::path::Path, name: &str, edit: impl Fn(usize, &mut serde_json::Value)) -> std::path::PathBuf {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("captures").join(name);
+    let mut k = 0;
+    let lines: Vec<String> = std::fs::read_to_string(src)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut r: serde_json::Value = serde_json::from_str(l).unwrap();
+            if r["record"] == "sample" {
+                edit(k, &mut r);
+                k += 1;
+            }
+            r.to_string()
+        })
+        .collect();
+    let out = dir.join(name);
+    std::fs::write(&out, lines.join("\n") + "\n").unwrap();
+    out
+}
