@@ -17,7 +17,9 @@ mod slots;
 
 pub use driver_stats::DriverStats;
 pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
-pub(crate) use normalize::{fec_origin, normalize, normalize_into};
+#[cfg(test)]
+pub(crate) use normalize::normalize;
+pub(crate) use normalize::{fec_origin, normalize_into};
 use serde::{Deserialize, Serialize};
 
 /// `ETHTOOL_A_FEC_STAT_*` arrays: element 0 is the total, elements 1.. are lanes.

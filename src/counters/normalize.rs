@@ -60,6 +60,7 @@ fn lanes_into(slot: &mut Option<LaneCounts>, arr: &[u64], origin: Origin, fallba
     }
 }
 
+#[cfg(test)]
 pub(crate) fn normalize(fec: Option<&FecStats>, link: Option<&LinkState>, driver: &DriverStats) -> PortCounters {
     let mut out = PortCounters::default();
     normalize_into(&mut out, fec, link, driver);

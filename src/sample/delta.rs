@@ -22,17 +22,19 @@
 
 use crate::analysis::CounterSpan;
 use crate::capture::SampleRecord;
-use crate::counters::{normalize, normalize_into, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
+#[cfg(test)]
+use crate::counters::normalize;
+use crate::counters::{normalize_into, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use std::collections::BTreeMap;
 
 /// Lowest previous value from which a decrease may be a 32-bit wrap.
-pub const WRAP_FROM_AT_LEAST: u64 = 0xC000_0000;
+pub(crate) const WRAP_FROM_AT_LEAST: u64 = 0xC000_0000;
 /// A wrapped counter must restart below this.
-pub const WRAP_TO_BELOW: u64 = 0x4000_0000;
+pub(crate) const WRAP_TO_BELOW: u64 = 0x4000_0000;
 const U32_RANGE: u64 = 1 << 32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Increase(u64),
     /// A 32-bit counter passed 2^32; the value is the increase.
     Wrapped(u64),
@@ -40,7 +42,7 @@ pub enum Step {
 }
 
 /// How one counter moved between two readings (rules in the module docs).
-pub fn step(prev: u64, cur: u64) -> Step {
+pub(crate) fn step(prev: u64, cur: u64) -> Step {
     if cur >= prev {
         Step::Increase(cur - prev)
     } else if (WRAP_FROM_AT_LEAST..U32_RANGE).contains(&prev) && cur < WRAP_TO_BELOW {
@@ -237,13 +239,14 @@ impl<T: Default> SlotMap<T> {
 
 /// One sample's counters as series: per slot an origin and its values.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Point {
-    pub t: f64,
+pub(crate) struct Point {
+    pub(crate) t: f64,
     series: SeriesSet,
 }
 
 impl Point {
-    pub fn from_sample(s: &SampleRecord) -> Self {
+    #[cfg(test)]
+    pub(crate) fn from_sample(s: &SampleRecord) -> Self {
         let mut out = Point::default();
         let mut counters = normalize(s.fec.as_ref(), Some(&s.link), &s.driver_stats);
         crate::counters::ib::normalize_into(&mut counters, s.ib.as_ref());
@@ -254,7 +257,7 @@ impl Point {
 
     /// The point of sample `s`, its counters normalised into `counters` first: both
     /// buffers kept from the last sample's (what `watch` and the engine do per sample).
-    pub fn refill_from(&mut self, s: &SampleRecord, counters: &mut PortCounters) {
+    pub(crate) fn refill_from(&mut self, s: &SampleRecord, counters: &mut PortCounters) {
         normalize_into(counters, s.fec.as_ref(), Some(&s.link), &s.driver_stats);
         crate::counters::ib::normalize_into(counters, s.ib.as_ref());
         crate::counters::host::normalize_into(counters, s.pause.as_ref(), &s.driver_stats);
@@ -263,7 +266,7 @@ impl Point {
 
     /// The point of sample `s`, whose counters the caller already normalised (`p`), into
     /// this point, keeping its buffers.
-    pub fn refill(&mut self, s: &SampleRecord, p: &PortCounters) {
+    pub(crate) fn refill(&mut self, s: &SampleRecord, p: &PortCounters) {
         self.t = s.t;
         let series = &mut self.series;
         series.clear();
@@ -291,11 +294,11 @@ impl Point {
 /// observation, sums): what [`DeltaSum::total`] reports, without the wrap sentences, in a
 /// form that a ring of rolling-window snapshots refills without allocating.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Sums(SeriesSet);
+pub(crate) struct Sums(SeriesSet);
 
 impl Sums {
     /// The increases as counters and histogram (no wrap sentences).
-    pub fn delta(&self) -> SegmentDelta {
+    pub(crate) fn delta(&self) -> SegmentDelta {
         let mut out = SegmentDelta::default();
         for (slot, origin, sum) in self.0.iter() {
             match slot {
@@ -325,7 +328,7 @@ impl Sums {
 /// (an observation of another origin is skipped, not a break). A series is reported in
 /// the origin of its latest observation. Memory: one value vector per series and origin.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct DeltaSum {
+pub(crate) struct DeltaSum {
     slots: SlotMap<SlotSum>,
     wraps: WrapNotes,
 }
@@ -333,22 +336,22 @@ pub struct DeltaSum {
 /// What the latest [`DeltaSum::push`] added, for per-interval consumers. Refilled by
 /// each push (its buffer kept).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PointStep {
+pub(crate) struct PointStep {
     corrected_bits_per_lane: Vec<u64>,
     has_corrected_bits_per_lane: bool,
-    pub link_down_events: Option<u64>,
-    pub rx_bits: Option<u64>,
+    pub(crate) link_down_events: Option<u64>,
+    pub(crate) rx_bits: Option<u64>,
 }
 
 impl PointStep {
-    pub fn corrected_bits_per_lane(&self) -> Option<&[u64]> {
+    pub(crate) fn corrected_bits_per_lane(&self) -> Option<&[u64]> {
         self.has_corrected_bits_per_lane.then_some(&self.corrected_bits_per_lane[..])
     }
 }
 
 impl DeltaSum {
     /// Folds `p` in; `out` is refilled with what it added.
-    pub fn push(&mut self, p: &Point, out: &mut PointStep) {
+    pub(crate) fn push(&mut self, p: &Point, out: &mut PointStep) {
         out.corrected_bits_per_lane.clear();
         out.has_corrected_bits_per_lane = false;
         out.link_down_events = None;
@@ -412,9 +415,9 @@ impl DeltaSum {
         }
     }
 
-    /// Why `p` cannot continue this segment's series ([`ResetDetector::check`] over the
+    /// Why `p` cannot continue this segment's series (`ResetDetector::check` over the
     /// last observations kept here), if a reason there is.
-    pub fn reset_reason(&self, p: &Point) -> Option<String> {
+    pub(crate) fn reset_reason(&self, p: &Point) -> Option<String> {
         for (i, (slot, origin, cur)) in p.series.iter().enumerate() {
             let Some(o) = self.slots.get(i, slot).and_then(|s| s.find(origin)) else { continue };
             if let Some(reason) = series_reset(slot, o.last(), cur) {
@@ -425,7 +428,7 @@ impl DeltaSum {
     }
 
     /// The sums so far into `out` (its buffers kept): a rolling-window snapshot.
-    pub fn sums_into(&self, out: &mut Sums) {
+    pub(crate) fn sums_into(&self, out: &mut Sums) {
         if self.sums_over(out) {
             return;
         }
@@ -465,7 +468,7 @@ impl DeltaSum {
     /// pushed (a segment restarted at its last sample). The usual case, where `p` named
     /// every series the sum holds in one origin each, keeps the buffers: the last values
     /// are already `p`'s, only the sums go back to zero.
-    pub fn restart_from(&mut self, p: &Point) {
+    pub(crate) fn restart_from(&mut self, p: &Point) {
         let only_p = self.slots.iter().count() == p.series.entries.len()
             && p.series.iter().enumerate().all(|(i, (slot, origin, cur))| {
                 self.slots.get(i, slot).is_some_and(|s| {
@@ -496,7 +499,7 @@ impl DeltaSum {
     /// firmware reset or link-up, an import where one snapshot lacks it), and one read at a
     /// single moment of the window has no increase, so it leaves `d` (it is not 0). The
     /// histogram's bins are one figure, spanning from its earliest bin to its latest.
-    pub fn own_spans(&self, from_t: f64, to_t: f64, d: &mut SegmentDelta) {
+    pub(crate) fn own_spans(&self, from_t: f64, to_t: f64, d: &mut SegmentDelta) {
         let mut histogram: Option<CounterSpan> = None;
         for (slot, s) in self.slots.iter() {
             let Some(o) = s.latest() else { continue };
@@ -533,13 +536,14 @@ impl DeltaSum {
     }
 
     /// The increases so far.
-    pub fn total(&self) -> SegmentDelta {
+    #[cfg(test)]
+    pub(crate) fn total(&self) -> SegmentDelta {
         self.total_into(&mut Sums::default())
     }
 
-    /// [`Self::total`], the sums gathered in `scratch` (whatever it held; its buffers are
+    /// The increases so far, the sums gathered in `scratch` (whatever it held; its buffers are
     /// kept for the next call).
-    pub fn total_into(&self, scratch: &mut Sums) -> SegmentDelta {
+    pub(crate) fn total_into(&self, scratch: &mut Sums) -> SegmentDelta {
         self.sums_into(scratch);
         let mut out = scratch.delta();
         out.wraps.clone_from(&self.wraps.noted);
@@ -552,21 +556,21 @@ impl DeltaSum {
 
 /// Counter increases over a segment.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct SegmentDelta {
+pub(crate) struct SegmentDelta {
     /// Each `Counted::value` / `LaneCounts::values` is an increase.
-    pub counters: PortCounters,
-    pub histogram: Vec<FecHistogramBin>,
+    pub(crate) counters: PortCounters,
+    pub(crate) histogram: Vec<FecHistogramBin>,
     /// Counters that wrapped at 2^32, one sentence each.
-    pub wraps: Vec<String>,
+    pub(crate) wraps: Vec<String>,
     /// Figures whose own span is not the window's ([`DeltaSum::own_spans`]).
-    pub spans: Vec<CounterSpan>,
+    pub(crate) spans: Vec<CounterSpan>,
 }
 
 impl SegmentDelta {
     /// The increases since `earlier` (a total of the same segment at an earlier sample).
     /// A figure `earlier` lacks, or had from another origin, counts in full. Wrap
     /// sentences are not carried.
-    pub fn since(&self, earlier: &SegmentDelta) -> SegmentDelta {
+    pub(crate) fn since(&self, earlier: &SegmentDelta) -> SegmentDelta {
         let (c, e) = (&self.counters, &earlier.counters);
         // The fold's own tables: a figure is told here exactly when the fold sums it.
         let mut counters = PortCounters::default();
@@ -613,5 +617,7 @@ mod origins;
 mod tests;
 
 use breaks::series_reset;
-pub use breaks::{Break, ResetDetector, Segmenter};
+#[cfg(live)]
+pub(crate) use breaks::ResetDetector;
+pub(crate) use breaks::{Break, Segmenter};
 use origins::{OriginSum, SlotSum, WrapNotes};

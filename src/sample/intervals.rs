@@ -2,7 +2,7 @@
 //! window and its lane figures ([`RowFigures`]), worked out once per sample and handed to
 //! every printer that shows intervals (the CSV rows, the live table): printers only
 //! format what they are given. Holds per interface only the fold of the current interval
-//! ([`IntervalFold`]: the interface record in force, the interval's first sample and the
+//! (`IntervalFold`: the interface record in force, the interval's first sample and the
 //! events since, folded as they come) and the window it last gave, so memory follows the
 //! number of interfaces, not the length of the run.
 
@@ -44,7 +44,7 @@ impl Pending {
 /// windows carry no lane series (lane figures never read it). The one implementation of
 /// "the interval since the previous sample".
 #[derive(Default)]
-pub struct IntervalWalker {
+pub(crate) struct IntervalWalker {
     per_iface: IndexMap<String, Pending>,
 }
 
@@ -52,7 +52,7 @@ impl IntervalWalker {
     /// Feeds one record; the window of the interval a sample closes (refilled into one
     /// kept per interface: valid until the next record is pushed), and whether it is the
     /// interface's first sample alone.
-    pub fn push(&mut self, rec: &Record) -> Option<(&InterfaceWindow, bool)> {
+    pub(crate) fn push(&mut self, rec: &Record) -> Option<(&InterfaceWindow, bool)> {
         let name = rec.interface()?;
         let i = self.per_iface.get_index_of(name).unwrap_or_else(|| self.per_iface.insert_full(name.to_string(), Pending::new(name)).0);
         let p = &mut self.per_iface[i];
@@ -100,6 +100,7 @@ pub struct IntervalStage<'a> {
 }
 
 impl<'a> IntervalStage<'a> {
+    /// A stage with no interval seen yet, feeding `printers`.
     pub fn new(cfg: Config, printers: Vec<&'a mut dyn IntervalPrinter>) -> Self {
         IntervalStage { cfg, walker: IntervalWalker::default(), figures: RowFigures::default(), printers }
     }

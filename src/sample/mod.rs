@@ -1,6 +1,6 @@
 //! Sampling over time, counter deltas (resets, wraps), capture recording and replay.
 //!
-//! - [`delta`]: counter deltas between samples, segments at resets / module swaps, wraps.
+//! - `delta`: counter deltas between samples, segments at resets / module swaps, wraps.
 //! - [`engine`]: the streaming fold from records to [`crate::analysis::InterfaceWindow`]s, run and rolling.
 //! - `module_cache` (feature `live`): read static module pages once, then only monitor bytes.
 //! - [`summary`]: what a sampling run did (ticks, samples, why it stopped).
@@ -9,7 +9,9 @@
 //! Live sampling and replay produce the same [`crate::capture::Record`]s, so one path
 //! (records -> engine -> windows -> analysis) serves both.
 
-pub mod delta;
+#![warn(missing_docs)]
+
+pub(crate) mod delta;
 pub mod engine;
 pub mod intervals;
 #[cfg(live)]

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 
 /// Splits any request into valid ones (1-128 bytes inside one half page; lower memory
 /// only as page 0 bank 0), the kernel's rule for `ETHTOOL_MSG_MODULE_EEPROM_GET`.
-pub fn split_request(req: PageRequest) -> Vec<PageRequest> {
+pub(crate) fn split_request(req: PageRequest) -> Vec<PageRequest> {
     let mut out = Vec::new();
     let mut start = req.offset as u16;
     let end = (start + req.length as u16).min(256);
@@ -56,7 +56,7 @@ fn read_into(
 }
 
 /// One-byte read of the SFF-8024 identifier, used when there are no monitors to read.
-pub const PRESENCE_PROBE: PageRequest = PageRequest::new(I2C_A0, 0, 0, 0, 1);
+pub(crate) const PRESENCE_PROBE: PageRequest = PageRequest::new(I2C_A0, 0, 0, 0, 1);
 
 /// Upper bound on `static_pages` rounds: each round must ask for something new, and no
 /// standard chains more than a few (lower -> page 0 -> advertised pages -> banks).
@@ -124,7 +124,7 @@ pub struct ModuleSample {
     /// Monitor and flag bytes read this sample.
     pub monitor: Vec<PageEntry>,
     /// Pages skipped and similar remarks, one sentence each.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Per-interface cache of a module's static pages.
@@ -140,6 +140,7 @@ pub struct ModuleCache {
 }
 
 impl ModuleCache {
+    /// An empty cache.
     pub fn new() -> Self {
         Self::default()
     }

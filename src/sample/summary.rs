@@ -9,26 +9,34 @@ use std::collections::BTreeMap;
 /// Why a sampling loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopReason {
+    /// `--duration` elapsed.
     Duration,
+    /// The tick limit was reached.
     MaxTicks,
     /// A stop signal arrived.
     Signal(StopSignal),
     /// The caller looks at a new set of interfaces (`serve` re-discovered them).
     Rediscover,
+    /// Every interface sampled is gone.
     AllInterfacesGone,
 }
 
+/// What a sampling run did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WatchSummary {
+    /// Ticks of the sampling clock.
     pub ticks: u64,
+    /// Interface samples taken.
     pub samples: u64,
-    pub records: u64,
-    pub error_events: u64,
+    pub(crate) records: u64,
+    pub(crate) error_events: u64,
+    /// Interfaces that vanished during the run.
     pub interfaces_gone: Vec<String>,
     /// What the sources did, summed over interfaces.
     pub io: IoCounts,
     /// Module reads the caches issued (part of `io`).
     pub module_io: IoCounts,
+    /// Why the run ended.
     pub stopped_by: StopReason,
     /// Remarks per interface (module pages skipped, ...), one sentence each.
     pub notes: Vec<String>,
@@ -43,15 +51,22 @@ pub struct WatchSummary {
 /// two and reloads on SIGHUP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopSignal {
+    /// SIGINT.
     Int,
+    /// SIGTERM.
     Term,
+    /// SIGHUP.
     Hup,
+    /// SIGUSR1.
     Usr1,
+    /// SIGUSR2.
     Usr2,
+    /// SIGALRM.
     Alrm,
 }
 
 impl StopSignal {
+    /// Every stop signal.
     pub const ALL: [StopSignal; 6] =
         [StopSignal::Int, StopSignal::Term, StopSignal::Hup, StopSignal::Usr1, StopSignal::Usr2, StopSignal::Alrm];
 
@@ -73,7 +88,7 @@ impl StopSignal {
     }
 
     /// "SIGINT", as logs and messages name it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             StopSignal::Int => "SIGINT",
             StopSignal::Term => "SIGTERM",

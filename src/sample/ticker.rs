@@ -27,7 +27,7 @@ fn timespec(d: Duration) -> libc::timespec {
 
 impl Ticker {
     /// Ticks now, then every `period` (non-zero). Must run inside a tokio runtime with I/O.
-    pub(crate) fn new(period: Duration) -> io::Result<Ticker> {
+    pub(super) fn new(period: Duration) -> io::Result<Ticker> {
         // SAFETY: timerfd_create takes no pointers; the result is checked below.
         let raw = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
         if raw < 0 {

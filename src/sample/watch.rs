@@ -29,9 +29,12 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
+/// What to sample, how often and for how long.
 #[derive(Clone, Debug)]
 pub struct WatchConfig {
+    /// Interfaces to sample.
     pub interfaces: Vec<String>,
+    /// Time between ticks.
     pub interval: Duration,
     /// Stop after this long (`--duration`); `None` = until a signal.
     pub duration: Option<Duration>,
@@ -41,14 +44,19 @@ pub struct WatchConfig {
     pub read_module: bool,
 }
 
+/// Why a sampling run failed.
 #[derive(Debug, Error)]
 pub enum WatchError {
+    /// A record sink failed.
     #[error("writing records: {0}")]
     Sink(#[from] std::io::Error),
+    /// The signal handlers could not be installed.
     #[error("installing signal handlers: {0}")]
     Signal(std::io::Error),
+    /// A sampling task panicked or was cancelled.
     #[error("sampling task failed: {0}")]
     Task(String),
+    /// The sampling clock could not start.
     #[error("starting the sampling clock: {0}")]
     Clock(std::io::Error),
 }
@@ -243,17 +251,6 @@ impl Iface {
     }
 }
 
-/// Samples until a stop signal ([`StopSignal`]), `cfg.duration` or `cfg.max_ticks`. `make_source` builds
-/// one source per interface (sources are `&mut`, so interfaces cannot share one).
-pub async fn watch<F>(cfg: WatchConfig, make_source: F, sinks: &mut [&mut dyn RecordSink]) -> Result<WatchSummary, WatchError>
-where
-    F: Fn(&str) -> Box<dyn Source + Send>,
-{
-    // Installed before the first sample so a signal at any point is seen between ticks.
-    let stop = stop_signals()?;
-    watch_until(cfg, make_source, sinks, stop).await
-}
-
 /// [`StopSignal`] as a stop condition for [`watch_until`], caught from this call on (a
 /// caller creating output files calls it first, so a signal cannot kill the process between
 /// creating a file and writing its header). Must run inside a tokio runtime.
@@ -290,7 +287,7 @@ pub enum SampleOn {
     PollingThread,
 }
 
-/// [`watch`] with the caller's stop condition instead of signals.
+/// `watch` with the caller's stop condition instead of signals.
 pub async fn watch_until<F, S>(
     cfg: WatchConfig,
     make_source: F,

@@ -1,23 +1,26 @@
 //! Where a segment breaks (module docs of [`super`]): a counter reset, time running
 //! backwards, or a module swap between interface records; [`Segmenter`] decides it per
-//! sample, [`ResetDetector`] for a series of points alone.
+//! sample, `ResetDetector` (live) for a series of points alone.
 
-use super::{step, DeltaSum, Point, Slot, SlotMap, Step};
+#[cfg(live)]
+use super::SlotMap;
+use super::{step, DeltaSum, Point, Slot, Step};
 use crate::analysis::segments::SegmentReason;
+#[cfg(live)]
 use crate::counters::Origin;
 use crate::module::map::ascii_trimmed;
 
 /// Why a segment started.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Break {
-    pub t: f64,
+pub(crate) struct Break {
+    pub(crate) t: f64,
     /// What the segment it starts is: never [`SegmentReason::Start`].
-    pub kind: SegmentReason,
+    pub(crate) kind: SegmentReason,
     /// What the break is, for a sentence: "the module swap", "the counter reset", "time
     /// going backwards" (the last two are both `counter_reset` segments in the JSON).
-    pub noun: &'static str,
+    pub(crate) noun: &'static str,
     /// One sentence, e.g. "corrected_bits went from 1000 to 5 (driver reload or counter clear)".
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// Why `p` cannot follow a sample at `last_t`.
@@ -47,20 +50,22 @@ fn series_reset_reason(slot: Slot, prev: &[u64], cur: &[u64]) -> Option<String> 
 
 /// Compares `cur` with the last observations of the same series: a reset reason, if any.
 /// Also used live by the sampling loop to emit `counter_reset` events.
+#[cfg(live)]
 #[derive(Clone, Debug, Default)]
-pub struct ResetDetector {
+pub(crate) struct ResetDetector {
     /// Per series, the last values of each origin seen.
     last: SlotMap<Vec<(Origin, Vec<u64>)>>,
     last_t: Option<f64>,
 }
 
+#[cfg(live)]
 impl ResetDetector {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// The reason `p` cannot continue the current segment, if any.
-    pub fn check(&self, p: &Point) -> Option<String> {
+    pub(crate) fn check(&self, p: &Point) -> Option<String> {
         if let Some(reason) = time_reason(self.last_t, p) {
             return Some(reason);
         }
@@ -74,7 +79,7 @@ impl ResetDetector {
         None
     }
 
-    pub fn push(&mut self, p: &Point) {
+    pub(crate) fn push(&mut self, p: &Point) {
         for (i, (slot, origin, v)) in p.series.iter().enumerate() {
             let per_origin = self.last.get_or_default(i, slot);
             match per_origin.iter_mut().find(|(o, _)| o == origin) {
@@ -89,7 +94,7 @@ impl ResetDetector {
     }
 
     /// Starts a new segment.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = Self::default();
     }
 }
@@ -107,7 +112,7 @@ fn describe_fingerprint(fp: &Option<Vec<u8>>) -> String {
 /// observation of each series is the current segment's [`DeltaSum`]'s (it holds them
 /// anyway), so the caller hands that in rather than this keeping a copy.
 #[derive(Clone, Debug, Default)]
-pub struct Segmenter {
+pub(crate) struct Segmenter {
     module: Option<Option<Vec<u8>>>,
     pending: Option<Break>,
     last_t: Option<f64>,
@@ -116,7 +121,7 @@ pub struct Segmenter {
 impl Segmenter {
     /// An interface record with module fingerprint `fp` ([`fingerprint`](crate::module::fingerprint::fingerprint) of its image): a
     /// different module than the previous record's breaks the segment at the next sample.
-    pub fn interface(&mut self, t: f64, fp: Option<Vec<u8>>) {
+    pub(crate) fn interface(&mut self, t: f64, fp: Option<Vec<u8>>) {
         if let Some(prev) = &self.module {
             if *prev != fp {
                 self.pending = Some(Break {
@@ -133,7 +138,7 @@ impl Segmenter {
     /// A sample's counters: `Some(break)` when this sample starts a new segment.
     /// `current`: the sums of the segment so far (every earlier sample of it pushed),
     /// `None` before the first sample.
-    pub fn sample(&mut self, p: &Point, current: Option<&DeltaSum>) -> Option<Break> {
+    pub(crate) fn sample(&mut self, p: &Point, current: Option<&DeltaSum>) -> Option<Break> {
         let last_t = self.last_t.replace(p.t);
         self.pending.take().or_else(|| {
             let (noun, reason) = match time_reason(last_t, p) {

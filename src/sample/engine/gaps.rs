@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 /// A gap longer than this many median sample intervals is reported.
-pub const GAP_FACTOR: f64 = 2.5;
+pub(crate) const GAP_FACTOR: f64 = 2.5;
 const MAX_DISTINCT: usize = 4096;
 const MAX_NAMED: usize = 64;
 
@@ -19,7 +19,7 @@ fn key(dt: f64) -> u64 {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Gaps {
+pub(crate) struct Gaps {
     last_t: Option<f64>,
     /// Interval length (f64 bits) -> how many.
     lengths: BTreeMap<u64, u64>,
@@ -36,7 +36,7 @@ pub struct Gaps {
 }
 
 impl Gaps {
-    pub fn push(&mut self, t: f64) {
+    pub(crate) fn push(&mut self, t: f64) {
         if let Some(a) = self.last_t.replace(t) {
             let dt = t - a;
             let mut k = key(dt);
@@ -69,7 +69,7 @@ impl Gaps {
     }
 
     /// Becomes what a fresh table is after the sample at `t` alone (no interval yet).
-    pub fn restart_at(&mut self, t: f64) {
+    pub(crate) fn restart_at(&mut self, t: f64) {
         self.lengths.clear();
         self.lone = None;
         self.intervals = 0;
@@ -92,7 +92,7 @@ impl Gaps {
     }
 
     /// One sentence per gap, in time order.
-    pub fn sentences(&self) -> Vec<String> {
+    pub(crate) fn sentences(&self) -> Vec<String> {
         if self.intervals < 2 {
             return Vec::new();
         }

@@ -21,13 +21,13 @@ mod restart;
 mod static_module;
 mod window;
 
-pub use static_module::StaticModule;
+pub(crate) use static_module::StaticModule;
 use static_module::{NoModule, PageRun, SampleModule};
 
 /// Sentences kept per list (events, segment breaks); the rest are counted.
 const MAX_SENTENCES: usize = 256;
 /// Earlier segments kept for per-segment analysis; older ones are counted.
-pub const MAX_SEGMENTS: usize = 16;
+pub(crate) const MAX_SEGMENTS: usize = 16;
 /// Rolling-window snapshots per longest rolling window.
 const RING_SLOTS: f64 = 256.0;
 
@@ -57,7 +57,7 @@ impl Sentences {
 /// Running per-lane sums of rx power in mW: the mean is taken in linear power, since
 /// averaging dBm values would weight low readings more than the light they stand for.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct RxSums {
+pub(crate) struct RxSums {
     /// Longest reading seen (lanes).
     lanes: usize,
     sum_mw: Vec<f64>,
@@ -65,7 +65,7 @@ pub struct RxSums {
 }
 
 impl RxSums {
-    pub fn add(&mut self, reading_mw: &[Option<f64>]) {
+    pub(crate) fn add(&mut self, reading_mw: &[Option<f64>]) {
         self.lanes = self.lanes.max(reading_mw.len());
         if self.sum_mw.len() < reading_mw.len() {
             self.sum_mw.resize(reading_mw.len(), 0.0);
@@ -88,14 +88,14 @@ impl RxSums {
 
     /// Per lane mean as dBm; `None` where no reading had the lane. `minus` removes an
     /// earlier state's sums (rolling windows).
-    pub fn mean_dbm(&self, minus: Option<&RxSums>) -> Vec<Option<f64>> {
+    pub(crate) fn mean_dbm(&self, minus: Option<&RxSums>) -> Vec<Option<f64>> {
         let mut out = Vec::new();
         self.mean_dbm_into(minus, &mut out);
         out
     }
 
     /// [`Self::mean_dbm`] into `out` (its buffer kept).
-    pub fn mean_dbm_into(&self, minus: Option<&RxSums>, out: &mut Vec<Option<f64>>) {
+    pub(crate) fn mean_dbm_into(&self, minus: Option<&RxSums>, out: &mut Vec<Option<f64>>) {
         let lanes = if minus.is_some() { self.sum_mw.len() } else { self.lanes };
         out.clear();
         out.extend((0..lanes).map(|i| {
@@ -119,11 +119,11 @@ struct Snapshot {
 
 /// One segment: consecutive samples between which every delta is meaningful.
 #[derive(Clone, Debug)]
-pub struct Segment {
-    pub started_by: Option<Break>,
-    pub first_t: f64,
-    pub last_t: f64,
-    pub samples: usize,
+pub(crate) struct Segment {
+    pub(crate) started_by: Option<Break>,
+    pub(crate) first_t: f64,
+    pub(crate) last_t: f64,
+    pub(crate) samples: usize,
     sum: DeltaSum,
     rx: RxSums,
     gaps: Gaps,
@@ -295,8 +295,8 @@ impl Segment {
 }
 
 #[derive(Debug)]
-pub struct IfaceState {
-    pub name: String,
+pub(crate) struct IfaceState {
+    pub(crate) name: String,
     /// Latest interface record at or before the range end.
     latest: Option<Arc<StaticModule>>,
     segmenter: Segmenter,
@@ -330,7 +330,7 @@ pub struct IfaceState {
 }
 
 impl IfaceState {
-    pub fn new(name: &str, buckets: usize, rolling_s: &[f64]) -> Self {
+    pub(super) fn new(name: &str, buckets: usize, rolling_s: &[f64]) -> Self {
         let longest = rolling_s.iter().copied().filter(|s| s.is_finite() && *s > 0.0).fold(0.0, f64::max);
         IfaceState {
             name: name.to_string(),
@@ -355,23 +355,23 @@ impl IfaceState {
         }
     }
 
-    pub fn series(&self) -> &LaneSeries {
+    pub(crate) fn series(&self) -> &LaneSeries {
         &self.series
     }
 
-    pub fn interface(&mut self, ir: &InterfaceRecord, range: &TimeRange) {
+    pub(crate) fn interface(&mut self, ir: &InterfaceRecord, range: &TimeRange) {
         if range.before_end(ir.t) {
             self.interface_static(Arc::new(StaticModule::new(ir.clone())));
         }
     }
 
     /// An interface record already parsed (shared between states).
-    pub fn interface_static(&mut self, st: Arc<StaticModule>) {
+    pub(crate) fn interface_static(&mut self, st: Arc<StaticModule>) {
         self.segmenter.interface(st.record.t, st.fingerprint.clone());
         self.latest = Some(st);
     }
 
-    pub fn event(&mut self, e: &EventRecord, range: &TimeRange) {
+    pub(crate) fn event(&mut self, e: &EventRecord, range: &TimeRange) {
         if !range.contains(e.t) || !matches!(e.kind, EventKind::Error | EventKind::InterfaceGone) {
             return;
         }
@@ -381,7 +381,7 @@ impl IfaceState {
         self.events.push(e.t, format!("t={} s: {}: {}", e.t, e.kind.as_str().replace('_', " "), e.message));
     }
 
-    pub fn sample(&mut self, s: &SampleRecord, range: &TimeRange) {
+    pub(super) fn sample(&mut self, s: &SampleRecord, range: &TimeRange) {
         if !range.contains(s.t) {
             return;
         }
@@ -486,7 +486,7 @@ impl IfaceState {
     }
 
     /// The whole run's window: the last segment, with every event of the run.
-    pub fn window(&self) -> InterfaceWindow {
+    pub(crate) fn window(&self) -> InterfaceWindow {
         let mut w = InterfaceWindow::default();
         self.window_into(&mut w);
         w
@@ -494,7 +494,7 @@ impl IfaceState {
 
     /// The window over the last `seconds` of the current segment (at the resolution of
     /// the snapshot ring: the window starts at the first snapshot inside it).
-    pub fn rolling_window(&self, seconds: f64) -> InterfaceWindow {
+    pub(crate) fn rolling_window(&self, seconds: f64) -> InterfaceWindow {
         let Some(seg) = &self.current else { return self.window() };
         let mut w = self.base(self.latest.as_deref());
         let start = seg.last_t - seconds;
@@ -531,7 +531,7 @@ impl IfaceState {
     /// The window `serve` judges: [`Self::rolling_window`] over the last `judge_s`, with
     /// the series buckets of the current segment from the last `trend_s` (those the
     /// state still holds: see `series_horizon_s`) for the margin trend and the peaks.
-    pub fn judged_window(&self, judge_s: f64, trend_s: f64) -> InterfaceWindow {
+    pub(crate) fn judged_window(&self, judge_s: f64, trend_s: f64) -> InterfaceWindow {
         let mut w = self.rolling_window(judge_s);
         if let Some(seg) = &self.current {
             window::segment_series_into(&self.series, seg.first_t.max(seg.last_t - trend_s), &mut w.series);
@@ -540,7 +540,7 @@ impl IfaceState {
     }
 
     /// Every kept segment's own window, oldest first, with why it started.
-    pub fn segment_windows(&self) -> Vec<(Option<&Break>, f64, f64, InterfaceWindow)> {
+    pub(crate) fn segment_windows(&self) -> Vec<(Option<&Break>, f64, f64, InterfaceWindow)> {
         self.earlier
             .iter()
             .chain(self.current.iter())
@@ -550,11 +550,6 @@ impl IfaceState {
                 (seg.started_by.as_ref(), seg.first_t, seg.last_t, w)
             })
             .collect()
-    }
-
-    /// Earlier segments no longer kept.
-    pub fn segments_dropped(&self) -> usize {
-        self.earlier_dropped
     }
 }
 

@@ -16,14 +16,14 @@ use std::sync::Arc;
 const BUCKETS: usize = 2;
 
 #[derive(Debug)]
-pub struct IntervalFold {
+pub(crate) struct IntervalFold {
     state: IfaceState,
 }
 
 impl IntervalFold {
     /// Before any sample of `iface`, under interface record `ir` (none seen yet: `None`);
     /// `series`: the windows carry the interval's lane series (else none: `series: None`).
-    pub fn new(iface: &str, ir: Option<&Arc<StaticModule>>, series: bool) -> Self {
+    pub(crate) fn new(iface: &str, ir: Option<&Arc<StaticModule>>, series: bool) -> Self {
         let mut state = IfaceState::new(iface, BUCKETS, &[]);
         state.keep_series = series;
         if let Some(ir) = ir {
@@ -32,23 +32,23 @@ impl IntervalFold {
         IntervalFold { state }
     }
 
-    pub fn event(&mut self, e: &EventRecord) {
+    pub(crate) fn event(&mut self, e: &EventRecord) {
         self.state.event(e, &TimeRange::whole());
     }
 
-    pub fn sample(&mut self, s: &SampleRecord) {
+    pub(crate) fn sample(&mut self, s: &SampleRecord) {
         self.state.sample(s, &TimeRange::whole());
     }
 
     /// The window over what was folded since the interval's first sample, into `w` (its
     /// buffers reused: the stage refills one window per interface).
-    pub fn window_into(&self, w: &mut InterfaceWindow) {
+    pub(crate) fn window_into(&self, w: &mut InterfaceWindow) {
         self.state.window_into(w);
     }
 
     /// The next interval starts at the last sample folded: as if the fold were
     /// [`Self::new`] then that sample alone.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.state.restart_at_last_sample();
     }
 }

@@ -5,10 +5,10 @@
 //!
 //! Per interface, over the samples with `from <= t <= to` (records outside are skipped,
 //! never kept):
-//! - records are split into segments ([`crate::sample::delta::Segmenter`]: counter
+//! - records are split into segments (`crate::sample::delta::Segmenter`: counter
 //!   reset, module swap, time backwards); the whole-run window uses the **last**
 //!   segment, so every delta belongs to one module and one unbroken counter run. Earlier
-//!   segments are named in `events` and kept (the last [`iface::MAX_SEGMENTS`]) for
+//!   segments are named in `events` and kept (the last `iface::MAX_SEGMENTS`) for
 //!   per-segment analysis;
 //! - time base = the samples' own timestamps: `duration_s` = last t - first t of the
 //!   segment (gaps and missed samples included; gaps are also named in `events`, see
@@ -36,8 +36,8 @@ mod iface;
 mod interval;
 
 use crate::analysis::series::LaneSeries;
-pub use iface::{StaticModule, MAX_SEGMENTS};
-pub use interval::IntervalFold;
+pub(crate) use iface::StaticModule;
+pub(crate) use interval::IntervalFold;
 
 use crate::analysis::segments::SegmentReason;
 use crate::analysis::InterfaceWindow;
@@ -52,18 +52,22 @@ use std::path::Path;
 /// Seconds since capture start; `None` = open end.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TimeRange {
+    /// Start, seconds since capture start; `None` = from the beginning.
     pub from: Option<f64>,
+    /// End, seconds since capture start (inclusive); `None` = to the end.
     pub to: Option<f64>,
 }
 
 impl TimeRange {
+    /// The whole capture.
     pub fn whole() -> Self {
         Self::default()
     }
+    /// True when `t` (seconds since capture start) lies in the range.
     pub fn contains(&self, t: f64) -> bool {
         self.from.is_none_or(|f| t >= f) && self.to.is_none_or(|e| t <= e)
     }
-    pub fn before_end(&self, t: f64) -> bool {
+    pub(crate) fn before_end(&self, t: f64) -> bool {
         self.to.is_none_or(|e| t <= e)
     }
     /// True when a bound is set.
@@ -72,8 +76,10 @@ impl TimeRange {
     }
 }
 
+/// What the engine folds and keeps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineConfig {
+    /// Only samples in this range are folded (`--from` / `--to`).
     pub range: TimeRange,
     /// Rolling windows the state can answer for (seconds); the longest sizes the ring.
     /// None by default: a whole-run fold (`scan`, `export`, `watch`) asks for none, and the
@@ -95,20 +101,24 @@ impl Default for EngineConfig {
 }
 
 /// Why a segment started: the kind of the break that started it, if any.
-pub fn segment_reason(b: Option<&Break>) -> SegmentReason {
+pub(crate) fn segment_reason(b: Option<&Break>) -> SegmentReason {
     b.map_or(SegmentReason::Start, |b| b.kind)
 }
 
 /// One segment's own window.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SegmentWindow {
+    /// Why the segment started.
     pub reason: SegmentReason,
     /// Sentence of the break that started it, if any.
-    pub started_by: Option<String>,
-    /// What the break that started it is ([`Break::noun`]), if any.
+    pub(crate) started_by: Option<String>,
+    /// What the break that started it is (`Break::noun`), if any.
     pub break_noun: Option<&'static str>,
+    /// Start, seconds since capture start.
     pub from_t: f64,
+    /// End, seconds since capture start.
     pub to_t: f64,
+    /// The segment's window.
     pub window: InterfaceWindow,
 }
 
@@ -121,10 +131,12 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// An engine with no interfaces yet.
     pub fn new(cfg: EngineConfig) -> Self {
         Engine { cfg, states: IndexMap::new() }
     }
 
+    /// The configuration it was built with.
     pub fn config(&self) -> &EngineConfig {
         &self.cfg
     }
@@ -168,6 +180,7 @@ impl Engine {
         self.live().map(IfaceState::window).collect()
     }
 
+    /// The window of `iface` over the whole run (in the range), if it was seen.
     pub fn window(&self, iface: &str) -> Option<InterfaceWindow> {
         self.get(iface).map(IfaceState::window)
     }
@@ -207,11 +220,6 @@ impl Engine {
             .collect()
     }
 
-    /// Earlier segments of `iface` no longer kept (more than [`MAX_SEGMENTS`]).
-    pub fn segments_dropped(&self, iface: &str) -> usize {
-        self.get(iface).map_or(0, IfaceState::segments_dropped)
-    }
-
     /// The interface vanished: forget its state.
     pub fn remove(&mut self, iface: &str) {
         self.states.shift_remove(iface);
@@ -235,7 +243,7 @@ impl RecordSink for Engine {
 /// describes, from a fresh state. Other interfaces' records and header records are
 /// ignored. The oracle [`IntervalFold`]'s windows are held to.
 #[cfg(test)]
-pub fn records_window<'a>(
+pub(crate) fn records_window<'a>(
     iface: &str,
     ir: Option<&std::sync::Arc<StaticModule>>,
     records: impl IntoIterator<Item = &'a Record>,
@@ -259,6 +267,7 @@ pub fn records_window<'a>(
 /// What a streamed capture left besides its records.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replayed {
+    /// The capture's header.
     pub header: Header,
     /// What the reader tolerated (a truncated last line), one sentence each.
     pub notes: Vec<String>,
@@ -279,6 +288,7 @@ pub fn replay(path: impl AsRef<Path>, cfg: EngineConfig) -> Result<(Engine, Repl
     replay_from(std::io::BufReader::with_capacity(1 << 16, file), cfg)
 }
 
+/// Replays a capture from `reader` (a file, a pipe, stdin) into a fresh engine.
 pub fn replay_from(reader: impl BufRead, cfg: EngineConfig) -> Result<(Engine, Replayed), CaptureError> {
     let mut engine = Engine::new(cfg);
     let done = for_each_record(reader, |rec| {

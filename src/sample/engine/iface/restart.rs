@@ -52,7 +52,7 @@ impl IfaceState {
     /// series and the sums before that sample are forgotten. The segmenter already is that
     /// state's (it keeps only the module and the last t). For states without rolling
     /// windows (the walker's): a fresh one's snapshot ring is not rebuilt.
-    pub fn restart_at_last_sample(&mut self) {
+    pub(crate) fn restart_at_last_sample(&mut self) {
         self.events.clear();
         self.breaks.clear();
         self.module_read_error = None;

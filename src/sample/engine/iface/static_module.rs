@@ -9,8 +9,8 @@ use thiserror::Error;
 
 /// An interface record and what is derived from it once: its static pages as an image.
 #[derive(Debug)]
-pub struct StaticModule {
-    pub record: InterfaceRecord,
+pub(crate) struct StaticModule {
+    pub(crate) record: InterfaceRecord,
     /// `Ok(None)`: the record has no module pages.
     pub(super) image: Result<Option<ModuleImage>, NoModule>,
     /// The record's module fingerprint (`module::fingerprint::fingerprint`), from `image`: not
@@ -35,7 +35,7 @@ pub(super) enum NoModule {
 }
 
 impl StaticModule {
-    pub fn new(record: InterfaceRecord) -> Self {
+    pub(crate) fn new(record: InterfaceRecord) -> Self {
         let image = record.module.as_ref().map(|m| m.image().map_err(NoModule::Malformed)).transpose();
         let fingerprint = image.as_ref().ok().and_then(Option::as_ref).and_then(fingerprint);
         let decoded = image.as_ref().ok().and_then(Option::as_ref).and_then(StaticDecode::new);

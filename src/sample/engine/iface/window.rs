@@ -34,7 +34,7 @@ impl IfaceState {
 
     /// [`Self::window`] into `w`, whatever `w` held before: afterwards `w` equals the
     /// window this state gives.
-    pub fn window_into(&self, w: &mut InterfaceWindow) {
+    pub(crate) fn window_into(&self, w: &mut InterfaceWindow) {
         self.base_into(self.latest.as_deref(), w);
         // The rest as in a default window, buffers kept (listed in full, so that a field
         // added to the window cannot be left holding the last interval's value).
