@@ -84,14 +84,27 @@ pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
 /// runs serially (1000BASE-X Clause 36, 10GBASE-R Clause 49, 25GBASE-R Clause 107; the
 /// kernel names the rare four-lane 10G PMDs, `10000baseLX4`, in its link mode). Above
 /// 25G a speed has several lane layouts (50G: 2x25G NRZ or 1x50G PAM4): none is assumed.
+/// The first of those that makes the speed a known lane rate is taken: a QSFP+ (four 10G
+/// lanes) in a port running 10G uses one of them, not four of 2.5G; when none does, the
+/// first stands and the lane rate is said to be unknown.
 pub fn unstated_lanes(speed_mbps: u32, module: Option<&ModuleReport>) -> Option<(u32, &'static str)> {
-    if let Some(n) = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0) {
-        return Some((u32::from(n), "taken from the module"));
-    }
-    if module.is_some_and(|m| m.standard == crate::module::Standard::Sff8472) {
-        return Some((1, "from the SFP form factor (one lane)"));
-    }
-    (speed_mbps <= 25_000).then_some((1, "assumed: a port of 25G or less runs one lane"))
+    let module_lanes = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0).map(u32::from);
+    let candidates = [
+        module_lanes.map(|n| (n, "taken from the module")),
+        module.is_some_and(|m| m.standard == crate::module::Standard::Sff8472).then_some((1, "from the SFP form factor (one lane)")),
+        (speed_mbps <= 25_000).then_some((
+            1,
+            if module_lanes.is_some_and(|n| n > 1) {
+                "assumed: a port of 25G or less runs one lane, one of the module's"
+            } else {
+                "assumed: a port of 25G or less runs one lane"
+            },
+        )),
+    ];
+    let known = |n: u32| speed_mbps.is_multiple_of(n) && LANE_CLASSES.iter().any(|c| c.nominal_mbps == speed_mbps / n);
+    let mut stated = candidates.into_iter().flatten();
+    let first = stated.clone().next();
+    stated.find(|(n, _)| known(*n)).or(first)
 }
 
 /// The lane rate of a link; `notes` gets a sentence for every assumption or disagreement.
@@ -185,6 +198,15 @@ mod tests {
         let r = lane_rate(&speed_only(50_000), Some(&sfp), &mut n).unwrap();
         assert_eq!((r.lanes, r.modulation), (1, Modulation::Pam4));
         assert_eq!(unstated_lanes(100_000, None), None);
+        // A QSFP+ (SFF-8636: four 10G lanes) in a port running 10G: 10000 / 4 is no lane
+        // rate, 10000 / 1 is 10GBASE-R's (the real mlx4 paste in analysis::tests has lanes
+        // 2-4 dark); at 40G the module's four stand.
+        let mut qsfp = ModuleReport::new(Standard::Sff8636, 0x0d);
+        qsfp.host_lane_count = Some(4);
+        assert_eq!(unstated_lanes(10_000, Some(&qsfp)), Some((1, "assumed: a port of 25G or less runs one lane, one of the module's")));
+        assert_eq!(unstated_lanes(40_000, Some(&qsfp)), Some((4, "taken from the module")));
+        // 2500 Mb/s: no count makes it a lane rate; the module's stands (and the rate is unknown).
+        assert_eq!(unstated_lanes(2_500, Some(&qsfp)), Some((4, "taken from the module")));
     }
 
     #[test]
