@@ -9,7 +9,7 @@
 
 use super::LaneAnalysis;
 use crate::module::flag::{self, ModuleFlag, Severity};
-use crate::module::report::Thresholds;
+use crate::module::report::{LaneReport, ModuleReport, Thresholds};
 use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
 
@@ -144,6 +144,57 @@ pub fn crossings(la: &LaneAnalysis, levels: &Levels) -> Vec<Crossing> {
     TX.crossings(la.tx_power_dbm, levels.tx.as_ref(), &mut out);
     BIAS.crossings(la.tx_bias_ma, levels.bias.as_ref(), &mut out);
     out
+}
+
+/// The smallest power reading above zero (SFF-8472 Rev 12.4 Table 9-11, SFF-8636 Rev 2.11
+/// 6.2.5 and CMIS 5.2 Table 8-40 all count 0.1 µW): at or under it, no light.
+const NO_LIGHT_MW: f64 = 0.0001;
+/// Bias at or under which a laser draws nothing (a VCSEL lases from about 0.5 mA, a DFB
+/// from several): an ADC's zero, not a laser running low.
+const NO_BIAS_MA: f64 = 0.01;
+
+/// The module's lanes that are dark, in the order of its lanes: a laser drawing no bias and
+/// sending no light while its receiver gets none, with no transmitter fault flagged. Beside a
+/// lit lane, that is a lane switched off (its transmitter disabled by the host, or a port
+/// running fewer lanes than the module has: a QSFP+ at 10G, a 4-lane module in a 1-lane
+/// mode), not a laser out of range: a failing laser still draws current or flags a fault
+/// (SFF-8636 Rev 2.11 byte 4, CMIS 5.2 Table 8-77 TxFault), and a lane the link uses cannot
+/// be dark at both ends while the link runs. With every lane dark the lanes are the port's
+/// state, not a finding of their own only while the link is down (`link_down`): the port
+/// keeps the module's transmitters off, and the link's reason says so. Dark lanes are not
+/// judged against the module's thresholds. `used_lanes`, the link's lane count when known:
+/// a dark lane within it on a link that is not down is one the link needs, and is judged.
+pub fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_down: bool) -> Vec<u8> {
+    let dark = |l: &LaneReport| {
+        l.tx_bias_ma.is_some_and(|b| b <= NO_BIAS_MA)
+            && l.tx_power_mw.is_none_or(|p| p <= NO_LIGHT_MW)
+            && l.rx_power_mw.is_none_or(|p| p <= NO_LIGHT_MW)
+            && !l.flags.contains(&ModuleFlag::TxFault)
+    };
+    let lit = module.lanes.iter().any(|l| l.tx_bias_ma.is_some_and(|b| b > NO_BIAS_MA));
+    if !lit && !link_down {
+        return Vec::new();
+    }
+    // A dark lane beside lit ones on a link that is down may be the laser that took it down.
+    let unused = |lane: u8| !lit || used_lanes.is_none_or(|u| u32::from(lane) > u);
+    module.lanes.iter().filter(|l| dark(l) && unused(l.lane)).map(|l| l.lane).collect()
+}
+
+/// The note that says which lanes are dark and why they were not judged; `module_lanes`, how
+/// many the module has (all of them dark is a port that is down).
+pub fn dark_note(dark: &[u8], module_lanes: usize) -> Option<String> {
+    let lanes = super::vdm_lanes::lane_list(dark);
+    match dark.len() {
+        0 => None,
+        n if n == module_lanes => Some(format!(
+            "every lane dark ({lanes}: no bias, no light sent, none received) while the link is down: the module's transmitters are off with the port, so its low-light and low-bias readings and flags are the port's state, not judged as laser faults; the link's reason and advice say why the port is down"
+        )),
+        n => Some(format!(
+            "lane{} {lanes} dark (no bias, no light sent, none received) beside a lit lane: switched off, not failing, and not judged against the module's thresholds; if the link should use {}, check the port's speed and lane mode (`ethtool IFACE`) and whether the host disabled the transmitter",
+            if n > 1 { "s" } else { "" },
+            if n > 1 { "them" } else { "it" }
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -39,7 +39,8 @@ fn hiding_message(
     msg
 }
 
-/// Flags, reasons and advice for the lanes.
+/// Flags, reasons and advice for the lanes; the lanes left alone because they are dark
+/// ([`dom_limits::dark_lanes`]), for the notes.
 pub(super) fn judge_lanes(
     cx: &Context,
     link: &LinkAnalysis,
@@ -47,8 +48,13 @@ pub(super) fn judge_lanes(
     fit: Option<&RxBerFit>,
     peer: Option<&InterfaceWindow>,
     reasons: &mut Vec<Reason>,
-) {
+) -> Vec<u8> {
     let w = cx.w;
+    let dark = w
+        .module
+        .as_ref()
+        .map(|m| dom_limits::dark_lanes(m, cx.rate.as_ref().map(|r| r.lanes), w.link_up == Some(false)))
+        .unwrap_or_default();
     let cfg = &cx.cfg;
     let link_clean = limits::link_clean(cx, link);
     let limit_text = limits::limit_text(cx, link);
@@ -62,6 +68,10 @@ pub(super) fn judge_lanes(
     let levels = w.module.as_ref().map(|_| dom_limits::Levels::of(&cx.dom.thresholds));
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for la in lanes.iter_mut() {
+        // A lane switched off is in no link (`dom_limits::dark_lanes`, said in the notes).
+        if dark.contains(&la.lane) {
+            continue;
+        }
         // From the lane's figures as measured: the judges below change only flags and advice.
         let ev = siblings.evidence(la, cfg, cx.limit);
         let esnr_delta_db = esnr_siblings.delta_db(la);
@@ -174,6 +184,7 @@ pub(super) fn judge_lanes(
             la.evidence.signature = fit.map(|f| f.signature);
         }
     }
+    dark
 }
 
 /// Frames the MAC counted as lost (bad FCS, symbol errors during carrier): the loss
@@ -253,7 +264,11 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
     let w = cx.w;
     let cfg = &cx.cfg;
     if w.link_up == Some(false) {
-        let why = link.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        let why = link
+            .ext_state
+            .as_deref()
+            .map(|s| format!(" ({s}{})", link.ext_substate.map(|b| format!(": {b}")).unwrap_or_default()))
+            .unwrap_or_default();
         reasons.push(Reason::new(ReasonCode::LinkFlaps, Severity::Reject, None, format!("link is down at the end of the window{why}")));
     }
     if let Some(k) = link.link_down_events.filter(|k| *k > cfg.max_link_down_events) {

@@ -51,7 +51,7 @@ pub use config::Config;
 pub use verdict::{Reason, ReasonCode, Severity, Verdict};
 
 use crate::counters::serdes::SerdesEye;
-use crate::counters::{ext_state_name, FecHistogramBin, LinkInfo, PortCounters};
+use crate::counters::{ext_state_name, ext_substate_name, FecHistogramBin, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
 use crate::module::report::Modulation;
 use crate::module::ModuleReport;
@@ -86,6 +86,8 @@ pub struct InterfaceWindow {
     pub link_up: Option<bool>,
     /// Extended link state at the end of the window (raw `ethtool_link_ext_state`).
     pub link_ext_state: Option<u8>,
+    /// Its substate (raw, e.g. `ETHTOOL_LINK_EXT_SUBSTATE_CI_UNSUPPORTED_CABLE`).
+    pub link_ext_substate: Option<u8>,
     /// Counter increases over the window (each `Counted::value` is a delta), after
     /// resets and wraps were handled. `None` = the counter was never available, or read
     /// at one moment of the window only (`counter_spans` says when).
@@ -182,6 +184,9 @@ pub enum BerDenominator {
 pub struct LinkAnalysis {
     pub up: Option<bool>,
     pub ext_state: Option<String>,
+    /// Why, within the extended state, as ethtool names it ("Unsupported cable").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ext_substate: Option<&'static str>,
     pub speed_mbps: Option<u32>,
     pub link_mode: Option<String>,
     pub lanes: Option<u32>,
@@ -443,6 +448,11 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     let mut l = LinkAnalysis {
         up: w.link_up,
         ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
+        ext_substate: w
+            .link_ext_state
+            .zip(w.link_ext_substate)
+            .filter(|_| w.link_up == Some(false))
+            .and_then(|(s, b)| ext_substate_name(s, b)),
         speed_mbps: w.link.speed_mbps,
         // Named by `analyze_one`: lane rows never show it (a string per row's window).
         link_mode: None,
@@ -758,7 +768,8 @@ fn analyze_one(
     link_reasons(&cx, &link, &lanes, &mut reasons);
     let ib = infiniband::judge(&mut cx, &mut reasons);
     cx.notes.extend(link_loss::apply(w, peer, &mut lanes));
-    judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    let dark = judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    cx.notes.extend(dom_limits::dark_note(&dark, w.module.as_ref().map_or(0, |m| m.lanes.len())));
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
     let after_flap = after_flap::judge(&cx, &mut lanes, &mut reasons);
     let mut advice = Vec::new();
@@ -771,6 +782,9 @@ fn analyze_one(
     limits::fec_limit_reasons(&cx, &link, &mut lanes, &mut reasons);
     transmitter::judge_transmitters(&cx, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
+    if w.link_up == Some(false) {
+        advice.extend(w.link_ext_state.and_then(|s| advice::link_down_advice(s, w.link_ext_substate)).map(str::to_string));
+    }
     advice::fill(&reasons, &mut lanes, &mut advice);
     rank(&mut lanes);
     // Worst first: by severity, then port-wide reasons before lane ones, lanes weakest first.

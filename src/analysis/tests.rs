@@ -460,3 +460,37 @@ fn compare_before_and_after_cleaning() {
         l.summary
     );
 }
+
+#[test]
+fn dark_lanes_the_link_uses_are_judged_and_those_it_does_not_are_noted() {
+    // Bias low alarm 0.5 mA; lanes 3-4 switched off: 0 mA, 0 mW out, 0 mW in.
+    let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
+    if let Some(m) = w.module.as_mut() {
+        m.thresholds.tx_bias_ma = Some(ThresholdSet { high_alarm: 15.0, low_alarm: 0.5, high_warning: 14.0, low_warning: 1.0 });
+        for l in &mut m.lanes[2..] {
+            l.tx_bias_ma = Some(0.0);
+            l.set_tx_power_mw(0.0);
+            l.set_rx_power_mw(0.0);
+        }
+    }
+    // 200000baseSR4 uses all four: lanes 3 and 4 dark is two lasers at 0 mA, under their alarm.
+    let a = one(w.clone());
+    assert_eq!(a.verdict, Verdict::Reject);
+    assert!(a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(3)), "{:?}", a.reasons);
+    assert!(!a.notes.iter().any(|n| n.contains("dark")), "{:?}", a.notes);
+    // 100000baseSR2 (2 x 50G PAM4) uses lanes 1-2: lanes 3-4 are switched off, not failing.
+    w.link =
+        LinkInfo { speed_mbps: Some(100_000), lanes: Some(2), link_mode: Some("100000baseSR2/Full".into()), fec_active: Some("RS".into()) };
+    w.deltas.corrected_bits_per_lane = Some(LaneCounts { values: HEALTHY_BITS[..2].to_vec(), origin: Origin::Netlink });
+    w.deltas.corrected_bits = counted(HEALTHY_BITS[..2].iter().sum());
+    let a = one(w.clone());
+    assert!(!a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm), "{:?}", a.reasons);
+    assert!(a.notes.iter().any(|n| n.starts_with("lanes 3, 4 dark")), "{:?}", a.notes);
+    // A lane still drawing bias is not dark: 0.3 mA under the 0.5 mA alarm is judged.
+    if let Some(m) = w.module.as_mut() {
+        m.lanes[3].tx_bias_ma = Some(0.3);
+    }
+    let a = one(w);
+    assert!(a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(4)), "{:?}", a.reasons);
+    assert!(a.notes.iter().any(|n| n.starts_with("lane 3 dark")), "{:?}", a.notes);
+}

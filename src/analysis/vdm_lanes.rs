@@ -74,7 +74,7 @@ fn source_of(origin: Origin) -> Option<BerSource> {
 }
 
 /// "1-4", "5, 7": compact lane lists for notes.
-fn lane_list(lanes: &[u8]) -> String {
+pub(super) fn lane_list(lanes: &[u8]) -> String {
     let contiguous = lanes.windows(2).all(|w| w[1] == w[0] + 1);
     match (lanes.first(), lanes.last()) {
         (Some(a), Some(b)) if contiguous && lanes.len() > 2 => format!("{a}-{b}"),

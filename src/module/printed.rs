@@ -344,6 +344,14 @@ impl PrintedModule {
             None => alarms,
         };
         m.vdm = self.performance_as_vdm();
+        // The lanes the standard fixes, as its decoder gives them (nothing printed is needed):
+        // SFF-8636's four channels, SFF-8472's one; a CMIS module's come from its application.
+        let fixed = match standard {
+            Some(Standard::Sff8636) => Some(super::sff8636::LANES),
+            Some(Standard::Sff8472) => Some(1),
+            _ => None,
+        };
+        (m.host_lane_count, m.media_lane_count) = (fixed, fixed);
         m
     }
 

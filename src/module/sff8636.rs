@@ -33,7 +33,7 @@ mod monitors;
 
 const A0: u8 = I2C_A0;
 /// QSFP modules have four electrical and four optical lanes.
-const LANES: u8 = 4;
+pub(crate) const LANES: u8 = 4;
 
 // ---- Lower page 00h (SFF-8636 Rev 2.11 6.2, Tables 6-2 to 6-8) ----
 const IDENTIFIER: Field = Field::new("identifier", A0, 0, 0, 1);

@@ -217,3 +217,69 @@ fn a_limit_flag_its_own_reading_does_not_bear_out_is_investigated_not_rejected()
     assert_eq!((i["link"]["lanes"].as_u64(), i["link"]["lane_rate_gbps"].as_f64()), (Some(1), Some(10.3125)), "{:#}", i["link"]);
     assert!(!reasons.iter().any(|r| r["message"].as_str().unwrap().contains("not a lane rate")), "{reasons:?}");
 }
+
+#[test]
+fn lanes_dark_at_both_ends_beside_a_lit_one_are_switched_off_not_failing() {
+    // The mlx4 paste (README): lane 1 lit (6.662 mA, -1.48 dBm out, -1.15 dBm in), lanes 2-4
+    // at 0.000 mA, 0 mW out, 0 mW in, every flag Off. Under the module's bias low alarm
+    // (0.500 mA) by the numbers, but a laser that draws nothing and a receiver that gets
+    // nothing is a lane switched off (a QSFP+ in a one-lane mode, or its transmitter
+    // disabled), not three dead lasers: no dom_alarm, no swap, the lanes named in a note.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("mlx4.jsonl");
+    let src = Path::new(M).join("mlx4_avago_qsfp_sr4_lanes_2-4_dark_lore-netdev.txt");
+    optics().arg("import").arg(&src).args(["--interface", "eth2", "-o"]).arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let i = &v["interfaces"][0];
+    assert_ne!(i["verdict"], "reject", "{i:#}");
+    let reasons = i["reasons"].as_array().unwrap();
+    assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm" || r["code"] == "dom_warning"), "{reasons:?}");
+    assert!(i["lanes"].as_array().unwrap().iter().all(|l| l["flags"].as_array().unwrap().is_empty()), "{:#}", i["lanes"]);
+    let advice = i["advice"].as_array().unwrap();
+    assert!(!advice.iter().any(|a| a.as_str().unwrap().contains("swap")), "{advice:?}");
+    let notes = i["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("lanes 2-4 dark")), "{notes:?}");
+}
+
+/// `scan --json` of one snapshot folder imported as `ens16f1np1`.
+fn scan_folder(dir: &Path) -> Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap.jsonl");
+    optics().arg("import").arg(dir).args(["--interface", "ens16f1np1", "-o"]).arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0].clone()
+}
+
+#[test]
+fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers() {
+    // The real ConnectX-4 / Finisar CWDM4 pair (README): the NIC says "Cable issue,
+    // Unsupported cable" (uapi ETHTOOL_LINK_EXT_STATE_CABLE_ISSUE, _CI_UNSUPPORTED_CABLE) and
+    // every lane reads 0 mA and 0.1 µW both ways with its low alarms On. The port is down
+    // by the NIC's choice: rejected for the link, with the NIC's reason and what to do about
+    // it, not twelve laser alarms and "swap the module" four times.
+    let i = scan_folder(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/refused"));
+    assert_eq!(i["verdict"], "reject", "{i:#}");
+    assert_eq!((i["link"]["up"].as_bool(), i["link"]["ext_state"].as_str()), (Some(false), Some("cable issue")));
+    assert_eq!(i["link"]["ext_substate"], "Unsupported cable");
+    let reasons = i["reasons"].as_array().unwrap();
+    let down = reasons.iter().find(|r| r["code"] == "link_flaps").expect("link_flaps");
+    assert_eq!(down["message"], "link is down at the end of the window (cable issue: Unsupported cable)");
+    assert!(
+        !reasons.iter().any(|r| ["dom_alarm", "dom_warning", "dom_flag_unconfirmed"].contains(&r["code"].as_str().unwrap())),
+        "{reasons:?}"
+    );
+    let advice: Vec<&str> = i["advice"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert!(advice.iter().any(|a| a.starts_with("the NIC refuses this module or cable (unsupported cable)")), "{advice:?}");
+    assert!(i["lanes"].as_array().unwrap().iter().all(|l| l["advice"].is_null()), "{:#}", i["lanes"]);
+    let notes = i["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("every lane dark (1-4")), "{notes:?}");
+
+    // Recoded, the same module lights all four lanes at 40G: 4 x 10G lanes (40000 / 4 is
+    // 10GBASE-R's rate, IEEE 802.3 Clause 49 lanes of XLAUI), nothing dark, no alarm.
+    let i = scan_folder(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/recoded"));
+    assert_eq!((i["link"]["lanes"].as_u64(), i["link"]["lane_rate_gbps"].as_f64()), (Some(4), Some(10.3125)), "{:#}", i["link"]);
+    let reasons = i["reasons"].as_array().unwrap();
+    assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm" || r["code"] == "link_flaps"), "{reasons:?}");
+    assert!(!i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("dark")));
+}

@@ -129,6 +129,7 @@ pub(crate) struct Segment {
     gaps: Gaps,
     link_up: Option<bool>,
     link_ext_state: Option<u8>,
+    link_ext_substate: Option<u8>,
     /// Up -> down transitions seen in the samples (link-down events where no counter exists).
     down_transitions: u64,
     link_seen: bool,
@@ -265,6 +266,7 @@ impl Segment {
         w.duration_s = self.last_t - self.first_t;
         w.link_up = self.link_up;
         w.link_ext_state = self.link_ext_state;
+        w.link_ext_substate = self.link_ext_substate;
         w.counters_at_end = PortCounters::clone(&self.counters_at_end);
         w.events.extend(self.time_base.iter().map(|tb| format!("time base: {tb}")));
         w.serdes_eye.clone_from(&self.serdes_eye);
@@ -427,6 +429,7 @@ impl IfaceState {
         seg.last_t = s.t;
         seg.link_up = up;
         seg.link_ext_state = s.link.ext_state;
+        seg.link_ext_substate = s.link.ext_substate;
         seg.gaps.push(s.t);
         if rx_ok {
             seg.rx.add(rx_mw);
@@ -465,6 +468,7 @@ impl IfaceState {
             gaps: Gaps::default(),
             link_up: None,
             link_ext_state: None,
+            link_ext_substate: None,
             down_transitions: 0,
             link_seen: false,
             ir: None,
@@ -505,6 +509,8 @@ impl IfaceState {
             w.samples = 1;
             w.link_up = seg.link_up;
             w.link_ext_state = seg.link_ext_state;
+            w.link_ext_substate = seg.link_ext_substate;
+            w.link_ext_substate = seg.link_ext_substate;
             if let Err(e) = seg.decode_into(&mut w.module) {
                 w.module_error = Some(e.to_string());
             }
@@ -515,6 +521,7 @@ impl IfaceState {
         w.duration_s = seg.last_t - snap.t;
         w.link_up = seg.link_up;
         w.link_ext_state = seg.link_ext_state;
+        w.link_ext_substate = seg.link_ext_substate;
         w.counters_at_end = PortCounters::clone(&seg.counters_at_end);
         let mut d = seg.with_transitions(seg.delta().since(&snap.sums.delta()), seg.down_transitions - snap.down_transitions);
         seg.sum.own_spans(snap.t, seg.last_t, &mut d);

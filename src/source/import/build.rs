@@ -62,6 +62,8 @@ struct Snapshot {
     pci: Option<PciLink>,
     link: LinkInfo,
     up: Option<bool>,
+    /// The kernel's extended link state and substate as `ethtool IFACE` printed them.
+    ext_state: Option<(Option<u8>, Option<u8>)>,
     module_pages: Option<ModulePages>,
     printed_module: Option<PrintedModule>,
     serdes_eye: Option<crate::counters::serdes::SerdesEye>,
@@ -171,6 +173,9 @@ impl Snapshot {
         fill(&mut self.driver, &f.driver);
         fill(&mut self.bus_info, &f.bus_info);
         fill(&mut self.up, &f.link_state.as_ref().and_then(|l| l.up));
+        if let Some(l) = f.link_state.as_ref().filter(|l| l.ext_state.is_some()) {
+            fill(&mut self.ext_state, &Some((l.ext_state, l.ext_substate)));
+        }
         if let Some(l) = &f.link {
             merge_link(&mut self.link, l);
         }
@@ -591,6 +596,9 @@ fn interface_records(
         ci += usize::from(snap.has_counters());
         let mut link_state = snap.counters.link_state.clone().unwrap_or_default();
         link_state.up = link_state.up.or(snap.up);
+        if let (None, Some((state, substate))) = (link_state.ext_state, snap.ext_state) {
+            (link_state.ext_state, link_state.ext_substate) = (state, substate);
+        }
         let s = SampleRecord {
             t: round_t(t0 + span.as_ref().map_or(0.0, |s| s.0)),
             interface: name.to_string(),

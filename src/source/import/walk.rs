@@ -95,8 +95,17 @@ pub(crate) fn split_runs(inputs: &[PathBuf], files: Vec<Vec<ParsedFile>>) -> (Ve
 
 /// `ethtool_-S_ens3np0` -> `ens3np0`; `ethtool_--show-fec_ens3np0` -> `ens3np0`;
 /// `ethtool_-I_-a_ens3np0` -> `ens3np0` (every option); `ethtool_ens3np0` -> `ens3np0`.
+/// sosreport writes its command outputs without an extension; a file saved by hand as
+/// `ethtool_m.txt` or `ethtool_-S.log` names no interface (a VLAN's `bond0.100` still does).
 pub(crate) fn interface_from_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
+    if path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["txt", "log", "out", "json", "text"].contains(&e.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
     let mut iface = name.strip_prefix("ethtool_")?;
     while iface.starts_with('-') {
         iface = iface.split_once('_')?.1;
@@ -434,5 +443,8 @@ mod tests {
         assert_eq!(interface_from_name(Path::new("ethtool_ens3np0")).as_deref(), Some("ens3np0"));
         assert_eq!(interface_from_name(Path::new("ethtool_-I_-a_ens3np0")).as_deref(), Some("ens3np0"));
         assert_eq!(interface_from_name(Path::new("counters.baseline")), None);
+        assert_eq!(interface_from_name(Path::new("ethtool_m.txt")), None);
+        assert_eq!(interface_from_name(Path::new("ethtool_-S_eth0.LOG")), None);
+        assert_eq!(interface_from_name(Path::new("ethtool_-S_bond0.100")).as_deref(), Some("bond0.100"));
     }
 }

@@ -49,6 +49,7 @@ impl IfaceState {
             samples,
             link_up,
             link_ext_state,
+            link_ext_substate,
             deltas: _,
             counter_spans,
             counters_at_end: _,
@@ -65,6 +66,7 @@ impl IfaceState {
         *samples = 0;
         *link_up = None;
         *link_ext_state = None;
+        *link_ext_substate = None;
         histogram_delta.clear();
         counter_spans.clear();
         events.clear();
