@@ -229,6 +229,7 @@ fn port_sentence(code: ReasonCode) -> Option<&'static str> {
         ReasonCode::BerOverFecLimit => "the port's BER is past the FEC limit: find the weak lane (per-lane counters, the module's VDM, or swap lanes), clean its fiber, then swap the module it points at",
         ReasonCode::LowMargin | ReasonCode::FecHidingMarginalOptics => "the errors are counted for the port only: find the weak lane with per-lane counters (mlxlink -c, a newer driver) or by swapping lanes, then clean its fiber",
         ReasonCode::DomAlarm | ReasonCode::DomWarning | ReasonCode::ModuleFault => "the module reports a limit crossing or fault of its own: check its temperature and supply, reseat it, and swap it if the flag stays",
+        ReasonCode::ModuleNotReady => "the module is not powered up to ModuleReady, so it sends nothing: check that the host has not left it in low power (the driver's module power policy, `ethtool --show-module`; the LPMode pin), read the kernel log for why bring-up stopped, reseat it, and swap it if it stays",
         ReasonCode::ModuleUnreadable => "read the module's diagnostics (run with CAP_NET_ADMIN, or import `ethtool -m` / `mlxlink -m` output) so its light and thresholds can be judged",
         ReasonCode::NoFecData => "measure the pre-FEC BER another way: a kernel and driver with FEC statistics (`ethtool -I --show-fec`), or the NIC vendor's tool (mlxlink -c)",
         ReasonCode::InsufficientData => "sample longer: scan --window 60s, watch for minutes, or import two snapshots (or one with --window-s)",

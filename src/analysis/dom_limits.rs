@@ -180,9 +180,79 @@ pub fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_down: boo
     module.lanes.iter().filter(|l| dark(l) && unused(l.lane)).map(|l| l.lane).collect()
 }
 
+/// CMIS 5.2 Table 8-7: the one module state in which data paths carry traffic.
+const MODULE_READY: &str = "ModuleReady";
+/// CMIS 5.2 Table 8-7: a module that shut down on a fault of its own.
+pub const MODULE_FAULT: &str = "ModuleFault";
+/// CMIS 5.2 page 11h (DPStateHostLane): the state of a lane that carries its data path.
+const DP_ACTIVATED: &str = "DPActivated";
+
+/// A CMIS module's state when it is short of ModuleReady and not faulted (ModuleLowPwr,
+/// ModulePwrUp, ModulePwrDn): its transmitters are off by the module state machine (CMIS 5.2
+/// 6.3.2), so no lane can carry traffic.
+pub fn not_ready(module: &ModuleReport) -> Option<&str> {
+    module.module_state.as_deref().filter(|s| *s != MODULE_READY && *s != MODULE_FAULT)
+}
+
+/// The lanes a CMIS module has not turned on, with their state: every lane while the module is
+/// [`not_ready`], else those whose data path state is read and is not DPActivated
+/// (DPDeactivated, DPInit, DPTxTurnOff, ...: the host has not activated or has deactivated the
+/// data path, CMIS 5.2 6.3.3). Their readings are that state, not a laser out of range, and are
+/// not judged against the module's thresholds; a TxFault still is.
+pub fn inactive_lanes(module: &ModuleReport) -> Vec<(u8, String)> {
+    let state = not_ready(module);
+    module
+        .lanes
+        .iter()
+        .filter(|l| !l.flags.contains(&ModuleFlag::TxFault))
+        .filter_map(|l| match (state, l.data_path_state.as_deref()) {
+            (Some(s), _) => Some((l.lane, s.to_string())),
+            (None, Some(dp)) if dp != DP_ACTIVATED => Some((l.lane, dp.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The lanes [`crate::analysis`] left unjudged, and why.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Unjudged {
+    /// [`dark_lanes`].
+    pub dark: Vec<u8>,
+    /// [`inactive_lanes`].
+    pub inactive: Vec<(u8, String)>,
+}
+
+impl Unjudged {
+    /// Whether lane `n` is left unjudged.
+    pub fn contains(&self, n: u8) -> bool {
+        self.dark.contains(&n) || self.inactive.iter().any(|(l, _)| *l == n)
+    }
+
+    /// One note per reason, for the window's notes.
+    pub fn notes(&self, module_lanes: usize) -> Vec<String> {
+        let mut notes: Vec<String> = dark_note(&self.dark, module_lanes).into_iter().collect();
+        // Grouped by state, in lane order.
+        let mut states: Vec<&str> = self.inactive.iter().map(|(_, s)| s.as_str()).collect();
+        states.dedup();
+        for state in states {
+            let lanes: Vec<u8> = self.inactive.iter().filter(|(_, s)| s == state).map(|(l, _)| *l).collect();
+            let whole = lanes.len() == module_lanes;
+            notes.push(format!(
+                "{} {} {state} (CMIS 5.2 {}): {} by the module's state, so {} readings are not judged against its thresholds",
+                if lanes.len() > 1 { "lanes" } else { "lane" },
+                super::vdm_lanes::lane_list(&lanes),
+                if whole && state.starts_with("Module") { "Table 8-7, module state" } else { "page 11h, data path state" },
+                if whole && state.starts_with("Module") { "the module's transmitters are off" } else { "not carrying a data path" },
+                if lanes.len() > 1 { "their" } else { "its" }
+            ));
+        }
+        notes
+    }
+}
+
 /// The note that says which lanes are dark and why they were not judged; `module_lanes`, how
 /// many the module has (all of them dark is a port that is down).
-pub fn dark_note(dark: &[u8], module_lanes: usize) -> Option<String> {
+fn dark_note(dark: &[u8], module_lanes: usize) -> Option<String> {
     let lanes = super::vdm_lanes::lane_list(dark);
     match dark.len() {
         0 => None,

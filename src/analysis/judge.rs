@@ -39,8 +39,8 @@ fn hiding_message(
     msg
 }
 
-/// Flags, reasons and advice for the lanes; the lanes left alone because they are dark
-/// ([`dom_limits::dark_lanes`]), for the notes.
+/// Flags, reasons and advice for the lanes; the lanes left alone because they are dark or
+/// their CMIS module or data path is not active ([`dom_limits::Unjudged`]), for the notes.
 pub(super) fn judge_lanes(
     cx: &Context,
     link: &LinkAnalysis,
@@ -48,13 +48,12 @@ pub(super) fn judge_lanes(
     fit: Option<&RxBerFit>,
     peer: Option<&InterfaceWindow>,
     reasons: &mut Vec<Reason>,
-) -> Vec<u8> {
+) -> dom_limits::Unjudged {
     let w = cx.w;
-    let dark = w
-        .module
-        .as_ref()
-        .map(|m| dom_limits::dark_lanes(m, cx.rate.as_ref().map(|r| r.lanes), w.link_up == Some(false)))
-        .unwrap_or_default();
+    let unjudged = w.module.as_ref().map_or_else(dom_limits::Unjudged::default, |m| dom_limits::Unjudged {
+        dark: dom_limits::dark_lanes(m, cx.rate.as_ref().map(|r| r.lanes), w.link_up == Some(false)),
+        inactive: dom_limits::inactive_lanes(m),
+    });
     let cfg = &cx.cfg;
     let link_clean = limits::link_clean(cx, link);
     let limit_text = limits::limit_text(cx, link);
@@ -68,8 +67,8 @@ pub(super) fn judge_lanes(
     let levels = w.module.as_ref().map(|_| dom_limits::Levels::of(&cx.dom.thresholds));
     let peer_lanes = peer.and_then(|p| p.module.as_ref()).map_or(&[][..], |m| &m.lanes[..]);
     for la in lanes.iter_mut() {
-        // A lane switched off is in no link (`dom_limits::dark_lanes`, said in the notes).
-        if dark.contains(&la.lane) {
+        // A lane switched off is in no link (`dom_limits::Unjudged`, said in the notes).
+        if unjudged.contains(la.lane) {
             continue;
         }
         // From the lane's figures as measured: the judges below change only flags and advice.
@@ -184,7 +183,7 @@ pub(super) fn judge_lanes(
             la.evidence.signature = fit.map(|f| f.signature);
         }
     }
-    dark
+    unjudged
 }
 
 /// Frames the MAC counted as lost (bad FCS, symbol errors during carrier): the loss

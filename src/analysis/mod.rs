@@ -768,8 +768,9 @@ fn analyze_one(
     link_reasons(&cx, &link, &lanes, &mut reasons);
     let ib = infiniband::judge(&mut cx, &mut reasons);
     cx.notes.extend(link_loss::apply(w, peer, &mut lanes));
-    let dark = judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
-    cx.notes.extend(dom_limits::dark_note(&dark, w.module.as_ref().map_or(0, |m| m.lanes.len())));
+    let unjudged = judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
+    cx.notes.extend(unjudged.notes(w.module.as_ref().map_or(0, |m| m.lanes.len())));
+    module_state_reasons(w, &mut reasons);
     trend_lanes::judge(&cx, &link, &mut lanes, &mut reasons);
     let after_flap = after_flap::judge(&cx, &mut lanes, &mut reasons);
     let mut advice = Vec::new();
@@ -813,6 +814,22 @@ fn analyze_one(
         segments: Vec::new(),
         infiniband: ib,
         after_flap,
+    }
+}
+
+/// A CMIS module's own state (CMIS 5.2 Table 8-7): ModuleFault is a fault (`module_fault`,
+/// reject); short of ModuleReady otherwise (`module_not_ready`, investigate) it sends nothing
+/// and its lanes are not judged (`dom_limits::inactive_lanes`).
+fn module_state_reasons(w: &InterfaceWindow, reasons: &mut Vec<Reason>) {
+    let Some(m) = w.module.as_ref() else { return };
+    if m.module_state.as_deref() == Some(dom_limits::MODULE_FAULT) {
+        let msg =
+            "the module is in ModuleFault (CMIS 5.2 Table 8-7): it shut down on a fault of its own; its flags and fault cause say which";
+        reasons.push(Reason::new(ReasonCode::ModuleFault, Severity::Reject, None, msg.into()));
+    } else if let Some(state) = dom_limits::not_ready(m) {
+        let msg =
+            format!("the module is in {state}, not ModuleReady (CMIS 5.2 Table 8-7): its transmitters are off and no data path can run");
+        reasons.push(Reason::new(ReasonCode::ModuleNotReady, Severity::Investigate, None, msg));
     }
 }
 

@@ -494,3 +494,44 @@ fn dark_lanes_the_link_uses_are_judged_and_those_it_does_not_are_noted() {
     assert!(a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(4)), "{:?}", a.reasons);
     assert!(a.notes.iter().any(|n| n.starts_with("lane 3 dark")), "{:?}", a.notes);
 }
+
+#[test]
+fn a_cmis_module_short_of_ready_or_with_lanes_out_of_their_data_path_is_not_judged_on_them() {
+    // Every lane at 0 mA with bias thresholds: a laser fault by the numbers alone.
+    let dark = |w: &mut InterfaceWindow, lanes: std::ops::Range<usize>| {
+        let m = w.module.as_mut().unwrap();
+        m.thresholds.tx_bias_ma = Some(ThresholdSet { high_alarm: 15.0, low_alarm: 0.5, high_warning: 14.0, low_warning: 1.0 });
+        for l in &mut m.lanes[lanes] {
+            l.tx_bias_ma = Some(0.0);
+            l.set_tx_power_mw(0.0);
+        }
+    };
+    let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
+    dark(&mut w, 0..4);
+    w.module.as_mut().unwrap().module_state = Some("ModuleLowPwr".into());
+    // CMIS 5.2 Table 8-7: ModuleLowPwr keeps the transmitters off; not four dead lasers.
+    let a = one(w.clone());
+    assert_eq!(codes(&a), vec![ReasonCode::ModuleNotReady], "{:?}", a.reasons);
+    assert_eq!(a.verdict, Verdict::Investigate);
+    assert!(a.notes.iter().any(|n| n.starts_with("lanes 1-4 ModuleLowPwr (CMIS 5.2 Table 8-7, module state)")), "{:?}", a.notes);
+    // ModuleFault is the module's own fault: rejected.
+    w.module.as_mut().unwrap().module_state = Some("ModuleFault".into());
+    let a = one(w.clone());
+    assert!(a.reasons.iter().any(|r| r.code == ReasonCode::ModuleFault && r.severity == Severity::Reject), "{:?}", a.reasons);
+    // Ready, lanes 3-4 deactivated (page 11h): those two are noted, not judged.
+    let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
+    dark(&mut w, 2..4);
+    let m = w.module.as_mut().unwrap();
+    m.module_state = Some("ModuleReady".into());
+    for (i, l) in m.lanes.iter_mut().enumerate() {
+        l.data_path_state = Some(if i < 2 { "DPActivated" } else { "DPDeactivated" }.into());
+    }
+    let a = one(w.clone());
+    assert!(!a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm), "{:?}", a.reasons);
+    assert!(a.notes.iter().any(|n| n.starts_with("lanes 3, 4 DPDeactivated (CMIS 5.2 page 11h, data path state)")), "{:?}", a.notes);
+    // The same lanes DPActivated: dark lanes the 4-lane link uses, judged.
+    for l in &mut w.module.as_mut().unwrap().lanes {
+        l.data_path_state = Some("DPActivated".into());
+    }
+    assert!(one(w).reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(3)));
+}

@@ -19,7 +19,8 @@
 //!   `infiniband`),
 //!   `degraded_after_flap` (a lane's BER rose and held after a link drop; see `after_flap`),
 //!   `dom_implausible` (the module's readings or alarm levels cannot be so; see `dom_trust`),
-//!   `dom_flag_unconfirmed` (a limit flag its own reading does not bear out; see `dom_trust`).
+//!   `dom_flag_unconfirmed` (a limit flag its own reading does not bear out; see `dom_trust`),
+//!   `module_not_ready` (a CMIS module short of ModuleReady: its transmitters are off).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -89,6 +90,7 @@ pub enum ReasonCode {
     DegradedAfterFlap,
     DomImplausible,
     DomFlagUnconfirmed,
+    ModuleNotReady,
 }
 
 impl ReasonCode {
@@ -125,6 +127,7 @@ impl ReasonCode {
             ReasonCode::DegradedAfterFlap => "degraded_after_flap",
             ReasonCode::DomImplausible => "dom_implausible",
             ReasonCode::DomFlagUnconfirmed => "dom_flag_unconfirmed",
+            ReasonCode::ModuleNotReady => "module_not_ready",
         }
     }
 }

@@ -283,3 +283,19 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
     assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm" || r["code"] == "link_flaps"), "{reasons:?}");
     assert!(!i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("dark")));
 }
+
+#[test]
+fn a_cmis_module_held_in_low_power_is_not_ready_not_accepted() {
+    // The netdev patch's example (README): Module State 0x01 (ModuleLowPwr) after the host
+    // set low power. CMIS 5.2 Table 8-7: no data path runs short of ModuleReady.
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("lp.jsonl");
+    let src = Path::new(M).join("cmis_qsfpdd_low_power_excerpt_netdev.txt");
+    optics().arg("import").arg(&src).args(["--interface", "swp11", "-o"]).arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let i = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+    assert_eq!(i["module"]["module_state"], "ModuleLowPwr");
+    let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "module_not_ready").expect("module_not_ready");
+    assert_eq!(r["severity"], "investigate");
+    assert_ne!(i["verdict"], "accept");
+}
