@@ -287,6 +287,80 @@ fn start(kind: TailModelKind, mean: f64, var: f64, n: u32) -> [f64; 2] {
     }
 }
 
+/// ℓ₂(x) = (ln(1 + x) − x/(1 + x))/x² and its derivative, by their series
+/// Σ_{m≥2} (−1)^m (m − 1)/m·x^(m−2) under x = 0.1 (the closed form cancels there), to x^18.
+fn ell2(x: f64) -> (f64, f64) {
+    if x >= 0.1 {
+        let num = x.ln_1p() - x / (1.0 + x);
+        return (num / (x * x), 1.0 / (x * (1.0 + x) * (1.0 + x)) - 2.0 * num / (x * x * x));
+    }
+    let (mut l, mut d) = (0.0, 0.0);
+    for m in (2..=20u32).rev() {
+        let (sign, m) = (if m % 2 == 0 { 1.0 } else { -1.0 }, f64::from(m));
+        l = l * x + sign * (m - 1.0) / m;
+        if m >= 3.0 {
+            d = d * x + sign * (m - 1.0) * (m - 2.0) / m;
+        }
+    }
+    (l, d)
+}
+
+/// The negative binomial's shape coordinate ln(1/r) where, on single-symbol bins, the
+/// likelihood is highest along μ = the sample mean (its maximum there, but for the
+/// conditioning on the bins, which the fit's Newton steps then take in): with s = 1/r and
+/// x = μs, ln L = Σ c_k ln P(k) separates into sums of the counts, and
+/// ∂ln L/∂s = Nμ²(ℓ₂(x) − 1/(1 + x)) + Σ_i N_{>i}·i/(1 + is), N_{>i} the codewords with more
+/// than i symbol errors: Newton's method on its root in ln s, a division per symbol value a
+/// step and no logarithm, where a jet pass of the fit costs a jet product a value and a
+/// logarithm a bin. `None` (the moment estimate stands) on range bins, or where the counts are
+/// no more dispersed than Poisson's (∂ln L/∂s at s = 0 is N(var − mean)/2: no root inside),
+/// or where the walk does not settle.
+fn nb_profile_shape(g: &Grouped, mean: f64, from: f64, tails: &mut Vec<f64>) -> Option<f64> {
+    if g.bins.iter().any(|b| b.0 != b.1) {
+        return None;
+    }
+    // N_{>i} for i = 0..kmax.
+    tails.clear();
+    tails.resize(g.kmax + 1, 0.0);
+    for &(k, _, c) in &g.bins {
+        if k > 0 {
+            tails[k - 1] += c;
+        }
+    }
+    for i in (0..g.kmax).rev() {
+        tails[i] += tails[i + 1];
+    }
+    let (n, mu) = (g.total, mean);
+    let at_poisson: f64 = tails.iter().enumerate().map(|(i, t)| i as f64 * t).sum::<f64>() - n * mu * mu / 2.0;
+    if !(at_poisson > 0.0) {
+        return None;
+    }
+    let (lo, hi) = SHAPE_BOUNDS;
+    let mut v = from.clamp(lo, hi);
+    for _ in 0..MAX_NEWTON {
+        let s = v.exp();
+        let x = mu * s;
+        let (l2, l2d) = ell2(x);
+        let q = 1.0 / (1.0 + x);
+        let (mut f, mut df) = (n * mu * mu * (l2 - q), n * mu * mu * mu * (l2d + q * q));
+        for (i, t) in tails.iter().enumerate().skip(1) {
+            let w = i as f64 / (1.0 + i as f64 * s);
+            f += t * w;
+            df -= t * w * w;
+        }
+        // Newton on f(e^v): f/(s·f′), at most 5 a step; the root is where f falls through 0.
+        if !(df < 0.0) {
+            return None;
+        }
+        let step = (-f / (s * df)).clamp(-5.0, 5.0);
+        v = (v + step).clamp(lo, hi);
+        if step.abs() < 1e-9 {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// A descent step on −ln L from its jet `j` over the free coordinates (only the first
 /// when `one_d`): Newton's where the Hessian is positive definite (`true`), else Newton's on
 /// the Hessian shifted until it is; at most 5 in any coordinate (a factor of e^5).
@@ -495,7 +569,11 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
     let mut optima = Vec::with_capacity(3);
     for kind in TailModelKind::ALL {
         let d = kind.params();
-        let Some(o) = maximise(&g, kind, start(kind, mean, var, n), &mut jets, &mut values) else { continue };
+        let mut from = start(kind, mean, var, n);
+        if kind == TailModelKind::NegativeBinomial {
+            from[1] = nb_profile_shape(&g, mean, from[1], &mut values).unwrap_or(from[1]);
+        }
+        let Some(o) = maximise(&g, kind, from, &mut jets, &mut values) else { continue };
         let Some((nll, share)) = evaluate(&g, kind, &o, t, &jets, &mut values) else { continue };
         let u = o.u;
         let (x2, dof) = chi2(&g, &values, d);
