@@ -238,13 +238,28 @@ fn a_full_output_is_reported_while_the_rest_go_on() {
 #[cfg(live)]
 #[test]
 fn an_early_signal_leaves_whole_files_or_none() {
+    use std::os::unix::process::CommandExt;
     use std::time::{Duration, Instant};
     let Some(ns) = crate::support::netns::Netns::create("optics-early") else { return };
     let dir = tempfile::tempdir().unwrap();
     for (i, sig) in [libc::SIGINT, libc::SIGTERM].iter().cycle().take(16).enumerate() {
         let rec = dir.path().join(format!("r{i}.jsonl"));
         let csv = dir.path().join(format!("c{i}.csv"));
-        let mut child = std::process::Command::new("nsenter")
+        let mut cmd = std::process::Command::new("nsenter");
+        // The child starts as a terminal starts it, with SIGINT and SIGTERM at their
+        // default action. A test run from a shell's background job (`cargo test &`)
+        // inherits SIGINT ignored, kept across exec: a SIGINT sent before optics catches it
+        // (the slower the start, the likelier) was then discarded, and a watch without
+        // --duration never stopped.
+        // SAFETY: signal(2) is async-signal-safe, and nothing else runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            })
+        };
+        let mut child = cmd
             .arg(format!("--net=/var/run/netns/{}", ns.name))
             .arg("--")
             .arg(assert_cmd::cargo::cargo_bin!("optics"))
@@ -260,7 +275,8 @@ fn an_early_signal_leaves_whole_files_or_none() {
         std::thread::sleep(Duration::from_micros(1_250 * i as u64));
         // SAFETY: our own child, not yet reaped.
         unsafe { libc::kill(child.id() as i32, *sig) };
-        let deadline = Instant::now() + Duration::from_secs(10);
+        // A bound on a lost signal, not on a slow exit.
+        let deadline = Instant::now() + Duration::from_secs(60);
         while child.try_wait().unwrap().is_none() {
             assert!(Instant::now() < deadline, "run {i} did not stop");
             std::thread::sleep(Duration::from_millis(10));

@@ -24,6 +24,12 @@ pub fn replay_command(capture_name: &str, speed: f64) -> Command {
     c
 }
 
+/// How long a test waits for `serve` to listen or to turn healthy: a bound on a hang, not
+/// on a slow start. Before it listens, `serve --replay` reads its capture through once (a
+/// 31 MB one in `serve_replay_stream`), which a debug build on a loaded 2-core runner
+/// takes tens of seconds to do.
+const HANG_BOUND: Duration = Duration::from_secs(180);
+
 /// The child and everything it wrote to stderr so far.
 pub struct Serve {
     pub child: Child,
@@ -33,7 +39,8 @@ pub struct Serve {
 
 impl Serve {
     /// Starts `cmd` (an `optics serve ... --listen 127.0.0.1:0` command) and waits for the
-    /// `listening on http://ADDR/metrics` (or `https://`) line.
+    /// `listening on http://ADDR/metrics` (or `https://`) line, or for its stderr to end
+    /// (it exited without listening: said at once, with what it wrote).
     pub fn start(mut cmd: Command) -> Serve {
         let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawning optics serve");
         let err = child.stderr.take().expect("stderr is piped");
@@ -43,17 +50,19 @@ impl Serve {
         std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
                 let listening = line.split_once("listening on http://").or_else(|| line.split_once("listening on https://"));
-                if let Some(rest) = listening.map(|(_, r)| r.trim_end_matches("/metrics").to_string()) {
-                    let _ = tx.send(rest);
-                }
                 let mut l = log.lock().unwrap();
                 l.push_str(&line);
                 l.push('\n');
+                drop(l);
+                if let Some(rest) = listening.map(|(_, r)| r.trim_end_matches("/metrics").to_string()) {
+                    let _ = tx.send(Some(rest));
+                }
             }
+            let _ = tx.send(None);
         });
-        let addr = match rx.recv_timeout(Duration::from_secs(20)) {
-            Ok(a) => a.parse().expect("a socket address in the listening line"),
-            Err(_) => {
+        let addr = match rx.recv_timeout(HANG_BOUND) {
+            Ok(Some(a)) => a.parse().expect("a socket address in the listening line"),
+            Ok(None) | Err(_) => {
                 let _ = child.kill();
                 panic!("optics serve did not start listening: {}", stderr.lock().unwrap());
             }
@@ -66,11 +75,10 @@ impl Serve {
         Serve::start(replay_command(capture_name, speed))
     }
 
-    /// Polls `/healthz` until the first tick is in. The bound catches a hang, not a slow
-    /// start: a debug build reading a large capture on a loaded 2-core runner takes tens of
-    /// seconds.
+    /// Polls `/healthz` until the first tick is in ([`HANG_BOUND`] catches a hang, not a
+    /// slow start).
     pub fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(180);
+        let deadline = Instant::now() + HANG_BOUND;
         while Instant::now() < deadline {
             if get(self.addr, "/healthz", &[]).is_ok_and(|r| r.status == 200) {
                 return;
