@@ -133,3 +133,38 @@ fn a_capture_with_the_earlier_name_still_reads_its_effective_errors() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["interfaces"][0]["link"]["counter_sources"]["pcs_symbol_errors"], "driver:mlxlink_effective_physical_errors");
 }
+
+#[test]
+fn the_nested_platform_transceiver_view_gives_the_lanes_and_every_threshold() {
+    // `nv show platform transceiver swp2` (Cumulus Linux 5.14 user guide): each monitor a
+    // block with its reading and four thresholds, the channels nested under `channel:`.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&Path::new(F).join("nvue_show_platform_transceiver_cl514.txt"), &cap);
+    assert_eq!(records(&cap, "interface")[0]["interface"], "swp2");
+    let o = optics().args(["decode", "--json", "--interface", "swp2"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((m["vendor_pn"].as_str(), m["vendor_sn"].as_str()), (Some("MFA1A00-C003"), Some("MT2108FT02204")));
+    assert_eq!((m["module_temperature_c"].as_f64(), m["supply_voltage_v"].as_f64()), (Some(42.56), Some(3.2862)));
+    let lane = &m["lanes"][0];
+    assert_eq!(
+        (lane["rx_power_mw"].as_f64(), lane["tx_power_mw"].as_f64(), lane["tx_bias_ma"].as_f64()),
+        (Some(0.8625), Some(0.8988), Some(6.75))
+    );
+    let t = &m["thresholds"];
+    let four = |k: &str| ["high_alarm", "low_alarm", "high_warning", "low_warning"].map(|s| t[k][s].as_f64().unwrap());
+    assert_eq!(four("temperature_c"), [80.0, -10.0, 70.0, 0.0]);
+    assert_eq!(four("supply_voltage_v"), [3.5, 3.1, 3.465, 3.135]);
+    assert_eq!(four("tx_bias_ma"), [8.5, 5.492, 8.0, 6.0]);
+    // Power thresholds are printed in dBm only: mW = 10^(dBm/10). Rx 5.40 / -13.31 / 2.40 /
+    // -10.30 dBm = 3.4674 / 0.046666 / 1.7378 / 0.093325 mW; Tx low alarm -11.40 dBm =
+    // 0.072444 mW, low warning -8.40 dBm = 0.144544 mW.
+    let close = |got: [f64; 4], want: [f64; 4]| {
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-4 * w, "{got:?} vs {want:?}");
+        }
+    };
+    close(four("rx_power_mw"), [3.4674, 0.046666, 1.7378, 0.093325]);
+    close(four("tx_power_mw"), [3.4674, 0.072444, 1.7378, 0.144544]);
+}

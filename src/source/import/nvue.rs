@@ -1,6 +1,8 @@
 //! NVIDIA Cumulus Linux NVUE (5.10+), a switch port's view of its module and its PHY:
 //!
-//! - `nv show interface IF transceiver`: `key : value` lines (`vendor-pn : MFA1A00-C003`,
+//! - `nv show interface IF transceiver` (and the nested `nv show platform transceiver IF`,
+//!   read by path: `channel/channel-1/rx-power/power`, its thresholds in dBm kept in mW):
+//!   `key : value` lines (`vendor-pn : MFA1A00-C003`,
 //!   `temperature : 42.56 degrees C / 108.61 degrees F`, `voltage : 3.2888 V`,
 //!   `ch-N-rx-power : 0.8625 mW / -0.64 dBm`, `ch-N-tx-power`, `ch-N-tx-bias-current :
 //!   6.750 mA`) -> the port's `printed_module`, through the decoded `ethtool -m` label
@@ -34,10 +36,12 @@ pub(crate) const EFFECTIVE_ERRORS: &str = "nvue_effective_errors";
 /// 15 symbols); a larger bin is not read.
 const MAX_BINS: usize = 16;
 
-/// The port a pasted prompt names: `cumulus@switch:~$ nv show interface swp1 transceiver`.
+/// The port a pasted prompt names: `cumulus@switch:~$ nv show interface swp1 transceiver`,
+/// `nv show platform transceiver swp2`.
 fn prompt_port(text: &str) -> Option<String> {
     text.lines().find_map(|l| {
-        let rest = &l[l.find("nv show interface ")? + "nv show interface ".len()..];
+        let after = |cmd: &str| l.find(cmd).map(|at| &l[at + cmd.len()..]);
+        let rest = after("nv show interface ").or_else(|| after("nv show platform transceiver "))?;
         let port = rest.split_whitespace().next()?;
         (!port.starts_with('-')).then(|| port.to_string())
     })
@@ -51,8 +55,36 @@ fn channel_key(k: &str) -> Option<(usize, &str)> {
     (1..=MAX_LANES).contains(&n).then(|| (n - 1, what))
 }
 
-/// The ethtool label of an NVUE transceiver key, and the lane (0-based) it is of.
-fn ethtool_label(k: &str) -> Option<(&'static str, Option<usize>)> {
+/// The ethtool label of a monitor of the nested view, and whether its thresholds are
+/// printed in dBm only (ethtool's label table reads mW).
+fn nested_monitor(name: &str) -> Option<(&'static str, bool)> {
+    Some(match name {
+        "temperature" => ("Module temperature", false),
+        "voltage" => ("Module voltage", false),
+        "rx-power" => ("Laser rx power", true),
+        "tx-power" => ("Laser output power", true),
+        "tx-bias-current" => ("Laser bias current", false),
+        _ => return None,
+    })
+}
+
+/// `high-alarm-threshold` -> `high alarm`.
+fn threshold_severity(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "high-alarm-threshold" => "high alarm",
+        "low-alarm-threshold" => "low alarm",
+        "high-warning-threshold" => "high warning",
+        "low-warning-threshold" => "low warning",
+        _ => return None,
+    })
+}
+
+/// The ethtool label of an NVUE transceiver key and the lane (0-based) it is of: a key of the
+/// condensed view (`ch-3-rx-power`, `temperature`), or a path of the nested `nv show platform
+/// transceiver IF` view (`temperature/temperature`, `channel/channel-3/rx-power/power`,
+/// `channel/channel-3/rx-power/low-alarm-threshold`). A threshold is the module's (the view
+/// prints it under each channel). The third item: the value is dBm only.
+fn ethtool_label(k: &str) -> Option<(String, Option<usize>, bool)> {
     if let Some((lane, what)) = channel_key(k) {
         let label = match what {
             "rx-power" => "Rcvr signal avg optical power",
@@ -60,7 +92,30 @@ fn ethtool_label(k: &str) -> Option<(&'static str, Option<usize>)> {
             "tx-bias-current" => "Laser bias current",
             _ => return None,
         };
-        return Some((label, Some(lane)));
+        return Some((label.into(), Some(lane), false));
+    }
+    let path: Vec<&str> = k.split('/').collect();
+    match path[..] {
+        [m, v] if m == v && matches!(m, "temperature" | "voltage") => return Some((nested_monitor(m)?.0.into(), None, false)),
+        [m, t] => {
+            let (stem, dbm) = nested_monitor(m).filter(|_| matches!(m, "temperature" | "voltage"))?;
+            return Some((format!("{stem} {} threshold", threshold_severity(t)?), None, dbm));
+        }
+        ["channel", ch, what, leaf] => {
+            let n: usize = ch.strip_prefix("channel-")?.parse().ok()?;
+            let lane = (1..=MAX_LANES).contains(&n).then(|| n - 1)?;
+            return match (what, leaf) {
+                ("rx-power", "power") => Some(("Rcvr signal avg optical power".into(), Some(lane), false)),
+                ("tx-power", "power") => Some(("Laser output power".into(), Some(lane), false)),
+                ("tx-bias-current", "current") => Some(("Laser bias current".into(), Some(lane), false)),
+                _ => {
+                    let (stem, dbm) = nested_monitor(what)?;
+                    Some((format!("{stem} {} threshold", threshold_severity(leaf)?), None, dbm))
+                }
+            };
+        }
+        [_] => {}
+        _ => return None,
     }
     let label = match k {
         "vendor-name" => "Vendor name",
@@ -75,7 +130,13 @@ fn ethtool_label(k: &str) -> Option<(&'static str, Option<usize>)> {
         "voltage" => "Module voltage",
         _ => return None,
     };
-    Some((label, None))
+    Some((label.into(), None, false))
+}
+
+/// `-13.31 dBm` as ethtool's label table reads a power: `0.0466... mW`.
+fn dbm_as_mw(v: &str) -> Option<String> {
+    let dbm: f64 = v.split_whitespace().next()?.parse().ok().filter(|x: &f64| x.is_finite())?;
+    Some(format!("{} mW", 10f64.powf(dbm / 10.0)))
 }
 
 fn is_transceiver_key(k: &str) -> bool {
@@ -126,6 +187,46 @@ fn json_text(v: &Value) -> Option<String> {
     }
 }
 
+/// Nesting the nested view has (`channel/channel-1/rx-power/power`), with room to spare.
+const MAX_DEPTH: usize = 6;
+
+/// Every scalar of an `-o json` object as `(path, text)`, the path's keys joined by `/`.
+fn json_paths(prefix: &str, v: &Value, depth: usize, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(o) if depth < MAX_DEPTH => {
+            for (k, x) in o {
+                let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}/{k}") };
+                json_paths(&path, x, depth + 1, out);
+            }
+        }
+        _ => out.extend(json_text(v).map(|t| (prefix.to_string(), t))),
+    }
+}
+
+/// `key : value` lines as `(path, value)`: a `key:` line with no value heads the lines
+/// indented under it (NVUE prints nested objects so: `channel:` / `  channel-1:` /
+/// `    rx-power:` / `        power : 0.8625 mW / -0.64 dBm`).
+fn nested_paths(text: &str) -> Vec<(String, String)> {
+    let mut heads: Vec<(usize, &str)> = Vec::new();
+    let mut out = Vec::new();
+    for line in content_lines(text) {
+        let Some((k, v)) = key_value(line) else { continue };
+        let indent = line.len() - line.trim_start().len();
+        while heads.last().is_some_and(|(i, _)| *i >= indent) {
+            heads.pop();
+        }
+        if v.is_empty() {
+            if heads.len() < MAX_DEPTH {
+                heads.push((indent, k));
+            }
+            continue;
+        }
+        let path: Vec<&str> = heads.iter().map(|(_, h)| *h).chain([k]).collect();
+        out.push((path.join("/"), v.to_string()));
+    }
+    out
+}
+
 /// An output's `(key, value)` pairs, and the port it names.
 type Pairs = (Vec<(String, String)>, Option<String>);
 
@@ -134,27 +235,28 @@ fn pairs(text: &str, table: bool) -> ParseResult<Pairs> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         let v: Value = serde_json::from_str(trimmed).map_err(|e| ParseError::syntax(format_args!("not JSON: {e}")))?;
-        let o = v.as_object().ok_or_else(|| ParseError::malformed("not an NVUE -o json object"))?;
-        return Ok((o.iter().filter_map(|(k, v)| Some((k.clone(), json_text(v)?))).collect(), None));
+        if !v.is_object() {
+            return Err(ParseError::malformed("not an NVUE -o json object"));
+        }
+        let mut out = Vec::new();
+        json_paths("", &v, 0, &mut out);
+        return Ok((out, None));
     }
-    let pairs = if table {
-        table_rows(text).map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    } else {
-        content_lines(text).filter_map(key_value).map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    };
+    let pairs = if table { table_rows(text).map(|(k, v)| (k.to_string(), v.to_string())).collect() } else { nested_paths(text) };
     Ok((pairs, prompt_port(text)))
 }
 
 /// `nv show interface IF transceiver` (text or `-o json`).
 pub(crate) fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
     let (pairs, port) = pairs(text, false)?;
-    let mut lines = Vec::new();
+    let mut lines: Vec<(String, String, Option<usize>)> = Vec::new();
     for (k, v) in &pairs {
-        if let Some((label, lane)) = ethtool_label(k) {
-            lines.push((label, v.as_str(), lane));
+        if let Some((label, lane, dbm)) = ethtool_label(k) {
+            let v = if dbm { dbm_as_mw(v).unwrap_or_else(|| v.clone()) } else { v.clone() };
+            lines.push((label, v, lane));
         }
     }
-    let (mut m, notes) = ethtool_module::parse_labelled(TOOL, lines.into_iter())?;
+    let (mut m, notes) = ethtool_module::parse_labelled(TOOL, lines.iter().map(|(l, v, lane)| (l.as_str(), v.as_str(), *lane)))?;
     // NVUE does not say whether `rx-power` is average power or OMA.
     m.rx_power_oma = None;
     // NVUE names the form factor without SFF-8024's code (`identifier : QSFP28`).
@@ -247,6 +349,29 @@ mod tests {
         assert_eq!(recognize("time-since-last-clear-min  1\nphy-raw-errors-lane0  5\n"), Some(super::super::Format::NvuePhyDetail));
         assert_eq!(recognize("ch-1-rx-power : 0.5 mW / -3.01 dBm\n"), Some(super::super::Format::NvueTransceiver));
         assert_eq!(recognize("State : Active\n"), None);
+    }
+
+    #[test]
+    fn nested_views_read_as_paths_in_text_and_json() {
+        let text = "vendor-pn : X\ntemperature:\n  temperature : 40.5 C\nchannel:\n  channel-2:\n    rx-power:\n        power : 0.5 mW / -3.01 dBm\n";
+        let paths = nested_paths(text);
+        assert_eq!(paths[1], ("temperature/temperature".to_string(), "40.5 C".to_string()));
+        assert_eq!(paths[2].0, "channel/channel-2/rx-power/power");
+        // The nested object as napalm-cumulus reads `nv show platform transceiver -o json`
+        // (`ch_data["rx-power"]["power"]`): the same paths.
+        let v: Value = serde_json::from_str(r#"{"channel": {"channel-2": {"rx-power": {"power": "0.5 mW / -3.01 dBm"}}}}"#).unwrap();
+        let mut out = Vec::new();
+        json_paths("", &v, 0, &mut out);
+        assert_eq!(out, [("channel/channel-2/rx-power/power".to_string(), "0.5 mW / -3.01 dBm".to_string())]);
+        assert_eq!(ethtool_label("channel/channel-2/rx-power/power"), Some(("Rcvr signal avg optical power".into(), Some(1), false)));
+        assert_eq!(
+            ethtool_label("channel/channel-2/rx-power/low-alarm-threshold"),
+            Some(("Laser rx power low alarm threshold".into(), None, true))
+        );
+        assert_eq!(ethtool_label("voltage/high-warning-threshold"), Some(("Module voltage high warning threshold".into(), None, false)));
+        assert_eq!(ethtool_label("channel/channel-0/rx-power/power"), None);
+        assert_eq!(dbm_as_mw("-10.00 dBm").as_deref(), Some("0.1 mW"));
+        assert_eq!(prompt_port("cumulus@switch:~$ nv show platform transceiver swp2").as_deref(), Some("swp2"));
     }
 
     #[test]
