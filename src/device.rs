@@ -24,6 +24,104 @@ pub struct PciLink {
     pub numa_node: Option<i32>,
 }
 
+/// A PCI function's address: domain (PCI segment), bus, device and function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PciAddress {
+    /// The domain: 0 on most hosts; Intel VMD puts the devices behind it in domains from
+    /// `0x10000` up (drivers/pci/controller/vmd.c `vmd_find_free_domain`).
+    pub domain: u32,
+    /// The bus number.
+    pub bus: u8,
+    /// The device number, 5 bits (PCI Local Bus 3.0 §3.2.2.3.1).
+    pub device: u8,
+    /// The function number, 3 bits.
+    pub function: u8,
+}
+
+impl PciAddress {
+    /// `dddd:bb:dd.f` in hex, as the kernel names a function (drivers/pci/probe.c
+    /// `pci_setup_device`: `"%04x:%02x:%02x.%d"`, the name sysfs and `ethtool -i` bus-info
+    /// give): the domain has four digits or more (VMD's `10000:e1:00.0`), up to the eight of
+    /// its 32 bits. Either case.
+    pub fn parse(text: &str) -> Option<PciAddress> {
+        Self::read(text, true)
+    }
+
+    /// As [`PciAddress::parse`], or `bb:dd.f` for a function in domain 0, as lspci prints
+    /// it on a host with that domain only (lspci.c `show_slot_name`) and as `mlxlink -d`
+    /// takes it.
+    pub fn parse_domain_optional(text: &str) -> Option<PciAddress> {
+        Self::read(text, false)
+    }
+
+    fn read(text: &str, domain_required: bool) -> Option<PciAddress> {
+        let (bus, dev_fn) = text.rsplit_once(':')?;
+        let bus = if bus.contains(':') {
+            PciBus::parse(bus)?
+        } else if domain_required {
+            return None;
+        } else {
+            PciBus { domain: 0, bus: byte(bus, 2)? }
+        };
+        bus.function(dev_fn)
+    }
+
+    /// The bus the function is on.
+    pub fn bus(&self) -> PciBus {
+        PciBus { domain: self.domain, bus: self.bus }
+    }
+}
+
+/// The kernel's name of the function, lower case: `0000:3b:00.0`, `10000:e1:00.0`.
+impl std::fmt::Display for PciAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{:02x}.{}", self.bus(), self.device, self.function)
+    }
+}
+
+/// A PCI bus: a domain and a bus number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PciBus {
+    /// The domain, as in [`PciAddress::domain`].
+    pub domain: u32,
+    /// The bus number.
+    pub bus: u8,
+}
+
+impl PciBus {
+    /// `dddd:bb` in hex, the domain as in [`PciAddress::parse`]: a host bridge as `lspci -t`
+    /// prints it (`[10000:e0]`) and sysfs names it (`pci10000:e0`).
+    pub fn parse(text: &str) -> Option<PciBus> {
+        let (domain, bus) = text.split_once(':')?;
+        Some(PciBus { domain: hex(domain, 4, 8)?, bus: byte(bus, 2)? })
+    }
+
+    /// The function `dd.f` (device in two hex digits, up to `1f`; function `0`-`7`) on
+    /// this bus.
+    pub fn function(self, dev_fn: &str) -> Option<PciAddress> {
+        let (device, function) = dev_fn.split_once('.')?;
+        let (device, function) = (byte(device, 2)?, byte(function, 1)?);
+        (device < 32 && function < 8).then_some(PciAddress { domain: self.domain, bus: self.bus, device, function })
+    }
+}
+
+/// `dddd:bb`, lower case: `0000:3b`, `10000:e0` (the host bridge `pci10000:e0` in sysfs).
+impl std::fmt::Display for PciBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04x}:{:02x}", self.domain, self.bus)
+    }
+}
+
+/// `text` as a hex number of `min..=max` digits (no sign, no `0x`).
+fn hex(text: &str, min: usize, max: usize) -> Option<u32> {
+    ((min..=max).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_hexdigit())).then(|| u32::from_str_radix(text, 16).ok()).flatten()
+}
+
+/// A bus or device number (two hex digits, `%02x`) or a function (one).
+fn byte(text: &str, digits: usize) -> Option<u8> {
+    hex(text, digits, digits).and_then(|v| u8::try_from(v).ok())
+}
+
 /// Which physical port a netdev is (sysfs `phys_port_name`, `dev_port`, `phys_switch_id`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortIdentity {
@@ -134,5 +232,48 @@ impl IbPort {
     }
     pub(crate) fn is_infiniband(&self) -> bool {
         self.link_layer.as_deref().is_some_and(|l| l.eq_ignore_ascii_case("infiniband"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pci_addresses_are_read_as_the_kernel_and_lspci_print_them() {
+        let at = |domain, bus, device, function| Some(PciAddress { domain, bus, device, function });
+        assert_eq!(PciAddress::parse("0000:3b:00.0"), at(0, 0x3b, 0, 0));
+        assert_eq!(PciAddress::parse("10000:e1:00.7"), at(0x10000, 0xe1, 0, 7));
+        assert_eq!(PciAddress::parse("0000:AF:1f.3"), at(0, 0xaf, 0x1f, 3));
+        assert_eq!(PciAddress::parse("ffffffff:ff:1f.7"), at(u32::MAX, 0xff, 0x1f, 7));
+        for bad in [
+            "3b:00.0",
+            "000:3b:00.0",
+            "100000000:3b:00.0",
+            "0000:3b:00.8",
+            "0000:3b:20.0",
+            "0000:3b:00",
+            "0000:3b:000.0",
+            "0000:3:00.0",
+            "virtio2",
+            "mlx5_core.sf.1",
+            "0000:3b:00.0/x",
+            "+000:3b:00.0",
+            "0000:3b:0x.0",
+            "",
+        ] {
+            assert_eq!(PciAddress::parse(bad), None, "{bad}");
+        }
+        assert_eq!(PciAddress::parse_domain_optional("3b:00.1"), at(0, 0x3b, 0, 1));
+        assert_eq!(PciAddress::parse_domain_optional("10000:e0:17.0"), at(0x10000, 0xe0, 0x17, 0));
+        assert_eq!(PciAddress::parse_domain_optional("e0:17"), None);
+        assert_eq!(PciAddress::parse("10000:E1:00.0").map(|a| a.to_string()).as_deref(), Some("10000:e1:00.0"));
+        assert_eq!(PciAddress::parse_domain_optional("3b:00.1").map(|a| a.to_string()).as_deref(), Some("0000:3b:00.1"));
+        assert_eq!(PciBus::parse("10000:E0"), Some(PciBus { domain: 0x10000, bus: 0xe0 }));
+        assert_eq!(PciBus::parse("10000:e0").map(|b| b.to_string()).as_deref(), Some("10000:e0"));
+        assert_eq!(
+            (PciBus::parse("0000:3b"), PciBus::parse("00:3b"), PciBus::parse("0000:3b0")),
+            (at(0, 0x3b, 0, 0).map(|a| a.bus()), None, None)
+        );
     }
 }

@@ -235,6 +235,20 @@ fn coyote2_drvinfo(dir: &Path, iface: &str, bus: &str) {
     std::fs::write(dir.join(format!("ethtool_-i_{iface}")), text).unwrap();
 }
 
+/// The interface records of `optics import INPUT`'s capture, by interface.
+fn interface_records(input: &Path) -> std::collections::BTreeMap<String, Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    optics().arg("import").arg(input).arg("-o").arg(&cap).assert().success();
+    std::fs::read_to_string(&cap)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["record"] == "interface")
+        .map(|v| (v["interface"].as_str().unwrap().to_string(), v))
+        .collect()
+}
+
 /// GPUs as scan names them for `i`: (address, NUMA node, distance).
 fn gpus_of(i: &Value) -> Vec<(String, i64, String)> {
     i["host"]["gpus"]
@@ -261,17 +275,7 @@ fn lspci_tree_and_listing_place_nics_and_gpus_as_nvidia_smi_does() {
     }
     coyote2_drvinfo(dir.path(), "enp33s0f0np0", "0000:21:00.0");
     coyote2_drvinfo(dir.path(), "enp129s0f0np0", "0000:81:00.0");
-    let cap_dir = tempfile::tempdir().unwrap();
-    let cap = cap_dir.path().join("c.jsonl");
-    optics().arg("import").arg(dir.path()).arg("-o").arg(&cap).assert().success();
-    let text = std::fs::read_to_string(&cap).unwrap();
-    let rec = |iface: &str| -> Value {
-        text.lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .find(|v| v["record"] == "interface" && v["interface"] == iface)
-            .unwrap()
-    };
-    let nic = rec("enp33s0f0np0");
+    let nic = &interface_records(dir.path())["enp33s0f0np0"];
     assert_eq!(nic["host"]["pci_path"], json!({"value": ["pci0000:20", "0000:20:03.1", "0000:21:00.0"], "from": "import"}));
     assert_eq!(nic["host"]["numa_node"], json!({"value": 0, "from": "import"}));
     assert_eq!(nic["pci"]["current_link_speed"], json!("32.0 GT/s PCIe"));
@@ -291,6 +295,25 @@ fn lspci_tree_and_listing_place_nics_and_gpus_as_nvidia_smi_does() {
     for iface in ["enp33s0f0np0", "enp129s0f0np0"] {
         assert!(reasons(of(&v, iface), "host_numa_remote").is_empty(), "{iface}: {}", of(&v, iface)["reasons"]);
     }
+}
+
+/// A laptop's real `lspci -tv` with Intel VMD on (kernel bugzilla 218394, in
+/// tests/fixtures/host/README.md): VMD's devices sit in domain 10000, which the kernel and
+/// lspci print in five digits, `[10000:e0]`. Beside it, an `ethtool -i` of the I219-V the
+/// tree shows at 00:1f.6 (e1000e, as the same report's log names it) and one at the SN550's
+/// place behind VMD, 10000:e1:00.0 (written by the test). Each finds its place by its
+/// bus-info: host bridge, the bridges above it, the function, as ls-tree.c draws them.
+#[test]
+fn a_vmd_domain_tree_is_read_and_joined_to_ethtool_i_by_address() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("host/import/vmd/lspci_-tv"), dir.path().join("lspci_-tv")).unwrap();
+    for (iface, driver, bus) in [("eno1", "e1000e", "0000:00:1f.6"), ("vmd0", "mlx5_core", "10000:e1:00.0")] {
+        std::fs::write(dir.path().join(format!("ethtool_-i_{iface}")), format!("driver: {driver}\nversion: 6.7.0+\nbus-info: {bus}\n"))
+            .unwrap();
+    }
+    let recs = interface_records(dir.path());
+    assert_eq!(recs["eno1"]["host"]["pci_path"], json!({"value": ["pci0000:00", "0000:00:1f.6"], "from": "import"}));
+    assert_eq!(recs["vmd0"]["host"]["pci_path"], json!({"value": ["pci10000:e0", "10000:e0:06.0", "10000:e1:00.0"], "from": "import"}));
 }
 
 /// A bundle holding coyote2's `lspci -vvv` of the ConnectX-7 at 81:00.0 (NUMA node 1) and

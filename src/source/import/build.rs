@@ -19,7 +19,7 @@ use super::walk::{read_input, ParsedFile};
 use super::{lspci, Fragment, ImportError};
 use crate::capture::{is_capture_start, round_t, Capture, Header, InterfaceRecord, ModulePages, Record, SampleRecord};
 use crate::counters::{FecStats, LinkInfo, LinkState};
-use crate::device::PciLink;
+use crate::device::{PciAddress, PciLink};
 use crate::module::printed::PrintedModule;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -416,7 +416,7 @@ fn group_snapshots(
         snap.uptime_s = snap.uptime_s.or(uptime);
         match &snap.bus_info {
             Some(b) => {
-                if let Some(nic) = functions.get(&lspci::address_key(b)) {
+                if let Some(nic) = PciAddress::parse_domain_optional(b.trim()).and_then(|a| functions.get(&a)) {
                     fill(&mut snap.pci, &nic.link);
                     lspci::fill_host(&mut snap.host, nic, &gpus);
                 }
@@ -648,6 +648,15 @@ fn interface_records(
     Ok(start)
 }
 
+/// Do bus-info `a` and `b` name one function (whatever the case, with or without domain
+/// 0)? Text that is no PCI address (a USB or platform device's) is compared as it is.
+fn same_function(a: &str, b: &str) -> bool {
+    match (PciAddress::parse_domain_optional(a.trim()), PciAddress::parse_domain_optional(b.trim())) {
+        (Some(a), Some(b)) => a == b,
+        _ => a.trim().eq_ignore_ascii_case(b.trim()),
+    }
+}
+
 /// Snapshots of one interface must be of one port: two PCI addresses are two ports, and
 /// inputs that name no interface with two module SNs are two ports as likely as one
 /// port whose module was swapped — refused rather than merged into one BER across both
@@ -657,7 +666,7 @@ fn check_one_port(name: &str, list: &[Snapshot], opts: &ImportOptions) -> Result
     let files = |s: &Snapshot| Snapshot::files_text(&s.files);
     for s in &list[1..] {
         if let (Some(a), Some(b)) = (&first.bus_info, &s.bus_info) {
-            if !lspci::same_address(a, b) {
+            if !same_function(a, b) {
                 return Err(ImportError::Input(format!(
                     "{name}: {} is PCI {a} and {} is PCI {b}: two ports, not two snapshots of one; import them separately",
                     files(first),

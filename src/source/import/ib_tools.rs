@@ -10,7 +10,7 @@
 use super::{IbFragment, ParseError, ParseResult};
 use crate::counters::ib::IbRate;
 use crate::counters::LinkInfo;
-use crate::device::IbPort;
+use crate::device::{IbPort, PciAddress};
 
 /// Most ports one output may list (a 64-port switch's worth twice over).
 const MAX_PORTS: usize = 128;
@@ -216,7 +216,7 @@ pub(crate) fn port_from_file_name(name: &str) -> Option<String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum MlxlinkDevice {
     Rdma(String),
-    Pci(String),
+    Pci(PciAddress),
 }
 
 /// The device and port a saved `mlxlink` output's file name gives, as sosreport names a
@@ -240,15 +240,8 @@ pub(crate) fn mlxlink_device_from_file_name(name: &str) -> Option<(MlxlinkDevice
         None => 1,
     };
     // sosreport's PCI address: `0000_12_00.0` (domain, bus, device.function) or `12_00.0`.
-    let pci: Vec<&str> = device.split('_').collect();
-    let hex = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_hexdigit());
-    let is_pci = match pci.as_slice() {
-        [d, b, f] => hex(d, 4) && hex(b, 2) && f.split_once('.').is_some_and(|(dev, func)| hex(dev, 2) && hex(func, 1)),
-        [b, f] => hex(b, 2) && f.split_once('.').is_some_and(|(dev, func)| hex(dev, 2) && hex(func, 1)),
-        _ => false,
-    };
-    if is_pci {
-        return Some((MlxlinkDevice::Pci(pci.join(":")), port));
+    if let Some(address) = PciAddress::parse_domain_optional(&device.replace('_', ":")) {
+        return Some((MlxlinkDevice::Pci(address), port));
     }
     crate::source::infiniband::parse_port_name(&format!("{device}/{port}"))
         .filter(|(hca, _)| !hca.starts_with('.'))
@@ -290,8 +283,10 @@ mod tests {
         let rdma = |h: &str, p| Some((MlxlinkDevice::Rdma(h.into()), p));
         assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_mlx5_0_-p_2_-m_-c"), rdma("mlx5_0", 2));
         assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_mlx5_11"), rdma("mlx5_11", 1));
-        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_0000_12_00.0"), Some((MlxlinkDevice::Pci("0000:12:00.0".into()), 1)));
-        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_12_00.0_-p_1"), Some((MlxlinkDevice::Pci("12:00.0".into()), 1)));
+        let pci = |a: &str, p| Some((MlxlinkDevice::Pci(PciAddress::parse(a).unwrap()), p));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_0000_12_00.0"), pci("0000:12:00.0", 1));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_12_00.0_-p_1"), pci("0000:12:00.0", 1));
+        assert_eq!(mlxlink_device_from_file_name("mlxlink_-d_10000_e1_00.0"), pci("10000:e1:00.0", 1));
         for none in [
             "mlxlink",
             "mlxlink_-m_-c",

@@ -11,14 +11,14 @@
 
 use super::{content_lines, Fragment, ParseError, ParseResult};
 use crate::device::host::{is_gpu, Fact, Gpu, HostFacts};
-use crate::device::PciLink;
+use crate::device::{PciAddress, PciBus, PciLink};
 use std::collections::BTreeMap;
 
 /// One PCI function as lspci prints it; what the output does not print is `None` / empty.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct PciFunction {
-    /// `dddd:bb:dd.f`, lower case (domain `0000` where lspci prints none).
-    pub(crate) address: String,
+    /// The function's address (domain 0 where lspci prints none).
+    pub(crate) address: PciAddress,
     pub(crate) link: Option<PciLink>,
     /// `NUMA node: N`; the kernel's -1 (no affinity known) is none.
     pub(crate) numa_node: Option<i32>,
@@ -31,6 +31,11 @@ pub(crate) struct PciFunction {
 }
 
 impl PciFunction {
+    /// The function at `address`, nothing known of it yet.
+    pub(crate) fn at(address: PciAddress) -> PciFunction {
+        PciFunction { address, link: None, numa_node: None, pci_id: None, gpu: false, path: Vec::new() }
+    }
+
     /// `other`'s facts where this one has none (the listing and the tree of one node).
     fn fill_from(&mut self, other: &PciFunction) {
         if self.link.is_none() {
@@ -66,35 +71,6 @@ fn is_hex(s: &str, n: usize) -> bool {
     s.len() == n && s.bytes().all(|c| c.is_ascii_hexdigit())
 }
 
-/// `bb:dd.f` or `dddd:bb:dd.f` (lspci's `show_slot_name`).
-fn is_address(a: &str) -> bool {
-    let parts: Vec<&str> = a.split(':').collect();
-    let (domain, bus, dev_fn) = match parts.as_slice() {
-        [b, df] => (None, *b, *df),
-        [d, b, df] => (Some(*d), *b, *df),
-        _ => return false,
-    };
-    domain.is_none_or(|d| is_hex(d, 4))
-        && is_hex(bus, 2)
-        && dev_fn.split_once('.').is_some_and(|(d, f)| is_hex(d, 2) && f.len() == 1 && f.bytes().all(|c| (b'0'..=b'7').contains(&c)))
-}
-
-/// A PCI address as lspci, `ethtool -i` bus-info and sysfs are compared: with its domain
-/// (lspci prints none for domain 0 on a single-domain host), lower case.
-pub(crate) fn address_key(addr: &str) -> String {
-    let a = addr.trim().to_ascii_lowercase();
-    if a.matches(':').count() == 1 {
-        format!("0000:{a}")
-    } else {
-        a
-    }
-}
-
-/// True when `lspci_addr` (`3b:00.0` or `0000:3b:00.0`) is PCI address `bus_info`.
-pub(crate) fn same_address(lspci_addr: &str, bus_info: &str) -> bool {
-    address_key(lspci_addr) == address_key(bus_info)
-}
-
 /// The class and subclass of a class name as pci.ids names it (what lspci prints without
 /// `-n`; PCI Code and ID Assignment Spec 1.16 §1.4, §1.19), for the GPU classes only.
 fn gpu_class_code(name: &str) -> Option<u32> {
@@ -118,13 +94,13 @@ fn gpu_vendor_id(name: &str) -> Option<u32> {
 
 /// A device's first line: address, class (`VGA compatible controller`, with `-nn`
 /// `... [0300]`) and the rest (vendor and device names, `[10de:2684]` with `-nn`, `(rev a1)`).
-fn header(line: &str) -> Option<(&str, &str, &str)> {
+fn header(line: &str) -> Option<(PciAddress, &str, &str)> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
     let (addr, rest) = line.split_once(' ')?;
     let (class, rest) = rest.split_once(": ")?;
-    is_address(addr).then_some((addr, class.trim(), rest.trim()))
+    Some((PciAddress::parse_domain_optional(addr)?, class.trim(), rest.trim()))
 }
 
 /// The last `[hhhh:hhhh]` of a header: the vendor and device ID `-nn` prints.
@@ -137,7 +113,7 @@ fn printed_id(rest: &str) -> Option<String> {
 }
 
 /// A function from its header line.
-fn function_of(addr: &str, class: &str, rest: &str) -> PciFunction {
+fn function_of(address: PciAddress, class: &str, rest: &str) -> PciFunction {
     let pci_id = printed_id(rest);
     // `-nn` prints the class code after its name: `Ethernet controller [0200]`.
     let class_code = match class.rsplit_once(" [") {
@@ -149,7 +125,7 @@ fn function_of(addr: &str, class: &str, rest: &str) -> PciFunction {
         None => gpu_vendor_id(rest),
     };
     let gpu = matches!((vendor, class_code), (Some(v), Some(c)) if is_gpu(v, c));
-    PciFunction { address: address_key(addr), pci_id, gpu, ..PciFunction::default() }
+    PciFunction { pci_id, gpu, ..PciFunction::at(address) }
 }
 
 /// The listing (`lspci`, `-nn`, `-v`, `-vvv`): every function with something to tell (a
@@ -172,7 +148,7 @@ pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
             let n = n
                 .trim()
                 .parse::<i32>()
-                .map_err(|_| ParseError::malformed(format!("`NUMA node {}` is not a node", n.trim())).at(&f.address))?;
+                .map_err(|_| ParseError::malformed(format!("`NUMA node {}` is not a node", n.trim())).at(f.address))?;
             f.numa_node = (n >= 0).then_some(n);
         } else if let Some(rest) = t.strip_prefix("LnkCap:") {
             let link = f.link.get_or_insert_with(PciLink::default);
@@ -197,11 +173,12 @@ pub(crate) fn is_listing(text: &str) -> bool {
     listing || content_lines(text).map(str::trim).any(|l| l.starts_with("LnkCap:") || l.starts_with("LnkSta:"))
 }
 
-/// `[dddd:bb]` at byte `i`: the domain, the bus, and the byte after `]`.
-fn root_at(line: &str, i: usize) -> Option<(&str, &str, usize)> {
-    let s = line.get(i..i + 9)?;
-    let (d, b) = s.strip_prefix('[')?.strip_suffix(']')?.split_once(':')?;
-    (is_hex(d, 4) && is_hex(b, 2)).then_some((d, b, i + 9))
+/// `[dddd:bb]` at byte `i` (ls-tree.c `show_tree_bus`: `"[%04x:%02x]"`, so a VMD domain
+/// prints five digits, `[10000:e0]`): the bus, and the byte after `]`.
+fn root_at(line: &str, i: usize) -> Option<(PciBus, usize)> {
+    let inner = line.get(i..)?.strip_prefix('[')?;
+    let close = inner.get(..inner.len().min(14))?.find(']')?;
+    Some((PciBus::parse(&inner[..close])?, i + 1 + close + 1))
 }
 
 /// `dd.f` at byte `i`, ending the line or followed by a space or a connector.
@@ -225,16 +202,16 @@ fn past_connectors(line: &str, mut i: usize) -> usize {
 /// of one bus start in one column, on the bridge's line and the lines below it (the tree is
 /// printed depth first), so the bus and the path of each column are kept as the lines pass.
 pub(crate) fn parse_tree(text: &str) -> ParseResult<Fragment> {
-    // Column -> (domain:bus of the devices that start there, the path above them).
-    let mut columns: BTreeMap<usize, (String, Vec<String>)> = BTreeMap::new();
+    // Column -> (the bus of the devices that start there, the path above them).
+    let mut columns: BTreeMap<usize, (PciBus, Vec<String>)> = BTreeMap::new();
     let mut found = Vec::new();
     for line in content_lines(text) {
         let b = line.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            if let Some((domain, bus, end)) = root_at(line, i) {
+            if let Some((bus, end)) = root_at(line, i) {
                 let child = past_connectors(line, end);
-                columns.insert(child, (format!("{domain}:{bus}"), vec![format!("pci{domain}:{bus}")]));
+                columns.insert(child, (bus, vec![format!("pci{bus}")]));
                 i = child;
                 continue;
             }
@@ -245,27 +222,30 @@ pub(crate) fn parse_tree(text: &str) -> ParseResult<Fragment> {
             let (bus, above) = columns.get(&i).cloned().ok_or_else(|| {
                 ParseError::malformed(format!("device {} under no bus", &line[i..i + 4])).at(format_args!("`{}`", line.trim()))
             })?;
-            let address = format!("{bus}:{}", &line[i..i + 4]).to_ascii_lowercase();
+            let address = bus.function(&line[i..i + 4]).ok_or_else(|| {
+                ParseError::malformed(format!("`{}` is no device.function", &line[i..i + 4])).at(format_args!("`{}`", line.trim()))
+            })?;
             let mut path = above;
-            path.push(address.clone());
+            path.push(address.to_string());
             i += 4;
             let Some(range) = line[i..].strip_prefix("-[") else {
-                found.push(PciFunction { address, path, ..PciFunction::default() });
+                found.push(PciFunction { path, ..PciFunction::at(address) });
                 break; // the rest of the line is the device's name
             };
             // A bridge: its children are on its secondary bus, the first of the range.
             let close =
                 range.find(']').ok_or_else(|| ParseError::malformed("bus range not closed").at(format_args!("`{}`", line.trim())))?;
             let secondary = range[..close].split('-').next().unwrap_or_default();
-            if !is_hex(secondary, 2) {
-                return Err(ParseError::malformed(format!("`{secondary}` is no bus number")).at(format_args!("`{}`", line.trim())));
-            }
-            let domain = bus.split(':').next().unwrap_or_default();
+            let secondary = Some(secondary)
+                .filter(|s| is_hex(s, 2))
+                .and_then(|s| u8::from_str_radix(s, 16).ok())
+                .map(|n| PciBus { bus: n, ..bus })
+                .ok_or_else(|| ParseError::malformed(format!("`{secondary}` is no bus number")).at(format_args!("`{}`", line.trim())))?;
             let child = past_connectors(line, i + 2 + close + 1);
             if child < b.len() {
-                columns.insert(child, (format!("{domain}:{}", secondary.to_ascii_lowercase()), path.clone()));
+                columns.insert(child, (secondary, path.clone()));
             }
-            found.push(PciFunction { address, path, ..PciFunction::default() });
+            found.push(PciFunction { path, ..PciFunction::at(address) });
             i = child;
         }
     }
@@ -285,20 +265,20 @@ pub(crate) fn is_tree(text: &str) -> bool {
 
 /// The functions of one node's lspci outputs by address, the listing's facts and the
 /// tree's places merged.
-pub(crate) fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> BTreeMap<String, PciFunction> {
-    let mut out: BTreeMap<String, PciFunction> = BTreeMap::new();
+pub(crate) fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> BTreeMap<PciAddress, PciFunction> {
+    let mut out: BTreeMap<PciAddress, PciFunction> = BTreeMap::new();
     for f in all {
-        out.entry(address_key(&f.address)).and_modify(|have| have.fill_from(f)).or_insert_with(|| f.clone());
+        out.entry(f.address).and_modify(|have| have.fill_from(f)).or_insert_with(|| f.clone());
     }
     out
 }
 
 /// The node's GPUs as the listing names them, worked out once for every NIC of the input.
-pub(crate) fn gpus(all: &BTreeMap<String, PciFunction>) -> Vec<Gpu> {
+pub(crate) fn gpus(all: &BTreeMap<PciAddress, PciFunction>) -> Vec<Gpu> {
     all.values()
         .filter(|f| f.gpu)
         .map(|f| Gpu {
-            bus_info: f.address.clone(),
+            bus_info: f.address.to_string(),
             pci_id: f.pci_id.clone(),
             numa_node: f.numa_node,
             pci_path: f.path.clone(),
@@ -346,13 +326,11 @@ mod tests {
         let f = parse(text).unwrap();
         assert_eq!(f.pci_devices.len(), 2);
         let nic = &f.pci_devices[1];
-        assert_eq!((nic.address.as_str(), nic.numa_node, nic.gpu), ("0000:3b:00.0", Some(1), false));
+        assert_eq!((nic.address.to_string().as_str(), nic.numa_node, nic.gpu), ("0000:3b:00.0", Some(1), false));
         let link = nic.link.as_ref().unwrap();
         assert_eq!(link.max_link_speed.as_deref(), Some("32.0 GT/s PCIe"));
         assert_eq!((link.max_link_width, link.current_link_width), (Some(16), Some(8)));
         assert_eq!(link.current_link_speed.as_deref(), Some("16.0 GT/s PCIe"));
-        assert!(same_address("3b:00.0", "0000:3b:00.0") && same_address("0000:3b:00.0", "0000:3B:00.0"));
-        assert!(!same_address("3b:00.0", "0002:3b:00.0") && !same_address("3b:00.1", "0000:3b:00.0"));
     }
 
     /// `-nn` headers (pciutils lspci.c: the class code after the class name, the IDs after
@@ -367,17 +345,21 @@ mod tests {
                     c1:00.0 Processing accelerators: Advanced Micro Devices, Inc. [AMD/ATI] Aqua Vanjaram [Instinct MI300X]\n\
                     01:00.1 Audio device: NVIDIA Corporation AD102 High Definition Audio Controller (rev a1)\n";
         let f = parse(text).unwrap();
-        let got: Vec<(&str, Option<&str>, Option<i32>, bool)> =
-            f.pci_devices.iter().map(|d| (d.address.as_str(), d.pci_id.as_deref(), d.numa_node, d.gpu)).collect();
+        let got: Vec<(String, Option<&str>, Option<i32>, bool)> =
+            f.pci_devices.iter().map(|d| (d.address.to_string(), d.pci_id.as_deref(), d.numa_node, d.gpu)).collect();
         assert_eq!(
             got,
             [
-                ("0000:01:00.0", Some("10de:2684"), None, true),
-                ("0002:01:00.1", Some("15b3:1021"), Some(1), false),
-                ("0000:c1:00.0", None, None, true),
+                ("0000:01:00.0".into(), Some("10de:2684"), None, true),
+                ("0002:01:00.1".into(), Some("15b3:1021"), Some(1), false),
+                ("0000:c1:00.0".into(), None, None, true),
             ]
         );
         assert!(is_listing(text) && !is_listing("2: eth0: <BROADCAST> mtu 1500\n"));
+        // `lspci | grep` of NVMe drives behind VMD (spdk/spdk issue 1055): five-digit domains.
+        let vmd = "10001:02:00.0 Non-Volatile memory controller: Intel Corporation PCIe Data Center SSD (rev 01)\n";
+        assert_eq!(header(vmd.trim_end()).map(|h| h.0.to_string()).as_deref(), Some("10001:02:00.0"));
+        assert!(is_listing(vmd));
         assert!(parse("00:00.0 Host bridge: Intel Corporation Sky Lake-E DMI3 Registers (rev 07)\n").is_err());
     }
 
@@ -398,7 +380,8 @@ mod tests {
         let text = text.as_str();
         assert!(is_tree(text));
         let f = parse_tree(text).unwrap();
-        let path = |a: &str| f.pci_devices.iter().find(|d| d.address == a).map(|d| d.path.join("/")).unwrap_or_else(|| panic!("{a}"));
+        let path =
+            |a: &str| f.pci_devices.iter().find(|d| d.address.to_string() == a).map(|d| d.path.join("/")).unwrap_or_else(|| panic!("{a}"));
         assert_eq!(path("0000:21:00.1"), "pci0000:20/0000:20:03.1/0000:21:00.1");
         assert_eq!(path("0000:20:07.1"), "pci0000:20/0000:20:07.1");
         assert_eq!(path("0000:63:00.0"), "pci0000:60/0000:60:01.1/0000:61:00.0/0000:62:00.0/0000:63:00.0");

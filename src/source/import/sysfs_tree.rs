@@ -17,6 +17,7 @@ use super::recognize::Format;
 use super::walk::ParsedFile;
 use super::Fragment;
 use crate::counters::{LinkInfo, LinkState};
+use crate::device::PciAddress;
 use crate::source::sysfs::Sysfs;
 use std::path::{Path, PathBuf};
 
@@ -55,9 +56,10 @@ pub(crate) fn read(sys: &Path) -> Vec<ParsedFile> {
             interface: Some(name.clone()),
             driver: s.driver(&name),
             pci_devices: bus_info
-                .clone()
+                .as_deref()
+                .and_then(PciAddress::parse)
                 .zip(pci)
-                .map(|(b, p)| super::lspci::PciFunction { address: super::lspci::address_key(&b), link: Some(p), ..Default::default() })
+                .map(|(address, p)| super::lspci::PciFunction { link: Some(p), ..super::lspci::PciFunction::at(address) })
                 .into_iter()
                 .collect(),
             bus_info,

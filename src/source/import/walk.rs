@@ -9,6 +9,7 @@ use super::{
     uptime,
 };
 use super::{Fragment, ImportError, ParseError, ParseResult};
+use crate::device::PciAddress;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -202,10 +203,9 @@ pub(crate) fn split_ib_ports(group: &[ParsedFile]) -> Vec<ParsedFile> {
                 port.identity.hca = hca.to_string();
                 port.identity.port = n;
             }
-            let pci_devices = match (&port.bus_info, &port.pci) {
-                (Some(b), Some(p)) => {
-                    vec![lspci::PciFunction { address: lspci::address_key(b), link: Some(p.clone()), ..Default::default() }]
-                }
+            let address = port.bus_info.as_deref().and_then(|b| PciAddress::parse_domain_optional(b.trim()));
+            let pci_devices = match (address, &port.pci) {
+                (Some(address), Some(p)) => vec![lspci::PciFunction { link: Some(p.clone()), ..lspci::PciFunction::at(address) }],
                 _ => Vec::new(),
             };
             let fragment = Fragment {
@@ -238,7 +238,9 @@ fn mlxlink_port(pf: &ParsedFile, group: &[ParsedFile]) -> Option<String> {
     let ports = group.iter().flat_map(|g| &g.fragment.ib_ports);
     let found = ports.filter(|p| p.port == Some(port)).find(|p| match &device {
         ib_tools::MlxlinkDevice::Rdma(hca) => p.hca.as_deref() == Some(hca.as_str()),
-        ib_tools::MlxlinkDevice::Pci(addr) => p.bus_info.as_deref().is_some_and(|b| super::lspci::same_address(addr, b)),
+        ib_tools::MlxlinkDevice::Pci(addr) => {
+            p.bus_info.as_deref().and_then(|b| PciAddress::parse_domain_optional(b.trim())) == Some(*addr)
+        }
     });
     found?.name()
 }
