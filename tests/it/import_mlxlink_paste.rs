@@ -5,7 +5,7 @@
 
 use crate::support::optics;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const F: &str = "tests/fixtures/mlxlink";
 
@@ -84,17 +84,60 @@ fn the_eye_section_lands_per_lane_pasted_or_as_printed() {
     assert_eq!((iface["link"]["speed_mbps"].as_u64(), iface["link"]["lanes"].as_u64()), (Some(100_000), Some(4)));
 }
 
-/// The forum's `mlxlink -c` and `--show_eye` of one port, as one folder imported into `dir`:
-/// the capture's path.
-fn counters_and_eye(dir: &Path) -> std::path::PathBuf {
+/// The forum's `mlxlink -c` and `--show_eye` of one port, copied into one folder under `dir`:
+/// the folder and the two files.
+fn counters_and_eye_folder(dir: &Path) -> (PathBuf, [PathBuf; 2]) {
     let input = dir.join("host");
     std::fs::create_dir(&input).unwrap();
-    for f in ["cx4_forum_show_counters.txt", "cx4_forum_show_eye.txt"] {
+    let files = ["cx4_forum_show_counters.txt", "cx4_forum_show_eye.txt"].map(|f| {
         std::fs::copy(Path::new(F).join(f), input.join(f)).unwrap();
-    }
+        input.join(f)
+    });
+    (input, files)
+}
+
+/// The forum's `mlxlink -c` and `--show_eye` of one port, as one folder imported into `dir`:
+/// the capture's path.
+fn counters_and_eye(dir: &Path) -> PathBuf {
+    let (input, _) = counters_and_eye_folder(dir);
     let cap = dir.join("c.jsonl");
     import(&[&input], &cap);
     cap
+}
+
+/// What a person is shown of a capture: `scan --json`, the `scan` text and the Markdown
+/// report, with the capture's own path as `CAPTURE` and the time the import wrote it
+/// (the report's `(created ...)`) left out.
+fn reports(cap: &Path) -> [String; 3] {
+    [&["scan", "--json", "--replay"][..], &["scan", "--replay"], &["report"]].map(|args| {
+        let o = optics().args(args).arg(cap).env("COLUMNS", "120").output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap().replace(&cap.display().to_string(), "CAPTURE");
+        match text.split_once(" (created ").and_then(|(a, b)| Some((a, b.split_once(')')?.1))) {
+            Some((before, after)) => format!("{before}{after}"),
+            None => text,
+        }
+    })
+}
+
+/// The same two real files, as one folder and as two arguments (in either order): the eye
+/// stays with the counters of its port, and every report is the same.
+#[test]
+fn an_eye_and_counters_as_two_arguments_read_as_one_folder_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (folder, [counters, eye]) = counters_and_eye_folder(dir.path());
+    let cap = dir.path().join("folder.jsonl");
+    import(&[&folder], &cap);
+    let expected = reports(&cap);
+    assert!(expected[1].contains("mlxlink --show_eye"), "{}", expected[1]);
+    for (i, args) in [[&counters, &eye], [&eye, &counters]].iter().enumerate() {
+        let cap = dir.path().join(format!("args{i}.jsonl"));
+        import(&args.map(PathBuf::as_path), &cap);
+        assert_eq!(samples(&cap).pop().unwrap()["serdes_eye"]["lanes"][3]["eye_height_mv"], 37.0);
+        for (got, want) in reports(&cap).iter().zip(&expected) {
+            assert_eq!(got, want, "arguments {args:?}");
+        }
+    }
 }
 
 #[test]

@@ -689,6 +689,35 @@ fn check_one_port(name: &str, list: &[Snapshot], opts: &ImportOptions) -> Result
     Ok(())
 }
 
+/// A reading without counters (an `mlxlink --show_eye`, a printed module) given as an
+/// argument of its own is of the counters' snapshot it sits with, the one before it, else
+/// the next: it moves there, as when its file shares that snapshot's folder, so the sample
+/// of that time carries it (a sample is written only for a snapshot with counters, when
+/// any has them). A snapshot that already has its own eye keeps it and says so.
+fn place_readings(name: &str, list: &mut [Snapshot], notes: &mut Vec<String>) {
+    for i in 0..list.len() {
+        if list[i].has_counters() || (list[i].serdes_eye.is_none() && list[i].printed_module.is_none()) {
+            continue;
+        }
+        let Some(j) = (0..i).rev().chain(i + 1..list.len()).find(|&j| list[j].has_counters()) else { continue };
+        let (eye, printed) = (list[i].serdes_eye.take(), list[i].printed_module.take());
+        let from = Snapshot::files_text(&list[i].files);
+        let into = &mut list[j];
+        match (&into.serdes_eye, eye) {
+            (None, eye) => into.serdes_eye = eye,
+            (Some(_), Some(_)) => notes.push(format!(
+                "{name}: the eye in {from} is not used: the counters it sits with ({}) come with an eye of their own",
+                Snapshot::files_text(&into.files)
+            )),
+            (Some(_), None) => {}
+        }
+        match (&mut into.printed_module, printed) {
+            (Some(have), Some(more)) => have.merge(&more),
+            (have, more) => fill(have, &more),
+        }
+    }
+}
+
 /// Imports the inputs (files or directories) into one capture.
 pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Imported, ImportError> {
     if inputs.is_empty() {
@@ -738,9 +767,10 @@ pub fn import_parsed(
             shown.join(", ")
         )));
     }
-    for (name, list) in &snaps {
+    for (name, list) in &mut snaps {
         crate::capture::check_interface_name(name).map_err(|e| ImportError::Input(format!("the inputs name {e}")))?;
         check_one_port(name, list, opts)?;
+        place_readings(name, list, &mut notes);
     }
     let mut records: Vec<Record> = Vec::new();
     let mut created: Option<OffsetDateTime> = None;
