@@ -91,7 +91,7 @@ pub fn unstated_lanes(speed_mbps: u32, module: Option<&ModuleReport>) -> Option<
     let module_lanes = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0).map(u32::from);
     let candidates = [
         module_lanes.map(|n| (n, "taken from the module")),
-        module.is_some_and(|m| m.standard == crate::module::Standard::Sff8472).then_some((1, "from the SFP form factor (one lane)")),
+        module.is_some_and(|m| m.standard == Some(crate::module::Standard::Sff8472)).then_some((1, "from the SFP form factor (one lane)")),
         (speed_mbps <= 25_000).then_some((
             1,
             if module_lanes.is_some_and(|n| n > 1) {

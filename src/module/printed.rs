@@ -279,12 +279,18 @@ impl PrintedModule {
         let code = self.identifier_code();
         let standard = code.and_then(Standard::for_identifier);
         let mut m = ModuleReport::new(standard.unwrap_or(Standard::Cmis), code.unwrap_or(0));
+        // What was printed, nothing more: no form factor printed is no identifier and no
+        // standard; one SFF-8024 has no code for is its printed name alone.
         if standard.is_none() {
-            m.warnings.push(format!(
-                "module form factor {:?} as printed by {} is not a known identifier: the standard shown is a placeholder",
-                self.identifier.as_deref().unwrap_or("(not printed)"),
-                self.tool
-            ));
+            m.standard = None;
+            m.identifier = code;
+            m.identifier_name = code.map(crate::module::sff8024::identifier_name).or_else(|| self.identifier.clone());
+            m.form_factor = None;
+            let said = match &self.identifier {
+                Some(name) => format!("form factor {name:?} is no SFF-8024 identifier optics knows"),
+                None => "form factor not printed".to_string(),
+            };
+            m.warnings.push(format!("module {said} ({}): no management standard is assumed", self.tool));
         }
         let alarms = self.alarm_thresholds();
         // Say which limits the tool printed: all four, the alarms alone (mlxlink's ranges), or none.
@@ -461,7 +467,7 @@ mod tests {
             ..Default::default()
         };
         let m = p.to_report();
-        assert_eq!((m.standard, m.identifier), (Standard::Cmis, 0x19));
+        assert_eq!((m.standard, m.identifier), (Some(Standard::Cmis), Some(0x19)));
         assert_eq!(m.lanes.len(), 2);
         // -1 dBm = 0.7943 mW.
         assert!((m.lanes[0].rx_power_mw.unwrap() - 0.794_33).abs() < 1e-5);
@@ -475,6 +481,18 @@ mod tests {
     #[test]
     fn unknown_form_factor_is_said() {
         let m = PrintedModule { tool: "mlxlink".into(), identifier: Some("CXP".into()), ..Default::default() }.to_report();
-        assert!(m.warnings[0].contains("placeholder"), "{:?}", m.warnings);
+        assert_eq!((m.standard, m.identifier, m.identifier_name.as_deref()), (None, None, Some("CXP")));
+        assert_eq!((m.kind(None), m.standard_name()), ("CXP".to_string(), "management standard not known"));
+        assert!(m.warnings[0].contains("no management standard is assumed"), "{:?}", m.warnings);
+    }
+
+    /// A module printed without its form factor (a paste of the diagnostics alone): no
+    /// identifier, name or standard is made up for it.
+    #[test]
+    fn a_form_factor_not_printed_is_none() {
+        let m = PrintedModule { tool: "ethtool -m".into(), tx_bias_ma: vec![Some(7.5)], ..Default::default() }.to_report();
+        assert_eq!((m.standard, m.identifier, m.identifier_name.as_deref(), m.form_factor), (None, None, None, None));
+        assert_eq!((m.kind(None), m.standard_name()), (String::new(), "form factor not printed"));
+        assert_eq!(m.warnings[0], "module form factor not printed (ethtool -m): no management standard is assumed");
     }
 }

@@ -213,12 +213,15 @@ clone_field_wise!(ChecksumCheck { name, stored, computed, ok });
 /// A decoded module, one model for SFF-8472, SFF-8636 and CMIS (`module` in JSON).
 #[derive(Debug, PartialEq, Serialize)]
 pub struct ModuleReport {
-    /// The management interface the identifier implies.
-    pub standard: Standard,
-    /// SFF-8024 identifier code (byte 0).
-    pub identifier: u8,
-    /// The identifier's name (SFF-8024 Table 4-1).
-    pub identifier_name: String,
+    /// The management interface the identifier implies; `None` when nothing tells it (a
+    /// printed module whose form factor was not printed, or is no SFF-8024 one).
+    pub standard: Option<Standard>,
+    /// SFF-8024 identifier code (byte 0); `None` when the source gives none (a printed
+    /// module without its form factor, or with one SFF-8024 has no code for).
+    pub identifier: Option<u8>,
+    /// The identifier's name (SFF-8024 Table 4-1), or the form factor as a tool printed it;
+    /// `None` when none was printed.
+    pub identifier_name: Option<String>,
     /// The form factor as people name it ("QSFP28", "QSFP56", "OSFP"): the identifier's
     /// (SFF-8024 Table 4-1), told apart by the module's own compliance where one identifier
     /// covers several ([`super::sff8636`]: 0x11 "QSFP28 or later").
@@ -359,20 +362,29 @@ impl ModuleReport {
                 None => String::new(),
             },
         };
-        let form = self.form_factor.map(str::to_string).unwrap_or_else(|| self.identifier_name.clone());
-        if application.is_empty() {
-            form
-        } else {
-            format!("{form} {application}")
+        match self.form_factor.map(str::to_string).or_else(|| self.identifier_name.clone()) {
+            Some(form) if application.is_empty() => form,
+            Some(form) => format!("{form} {application}"),
+            None => application,
+        }
+    }
+
+    /// The management standard's name, or why there is none: a printed module whose form
+    /// factor was not printed, or is one SFF-8024 gives no code.
+    pub(crate) fn standard_name(&self) -> &'static str {
+        match (self.standard, &self.identifier_name) {
+            (Some(s), _) => s.as_str(),
+            (None, Some(_)) => "management standard not known",
+            (None, None) => "form factor not printed",
         }
     }
 
     /// An empty report for `standard`; decoders fill what the image holds.
     pub fn new(standard: Standard, identifier: u8) -> Self {
         ModuleReport {
-            standard,
-            identifier,
-            identifier_name: super::sff8024::identifier_name(identifier),
+            standard: Some(standard),
+            identifier: Some(identifier),
+            identifier_name: Some(super::sff8024::identifier_name(identifier)),
             form_factor: super::sff8024::form_factor(identifier),
             spec_revision: None,
             vendor_name: None,

@@ -273,7 +273,7 @@ fn decode_identity(img: &ModuleImage, r: &mut ModuleReport) {
     r.connector = CONNECTOR.byte(img, 0);
     r.connector_name = r.connector.map(sff8024::connector_name);
     r.media_type = media_type(img);
-    r.form_factor = form_factor(r.identifier, extended_compliance(img));
+    r.form_factor = r.identifier.and_then(|id| form_factor(id, extended_compliance(img)));
     r.modulation = modulation(img);
     r.nominal_signaling_rate_mbd = nominal_rate_mbd(img);
     if is_optical(img) {

@@ -374,7 +374,7 @@ impl Metrics {
                 Metric::ModuleInfo,
                 &[
                     ("interface", i),
-                    ("standard", m.standard.as_str()),
+                    ("standard", m.standard.map_or("", |s| s.as_str())),
                     ("vendor", &s(&m.vendor_name)),
                     ("part_number", &s(&m.vendor_pn)),
                     ("module_sn", &s(&m.vendor_sn)),

@@ -163,7 +163,11 @@ fn write_interface(w: &mut dyn Write, it: &Evidence) -> io::Result<()> {
                 md(&opt(m.vendor_rev.as_deref()))
             )?;
             writeln!(w, "- Serial number: {}; date code: {}", md(&opt(m.vendor_sn.as_deref())), md(&opt(m.date_code.as_deref())))?;
-            writeln!(w, "- Module: {} ({}); media: {}", md(&m.kind(l.speed_mbps)), m.standard.as_str(), md(&opt(m.media_type.as_deref())))?;
+            let kind = match m.kind(l.speed_mbps) {
+                k if k.is_empty() => m.standard_name().to_string(),
+                k => format!("{} ({})", md(&k), m.standard_name()),
+            };
+            writeln!(w, "- Module: {kind}; media: {}", md(&opt(m.media_type.as_deref())))?;
             if let Some(t) = m.module_temperature_c {
                 writeln!(w, "- Temperature at the last sample: {t:.1} C")?;
             }

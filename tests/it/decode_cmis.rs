@@ -74,8 +74,8 @@ fn assert_set(s: Option<ThresholdSet>, ha: f64, la: f64, hw: f64, lw: f64) {
 fn cmis02_cisco_qsfpdd_cmis40_empty_application_table() {
     let img = fixture("cmis02_");
     let r = cmis::decode(&img);
-    assert_eq!(r.identifier, 0x18); // byte 0
-    assert_eq!(r.identifier_name, "QSFP-DD Double Density 8X Pluggable Transceiver");
+    assert_eq!(r.identifier, Some(0x18)); // byte 0
+    assert_eq!(r.identifier_name.as_deref(), Some("QSFP-DD Double Density 8X Pluggable Transceiver"));
     assert_eq!(r.spec_revision.as_deref(), Some("CMIS 4.0")); // byte 1 = 0x40
     assert_eq!(r.flat_memory, Some(false)); // byte 2 = 0x00: bit 7 clear -> paged
     assert_eq!(r.module_state.as_deref(), Some("ModuleReady")); // byte 3 = 0x07: bits 3-1 = 3
@@ -115,7 +115,7 @@ fn cmis02_cisco_qsfpdd_cmis40_empty_application_table() {
 fn cmis04_credo_osfp_aec_cmis50() {
     let img = fixture("cmis04_");
     let r = cmis::decode(&img);
-    assert_eq!(r.identifier, 0x19); // OSFP
+    assert_eq!(r.identifier, Some(0x19)); // OSFP
     assert_eq!(r.spec_revision.as_deref(), Some("CMIS 5.0")); // byte 1 = 0x50
     assert_eq!(r.flat_memory, Some(false));
     assert_eq!(r.module_state.as_deref(), Some("ModuleReady")); // 0x07 -> 3

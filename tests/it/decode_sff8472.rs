@@ -53,10 +53,10 @@ fn set_close(actual: Option<ThresholdSet>, high_alarm: f64, low_alarm: f64, high
 fn sfp02_real_dump() {
     let img = sfp02_image();
     let r = module::decode(&img).unwrap();
-    assert_eq!(r.standard, Standard::Sff8472);
+    assert_eq!(r.standard, Some(Standard::Sff8472));
     // A0h byte 0 = 03h: SFP/SFP+/SFP28 (SFF-8024 Table 4-1).
-    assert_eq!(r.identifier, 3);
-    assert_eq!(r.identifier_name, "SFP/SFP+/SFP28");
+    assert_eq!(r.identifier, Some(3));
+    assert_eq!(r.identifier_name.as_deref(), Some("SFP/SFP+/SFP28"));
     // Bytes 20-35 "OEM" + 13 spaces; 40-55 "SFP-10G-T8" + 6 spaces; 56-59 "A   ";
     // 68-83 "F250114T0010" + 4 spaces; 84-91 "250115" + 2 spaces (no lot code).
     assert_eq!(r.vendor_name.as_deref(), Some("OEM"));

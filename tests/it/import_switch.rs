@@ -155,6 +155,36 @@ fn junos_lanes_are_numbered_from_one() {
     assert_eq!(m["module_temperature_c"].as_f64(), Some(36.0));
 }
 
+/// Junos prints no form factor: none is made up for the module (no identifier, name or
+/// standard: JSON nulls, no "Unknown or unspecified", no "CMIS"), and the scan text, the
+/// decode listing and the Markdown report say it was not printed.
+#[test]
+fn a_module_printed_without_its_form_factor_is_said_so_and_nothing_made_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = module(&Path::new(F).join("junos_diagnostics_optics_xe.txt"), "xe-0/1/7", dir.path());
+    assert_eq!((&m["standard"], &m["identifier"], &m["identifier_name"]), (&Value::Null, &Value::Null, &Value::Null), "{m}");
+    let cap = dir.path().join("cap.jsonl");
+    let run = |args: &[&str]| {
+        let o = optics().args(args).arg(&cap).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let v: Value = serde_json::from_str(&run(&["scan", "--json", "--replay"])).unwrap();
+    let scanned = &v["interfaces"][0]["module"];
+    assert_eq!((&scanned["standard"], &scanned["identifier"]), (&Value::Null, &Value::Null), "{scanned}");
+    let text = run(&["scan", "--replay"]);
+    let line = text.lines().find(|l| l.trim_start().starts_with("module ")).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(line.split_whitespace().collect::<Vec<_>>().join(" "), "module unnamed (form factor not printed), 36.0 C");
+    let listing = run(&["decode", "--interface", "xe-0/1/7"]);
+    assert!(listing.contains("Standard:          form factor not printed"), "{listing}");
+    assert!(listing.contains("Identifier:        not printed") && !listing.contains("Module:  "), "{listing}");
+    let md = run(&["report"]);
+    assert!(md.contains("- Module: form factor not printed; media: "), "{md}");
+    for out in [&text, &listing, &md, &v.to_string()] {
+        assert!(!out.contains("Unknown or unspecified") && !out.contains("CMIS"), "{out}");
+    }
+}
+
 #[test]
 fn a_switch_table_is_one_interface_per_port() {
     let dir = tempfile::tempdir().unwrap();

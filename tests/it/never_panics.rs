@@ -59,6 +59,6 @@ fn cmis_identifier_with_ten_bytes_decodes_partially() {
     let mut img = ModuleImage::new();
     img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap();
     let report = module::decode(&img).unwrap();
-    assert_eq!(report.identifier, 0x18);
+    assert_eq!(report.identifier, Some(0x18));
     assert!(report.vendor_name.is_none());
 }

@@ -46,7 +46,9 @@ pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOpti
             let sn = m.vendor_sn.as_deref().map(|sn| format!(" SN {sn}")).unwrap_or_default();
             let temperature = m.module_temperature_c.map(|t| format!(", {t:.1} C")).unwrap_or_default();
             let name = if name.is_empty() { "unnamed".to_string() } else { name };
-            let text = format!("{name}{sn} ({}, {}){temperature}", m.kind(a.link.speed_mbps), m.standard.as_str());
+            let kind = [m.kind(a.link.speed_mbps), m.standard_name().to_string()];
+            let kind = kind.into_iter().filter(|k| !k.is_empty()).collect::<Vec<_>>().join(", ");
+            let text = format!("{name}{sn} ({kind}){temperature}");
             field(w, "module", &text, width)?;
         }
         (None, Some(e)) => field(w, "module", &format!("unreadable: {e}"), width)?,

@@ -30,9 +30,16 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         let names: Vec<&str> = r.checksums.iter().map(|c| c.name.as_str()).collect();
         writeln!(w, "IMAGE CORRUPT:     every checksum fails ({}): the values below are not trusted", names.join(", "))?;
     }
-    writeln!(w, "Standard:          {}{}", r.standard.as_str(), r.spec_revision.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())?;
-    writeln!(w, "Module:            {}", super::escape(&r.kind(None)))?;
-    writeln!(w, "Identifier:        {:#04x} ({})", r.identifier, r.identifier_name)?;
+    writeln!(w, "Standard:          {}{}", r.standard_name(), r.spec_revision.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())?;
+    let kind = r.kind(None);
+    if !kind.is_empty() {
+        writeln!(w, "Module:            {}", super::escape(&kind))?;
+    }
+    match (r.identifier, &r.identifier_name) {
+        (Some(id), name) => writeln!(w, "Identifier:        {id:#04x} ({})", super::escape(name.as_deref().unwrap_or_default()))?,
+        (None, Some(name)) => writeln!(w, "Identifier:        {} (printed; no SFF-8024 code)", super::escape(name))?,
+        (None, None) => writeln!(w, "Identifier:        not printed")?,
+    }
     writeln!(w, "Vendor:            {}", text(&r.vendor_name))?;
     writeln!(w, "Part number:       {}", text(&r.vendor_pn))?;
     writeln!(w, "Serial number:     {}", text(&r.vendor_sn))?;

@@ -166,7 +166,7 @@ fn fast_rows_are_the_full_paths_on_every_capture_and_hostile_variant() {
                 let full = full_module(&statics, rec);
                 assert_eq!(w.module, full, "module of {at}");
                 if let Some(m) = &w.module {
-                    refreshed_kinds.insert(m.standard.as_str());
+                    refreshed_kinds.insert(m.standard_name());
                 }
                 let a = analyze(std::slice::from_ref(w), &cfg, &[]).remove(0);
                 let fresh = row_figures(w, &cfg);
