@@ -1,7 +1,7 @@
 //! `optics import` end to end: tool outputs laid out as the tools print them
 //! (tests/fixtures/import/README.md) -> capture -> `scan --replay`, with figures derived by hand.
 
-use crate::support::optics;
+use crate::support::{import_at, optics};
 use serde_json::Value;
 use std::path::Path;
 
@@ -100,9 +100,8 @@ fn sosreport_directory_and_a_lone_ethtool_s() {
 fn runbook_baseline_folders_give_the_ber_over_the_interval() {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("r.jsonl");
-    let base = format!("{F}/runbook/baseline");
-    let now = format!("{F}/runbook/now");
-    import(&[&base, &now, "--at", &format!("{base}=2026-12-01T08:00:00Z"), "--at", &format!("{now}=2026-12-01T09:00:00Z")], &cap);
+    let (base, now) = (Path::new(F).join("runbook/baseline"), Path::new(F).join("runbook/now"));
+    import_at(&[(&base, "2026-12-01T08:00:00Z"), (&now, "2026-12-01T09:00:00Z")], &[], &cap);
     let a = &scan_json(&cap)["interfaces"][0];
     // 3600 s x 53.125e9 = 1.9125e14 bits per lane; lane 4 delta 3825000000 -> 2e-5,
     // x(2e-5) = 4.0405 -> margin 10 log10(4.0405 / 3.41407) = 0.732 dB.
@@ -132,17 +131,8 @@ fn mixed_up_and_unknown_inputs_are_refused() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a format optics import reads"));
     // Two snapshots whose counters go down: a counter_reset segment, no negative delta.
     let cap = dir.path().join("r.jsonl");
-    import(
-        &[
-            &format!("{F}/mlxlink_400g_b.json"),
-            &format!("{F}/mlxlink_400g_a.json"),
-            "--at",
-            &format!("{F}/mlxlink_400g_b.json=2026-12-01T08:00:00Z"),
-            "--at",
-            &format!("{F}/mlxlink_400g_a.json=2026-12-01T08:10:00Z"),
-        ],
-        &cap,
-    );
+    let (b, a) = (Path::new(F).join("mlxlink_400g_b.json"), Path::new(F).join("mlxlink_400g_a.json"));
+    import_at(&[(&b, "2026-12-01T08:00:00Z"), (&a, "2026-12-01T08:10:00Z")], &[], &cap);
     let a = &scan_json(&cap)["interfaces"][0];
     assert!(
         a["events"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains("driver reload or counter clear")),

@@ -2,7 +2,7 @@
 //! real outputs found in public sources (tests/fixtures/host/README.md): each becomes a
 //! fact marked `import`, and the judgements run on them as on the live facts.
 
-use super::support::optics;
+use super::support::{import_at, optics};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -15,7 +15,12 @@ fn import_and_scan(inputs: &[PathBuf], extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("c.jsonl");
     optics().arg("import").args(inputs).args(extra).arg("-o").arg(&cap).assert().success();
-    let out = optics().args(["scan", "--json", "--all", "--replay"]).arg(&cap).assert().success().get_output().stdout.clone();
+    scan(&cap)
+}
+
+/// `scan --json --all --replay CAPTURE`.
+fn scan(cap: &Path) -> Value {
+    let out = optics().args(["scan", "--json", "--all", "--replay"]).arg(cap).assert().success().get_output().stdout.clone();
     serde_json::from_slice(&out).unwrap()
 }
 
@@ -168,11 +173,10 @@ fn one_ethtool_a_snapshot_gives_settings_and_counts_but_no_rate() {
 fn two_ethtool_a_snapshots_judge_pause_as_a_rate() {
     let dir = fixture("host/import/pause/two");
     let (before, after) = (dir.join("before_ethtool_-I_-a_eth0"), dir.join("after_ethtool_-I_-a_eth0"));
-    let at = |p: &Path, t: &str| format!("{}={t}", p.display());
-    let v = import_and_scan(
-        &[before.clone(), after.clone()],
-        &["--at", &at(&before, "2026-02-06T17:00:00Z"), "--at", &at(&after, "2026-02-06T17:01:00Z")],
-    );
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("c.jsonl");
+    import_at(&[(&before, "2026-02-06T17:00:00Z"), (&after, "2026-02-06T17:01:00Z")], &[], &cap);
+    let v = scan(&cap);
     let eth0 = of(&v, "eth0");
     let pd = &eth0["host"]["pause_discards"];
     assert_eq!(pd["window_s"], json!(60.0));

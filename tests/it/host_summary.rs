@@ -2,12 +2,12 @@
 //! or names the host codes raised, what each check saw (firmware against the NICs of its
 //! model, NUMA node and nearest GPUs, MTU against the node's other ports, rings,
 //! channels, IRQs, pause and discards over the window) and what could not be checked.
-//! Node trees are the two-socket node of `host_sysfs` (laid out to the kernel's ABI).
+//! Node trees are the two-socket node of `support::host_node` (laid out to the kernel's ABI).
 
-use super::host_sysfs::{add, two_socket_node, with_host, Function};
 use super::support::captures::{cx7_port, simple_capture, sr4_200g};
+use super::support::host_node::{add, healthy_facts, two_socket_node, with_host, Function};
 use super::support::optics;
-use optics::device::host::{Channels, Fact, Irq, Rings};
+use optics::device::host::{Fact, Irq};
 use optics::source::sysfs::Sysfs;
 use serde_json::{json, Value};
 use std::fs;
@@ -61,11 +61,7 @@ fn a_node_with_nothing_wrong_says_so_in_one_line_per_nic() {
     two_socket_node(tmp.path(), true);
     let s = Sysfs::new(tmp.path());
     let facts = |iface: &str| {
-        let mut h = s.host_facts(iface).unwrap();
-        h.driver_version = Some(Fact::ioctl("6.8.0-45-generic".into()));
-        h.firmware_version = Some(Fact::ioctl("28.39.1002 (MT_0000000838)".into()));
-        h.rings = Some(Fact::netlink(Rings { rx: Some(8192), rx_max: Some(8192), tx: Some(8192), tx_max: Some(8192) }));
-        h.channels = Some(Fact::netlink(Channels { combined: Some(32), combined_max: Some(63), ..Channels::default() }));
+        let mut h = healthy_facts(&s, iface);
         let cpus: [u32; 2] = if iface == "ens1np0" { [3, 33] } else { [16, 48] };
         h.irqs = Some(Fact::procfs(cpus.iter().zip(60..).map(|(c, irq)| Irq { irq, cpus: vec![*c] }).collect()));
         h

@@ -17,7 +17,7 @@
 //!   its own, its place below the bridges lost) and `cp -r /sys/class/net/IF/` (its
 //!   `device` link copied as a link, pointing at nothing in the copy).
 
-use super::host_sysfs::two_socket_node;
+use super::support::host_node::two_socket_node;
 use super::support::optics;
 use serde_json::{json, Value};
 use std::fs;

@@ -9,7 +9,7 @@
 
 use crate::infiniband::{by_name, codes, reason, scan_json, FIX};
 use crate::support::ib_sysfs::{add_hca, set_pci_attr, PortSpec};
-use crate::support::optics;
+use crate::support::{import_at, optics};
 use std::path::Path;
 
 const BDF0: &str = "0000:3b:00.0";
@@ -74,16 +74,7 @@ fn a_bundle_of_ibstat_perfquery_and_sysfs_joins_into_ports_and_is_judged() {
     // mlx5_0/1's symbol errors rose by 40 (sysfs).
     bundle(&b, &[("symbol_error", 40)], &p1_b, &[("RcvData", 3_411_533_950), ("LinkDowned", 1), ("RcvErrors", 65_535)]);
     let cap = tmp.path().join("sos.jsonl");
-    let at = |p: &Path, t: &str| format!("{}={t}", p.display());
-    let o = optics()
-        .arg("import")
-        .args([&a, &b])
-        .args(["--at", &at(&a, "2026-12-05T10:00:00Z"), "--at", &at(&b, "2026-12-05T10:05:00Z")])
-        .arg("-o")
-        .arg(&cap)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    import_at(&[(&a, "2026-12-05T10:00:00Z"), (&b, "2026-12-05T10:05:00Z")], &[], &cap);
 
     // The joins: two ports (the ibstat's, the tree's, the perfquery's by LID 49), each on
     // its own PCI function, with the kernel's rate text and ibstat's firmware.

@@ -7,7 +7,7 @@
 
 pub(crate) use crate::support::ib_captures::records;
 use crate::support::ib_sysfs::{add_hca, set_port, PortSpec};
-use crate::support::optics;
+use crate::support::{import_at, optics};
 #[cfg(live)]
 use optics::capture::read_capture_from;
 #[cfg(live)]
@@ -437,18 +437,7 @@ fn two_perfquery_snapshots_with_rising_symbol_errors_are_not_accepted() {
         .replace("RcvData:.........................2411533950", "RcvData:.........................3411533950");
     std::fs::write(&after, later).unwrap();
     let cap = tmp.path().join("pq2.jsonl");
-    let o = optics()
-        .arg("import")
-        .args([&before, &after])
-        .args(["--interface", "mlx5_0/1", "--at"])
-        .arg(format!("{}=2026-12-05T10:00:00Z", before.display()))
-        .arg("--at")
-        .arg(format!("{}=2026-12-05T10:05:00Z", after.display()))
-        .arg("-o")
-        .arg(&cap)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    import_at(&[(&before, "2026-12-05T10:00:00Z"), (&after, "2026-12-05T10:05:00Z")], &["--interface", "mlx5_0/1"], &cap);
     let p = &scan_json(&cap, &[])["interfaces"][0];
     assert_ne!(p["verdict"], "accept");
     let msg = reason(p, "uncorrectable_errors")["message"].as_str().unwrap().to_string();
@@ -464,18 +453,7 @@ fn a_copied_sysfs_tree_imports_like_a_live_read() {
     add_hca(&a, "mlx5_0", HCA_BDF, Some("ibp59s0"), &[ndr(vec![("link_downed", 0)])]);
     add_hca(&b, "mlx5_0", HCA_BDF, Some("ibp59s0"), &[ndr(vec![("link_downed", 2)])]);
     let cap = tmp.path().join("tree.jsonl");
-    let o = optics()
-        .arg("import")
-        .args([&a, &b])
-        .arg("--at")
-        .arg(format!("{}=2026-12-05T10:00:00Z", a.display()))
-        .arg("--at")
-        .arg(format!("{}=2026-12-05T10:01:00Z", b.display()))
-        .arg("-o")
-        .arg(&cap)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    import_at(&[(&a, "2026-12-05T10:00:00Z"), (&b, "2026-12-05T10:01:00Z")], &[], &cap);
     let c = optics::capture::read_capture(&cap).unwrap();
     assert_eq!(c.interfaces(), ["mlx5_0/1"]);
     let ir = c.interface_records_for("mlx5_0/1").next().unwrap();

@@ -4,6 +4,7 @@ pub mod captures;
 pub mod fecx_captures;
 pub mod flap_captures;
 pub mod fleet_captures;
+pub mod host_node;
 #[cfg(live)]
 pub mod i2c_sim;
 pub mod ib_captures;
@@ -54,4 +55,22 @@ pub fn edited_capture(dir: &std::path::Path, name: &str, edit: impl Fn(usize, &m
     let out = dir.join(name);
     std::fs::write(&out, lines.join("\n") + "\n").unwrap();
     out
+}
+
+/// `optics import` of each input as a snapshot at its time (`--at INPUT=TIME`, RFC 3339),
+/// with `extra` arguments, into `out`; the import's notes (its stderr). The import must
+/// succeed.
+pub fn import_at(inputs: &[(&std::path::Path, &str)], extra: &[&str], out: &std::path::Path) -> String {
+    let mut c = optics();
+    c.arg("import");
+    for (input, _) in inputs {
+        c.arg(input);
+    }
+    for (input, at) in inputs {
+        c.arg("--at").arg(format!("{}={at}", input.display()));
+    }
+    let o = c.args(extra).arg("-o").arg(out).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    err
 }
