@@ -177,6 +177,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
             "{n} packets arrived marked bad by the sender (ib:port_rcv_remote_physical_errors) {when}: an error on a link upstream, not this one"
         ));
     }
+    cx.notes.extend(w.counters_at_end.ib.disagreements.iter().map(ibc::disagreement_text));
     for c in a.saturated.iter().filter_map(|name| ibc::port_counter(name)) {
         let v = c.max();
         let msg = format!(

@@ -30,6 +30,74 @@ pub struct IbSample {
     /// `hw_counters/<name>` -> value: the driver's own counters (mlx5 `out_of_buffer`, ...), kept raw.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hw_counters: BTreeMap<String, u64>,
+    /// Counters two tools read of this port at one time (a copied sysfs tree and a
+    /// `perfquery` in one input) whose values differ by more than the time between the
+    /// reads explains; the reading kept is the first tool's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disagreements: Vec<IbDisagreement>,
+}
+
+/// One `PortCounters` field of a port as two tools read it, in disagreement: both read the
+/// port's Performance Management Agent (sysfs through the kernel's MAD, `perfquery` through
+/// umad), so at one time they read one value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IbDisagreement {
+    /// The counter, as sysfs names it (`symbol_error`).
+    pub counter: String,
+    /// The value kept, and the tool that read it (`sysfs tree`).
+    pub kept: IbReading,
+    /// The other tool's value.
+    pub other: IbReading,
+}
+
+/// `symbol_error: sysfs class/infiniband read 0, perfquery 40 ...`: a disagreement in words.
+pub(crate) fn disagreement_text(d: &IbDisagreement) -> String {
+    format!(
+        "{}: {} read {}, {} read {}: the same PMA counter of this port in one input, which the time between the two reads does not explain (a read of another time or port?); {}'s value is used",
+        d.counter, d.kept.source, d.kept.value, d.other.source, d.other.value, d.kept.source
+    )
+}
+
+/// A counter's value as one tool read it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IbReading {
+    /// The tool, as import names the format (`perfquery`).
+    pub source: String,
+    /// The value it read.
+    pub value: u64,
+}
+
+/// Counters of traffic: between two reads they move by at most what the link carries in
+/// the time between them (data in 4-octet units, and a packet is at least one unit).
+const TRAFFIC_COUNTERS: &[&str] = &[
+    "port_xmit_data",
+    "port_rcv_data",
+    "port_xmit_packets",
+    "port_rcv_packets",
+    "unicast_xmit_packets",
+    "unicast_rcv_packets",
+    "multicast_xmit_packets",
+    "multicast_rcv_packets",
+];
+
+/// Can two reads of `PortCounters` field `counter`, `a` and `b`, taken `dt_s` seconds
+/// apart (`None`: not known) on a link of `rate`, both be true? Equal reads are; so is a
+/// saturated one below a further one (all ones is "at least", IBTA 16.1.3.5, and a
+/// 64-bit `PortCountersExtended` read runs past the 32-bit ceiling). A traffic counter
+/// may move by what the link carries in `dt_s`; `port_xmit_wait` (time with data and no
+/// credit) by any amount. Every other field counts faults and events, which two reads of
+/// one port at one time do not see come and go.
+pub(crate) fn reads_agree(counter: &str, a: u64, b: u64, dt_s: Option<f64>, rate: Option<IbRate>) -> bool {
+    if a == b || port_counter(counter).is_some_and(|c| a.min(b) == c.max()) || counter == "port_xmit_wait" {
+        return true;
+    }
+    if !TRAFFIC_COUNTERS.contains(&counter) {
+        return false;
+    }
+    match (dt_s, rate) {
+        (Some(dt), Some(r)) => a.abs_diff(b) as f64 <= r.gbps * 1e9 / (8 * DATA_OCTETS_PER_UNIT) as f64 * dt,
+        _ => true,
+    }
 }
 
 impl IbSample {
@@ -130,6 +198,7 @@ pub(crate) fn normalize_into(out: &mut PortCounters, ib: Option<&IbSample>) {
         port_xmit_data: get("port_xmit_data"),
         port_rcv_packets: get("port_rcv_packets"),
         port_xmit_packets: get("port_xmit_packets"),
+        disagreements: ib.disagreements.clone(),
     };
 }
 
@@ -275,6 +344,21 @@ mod tests {
         assert_eq!(port_counter("port_rcv_data").unwrap().max(), 4_294_967_295);
         let names: std::collections::HashSet<_> = PORT_COUNTERS.iter().map(|c| c.name).collect();
         assert_eq!(names.len(), PORT_COUNTERS.len());
+    }
+
+    /// Two reads of one port: fault counters agree only when equal or saturated; traffic
+    /// by what 4X NDR (400 Gb/s = 1.25e10 4-octet units a second) carries between them.
+    #[test]
+    fn two_reads_agree_within_what_the_time_between_them_explains() {
+        let ndr = IbRate::parse("400 Gb/sec (4X NDR)");
+        assert!(reads_agree("symbol_error", 40, 40, None, ndr));
+        assert!(!reads_agree("symbol_error", 0, 40, Some(1.0), ndr));
+        assert!(reads_agree("symbol_error", 65_535, 70_000, None, None));
+        assert!(reads_agree("port_rcv_data", 0, 12_500_000_000, Some(1.0), ndr));
+        assert!(!reads_agree("port_rcv_data", 0, 12_500_000_001, Some(1.0), ndr));
+        assert!(reads_agree("port_rcv_data", 0, 1 << 40, None, ndr));
+        assert!(reads_agree("port_rcv_data", 4_294_967_295, 1 << 40, Some(0.0), ndr));
+        assert!(reads_agree("port_xmit_wait", 0, 1 << 40, Some(0.0), ndr));
     }
 
     #[test]

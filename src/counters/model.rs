@@ -124,6 +124,9 @@ pub struct IbCounted {
     pub(crate) port_xmit_data: Option<Counted>,
     pub(crate) port_rcv_packets: Option<Counted>,
     pub(crate) port_xmit_packets: Option<Counted>,
+    /// Counters two tools read at once in disagreement ([`super::ib::IbSample::disagreements`]).
+    #[serde(skip)]
+    pub(crate) disagreements: Vec<super::ib::IbDisagreement>,
 }
 
 impl IbCounted {

@@ -174,6 +174,7 @@ impl IbTree {
             phys_state: read_attr(&dir.join("phys_state")),
             counters,
             hw_counters: read_counters(&dir.join("hw_counters")),
+            disagreements: Vec::new(),
         })
     }
 }

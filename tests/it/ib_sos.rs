@@ -119,6 +119,37 @@ fn a_bundle_of_ibstat_perfquery_and_sysfs_joins_into_ports_and_is_judged() {
     assert!(!codes(p1).contains(&"uncorrectable_errors".to_string()), "{:?}", codes(p1));
 }
 
+/// One moment of the node with the real perfquery's `SymbolErrors` changed from 0 to 40
+/// (tests/fixtures/infiniband/README.md) while the copied tree's `symbol_error` of that port
+/// reads 0: sysfs and perfquery read one PMA counter, so at one time they read one value,
+/// and no time between the reads explains a fault counter that differs. The port's notes
+/// name the counter and both values; the data counters, equal in both, raise nothing.
+#[test]
+fn a_perfquery_that_disagrees_with_the_tree_is_named_in_the_ports_notes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sos = tmp.path().join("sos");
+    let p1 = [
+        ("port_xmit_data", 905_972_985),
+        ("port_rcv_data", 2_411_533_950),
+        ("port_xmit_packets", 22_945_597),
+        ("port_rcv_packets", 26_264_095),
+        ("symbol_error", 0),
+    ];
+    bundle(&sos, &[], &p1, &[("SymbolErrors", 40)]);
+    let cap = tmp.path().join("one.jsonl");
+    let stderr = import_at(&[(&sos, "2026-12-05T10:00:00Z")], &[], &cap);
+    let said = "symbol_error: sysfs class/infiniband read 0, perfquery read 40: the same PMA counter of this port in one input";
+    assert!(stderr.contains(&format!("mlx5_1/1: {said}")), "{stderr}");
+    let j = scan_json(&cap, &[]);
+    let p = by_name(&j, "mlx5_1/1");
+    let notes: Vec<&str> = p["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert_eq!(notes.iter().filter(|n| n.contains("PMA counter")).count(), 1, "{notes:?}");
+    assert!(notes.iter().any(|n| n.starts_with(said) && n.ends_with("sysfs class/infiniband's value is used")), "{notes:?}");
+    assert_eq!(p["infiniband"]["counters"]["symbol_error"], 0);
+    let other = by_name(&j, "mlx5_0/1")["notes"].to_string();
+    assert!(!other.contains("PMA counter"), "{other}");
+}
+
 /// The real sosreport-shaped folder of one HDR node (`sos_hdr_2x/`) with the line grep
 /// dropped from its mlxlink output put back (`Time Since Last Clear [Min]`, 100 minutes),
 /// and 40 symbol errors in its perfquery (its `SymbolErrorCounter` read 0).

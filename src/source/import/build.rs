@@ -74,8 +74,20 @@ struct Snapshot {
     ib_port: Option<crate::device::IbPort>,
     neighbor: Option<crate::device::LinkNeighbor>,
     ib: Option<crate::counters::ib::IbSample>,
+    /// Every `PortCounters` value of the port as each file read it, in the order read:
+    /// the first is the one kept, the others are checked against it.
+    ib_reads: Vec<IbRead>,
     /// The host beneath the interface, from its own files and the host-wide ones.
     host: crate::device::host::HostFacts,
+}
+
+/// One `PortCounters` value of a port as one file read it.
+#[derive(Clone, Debug)]
+struct IbRead {
+    counter: String,
+    value: u64,
+    source: &'static str,
+    mtime: Option<std::time::SystemTime>,
 }
 
 fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
@@ -198,12 +210,38 @@ impl Snapshot {
                 let into = if p.sample.counters.contains_key(k) { &mut s.counters } else { &mut s.hw_counters };
                 into.entry(k.clone()).or_insert(*v);
             }
+            let read = |(k, v): (&String, &u64)| IbRead { counter: k.clone(), value: *v, source: pf.format.name(), mtime: pf.mtime };
+            self.ib_reads.extend(p.sample.counters.iter().map(read));
         }
         Ok(())
     }
 
     fn has_counters(&self) -> bool {
         self.counters.has_counters() || self.ib.as_ref().is_some_and(|s| s.state.is_some() || !s.counters.is_empty())
+    }
+
+    /// The counters two files of this snapshot read of the port in disagreement (each
+    /// later read against the first, the one kept): the time between them is the
+    /// files' modification times apart, with 2 s for the clock's grain (whole seconds on
+    /// some file systems) and the tools' own reading time.
+    fn ib_disagreements(&self) -> Vec<crate::counters::ib::IbDisagreement> {
+        use crate::counters::ib::{reads_agree, IbDisagreement, IbRate, IbReading};
+        let rate = self.ib_port.as_ref().and_then(|p| p.rate.as_deref()).and_then(IbRate::parse);
+        let mut out = Vec::new();
+        for (i, kept) in self.ib_reads.iter().enumerate() {
+            let first = self.ib_reads[..i].iter().all(|r| r.counter != kept.counter);
+            for other in self.ib_reads[i + 1..].iter().filter(|r| first && r.counter == kept.counter && r.source != kept.source) {
+                let dt_s = match (kept.mtime, other.mtime) {
+                    (Some(a), Some(b)) => Some(a.duration_since(b).unwrap_or_else(|e| e.duration()).as_secs_f64() + 2.0),
+                    _ => None,
+                };
+                if !reads_agree(&kept.counter, kept.value, other.value, dt_s, rate) {
+                    let reading = |r: &IbRead| IbReading { source: r.source.to_string(), value: r.value };
+                    out.push(IbDisagreement { counter: kept.counter.clone(), kept: reading(kept), other: reading(other) });
+                }
+            }
+        }
+        out
     }
 
     fn has_module(&self) -> bool {
@@ -368,6 +406,7 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
         ib: s.ib.as_ref().map(|ib| crate::counters::ib::IbSample {
             counters: ib.counters.keys().map(|k| (k.clone(), 0)).collect(),
             hw_counters: ib.hw_counters.keys().map(|k| (k.clone(), 0)).collect(),
+            disagreements: Vec::new(),
             ..ib.clone()
         }),
         ..Default::default()
@@ -610,7 +649,13 @@ fn interface_records(
             time_base: None,
             printed_module: snap.printed_module.clone(),
             printed_fields: snap.counters.printed_fields.clone(),
-            ib: snap.ib.clone(),
+            ib: snap.ib.clone().map(|mut ib| {
+                ib.disagreements = snap.ib_disagreements();
+                for d in &ib.disagreements {
+                    notes.push(format!("{name}: {}", crate::counters::ib::disagreement_text(d)));
+                }
+                ib
+            }),
             pause: snap.counters.pause.clone(),
             serdes_eye: snap.serdes_eye.clone(),
         };
