@@ -356,7 +356,8 @@ mod tests {
             ]
         );
         assert!(is_listing(text) && !is_listing("2: eth0: <BROADCAST> mtu 1500\n"));
-        // `lspci | grep` of NVMe drives behind VMD (spdk/spdk issue 1055): five-digit domains.
+        // `lspci | grep` of NVMe drives behind VMD, real lines from an SPDK bug report
+        // (https://github.com/spdk/spdk/issues/1055): five-digit domains.
         let vmd = "10001:02:00.0 Non-Volatile memory controller: Intel Corporation PCIe Data Center SSD (rev 01)\n";
         assert_eq!(header(vmd.trim_end()).map(|h| h.0.to_string()).as_deref(), Some("10001:02:00.0"));
         assert!(is_listing(vmd));
