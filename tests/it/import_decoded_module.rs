@@ -225,13 +225,7 @@ fn lanes_dark_at_both_ends_beside_a_lit_one_are_switched_off_not_failing() {
     // (0.500 mA) by the numbers, but a laser that draws nothing and a receiver that gets
     // nothing is a lane switched off (a QSFP+ in a one-lane mode, or its transmitter
     // disabled), not three dead lasers: no dom_alarm, no swap, the lanes named in a note.
-    let dir = tempfile::tempdir().unwrap();
-    let cap = dir.path().join("mlx4.jsonl");
-    let src = Path::new(M).join("mlx4_avago_qsfp_sr4_lanes_2-4_dark_lore-netdev.txt");
-    optics().arg("import").arg(&src).args(["--interface", "eth2", "-o"]).arg(&cap).assert().success();
-    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let i = &v["interfaces"][0];
+    let i = &scan_imported(&Path::new(M).join("mlx4_avago_qsfp_sr4_lanes_2-4_dark_lore-netdev.txt"), "eth2");
     assert_ne!(i["verdict"], "reject", "{i:#}");
     let reasons = i["reasons"].as_array().unwrap();
     assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm" || r["code"] == "dom_warning"), "{reasons:?}");
@@ -242,11 +236,11 @@ fn lanes_dark_at_both_ends_beside_a_lit_one_are_switched_off_not_failing() {
     assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("lanes 2-4 dark")), "{notes:?}");
 }
 
-/// `scan --json` of one snapshot folder imported as `ens16f1np1`.
-fn scan_folder(dir: &Path) -> Value {
+/// `scan --json` of one input (a file or a snapshot folder) imported as `iface`.
+fn scan_imported(input: &Path, iface: &str) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let cap = tmp.path().join("cap.jsonl");
-    optics().arg("import").arg(dir).args(["--interface", "ens16f1np1", "-o"]).arg(&cap).assert().success();
+    optics().arg("import").arg(input).args(["--interface", iface, "-o"]).arg(&cap).assert().success();
     let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
     serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0].clone()
 }
@@ -258,7 +252,7 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
     // every lane reads 0 mA and 0.1 µW both ways with its low alarms On. The port is down
     // by the NIC's choice: rejected for the link, with the NIC's reason and what to do about
     // it, not twelve laser alarms and "swap the module" four times.
-    let i = scan_folder(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/refused"));
+    let i = scan_imported(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/refused"), "ens16f1np1");
     assert_eq!(i["verdict"], "reject", "{i:#}");
     assert_eq!((i["link"]["up"].as_bool(), i["link"]["ext_state"].as_str()), (Some(false), Some("cable issue")));
     assert_eq!(i["link"]["ext_substate"], "Unsupported cable");
@@ -277,7 +271,7 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
 
     // Recoded, the same module lights all four lanes at 40G: 4 x 10G lanes (40000 / 4 is
     // 10GBASE-R's rate, IEEE 802.3 Clause 49 lanes of XLAUI), nothing dark, no alarm.
-    let i = scan_folder(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/recoded"));
+    let i = scan_imported(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/recoded"), "ens16f1np1");
     assert_eq!((i["link"]["lanes"].as_u64(), i["link"]["lane_rate_gbps"].as_f64()), (Some(4), Some(10.3125)), "{:#}", i["link"]);
     let reasons = i["reasons"].as_array().unwrap();
     assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm" || r["code"] == "link_flaps"), "{reasons:?}");
@@ -288,12 +282,7 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
 fn a_cmis_module_held_in_low_power_is_not_ready_not_accepted() {
     // The netdev patch's example (README): Module State 0x01 (ModuleLowPwr) after the host
     // set low power. CMIS 5.2 Table 8-7: no data path runs short of ModuleReady.
-    let tmp = tempfile::tempdir().unwrap();
-    let cap = tmp.path().join("lp.jsonl");
-    let src = Path::new(M).join("cmis_qsfpdd_low_power_excerpt_netdev.txt");
-    optics().arg("import").arg(&src).args(["--interface", "swp11", "-o"]).arg(&cap).assert().success();
-    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
-    let i = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+    let i = &scan_imported(&Path::new(M).join("cmis_qsfpdd_low_power_excerpt_netdev.txt"), "swp11");
     assert_eq!(i["module"]["module_state"], "ModuleLowPwr");
     let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "module_not_ready").expect("module_not_ready");
     assert_eq!(r["severity"], "investigate");
