@@ -268,6 +268,18 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
     assert!(i["lanes"].as_array().unwrap().iter().all(|l| l["advice"].is_null()), "{:#}", i["lanes"]);
     let notes = i["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("every lane dark (1-4")), "{notes:?}");
+    // The two files given as two arguments, in either order, are the same moment as the folder.
+    let refused = Path::new(M).join("cx4_finisar_cwdm4_at_40g/refused");
+    for files in [["ethtool_m.txt", "ethtool.txt"], ["ethtool.txt", "ethtool_m.txt"]] {
+        let tmp = tempfile::tempdir().unwrap();
+        let cap = tmp.path().join("cap.jsonl");
+        let mut import = optics();
+        import.arg("import").args(files.map(|f| refused.join(f)));
+        import.args(["--interface", "ens16f1np1", "-o"]).arg(&cap).assert().success();
+        let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+        let two = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+        assert_eq!((&two["verdict"], &two["reasons"], &two["link"]), (&i["verdict"], &i["reasons"], &i["link"]), "{files:?}");
+    }
 
     // Recoded, the same module lights all four lanes at 40G: 4 x 10G lanes (40000 / 4 is
     // 10GBASE-R's rate, IEEE 802.3 Clause 49 lanes of XLAUI), nothing dark, no alarm.

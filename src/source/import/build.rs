@@ -761,6 +761,21 @@ fn place_readings(name: &str, list: &mut [Snapshot], notes: &mut Vec<String>) {
             (have, more) => fill(have, &more),
         }
     }
+    // A link's own state given as an argument of its own (`ethtool IFACE`: up or down, the
+    // kernel's reason, the speed) is of the moment of the reading or counters it sits with,
+    // the one before it, else the next, as when its file shares that snapshot's folder.
+    for i in 0..list.len() {
+        let lone = &list[i];
+        if lone.has_counters() || lone.has_reading() || (lone.up.is_none() && lone.ext_state.is_none()) {
+            continue;
+        }
+        let Some(j) = (0..i).rev().chain(i + 1..list.len()).find(|&j| list[j].has_counters() || list[j].has_reading()) else { continue };
+        let (up, ext_state, link) = (list[i].up.take(), list[i].ext_state.take(), list[i].link.clone());
+        let into = &mut list[j];
+        fill(&mut into.up, &up);
+        fill(&mut into.ext_state, &ext_state);
+        merge_link(&mut into.link, &link);
+    }
 }
 
 /// Imports the inputs (files or directories) into one capture.
