@@ -240,7 +240,7 @@ impl Unjudged {
             notes.push(format!(
                 "{} {} {state} (CMIS 5.2 {}): {} by the module's state, so {} readings are not judged against its thresholds",
                 if lanes.len() > 1 { "lanes" } else { "lane" },
-                super::vdm_lanes::lane_list(&lanes),
+                super::lane_index::lane_list(&lanes),
                 if whole && state.starts_with("Module") { "Table 8-7, module state" } else { "page 11h, data path state" },
                 if whole && state.starts_with("Module") { "the module's transmitters are off" } else { "not carrying a data path" },
                 if lanes.len() > 1 { "their" } else { "its" }
@@ -253,7 +253,7 @@ impl Unjudged {
 /// The note that says which lanes are dark and why they were not judged; `module_lanes`, how
 /// many the module has (all of them dark is a port that is down).
 fn dark_note(dark: &[u8], module_lanes: usize) -> Option<String> {
-    let lanes = super::vdm_lanes::lane_list(dark);
+    let lanes = super::lane_index::lane_list(dark);
     match dark.len() {
         0 => None,
         n if n == module_lanes => Some(format!(

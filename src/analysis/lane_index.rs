@@ -1,6 +1,7 @@
 //! A module's lane reports looked up by lane number, per window: decodes list lane n at
 //! index n - 1 (lanes 1..=N in order), and a judge asks for every lane of every window,
 //! so where the whole list is in that order a lane is found by its index, not searched.
+//! And lane numbers as notes name them (`lane_list`).
 
 use crate::module::report::LaneReport;
 
@@ -28,9 +29,25 @@ impl<'a> LaneIndex<'a> {
     }
 }
 
+/// "1-4", "5, 7": compact lane lists for notes.
+pub(super) fn lane_list(lanes: &[u8]) -> String {
+    let contiguous = lanes.windows(2).all(|w| w[1] == w[0] + 1);
+    match (lanes.first(), lanes.last()) {
+        (Some(a), Some(b)) if contiguous && lanes.len() > 2 => format!("{a}-{b}"),
+        _ => lanes.iter().map(u8::to_string).collect::<Vec<_>>().join(", "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_lists() {
+        assert_eq!(lane_list(&[5, 6, 7, 8]), "5-8");
+        assert_eq!(lane_list(&[5, 7]), "5, 7");
+        assert_eq!(lane_list(&[3]), "3");
+    }
 
     #[test]
     fn finds_what_a_search_finds() {

@@ -14,6 +14,7 @@
 //! eSNR breaks ties in the ranking (lower is weaker) and feeds the advice: low eSNR with
 //! normal light points at the module's receiver or the far end's transmitter, not the fiber.
 
+use super::lane_index::lane_list;
 use super::*;
 use crate::counters::Origin;
 use crate::module::vdm::{VdmLane, VdmSideValues};
@@ -70,15 +71,6 @@ fn source_of(origin: Origin) -> Option<BerSource> {
         Origin::Netlink => Some(BerSource::Netlink),
         Origin::Import(_) => Some(BerSource::Import),
         Origin::Ib(_) | Origin::Samples => None,
-    }
-}
-
-/// "1-4", "5, 7": compact lane lists for notes.
-pub(super) fn lane_list(lanes: &[u8]) -> String {
-    let contiguous = lanes.windows(2).all(|w| w[1] == w[0] + 1);
-    match (lanes.first(), lanes.last()) {
-        (Some(a), Some(b)) if contiguous && lanes.len() > 2 => format!("{a}-{b}"),
-        _ => lanes.iter().map(u8::to_string).collect::<Vec<_>>().join(", "),
     }
 }
 
@@ -187,13 +179,6 @@ impl EsnrSiblings {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lane_lists() {
-        assert_eq!(lane_list(&[5, 6, 7, 8]), "5-8");
-        assert_eq!(lane_list(&[5, 7]), "5, 7");
-        assert_eq!(lane_list(&[3]), "3");
-    }
 
     #[test]
     fn esnr_breaks_ties_lowest_first() {
