@@ -184,7 +184,9 @@ fn root_at(line: &str, i: usize) -> Option<(PciBus, usize)> {
 /// `dd.f` at byte `i`, ending the line or followed by a space or a connector.
 fn device_at(line: &str, i: usize) -> bool {
     let b = line.as_bytes();
-    line.get(i..i + 4).is_some_and(|s| is_hex(&s[..2], 2) && s.as_bytes()[2] == b'.' && (b'0'..=b'7').contains(&s.as_bytes()[3]))
+    // By bytes: a multi-byte character in the four must fail the test, not split a slice.
+    line.get(i..i + 4)
+        .is_some_and(|s| s.get(..2).is_some_and(|d| is_hex(d, 2)) && s.as_bytes()[2] == b'.' && (b'0'..=b'7').contains(&s.as_bytes()[3]))
         && b.get(i + 4).is_none_or(|c| *c == b' ' || *c == b'-')
 }
 
@@ -361,6 +363,8 @@ mod tests {
         let vmd = "10001:02:00.0 Non-Volatile memory controller: Intel Corporation PCIe Data Center SSD (rev 01)\n";
         assert_eq!(header(vmd.trim_end()).map(|h| h.0.to_string()).as_deref(), Some("10001:02:00.0"));
         assert!(is_listing(vmd));
+        // A multi-byte character where a device number would be is no device, not a panic.
+        assert!(!device_at("7н .0", 0));
         assert!(parse("00:00.0 Host bridge: Intel Corporation Sky Lake-E DMI3 Registers (rev 07)\n").is_err());
     }
 
