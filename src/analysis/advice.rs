@@ -8,6 +8,7 @@
 
 use super::config::Config;
 use super::verdict::{ReasonCode, Severity};
+use crate::counters::LinkExtState;
 use crate::module::flag::{self, ModuleFlag, Monitor};
 
 /// Facts about one weak lane, gathered by the caller.
@@ -163,25 +164,26 @@ pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: 
 }
 
 /// What to do about a link the kernel says is down and why (uapi `enum
-/// ethtool_link_ext_state` and its substates, as `ethtool IFACE` prints them); `None` where
-/// the state says nothing a person can act on beyond the link-down advice.
-pub fn link_down_advice(state: u8, substate: Option<u8>) -> Option<&'static str> {
-    Some(match (state, substate) {
-        (0, _) => "no link partner completed autonegotiation: check the far end is up and that both ends agree on autonegotiation, speed and FEC",
-        (1, _) => "link training failed: check that both ends run the same speed and FEC, then the signal between them (reseat, clean, swap the module or cable)",
-        (2, _) => "the PCS or FEC could not lock: both ends must run the same speed and FEC mode (`ethtool --show-fec` on each end)",
-        (3, _) => "the signal is too poor to hold the link: clean and reseat the fiber, compare the light at both ends, then swap the module or cable",
-        (4, _) => "the NIC sees no module or cable in the port: seat one",
-        (5, Some(1)) => "the NIC refuses this module or cable (unsupported cable) and keeps the port down with the module's transmitters off: use one it supports at this speed (the NIC vendor's qualified list; some NICs run a module below its rated speed only with their own vendor coding), and read the kernel log for the NIC's words; the module's lasers are not shown faulty",
-        (5, _) => "the NIC reports a cable issue: reseat the module or cable, then replace it",
-        (6, _) => "the NIC cannot read the module's EEPROM: reseat the module; if it stays, swap it",
-        (7, _) => "the NIC's calibration failed: reset the port, then update the NIC firmware",
-        (8, _) => "the module needs more power than the port allows: use a module of a lower power class, or a port or NIC that powers it",
-        (9, _) => "the module or NIC is overheating: check the airflow and the module's temperature",
-        (10, Some(1)) => "the CMIS module did not reach ModuleReady: reseat it, check its firmware and the NIC's, and swap it if it stays",
-        (10, _) => "the NIC reports a module problem: reseat the module and read the kernel log; swap it if it stays",
-        _ => return None,
-    })
+/// ethtool_link_ext_state` and its substates, as `ethtool IFACE` prints them).
+pub(crate) fn link_down_advice(state: LinkExtState, substate: Option<u8>) -> &'static str {
+    use LinkExtState as S;
+    match (state, substate) {
+        (S::Autoneg, _) => "no link partner completed autonegotiation: check the far end is up and that both ends agree on autonegotiation, speed and FEC",
+        (S::LinkTrainingFailure, _) => "link training failed: check that both ends run the same speed and FEC, then the signal between them (reseat, clean, swap the module or cable)",
+        (S::LinkLogicalMismatch, _) => "the PCS or FEC could not lock: both ends must run the same speed and FEC mode (`ethtool --show-fec` on each end)",
+        (S::BadSignalIntegrity, _) => "the signal is too poor to hold the link: clean and reseat the fiber, compare the light at both ends, then swap the module or cable",
+        (S::NoCable, _) => "the NIC sees no module or cable in the port: seat one",
+        // ETHTOOL_LINK_EXT_SUBSTATE_CI_UNSUPPORTED_CABLE.
+        (S::CableIssue, Some(1)) => "the NIC refuses this module or cable (unsupported cable) and keeps the port down with the module's transmitters off: use one it supports at this speed (the NIC vendor's qualified list; some NICs run a module below its rated speed only with their own vendor coding), and read the kernel log for the NIC's words; the module's lasers are not shown faulty",
+        (S::CableIssue, _) => "the NIC reports a cable issue: reseat the module or cable, then replace it",
+        (S::EepromIssue, _) => "the NIC cannot read the module's EEPROM: reseat the module; if it stays, swap it",
+        (S::CalibrationFailure, _) => "the NIC's calibration failed: reset the port, then update the NIC firmware",
+        (S::PowerBudgetExceeded, _) => "the module needs more power than the port allows: use a module of a lower power class, or a port or NIC that powers it",
+        (S::Overheat, _) => "the module or NIC is overheating: check the airflow and the module's temperature",
+        // ETHTOOL_LINK_EXT_SUBSTATE_MODULE_CMIS_NOT_READY.
+        (S::Module, Some(1)) => "the CMIS module did not reach ModuleReady: reseat it, check its firmware and the NIC's, and swap it if it stays",
+        (S::Module, _) => "the NIC reports a module problem: reseat the module and read the kernel log; swap it if it stays",
+    }
 }
 
 /// The port's advice when its errors are on every lane alike: no lane to chase.

@@ -51,7 +51,7 @@ pub use config::Config;
 pub use verdict::{Reason, ReasonCode, Severity, Verdict};
 
 use crate::counters::serdes::SerdesEye;
-use crate::counters::{ext_state_name, ext_substate_name, FecHistogramBin, LinkInfo, PortCounters};
+use crate::counters::{ext_state_name, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
 use crate::module::report::Modulation;
 use crate::module::ModuleReport;
@@ -450,9 +450,10 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
         ext_substate: w
             .link_ext_state
+            .and_then(LinkExtState::from_raw)
             .zip(w.link_ext_substate)
             .filter(|_| w.link_up == Some(false))
-            .and_then(|(s, b)| ext_substate_name(s, b)),
+            .and_then(|(s, b)| s.substate_name(b)),
         speed_mbps: w.link.speed_mbps,
         // Named by `analyze_one`: lane rows never show it (a string per row's window).
         link_mode: None,
@@ -784,7 +785,9 @@ fn analyze_one(
     transmitter::judge_transmitters(&cx, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
     if w.link_up == Some(false) {
-        advice.extend(w.link_ext_state.and_then(|s| advice::link_down_advice(s, w.link_ext_substate)).map(str::to_string));
+        advice.extend(
+            w.link_ext_state.and_then(LinkExtState::from_raw).map(|s| advice::link_down_advice(s, w.link_ext_substate).to_string()),
+        );
     }
     advice::fill(&reasons, &mut lanes, &mut advice);
     rank(&mut lanes);

@@ -10,12 +10,14 @@
 pub(crate) mod driver_stats;
 pub(crate) mod host;
 pub mod ib;
+pub(crate) mod link_ext_state;
 pub(crate) mod model;
 pub(crate) mod normalize;
 pub(crate) mod serdes;
 mod slots;
 
 pub use driver_stats::DriverStats;
+pub(crate) use link_ext_state::{ext_state_name, parse_ext_state, LinkExtState};
 pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
 #[cfg(test)]
 pub(crate) use normalize::normalize;
@@ -168,88 +170,4 @@ pub struct LinkInfo {
     /// Active FEC: `None`, `RS`, `BASER`, `LLRS` (names of the kernel's FEC link-mode bits).
     #[serde(default)]
     pub fec_active: Option<String>,
-}
-
-/// `ethtool_link_ext_state` names (uapi `enum ethtool_link_ext_state`).
-pub(crate) fn ext_state_name(state: u8) -> String {
-    const NAMES: [&str; 11] = [
-        "autoneg",
-        "link training failure",
-        "link logical mismatch",
-        "bad signal integrity",
-        "no cable",
-        "cable issue",
-        "EEPROM issue",
-        "calibration failure",
-        "power budget exceeded",
-        "overheat",
-        "module",
-    ];
-    NAMES.get(state as usize).map(|s| s.to_string()).unwrap_or_else(|| format!("unknown ({state})"))
-}
-
-/// How `ethtool IFACE` prints each extended link state (ethtool `netlink/settings.c`
-/// `names_link_ext_state`), in uapi order, and each state's substates from value 1
-/// (`names_*_link_ext_substate`; uapi `enum ethtool_link_ext_substate_*`).
-const EXT_STATES_PRINTED: [(&str, &[&str]); 11] = [
-    (
-        "Autoneg",
-        &[
-            "No partner detected",
-            "Ack not received",
-            "Next page exchange failed",
-            "No partner detected during force mode",
-            "FEC mismatch during override",
-            "No HCD",
-        ],
-    ),
-    (
-        "Link training failure",
-        &[
-            "KR frame lock not acquired",
-            "KR link inhibit timeout",
-            "KR Link partner did not set receiver ready",
-            "Remote side is not ready yet",
-        ],
-    ),
-    (
-        "Logical mismatch",
-        &[
-            "PCS did not acquire block lock",
-            "PCS did not acquire AM lock",
-            "PCS did not get align_status",
-            "FC FEC is not locked",
-            "RS FEC is not locked",
-        ],
-    ),
-    ("Bad signal integrity", &["Large number of physical errors", "Unsupported rate", "Serdes reference clock lost", "Serdes ALOS"]),
-    ("No cable", &[]),
-    ("Cable issue", &["Unsupported cable", "Cable test failure"]),
-    ("EEPROM issue", &[]),
-    ("Calibration failure", &[]),
-    ("Power budget exceeded", &[]),
-    ("Overheat", &[]),
-    ("Module", &["CMIS module is not in ModuleReady state"]),
-];
-
-/// The substate's name as ethtool prints it (`Unsupported cable`); `None` for a value it
-/// has no name for.
-pub(crate) fn ext_substate_name(state: u8, substate: u8) -> Option<&'static str> {
-    let (_, subs) = EXT_STATES_PRINTED.get(usize::from(state))?;
-    subs.get(usize::from(substate).checked_sub(1)?).copied()
-}
-
-/// The state and substate of ethtool's `Link detected: no (Cable issue, Unsupported cable)`
-/// parenthesis (`Cable issue, Unsupported cable`): by name, or the number ethtool prints for a
-/// value it has no name for.
-pub(crate) fn parse_ext_state(text: &str) -> Option<(u8, Option<u8>)> {
-    let (state, substate) = match text.split_once(',') {
-        Some((a, b)) => (a.trim(), Some(b.trim())),
-        None => (text.trim(), None),
-    };
-    let value =
-        EXT_STATES_PRINTED.iter().position(|(name, _)| *name == state).and_then(|i| u8::try_from(i).ok()).or_else(|| state.parse().ok())?;
-    let subs = EXT_STATES_PRINTED.get(usize::from(value)).map_or(&[][..], |(_, subs)| subs);
-    let sub = substate.and_then(|b| subs.iter().position(|n| *n == b).and_then(|i| u8::try_from(i + 1).ok()).or_else(|| b.parse().ok()));
-    Some((value, sub))
 }

@@ -80,7 +80,5 @@ mod tests {
         assert_eq!((l.ext_state, l.ext_substate), (Some(10), Some(1)));
         let l = parse("Settings for e:\n\tLink detected: no (12, 3)\n\tLink Down Events: 7\n").unwrap().link_state.unwrap();
         assert_eq!((l.ext_state, l.ext_substate, l.down_events), (Some(12), Some(3), Some(7)));
-        assert_eq!(crate::counters::ext_substate_name(5, 1), Some("Unsupported cable"));
-        assert_eq!(crate::counters::ext_substate_name(4, 1), None);
     }
 }
