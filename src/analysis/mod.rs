@@ -53,7 +53,7 @@ pub use verdict::{Reason, ReasonCode, Severity, Verdict};
 use crate::counters::serdes::SerdesEye;
 use crate::counters::{ext_state_name, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
-use crate::module::report::Modulation;
+use crate::module::report::{LowPowerControls, Modulation};
 use crate::module::ModuleReport;
 use advice::{lane_advice, LaneFacts};
 use ber::Ber;
@@ -830,9 +830,28 @@ fn module_state_reasons(w: &InterfaceWindow, reasons: &mut Vec<Reason>) {
             "the module is in ModuleFault (CMIS 5.2 Table 8-7): it shut down on a fault of its own; its flags and fault cause say which";
         reasons.push(Reason::new(ReasonCode::ModuleFault, Severity::Reject, None, msg.into()));
     } else if let Some(state) = dom_limits::not_ready(m) {
-        let msg =
+        let mut msg =
             format!("the module is in {state}, not ModuleReady (CMIS 5.2 Table 8-7): its transmitters are off and no data path can run");
+        if state == "ModuleLowPwr" {
+            msg.push_str(low_power_cause(m.low_power_controls));
+        }
         reasons.push(Reason::new(ReasonCode::ModuleNotReady, Severity::Investigate, None, msg));
+    }
+}
+
+/// Who holds a CMIS module in ModuleLowPwr, from its Module Global Controls (byte 26): the
+/// state machine stays there while LowPwrRequestSW is set, or while LowPwrAllowRequestHW is
+/// set and the host asserts LPMode (CMIS 5.2 6.3.2).
+fn low_power_cause(controls: Option<LowPowerControls>) -> &'static str {
+    match controls {
+        None => "",
+        Some(LowPowerControls { request_sw: true, .. }) => {
+            "; the host asks for it: LowPwrRequestSW is set (the driver's module power policy, `ethtool --show-module IFACE`)"
+        }
+        Some(LowPowerControls { allow_request_hw: true, .. }) => {
+            "; LowPwrRequestSW is clear and LowPwrAllowRequestHW set: the host's LPMode signal may hold it there"
+        }
+        Some(_) => "; the host asks for high power (LowPwrRequestSW and LowPwrAllowRequestHW clear), so the module stays low on its own",
     }
 }
 

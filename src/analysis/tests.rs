@@ -514,6 +514,19 @@ fn a_cmis_module_short_of_ready_or_with_lanes_out_of_their_data_path_is_not_judg
     assert_eq!(codes(&a), vec![ReasonCode::ModuleNotReady], "{:?}", a.reasons);
     assert_eq!(a.verdict, Verdict::Investigate);
     assert!(a.notes.iter().any(|n| n.starts_with("lanes 1-4 ModuleLowPwr (CMIS 5.2 Table 8-7, module state)")), "{:?}", a.notes);
+    // Who holds it low (CMIS 5.2 6.3.2): the host's software request, the LPMode signal it
+    // allows, or neither (the module itself).
+    for (request_sw, allow_request_hw, says) in [
+        (true, false, "LowPwrRequestSW is set"),
+        (false, true, "LPMode signal may hold it"),
+        (false, false, "the host asks for high power"),
+    ] {
+        let mut w = w.clone();
+        w.module.as_mut().unwrap().low_power_controls = Some(crate::module::report::LowPowerControls { request_sw, allow_request_hw });
+        let a = one(w);
+        let r = a.reasons.iter().find(|r| r.code == ReasonCode::ModuleNotReady).unwrap();
+        assert!(r.message.contains(says), "{}", r.message);
+    }
     // ModuleFault is the module's own fault: rejected.
     w.module.as_mut().unwrap().module_state = Some("ModuleFault".into());
     let a = one(w.clone());

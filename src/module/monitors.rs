@@ -66,7 +66,7 @@ fn masks_of(fields: &[&[Field]], whole_pages: &[u8]) -> Vec<Mask> {
 fn clone_unrefreshed(out: &mut ModuleReport, src: &ModuleReport, lanes: bool) {
     clone_fields_except!(out, src, ModuleReport {
         standard, identifier, identifier_name, form_factor, spec_revision, vendor_name, vendor_oui, vendor_pn, vendor_sn, vendor_rev,
-        date_code, connector, connector_name, media_type, wavelength_nm, nominal_signaling_rate_mbd, module_state,
+        date_code, connector, connector_name, media_type, wavelength_nm, nominal_signaling_rate_mbd, module_state, low_power_controls,
         flat_memory, rx_power_type, modulation, encoding, media_lane_count, host_lane_count, active_application,
         applications, thresholds, vdm, checksums, warnings,
     } except { module_temperature_c, supply_voltage_v, module_flags, lanes });

@@ -5,7 +5,7 @@
 //! analysis reads them exactly as it reads a decoded EEPROM.
 
 use super::flag::{self, ModuleFlag, Severity};
-use super::report::{LaneReport, ModuleReport, RxPowerType, Standard, Thresholds};
+use super::report::{LaneReport, LowPowerControls, ModuleReport, RxPowerType, Standard, Thresholds};
 use super::threshold::ThresholdSet;
 use super::units::dbm_to_mw;
 use super::vdm::{VdmLane, VdmReport, VdmSideValues};
@@ -83,6 +83,11 @@ pub struct PrintedModule {
     /// CMIS module state name as printed (`ModuleReady`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) module_state: Option<String>,
+    /// CMIS LowPwrRequestSW and LowPwrAllowRequestHW as printed (`On` / `Off`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) low_power_request_sw: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) low_power_allow_request_hw: Option<bool>,
     /// True when the receive power printed is OMA (`Receiver signal OMA`), false for average.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) rx_power_oma: Option<bool>,
@@ -309,6 +314,10 @@ impl PrintedModule {
         m.connector_name = self.connector_name.clone();
         m.wavelength_nm = self.wavelength_nm;
         m.module_state = self.module_state.clone().map(Cow::Owned);
+        m.low_power_controls = self
+            .low_power_request_sw
+            .zip(self.low_power_allow_request_hw)
+            .map(|(request_sw, allow_request_hw)| LowPowerControls { request_sw, allow_request_hw });
         m.rx_power_type = self.rx_power_oma.map(|oma| if oma { RxPowerType::Oma } else { RxPowerType::Average });
         m.module_flags.clone_from(&self.module_flags);
         m.vendor_pn = self.vendor_pn.clone();
@@ -418,6 +427,8 @@ impl PrintedModule {
         opt(&mut self.connector_name, &other.connector_name);
         opt(&mut self.wavelength_nm, &other.wavelength_nm);
         opt(&mut self.module_state, &other.module_state);
+        opt(&mut self.low_power_request_sw, &other.low_power_request_sw);
+        opt(&mut self.low_power_allow_request_hw, &other.low_power_allow_request_hw);
         opt(&mut self.rx_power_oma, &other.rx_power_oma);
         list(&mut self.rx_power_mw, &other.rx_power_mw);
         list(&mut self.tx_power_mw, &other.tx_power_mw);

@@ -210,6 +210,18 @@ pub struct ChecksumCheck {
 
 clone_field_wise!(ChecksumCheck { name, stored, computed, ok });
 
+/// How the host asks a CMIS module for low power: Module Global Controls, lower memory
+/// byte 26 (CMIS 5.2 8.2; ethtool `cmis.h` `CMIS_MODULE_CONTROL_OFFSET`). The module state
+/// machine (CMIS 5.2 6.3.2) stays in ModuleLowPwr while LowPwrRequestSW is set, or while
+/// LowPwrAllowRequestHW is set and the host asserts the LPMode signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LowPowerControls {
+    /// LowPwrRequestSW (bit 4): the host asks for low power by writing the module.
+    pub request_sw: bool,
+    /// LowPwrAllowRequestHW (bit 6): the LPMode signal may ask for low power.
+    pub allow_request_hw: bool,
+}
+
 /// A decoded module, one model for SFF-8472, SFF-8636 and CMIS (`module` in JSON).
 #[derive(Debug, PartialEq, Serialize)]
 pub struct ModuleReport {
@@ -257,6 +269,9 @@ pub struct ModuleReport {
     /// CMIS module state (LowPwr, ModuleReady, ...).
     /// Borrowed like [`LaneReport::data_path_state`].
     pub module_state: Option<Cow<'static, str>>,
+    /// The host's low-power requests to a CMIS module (byte 26); `None` where not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub low_power_controls: Option<LowPowerControls>,
     /// Module-level flags (temperature/voltage alarms and warnings, module fault, ...).
     pub module_flags: Vec<ModuleFlag>,
     /// True when the module has only lower memory and page 00h (no paging).
@@ -307,6 +322,7 @@ clone_field_wise!(ModuleReport {
     module_temperature_c,
     supply_voltage_v,
     module_state,
+    low_power_controls,
     module_flags,
     flat_memory,
     rx_power_type,
@@ -401,6 +417,7 @@ impl ModuleReport {
             module_temperature_c: None,
             supply_voltage_v: None,
             module_state: None,
+            low_power_controls: None,
             module_flags: Vec::new(),
             flat_memory: None,
             rx_power_type: None,

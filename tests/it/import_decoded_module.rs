@@ -66,6 +66,7 @@ fn same_module(p: &Value, d: &Value, what: &str) {
     close(&p["module_temperature_c"], &d["module_temperature_c"], 0.005, &format!("{what}: temperature"));
     close(&p["supply_voltage_v"], &d["supply_voltage_v"], 0.00005, &format!("{what}: voltage"));
     assert_eq!(p["module_state"], d["module_state"], "{what}: module state");
+    assert_eq!(p["low_power_controls"], d["low_power_controls"], "{what}: LowPwrRequestSW / LowPwrAllowRequestHW");
     assert_eq!(sorted(&p["module_flags"]), sorted(&d["module_flags"]), "{what}: module flags");
     for (name, tol) in [
         ("temperature_c", 0.005),
@@ -299,4 +300,8 @@ fn a_cmis_module_held_in_low_power_is_not_ready_not_accepted() {
     let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "module_not_ready").expect("module_not_ready");
     assert_eq!(r["severity"], "investigate");
     assert_ne!(i["verdict"], "accept");
+    // Printed `LowPwrRequestSW : On`, `LowPwrAllowRequestHW : Off`: the host's software
+    // request holds the module low (CMIS 5.2 6.3.2), and the reason says so.
+    assert_eq!(i["module"]["low_power_controls"], serde_json::json!({"request_sw": true, "allow_request_hw": false}));
+    assert!(r["message"].as_str().unwrap().contains("LowPwrRequestSW is set"), "{r}");
 }

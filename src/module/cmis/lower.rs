@@ -3,7 +3,7 @@
 
 use super::super::flag::{ModuleFlag, Monitor, Severity};
 use super::super::map::Field;
-use super::super::report::ModuleReport;
+use super::super::report::{LowPowerControls, ModuleReport};
 use super::super::{units, ModuleImage, I2C_A0};
 use super::appcodes::Descriptor;
 use std::borrow::Cow;
@@ -29,6 +29,10 @@ pub(super) const FLAGS_AUX3_CUSTOM: Field = lower("flags_aux3_custom", 11, 1);
 /// Module monitors (CMIS 5.2 Table 8-10): 1/256 degC signed, 100 uV unsigned.
 pub(super) const TEMPERATURE: Field = lower("temperature", 14, 2);
 pub(super) const VCC: Field = lower("vcc", 16, 2);
+/// Module Global Controls (CMIS 5.2 8.2, byte 26): bit 6 LowPwrAllowRequestHW, bit 4
+/// LowPwrRequestSW (ethtool `cmis.h`: `CMIS_LOW_PWR_ALLOW_REQUEST_HW_MASK` 0x40,
+/// `CMIS_LOW_PWR_REQUEST_SW_MASK` 0x10).
+pub(super) const GLOBAL_CONTROLS: Field = lower("module_global_controls", 26, 1);
 /// MediaType: selects the media interface code table (CMIS 5.2 8.2).
 pub(super) const MEDIA_TYPE: Field = lower("media_type", 85, 1);
 /// Application Descriptors 1-8, 4 bytes each (CMIS 5.2 Table 8-23).
@@ -49,6 +53,7 @@ pub(super) const FIELDS: &[Field] = &[
     FLAGS_AUX3_CUSTOM,
     TEMPERATURE,
     VCC,
+    GLOBAL_CONTROLS,
     MEDIA_TYPE,
     APP_DESCRIPTORS,
 ];
@@ -121,6 +126,8 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
         }
     }
     r.flat_memory = flat_memory(img);
+    r.low_power_controls =
+        GLOBAL_CONTROLS.byte(img, 0).map(|b| LowPowerControls { request_sw: b & 0x10 != 0, allow_request_hw: b & 0x40 != 0 });
     monitors(img, r);
     r.media_type = media_type(img).map(|m| super::super::sff8024::lookup(MEDIA_TYPES, m));
 }

@@ -323,6 +323,25 @@ mod tests {
         assert_eq!(first_straddling(&all), None);
     }
 
+    #[test]
+    fn module_global_controls_give_the_low_power_requests() {
+        // Lower memory byte 26 (CMIS 5.2 8.2): bit 4 LowPwrRequestSW, bit 6
+        // LowPwrAllowRequestHW; bit 7 BankBroadcastEnable and bit 3 SoftwareReset are not them.
+        let controls = |b26: u8| {
+            let mut img = ModuleImage::new();
+            img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0x00]).unwrap();
+            img.insert(I2C_A0, 0, 0, 26, &[b26]).unwrap();
+            decode(&img).low_power_controls.map(|c| (c.request_sw, c.allow_request_hw))
+        };
+        assert_eq!(controls(0x10), Some((true, false)));
+        assert_eq!(controls(0x40), Some((false, true)));
+        assert_eq!(controls(0x88), Some((false, false)));
+        assert_eq!(controls(0x50), Some((true, true)));
+        let mut img = ModuleImage::new();
+        img.insert(I2C_A0, 0, 0, 0, &[0x18, 0x50, 0x00]).unwrap();
+        assert_eq!(decode(&img).low_power_controls, None, "byte 26 not read");
+    }
+
     /// Paged module, page 00h byte 210 = `unsupported`, page 11h bank 0 read.
     fn with_lane_bitmap(unsupported: u8) -> ModuleReport {
         let mut img = ModuleImage::new();

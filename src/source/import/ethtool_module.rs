@@ -59,6 +59,8 @@ enum Field {
     Media,
     Wavelength,
     ModuleState,
+    /// CMIS LowPwrRequestSW (`true`) or LowPwrAllowRequestHW (`false`).
+    LowPower(bool),
     Value(Monitor),
     /// Receive power; `true` when OMA.
     Rx(bool),
@@ -81,6 +83,9 @@ fn classify(key: &str) -> Option<Field> {
         "transceiver_type" => Field::Media,
         "laser_wavelength" => Field::Wavelength,
         "module_state" => Field::ModuleState,
+        // Text labels and ethtool --json keys (cmis.c `cmis_show_mod_lvl_controls`).
+        "lowpwrrequestsw" | "low_pwr_request_sw" => Field::LowPower(true),
+        "lowpwrallowrequesthw" | "low_pwr_allow_request_hw" => Field::LowPower(false),
         "module_temperature" | "module_temperature_measurement" => Field::Value(Monitor::Temperature),
         "module_voltage" | "module_voltage_measurement" => Field::Value(Monitor::Voltage),
         "laser_bias_current" | "laser_tx_bias_current" => Field::Value(Monitor::TxBias),
@@ -149,6 +154,15 @@ fn code_and_name(v: &str) -> Option<(u8, Option<String>)> {
     Some((code, name))
 }
 
+/// ethtool's `ONOFF` text.
+fn on_off(v: &str) -> Option<bool> {
+    match v.trim() {
+        "On" => Some(true),
+        "Off" => Some(false),
+        _ => None,
+    }
+}
+
 fn text_opt(v: &str) -> Option<String> {
     let t = v.trim();
     (!t.is_empty()).then(|| t.to_string())
@@ -191,6 +205,11 @@ impl Builder {
             Monitor::TxPower => set_lane(&mut self.m.tx_power_mw, lane, x),
             Monitor::RxPower => set_lane(&mut self.m.rx_power_mw, lane, x),
         }
+    }
+
+    fn low_power(&mut self, request_sw: bool, on: Option<bool>) {
+        let to = if request_sw { &mut self.m.low_power_request_sw } else { &mut self.m.low_power_allow_request_hw };
+        *to = on.or(*to);
     }
 
     fn flag(&mut self, mon: Monitor, sev: Severity, lane: Option<usize>, on: bool) {
@@ -286,6 +305,7 @@ impl Builder {
                 }
             }
             Field::ModuleState => self.m.module_state = code_and_name(value).and_then(|(_, n)| n),
+            Field::LowPower(sw) => self.low_power(sw, on_off(value)),
             Field::VendorName => self.m.vendor_name = text_opt(value),
             Field::VendorPn => self.m.vendor_pn = text_opt(value),
             Field::VendorSn => self.m.vendor_sn = text_opt(value),
@@ -361,6 +381,7 @@ impl Builder {
                 self.m.connector_name = desc();
             }
             Field::ModuleState => self.m.module_state = desc(),
+            Field::LowPower(sw) => self.low_power(sw, v.as_bool()),
             Field::VendorName => self.m.vendor_name = s(),
             Field::VendorPn => self.m.vendor_pn = s(),
             Field::VendorSn => self.m.vendor_sn = s(),
