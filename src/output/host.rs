@@ -8,7 +8,7 @@ use crate::analysis::verdict::{join_codes, ReasonCode};
 use crate::device::host::PciDistance;
 
 /// The line's text (without its `host` label).
-pub fn host_line(h: &HostAnalysis) -> String {
+pub(crate) fn host_line(h: &HostAnalysis) -> String {
     let head = match h.problems.as_slice() {
         [] => "nothing wrong".to_string(),
         codes => join_codes(codes, ", "),

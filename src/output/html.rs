@@ -22,7 +22,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// The page for the latest analyses; `status` is one line about the sampler.
-pub fn status_page(analyses: &[InterfaceAnalysis], status: &str) -> String {
+pub(crate) fn status_page(analyses: &[InterfaceAnalysis], status: &str) -> String {
     let mut h = String::new();
     // Writing into a String cannot fail; results are ignored below for that reason.
     let _ = write!(

@@ -39,6 +39,7 @@ struct IfaceState {
     lanes: BTreeMap<u8, LaneState>,
 }
 
+/// `watch`'s live per-lane table (on a terminal, redrawn in place) or plain lines, one per interface per sample.
 pub struct LiveTable<W: Write> {
     out: W,
     redraw: bool,
@@ -57,7 +58,7 @@ pub struct LiveTable<W: Write> {
 }
 
 /// One sparkline cell for a margin: blank when the interval had none.
-pub fn spark(margin_db: Option<f64>) -> char {
+pub(crate) fn spark(margin_db: Option<f64>) -> char {
     match margin_db.filter(|m| m.is_finite()) {
         Some(m) => {
             let i = ((m.clamp(0.0, FULL_DB) / FULL_DB) * (LEVELS.len() - 1) as f64).round() as usize;

@@ -24,9 +24,9 @@ pub struct MetricSpec {
     pub labels: &'static [&'static str],
     /// The unit the name ends in, Prometheus style (`dbm`, `seconds`); empty for a ratio,
     /// a count of things or an info family.
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     /// The `# HELP` text.
-    pub help: &'static str,
+    pub(crate) help: &'static str,
 }
 
 macro_rules! metrics {

@@ -2,10 +2,12 @@
 //! Prometheus metrics and the status page of `optics serve`.
 //! Writers never reach back into sources.
 
+#![warn(missing_docs)]
+
 pub mod csv;
 mod csv_text;
-pub mod host;
-pub mod html;
+pub(crate) mod host;
+pub(crate) mod html;
 mod lane_row;
 pub mod live_table;
 pub mod metric;
@@ -36,7 +38,7 @@ pub(crate) mod tests {
     /// built afresh from the records it spans (the interface record in force, the previous
     /// sample, the events between, the closing sample: what the stage's own fold is held
     /// to) and its figures worked out alone.
-    pub fn print<P: RecordSink + IntervalSink>(records: &[Record], printer: &mut P) {
+    pub(crate) fn print<P: RecordSink + IntervalSink>(records: &[Record], printer: &mut P) {
         let cfg = Config::default();
         // Per interface: the interface record in force, the previous sample, the events since.
         type Spanned<'a> = (Option<&'a Record>, Option<&'a Record>, Vec<&'a Record>);
@@ -62,7 +64,7 @@ pub(crate) mod tests {
     }
 
     /// The bundled captures (captures/*.jsonl), sorted.
-    pub fn bundled_captures() -> Vec<std::path::PathBuf> {
+    pub(crate) fn bundled_captures() -> Vec<std::path::PathBuf> {
         let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/captures"));
         let mut paths: Vec<_> =
             std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect();

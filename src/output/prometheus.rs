@@ -37,21 +37,22 @@ type GaugeFamily = Family<Labels, Gauge<f64, AtomicU64>>;
 type CounterFamily = Family<Labels, Counter<u64>>;
 
 /// Layers `optics_sample_errors_total` counts (always all present, so `rate()` starts at 0).
-pub const ERROR_LAYERS: [&str; 3] = ["module", "counters", "discovery"];
+pub(crate) const ERROR_LAYERS: [&str; 3] = ["module", "counters", "discovery"];
 
 /// What the exporter reports about itself.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExporterStats {
     /// Wall time the last sampling tick took.
     pub sample_duration_s: Option<f64>,
-    /// Sampling errors so far, by layer ([`ERROR_LAYERS`]).
+    /// Sampling errors so far, by layer (`module`, `counters`, `discovery`).
     pub sample_errors: BTreeMap<&'static str, u64>,
     /// Unix time of the last completed tick (or discovery pass that found nothing).
     pub last_sample_unix_s: Option<f64>,
     /// Interfaces sampled now (`serve`); `None` for a textfile of one run.
     pub interfaces: Option<usize>,
-    /// `serve`'s judgement and trend windows, seconds (`None` for a textfile).
+    /// `serve`'s judgement window, seconds (`None` for a textfile).
     pub judge_window_s: Option<f64>,
+    /// `serve`'s trend window, seconds (`None` for a textfile).
     pub trend_window_s: Option<f64>,
 }
 
@@ -62,16 +63,17 @@ pub struct Beside<'a> {
     /// Analyses whose counters are exported as the `_total` counters (whole run, since
     /// the exporter started); `None`: the judged analyses' own.
     pub lifetime: Option<&'a [InterfaceAnalysis]>,
-    /// Per interface, the peaks of [`PEAK_WINDOW`].
+    /// Per interface, the peaks of the last hour.
     pub peaks: &'a [Peaks],
 }
 
 /// The window the `_max` series cover, as their `window` label says.
-pub const PEAK_WINDOW: &str = "1h";
+pub(crate) const PEAK_WINDOW: &str = "1h";
 
-/// An interface's highest figures over [`PEAK_WINDOW`].
+/// An interface's highest figures over the last hour (the `_max` series' `window` label, `1h`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Peaks {
+    /// The interface's name.
     pub interface: String,
     /// Per lane (index 0 = lane 1): the highest pre-FEC BER of a series bucket.
     pub lane_pre_fec_ber: Vec<Option<f64>>,
@@ -83,13 +85,13 @@ pub struct Peaks {
 /// counter reset starts a new segment), what was counted before is carried over, so
 /// Prometheus `rate()` sees one counter that never decreases.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Carried {
+pub(crate) struct Carried {
     base: u64,
     last: u64,
 }
 
 impl Carried {
-    pub fn update(&mut self, value: u64) -> u64 {
+    pub(crate) fn update(&mut self, value: u64) -> u64 {
         if value < self.last {
             self.base = self.base.saturating_add(self.last);
         }
@@ -247,12 +249,13 @@ pub fn window_label(seconds: f64) -> String {
 }
 
 impl Metrics {
+    /// An empty metric set, with no counters carried yet.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Drops the carried counters of an interface whose series are removed.
-    pub fn forget(&mut self, iface: &str) {
+    pub(crate) fn forget(&mut self, iface: &str) {
         self.carried.retain(|(i, _), _| i != iface);
     }
 
@@ -583,7 +586,7 @@ fn sorted_samples(exposition: &str) -> String {
 }
 
 /// OpenMetrics text -> Prometheus text format 0.0.4 (see the module comment).
-pub fn to_text_format(openmetrics: &str) -> String {
+pub(crate) fn to_text_format(openmetrics: &str) -> String {
     let counters: BTreeSet<&str> =
         openmetrics.lines().filter_map(|l| l.strip_prefix("# TYPE ")).filter_map(|l| l.strip_suffix(" counter")).collect();
     let mut out = String::with_capacity(openmetrics.len());
@@ -609,7 +612,7 @@ pub fn to_text_format(openmetrics: &str) -> String {
 
 /// Writes `text` for node_exporter's textfile collector: to a temporary file in the same
 /// directory, then renamed into place, so the collector never reads a half-written file.
-pub fn write_textfile(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_textfile(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

@@ -15,10 +15,15 @@ use std::io::{self, Write};
 
 /// What one interface's evidence is built from.
 pub struct Evidence<'a> {
+    /// The capture's name as the report cites it (and in the command that replays it).
     pub capture: &'a str,
+    /// The capture's header: host, tool version, when it was recorded.
     pub header: &'a Header,
+    /// The interface's analysis of the capture.
     pub analysis: &'a InterfaceAnalysis,
+    /// The NIC, PCI and port identity behind the interface.
     pub identity: &'a DeviceIdentity,
+    /// The configuration the analysis judged with (FEC limits, margin floor).
     pub cfg: &'a Config,
     /// The far end, analysed from its own capture.
     pub peer: Option<(&'a str, &'a InterfaceAnalysis)>,
@@ -83,6 +88,7 @@ fn mw_dbm(mw: f64) -> String {
     }
 }
 
+/// Writes the Markdown evidence report of `items` (one section per interface, the first one's capture in the heading).
 pub fn write_report(w: &mut dyn Write, items: &[Evidence]) -> io::Result<()> {
     let Some(first) = items.first() else { return Ok(()) };
     let h = first.header;

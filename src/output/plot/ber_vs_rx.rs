@@ -46,6 +46,7 @@ fn points(a: &InterfaceAnalysis) -> Vec<Point> {
         .collect()
 }
 
+/// SVG of each lane's pre-FEC BER (with its Poisson bounds) against its rx power in dBm, with the FEC limit as a line.
 pub fn ber_vs_rx(a: &InterfaceAnalysis) -> Result<String, PlotError> {
     let pts = points(a);
     if pts.is_empty() {

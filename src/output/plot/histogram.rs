@@ -21,13 +21,13 @@ use crate::output::text::escape;
 use plotters::prelude::*;
 
 /// The bars' colour.
-pub const BAR_COLOR: RGBColor = RGBColor(0, 114, 178);
+const BAR_COLOR: RGBColor = RGBColor(0, 114, 178);
 /// The straight-line tail's colour.
-pub const FIT_COLOR: RGBColor = RGBColor(213, 94, 0);
+const FIT_COLOR: RGBColor = RGBColor(213, 94, 0);
 /// The chosen model's colour (Okabe-Ito bluish green).
-pub const MODEL_COLOR: RGBColor = RGBColor(0, 158, 115);
+const MODEL_COLOR: RGBColor = RGBColor(0, 158, 115);
 /// The prediction's colour (Okabe-Ito reddish purple).
-pub const PREDICTION_COLOR: RGBColor = RGBColor(204, 121, 167);
+const PREDICTION_COLOR: RGBColor = RGBColor(204, 121, 167);
 
 /// Codewords per symbol-error value: a bin of several values (netdevsim's 4-7) is spread
 /// over them, as the tail fit weighs it.

@@ -10,8 +10,10 @@ use crate::output::text::escape;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
+/// One interface's per-lane margin over time and what marks the run, as `plot margin-over-time` draws it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MarginSeries {
+    /// The interface's name, as the title gives it.
     pub interface: String,
     /// Per lane, the margin of each series bucket at its mid time (the trend analysis's points).
     pub lanes: BTreeMap<u8, Vec<MarginPoint>>,
@@ -21,17 +23,18 @@ pub struct MarginSeries {
     pub link_drops_t_s: Vec<f64>,
     /// The part of the run the verdict judges (the last segment), when breaks split it.
     pub judged_t_s: Option<(f64, f64)>,
+    /// The margin floor in dB (`margin_floor_db` of the configuration), drawn as a line.
     pub floor_db: f64,
 }
 
 /// Colour of the link-drop marks (a dark red, apart from the limit's and the lanes').
-pub const DROP_COLOR: RGBColor = RGBColor(140, 0, 60);
+const DROP_COLOR: RGBColor = RGBColor(140, 0, 60);
 /// Fill of the judged window.
-pub const JUDGED_COLOR: RGBColor = RGBColor(255, 236, 179);
+const JUDGED_COLOR: RGBColor = RGBColor(255, 236, 179);
 
 /// The time axis unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeUnit {
+enum TimeUnit {
     Seconds,
     Minutes,
     Hours,
@@ -40,7 +43,7 @@ pub enum TimeUnit {
 impl TimeUnit {
     /// Seconds up to 2 min, minutes up to 2 h, hours beyond: tick labels stay short
     /// numbers ("14000.0 s" is 3.9 h).
-    pub fn for_span(span_s: f64) -> Self {
+    fn for_span(span_s: f64) -> Self {
         if span_s > 2.0 * 3600.0 {
             TimeUnit::Hours
         } else if span_s > 120.0 {
@@ -50,7 +53,7 @@ impl TimeUnit {
         }
     }
 
-    pub fn seconds(self) -> f64 {
+    fn seconds(self) -> f64 {
         match self {
             TimeUnit::Seconds => 1.0,
             TimeUnit::Minutes => 60.0,
@@ -58,7 +61,7 @@ impl TimeUnit {
         }
     }
 
-    pub fn symbol(self) -> &'static str {
+    fn symbol(self) -> &'static str {
         match self {
             TimeUnit::Seconds => "s",
             TimeUnit::Minutes => "min",
@@ -67,6 +70,7 @@ impl TimeUnit {
     }
 }
 
+/// SVG of the margin to the FEC limit over time per lane, with the floor, link drops, segment breaks and the judged part.
 pub fn margin_over_time(s: &MarginSeries) -> Result<String, PlotError> {
     let all = || s.lanes.values().flatten();
     if all().next().is_none() {

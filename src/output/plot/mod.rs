@@ -6,16 +6,19 @@ mod histogram;
 mod margin_time;
 
 pub use ber_vs_rx::ber_vs_rx;
-pub use histogram::{histogram, BAR_COLOR, FIT_COLOR, MODEL_COLOR, PREDICTION_COLOR};
-pub use margin_time::{margin_over_time, MarginSeries, TimeUnit, DROP_COLOR, JUDGED_COLOR};
+pub use histogram::histogram;
+pub use margin_time::{margin_over_time, MarginSeries};
 
 use plotters::style::RGBColor;
 use thiserror::Error;
 
+/// Why a plot was not drawn.
 #[derive(Debug, Error)]
 pub enum PlotError {
+    /// The input holds none of the figures this plot draws (the message says which).
     #[error("nothing to plot: {0}")]
     NoData(String),
+    /// The SVG backend failed (plotters' message).
     #[error("drawing the plot: {0}")]
     Draw(String),
 }
@@ -26,8 +29,8 @@ impl<E: std::error::Error + Send + Sync> From<plotters::drawing::DrawingAreaErro
     }
 }
 
-pub const SIZE: (u32, u32) = (900, 560);
-pub const FONT: &str = "sans-serif";
+pub(crate) const SIZE: (u32, u32) = (900, 560);
+pub(crate) const FONT: &str = "sans-serif";
 
 /// Lane colours (Okabe-Ito, distinguishable with the common colour-vision deficiencies).
 const PALETTE: [RGBColor; 8] = [
@@ -41,11 +44,11 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 0, 0),
 ];
 
-pub fn lane_color(lane: u8) -> RGBColor {
+pub(crate) fn lane_color(lane: u8) -> RGBColor {
     PALETTE[usize::from(lane.saturating_sub(1)) % PALETTE.len()]
 }
 
-pub const LIMIT_COLOR: RGBColor = RGBColor(200, 0, 0);
+pub(crate) const LIMIT_COLOR: RGBColor = RGBColor(200, 0, 0);
 
 /// `lo..hi` padded on both sides, so a single value or a flat series still spans something.
 fn span(lo: f64, hi: f64, pad: f64) -> (f64, f64) {

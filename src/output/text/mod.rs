@@ -10,8 +10,8 @@ mod detail;
 mod fleet;
 mod lanes;
 pub mod module;
-pub mod style;
-pub mod wrap;
+pub(crate) mod style;
+pub(crate) mod wrap;
 
 pub use compare::write_comparisons;
 pub use fleet::worst_first;
@@ -23,11 +23,14 @@ use std::io::{self, Write};
 /// The width used when stdout is not a terminal and `COLUMNS` is unset.
 pub const DEFAULT_WIDTH: usize = 100;
 /// Narrower than this the tables cannot be laid out; lines may then overflow.
-pub const MIN_WIDTH: usize = 40;
+pub(crate) const MIN_WIDTH: usize = 40;
 
+/// How the text writers lay out their output.
 #[derive(Clone, Copy, Debug)]
 pub struct TextOptions {
+    /// Terminal columns to fit (at least 40 are used).
     pub width: usize,
+    /// ANSI colour on the verdicts and flags.
     pub color: bool,
     /// Per-source counter provenance.
     pub verbose: bool,
@@ -51,6 +54,7 @@ impl TextOptions {
     }
 }
 
+/// Writes `scan`'s text: one interface in detail, or the fleet table worst first and the detail of each port not accepted (every port with `all`).
 pub fn write_scan(w: &mut dyn Write, analyses: &[InterfaceAnalysis], opts: &TextOptions) -> io::Result<()> {
     if analyses.len() == 1 {
         return detail::write_interface(w, &analyses[0], opts);
@@ -74,12 +78,12 @@ pub fn write_scan(w: &mut dyn Write, analyses: &[InterfaceAnalysis], opts: &Text
 }
 
 /// "2.81e-7", "n/a".
-pub fn sci(v: Option<f64>) -> String {
+pub(crate) fn sci(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite()).map(|x| format!("{x:.2e}")).unwrap_or_else(|| "n/a".into())
 }
 
 /// Fixed decimals, "-inf" (a dark lane's dBm), "n/a".
-pub fn num(v: Option<f64>, decimals: usize) -> String {
+pub(crate) fn num(v: Option<f64>, decimals: usize) -> String {
     match v {
         Some(x) if x.is_finite() => format!("{x:.decimals$}"),
         Some(x) if x == f64::NEG_INFINITY => "-inf".into(),
@@ -103,7 +107,7 @@ fn margin_text(margin: Option<f64>, lower_bound: bool) -> String {
     }
 }
 
-pub fn verdict_word(v: Verdict) -> &'static str {
+pub(crate) fn verdict_word(v: Verdict) -> &'static str {
     match v {
         Verdict::Accept => "ACCEPT",
         Verdict::Investigate => "INVESTIGATE",

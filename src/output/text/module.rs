@@ -8,7 +8,7 @@ use crate::module::vdm::{VdmReport, VdmSideValues};
 use std::io::{self, Write};
 
 /// "-3.21 dBm", "-inf dBm" (no light), or "n/a".
-pub fn fmt_dbm(dbm: Option<f64>) -> String {
+pub(crate) fn fmt_dbm(dbm: Option<f64>) -> String {
     match dbm {
         Some(v) if v == f64::NEG_INFINITY => "-inf dBm".into(),
         Some(v) => format!("{v:.2} dBm"),
@@ -25,6 +25,7 @@ fn text(v: &Option<String>) -> std::borrow::Cow<'_, str> {
     super::escape(v.as_deref().unwrap_or("n/a"))
 }
 
+/// Writes `decode`'s text for one module: standard, identity strings, state, then its monitors, thresholds and flags.
 pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()> {
     if r.image_corrupt() {
         let names: Vec<&str> = r.checksums.iter().map(|c| c.name.as_str()).collect();

@@ -10,7 +10,7 @@ fn fg(c: AnsiColor) -> Style {
 
 /// How bad something is, for colour: none, fine, look at it, reject.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Tone {
+pub(crate) enum Tone {
     Plain,
     Good,
     Warn,
@@ -38,16 +38,16 @@ impl From<Severity> for Tone {
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct Painter {
-    pub color: bool,
+pub(crate) struct Painter {
+    pub(crate) color: bool,
 }
 
 impl Painter {
-    pub fn paint(&self, s: &str, tone: Tone) -> String {
+    pub(crate) fn paint(&self, s: &str, tone: Tone) -> String {
         self.styled(s, tone, false)
     }
 
-    pub fn bold(&self, s: &str, tone: Tone) -> String {
+    pub(crate) fn bold(&self, s: &str, tone: Tone) -> String {
         self.styled(s, tone, true)
     }
 

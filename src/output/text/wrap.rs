@@ -38,14 +38,14 @@ pub fn escape(s: &str) -> Cow<'_, str> {
 }
 
 /// Columns a plain (uncoloured) string takes: one per char (the report prints no wide glyphs).
-pub fn cols(s: &str) -> usize {
+pub(crate) fn cols(s: &str) -> usize {
     s.chars().count()
 }
 
 /// Greedy word wrap to `width` columns; a word longer than the width is cut. Linear in
 /// the text: each line keeps its column count, and a long word is cut by walking its
 /// characters once (a 1 MiB word in a capture's event message must not take seconds).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
@@ -90,7 +90,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// `items` packed into a column `width` wide, comma-separated, breaking between items.
 /// `None` when the longest item does not fit (the caller then puts them on a line of their own).
-pub fn pack(items: &[String], width: usize) -> Option<Vec<String>> {
+pub(crate) fn pack(items: &[String], width: usize) -> Option<Vec<String>> {
     if items.iter().any(|i| cols(i) + 1 > width) {
         return None;
     }
@@ -114,7 +114,7 @@ pub fn pack(items: &[String], width: usize) -> Option<Vec<String>> {
 }
 
 /// A string cut to `width` columns, with `~` marking the cut.
-pub fn fit(s: &str, width: usize) -> String {
+pub(crate) fn fit(s: &str, width: usize) -> String {
     if cols(s) <= width {
         return s.to_string();
     }
