@@ -305,3 +305,22 @@ fn a_cmis_module_held_in_low_power_is_not_ready_not_accepted() {
     assert_eq!(i["module"]["low_power_controls"], serde_json::json!({"request_sw": true, "allow_request_hw": false}));
     assert!(r["message"].as_str().unwrap().contains("LowPwrRequestSW is set"), "{r}");
 }
+
+#[test]
+fn a_module_that_reads_all_ones_is_not_believed_and_the_pasted_prompt_names_the_port() {
+    // Cumulus RMP 3.2.1's guide (README): `cumulus@switch:~$ sudo ethtool -m swp49` and every
+    // byte 0xff. The prompt names the port (no --interface); a supply of 6.53 V is no module's
+    // (they run at 3.3 V) and each low alarm equals its high one, so the readings and
+    // their 20 On flags are not evidence: dom_implausible, never dom_alarm.
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap.jsonl");
+    let input = Path::new(M).join("cumulus_rmp321_swp49_eeprom_all_ff_docs.txt");
+    optics().arg("import").arg(&input).arg("-o").arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let i = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+    assert_eq!(i["interface"], "swp49");
+    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"dom_implausible"), "{codes:?}");
+    assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
+    assert_ne!(i["verdict"], "reject");
+}

@@ -94,6 +94,23 @@ pub enum Format {
 }
 
 impl Format {
+    /// The outputs of an `ethtool` command run on one interface (its text forms: a paste
+    /// may keep the command line that names the interface).
+    pub(crate) fn is_ethtool_text(self) -> bool {
+        matches!(
+            self,
+            Format::EthtoolStats
+                | Format::EthtoolFec
+                | Format::EthtoolLink
+                | Format::EthtoolDrvinfo
+                | Format::EthtoolRings
+                | Format::EthtoolChannels
+                | Format::EthtoolPause
+                | Format::ModulePages
+                | Format::EthtoolModuleText
+        )
+    }
+
     pub(crate) fn name(&self) -> &'static str {
         match self {
             Format::MlxlinkJson => "mlxlink --json",
