@@ -308,6 +308,7 @@ fn extrapolate_fec(first: &Option<FecStats>, last: &Option<FecStats>, k: usize, 
         corrected_bits: extrapolate_vec(&a.corrected_bits, &b.corrected_bits, k, steps),
         histogram: Vec::new(),
         source: b.source,
+        latest_readings: b.latest_readings.clone(),
     })
 }
 

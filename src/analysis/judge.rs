@@ -251,7 +251,7 @@ pub(super) fn loss_ruled_out(w: &InterfaceWindow) -> Option<String> {
 
 /// A window's length as every sentence gives it: "7.5 s" (one decimal below 100 s, so a
 /// 7.5 s window is never "8 s" in one place and "7 s" in another), "3600 s" above.
-fn span_text(s: f64) -> String {
+pub(super) fn span_text(s: f64) -> String {
     if s < 100.0 {
         format!("{s:.1} s").replace(".0 s", " s")
     } else {
@@ -305,6 +305,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
         ));
     }
     frame_loss_reasons(cx, reasons);
+    super::latest_readings::reasons(w, reasons);
     if let Some(m) = &w.module {
         if m.image_corrupt() {
             let msg = format!(
@@ -351,6 +352,10 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
                     ),
                 )
             }
+            _ if super::latest_readings::present(w) => (
+                Severity::Investigate,
+                "the codeword figures are the tool's latest readings, not running totals, and no corrected bits are printed: pre-FEC BER and margin cannot be measured".into(),
+            ),
             _ => (
                 Severity::Investigate,
                 "no corrected-bit counters from the kernel or driver: pre-FEC BER and margin cannot be measured".into(),

@@ -27,6 +27,7 @@ pub mod lane_groups;
 pub mod lane_index;
 pub mod lane_rows;
 pub mod lanes;
+mod latest_readings;
 mod limits;
 pub mod link_loss;
 pub mod optical;
@@ -474,7 +475,10 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
         ber_denominator: Some(if count(&d.rx_bits).is_some_and(|b| b > 0) { BerDenominator::RxBits } else { BerDenominator::LaneRate }),
         ..Default::default()
     };
-    if l.uncorrectable_blocks.is_none() {
+    if latest_readings::present(w) {
+        // Latest readings, not counters: their own sentences (`latest_readings`).
+        cx.notes.extend(latest_readings::note(w));
+    } else if l.uncorrectable_blocks.is_none() {
         // A lone snapshot's counts (since the counters started) speak too.
         let counted = if w.samples < 2 { &w.counters_at_end } else { d };
         let lost = [&counted.fcs_errors, &counted.symbol_errors, &counted.pcs_symbol_errors]
@@ -550,6 +554,8 @@ fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
         ("link_down_events", &d.link_down_events),
         ("fcs_errors", &d.fcs_errors),
         ("symbol_errors", &d.symbol_errors),
+        ("corrected_reading_changes", &d.corrected_reading_changes),
+        ("uncorrectable_reading_changes", &d.uncorrectable_reading_changes),
     ];
     let lanes = [
         ("corrected_bits_per_lane", &d.corrected_bits_per_lane),

@@ -44,6 +44,45 @@ pub struct FecStats {
     /// ethtool netlink statistics (every live read, and captures written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<FecSource>,
+    /// Codeword figures a tool printed as its latest reading rather than as running totals
+    /// (Arista EOS): never subtracted; only their change counts are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_readings: Option<FecReadings>,
+}
+
+/// Codeword figures a tool printed as its latest reading, with how often each reading
+/// changed and when it last did: Arista EOS `show interfaces phy detail` prints each FEC
+/// figure as `value / changes / last change`, and its value is the count of the latest
+/// sampling interval in which the figure changed, not a total since a clear (EOS reads the
+/// PHY's counters on a schedule it does not document and keeps the last reading; a value
+/// less than its change count, 1 corrected codeword after 577 changes, cannot be a
+/// running total). docs/import.md cites the evidence.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FecReadings {
+    /// Codewords FEC corrected, in the latest reading that changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_blocks: Option<LatestReading>,
+    /// Codewords FEC could not correct, in the latest reading that changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncorrectable_blocks: Option<LatestReading>,
+}
+
+/// One figure as its latest reading ([`FecReadings`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatestReading {
+    /// The count of the latest reading.
+    pub value: u64,
+    /// How often the reading changed (a running count: the only figure two snapshots may
+    /// subtract).
+    pub changes: u64,
+    /// How long before the output was printed the reading last changed, in seconds (the
+    /// text form's `2:39:43 ago`); `None` when it never changed or the form gives a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_change_age_s: Option<u64>,
+    /// When the reading last changed, whole seconds since the Unix epoch (the JSON form's
+    /// `lastChange`; EOS writes 0 for never, read as `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_change_unix_s: Option<u64>,
 }
 
 /// The tool an imported record's FEC counters were printed by (the capture's `fec.source`).
@@ -55,13 +94,21 @@ pub enum FecSource {
     Mlxlink,
     /// NVIDIA Cumulus Linux NVUE `nv show interface IF link phy-detail` / `link phy health`.
     Nvue,
-    /// Arista EOS `show interfaces phy detail`.
+    /// Arista EOS `show interfaces phy detail`: latest readings, not running totals
+    /// ([`FecReadings`]).
     Eos,
     /// SONiC `show interfaces counters fec-stats` / `fec-histogram`.
     Sonic,
 }
 
 impl FecSource {
+    /// Whether the tool's codeword figures are running totals two snapshots may subtract:
+    /// EOS prints its latest reading instead ([`FecReadings`]), so an EOS capture's
+    /// codeword arrays (written before [`FecStats::latest_readings`] existed) are not counts.
+    pub fn prints_running_totals(self) -> bool {
+        !matches!(self, FecSource::Eos)
+    }
+
     /// The name the capture and the counter origins write.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -73,6 +73,14 @@ pub struct PortCounters {
     /// Codewords FEC could not correct.
     pub uncorrectable_blocks: Option<Counted>,
     pub(crate) uncorrectable_blocks_per_lane: Option<LaneCounts>,
+    /// How often a tool's latest reading of corrected codewords changed
+    /// ([`super::FecReadings`]): a running count where the figure itself is not one.
+    pub(crate) corrected_reading_changes: Option<Counted>,
+    /// The same of uncorrectable codewords: over a window, new readings of lost codewords.
+    pub(crate) uncorrectable_reading_changes: Option<Counted>,
+    /// The latest readings themselves, as read (never subtracted: absent from deltas).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) latest_readings: Option<super::FecReadings>,
     /// Received bits (bnxt_en `rx_bits`, mlx5 `rx_bits_phy` where present): a measured BER denominator.
     pub(crate) rx_bits: Option<Counted>,
     /// PCS symbol errors (errors FEC did not correct, or FEC inactive).

@@ -74,6 +74,13 @@ pub(crate) fn normalize_into(out: &mut PortCounters, fec: Option<&FecStats>, lin
     let slots = driver.slots();
     let from_driver = |slot: Option<Slot>| slot.map(|s| Counted { value: driver.at(s.at).1, origin: Origin::Driver(s.name) });
     let origin = fec_origin(fec);
+    // A tool's latest readings are no running totals: only their change counts are.
+    let readings = fec.latest_readings.as_ref();
+    let changes = |r: Option<&super::LatestReading>| r.map(|r| Counted { value: r.changes, origin });
+    out.corrected_reading_changes = changes(readings.and_then(|r| r.corrected_blocks.as_ref()));
+    out.uncorrectable_reading_changes = changes(readings.and_then(|r| r.uncorrectable_blocks.as_ref()));
+    out.latest_readings = readings.cloned();
+    let fec = if fec.source.is_none_or(super::FecSource::prints_running_totals) { fec } else { &empty };
     out.corrected_bits = total(&fec.corrected_bits, origin).or_else(|| from_driver(slots.corrected_bits));
     lanes_into(&mut out.corrected_bits_per_lane, &fec.corrected_bits, origin, || mlx5_lane_errors(driver, slots));
     // Said only where the driver's per-lane counters are what would give the lanes.
@@ -215,11 +222,29 @@ mod tests {
 
     #[test]
     fn an_imported_tools_fec_counters_carry_its_name() {
-        let fec = FecStats { corrected_bits: vec![10, 4, 6], source: Some(crate::counters::FecSource::Eos), ..Default::default() };
+        let fec = FecStats { corrected_bits: vec![10, 4, 6], source: Some(crate::counters::FecSource::Nvue), ..Default::default() };
         let p = normalize(Some(&fec), None, &DriverStats::default());
-        assert_eq!(p.corrected_bits.unwrap().origin.to_string(), "import:eos");
-        assert_eq!(p.corrected_bits_per_lane.unwrap().origin.to_string(), "import:eos");
+        assert_eq!(p.corrected_bits.unwrap().origin.to_string(), "import:nvue");
+        assert_eq!(p.corrected_bits_per_lane.unwrap().origin.to_string(), "import:nvue");
         let p = normalize(Some(&FecStats { source: None, ..fec }), None, &DriverStats::default());
         assert_eq!(p.corrected_bits.unwrap().origin, Origin::Netlink);
+    }
+
+    #[test]
+    fn latest_readings_are_no_counts_but_their_change_counts_are() {
+        use crate::counters::{FecReadings, FecSource, LatestReading};
+        let reading = |value, changes| Some(LatestReading { value, changes, ..Default::default() });
+        let fec = FecStats {
+            // An EOS capture from before `latest_readings`: its arrays are readings too.
+            uncorrectable_blocks: vec![5],
+            latest_readings: Some(FecReadings { corrected_blocks: reading(1, 577), uncorrectable_blocks: reading(5, 9) }),
+            source: Some(FecSource::Eos),
+            ..Default::default()
+        };
+        let p = normalize(Some(&fec), None, &DriverStats::default());
+        assert_eq!((p.corrected_blocks, p.uncorrectable_blocks), (None, None));
+        assert_eq!(p.corrected_reading_changes, Some(Counted { value: 577, origin: Origin::Import(FecSource::Eos) }));
+        assert_eq!(p.uncorrectable_reading_changes.map(|c| c.value), Some(9));
+        assert_eq!(p.latest_readings, fec.latest_readings);
     }
 }

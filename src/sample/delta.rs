@@ -82,6 +82,9 @@ const SCALARS: &[(&str, ScalarGet, ScalarMut)] = &[
     ("tx_pause_frames", |p| p.host.tx_pause_frames.as_ref(), |p| &mut p.host.tx_pause_frames),
     ("rx_discards", |p| p.host.rx_discards.as_ref(), |p| &mut p.host.rx_discards),
     ("rx_out_of_buffer", |p| p.host.rx_out_of_buffer.as_ref(), |p| &mut p.host.rx_out_of_buffer),
+    // How often a tool's latest codeword readings changed (the readings are not subtracted).
+    ("corrected_reading_changes", |p| p.corrected_reading_changes.as_ref(), |p| &mut p.corrected_reading_changes),
+    ("uncorrectable_reading_changes", |p| p.uncorrectable_reading_changes.as_ref(), |p| &mut p.uncorrectable_reading_changes),
 ];
 
 const LANES: &[(&str, LanesGet, LanesMut)] = &[

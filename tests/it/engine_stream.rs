@@ -47,6 +47,7 @@ fn sample(name: &str, t: f64, lanes: [u64; 4], up: bool, down_events: Option<u64
             uncorrectable_blocks: vec![0],
             histogram: vec![],
             source: None,
+            latest_readings: None,
         }),
         module: None,
         ..Default::default()

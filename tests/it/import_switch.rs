@@ -241,28 +241,46 @@ fn judged(file: &Path, iface: &str, dir: &Path) -> Value {
 fn a_lone_switch_snapshot_with_lost_codewords_is_not_accepted() {
     // Uncorrectable codewords since an unknown clear: frames were lost at some time, so the
     // port is investigated (a second snapshot tells whether they still are), never accepted.
-    // SONiC Ethernet0 prints FEC_UNCORR 34; EOS Ethernet4/1 3 uncorrected codewords; EOS
-    // Ethernet29/1 prints 0 and is not flagged for it.
+    // SONiC Ethernet0 prints FEC_UNCORR 34; EOS Ethernet4/1 a latest reading of 3 uncorrected
+    // codewords (not a total: docs/import.md); EOS Ethernet29/1 prints 0 and is not flagged.
     let dir = tempfile::tempdir().unwrap();
     // The count is said with the tool that printed it, not the kernel's netlink statistics.
-    for (file, iface, lost, tool) in [
-        ("sonic_fec_stats_pr2027.txt", "Ethernet0", Some(34), "import:sonic"),
-        ("eos_show_interfaces_phy_detail.json", "Ethernet4/1", Some(3), "import:eos"),
-        ("eos_show_interfaces_phy_detail.json", "Ethernet29/1", None, "import:eos"),
+    for (file, iface, lost, tool, figures) in [
+        (
+            "sonic_fec_stats_pr2027.txt",
+            "Ethernet0",
+            Some("34 uncorrectable FEC codewords (import:sonic)"),
+            "import:sonic",
+            ["corrected_blocks", "uncorrectable_blocks"],
+        ),
+        (
+            "eos_show_interfaces_phy_detail.json",
+            "Ethernet4/1",
+            Some("the latest reading of uncorrectable FEC codewords (import:eos) is 3, last changed at 2026-08-18T"),
+            "import:eos",
+            ["corrected_reading_changes", "uncorrectable_reading_changes"],
+        ),
+        (
+            "eos_show_interfaces_phy_detail.json",
+            "Ethernet29/1",
+            None,
+            "import:eos",
+            ["corrected_reading_changes", "uncorrectable_reading_changes"],
+        ),
     ] {
         let i = judged(&Path::new(F).join(file), iface, dir.path());
         let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "uncorrectable_errors");
         match lost {
-            Some(n) => {
+            Some(said) => {
                 let r = r.unwrap_or_else(|| panic!("{iface}: {i:#}"));
                 assert_eq!(r["severity"], "investigate", "{r}");
-                assert!(r["message"].as_str().unwrap().starts_with(&format!("{n} uncorrectable FEC codewords ({tool})")), "{r}");
+                assert!(r["message"].as_str().unwrap().starts_with(said), "{r}");
                 assert_ne!(i["verdict"], "accept");
             }
             None => assert!(r.is_none(), "{iface}: {r:?}"),
         }
         let sources = &i["link"]["counter_sources"];
-        assert_eq!((sources["corrected_blocks"].as_str(), sources["uncorrectable_blocks"].as_str()), (Some(tool), Some(tool)), "{iface}");
+        assert_eq!(figures.map(|f| sources[f].as_str()), [Some(tool), Some(tool)], "{iface}");
     }
 }
 
@@ -272,7 +290,7 @@ fn imported_fec_counters_name_their_tool_and_a_capture_without_it_still_says_net
     // errors are the lanes' BER source (`ber_source` "import").
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("eos_show_interfaces_phy_detail.json", "Ethernet4/1", "eos", "uncorrectable_blocks"),
+        ("eos_show_interfaces_phy_detail.json", "Ethernet4/1", "eos", "uncorrectable_reading_changes"),
         ("sonic_fec_stats_pr2027.txt", "Ethernet0", "sonic", "corrected_blocks"),
         ("nvue_link_phy_detail_cl512.txt", "swp1", "nvue", "corrected_bits_per_lane"),
         ("../mlxlink/cx4_forum_show_counters.txt", "unnamed", "mlxlink", "corrected_bits_per_lane"),

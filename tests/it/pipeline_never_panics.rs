@@ -61,6 +61,7 @@ fn fec() -> impl Strategy<Value = Option<FecStats>> {
                 corrected_bits,
                 histogram,
                 source: None,
+                latest_readings: None,
             },
         ),
     )

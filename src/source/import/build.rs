@@ -390,6 +390,8 @@ fn zero_sample(s: &SampleRecord) -> SampleRecord {
             .map(|b| crate::counters::FecHistogramBin { count: 0, per_lane: zero(&b.per_lane), ..b.clone() })
             .collect(),
         source: f.source,
+        // A change count has no known start: none is made up.
+        latest_readings: None,
     });
     SampleRecord {
         t: 0.0,

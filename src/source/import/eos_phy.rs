@@ -4,10 +4,12 @@
 //! name; text: `Label  value  changes  last change` rows under an `EthernetN` heading):
 //!
 //! - the FEC block's corrected / uncorrected codewords (RS-FEC: IEEE 802.3 91.6.8 / 91.6.9)
-//!   -> the port's FEC corrected / uncorrectable codewords, and its encoding (`reedSolomon`,
-//!   `Reed-Solomon`; `fireCode`, `Fire-code`) -> the FEC in use. EOS prints no time since a
-//!   clear, and its figures are not running totals (a figure reads less than the number of
-//!   times it changed): a lone output says codewords were lost at some time, no rate;
+//!   -> the port's latest codeword readings ([`FecReadings`]: value, how often it changed,
+//!   when last), and its encoding (`reedSolomon`, `Reed-Solomon`; `fireCode`, `Fire-code`)
+//!   -> the FEC in use. The values are not running totals (a figure reads less than the
+//!   number of times it changed; EOS keeps the count of the latest sampling interval that
+//!   changed it), so they never enter the codeword counters two snapshots subtract: a lone
+//!   output says codewords were lost at some time, two say whether new readings came;
 //! - `operSpeed` / `Oper speed` (`100Gbps`) and the lanes (`pma.laneSignalDetect`, the text's
 //!   `FEC lane mapping` `PMA lane` row) -> speed and lane count;
 //! - `interfaceState` / `Interface state` (`up`) -> link up;
@@ -21,7 +23,7 @@
 //! (tests/fixtures/switch/README.md).
 
 use super::{content_lines, Fragment, ParseError, ParseResult};
-use crate::counters::{FecSource, FecStats, LinkInfo, LinkState, MAX_LANES};
+use crate::counters::{FecReadings, FecSource, FecStats, LatestReading, LinkInfo, LinkState, MAX_LANES};
 use crate::module::printed::PrintedModule;
 use serde_json::Value;
 
@@ -41,11 +43,19 @@ fn value<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     v.get(key)?.get("value")
 }
 
-fn count(v: &Value, key: &str) -> ParseResult<Option<u64>> {
-    match value(v, key) {
+/// `{"value": 5, "changes": 6, "lastChange": 1787066000.42}` -> the latest reading (EOS
+/// writes `lastChange` 0 for never).
+fn reading(v: &Value, key: &str) -> ParseResult<Option<LatestReading>> {
+    let Some(r) = v.get(key) else { return Ok(None) };
+    let count = |field: &str| match r.get(field) {
         None => Ok(None),
-        Some(n) => n.as_u64().map(Some).ok_or_else(|| ParseError::malformed(format!("{key} {n} is not a count"))),
-    }
+        Some(n) => n.as_u64().map(Some).ok_or_else(|| ParseError::malformed(format!("{key} {field} {n} is not a count"))),
+    };
+    let Some(value) = count("value")? else { return Ok(None) };
+    // Whole seconds: a change time is said to the second, and EOS's are after 1970 and
+    // before 2^64 s (a value outside is no time).
+    let at = r.get("lastChange").and_then(Value::as_f64).filter(|t| *t >= 1.0 && *t < 1.0e15).map(|t| t as u64);
+    Ok(Some(LatestReading { value, changes: count("changes")?.unwrap_or(0), last_change_unix_s: at, last_change_age_s: None }))
 }
 
 /// `100Gbps` -> 100000 Mb/s.
@@ -90,8 +100,8 @@ fn flatten(prefix: &str, v: &Value, depth: usize, out: &mut std::collections::BT
 /// What optics reads of one port, the JSON and the text form alike.
 #[derive(Default)]
 struct Port {
-    /// `Some` when the port has a FEC block (RS-FEC or fire-code): its codeword figures.
-    fec: Option<(Option<u64>, Option<u64>)>,
+    /// `Some` when the port has a FEC block (RS-FEC or fire-code): its codeword readings.
+    fec: Option<FecReadings>,
     link: LinkInfo,
     up: Option<bool>,
     media: Option<String>,
@@ -101,13 +111,10 @@ struct Port {
 impl Port {
     fn fragment(self, name: &str, printed_fields: std::collections::BTreeMap<String, String>) -> Fragment {
         let mut f = Fragment { interface: Some(name.to_string()), printed_fields, ..Default::default() };
-        if let Some((corrected, uncorrected)) = self.fec {
-            f.fec = Some(FecStats {
-                corrected_blocks: corrected.into_iter().collect(),
-                uncorrectable_blocks: uncorrected.into_iter().collect(),
-                source: Some(FecSource::Eos),
-                ..Default::default()
-            });
+        if let Some(readings) = self.fec {
+            // Latest readings, not running totals: never in the codeword arrays.
+            let latest_readings = Some(readings).filter(|r| *r != FecReadings::default());
+            f.fec = Some(FecStats { latest_readings, source: Some(FecSource::Eos), ..Default::default() });
         }
         if self.link != LinkInfo::default() {
             f.link = Some(self.link);
@@ -125,7 +132,10 @@ fn port(name: &str, p: &Value) -> ParseResult<Fragment> {
     let phys = p.get("phyStatuses").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     for phy in phys {
         if let Some(fec) = phy.get("fec") {
-            port.fec = Some((count(fec, "correctedCodewords")?, count(fec, "uncorrectedCodewords")?));
+            port.fec = Some(FecReadings {
+                corrected_blocks: reading(fec, "correctedCodewords")?,
+                uncorrectable_blocks: reading(fec, "uncorrectedCodewords")?,
+            });
             port.link.fec_active = fec.get("encoding").and_then(Value::as_str).and_then(fec_active);
         }
         port.link.speed_mbps = port.link.speed_mbps.or_else(|| phy.get("operSpeed").and_then(Value::as_str).and_then(speed_mbps));
@@ -204,13 +214,31 @@ fn row(line: &str) -> Option<(&str, Vec<&str>)> {
     Some((label, cells.collect()))
 }
 
-/// The first number after `label` on its row, its first column (`FEC corrected codewords
-/// 1  577  2:39:43 ago`: 1; 577 is how often it changed).
-fn first_count(label: &str, cells: &[&str]) -> ParseResult<Option<u64>> {
-    match cells.first() {
-        None => Ok(None),
-        Some(v) => v.parse().map(Some).map_err(|_| ParseError::malformed(format!("{label} {v:?} is not a count"))),
+/// A figure's row as its latest reading: `FEC corrected codewords  1  577  2:39:43 ago` is
+/// a reading of 1 that changed 577 times, last 2:39:43 before the output (`never`: no time).
+fn text_reading(label: &str, cells: &[&str]) -> ParseResult<Option<LatestReading>> {
+    let count = |v: &str| v.parse::<u64>().map_err(|_| ParseError::malformed(format!("{label} {v:?} is not a count")));
+    let Some((value, rest)) = cells.split_first() else { return Ok(None) };
+    // A row may leave its change count out (`PCS err blocks  309  10:32:09 ago`).
+    let changes = rest.iter().find_map(|c| c.parse::<u64>().ok()).unwrap_or(0);
+    let last_change_age_s = rest.iter().find_map(|a| age_s(a));
+    Ok(Some(LatestReading { value: count(value)?, changes, last_change_age_s, last_change_unix_s: None }))
+}
+
+/// `67 days, 4:51:43 ago` / `1 day, 22:45:12 ago` / `2:39:43 ago` -> seconds; `never` or
+/// anything else -> `None`.
+fn age_s(text: &str) -> Option<u64> {
+    let t = text.strip_suffix(" ago")?.trim();
+    let (days, clock) = match t.split_once(',') {
+        Some((d, c)) => (d.trim().strip_suffix("days").or_else(|| d.trim().strip_suffix("day"))?.trim().parse::<u64>().ok()?, c.trim()),
+        None => (0, t),
+    };
+    let mut hms = clock.split(':').map(|p| p.parse::<u64>().ok());
+    let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
+    if hms.next().is_some() || m > 59 || s > 59 {
+        return None;
     }
+    days.checked_mul(86_400)?.checked_add(h.checked_mul(3600)?)?.checked_add(m * 60 + s)
 }
 
 /// One port's block of the text form, after its heading line. Rows two spaces in are the
@@ -263,11 +291,11 @@ fn text_port(name: &str, lines: &[&str]) -> ParseResult<Fragment> {
             (false, _, "Forward Error Correction") => {
                 port.link.fec_active = cells.first().and_then(|s| fec_active_text(s));
                 if port.link.fec_active.as_deref().is_some_and(|f| f != "None") {
-                    port.fec.get_or_insert((None, None));
+                    port.fec.get_or_insert_default();
                 }
             }
-            (false, _, "FEC corrected codewords") => port.fec.get_or_insert((None, None)).0 = first_count(label, &cells)?,
-            (false, _, "FEC uncorrected codewords") => port.fec.get_or_insert((None, None)).1 = first_count(label, &cells)?,
+            (false, _, "FEC corrected codewords") => port.fec.get_or_insert_default().corrected_blocks = text_reading(label, &cells)?,
+            (false, _, "FEC uncorrected codewords") => port.fec.get_or_insert_default().uncorrectable_blocks = text_reading(label, &cells)?,
             (true, "FEC lane mapping", "PMA lane") => {
                 let lanes: std::collections::BTreeSet<&str> = cells.iter().flat_map(|c| c.split_whitespace()).collect();
                 port.link.lanes = Some(lane_count(lanes.len())?);
