@@ -244,3 +244,32 @@ fn many_ports_each_get_their_own_pcie_link_from_one_lspci() {
     }
     assert_eq!(seen, PORTS);
 }
+
+/// Inputs that are recognised but say too little are told what to give instead, on real
+/// outputs: an `lspci -vvv` alone (stelline's coyote2 page, tests/fixtures/host), a decoded
+/// `ethtool -m` of a DAC with no DOM (ethtool 6.1 of qsfp06, an Amphenol 100G CR4 cable,
+/// tests/fixtures/import/ethtool_m), an `mlxlink -c` paste that names no port (NVIDIA
+/// forum, tests/fixtures/mlxlink).
+#[test]
+fn inputs_that_say_too_little_say_what_to_give_instead() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    // lspci alone describes the host, no port: refused, and told to bring a port's output.
+    let o = optics().arg("import").arg("tests/fixtures/host/import/coyote2/lspci_-vvv").arg("-o").arg(&cap).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("lspci and uptime outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output"),
+        "{err}"
+    );
+    assert!(!cap.exists(), "nothing written");
+    // A module with no DOM: identity only, and said so.
+    let err = import(&["tests/fixtures/import/ethtool_m/qsfp06.ethtool61.txt"], &cap);
+    assert!(err.contains("no monitors printed (the module has no DOM, or ethtool could not read its pages): identity only"), "{err}");
+    // mlxlink text without the port: recorded as "unnamed", and told how to name it.
+    let err = import(&["tests/fixtures/mlxlink/cx4_forum_show_counters.txt"], &cap);
+    assert!(err.contains("no input names its interface: recorded as \"unnamed\" (give --interface NAME)"), "{err}");
+    let named = dir.path().join("named.jsonl");
+    import(&["tests/fixtures/mlxlink/cx4_forum_show_counters.txt", "--interface", "ens1f0"], &named);
+    assert_eq!(scan_json(&named)["interfaces"][0]["interface"], "ens1f0");
+}

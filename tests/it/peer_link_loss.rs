@@ -333,3 +333,43 @@ fn a_lane_lost_only_toward_the_far_end_is_named_from_this_end() {
     let marked = row.split_whitespace().find_map(|c| c.strip_suffix('!')).unwrap_or_else(|| panic!("{row}"));
     assert!((marked.parse::<f64>().unwrap() - 2.5).abs() < 0.1, "{row}");
 }
+
+#[test]
+fn a_near_end_receiver_behind_a_port_of_an_imported_switch_capture() {
+    // `optics import` of the real EOS `show interfaces transceiver detail`
+    // (tests/fixtures/switch): Et6/1..4 are Ethernet6/1's four lanes, Tx -2.39, -2.33,
+    // -0.78, -0.93 dBm. Our lanes each receive 0.6 dB less (-2.99, -2.93, -1.38, -1.53),
+    // yet lane 4 has 150x its siblings' errors: the light and the fiber are fine, so our
+    // receiver on lane 4 is suspect. The far end is named `switch.jsonl:Ethernet6/1`.
+    let dir = tempfile::tempdir().unwrap();
+    let switch = dir.path().join("switch.jsonl");
+    let o = optics()
+        .arg("import")
+        .arg("tests/fixtures/switch/eos_show_interfaces_transceiver_detail.txt")
+        .arg("-o")
+        .arg(&switch)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let n = near(dir.path(), [-2.99, -2.93, -1.38, -1.53]);
+    let peer = format!("{}:Ethernet6/1", switch.display());
+    let l = lanes(&n, &["--peer", &peer]);
+    for (i, x) in l.iter().enumerate() {
+        assert!((loss(x) - 0.6).abs() < 0.1, "lane {}: {x}", i + 1);
+        assert_eq!((x["link_loss_budget_db"].as_f64(), x["link_loss_pmd"].as_str()), (Some(1.9), Some("200GBASE-SR4")), "{x}");
+    }
+    let a = advice(&l[3]);
+    assert!(a.contains("this module's receiver on lane 4 is suspect (near-end receiver)") && a.contains("link loss 0.6 dB"), "{a}");
+    // The same keys in the CSV rows.
+    let csv_path = dir.path().join("rows.csv");
+    let out = optics().arg("export").arg(&n).arg("--csv").arg(&csv_path).arg("--peer").arg(&peer).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut rdr = csv::Reader::from_path(&csv_path).unwrap();
+    let headers: Vec<String> = rdr.headers().unwrap().iter().map(str::to_string).collect();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    for row in rdr.records().map(Result::unwrap) {
+        let l: f64 = row[col("link_loss_db")].parse().unwrap();
+        assert!((l - 0.6).abs() < 0.1, "{row:?}");
+        assert_eq!((&row[col("link_loss_budget_db")], &row[col("link_loss_pmd")]), ("1.9", "200GBASE-SR4"));
+    }
+}
