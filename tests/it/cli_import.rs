@@ -273,3 +273,28 @@ fn inputs_that_say_too_little_say_what_to_give_instead() {
     import(&["tests/fixtures/mlxlink/cx4_forum_show_counters.txt", "--interface", "ens1f0"], &named);
     assert_eq!(scan_json(&named)["interfaces"][0]["interface"], "ens1f0");
 }
+
+/// `ethtool -I --show-fec` as the histogram-era ethtool prints it (the netdev v2 patch's
+/// sample, tests/fixtures/ethtool-fec/README.md): bins named `fec_symbol_err_*`, the first
+/// bin's lanes on its line as `[ per_lane: ... ]`, reach the capture as the kernel's
+/// histogram would.
+#[test]
+fn the_released_ethtool_fec_histogram_text_reaches_the_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&["tests/fixtures/ethtool-fec/ethtool_show_fec_histogram_v2.txt"], &cap);
+    let text = std::fs::read_to_string(&cap).unwrap();
+    let sample = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|r| r["record"] == "sample").unwrap();
+    assert_eq!(sample["interface"], "eni8np1");
+    let fec = &sample["fec"];
+    assert_eq!((fec["corrected_blocks"].clone(), fec["uncorrectable_blocks"].clone()), (serde_json::json!([123]), serde_json::json!([4])));
+    // fec_symbol_err_0: 445 [ per_lane: 125, 120, 100, 100 ]; _1_to_3: 12; _4_to_7: 2.
+    assert_eq!(
+        fec["histogram"],
+        serde_json::json!([
+            {"low": 0, "high": 0, "count": 445, "per_lane": [125, 120, 100, 100]},
+            {"low": 1, "high": 3, "count": 12, "per_lane": []},
+            {"low": 4, "high": 7, "count": 2, "per_lane": []}
+        ])
+    );
+}
