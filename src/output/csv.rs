@@ -44,6 +44,26 @@ impl<W: Write> Encoding<W> {
     fn csv(out: W) -> Self {
         Encoding::Csv { out, buf: Vec::with_capacity(BATCH_BYTES), cells: Box::default(), header_written: false }
     }
+
+    /// Encodes one row into the pending rows (CSV: the header row first).
+    fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
+        match self {
+            Encoding::Csv { buf, cells, header_written, .. } => {
+                if !std::mem::replace(header_written, true) {
+                    csv_text::header(buf).map_err(io::Error::other)?;
+                }
+                cells.row(row, buf);
+                Ok(())
+            }
+            Encoding::JsonLines { buf, .. } => {
+                serde_json::to_writer(&mut *buf, row).map_err(io::Error::other)?;
+                buf.push(b'\n');
+                Ok(())
+            }
+            #[cfg(test)]
+            Encoding::Serde(w) => w.serialize(row).map_err(io::Error::other),
+        }
+    }
 }
 
 /// When a [`CsvSink`] hands its rows to the writer's `flush` (one write to the file).
@@ -133,114 +153,85 @@ impl<W: Write> CsvSink<W> {
         out.flush()
     }
 
-    fn write_row(&mut self, row: &LaneRow) -> io::Result<()> {
-        match &mut self.encoding {
-            Encoding::Csv { buf, cells, header_written, .. } => {
-                if !std::mem::replace(header_written, true) {
-                    csv_text::header(buf).map_err(io::Error::other)?;
-                }
-                cells.row(row, buf);
-                Ok(())
-            }
-            Encoding::JsonLines { buf, .. } => {
-                serde_json::to_writer(&mut *buf, row).map_err(io::Error::other)?;
-                buf.push(b'\n');
-                Ok(())
-            }
-            #[cfg(test)]
-            Encoding::Serde(w) => w.serialize(row).map_err(io::Error::other),
-        }
-    }
-
     /// Writes the rows of interval `iv`: one per lane (lane order), or one without lane
     /// cells when there are no lanes. Returns how many.
     fn write_rows(&mut self, iv: &LaneInterval<'_>) -> io::Result<usize> {
         let (w, a) = (iv.window, iv.figures);
-        // Set aside while the rows are written (they borrow it).
-        let mut far_end = self.far_end.take();
-        let facing = far_end.as_mut().map(|f| f.facing(w)).transpose().map_err(io::Error::other);
-        let far = match facing {
-            Ok(pmd) => pmd.flatten().zip(far_end.as_ref()).map(|(pmd, f)| (&f.far, pmd)),
-            Err(e) => {
-                self.far_end = far_end;
-                return Err(e);
-            }
+        // The row value is refilled per row in place (its strings keep their allocations;
+        // moved out and back it was two copies of its ~1 kB per interval).
+        let CsvSink { encoding, created, host, row, far_end, .. } = self;
+        let far = match far_end.as_mut().map(|f| f.facing(w)).transpose().map_err(io::Error::other)? {
+            Some(Some(pmd)) => far_end.as_ref().map(|f| (&f.far, pmd)),
+            _ => None,
         };
-        // One row value, refilled per row: its strings keep their allocations.
-        let mut row = std::mem::take(&mut self.row);
-        self.fill_base(&mut row, iv);
-        if let Encoding::Csv { cells, .. } = &mut self.encoding {
-            cells.interval(&row);
+        let csv = !matches!(encoding, Encoding::JsonLines { .. });
+        fill_base(row, iv, *created, host.as_deref(), csv);
+        if let Encoding::Csv { cells, .. } = encoding {
+            cells.interval(row);
         }
         let module = LaneIndex::new(w.module.as_ref().map_or(&[][..], |m| &m.lanes[..]));
         let has_interval = w.samples >= 2;
-        let mut written = Ok(());
         if a.lanes.is_empty() {
-            fill_lane(&mut row, None, None, has_interval, None);
-            written = self.write_row(&row);
+            fill_lane(row, None, None, has_interval, None);
+            encoding.write_row(row)?;
         }
         for l in &a.lanes {
-            if written.is_err() {
-                break;
-            }
             // This sample's own DOM reading, not the window mean; on a breakout the
             // netdev lane's module lane (docs/breakout.md).
             let module_lane = l.module_lane.unwrap_or(l.lane);
             let dom = module.get(module_lane);
-            fill_lane(&mut row, Some(l), dom, has_interval, far);
-            written = self.write_row(&row);
+            fill_lane(row, Some(l), dom, has_interval, far);
+            encoding.write_row(row)?;
         }
-        self.row = row;
-        self.far_end = far_end;
-        written.map(|()| a.lanes.len().max(1))
+        Ok(a.lanes.len().max(1))
     }
+}
 
-    /// The cells every row of a sample shares.
-    fn fill_base(&self, row: &mut LaneRow, iv: &LaneInterval<'_>) {
-        let (w, a): (&InterfaceWindow, &RowFigures) = (iv.window, iv.figures);
-        let has_interval = w.samples >= 2;
-        // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
-        // overflow `Duration` or the date); such a row gets an empty `time` cell.
-        let at = self.created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(iv.t)?));
-        let mut time = row.time.take().unwrap_or_default();
-        row.time = at.and_then(|at| rfc3339_micros(at, &mut time)).map(|()| time);
-        let module = w.module.as_ref();
-        let port = |v: Option<u64>| v.filter(|_| has_interval);
-        row.t = iv.t;
-        // Text from the system or a capture: in CSV, never a formula ([`is_formula`]).
-        let csv = !matches!(self.encoding, Encoding::JsonLines { .. });
-        put_text(&mut row.interface, &w.interface, csv);
-        set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()), csv);
-        row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
-        row.uncorrectable_blocks_delta = port(a.link.uncorrectable_blocks);
-        row.link_down_events_delta = port(a.link.link_down_events);
-        row.interval_s = has_interval.then_some(round_t(w.duration_s));
-        set_text(&mut row.host, self.host.as_deref(), csv);
-        let fl = a.frame_loss.as_ref();
-        row.codeword_error_ratio = fl.and_then(|f| f.codeword_error_ratio);
-        row.flr = fl.and_then(|f| f.flr);
-        row.predicted_flr = fl.and_then(|f| f.predicted_flr);
-        row.flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(false));
-        row.predicted_flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(true));
-        let h = w.identity.host.as_ref();
-        set_text(&mut row.host_driver, h.and_then(|h| h.driver.as_ref()).map(|f| f.value.as_str()), csv);
-        set_text(&mut row.host_firmware_version, h.and_then(|h| h.firmware_version.as_ref()).map(|f| f.value.as_str()), csv);
-        row.host_numa_node = h.and_then(|h| h.numa_node.as_ref()).map(|f| f.value);
-        row.host_mtu = h.and_then(|h| h.mtu.as_ref()).map(|f| f.value);
-        let rings = h.and_then(|h| h.rings.as_ref()).map(|f| &f.value);
-        (row.host_rx_ring, row.host_rx_ring_max) = (rings.and_then(|r| r.rx), rings.and_then(|r| r.rx_max));
-        (row.host_tx_ring, row.host_tx_ring_max) = (rings.and_then(|r| r.tx), rings.and_then(|r| r.tx_max));
-        let ch = h.and_then(|h| h.channels.as_ref()).map(|f| &f.value);
-        row.host_combined_channels = ch.and_then(|c| c.combined);
-        (row.host_rx_channels, row.host_tx_channels) = (ch.and_then(|c| c.rx), ch.and_then(|c| c.tx));
-        let pd = a.pause_discards.as_ref().filter(|_| has_interval);
-        let rate = |r: Option<&crate::analysis::host::Rate>| r.map(|r| r.per_s);
-        row.rx_pause_frames_per_s = rate(pd.and_then(|p| p.rx_pause_frames.as_ref()));
-        row.tx_pause_frames_per_s = rate(pd.and_then(|p| p.tx_pause_frames.as_ref()));
-        row.rx_discards_per_s = rate(pd.and_then(|p| p.rx_discards.as_ref()));
-        row.rx_out_of_buffer_per_s = rate(pd.and_then(|p| p.rx_out_of_buffer.as_ref()));
-        fill_ib(row, a.infiniband.as_ref());
-    }
+/// The cells every row of a sample shares: `created` is the capture start, `host` the
+/// capture's host, `csv` whether text cells go into CSV ([`put_text`]).
+fn fill_base(row: &mut LaneRow, iv: &LaneInterval<'_>, created: Option<OffsetDateTime>, host: Option<&str>, csv: bool) {
+    let (w, a): (&InterfaceWindow, &RowFigures) = (iv.window, iv.figures);
+    let has_interval = w.samples >= 2;
+    // Checked: a capture's `t` is untrusted (1e300 or a start near year 9999 would
+    // overflow `Duration` or the date); such a row gets an empty `time` cell.
+    let at = created.and_then(|c| c.checked_add(time::Duration::checked_seconds_f64(iv.t)?));
+    let mut time = row.time.take().unwrap_or_default();
+    row.time = at.and_then(|at| rfc3339_micros(at, &mut time)).map(|()| time);
+    let module = w.module.as_ref();
+    let port = |v: Option<u64>| v.filter(|_| has_interval);
+    row.t = iv.t;
+    // Text from the system or a capture: in CSV, never a formula ([`is_formula`]).
+    put_text(&mut row.interface, &w.interface, csv);
+    set_text(&mut row.module_sn, module.and_then(|m| m.vendor_sn.as_deref()), csv);
+    row.module_temperature_c = module.and_then(|m| m.module_temperature_c);
+    row.uncorrectable_blocks_delta = port(a.link.uncorrectable_blocks);
+    row.link_down_events_delta = port(a.link.link_down_events);
+    row.interval_s = has_interval.then_some(round_t(w.duration_s));
+    set_text(&mut row.host, host, csv);
+    let fl = a.frame_loss.as_ref();
+    row.codeword_error_ratio = fl.and_then(|f| f.codeword_error_ratio);
+    row.flr = fl.and_then(|f| f.flr);
+    row.predicted_flr = fl.and_then(|f| f.predicted_flr);
+    row.flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(false));
+    row.predicted_flr_over_budgets = fl.and_then(|f| f.budgets_exceeded(true));
+    let h = w.identity.host.as_ref();
+    set_text(&mut row.host_driver, h.and_then(|h| h.driver.as_ref()).map(|f| f.value.as_str()), csv);
+    set_text(&mut row.host_firmware_version, h.and_then(|h| h.firmware_version.as_ref()).map(|f| f.value.as_str()), csv);
+    row.host_numa_node = h.and_then(|h| h.numa_node.as_ref()).map(|f| f.value);
+    row.host_mtu = h.and_then(|h| h.mtu.as_ref()).map(|f| f.value);
+    let rings = h.and_then(|h| h.rings.as_ref()).map(|f| &f.value);
+    (row.host_rx_ring, row.host_rx_ring_max) = (rings.and_then(|r| r.rx), rings.and_then(|r| r.rx_max));
+    (row.host_tx_ring, row.host_tx_ring_max) = (rings.and_then(|r| r.tx), rings.and_then(|r| r.tx_max));
+    let ch = h.and_then(|h| h.channels.as_ref()).map(|f| &f.value);
+    row.host_combined_channels = ch.and_then(|c| c.combined);
+    (row.host_rx_channels, row.host_tx_channels) = (ch.and_then(|c| c.rx), ch.and_then(|c| c.tx));
+    let pd = a.pause_discards.as_ref().filter(|_| has_interval);
+    let rate = |r: Option<&crate::analysis::host::Rate>| r.map(|r| r.per_s);
+    row.rx_pause_frames_per_s = rate(pd.and_then(|p| p.rx_pause_frames.as_ref()));
+    row.tx_pause_frames_per_s = rate(pd.and_then(|p| p.tx_pause_frames.as_ref()));
+    row.rx_discards_per_s = rate(pd.and_then(|p| p.rx_discards.as_ref()));
+    row.rx_out_of_buffer_per_s = rate(pd.and_then(|p| p.rx_out_of_buffer.as_ref()));
+    fill_ib(row, a.infiniband.as_ref());
 }
 
 /// The InfiniBand cells of a row (all empty for `None`).

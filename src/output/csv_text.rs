@@ -149,6 +149,14 @@ impl RowText {
 /// doubled).
 fn put_text(w: &mut csv_core::Writer, out: &mut Vec<u8>, v: Option<&str>) {
     let v = v.unwrap_or_default().as_bytes();
+    // A cell csv_core would not quote (its own test; most cells: empty, `netlink`) is
+    // its bytes as they are: `field` then copies it and `delimiter` writes the comma,
+    // leaving the writer between fields as it finds it.
+    if !w.should_quote(v) {
+        out.extend_from_slice(v);
+        out.push(b',');
+        return;
+    }
     let start = out.len();
     // The most `field` and `delimiter` write: quotes around, each byte doubled, a delimiter.
     out.resize(start + 2 * v.len() + 3, 0);
@@ -166,7 +174,14 @@ fn put_float(out: &mut Vec<u8>, v: Option<f64>) {
     if let Some(v) = v {
         let mut buf = zmij::Buffer::new();
         let text = buf.format(v).as_bytes();
-        // Only an exponent holds a `+`, within the last five bytes (`e+308`).
+        // Only a positive exponent holds a `+`, within the last five bytes (`e+308`), and
+        // zmij writes one only from 1e16 on (below, plain decimals): a value far below
+        // is not searched (reading back the bytes just written was half this function).
+        if v.abs() < PLAIN_BELOW {
+            out.extend_from_slice(text);
+            out.push(b',');
+            return;
+        }
         let tail = text.len().saturating_sub(5);
         match text[tail..].iter().position(|b| *b == b'+').map(|i| tail + i) {
             Some(plus) => {
@@ -178,6 +193,10 @@ fn put_float(out: &mut Vec<u8>, v: Option<f64>) {
     }
     out.push(b',');
 }
+
+/// Under this magnitude zmij writes an f64 without an exponent (its fixed notation
+/// covers decimal exponents up to 15, so every value under 1e16); a margin below that.
+const PLAIN_BELOW: f64 = 1e15;
 
 /// An integer cell and its delimiter.
 fn put_int<I: itoa::Integer>(out: &mut Vec<u8>, v: Option<I>) {
@@ -201,7 +220,23 @@ mod tests {
 
     #[test]
     fn float_cells_are_ryus_text_at_the_edges() {
-        let edges = [0.0, -0.0, 1.0, 0.1, 1e-5, 1e-7, 1e15, 1e16, 1.2345678901234568e17, 1e22, 5e-324, f64::MIN_POSITIVE, f64::MAX];
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            1e-5,
+            1e-7,
+            999_999_999_999_999.9,
+            1e15,
+            9_999_999_999_999_998.0,
+            1e16,
+            1.2345678901234568e17,
+            1e22,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+        ];
         for v in edges.into_iter().flat_map(|v| [v, -v]).chain([f64::NAN, f64::INFINITY, f64::NEG_INFINITY]) {
             assert_eq!(float_text(v), ryu::Buffer::new().format(v), "{v:e}");
         }
