@@ -117,8 +117,8 @@ pub enum Input {
 /// Boxed: the variants' sizes differ by hundreds of bytes.
 enum Read {
     Capture(Box<CaptureReader<Opened>>),
-    /// A tool output file, parsed.
-    Tool(Box<ParsedFile>),
+    /// A tool output file, parsed (one file per command of a paste of several).
+    Tool(Vec<ParsedFile>),
     /// A folder of tool outputs (read by the import walk).
     Folder,
 }
@@ -132,10 +132,11 @@ fn read_arg(path: &Path) -> anyhow::Result<Read> {
         return Ok(Read::Capture(Box::new(input.capture(path)?)));
     }
     let bytes = input.read_all(path, inputs::MAX_TOOL_OUTPUT_BYTES, "a tool output")?;
-    match parse_read(path, &bytes).with_context(|| format!("reading {}", path.display()))? {
-        Some(parsed) => Ok(Read::Tool(Box::new(parsed))),
-        None => bail!("{}", ImportError::Unrecognised { path: path.to_path_buf() }),
+    let parsed = parse_read(path, &bytes).with_context(|| format!("reading {}", path.display()))?;
+    if parsed.is_empty() {
+        bail!("{}", ImportError::Unrecognised { path: path.to_path_buf() });
     }
+    Ok(Read::Tool(parsed))
 }
 
 /// `compare`'s inputs: captures, or anything `import` reads (two tool outputs: the baseline
@@ -148,7 +149,7 @@ pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input
         match read {
             Read::Capture(r) => Ok(Input::Capture(path.to_path_buf(), *r)),
             Read::Tool(parsed) => {
-                let imported = import_parsed(&[path.to_path_buf()], &[vec![*parsed]], Vec::new(), &opts);
+                let imported = import_parsed(&[path.to_path_buf()], &[parsed], Vec::new(), &opts);
                 Ok(Input::Imported(checked(path, imported.with_context(|| format!("reading {}", path.display()))?)?))
             }
             Read::Folder => {
@@ -177,7 +178,7 @@ pub fn load_inputs(before: &Path, after: Option<&Path>) -> anyhow::Result<(Input
 /// A tool output's parsed files: the one already read, or those of a folder.
 fn parsed_or_read(path: &Path, read: Read) -> anyhow::Result<Vec<ParsedFile>> {
     match read {
-        Read::Tool(parsed) => Ok(vec![*parsed]),
+        Read::Tool(parsed) => Ok(parsed),
         _ => {
             let mut notes = Vec::new();
             let files = read_input(path, &mut notes).with_context(|| format!("reading {}", path.display()))?;

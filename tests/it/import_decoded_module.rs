@@ -324,3 +324,28 @@ fn a_module_that_reads_all_ones_is_not_believed_and_the_pasted_prompt_names_the_
     assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
     assert_ne!(i["verdict"], "reject");
 }
+
+#[test]
+fn a_paste_of_several_commands_is_read_as_a_folder_of_their_outputs() {
+    // The real intel-wired-lan paste (README): dmesg, `ethtool net03`, `ethtool -i net03` and
+    // `ethtool -m net03` in one file. Each command's output is read on its own: the link is
+    // down (Link detected: no), the driver and bus are i40e at 0000:5e:00.1, and the module's
+    // dark laser is the refused port's state, not a laser fault; the dmesg section is of no
+    // known format and said so.
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap.jsonl");
+    let input = Path::new(M).join("i40e_dell_sfp28_refused_paste_intel-wired-lan.txt");
+    let o = optics().arg("import").arg(&input).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the output of $ dmesg | grep -i i40e is of no known format: skipped"));
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let i = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+    assert_eq!(i["interface"], "net03");
+    assert_eq!(i["link"]["up"], false);
+    assert_eq!(i["module"]["vendor_pn"], "M14MK");
+    assert_eq!(i["host"]["driver"]["value"], "i40e", "{:#}", i["host"]);
+    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"link_flaps"), "{codes:?}");
+    assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
+    assert!(i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("every lane dark")), "{:#}", i["notes"]);
+}

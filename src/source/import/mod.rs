@@ -28,6 +28,7 @@ pub(crate) mod mlxlink_text;
 pub(crate) mod module_pages;
 pub(crate) mod nvue;
 pub(crate) mod parse_error;
+pub(crate) mod paste;
 pub mod recognize;
 pub(crate) mod sonic_counters;
 pub(crate) mod sonic_sfpshow;

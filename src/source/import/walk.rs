@@ -114,44 +114,12 @@ pub(crate) fn interface_from_name(path: &Path) -> Option<String> {
     (!iface.is_empty()).then(|| iface.to_string())
 }
 
-/// The interface a pasted `ethtool` command line names: `cumulus@switch:~$ sudo ethtool -m
-/// swp49`, `# ethtool -S ens3np0`, `[root@host ~]# ethtool --show-fec eth2`. The device is
-/// ethtool's first argument that is no option (`ethtool [FLAGS] -m DEVNAME [params]`,
-/// ethtool(8)). Only a line that is a command counts: `ethtool` first, after a shell prompt
-/// (a word ending in `$`, `#` or `>`) and `sudo`; prose that mentions ethtool does not.
-/// Two command lines naming two devices name none.
-pub(crate) fn interface_from_command(text: &str) -> Option<String> {
-    let mut named: Option<&str> = None;
-    for line in text.lines().take(MAX_COMMAND_LINES).filter(|l| l.contains("ethtool")) {
-        let words: Vec<&str> = line.split_whitespace().take(16).collect();
-        let Some(at) = words.iter().position(|w| *w == "ethtool" || w.ends_with("/ethtool")) else { continue };
-        let before: Vec<&&str> = words[..at].iter().filter(|w| **w != "sudo").collect();
-        if before.last().is_some_and(|w| !w.ends_with(['$', '#', '>'])) {
-            continue;
-        }
-        let Some(dev) = words[at + 1..].iter().find(|w| !w.starts_with('-')) else { continue };
-        // IFNAMSIZ is 16 with its NUL; a name holds no '/' (net/core/dev.c dev_valid_name).
-        if dev.len() > 15 || dev.contains(['/', ':']) {
-            continue;
-        }
-        match named {
-            Some(n) if n != *dev => return None,
-            _ => named = Some(dev),
-        }
-    }
-    named.map(str::to_string)
-}
-
-/// Lines searched for an `ethtool` command line: a paste keeps it at or near the top, and a
-/// long output is not walked twice.
-const MAX_COMMAND_LINES: usize = 4096;
-
 /// Parses `bytes` as `format` into what the file says in capture terms; an ethtool output
 /// whose content names no interface takes the one its pasted command line names.
 pub fn parse_bytes(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
     let mut f = parse_format(format, bytes)?;
     if f.interface.is_none() && format.is_ethtool_text() {
-        f.interface = std::str::from_utf8(bytes).ok().and_then(interface_from_command);
+        f.interface = std::str::from_utf8(bytes).ok().and_then(super::paste::interface_from_command);
     }
     Ok(f)
 }
@@ -361,23 +329,39 @@ fn too_large(path: &Path) -> ImportError {
 }
 
 /// Parses one file; `None` when its format is not known.
-pub(crate) fn parse_file(path: &Path) -> Result<Option<ParsedFile>, ImportError> {
+pub(crate) fn parse_file(path: &Path) -> Result<Vec<ParsedFile>, ImportError> {
     let bytes = read_bounded(path)?;
     parse_read(path, &bytes)
 }
 
-/// Parses a file already read (once: a pipe cannot be read again); `None` when its
-/// format is not known.
-pub fn parse_read(path: &Path, bytes: &[u8]) -> Result<Option<ParsedFile>, ImportError> {
+/// Parses a file already read (once: a pipe cannot be read again): one parsed file, or one
+/// per command of a paste of several (`source/import/paste.rs`); none when no format is known.
+pub fn parse_read(path: &Path, bytes: &[u8]) -> Result<Vec<ParsedFile>, ImportError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(path));
     }
-    let Some(format) = recognize(bytes) else { return Ok(None) };
-    let fragment =
-        parse_bytes(format, bytes).map_err(|detail| ImportError::Parse { path: path.to_path_buf(), format: format.name(), detail })?;
     // Regular files only: a pipe's time is now, not when its content was taken.
     let mtime = std::fs::metadata(path).ok().filter(|m| m.is_file()).and_then(|m| m.modified().ok());
-    Ok(Some(ParsedFile { path: path.to_path_buf(), mtime, format, fragment, name_interface: interface_from_name(path) }))
+    let one = |bytes: &[u8]| -> Result<Option<ParsedFile>, ImportError> {
+        let Some(format) = recognize(bytes) else { return Ok(None) };
+        let fragment =
+            parse_bytes(format, bytes).map_err(|detail| ImportError::Parse { path: path.to_path_buf(), format: format.name(), detail })?;
+        Ok(Some(ParsedFile { path: path.to_path_buf(), mtime, format, fragment, name_interface: interface_from_name(path) }))
+    };
+    let Some(sections) = std::str::from_utf8(bytes).ok().and_then(super::paste::sections) else {
+        return Ok(one(bytes)?.into_iter().collect());
+    };
+    let (mut out, mut skipped) = (Vec::new(), Vec::new());
+    for section in sections {
+        match one(section.as_bytes())? {
+            Some(p) => out.push(p),
+            None => skipped.push(section.lines().next().unwrap_or_default().trim()),
+        }
+    }
+    if let (Some(first), false) = (out.first_mut(), skipped.is_empty()) {
+        first.fragment.notes.push(format!("the output of {} is of no known format: skipped", skipped.join(", ")));
+    }
+    Ok(out)
 }
 
 /// The regular files under `dir` (sorted, symlinks not followed); those over
@@ -413,10 +397,11 @@ fn format_of_start(path: &Path) -> Option<Format> {
 pub fn read_input(path: &Path, notes: &mut Vec<String>) -> Result<Vec<ParsedFile>, ImportError> {
     let meta = std::fs::metadata(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
     if !meta.is_dir() {
-        return match parse_file(path)? {
-            Some(p) => Ok(vec![p]),
-            None => Err(ImportError::Unrecognised { path: path.to_path_buf() }),
-        };
+        let parsed = parse_file(path)?;
+        if parsed.is_empty() {
+            return Err(ImportError::Unrecognised { path: path.to_path_buf() });
+        }
+        return Ok(parsed);
     }
     let (mut files, mut large) = (Vec::new(), Vec::new());
     walk(path, 0, &mut files, &mut large)?;
@@ -456,10 +441,11 @@ pub fn read_input(path: &Path, notes: &mut Vec<String>) -> Result<Vec<ParsedFile
             }
             Err(e) => return Err(e),
         };
-        match parse_read(f, &bytes)? {
-            Some(p) => out.push(p),
-            None => skipped += 1,
+        let parsed = parse_read(f, &bytes)?;
+        if parsed.is_empty() {
+            skipped += 1;
         }
+        out.extend(parsed);
     }
     files.extend(large);
     if out.is_empty() {
@@ -489,23 +475,5 @@ mod tests {
         assert_eq!(interface_from_name(Path::new("ethtool_m.txt")), None);
         assert_eq!(interface_from_name(Path::new("ethtool_-S_eth0.LOG")), None);
         assert_eq!(interface_from_name(Path::new("ethtool_-S_bond0.100")).as_deref(), Some("bond0.100"));
-    }
-
-    #[test]
-    fn pasted_command_lines() {
-        let named = |t: &str| interface_from_command(t);
-        // Cumulus RMP 3.2.1's documentation (CumulusNetworks/docs), NVIDIA's and netdev pastes.
-        assert_eq!(named("    cumulus@switch:~$ sudo ethtool -m swp49\n  Identifier : 0xff\n").as_deref(), Some("swp49"));
-        assert_eq!(named(" # ethtool -m swp11\n").as_deref(), Some("swp11"));
-        assert_eq!(named("[root@host ~]# /usr/sbin/ethtool -I --show-fec eth2\n").as_deref(), Some("eth2"));
-        assert_eq!(named("$ ethtool --json -S ens3np0\n").as_deref(), Some("ens3np0"));
-        assert_eq!(named("ethtool -m ens1f0 hex on offset 256\n").as_deref(), Some("ens1f0"));
-        assert_eq!(named("# ethtool swp1\n# ethtool -m swp1\n").as_deref(), Some("swp1"));
-        // Prose, an option without a device, two devices, a name no netdev can have.
-        assert_eq!(named("Use ethtool -m to read the module.\n"), None);
-        assert_eq!(named("$ ethtool --help\n"), None);
-        assert_eq!(named("# ethtool -m swp1\n# ethtool -m swp2\n"), None);
-        assert_eq!(named("# ethtool -m a_name_longer_than_15\n"), None);
-        assert_eq!(named("Settings for eth0:\n"), None);
     }
 }
