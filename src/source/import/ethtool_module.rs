@@ -13,6 +13,7 @@ use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::{ModuleFlag, Severity, Side};
 use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, PrintedThresholds};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// More lanes than any module has (CMIS: 4 banks of 8): a larger channel is not a lane.
 const MAX_LANES: usize = 32;
@@ -457,8 +458,16 @@ pub(crate) fn is_decoded_json(v: &Value) -> bool {
 /// The module of decoded `ethtool -m` text.
 pub fn parse_text_module(text: &str) -> ParseResult<(PrintedModule, Vec<String>)> {
     let mut b = Builder { m: PrintedModule { tool: TOOL.into(), ..Default::default() }, ..Default::default() };
-    for line in content_lines(text) {
-        if let Some((k, v)) = key_value(line) {
+    let mut lines = content_lines(text).peekable();
+    while let Some(first) = lines.next() {
+        // A mail sent format=flowed breaks a long line after a space (RFC 3676 4.2): the rest
+        // comes on the next line, with no `:` of its own (`... 85.82 ` + `degrees F`).
+        let mut line = Cow::Borrowed(first);
+        while line.ends_with(' ') {
+            let Some(rest) = lines.next_if(|n| !n.contains(':') && !n.trim().is_empty()) else { break };
+            line = Cow::Owned(format!("{line}{}", rest.trim()));
+        }
+        if let Some((k, v)) = key_value(&line) {
             b.text_line(k, v, None);
         }
     }
@@ -505,6 +514,17 @@ pub(crate) fn parse_json(text: &str) -> ParseResult<Fragment> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mail_s_flowed_line_breaks_are_joined() {
+        // As the intel-wired-lan paste (tests/fixtures/import/ethtool_m) wraps them: a line
+        // broken after a space goes on with a line of no `:`.
+        let text = "\tIdentifier : 0x03 (SFP)\n\tTransceiver type : Extended: 100G Base-SR4 or \n25GBase-SR\n\tModule temperature : 29.90 degrees C / 85.82 \ndegrees F\n\tVendor name : DELL EMC\n";
+        let (m, _) = parse_text_module(text).unwrap();
+        assert_eq!(m.media.as_deref(), Some("Extended: 100G Base-SR4 or 25GBase-SR"));
+        assert_eq!(m.temperature_c, Some(29.90));
+        assert_eq!(m.vendor_name.as_deref(), Some("DELL EMC"));
+    }
 
     #[test]
     fn labels_of_every_version_normalise_to_one_key() {
