@@ -349,3 +349,30 @@ fn a_paste_of_several_commands_is_read_as_a_folder_of_their_outputs() {
     assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
     assert!(i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("every lane dark")), "{:#}", i["notes"]);
 }
+
+#[test]
+fn a_paste_of_two_ports_gives_each_its_outputs() {
+    // The real netdev paste (README): `ethtool -i enp3s0f1` and `ethtool -m enp3s0f1` (an
+    // RJ45 SFP+ with no monitors), then `ethtool -m enp3s0f0` (an LR receiving 0.0001 mW).
+    // Each command line names its port, so each output lands on its own interface.
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap.jsonl");
+    let input = Path::new(M).join("ixgbe_two_ports_paste_netdev.txt");
+    let o = optics().arg("import").arg(&input).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v = serde_json::from_slice::<Value>(&o.stdout).unwrap();
+    let by_name = |n: &str| v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == n).cloned().unwrap();
+    let copper = by_name("enp3s0f1");
+    assert_eq!(copper["host"]["driver"]["value"], "ixgbe");
+    assert!(copper["module"]["lanes"].as_array().is_none_or(|l| l.iter().all(|l| l["rx_power_mw"].is_null())), "{:#}", copper["module"]);
+    let lr = by_name("enp3s0f0");
+    assert_eq!(lr["module"]["vendor_pn"], "TN-SFP-10G-LR");
+    // 0.0001 mW received against a low alarm of 0.0490 mW: 10 log10(0.049/0.0001) = 26.9 dB
+    // short, while its own 0.5547 mW out sits inside 0.1349-1.2589 mW.
+    let lane = &lr["lanes"][0];
+    assert!((lane["rx_power_dbm"].as_f64().unwrap() + 40.0).abs() < 1e-9, "{lane:#}");
+    let alarm = lr["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "dom_alarm").expect("dom_alarm");
+    assert!(alarm["message"].as_str().unwrap().contains("26.90 dB below"), "{alarm}");
+    assert!(lane["advice"].as_str().unwrap().contains("fiber"), "{lane:#}");
+}
