@@ -167,7 +167,10 @@ fn a_400g_switch_s_readings_are_readings_with_their_change_counts() {
     let dir = tempfile::tempdir().unwrap();
     let cap = dir.path().join("c.jsonl");
     let o = optics().arg("import").arg(TH4).arg("-o").arg(&cap).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // No `--window-s` is offered: readings have no start to give them a span.
+    assert!(err.contains("Ethernet1/1: 1 snapshot(s); time base: none: one snapshot of the switch's latest FEC readings, not running totals (no count or BER; a second snapshot tells whether new readings came)"), "{err}");
     let (ifaces, samples) = (records(&cap, "interface"), records(&cap, "sample"));
     // Ethernet1/1: "Oper speed 100Gbps", "PMA lane 00 00 01 01" (two lanes: PAM4),
     // "Reed-Solomon", "Transceiver 400GBASE-CR8" (a breakout of the cable).

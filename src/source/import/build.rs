@@ -682,6 +682,10 @@ fn interface_records(
     }
     let sentence = match (&span, counted.len()) {
         (Some((_, why, _)), _) => why.clone(),
+        // EOS's latest readings have no start to give: only a second snapshot adds to them.
+        (None, 1) if counted[0].counters.readings_only() => {
+            "none: one snapshot of the switch's latest FEC readings, not running totals (no count or BER; a second snapshot tells whether new readings came)".into()
+        }
         (None, 1) => {
             "none: one snapshot, counts since the counters last started at an unknown time (no BER; give --window-s N or --since-boot)"
                 .into()

@@ -175,6 +175,23 @@ impl Fragment {
             || !self.rdma_netdevs.is_empty()
     }
 
+    /// True when the only figures over time are a tool's latest FEC readings (Arista EOS:
+    /// `crate::counters::FecReadings`), no running count besides their change counts.
+    pub(crate) fn readings_only(&self) -> bool {
+        let fec_readings_only = self.fec.as_ref().is_some_and(|f| {
+            f.latest_readings.is_some()
+                && f.corrected_blocks.is_empty()
+                && f.uncorrectable_blocks.is_empty()
+                && f.corrected_bits.is_empty()
+                && f.histogram.is_empty()
+        });
+        fec_readings_only
+            && self.driver_stats.is_empty()
+            && self.pause.is_none()
+            && self.link_state.as_ref().is_none_or(|l| l.down_events.is_none())
+            && !self.ib_ports.iter().any(IbFragment::is_reading)
+    }
+
     /// True when the file holds counters (a snapshot), not only identity or module data.
     pub(crate) fn has_counters(&self) -> bool {
         !self.driver_stats.is_empty()
