@@ -137,7 +137,10 @@ pub struct Irq {
 
 /// A kernel CPU list (`0-3,8,10-11`, Documentation/admin-guide/cgroup-v2.rst "cpuset"
 /// format, what `cpulist` and `smp_affinity_list` print) expanded; `None` when malformed.
-/// At most `MAX_CPUS` CPUs (the kernel's NR_CPUS ceiling) so a hostile file is bounded.
+/// At most `MAX_CPUS` CPUs (the kernel's NR_CPUS ceiling) so a hostile file is bounded:
+/// the kernel prints a cpumask with each CPU once (`%*pbl`, lib/vsprintf.c
+/// `bitmap_list_string`), so a list naming more than that in all (`0-8191,0-8191,...`)
+/// is malformed, not expanded.
 pub(crate) fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
     const MAX_CPUS: u32 = 8192;
     let mut out = Vec::new();
@@ -149,7 +152,7 @@ pub(crate) fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
                 (v, v)
             }
         };
-        if lo > hi || hi >= MAX_CPUS {
+        if lo > hi || hi >= MAX_CPUS || out.len() + (hi - lo) as usize >= MAX_CPUS as usize {
             return None;
         }
         out.extend(lo..=hi);
@@ -404,6 +407,14 @@ mod tests {
         assert_eq!(parse_cpu_list("3-1"), None);
         assert_eq!(parse_cpu_list("0-4294967295"), None);
         assert_eq!(parse_cpu_list("x"), None);
+        assert_eq!(parse_cpu_list("0-8191").map(|c| c.len()), Some(8192));
+    }
+
+    #[test]
+    fn a_cpu_list_naming_a_cpu_twice_past_nr_cpus_is_malformed_not_expanded() {
+        // 64 kB of `0-8191,` (the most a sysfs attribute is read) would be 76M CPUs.
+        assert_eq!(parse_cpu_list(&"0-8191,".repeat(9362)), None);
+        assert_eq!(parse_cpu_list("0-8191,0"), None);
     }
 
     #[test]
