@@ -19,6 +19,11 @@ use std::path::{Path, PathBuf};
 /// hostile tree finite.
 const MAX_IRQS: usize = 4096;
 
+/// The most CPUs a function's interrupts may list between them (1M, 4 MB): its most
+/// interrupts ([`MAX_IRQS`]) on 256 CPUs each. A copied tree whose lists name more (4096
+/// interrupts on all of 8192 CPUs would be 134 MB) has its interrupts not read, not held.
+const MAX_IRQ_CPUS: usize = 1 << 20;
+
 /// A view of `/sys` (or a fixture tree laid out the same way under `root`).
 #[derive(Clone, Debug)]
 pub struct Sysfs {
@@ -217,16 +222,22 @@ impl Sysfs {
         let mut numbers: Vec<u32> = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).take(MAX_IRQS).collect();
         numbers.sort_unstable();
         let proc_irq = self.proc.join("irq");
-        let irqs = numbers
-            .into_iter()
-            .filter_map(|irq| {
-                let dir = proc_irq.join(irq.to_string());
-                let list =
-                    self.read_attr(&dir.join("effective_affinity_list")).or_else(|| self.read_attr(&dir.join("smp_affinity_list")))?;
-                let cpus = parse_cpu_list(&list)?;
-                Some(Irq { irq, cpus })
-            })
-            .collect();
+        let (mut irqs, mut listed) = (Vec::new(), 0usize);
+        for irq in numbers {
+            let dir = proc_irq.join(irq.to_string());
+            let Some(cpus) = self
+                .read_attr(&dir.join("effective_affinity_list"))
+                .or_else(|| self.read_attr(&dir.join("smp_affinity_list")))
+                .and_then(|list| parse_cpu_list(&list))
+            else {
+                continue;
+            };
+            listed += cpus.len();
+            if listed > MAX_IRQ_CPUS {
+                return None;
+            }
+            irqs.push(Irq { irq, cpus });
+        }
         Some(irqs)
     }
 
@@ -427,6 +438,27 @@ mod tests {
         assert_eq!(s.port_identity("eth9"), None);
         // "Unknown" is what pci_speed_string() prints for a link it cannot name: kept verbatim.
         assert_eq!(s.pci_link("eth9"), Some(PciLink { current_link_speed: Some("Unknown".into()), ..PciLink::default() }));
+    }
+
+    #[test]
+    fn interrupts_listing_more_cpus_than_a_host_delivers_to_are_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = Sysfs::new(tmp.path());
+        let pci = tmp.path().join("sys/devices/pci0000:00/0000:05:00.0");
+        fs::create_dir_all(pci.join("msi_irqs")).unwrap();
+        let irq = |n: usize, cpus: &str| {
+            fs::write(pci.join("msi_irqs").join(n.to_string()), "msix\n").unwrap();
+            let dir = tmp.path().join("proc/irq").join(n.to_string());
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join("effective_affinity_list"), cpus).unwrap();
+        };
+        irq(1, "3\n");
+        assert_eq!(s.irqs(&pci), Some(vec![Irq { irq: 1, cpus: vec![3] }]));
+        // 129 interrupts on all 8192 CPUs: past the 1M a function's interrupts may list.
+        for n in 2..=129 {
+            irq(n, "0-8191\n");
+        }
+        assert_eq!(s.irqs(&pci), None);
     }
 
     #[test]
