@@ -228,7 +228,10 @@ pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
     }
     let irqs = match (h.irqs.as_ref(), node_cpus) {
         (Some(irqs), Some(cpus)) if !irqs.value.is_empty() => {
-            let off: Vec<u32> = irqs.value.iter().filter(|i| i.cpus.iter().any(|c| !cpus.contains(c))).map(|i| i.irq).collect();
+            // A set: a capture's lists are as long as its line allows, and a scan of the
+            // node's list per CPU of every interrupt would be quadratic in them.
+            let node: std::collections::BTreeSet<u32> = cpus.iter().copied().collect();
+            let off: Vec<u32> = irqs.value.iter().filter(|i| i.cpus.iter().any(|c| !node.contains(c))).map(|i| i.irq).collect();
             Some(IrqPlacement { total: irqs.value.len(), off_node: off.len(), off_node_irqs: off.into_iter().take(NAMED_IRQS).collect() })
         }
         _ => None,
@@ -621,6 +624,23 @@ mod tests {
         assert_eq!(order, [("0000:1b:00.0", PciDistance::Pix), ("0000:2b:00.0", PciDistance::Node), ("0000:9b:00.0", PciDistance::Sys)]);
         assert_eq!(a.nearest_gpus().len(), 1);
         assert!(a.not_checked.is_empty(), "{:?}", a.not_checked);
+    }
+
+    #[test]
+    fn irq_placement_of_long_cpu_lists_is_not_quadratic() {
+        // A capture line may list 100,000s of CPUs (nothing bounds what it holds): each
+        // interrupt CPU looked up in the node's, not searched for along it.
+        let n = 200_000;
+        let h = HostFacts {
+            node_cpus: Some(Fact::sysfs((0..n).collect())),
+            irqs: Some(Fact::procfs(vec![
+                crate::device::host::Irq { irq: 1, cpus: (0..n).rev().collect() },
+                crate::device::host::Irq { irq: 2, cpus: vec![n] },
+            ])),
+            ..HostFacts::default()
+        };
+        let irqs = analyze_host(&h).irqs.unwrap();
+        assert_eq!((irqs.total, irqs.off_node, irqs.off_node_irqs), (2, 1, vec![2]));
     }
 
     fn nic(name: &str, mtu: u32, fw: &str) -> InterfaceWindow {
