@@ -99,6 +99,15 @@ fn table(text: &str, heading: fn(&[String]) -> bool) -> ParseResult<Table> {
         }
         let c = cells(line);
         if heading(&c) {
+            // Rows are read by the heading's columns: a second table of other columns (two
+            // releases' outputs pasted together) would read the first one's rows wrongly.
+            if let Some(h) = head.as_ref().filter(|h| **h != c) {
+                return Err(ParseError::malformed(format!(
+                    "a second `IFACE ...` heading with other columns ({} cells, the first has {}): give each table as its own file",
+                    c.len(),
+                    h.len()
+                )));
+            }
             head = Some(c);
             continue;
         }
@@ -225,6 +234,16 @@ mod tests {
     fn cells_join_parenthesised_suffixes() {
         assert_eq!(cells("FLR(O)    FLR(P) (Accuracy)    FEC_MAX_T"), ["FLR(O)", "FLR(P) (Accuracy)", "FEC_MAX_T"]);
         assert_eq!(cells("Ethernet0  D  4.21e-10       7.81e-10 (89%)   -1.0"), ["Ethernet0", "D", "4.21e-10", "7.81e-10 (89%)", "-1.0"]);
+    }
+
+    #[test]
+    fn a_second_heading_of_other_columns_is_an_error_not_a_panic() {
+        // Rows under the first heading, read by the second's (wider) columns: out of bounds.
+        assert!(parse_fec_histogram("IFACE BIN0\nEthernet0 1\nIFACE X BIN0 BIN1\n").is_err());
+        assert!(parse_fec_stats("IFACE FEC_CORR\nEthernet0 1\nIFACE STATE FEC_CORR\n").is_err());
+        // The same heading again (two runs in one file) still reads.
+        let twice = parse_fec_histogram("IFACE BIN0\nEthernet0 1\nIFACE BIN0\nEthernet4 2\n").unwrap();
+        assert_eq!(twice.ports.len(), 2);
     }
 
     #[test]
