@@ -376,3 +376,19 @@ fn a_paste_of_two_ports_gives_each_its_outputs() {
     assert!(alarm["message"].as_str().unwrap().contains("26.90 dB below"), "{alarm}");
     assert!(lane["advice"].as_str().unwrap().contains("fiber"), "{lane:#}");
 }
+
+#[test]
+fn a_paste_of_a_before_and_an_after_says_how_to_give_them() {
+    // Two `ethtool -S eth0` in one paste: two snapshots whose times the file cannot give.
+    let tmp = tempfile::tempdir().unwrap();
+    let paste = tmp.path().join("ticket.txt");
+    std::fs::write(
+        &paste,
+        "$ ethtool -S eth0\nNIC statistics:\n     rx_packets: 10\n$ sleep 60\n$ ethtool -S eth0\nNIC statistics:\n     rx_packets: 20\n",
+    )
+    .unwrap();
+    let o = optics().arg("import").arg(&paste).arg("-o").arg(tmp.path().join("c.jsonl")).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a second ethtool -S output of one interface in one input; cut the paste into one file per snapshot"), "{err}");
+}

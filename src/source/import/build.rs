@@ -156,15 +156,21 @@ fn merge_fec(into: &mut Option<FecStats>, from: &FecStats, path: &Path) -> Resul
 impl Snapshot {
     fn add(&mut self, pf: &ParsedFile) -> Result<(), ImportError> {
         let f = &pf.fragment;
+        if f.has_counters() && self.formats.contains(&pf.format.name()) {
+            // A paste of several commands (one file) holding the same output twice: a before
+            // and an after with no time between them that the file can give.
+            let what = match self.counter_files.contains(&pf.path) {
+                true => "cut the paste into one file per snapshot and give them as arguments with their times (--at FILE=RFC3339)",
+                false => "give each snapshot as its own argument",
+            };
+            return Err(ImportError::Input(format!(
+                "{}: a second {} output of one interface in one input; {what}",
+                pf.path.display(),
+                pf.format.name()
+            )));
+        }
         self.files.push(pf.path.clone());
         if f.has_counters() {
-            if self.formats.contains(&pf.format.name()) {
-                return Err(ImportError::Input(format!(
-                    "{}: a second {} output of one interface in one input; give each snapshot as its own argument",
-                    pf.path.display(),
-                    pf.format.name()
-                )));
-            }
             self.formats.push(pf.format.name());
             self.counter_files.push(pf.path.clone());
             self.mtime = self.mtime.max(pf.mtime);
