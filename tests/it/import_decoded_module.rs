@@ -152,15 +152,10 @@ fn a_module_whose_diagnostics_cannot_be_so_is_investigated_not_rejected_on_them(
     // low alarm 7.06 C over its high alarm 3.02 C, rx and tx power alarms all 0.8224 mW (no
     // room between low and high). Its "alarms" are artefacts: no dom_alarm, no optical
     // margin over a meaningless level, and the verdict is investigate, not reject.
-    let dir = tempfile::tempdir().unwrap();
-    let cap = dir.path().join("dec10.jsonl");
-    let src = Path::new(M).join("dec10_bnxt_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt");
-    optics().arg("import").arg(&src).arg("-o").arg(&cap).assert().success();
-    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let i = &v["interfaces"][0];
+    let (all, _) = import_and_scan(&Path::new(M).join("dec10_bnxt_sfp10gsr85_ethtool_m_decoded_go-ethtool-metrics.txt"));
+    let i = &all[0];
     assert_eq!(i["verdict"], "investigate", "{i:#}");
-    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    let codes = codes(i);
     assert!(codes.contains(&"dom_implausible") && !codes.contains(&"dom_alarm"), "{codes:?}");
     let why = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "dom_implausible").unwrap();
     assert_eq!(why["severity"], "investigate");
@@ -238,6 +233,23 @@ fn lanes_dark_at_both_ends_beside_a_lit_one_are_switched_off_not_failing() {
 }
 
 /// `scan --json` of one input (a file or a snapshot folder) imported as `iface`.
+/// `optics import INPUT` with no `--interface` (the input names its ports), then `scan
+/// --json` of it: every interface, and what import said on stderr.
+fn import_and_scan(input: &Path) -> (Vec<Value>, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("cap.jsonl");
+    let o = optics().arg("import").arg(input).arg("-o").arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let scan = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v = serde_json::from_slice::<Value>(&scan.stdout).unwrap();
+    (v["interfaces"].as_array().unwrap().clone(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// The reason codes of a scanned interface.
+fn codes(i: &Value) -> Vec<&str> {
+    i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect()
+}
+
 fn scan_imported(input: &Path, iface: &str) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let cap = tmp.path().join("cap.jsonl");
@@ -312,14 +324,10 @@ fn a_module_that_reads_all_ones_is_not_believed_and_the_pasted_prompt_names_the_
     // byte 0xff. The prompt names the port (no --interface); a supply of 6.53 V is no module's
     // (they run at 3.3 V) and each low alarm equals its high one, so the readings and
     // their 20 On flags are not evidence: dom_implausible, never dom_alarm.
-    let tmp = tempfile::tempdir().unwrap();
-    let cap = tmp.path().join("cap.jsonl");
-    let input = Path::new(M).join("cumulus_rmp321_swp49_eeprom_all_ff_docs.txt");
-    optics().arg("import").arg(&input).arg("-o").arg(&cap).assert().success();
-    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
-    let i = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+    let (all, _) = import_and_scan(&Path::new(M).join("cumulus_rmp321_swp49_eeprom_all_ff_docs.txt"));
+    let i = &all[0];
     assert_eq!(i["interface"], "swp49");
-    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    let codes = codes(i);
     assert!(codes.contains(&"dom_implausible"), "{codes:?}");
     assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
     assert_ne!(i["verdict"], "reject");
@@ -332,19 +340,14 @@ fn a_paste_of_several_commands_is_read_as_a_folder_of_their_outputs() {
     // down (Link detected: no), the driver and bus are i40e at 0000:5e:00.1, and the module's
     // dark laser is the refused port's state, not a laser fault; the dmesg section is of no
     // known format and said so.
-    let tmp = tempfile::tempdir().unwrap();
-    let cap = tmp.path().join("cap.jsonl");
-    let input = Path::new(M).join("i40e_dell_sfp28_refused_paste_intel-wired-lan.txt");
-    let o = optics().arg("import").arg(&input).arg("-o").arg(&cap).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the output of $ dmesg | grep -i i40e is of no known format: skipped"));
-    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
-    let i = &serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"][0];
+    let (all, said) = import_and_scan(&Path::new(M).join("i40e_dell_sfp28_refused_paste_intel-wired-lan.txt"));
+    assert!(said.contains("the output of $ dmesg | grep -i i40e is of no known format: skipped"), "{said}");
+    let i = &all[0];
     assert_eq!(i["interface"], "net03");
     assert_eq!(i["link"]["up"], false);
     assert_eq!(i["module"]["vendor_pn"], "M14MK");
     assert_eq!(i["host"]["driver"]["value"], "i40e", "{:#}", i["host"]);
-    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    let codes = codes(i);
     assert!(codes.contains(&"link_flaps"), "{codes:?}");
     assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
     assert!(i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("every lane dark")), "{:#}", i["notes"]);
@@ -355,14 +358,8 @@ fn a_paste_of_two_ports_gives_each_its_outputs() {
     // The real netdev paste (README): `ethtool -i enp3s0f1` and `ethtool -m enp3s0f1` (an
     // RJ45 SFP+ with no monitors), then `ethtool -m enp3s0f0` (an LR receiving 0.0001 mW).
     // Each command line names its port, so each output lands on its own interface.
-    let tmp = tempfile::tempdir().unwrap();
-    let cap = tmp.path().join("cap.jsonl");
-    let input = Path::new(M).join("ixgbe_two_ports_paste_netdev.txt");
-    let o = optics().arg("import").arg(&input).arg("-o").arg(&cap).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
-    let v = serde_json::from_slice::<Value>(&o.stdout).unwrap();
-    let by_name = |n: &str| v["interfaces"].as_array().unwrap().iter().find(|i| i["interface"] == n).cloned().unwrap();
+    let (all, _) = import_and_scan(&Path::new(M).join("ixgbe_two_ports_paste_netdev.txt"));
+    let by_name = |n: &str| all.iter().find(|i| i["interface"] == n).cloned().unwrap();
     let copper = by_name("enp3s0f1");
     assert_eq!(copper["host"]["driver"]["value"], "ixgbe");
     assert!(copper["module"]["lanes"].as_array().is_none_or(|l| l.iter().all(|l| l["rx_power_mw"].is_null())), "{:#}", copper["module"]);
