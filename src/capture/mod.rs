@@ -594,20 +594,25 @@ fn leading_tag(line: &[u8]) -> Option<&'static str> {
 /// that reads only the tag) and then parsing the variant's own struct is several times
 /// cheaper. Any failure is reported as the enum itself reports it, so error messages do
 /// not depend on the shortcut.
+///
+/// A line of UTF-8 (every line a capture writer writes) is checked once, whole, and parsed
+/// as text: serde_json then checks no string's bytes again, one by one. Any other line is
+/// parsed as bytes, as before, so its error is the same.
 fn parse_record(line: &[u8]) -> Result<Record, serde_json::Error> {
+    let Ok(text) = std::str::from_utf8(line) else { return serde_json::from_slice::<Record>(line) };
     let tag = match leading_tag(line) {
         Some(tag) => Some(std::borrow::Cow::Borrowed(tag)),
-        None => serde_json::from_slice::<Tag>(line).ok().map(|t| t.record),
+        None => serde_json::from_str::<Tag>(text).ok().map(|t| t.record),
     };
     let parsed = match tag.as_deref() {
-        Some("sample") => serde_json::from_slice(line).map(Record::Sample).ok(),
-        Some("interface") => serde_json::from_slice(line).map(Record::Interface).ok(),
-        Some("event") => serde_json::from_slice(line).map(Record::Event).ok(),
+        Some("sample") => serde_json::from_str(text).map(Record::Sample).ok(),
+        Some("interface") => serde_json::from_str(text).map(Record::Interface).ok(),
+        Some("event") => serde_json::from_str(text).map(Record::Event).ok(),
         _ => None,
     };
     match parsed {
         Some(r) => Ok(r),
-        None => serde_json::from_slice::<Record>(line),
+        None => serde_json::from_str::<Record>(text),
     }
 }
 

@@ -142,6 +142,9 @@ pub const MAX_LANES: usize = 16;
 /// uncorrectable bin; the kernel caps at ETHTOOL_FEC_HIST_MAX (17). Room to spare.
 const MAX_HISTOGRAM_BINS: usize = 64;
 
+/// Items a bounded sequence makes room for at its first: a total and [`MAX_LANES`] lanes.
+const FIRST_ROOM: usize = 1 + MAX_LANES;
+
 /// A sequence of at most `max` items, refused as soon as it runs past (no unbounded Vec).
 pub(crate) fn bounded_seq<'de, D, T>(d: D, max: usize, what: &'static str) -> Result<Vec<T>, D::Error>
 where
@@ -161,6 +164,11 @@ where
         fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
             let mut out = Vec::new();
             while let Some(v) = seq.next_element()? {
+                // Room for a lane's worth at the first item, not grown 4, 8, 16 as items
+                // come (a record's FEC counters are read per sample).
+                if out.is_empty() {
+                    out.reserve_exact(self.max.min(FIRST_ROOM));
+                }
                 if out.len() == self.max {
                     return Err(serde::de::Error::custom(format_args!(
                         "more than {} entries ({}): no module or link has that many lanes",
