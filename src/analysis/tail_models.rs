@@ -461,14 +461,20 @@ fn pa_profile(g: &Grouped, s: &Sums, from: f64) -> Option<[f64; 2]> {
     None
 }
 
-/// ∂P(k > top)/∂u of the binomial or the negative binomial at `u`, from each term's
-/// ∂ln P(k)/∂u in closed form (binomial: (k − np)/(1 − p); negative binomial:
-/// (k − μ)/(1 + x) and Σ_{i<k} is/(1 + is) + μxℓ₂(x) − kx/(1 + x), x = μs), and P(k > top);
-/// summed until what is left is under [`TAIL_REST_GRADIENT`] of the sums.
+/// ∂P(k > top)/∂u of `kind` at `u`, and P(k > top), from the terms' plain values, summed
+/// until what is left is under [`TAIL_REST_GRADIENT`] of the sums. Each term's derivative:
+/// binomial, ∂ln P(k)/∂ln p = (k − np)/(1 − p); negative binomial, ∂ln P(k)/∂ln μ =
+/// (k − μ)/(1 + x) and ∂ln P(k)/∂ln s = Σ_{i<k} is/(1 + is) + μxℓ₂(x) − kx/(1 + x), x = μs;
+/// Pólya–Aeppli from its pgf G = exp(λ(h(z) − 1)), h the geometric burst's
+/// (1 − θ)z/(1 − θz): ∂G/∂λ = (h − 1)G and ∂G/∂θ = −λz(1 − z)G/(1 − θz)², so with
+/// C_k = P(k) + θC_{k−1} (the coefficients of G/(1 − θz)) and B_k = C_k + θB_{k−1} (of
+/// G/(1 − θz)²), ∂P(k)/∂λ = (1 − θ)C_{k−1} − P(k) and ∂P(k)/∂θ = λ((1 − θ)B_{k−2} − C_{k−1}).
 fn tail_gradient(kind: TailModelKind, u: [f64; 2], n: u32, top: usize) -> ([f64; 2], f64) {
     let [a, b] = kind.natural(u);
     let (x, mu_x_l2) = (a * b, a * a * b * ell2(a * b).0);
     let (mut grad, mut tail, mut cum) = ([0.0; 2], 0.0, 0.0);
+    // Pólya–Aeppli: C_{k−1}, B_{k−1}, B_{k−2}.
+    let (mut c1, mut b1, mut b2) = (0.0, 0.0, 0.0);
     let mut last = f64::INFINITY;
     let end = (top + 1 + 512).min(n as usize);
     for (k, p) in Terms::new(kind, u, n).enumerate().take(end + 1) {
@@ -476,9 +482,13 @@ fn tail_gradient(kind: TailModelKind, u: [f64; 2], n: u32, top: usize) -> ([f64;
         if k > top {
             match kind {
                 TailModelKind::Binomial => grad[0] += p * (kf - f64::from(n) * a) / (1.0 - a),
-                _ => {
+                TailModelKind::NegativeBinomial => {
                     grad[0] += p * (kf - a) / (1.0 + x);
                     grad[1] += p * (cum + mu_x_l2 - kf * x / (1.0 + x));
+                }
+                TailModelKind::PolyaAeppli => {
+                    grad[0] += (1.0 - b) * c1 - p;
+                    grad[1] += (1.0 - b) * b2 - c1;
                 }
             }
             tail += p;
@@ -487,10 +497,44 @@ fn tail_gradient(kind: TailModelKind, u: [f64; 2], n: u32, top: usize) -> ([f64;
                 break;
             }
         }
-        cum += kf * b / (1.0 + kf * b);
+        match kind {
+            TailModelKind::NegativeBinomial => cum += kf * b / (1.0 + kf * b),
+            TailModelKind::PolyaAeppli => {
+                c1 = p + b * c1;
+                (b2, b1) = (b1, c1 + b * b1);
+            }
+            TailModelKind::Binomial => {}
+        }
         last = p;
     }
+    if kind == TailModelKind::PolyaAeppli {
+        // To the fitted coordinates: ∂/∂ln λ = λ∂/∂λ, ∂/∂logit θ = θ(1 − θ)∂/∂θ.
+        grad = [a * grad[0], a * b * (1.0 - b) * grad[1]];
+    }
     (grad, tail)
+}
+
+/// The shape coordinate (ln(1/r), logit θ) of the negative binomial or Pólya–Aeppli at the
+/// counts' mean x̄ from the first two bins' ratio c₂/c₁ = P(2)/P(1), the recursions at k = 1:
+/// (1 + s)/2·x̄/(1 + x̄s) (s = 1/r) and θ + x̄(1 − θ)²/2 (λ = x̄(1 − θ)), solved for the shape
+/// (Pólya–Aeppli's by one substitution θ = c₂/c₁ on the right): the searches' start, nearer
+/// their maximum than the moments' on a tail that falls geometrically from bin 1 (the
+/// moments' are tried where the search from it does not settle).
+fn shape_from_ratio(kind: TailModelKind, g: &Grouped, s: &Sums) -> Option<f64> {
+    let (c1, c2) = (g.bins.get(1)?.2, g.bins.get(2)?.2);
+    if !(c1 > 0.0 && c2 > 0.0) {
+        return None;
+    }
+    let (r, m) = (c2 / c1, s.mean());
+    let v = match kind {
+        TailModelKind::NegativeBinomial => ((2.0 * r - m) / (m * (1.0 - 2.0 * r))).ln(),
+        TailModelKind::PolyaAeppli => {
+            let theta = r - m * (1.0 - r) * (1.0 - r) / 2.0;
+            (theta / (1.0 - theta)).ln()
+        }
+        TailModelKind::Binomial => return None,
+    };
+    v.is_finite().then_some(v)
 }
 
 /// The maximum-likelihood fit of `kind` on single-symbol bins: the maximum of
@@ -512,8 +556,13 @@ fn fit_on_sums(g: &Grouped, kind: TailModelKind, s: &Sums, from: [f64; 2], jets:
             let n_all = f64::from(g.n) * s.total;
             ([p.ln(), 0.0], [(n_all - s.symbols) * p / ((1.0 - p) * (1.0 - p)), 0.0, 0.0])
         }
-        TailModelKind::NegativeBinomial => nb_profile(s, from[1])?,
-        TailModelKind::PolyaAeppli => return maximise(g, kind, pa_profile(g, s, from[1])?, jets, values),
+        TailModelKind::NegativeBinomial => {
+            shape_from_ratio(kind, g, s).and_then(|v| nb_profile(s, v)).or_else(|| nb_profile(s, from[1]))?
+        }
+        TailModelKind::PolyaAeppli => {
+            let u = shape_from_ratio(kind, g, s).and_then(|v| pa_profile(g, s, v)).or_else(|| pa_profile(g, s, from[1]))?;
+            return maximise(g, kind, u, jets, values);
+        }
     };
     let (grad, tail) = tail_gradient(kind, u, g.n, s.top);
     // −ln L's gradient there: N·ln(1 − P(k > top)) differentiated.
@@ -657,23 +706,6 @@ fn evaluate(g: &Grouped, kind: TailModelKind, o: &Optimum, t: u32, jets: &[Jet],
     g.neg_log_likelihood_of(values).map(|nll| (nll, tail))
 }
 
-/// P(k > t) of `kind` at `u`: summed term by term (1 − P(k ≤ t) would cancel to noise), up
-/// to t + 513 or until what is left is under `rest` of the sum.
-fn tail_share<T: Real>(kind: TailModelKind, u: [T; 2], n: u32, t: u32, rest: f64) -> T {
-    let kmax = (t as usize + 1 + 512).min(n as usize);
-    let mut sum = T::constant(0.0);
-    let mut last = f64::INFINITY;
-    for term in Terms::new(kind, u, n).take(kmax + 1).skip(t as usize + 1) {
-        sum = sum + term;
-        let ratio = term.value() / last;
-        last = term.value();
-        if ratio < 1.0 && term.value() < rest * (1.0 - ratio) * sum.value() {
-            break;
-        }
-    }
-    sum
-}
-
 /// χ² of the fit (P(0..=kmax) in `p`) over bins pooled until each expects
 /// `CHI2_MIN_EXPECTED` codewords.
 fn chi2(g: &Grouped, p: &[f64], params: usize) -> (f64, i64) {
@@ -701,7 +733,7 @@ fn chi2(g: &Grouped, p: &[f64], params: usize) -> (f64, i64) {
 }
 
 /// 95% interval of ln P(k > t) at the optimum `u` from the inverse of −ln L's Hessian there
-/// (delta method); the tail's gradient in closed form where [`tail_gradient`] has it, else on jets.
+/// (delta method), the tail's gradient from [`tail_gradient`].
 fn interval(kind: TailModelKind, n: u32, t: u32, u: [f64; 2], hessian: [f64; 3]) -> Option<(f64, f64)> {
     let [a, b, c] = hessian;
     let cov = if kind.params() == 1 {
@@ -713,16 +745,8 @@ fn interval(kind: TailModelKind, n: u32, t: u32, u: [f64; 2], hessian: [f64; 3])
         }
         [c / det, -b / det, a / det]
     };
-    let [g0, g1] = match kind {
-        TailModelKind::PolyaAeppli => {
-            let share = tail_share(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], n, t, TAIL_REST_GRADIENT);
-            [share.g[0] / share.v, share.g[1] / share.v]
-        }
-        _ => {
-            let (grad, share) = tail_gradient(kind, u, n, t as usize);
-            [grad[0] / share, grad[1] / share]
-        }
-    };
+    let (grad, share) = tail_gradient(kind, u, n, t as usize);
+    let [g0, g1] = [grad[0] / share, grad[1] / share];
     let var = g0 * g0 * cov[0] + 2.0 * g0 * g1 * cov[1] + g1 * g1 * cov[2];
     (var.is_finite() && var >= 0.0).then(|| (-1.96 * var.sqrt(), 1.96 * var.sqrt()))
 }
@@ -931,6 +955,27 @@ mod tests {
                 for i in 0..kind.params() {
                     assert!((a[i] / b[i] - 1.0).abs() < 1e-6, "{kind:?} {:?}: {a:?} vs {b:?}", &bins[..4]);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn tail_gradients_match_the_jets() {
+        // Each model's ∂P(k > 15)/∂u from its closed forms against the recursion on jets.
+        let cases = [
+            (TailModelKind::Binomial, [(2e-3f64).ln(), 0.0]),
+            (TailModelKind::NegativeBinomial, [(0.05f64).ln(), (1.0f64 / 0.3).ln()]),
+            (TailModelKind::NegativeBinomial, [(0.5f64).ln(), (1e-3f64).ln()]),
+            (TailModelKind::PolyaAeppli, [(5e-3f64).ln(), (0.45f64 / 0.55).ln()]),
+            (TailModelKind::PolyaAeppli, [(2e-2f64).ln(), (0.7f64 / 0.3).ln()]),
+        ];
+        for (kind, u) in cases {
+            let (grad, share) = tail_gradient(kind, u, 544, 15);
+            let jets = Terms::new(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], 544).take(400).skip(16);
+            let want = jets.fold(Jet::constant(0.0), |s, j| s + j);
+            assert!((share / want.v - 1.0).abs() < 1e-7, "{kind:?}: {share} vs {}", want.v);
+            for i in 0..kind.params() {
+                assert!((grad[i] / want.g[i] - 1.0).abs() < 1e-6, "{kind:?} {i}: {grad:?} vs {:?}", want.g);
             }
         }
     }
