@@ -190,6 +190,11 @@ fn json_text(v: &Value) -> Option<String> {
 /// Nesting the nested view has (`channel/channel-1/rx-power/power`), with room to spare.
 const MAX_DEPTH: usize = 6;
 
+/// The longest path of heads a value is read under (the nested view's deepest,
+/// `channel/channel-1/rx-power`, is 26 bytes): each value line copies its heads' path, so a
+/// longer head (no NVUE key) is not one; 1 MB heads over 15 MB of lines held 23 GB.
+const MAX_HEAD_PATH_BYTES: usize = 64;
+
 /// Every scalar of an `-o json` object as `(path, text)`, the path's keys joined by `/`.
 fn json_paths(prefix: &str, v: &Value, depth: usize, out: &mut Vec<(String, String)>) {
     match v {
@@ -216,7 +221,8 @@ fn nested_paths(text: &str) -> Vec<(String, String)> {
             heads.pop();
         }
         if v.is_empty() {
-            if heads.len() < MAX_DEPTH {
+            let above: usize = heads.iter().map(|(_, h)| h.len() + 1).sum();
+            if heads.len() < MAX_DEPTH && above + k.len() <= MAX_HEAD_PATH_BYTES {
                 heads.push((indent, k));
             }
             continue;
@@ -349,6 +355,13 @@ mod tests {
         assert_eq!(recognize("time-since-last-clear-min  1\nphy-raw-errors-lane0  5\n"), Some(super::super::Format::NvuePhyDetail));
         assert_eq!(recognize("ch-1-rx-power : 0.5 mW / -3.01 dBm\n"), Some(super::super::Format::NvueTransceiver));
         assert_eq!(recognize("State : Active\n"), None);
+    }
+
+    #[test]
+    fn a_head_longer_than_any_nvue_key_heads_nothing() {
+        let long = "h".repeat(MAX_HEAD_PATH_BYTES + 1);
+        let text = format!("channel:\n  {long}:\n    power : 1\n");
+        assert_eq!(nested_paths(&text), [("channel/power".to_string(), "1".to_string())]);
     }
 
     #[test]
