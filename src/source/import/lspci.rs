@@ -181,6 +181,10 @@ fn root_at(line: &str, i: usize) -> Option<(PciBus, usize)> {
     Some((PciBus::parse(&inner[..close])?, i + 1 + close + 1))
 }
 
+/// The most path entries (host bridge, bridges, function) a tree's functions may hold
+/// between them: 65,536 functions 16 deep (about 50 MB).
+const MAX_TREE_PLACES: usize = 1 << 20;
+
 /// `dd.f` at byte `i`, ending the line or followed by a space or a connector.
 fn device_at(line: &str, i: usize) -> bool {
     let b = line.as_bytes();
@@ -207,6 +211,10 @@ pub(crate) fn parse_tree(text: &str) -> ParseResult<Fragment> {
     // Column -> (the bus of the devices that start there, the path above them).
     let mut columns: BTreeMap<usize, (PciBus, Vec<String>)> = BTreeMap::new();
     let mut found = Vec::new();
+    // Each function holds its whole path: bridges nested on one line (`-01.0-[01]-+-01.0-[01]..`,
+    // 10 bytes a level) would hold paths quadratic in the line. A host's tree holds some
+    // thousand functions a few bridges deep.
+    let mut places = 0usize;
     for line in content_lines(text) {
         let b = line.as_bytes();
         let mut i = 0;
@@ -229,6 +237,13 @@ pub(crate) fn parse_tree(text: &str) -> ParseResult<Fragment> {
             })?;
             let mut path = above;
             path.push(address.to_string());
+            places += path.len();
+            if places > MAX_TREE_PLACES {
+                return Err(ParseError::TooMany {
+                    what: "places of functions below their bridges (a host's tree holds far fewer)",
+                    max: MAX_TREE_PLACES,
+                });
+            }
             i += 4;
             let Some(range) = line[i..].strip_prefix("-[") else {
                 found.push(PciFunction { path, ..PciFunction::at(address) });
@@ -311,6 +326,15 @@ pub(crate) fn fill_host(h: &mut HostFacts, nic: &PciFunction, gpus: &[Gpu]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bridges_nested_without_end_on_one_line_are_refused_not_held() {
+        // 5,000 levels in 60 kB: 12.5M path entries, 2 GB, before the bound.
+        let line = format!("-[0000:00]-{}+-02.0\n", "+-01.0-[01]-".repeat(5000));
+        let e = parse_tree(&line).unwrap_err().to_string();
+        assert!(e.contains("places of functions"), "{e}");
+        assert_eq!(parse_tree("-[0000:00]-+-01.0-[01]--+-00.0\n").unwrap().pci_devices.len(), 2);
+    }
 
     #[test]
     fn capable_vs_trained() {
