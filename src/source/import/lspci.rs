@@ -181,6 +181,10 @@ fn root_at(line: &str, i: usize) -> Option<(PciBus, usize)> {
     Some((PciBus::parse(&inner[..close])?, i + 1 + close + 1))
 }
 
+/// The most GPUs one host's listing may name (an HGX node has 8, a PCIe expansion chassis a
+/// few dozen).
+const MAX_GPUS: usize = 256;
+
 /// The most path entries (host bridge, bridges, function) a tree's functions may hold
 /// between them: 65,536 functions 16 deep (about 50 MB).
 const MAX_TREE_PLACES: usize = 1 << 20;
@@ -292,6 +296,11 @@ pub(crate) fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> 
 
 /// The node's GPUs as the listing names them, worked out once for every NIC of the input.
 pub(crate) fn gpus(all: &BTreeMap<PciAddress, PciFunction>) -> Vec<Gpu> {
+    // Every interface on a listed NIC gets its own copy: 5,000 GPUs for 1,000 switch ports
+    // held 1.7 GB. More than a host holds is no host's listing: GPU locality left unchecked.
+    if all.values().filter(|f| f.gpu).count() > MAX_GPUS {
+        return Vec::new();
+    }
     all.values()
         .filter(|f| f.gpu)
         .map(|f| Gpu {
@@ -326,6 +335,20 @@ pub(crate) fn fill_host(h: &mut HostFacts, nic: &PciFunction, gpus: &[Gpu]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_of_more_gpus_than_a_host_holds_gives_none() {
+        let listing = |n: usize| -> BTreeMap<PciAddress, PciFunction> {
+            (0..n)
+                .map(|i| {
+                    let a = PciAddress::parse(&format!("0000:{:02x}:{:02x}.0", 1 + i / 32, i % 32)).unwrap();
+                    (a, PciFunction { gpu: true, ..PciFunction::at(a) })
+                })
+                .collect()
+        };
+        assert_eq!(gpus(&listing(MAX_GPUS)).len(), MAX_GPUS);
+        assert!(gpus(&listing(MAX_GPUS + 1)).is_empty());
+    }
 
     #[test]
     fn bridges_nested_without_end_on_one_line_are_refused_not_held() {
