@@ -13,35 +13,35 @@ use crate::module::flag::{self, ModuleFlag, Monitor};
 
 /// Facts about one weak lane, gathered by the caller.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct LaneFacts<'a> {
-    pub lane: u8,
+pub(crate) struct LaneFacts<'a> {
+    pub(crate) lane: u8,
     /// rx dBm minus the siblings' median (negative = less light).
-    pub rx_delta_db: Option<f64>,
+    pub(crate) rx_delta_db: Option<f64>,
     /// rx below the module's own low warning, or the module flagged low rx.
-    pub rx_low_flagged: bool,
+    pub(crate) rx_low_flagged: bool,
     /// This module's flags on the lane.
-    pub flags: &'a [ModuleFlag],
-    pub copper: bool,
+    pub(crate) flags: &'a [ModuleFlag],
+    pub(crate) copper: bool,
     /// Far-end tx dBm on this lane minus the far end's sibling median; `None`: no peer.
-    pub peer_tx_delta_db: Option<f64>,
+    pub(crate) peer_tx_delta_db: Option<f64>,
     /// The far end flagged its transmitter on this lane (tx fault, low tx power).
-    pub peer_tx_flagged: bool,
+    pub(crate) peer_tx_flagged: bool,
     /// A peer window was given at all.
-    pub have_peer: bool,
+    pub(crate) have_peer: bool,
     /// Far-end Tx dBm minus this end's Rx dBm on this lane, and the PMD's channel
     /// insertion loss budget (`link_loss`); `None` without both ends' powers.
-    pub link_loss_db: Option<f64>,
-    pub link_loss_budget_db: Option<f64>,
-    pub pmd: Option<&'static str>,
+    pub(crate) link_loss_db: Option<f64>,
+    pub(crate) link_loss_budget_db: Option<f64>,
+    pub(crate) pmd: Option<&'static str>,
     /// The two powers the loss is made of, for the evidence.
-    pub peer_tx_dbm: Option<f64>,
-    pub rx_dbm: Option<f64>,
+    pub(crate) peer_tx_dbm: Option<f64>,
+    pub(crate) rx_dbm: Option<f64>,
     /// The other direction: this end's Tx dBm minus the far end's Rx dBm on this lane.
-    pub far_link_loss_db: Option<f64>,
+    pub(crate) far_link_loss_db: Option<f64>,
     /// The module's media eSNR on this lane (CMIS VDM) and its offset from the siblings'
     /// median (negative = worse).
-    pub esnr_db: Option<f64>,
-    pub esnr_delta_db: Option<f64>,
+    pub(crate) esnr_db: Option<f64>,
+    pub(crate) esnr_delta_db: Option<f64>,
 }
 
 /// This module's own transmitter is out of range: a tx fault, bias past any limit but its
@@ -56,7 +56,7 @@ fn own_tx_bad(flags: &[ModuleFlag]) -> bool {
     })
 }
 
-pub fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
+pub(crate) fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
     let n = f.lane;
     if f.copper {
         return format!("lane {n}: copper cable (no optical monitors to blame): reseat both ends, then replace the cable");
@@ -142,7 +142,7 @@ fn loss_evidence(f: &LaneFacts) -> String {
 /// Advice for what a reason names when no judge gave any: a lane's own, or the port's.
 /// Called last, over every reason that changes the verdict, so a verdict other than
 /// accept always comes with something to do. Port sentences are kept once each.
-pub fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: &mut Vec<String>) {
+pub(crate) fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: &mut Vec<String>) {
     for r in reasons.iter().filter(|r| r.severity > Severity::Info) {
         match r.lane {
             Some(n) => {

@@ -34,31 +34,31 @@ use std::ops::Range;
 
 /// One lane on both sides of a drop.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LaneAfterFlap {
-    pub lane: u8,
-    pub corrected_bits_before: u64,
-    pub corrected_bits_after: u64,
-    pub pre_fec_ber_before: f64,
-    pub pre_fec_ber_after: f64,
+pub(crate) struct LaneAfterFlap {
+    pub(crate) lane: u8,
+    pub(crate) corrected_bits_before: u64,
+    pub(crate) corrected_bits_after: u64,
+    pub(crate) pre_fec_ber_before: f64,
+    pub(crate) pre_fec_ber_after: f64,
     /// BER after / BER before, the errors before counted at least 1.
-    pub rise: f64,
+    pub(crate) rise: f64,
     /// The same over the later half of the after buckets.
-    pub rise_late: f64,
+    pub(crate) rise_late: f64,
     /// One-sided p-value of "no rise".
-    pub p_value: f64,
+    pub(crate) p_value: f64,
     /// Rose by `flap_ber_rise_ratio` or more, significantly, and held.
-    pub degraded: bool,
+    pub(crate) degraded: bool,
 }
 
 /// JSON `after_flap[]`: one link drop of the window and its lanes (keys are a contract).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FlapComparison {
+pub(crate) struct FlapComparison {
     /// When the drop was counted (seconds since capture start: the sample that saw it).
-    pub drop_t_s: f64,
+    pub(crate) drop_t_s: f64,
     /// Seconds of sampled intervals compared before and after.
-    pub before_s: f64,
-    pub after_s: f64,
-    pub lanes: Vec<LaneAfterFlap>,
+    pub(crate) before_s: f64,
+    pub(crate) after_s: f64,
+    pub(crate) lanes: Vec<LaneAfterFlap>,
 }
 
 /// Counts past which the exact binomial tail gives way to the normal approximation.
@@ -108,7 +108,7 @@ fn sums(series: &LaneSeries, range: Range<usize>, idx: usize, gbps: f64, lanes: 
 }
 
 /// Every drop in `series` compared, lane by lane.
-pub fn compare(series: &LaneSeries, gbps: f64, lanes: u32, ratio: f64, confidence: f64) -> Vec<FlapComparison> {
+pub(crate) fn compare(series: &LaneSeries, gbps: f64, lanes: u32, ratio: f64, confidence: f64) -> Vec<FlapComparison> {
     let buckets = series.buckets();
     let drops: Vec<usize> = (0..buckets.len()).filter(|&i| buckets[i].link_down_events > 0).collect();
     let width = series.width().min(usize::from(u8::MAX));

@@ -17,7 +17,7 @@ use statrs::function::erf::erfc_inv;
 use statrs::function::gamma::{gamma_lr, ln_gamma};
 
 /// Largest count bounded with the exact gamma quantile.
-pub const EXACT_MAX_COUNT: u64 = 1_000;
+pub(crate) const EXACT_MAX_COUNT: u64 = 1_000;
 
 /// Confidence is kept inside (0.5, 1): outside it the quantiles panic or mean nothing.
 fn clamp_confidence(c: f64) -> f64 {
@@ -63,27 +63,27 @@ fn gamma_quantile(shape: f64, p: f64) -> f64 {
 }
 
 /// One-sided bounds `(lower, upper)` on the mean of a Poisson count `k`.
-pub fn poisson_bounds(k: u64, confidence: f64) -> (f64, f64) {
+pub(crate) fn poisson_bounds(k: u64, confidence: f64) -> (f64, f64) {
     PoissonBounds::new(confidence).of(k)
 }
 
 /// [`poisson_bounds`] at one confidence, its normal quantile worked out once: a window
 /// bounds every lane's count at the same confidence (and a CSV export every row's window).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PoissonBounds {
+pub(crate) struct PoissonBounds {
     c: f64,
     /// The normal quantile at `c`, for counts above [`EXACT_MAX_COUNT`].
     z: f64,
 }
 
 impl PoissonBounds {
-    pub fn new(confidence: f64) -> Self {
+    pub(crate) fn new(confidence: f64) -> Self {
         let c = clamp_confidence(confidence);
         PoissonBounds { c, z: normal_quantile(c) }
     }
 
     /// The bounds on a count `k`.
-    pub fn of(&self, k: u64) -> (f64, f64) {
+    pub(crate) fn of(&self, k: u64) -> (f64, f64) {
         let (c, z) = (self.c, self.z);
         if k <= EXACT_MAX_COUNT {
             let lower = if k == 0 { 0.0 } else { gamma_quantile(k as f64, 1.0 - c) };
@@ -96,22 +96,24 @@ impl PoissonBounds {
 
 /// A measured BER: errors over bits, with bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Ber {
-    pub errors: u64,
-    pub bits: f64,
-    pub ber: f64,
-    pub lower: f64,
-    pub upper: f64,
+pub(crate) struct Ber {
+    pub(crate) errors: u64,
+    pub(crate) bits: f64,
+    pub(crate) ber: f64,
+    pub(crate) lower: f64,
+    pub(crate) upper: f64,
 }
 
 impl Ber {
     /// `None` when there were no bits to count against.
-    pub fn new(errors: u64, bits: f64, confidence: f64) -> Option<Ber> {
+    #[cfg(test)]
+    pub(crate) fn new(errors: u64, bits: f64, confidence: f64) -> Option<Ber> {
         Ber::bounded(errors, bits, &PoissonBounds::new(confidence))
     }
 
-    /// [`Ber::new`] at the confidence of `bounds`.
-    pub fn bounded(errors: u64, bits: f64, bounds: &PoissonBounds) -> Option<Ber> {
+    /// The count's BER and its Poisson bounds at the confidence of `bounds`; `None` when
+    /// there were no bits to count against.
+    pub(crate) fn bounded(errors: u64, bits: f64, bounds: &PoissonBounds) -> Option<Ber> {
         if !(bits.is_finite() && bits > 0.0) {
             return None;
         }
@@ -121,7 +123,7 @@ impl Ber {
 
     /// The BER a margin is judged at ([`judged_ber`]'s rule): the count's own rate, or
     /// with no error counted the upper bound (the margin is then a lower bound).
-    pub fn judged(&self) -> f64 {
+    pub(crate) fn judged(&self) -> f64 {
         if self.errors == 0 {
             self.upper
         } else {
@@ -130,12 +132,13 @@ impl Ber {
     }
 
     /// Bits on the wire in `seconds` at `lane_rate_gbps` on `lanes` lanes.
-    pub fn bits_on_wire(lane_rate_gbps: f64, lanes: u32, seconds: f64) -> f64 {
+    pub(crate) fn bits_on_wire(lane_rate_gbps: f64, lanes: u32, seconds: f64) -> f64 {
         lane_rate_gbps * 1e9 * f64::from(lanes) * seconds
     }
 
     /// True when the two intervals do not overlap.
-    pub fn differs_from(&self, other: &Ber) -> bool {
+    #[cfg(test)]
+    pub(crate) fn differs_from(&self, other: &Ber) -> bool {
         self.lower > other.upper || other.lower > self.upper
     }
 }
@@ -150,7 +153,7 @@ fn rate(count: f64, bits: f64) -> f64 {
 /// where none was counted the upper bound of zero errors (`zero_upper()`, the count
 /// [`PoissonBounds::of`]`(0)` bounds; the margin is then a lower bound). For callers that
 /// judge many counts at one confidence without building a [`Ber`] each.
-pub fn judged_ber(errors: u64, bits: f64, zero_upper: impl FnOnce() -> f64) -> f64 {
+pub(crate) fn judged_ber(errors: u64, bits: f64, zero_upper: impl FnOnce() -> f64) -> f64 {
     rate(if errors == 0 { zero_upper() } else { errors as f64 }, bits)
 }
 

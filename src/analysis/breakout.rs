@@ -24,14 +24,14 @@ use std::collections::HashMap;
 
 /// Netdev lane i+1 uses module lane `module_lanes[i]` (1-based).
 #[derive(Clone, Debug, PartialEq)]
-pub struct LaneMap {
-    pub module_lanes: Vec<u8>,
+pub(crate) struct LaneMap {
+    pub(crate) module_lanes: Vec<u8>,
     /// One sentence for the notes: which data path and how it was chosen.
-    pub description: String,
+    pub(crate) description: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Mapping {
+pub(crate) enum Mapping {
     /// The netdev uses the module's lanes by number (one data path, or no module).
     Identity,
     Breakout(LaneMap),
@@ -94,13 +94,13 @@ fn siblings(windows: &[InterfaceWindow]) -> Vec<Siblings> {
 }
 
 /// How each window's lanes map to its module's.
-pub fn lane_maps(windows: &[InterfaceWindow]) -> Vec<Mapping> {
+pub(crate) fn lane_maps(windows: &[InterfaceWindow]) -> Vec<Mapping> {
     windows.iter().zip(siblings(windows)).map(|(w, sib)| lane_map(w, sib)).collect()
 }
 
 /// How a window analysed alone maps its lanes: [`lane_maps`] of that one window (no other
 /// netdev shares its module), without grouping by serial (a CSV export maps every row).
-pub fn lane_map_alone(w: &InterfaceWindow) -> Mapping {
+pub(crate) fn lane_map_alone(w: &InterfaceWindow) -> Mapping {
     let count = usize::from(w.module.as_ref().is_some_and(|m| m.vendor_sn.is_some()));
     lane_map(w, Siblings { count, position: 0 })
 }
@@ -169,7 +169,7 @@ fn lane_map(w: &InterfaceWindow, sib: Siblings) -> Mapping {
 
 /// The window the netdev is analysed on (on a breakout, [`netdev_view`]), with a note
 /// saying how its lanes map, or why they could not be mapped.
-pub fn window_for<'a>(w: &'a InterfaceWindow, mapping: &Mapping, notes: &mut Vec<String>) -> Cow<'a, InterfaceWindow> {
+pub(crate) fn window_for<'a>(w: &'a InterfaceWindow, mapping: &Mapping, notes: &mut Vec<String>) -> Cow<'a, InterfaceWindow> {
     match mapping {
         Mapping::Breakout(map) => {
             notes.push(map.description.clone());
@@ -184,7 +184,7 @@ pub fn window_for<'a>(w: &'a InterfaceWindow, mapping: &Mapping, notes: &mut Vec
 }
 
 /// The module as reported for the netdev ([`netdev_module`] on a breakout).
-pub fn reported_module(w: &InterfaceWindow, mapping: &Mapping) -> Option<ModuleReport> {
+pub(crate) fn reported_module(w: &InterfaceWindow, mapping: &Mapping) -> Option<ModuleReport> {
     match mapping {
         Mapping::Breakout(map) => w.module.as_ref().map(|m| netdev_module(m, map)),
         _ => w.module.clone(),
@@ -192,7 +192,7 @@ pub fn reported_module(w: &InterfaceWindow, mapping: &Mapping) -> Option<ModuleR
 }
 
 /// The window as the netdev sees it: its module lanes only, renumbered 1..n.
-pub fn netdev_view(w: &InterfaceWindow, map: &LaneMap) -> InterfaceWindow {
+pub(crate) fn netdev_view(w: &InterfaceWindow, map: &LaneMap) -> InterfaceWindow {
     let mut v = w.clone();
     if let (Some(m), Some(orig)) = (v.module.as_mut(), w.module.as_ref()) {
         m.lanes = map
@@ -212,14 +212,14 @@ pub fn netdev_view(w: &InterfaceWindow, map: &LaneMap) -> InterfaceWindow {
 }
 
 /// The module as reported for the netdev: its lanes only, numbered as the module numbers them.
-pub fn netdev_module(m: &ModuleReport, map: &LaneMap) -> ModuleReport {
+pub(crate) fn netdev_module(m: &ModuleReport, map: &LaneMap) -> ModuleReport {
     let mut out = m.clone();
     out.lanes.retain(|l| map.module_lanes.contains(&l.lane));
     out
 }
 
 /// The module lane of netdev lane `lane`.
-pub fn module_lane(mapping: &Mapping, lane: u8, has_module: bool) -> Option<u8> {
+pub(crate) fn module_lane(mapping: &Mapping, lane: u8, has_module: bool) -> Option<u8> {
     match mapping {
         Mapping::Breakout(map) => map.module_lanes.get(usize::from(lane).checked_sub(1)?).copied(),
         _ => has_module.then_some(lane),

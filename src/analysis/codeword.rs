@@ -1,12 +1,12 @@
 //! An RS-FEC codeword: its geometry (n, k, the symbols it corrects, the data it carries),
 //! how many cross the wire, and what one uncorrectable codeword costs in frames (the
-//! CER -> FLR factor of [`super::frame_loss`]'s module docs) against the budgets the PMD
+//! CER -> FLR factor of `frame_loss`'s module docs) against the budgets the PMD
 //! clauses state. The histogram and frame-loss analyses both build on it.
 
 use super::fec::FecKind;
 
 /// Codeword length n and message length k, in 10-bit symbols, of an RS FEC.
-pub fn rs_geometry(kind: FecKind) -> Option<(u32, u32)> {
+pub(crate) fn rs_geometry(kind: FecKind) -> Option<(u32, u32)> {
     match kind {
         FecKind::Rs544 => Some((544, 514)),
         FecKind::Rs528 => Some((528, 514)),
@@ -17,12 +17,12 @@ pub fn rs_geometry(kind: FecKind) -> Option<(u32, u32)> {
 }
 
 /// Symbols an RS(n, k) codeword can correct: t = (n − k) / 2.
-pub fn correction_limit_symbols(kind: FecKind) -> Option<u32> {
+pub(crate) fn correction_limit_symbols(kind: FecKind) -> Option<u32> {
     rs_geometry(kind).map(|(n, k)| (n - k) / 2)
 }
 
 /// Data bits a codeword carries: floor(10k / 257) transcoded blocks of 256 bits.
-pub fn codeword_data_bits(kind: FecKind) -> Option<u32> {
+pub(crate) fn codeword_data_bits(kind: FecKind) -> Option<u32> {
     rs_geometry(kind).map(|(_, k)| 10 * k / 257 * 256)
 }
 
@@ -33,16 +33,16 @@ pub fn line_codewords_per_s(kind: FecKind, lane_rate_gbps: f64, lanes: u32) -> O
 }
 
 /// Ethernet preamble + SFD (8 octets) and minimum interpacket gap (12 octets) per frame.
-pub const FRAME_OVERHEAD_BYTES: u32 = 20;
+pub(crate) const FRAME_OVERHEAD_BYTES: u32 = 20;
 
 /// The frame loss ratio the optics may cause on their own (IEEE 802.3 138.1.1, 802.3cm).
-pub const MODULE_FLR_BUDGET: f64 = 1.7e-12;
+pub(crate) const MODULE_FLR_BUDGET: f64 = 1.7e-12;
 /// The frame loss ratio a complete Physical Layer may reach (IEEE 802.3 138.1.1, 802.3cm).
-pub const PHY_FLR_BUDGET: f64 = 6.2e-11;
+pub(crate) const PHY_FLR_BUDGET: f64 = 6.2e-11;
 pub(super) const BUDGET_SOURCE: &str = "IEEE 802.3 138.1.1 (802.3cm; likewise 124.1.1, 140.1.1): 64-octet frames, minimum interpacket gap";
 
 /// Which budget a configured FLR limit is, for the reason that compares with it.
-pub fn limit_name(limit: f64) -> &'static str {
+pub(crate) fn limit_name(limit: f64) -> &'static str {
     if limit == PHY_FLR_BUDGET {
         "the PHY's budget, IEEE 802.3 138.1.1"
     } else if limit == MODULE_FLR_BUDGET {
@@ -125,7 +125,7 @@ pub fn mac_frames_per_codeword(fec: FecKind, frame_bytes: u32) -> Option<f64> {
 }
 
 /// FLR / CER = (1 + X·MFC) / MFC.
-pub fn flr_per_codeword_error_ratio(interleave: u32, mfc: f64) -> f64 {
+pub(crate) fn flr_per_codeword_error_ratio(interleave: u32, mfc: f64) -> f64 {
     (1.0 + f64::from(interleave) * mfc) / mfc
 }
 

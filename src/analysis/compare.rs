@@ -5,9 +5,12 @@ use super::verdict::Verdict;
 use super::{InterfaceAnalysis, LaneAnalysis};
 use serde::Serialize;
 
+/// How a lane's BER moved from BEFORE to AFTER: JSON `lanes[].change`, whose spellings
+/// (`no_significant_change` among them) are the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Change {
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum Change {
     Improved,
     Worse,
     NoSignificantChange,
@@ -16,35 +19,37 @@ pub enum Change {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LaneChange {
-    pub lane: u8,
-    pub rx_power_dbm_before: Option<f64>,
-    pub rx_power_dbm_after: Option<f64>,
-    pub rx_power_delta_db: Option<f64>,
-    pub pre_fec_ber_before: Option<f64>,
-    pub pre_fec_ber_after: Option<f64>,
-    pub margin_db_before: Option<f64>,
-    pub margin_db_after: Option<f64>,
-    pub margin_delta_db: Option<f64>,
-    pub change: Change,
-    pub summary: String,
+pub(crate) struct LaneChange {
+    pub(crate) lane: u8,
+    pub(crate) rx_power_dbm_before: Option<f64>,
+    pub(crate) rx_power_dbm_after: Option<f64>,
+    pub(crate) rx_power_delta_db: Option<f64>,
+    pub(crate) pre_fec_ber_before: Option<f64>,
+    pub(crate) pre_fec_ber_after: Option<f64>,
+    pub(crate) margin_db_before: Option<f64>,
+    pub(crate) margin_db_after: Option<f64>,
+    pub(crate) margin_delta_db: Option<f64>,
+    pub(crate) change: Change,
+    pub(crate) summary: String,
 }
 
+/// One interface before and after (a swap, a clean, a reseat): its verdicts, module serials and lanes side by side (`compare`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// The AFTER interface's name.
-    pub interface: String,
+    pub(crate) interface: String,
     /// The BEFORE interface's name (differs when paired with `--pair`).
-    pub interface_before: String,
-    pub module_sn_before: Option<String>,
-    pub module_sn_after: Option<String>,
+    pub(crate) interface_before: String,
+    pub(crate) module_sn_before: Option<String>,
+    pub(crate) module_sn_after: Option<String>,
     /// The module serial number changed: expected after a swap, stated plainly.
-    pub module_changed: bool,
-    pub verdict_before: Verdict,
+    pub(crate) module_changed: bool,
+    pub(crate) verdict_before: Verdict,
+    /// The verdict of the AFTER capture.
     pub verdict_after: Verdict,
     /// Sentences about the interface as a whole ("module SN A -> SN B").
-    pub notes: Vec<String>,
-    pub lanes: Vec<LaneChange>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) lanes: Vec<LaneChange>,
 }
 
 impl Comparison {

@@ -8,20 +8,58 @@ use std::borrow::Cow;
 use std::path::Path;
 use thiserror::Error;
 
+/// Why a thresholds file (`--config`) was refused.
 #[derive(Debug, Error)]
 pub enum ConfigError {
+    /// The file could not be read.
     #[error("reading {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        /// The file as the user named it.
+        path: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The file is not JSON.
     #[error("parsing {path}: {source}")]
-    Parse { path: String, source: serde_json::Error },
+    Parse {
+        /// The file as the user named it.
+        path: String,
+        /// The JSON parser's error.
+        source: serde_json::Error,
+    },
+    /// The JSON is not an object of keys.
     #[error("{path}: the thresholds file must be a JSON object of keys (see docs/config.md), not {found}")]
-    NotAnObject { path: String, found: &'static str },
+    NotAnObject {
+        /// The file as the user named it.
+        path: String,
+        /// The JSON type found instead ("an array", ...).
+        found: &'static str,
+    },
+    /// A key is unknown or its value has the wrong type.
     #[error("{path}: key `{key}`: {source}")]
-    Key { path: String, key: String, source: serde_json::Error },
+    Key {
+        /// The file as the user named it.
+        path: String,
+        /// The top-level key whose value did not parse.
+        key: String,
+        /// The JSON parser's error.
+        source: serde_json::Error,
+    },
+    /// A value outside the range its key allows.
     #[error("{path}: key `{key}` is {value}, allowed {allowed}")]
-    OutOfRange { path: String, key: String, value: f64, allowed: String },
+    OutOfRange {
+        /// The file as the user named it.
+        path: String,
+        /// The key, as a path inside a profile (`profiles[0].margin_floor_db`).
+        key: String,
+        /// The value given.
+        value: f64,
+        /// The range allowed, as the message gives it.
+        allowed: String,
+    },
 }
 
+/// The thresholds the analysis judges by (`--config FILE`, docs/config.md); every key has a default.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
@@ -54,6 +92,7 @@ pub struct Config {
     pub min_window_s: f64,
     /// |slope| range (decades of BER per dB of rx power) called the PAM4 signature.
     pub signature_slope_min: f64,
+    /// Upper end of the PAM4 signature range, decades of BER per dB of rx power.
     pub signature_slope_max: f64,
     /// Usable fraction of PCIe payload bandwidth after TLP/DLLP overhead (see `pcie`).
     pub pcie_efficiency: f64,
@@ -76,6 +115,7 @@ pub struct Config {
     /// RS(528,514) limit 5e-5 and 5.04 at 1e-12 (`q::model_slope_decades_per_db`); the
     /// range runs from 0.8x the first to where light alone no longer explains the errors.
     pub nrz_signature_slope_min: f64,
+    /// Upper end of the NRZ signature range, decades of BER per dB of rx power.
     pub nrz_signature_slope_max: f64,
     /// Shortest span (seconds) of bucket margins a lane's margin trend needs (`margin_falling`;
     /// the fit runs over every bucket of the run's last segment: see `trend_lanes`).
@@ -122,11 +162,11 @@ pub struct Config {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Profile {
-    pub min_lane_gbps: f64,
-    pub margin_floor_db: Option<f64>,
-    pub outlier_ratio: Option<f64>,
-    pub optical_margin_floor_db: Option<f64>,
-    pub rx_low_delta_db: Option<f64>,
+    pub(crate) min_lane_gbps: f64,
+    pub(crate) margin_floor_db: Option<f64>,
+    pub(crate) outlier_ratio: Option<f64>,
+    pub(crate) optical_margin_floor_db: Option<f64>,
+    pub(crate) rx_low_delta_db: Option<f64>,
 }
 
 impl Default for Config {
@@ -300,6 +340,7 @@ impl Config {
         Ok(())
     }
 
+    /// Reads a thresholds file: the defaults with the file's keys in their place, each checked against its range.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: shown.clone(), source })?;
@@ -321,7 +362,7 @@ impl Config {
 
     /// The configuration with every profile whose tier the lane rate reaches applied
     /// (this one, not a copy, when none does: a lane row is judged per sample).
-    pub fn for_lane_rate(&self, lane_gbps: Option<f64>) -> Cow<'_, Config> {
+    pub(crate) fn for_lane_rate(&self, lane_gbps: Option<f64>) -> Cow<'_, Config> {
         let Some(rate) = lane_gbps.filter(|r| self.profiles.iter().any(|p| *r >= p.min_lane_gbps)) else { return Cow::Borrowed(self) };
         let mut c = self.clone();
         for p in self.profiles.iter().filter(|p| rate >= p.min_lane_gbps) {

@@ -15,11 +15,11 @@ use crate::module::units::mw_to_dbm;
 
 /// One monitor past one of the module's thresholds.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Crossing {
+pub(crate) struct Crossing {
     /// The module flag of the crossing, e.g. `tx_power_low_warning`.
-    pub flag: ModuleFlag,
+    pub(crate) flag: ModuleFlag,
     /// "tx 0.70 dBm is 1.00 dB below the module's tx power low warning 1.70 dBm".
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// How a monitor is compared: power in dB against thresholds in mW, bias in mA.
@@ -42,7 +42,7 @@ const TX: Monitor = Monitor { name: "tx", what: "tx power", flag_monitor: flag::
 const BIAS: Monitor = Monitor { name: "bias", what: "tx bias", flag_monitor: flag::Monitor::TxBias, unit: Unit::Ma };
 
 /// "1.00 dB below" / "0.30 dB above": a distance as a reason says it, never a negative "over".
-pub fn above_or_below(d: f64, unit: &str) -> String {
+pub(crate) fn above_or_below(d: f64, unit: &str) -> String {
     if d < 0.0 {
         format!("{:.2} {unit} below", -d)
     } else {
@@ -120,14 +120,14 @@ struct MonitorLevels {
 /// A module's rx power, tx power and bias thresholds in the lanes' units (dBm, mA):
 /// worked out once for all the lanes of a window.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Levels {
+pub(crate) struct Levels {
     rx: Option<MonitorLevels>,
     tx: Option<MonitorLevels>,
     bias: Option<MonitorLevels>,
 }
 
 impl Levels {
-    pub fn of(t: &Thresholds) -> Self {
+    pub(crate) fn of(t: &Thresholds) -> Self {
         Levels {
             rx: t.rx_power_mw.as_ref().map(|s| RX.levels(s)),
             tx: t.tx_power_mw.as_ref().map(|s| TX.levels(s)),
@@ -138,7 +138,7 @@ impl Levels {
 
 /// Every threshold the lane's rx power, tx power and bias are past, alarms before
 /// warnings on each side.
-pub fn crossings(la: &LaneAnalysis, levels: &Levels) -> Vec<Crossing> {
+pub(crate) fn crossings(la: &LaneAnalysis, levels: &Levels) -> Vec<Crossing> {
     let mut out = Vec::new();
     RX.crossings(la.rx_power_dbm, levels.rx.as_ref(), &mut out);
     TX.crossings(la.tx_power_dbm, levels.tx.as_ref(), &mut out);
@@ -164,7 +164,7 @@ const NO_BIAS_MA: f64 = 0.01;
 /// keeps the module's transmitters off, and the link's reason says so. Dark lanes are not
 /// judged against the module's thresholds. `used_lanes`, the link's lane count when known:
 /// a dark lane within it on a link that is not down is one the link needs, and is judged.
-pub fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_down: bool) -> Vec<u8> {
+pub(crate) fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_down: bool) -> Vec<u8> {
     let dark = |l: &LaneReport| {
         l.tx_bias_ma.is_some_and(|b| b <= NO_BIAS_MA)
             && l.tx_power_mw.is_none_or(|p| p <= NO_LIGHT_MW)
@@ -183,14 +183,14 @@ pub fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_down: boo
 /// CMIS 5.2 Table 8-7: the one module state in which data paths carry traffic.
 const MODULE_READY: &str = "ModuleReady";
 /// CMIS 5.2 Table 8-7: a module that shut down on a fault of its own.
-pub const MODULE_FAULT: &str = "ModuleFault";
+pub(crate) const MODULE_FAULT: &str = "ModuleFault";
 /// CMIS 5.2 page 11h (DPStateHostLane): the state of a lane that carries its data path.
 const DP_ACTIVATED: &str = "DPActivated";
 
 /// A CMIS module's state when it is short of ModuleReady and not faulted (ModuleLowPwr,
 /// ModulePwrUp, ModulePwrDn): its transmitters are off by the module state machine (CMIS 5.2
 /// 6.3.2), so no lane can carry traffic.
-pub fn not_ready(module: &ModuleReport) -> Option<&str> {
+pub(crate) fn not_ready(module: &ModuleReport) -> Option<&str> {
     module.module_state.as_deref().filter(|s| *s != MODULE_READY && *s != MODULE_FAULT)
 }
 
@@ -199,7 +199,7 @@ pub fn not_ready(module: &ModuleReport) -> Option<&str> {
 /// (DPDeactivated, DPInit, DPTxTurnOff, ...: the host has not activated or has deactivated the
 /// data path, CMIS 5.2 6.3.3). Their readings are that state, not a laser out of range, and are
 /// not judged against the module's thresholds; a TxFault still is.
-pub fn inactive_lanes(module: &ModuleReport) -> Vec<(u8, String)> {
+pub(crate) fn inactive_lanes(module: &ModuleReport) -> Vec<(u8, String)> {
     let state = not_ready(module);
     module
         .lanes
@@ -215,21 +215,21 @@ pub fn inactive_lanes(module: &ModuleReport) -> Vec<(u8, String)> {
 
 /// The lanes [`crate::analysis`] left unjudged, and why.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Unjudged {
+pub(crate) struct Unjudged {
     /// [`dark_lanes`].
-    pub dark: Vec<u8>,
+    pub(crate) dark: Vec<u8>,
     /// [`inactive_lanes`].
-    pub inactive: Vec<(u8, String)>,
+    pub(crate) inactive: Vec<(u8, String)>,
 }
 
 impl Unjudged {
     /// Whether lane `n` is left unjudged.
-    pub fn contains(&self, n: u8) -> bool {
+    pub(crate) fn contains(&self, n: u8) -> bool {
         self.dark.contains(&n) || self.inactive.iter().any(|(l, _)| *l == n)
     }
 
     /// One note per reason, for the window's notes.
-    pub fn notes(&self, module_lanes: usize) -> Vec<String> {
+    pub(crate) fn notes(&self, module_lanes: usize) -> Vec<String> {
         let mut notes: Vec<String> = dark_note(&self.dark, module_lanes).into_iter().collect();
         // Grouped by state, in lane order.
         let mut states: Vec<&str> = self.inactive.iter().map(|(_, s)| s.as_str()).collect();

@@ -43,7 +43,7 @@ const TEMPERATURE_C: RangeInclusive<f64> = -55.0..=125.0;
 
 /// One thing about a module's diagnostics that cannot be so.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Finding {
+pub(crate) enum Finding {
     /// A reading no running module gives: every reading and limit flag is set aside.
     Reading { monitor: Monitor, value: f64 },
     /// The low alarm at or over the high alarm: the monitor's levels and flags are set aside.
@@ -55,7 +55,7 @@ pub enum Finding {
 
 impl Finding {
     /// "supply 0.23 V (a module runs at 3.3 V ± 5 %)".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match *self {
             Finding::Reading { monitor: Monitor::SupplyVoltage, value } => {
                 format!("supply {value:.2} V (a module runs at 3.3 V ± 5 %)")
@@ -72,7 +72,7 @@ impl Finding {
     }
 
     /// Whether it sets the module's diagnostics aside (rather than only its warnings).
-    pub fn is_serious(&self) -> bool {
+    pub(crate) fn is_serious(&self) -> bool {
         !matches!(self, Finding::WarningsDisordered { .. })
     }
 }
@@ -107,24 +107,24 @@ fn level_text(m: Monitor, v: f64) -> String {
 
 /// A limit flag the module raised that its own reading in the same read does not bear out.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Unconfirmed {
+pub(crate) struct Unconfirmed {
     /// 1-based lane of a lane flag; `None` for a module flag (temperature, supply).
-    pub lane: Option<u8>,
-    pub flag: ModuleFlag,
+    pub(crate) lane: Option<u8>,
+    pub(crate) flag: ModuleFlag,
     /// "tx bias reads 6.09 mA, inside its low warning 3.00 mA".
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// What of a module's diagnostics can be believed.
 #[derive(Clone, Debug, Default)]
-pub struct Trust<'a> {
+pub(crate) struct Trust<'a> {
     /// Empty for a module whose diagnostics hold together (nearly all).
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
     /// Limit flags the module's readings do not bear out (a latched earlier event or a
     /// wrong flag): not judged as crossings.
-    pub unconfirmed: Vec<Unconfirmed>,
+    pub(crate) unconfirmed: Vec<Unconfirmed>,
     /// The thresholds judged against: the module's own, less what cannot be so.
-    pub thresholds: Cow<'a, Thresholds>,
+    pub(crate) thresholds: Cow<'a, Thresholds>,
 }
 
 /// A threshold set's four levels as the monitor uses them: `None` for a level the module
@@ -157,7 +157,7 @@ fn order(monitor: Monitor, t: &ThresholdSet) -> Option<Finding> {
 
 impl<'a> Trust<'a> {
     /// What can be believed of `m`'s diagnostics.
-    pub fn of(m: &'a ModuleReport) -> Self {
+    pub(crate) fn of(m: &'a ModuleReport) -> Self {
         let mut findings = Vec::new();
         if let Some(v) = m.supply_voltage_v.filter(|v| *v != 0.0 && !SUPPLY_V.contains(v)) {
             findings.push(Finding::Reading { monitor: Monitor::SupplyVoltage, value: v });
@@ -204,19 +204,19 @@ impl<'a> Trust<'a> {
 
     /// Whether the module's readings themselves are believed (no impossible supply or
     /// temperature).
-    pub fn readings(&self) -> bool {
+    pub(crate) fn readings(&self) -> bool {
         !self.findings.iter().any(|f| matches!(f, Finding::Reading { .. }))
     }
 
     /// Whether a flag the module raised on `lane` (`None`: a module flag) is evidence: as
     /// [`Trust::believes`], and not contradicted by the module's own reading.
-    pub fn believes_on(&self, lane: Option<u8>, flag: ModuleFlag) -> bool {
+    pub(crate) fn believes_on(&self, lane: Option<u8>, flag: ModuleFlag) -> bool {
         self.believes(flag) && !self.unconfirmed.iter().any(|u| u.lane == lane && u.flag == flag)
     }
 
     /// Whether a flag the module raised is evidence: a status bit (LOS, LOL, faults)
     /// always is; a limit crossing only when its reading and its level are believed.
-    pub fn believes(&self, flag: ModuleFlag) -> bool {
+    pub(crate) fn believes(&self, flag: ModuleFlag) -> bool {
         let ModuleFlag::Limit(monitor, level) = flag else { return true };
         if !self.readings() {
             return false;

@@ -9,6 +9,7 @@ use crate::module::report::Modulation;
 use serde::Serialize;
 use std::borrow::Cow;
 
+/// The FEC a link runs, as the kernel reports it (`ethtool --show-fec`) or the lane rate implies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FecKind {
     /// RS(544,514) "KP4": PAM4 lanes.
@@ -19,7 +20,9 @@ pub enum FecKind {
     BaseR,
     /// Low-latency RS(272,257+1).
     Llrs,
+    /// No FEC.
     Off,
+    /// The FEC mode could not be told.
     Unknown,
 }
 
@@ -43,19 +46,20 @@ impl Serialize for FecKind {
     }
 }
 
+/// A row of the pre-FEC BER limits: the limit an FEC kind is held to on lanes from a bit rate up, and its source.
 pub struct FecLimit {
-    pub kind: FecKind,
+    pub(crate) kind: FecKind,
     /// The row holds for lanes of at least this bit rate (Gb/s); rows of one kind are tried
     /// fastest first.
-    pub lanes_from_gbps: f64,
+    pub(crate) lanes_from_gbps: f64,
     /// Pre-FEC BER the PMD clause requires; `None`: no single clause limit, BER without margin.
-    pub ber_limit: Option<f64>,
-    pub source: LimitSource,
+    pub(crate) ber_limit: Option<f64>,
+    pub(crate) source: LimitSource,
 }
 
 /// Where a [`FecLimit`] comes from: the JSON `fec_limit_source` is its [`LimitSource::citation`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LimitSource {
+pub(crate) enum LimitSource {
     /// RS(544,514) PMDs: IEEE 802.3 Clauses 138, 124 and 140.
     Rs544Pmds,
     /// 200G lanes (IEEE 802.3dj): the same RS(544,514) end to end, its input threshold.
@@ -88,7 +92,7 @@ pub enum LimitSource {
 
 impl LimitSource {
     /// The citation, as JSON and the report write it (a contract: never reword one).
-    pub fn citation(self) -> &'static str {
+    pub(crate) fn citation(self) -> &'static str {
         match self {
             LimitSource::Rs544Pmds => {
                 "IEEE 802.3 Clause 138 (200GBASE-SR4, 400GBASE-SR8), Clause 124 (400GBASE-DR4), Clause 140 (100GBASE-DR)"
@@ -120,7 +124,7 @@ impl LimitSource {
 
     /// This limit's source on an InfiniBand link: the same code and figure, cited for
     /// InfiniBand rather than an Ethernet PMD clause.
-    pub fn on_infiniband(self) -> LimitSource {
+    pub(crate) fn on_infiniband(self) -> LimitSource {
         match self {
             LimitSource::Rs544Pmds | LimitSource::Rs544Lanes200G => LimitSource::IbRs544,
             LimitSource::Rs528Pmds => LimitSource::IbRs528,
@@ -137,7 +141,7 @@ impl Serialize for LimitSource {
     }
 }
 
-pub const FEC_LIMITS: &[FecLimit] = &[
+pub(crate) const FEC_LIMITS: &[FecLimit] = &[
     // IEEE 802.3dj keeps RS(544,514) from the host's PCS to the far host on 200G lanes
     // (212.5 Gb/s = 200 Gb/s x 257/256 x 544/514, lanes.rs): the code and so the BER its
     // decoder takes at its input for the 1.7e-12 FLR are those of 138.1.1. On Clause 181 and
@@ -171,7 +175,7 @@ pub fn limit(kind: FecKind, lane_rate_gbps: Option<f64>) -> &'static FecLimit {
 /// 1.6TBASE-DR8) and 800GBASE-FR4-500 signal at 106.25 GBd and run the host FEC end to end,
 /// as copper (CR, KR) does. The kernel names the "-2" PMDs with a `_2` suffix
 /// (`1600000baseDR8_2`). `None` for every other link.
-pub fn inner_fec_note(fec: FecKind, lane_rate_gbps: f64, link_mode: Option<&str>) -> Option<&'static str> {
+pub(crate) fn inner_fec_note(fec: FecKind, lane_rate_gbps: f64, link_mode: Option<&str>) -> Option<&'static str> {
     let pmd = link_mode?.split_once("base")?.1.split('/').next()?;
     let inner = pmd.ends_with("_2") || matches!(pmd.as_bytes().first(), Some(b'F' | b'L'));
     (fec == FecKind::Rs544 && lane_rate_gbps >= 200.0 && inner).then_some(
@@ -180,7 +184,7 @@ pub fn inner_fec_note(fec: FecKind, lane_rate_gbps: f64, link_mode: Option<&str>
 }
 
 /// The FEC in use from the kernel's active-FEC name and the lanes' modulation.
-pub fn fec_kind(fec_active: Option<&str>, modulation: Option<Modulation>, notes: &mut Vec<String>) -> FecKind {
+pub(crate) fn fec_kind(fec_active: Option<&str>, modulation: Option<Modulation>, notes: &mut Vec<String>) -> FecKind {
     // A known name is told without case, not copied: a CSV export asks once per row.
     let known = |s: &str| ["RS", "BASER", "LLRS", "NONE", "OFF"].into_iter().find(|k| s.eq_ignore_ascii_case(k));
     let name = fec_active.map(str::trim).map(|s| known(s).map_or_else(|| Cow::Owned(s.to_ascii_uppercase()), Cow::Borrowed));

@@ -28,61 +28,61 @@ use super::histogram::FecHistogram;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FlrBudget {
+pub(crate) struct FlrBudget {
     /// "module" (the optics' allocation) or "phy" (the whole Physical Layer).
-    pub name: &'static str,
-    pub flr: f64,
-    pub source: &'static str,
+    pub(crate) name: &'static str,
+    pub(crate) flr: f64,
+    pub(crate) source: &'static str,
     /// Observed FLR within the budget; `None` when not observed.
-    pub observed_within: Option<bool>,
+    pub(crate) observed_within: Option<bool>,
     /// Predicted FLR (histogram tail) within the budget; `None` when not predicted.
-    pub predicted_within: Option<bool>,
+    pub(crate) predicted_within: Option<bool>,
 }
 
 /// JSON `frame_loss` of an interface (keys are a contract).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FrameLoss {
-    pub fec: FecKind,
+pub(crate) struct FrameLoss {
+    pub(crate) fec: FecKind,
     /// X: codewords interleaved symbol by symbol; `None` when the port's PCS is not known.
-    pub interleave_codewords: Option<u32>,
-    pub interleave_source: Option<&'static str>,
-    pub frame_bytes: u32,
+    pub(crate) interleave_codewords: Option<u32>,
+    pub(crate) interleave_source: Option<&'static str>,
+    pub(crate) frame_bytes: u32,
     /// MFC: MAC frames of `frame_bytes` per codeword.
-    pub mac_frames_per_codeword: Option<f64>,
+    pub(crate) mac_frames_per_codeword: Option<f64>,
     /// (1 + X·MFC) / MFC.
-    pub flr_per_codeword_error_ratio: Option<f64>,
+    pub(crate) flr_per_codeword_error_ratio: Option<f64>,
     /// All codewords in the window, and where that figure comes from ("histogram": its
     /// own bins with bin 0, plus the uncorrectable ones; "lane_rate").
-    pub codewords: Option<f64>,
-    pub codewords_source: Option<&'static str>,
-    pub uncorrectable_codewords: Option<u64>,
+    pub(crate) codewords: Option<f64>,
+    pub(crate) codewords_source: Option<&'static str>,
+    pub(crate) uncorrectable_codewords: Option<u64>,
     /// Observed: uncorrectable / all codewords, and the FLR it means.
-    pub codeword_error_ratio: Option<f64>,
-    pub flr: Option<f64>,
+    pub(crate) codeword_error_ratio: Option<f64>,
+    pub(crate) flr: Option<f64>,
     /// From the histogram's tail: predicted uncorrectable / all codewords, and its FLR.
-    pub predicted_codeword_error_ratio: Option<f64>,
-    pub predicted_flr: Option<f64>,
+    pub(crate) predicted_codeword_error_ratio: Option<f64>,
+    pub(crate) predicted_flr: Option<f64>,
     /// SONiC `port_flr.lua`'s figure, for cross-checking against switch output: the
     /// histogram's straight line summed over t+1..=t+5, over all codewords, times X + 1/8
     /// (its MFC = 8). Its line is this one when bin 0 is the peak and bins are single symbols.
-    pub sonic_predicted_flr: Option<f64>,
+    pub(crate) sonic_predicted_flr: Option<f64>,
     /// The module's and the PHY's budgets (RS(544,514) PMDs); empty for other FECs.
-    pub budgets: Vec<FlrBudget>,
+    pub(crate) budgets: Vec<FlrBudget>,
 }
 
 /// What the window counted that frame loss needs.
-pub struct FrameLossInput<'a> {
-    pub fec: FecKind,
-    pub speed_mbps: Option<u32>,
-    pub lanes: Option<u32>,
-    pub frame_bytes: u32,
-    pub duration_s: f64,
+pub(crate) struct FrameLossInput<'a> {
+    pub(crate) fec: FecKind,
+    pub(crate) speed_mbps: Option<u32>,
+    pub(crate) lanes: Option<u32>,
+    pub(crate) frame_bytes: u32,
+    pub(crate) duration_s: f64,
     /// A window (two samples or more): counts are over it.
-    pub windowed: bool,
-    pub uncorrectable_blocks: Option<u64>,
+    pub(crate) windowed: bool,
+    pub(crate) uncorrectable_blocks: Option<u64>,
     /// Line codewords per second from the lane rate.
-    pub line_codewords_per_s: Option<f64>,
-    pub histogram: Option<&'a FecHistogram>,
+    pub(crate) line_codewords_per_s: Option<f64>,
+    pub(crate) histogram: Option<&'a FecHistogram>,
 }
 
 /// The window's frame loss, as the verdict's JSON and the CSV rows give it: its
@@ -107,7 +107,7 @@ impl FrameLoss {
     /// The budgets the observed FLR (`predicted`: the predicted one) is over, as CSV names
     /// them: `none`, `module` or `module;phy` (the module's budget is the smaller); `None`
     /// when the figure or the budgets are unknown.
-    pub fn budgets_exceeded(&self, predicted: bool) -> Option<&'static str> {
+    pub(crate) fn budgets_exceeded(&self, predicted: bool) -> Option<&'static str> {
         let flr = if predicted { self.predicted_flr } else { self.flr }?;
         let over = |name: &str| self.budgets.iter().any(|b| b.name == name && flr > b.flr);
         if self.budgets.is_empty() {
@@ -122,7 +122,7 @@ impl FrameLoss {
 }
 
 /// `None` for a FEC without codewords (off, BASE-R, unknown).
-pub fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
+pub(crate) fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
     let fec = input.fec;
     let mfc = mac_frames_per_codeword(fec, input.frame_bytes)?;
     let x = input.speed_mbps.and_then(|s| interleave(fec, s, input.lanes.unwrap_or(0)));

@@ -12,19 +12,20 @@ use crate::device::host::{Channels, Fact, HostFacts, PauseSettings, PciDistance,
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// The host beneath a link as analysed: driver, firmware, PCI ID, NUMA node, MTU, rings, channels, pause, and the NIC's interrupts and GPUs against its NUMA node.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HostAnalysis {
-    pub driver: Option<Fact<String>>,
-    pub driver_version: Option<Fact<String>>,
-    pub firmware_version: Option<Fact<String>>,
-    pub pci_id: Option<Fact<String>>,
-    pub numa_node: Option<Fact<i32>>,
-    pub mtu: Option<Fact<u32>>,
-    pub rings: Option<Fact<Rings>>,
-    pub channels: Option<Fact<Channels>>,
+    pub(crate) driver: Option<Fact<String>>,
+    pub(crate) driver_version: Option<Fact<String>>,
+    pub(crate) firmware_version: Option<Fact<String>>,
+    pub(crate) pci_id: Option<Fact<String>>,
+    pub(crate) numa_node: Option<Fact<i32>>,
+    pub(crate) mtu: Option<Fact<u32>>,
+    pub(crate) rings: Option<Fact<Rings>>,
+    pub(crate) channels: Option<Fact<Channels>>,
     /// Pause as set and negotiated.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pause: Option<Fact<PauseSettings>>,
+    pub(crate) pause: Option<Fact<PauseSettings>>,
     /// How many CPUs the NIC's NUMA node has.
     pub node_cpus: Option<usize>,
     /// Where the NIC's interrupts may run against its NUMA node's CPUs.
@@ -34,56 +35,56 @@ pub struct HostAnalysis {
     /// Pause frames and receive discards over the window, as rates; `None` without a
     /// window (a lone snapshot) or without such counters.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pause_discards: Option<PauseDiscards>,
+    pub(crate) pause_discards: Option<PauseDiscards>,
     /// What could not be checked, one sentence each.
     pub not_checked: Vec<String>,
     /// The host reason codes raised on this NIC, in the order judged; empty when nothing
     /// the host checks could look at is wrong (the one-line summary says so).
-    pub problems: Vec<ReasonCode>,
+    pub(crate) problems: Vec<ReasonCode>,
     /// How many other NICs of its model (PCI ID) on the node run its firmware version;
     /// `None` when firmware was not compared (version or model unknown, or
     /// `firmware_consistent` off).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub firmware_peers: Option<usize>,
+    pub(crate) firmware_peers: Option<usize>,
     /// How many of the node's other ports run its MTU; `None` when its MTU is unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mtu_peers: Option<usize>,
+    pub(crate) mtu_peers: Option<usize>,
 }
 
 /// A counter's increase over the window and its rate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Rate {
-    pub count: u64,
-    pub per_s: f64,
-    pub origin: Origin,
+pub(crate) struct Rate {
+    pub(crate) count: u64,
+    pub(crate) per_s: f64,
+    pub(crate) origin: Origin,
 }
 
 /// Per 802.1Qbb priority increases over the window (index = priority).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PerPriority {
-    pub counts: Vec<u64>,
-    pub origin: Origin,
+pub(crate) struct PerPriority {
+    pub(crate) counts: Vec<u64>,
+    pub(crate) origin: Origin,
     /// Seconds the counts span (the figure's own span: [`InterfaceWindow::seconds_of`]).
     #[serde(skip)]
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 /// What the port's host side counted over the window (`counters::host`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct PauseDiscards {
-    pub window_s: f64,
+pub(crate) struct PauseDiscards {
+    pub(crate) window_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rx_pause_frames: Option<Rate>,
+    pub(crate) rx_pause_frames: Option<Rate>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tx_pause_frames: Option<Rate>,
+    pub(crate) tx_pause_frames: Option<Rate>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rx_pause_per_priority: Option<PerPriority>,
+    pub(crate) rx_pause_per_priority: Option<PerPriority>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tx_pause_per_priority: Option<PerPriority>,
+    pub(crate) tx_pause_per_priority: Option<PerPriority>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rx_discards: Option<Rate>,
+    pub(crate) rx_discards: Option<Rate>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rx_out_of_buffer: Option<Rate>,
+    pub(crate) rx_out_of_buffer: Option<Rate>,
 }
 
 impl PauseDiscards {
@@ -148,10 +149,12 @@ enum Direction {
 /// One GPU as seen from the NIC.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GpuPlacement {
+    /// The GPU's PCI address (`0000:41:00.0`).
     pub bus_info: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pci_id: Option<String>,
-    pub numa_node: Option<i32>,
+    pub(crate) pci_id: Option<String>,
+    pub(crate) numa_node: Option<i32>,
+    /// How far the GPU is from the NIC on the PCI tree (`PIX` nearest to `SYS` across sockets, as `nvidia-smi topo -m` names them).
     pub distance: PciDistance,
 }
 
@@ -160,7 +163,9 @@ pub struct GpuPlacement {
 /// socket interconnect).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IrqPlacement {
+    /// IRQs the NIC has.
     pub total: usize,
+    /// Those of them that may run on a CPU off the NIC's NUMA node.
     pub off_node: usize,
     /// The first few IRQs off the node, by number.
     pub off_node_irqs: Vec<u32>,
@@ -178,6 +183,7 @@ impl HostAnalysis {
     }
 }
 
+/// The host facts of one interface analysed: GPUs by distance from the NIC, IRQs against its NUMA node.
 pub fn analyze_host(h: &HostFacts) -> HostAnalysis {
     let numa = h.numa_node.as_ref().map(|f| f.value);
     let nic_path = h.pci_path.as_ref().map(|f| f.value.as_slice()).unwrap_or_default();
@@ -268,6 +274,7 @@ pub struct Node {
 }
 
 impl Node {
+    /// Every port's MTU and each NIC model's firmware versions, from the node's windows.
     pub fn of(all: &[InterfaceWindow]) -> Node {
         let mut node = Node::default();
         for w in all {

@@ -30,32 +30,32 @@ pub(super) const LINK_ADVICE: &str = "InfiniBand port: check the cable and the m
 /// What an InfiniBand port is and counted over the window: the JSON `infiniband` object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct IbAnalysis {
-    pub hca: String,
-    pub port: u32,
+    pub(crate) hca: String,
+    pub(crate) port: u32,
     /// `mlx5_0/1`.
-    pub name: String,
-    pub link_layer: Option<String>,
+    pub(crate) name: String,
+    pub(crate) link_layer: Option<String>,
     /// The kernel's `rate`, e.g. `400 Gb/sec (4X NDR)`.
-    pub rate: Option<String>,
-    pub speed: Option<ibc::IbSpeed>,
-    pub width: Option<u32>,
-    pub fw_ver: Option<String>,
+    pub(crate) rate: Option<String>,
+    pub(crate) speed: Option<ibc::IbSpeed>,
+    pub(crate) width: Option<u32>,
+    pub(crate) fw_ver: Option<String>,
     /// The HCA's `board_id` (PSID) and `node_guid`: which adapter, whatever its slot.
-    pub board_id: Option<String>,
-    pub node_guid: Option<String>,
-    pub netdev: Option<String>,
+    pub(crate) board_id: Option<String>,
+    pub(crate) node_guid: Option<String>,
+    pub(crate) netdev: Option<String>,
     /// True on HDR and later: `symbol_error` counts errors left after FEC.
-    pub symbol_errors_after_fec: Option<bool>,
+    pub(crate) symbol_errors_after_fec: Option<bool>,
     /// Increases over the window (counts since the counters started for a lone snapshot),
     /// by sysfs counter name; `null` = not read.
-    pub counters: BTreeMap<&'static str, Option<u64>>,
+    pub(crate) counters: BTreeMap<&'static str, Option<u64>>,
     /// Bytes received and sent over the window: `port_rcv_data` / `port_xmit_data` x 4.
-    pub rx_bytes: Option<u64>,
-    pub tx_bytes: Option<u64>,
+    pub(crate) rx_bytes: Option<u64>,
+    pub(crate) tx_bytes: Option<u64>,
     /// `symbol_error` per second over the window (a lower bound when it saturated).
     pub symbol_errors_per_s: Option<f64>,
     /// Counters that read their maximum at the end (saturated: lower bounds).
-    pub saturated: Vec<&'static str>,
+    pub(crate) saturated: Vec<&'static str>,
 }
 
 /// True when `w`'s `PortCounters` span an interval: their counts are increases with a
@@ -74,7 +74,7 @@ const SYMBOL_ERRORS: &str = "symbol_errors";
 impl IbAnalysis {
     /// What `w`'s InfiniBand port is and counted (`None` for other ports): increases over
     /// the window, or counts since the last clear for a lone snapshot.
-    pub fn of_window(w: &InterfaceWindow) -> Option<IbAnalysis> {
+    pub(crate) fn of_window(w: &InterfaceWindow) -> Option<IbAnalysis> {
         let port = w.identity.ib.as_ref().filter(|p| p.is_infiniband())?;
         let rate = port.rate.as_deref().and_then(IbRate::parse);
         let windowed = windowed(w);
@@ -110,12 +110,12 @@ impl IbAnalysis {
 
     /// The port over one interval, as a CSV row shows it: `None` for a lone snapshot,
     /// whose counts have no time base.
-    pub fn of_interval(w: &InterfaceWindow) -> Option<IbAnalysis> {
+    pub(crate) fn of_interval(w: &InterfaceWindow) -> Option<IbAnalysis> {
         Self::of_window(w).filter(|_| windowed(w))
     }
 
     /// The count of sysfs counter `name` (`null` = not read).
-    pub fn count(&self, name: &str) -> Option<u64> {
+    pub(crate) fn count(&self, name: &str) -> Option<u64> {
         self.counters.get(name).copied().flatten()
     }
 }

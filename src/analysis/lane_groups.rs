@@ -9,22 +9,22 @@
 use super::*;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LaneGroup {
+pub(crate) struct LaneGroup {
     /// 1-based lanes of the port in the group.
-    pub lanes: Vec<u8>,
-    pub corrected_bits: u64,
-    pub pre_fec_ber: Option<f64>,
-    pub pre_fec_ber_lower: Option<f64>,
-    pub pre_fec_ber_upper: Option<f64>,
-    pub margin_db: Option<f64>,
-    pub margin_is_lower_bound: bool,
+    pub(crate) lanes: Vec<u8>,
+    pub(crate) corrected_bits: u64,
+    pub(crate) pre_fec_ber: Option<f64>,
+    pub(crate) pre_fec_ber_lower: Option<f64>,
+    pub(crate) pre_fec_ber_upper: Option<f64>,
+    pub(crate) margin_db: Option<f64>,
+    pub(crate) margin_is_lower_bound: bool,
     /// How the group's count was derived.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 impl LaneGroup {
     /// "lanes 5-8" (or "lane 8").
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match (self.lanes.first(), self.lanes.last()) {
             (Some(a), Some(b)) if a != b => format!("lanes {a}-{b}"),
             (Some(a), _) => format!("lane {a}"),

@@ -7,19 +7,19 @@ use crate::module::report::LaneReport;
 
 /// `lanes` (a window's module lanes), with whether lane n is at index n - 1 throughout.
 #[derive(Clone, Copy)]
-pub struct LaneIndex<'a> {
+pub(crate) struct LaneIndex<'a> {
     lanes: &'a [LaneReport],
     in_order: bool,
 }
 
 impl<'a> LaneIndex<'a> {
-    pub fn new(lanes: &'a [LaneReport]) -> Self {
+    pub(crate) fn new(lanes: &'a [LaneReport]) -> Self {
         let in_order = lanes.iter().enumerate().all(|(i, l)| usize::from(l.lane) == i + 1);
         LaneIndex { lanes, in_order }
     }
 
     /// The first lane report numbered `lane`, as `iter().find` gives it.
-    pub fn get(&self, lane: u8) -> Option<&'a LaneReport> {
+    pub(crate) fn get(&self, lane: u8) -> Option<&'a LaneReport> {
         if self.in_order {
             // In order, lane numbers are distinct: the one at `lane - 1` is the only one.
             usize::from(lane).checked_sub(1).and_then(|i| self.lanes.get(i))

@@ -18,28 +18,28 @@ use super::*;
 
 /// One window's figures as its rows show them.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct RowFigures {
+pub(crate) struct RowFigures {
     /// Port counts over the window (`None` without an interval, as in `analyze`); no
     /// `counter_sources` or `link_mode` (`analyze` names them, rows do not).
-    pub link: LinkAnalysis,
+    pub(crate) link: LinkAnalysis,
     /// Lanes in lane order, flags set.
-    pub lanes: Vec<LaneAnalysis>,
+    pub(crate) lanes: Vec<LaneAnalysis>,
     /// The window's frame loss, observed and predicted from its histogram (when it has
     /// bins), as `analyze` gives it; `None` without an RS FEC.
-    pub frame_loss: Option<frame_loss::FrameLoss>,
+    pub(crate) frame_loss: Option<frame_loss::FrameLoss>,
     /// Pause frames and receive discards over the window, as rates (`host`); `None`
     /// without an interval or such counters.
-    pub pause_discards: Option<host::PauseDiscards>,
+    pub(crate) pause_discards: Option<host::PauseDiscards>,
     /// An InfiniBand port's counts over the window (`infiniband`); `None` without an
     /// interval or for other ports.
-    pub infiniband: Option<infiniband::IbAnalysis>,
+    pub(crate) infiniband: Option<infiniband::IbAnalysis>,
 }
 
 impl RowFigures {
     /// The row figures of `w` analysed alone (no peer; breakout lane map from `w`
     /// itself), as `analyze(&[w], cfg, &[])` gives them. The lanes are refilled in place
     /// (one allocation for every interval of a run).
-    pub fn refill(&mut self, w: &InterfaceWindow, cfg: &Config) {
+    pub(crate) fn refill(&mut self, w: &InterfaceWindow, cfg: &Config) {
         let map = breakout::lane_map_alone(w);
         let mut notes = Vec::new();
         let view = breakout::window_for(w, &map, &mut notes);
@@ -63,7 +63,8 @@ impl RowFigures {
 }
 
 /// The row figures of `w` ([`RowFigures::refill`] into fresh figures).
-pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
+#[cfg(test)]
+pub(crate) fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
     let mut f = RowFigures::default();
     f.refill(w, cfg);
     f
@@ -74,18 +75,19 @@ pub fn row_figures(w: &InterfaceWindow, cfg: &Config) -> RowFigures {
 #[derive(Clone, Copy, Debug)]
 pub struct LaneInterval<'a> {
     /// The closing sample's time (seconds since capture start).
-    pub t: f64,
+    pub(crate) t: f64,
     /// The first sample of the interface (or the first since its interface record) alone:
     /// no interval yet, so no deltas, BER or margin.
-    pub first: bool,
+    pub(crate) first: bool,
     /// The window over the interval (its module decoded at the closing sample).
-    pub window: &'a InterfaceWindow,
-    pub figures: &'a RowFigures,
+    pub(crate) window: &'a InterfaceWindow,
+    pub(crate) figures: &'a RowFigures,
 }
 
 /// What takes the interval stage's figures: the CSV rows, the live table. It also takes
 /// the records themselves (as a `capture::RecordSink`) for what is not an interval: the
 /// capture header, events.
 pub trait IntervalSink {
+    /// Takes one interval's lane figures; `iv.first` is the interface's first interval.
     fn interval(&mut self, iv: &LaneInterval<'_>) -> std::io::Result<()>;
 }

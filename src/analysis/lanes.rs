@@ -12,7 +12,7 @@ use serde::Serialize;
 
 /// A per-lane speed class, named in the JSON (`lane_class`) as the table below names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum LaneClass {
+pub(crate) enum LaneClass {
     #[serde(rename = "1G NRZ")]
     G1Nrz,
     #[serde(rename = "10G NRZ")]
@@ -55,19 +55,19 @@ const LANE_CLASSES: &[LaneClassSpec] = &[
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LaneRate {
+pub(crate) struct LaneRate {
     /// Port speed: the kernel's, else the link mode's.
-    pub speed_mbps: u32,
-    pub lanes: u32,
+    pub(crate) speed_mbps: u32,
+    pub(crate) lanes: u32,
     /// e.g. "50G PAM4".
-    pub class: LaneClass,
-    pub lane_rate_gbps: f64,
-    pub modulation: Modulation,
+    pub(crate) class: LaneClass,
+    pub(crate) lane_rate_gbps: f64,
+    pub(crate) modulation: Modulation,
 }
 
 /// Speed (Mb/s) and lane count from a kernel link-mode name: `200000baseSR4/Full` ->
 /// (200000, 4), `25000baseSR/Full` -> (25000, 1), `800000baseDR8_2/Full` -> (800000, 8).
-pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
+pub(crate) fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
     let (speed, rest) = name.split_once("base")?;
     let speed_mbps = speed.parse().ok()?;
     let media = rest.split(['/', '_']).next().unwrap_or(rest);
@@ -87,7 +87,7 @@ pub fn parse_link_mode(name: &str) -> Option<(u32, u32)> {
 /// The first of those that makes the speed a known lane rate is taken: a QSFP+ (four 10G
 /// lanes) in a port running 10G uses one of them, not four of 2.5G; when none does, the
 /// first stands and the lane rate is said to be unknown.
-pub fn unstated_lanes(speed_mbps: u32, module: Option<&ModuleReport>) -> Option<(u32, &'static str)> {
+pub(crate) fn unstated_lanes(speed_mbps: u32, module: Option<&ModuleReport>) -> Option<(u32, &'static str)> {
     let module_lanes = module.and_then(|m| m.host_lane_count.or(m.media_lane_count)).filter(|n| *n > 0).map(u32::from);
     let candidates = [
         module_lanes.map(|n| (n, "taken from the module")),
@@ -108,7 +108,7 @@ pub fn unstated_lanes(speed_mbps: u32, module: Option<&ModuleReport>) -> Option<
 }
 
 /// The lane rate of a link; `notes` gets a sentence for every assumption or disagreement.
-pub fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec<String>) -> Option<LaneRate> {
+pub(crate) fn lane_rate(link: &LinkInfo, module: Option<&ModuleReport>, notes: &mut Vec<String>) -> Option<LaneRate> {
     // Parsed only for what the kernel did not give (it gives both on most links; a CSV
     // export asks every window).
     let parsed = || link.link_mode.as_deref().and_then(parse_link_mode);

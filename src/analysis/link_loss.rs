@@ -20,10 +20,10 @@ use crate::module::ModuleReport;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pmd {
     /// The PMD's name as IEEE 802.3 spells it (`100GBASE-SR4`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Where the figure comes from: the clause whose link power budget table gives it.
-    pub source: &'static str,
-    pub channel_insertion_loss_db: f64,
+    pub(crate) source: &'static str,
+    pub(crate) channel_insertion_loss_db: f64,
 }
 
 const fn pmd(name: &'static str, source: &'static str, channel_insertion_loss_db: f64) -> Pmd {
@@ -35,7 +35,7 @@ const fn pmd(name: &'static str, source: &'static str, channel_insertion_loss_db
 /// figure was checked against a public transcription of the table (docs/import.md, "Both
 /// ends of a link", lists which): the cabling characteristics the TIA Fiber Optics
 /// Technology Consortium publishes per IEEE 802.3 application quote the same maxima.
-pub const PMDS: &[Pmd] = &[
+pub(crate) const PMDS: &[Pmd] = &[
     pmd("40GBASE-SR4", "IEEE 802.3 Clause 86 link power budget (OM3 100 m: 1.9 dB; OM4 150 m: 1.5 dB)", 1.9),
     pmd("40GBASE-LR4", "IEEE 802.3 Clause 87 link power budget (SMF 10 km)", 6.7),
     pmd("100GBASE-SR4", "IEEE 802.3 Clause 95 link power budget (OM3 70 m: 1.8 dB; OM4 100 m: 1.9 dB)", 1.9),
@@ -69,7 +69,7 @@ const LINK_MODES: &[(&str, &str)] = &[
     ("800000baseDR8", "800GBASE-DR8"),
 ];
 
-pub fn pmd_by_name(name: &str) -> Option<&'static Pmd> {
+pub(crate) fn pmd_by_name(name: &str) -> Option<&'static Pmd> {
     PMDS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
 }
 
@@ -90,7 +90,7 @@ fn pmd_of_link_mode(mode: &str) -> Option<&'static Pmd> {
 }
 
 /// The PMD of the link: this end's module, else the far end's, else the link mode.
-pub fn pmd_of(w: &InterfaceWindow, peer: Option<&InterfaceWindow>) -> Option<&'static Pmd> {
+pub(crate) fn pmd_of(w: &InterfaceWindow, peer: Option<&InterfaceWindow>) -> Option<&'static Pmd> {
     let module = |w: &InterfaceWindow| w.module.as_ref().and_then(pmd_of_module);
     module(w).or_else(|| peer.and_then(module)).or_else(|| w.link.link_mode.as_deref().and_then(pmd_of_link_mode))
 }
@@ -130,13 +130,40 @@ impl FarEnd {
 /// named it (`--peer FILE:IFACE`), `near` the near interface.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotOneLink {
+    /// The two ends run different lane counts.
     #[error("{far} has {far_lanes} lanes and {near} has {near_lanes}: not the two ends of one link")]
-    Lanes { far: String, far_lanes: u32, near: String, near_lanes: u32 },
+    Lanes {
+        /// The far end, as the user named it.
+        far: String,
+        /// Lanes the far end runs.
+        far_lanes: u32,
+        /// The near interface.
+        near: String,
+        /// Lanes the near end runs.
+        near_lanes: u32,
+    },
+    /// The two ends run different link modes.
     #[error("{far} runs {far_mode} and {near} runs {near_mode}: not the two ends of one link")]
-    LinkMode { far: String, far_mode: String, near: String, near_mode: String },
+    LinkMode {
+        /// The far end, as the user named it.
+        far: String,
+        /// The far end's link mode (`400000baseDR4/Full`).
+        far_mode: String,
+        /// The near interface.
+        near: String,
+        /// The near end's link mode.
+        near_mode: String,
+    },
     /// The same serial number at both ends: the far end's capture was not given.
     #[error("{far} is the same module (SN {sn}) as {near}: give the far end's capture")]
-    SameModule { far: String, sn: String, near: String },
+    SameModule {
+        /// The far end, as the user named it.
+        far: String,
+        /// The module serial number both ends report.
+        sn: String,
+        /// The near interface.
+        near: String,
+    },
 }
 
 /// Why `far` (named `shown` in the message) cannot be the far end of `near`'s link, if it
@@ -169,7 +196,7 @@ pub fn not_one_link(near: &InterfaceWindow, far: &InterfaceWindow, shown: &str) 
 
 /// The light lost on `lane` between the far end's transmitter and this end's receiver
 /// reading `rx_power_dbm`: far-end Tx dBm - near-end Rx dBm, where both are known.
-pub fn loss_db(far: &InterfaceWindow, lane: u8, rx_power_dbm: Option<f64>) -> Option<f64> {
+pub(crate) fn loss_db(far: &InterfaceWindow, lane: u8, rx_power_dbm: Option<f64>) -> Option<f64> {
     let far_tx = far.module.as_ref()?.lanes.iter().find(|l| l.lane == lane).and_then(|l| l.tx_power_dbm);
     far_tx.zip(rx_power_dbm).map(|(t, r)| t - r).filter(|d| d.is_finite())
 }
@@ -177,7 +204,7 @@ pub fn loss_db(far: &InterfaceWindow, lane: u8, rx_power_dbm: Option<f64>) -> Op
 /// The light lost on `lane` in the other direction, between this end's transmitter sending
 /// `tx_power_dbm` and the far end's receiver on the lane facing it: near-end Tx dBm - far-end
 /// Rx dBm, where both are known.
-pub fn far_loss_db(far: &InterfaceWindow, lane: u8, tx_power_dbm: Option<f64>) -> Option<f64> {
+pub(crate) fn far_loss_db(far: &InterfaceWindow, lane: u8, tx_power_dbm: Option<f64>) -> Option<f64> {
     let far_rx = far.module.as_ref()?.lanes.iter().find(|l| l.lane == lane).and_then(|l| l.rx_power_dbm);
     tx_power_dbm.zip(far_rx).map(|(t, r)| t - r).filter(|d| d.is_finite())
 }
@@ -215,12 +242,12 @@ pub fn apply(w: &InterfaceWindow, peer: Option<&InterfaceWindow>, lanes: &mut [L
 }
 
 /// The lane's loss toward this end is over its PMD's budget.
-pub fn over_budget(la: &LaneAnalysis) -> bool {
+pub(crate) fn over_budget(la: &LaneAnalysis) -> bool {
     la.link_loss_db.zip(la.link_loss_budget_db).is_some_and(|(l, b)| l > b)
 }
 
 /// The lane's loss toward the far end is over its PMD's budget.
-pub fn far_over_budget(la: &LaneAnalysis) -> bool {
+pub(crate) fn far_over_budget(la: &LaneAnalysis) -> bool {
     la.far_link_loss_db.zip(la.link_loss_budget_db).is_some_and(|(l, b)| l > b)
 }
 

@@ -2,44 +2,44 @@
 //! [`InterfaceWindow`]s that the sampling layer builds from samples (live or replayed).
 //!
 //! [`analyze`] turns each window into an [`InterfaceAnalysis`] (its JSON is a contract:
-//! keys may be added, never renamed): lane rate and FEC ([`lanes`], [`fec`]), pre-FEC
-//! BER with Poisson bounds ([`ber`]), Q and margin ([`q`]), optical margin
-//! ([`optical`]), outliers ([`outlier`]), PCIe ceiling ([`pcie`]), flags and reasons
-//! (`judge`), the host beneath the link ([`host`]), the verdict ([`verdict`](mod@verdict)), swap advice ([`advice`]); [`compare`](mod@compare) judges
+//! keys may be added, never renamed): lane rate and FEC (`lanes`, [`fec`]), pre-FEC
+//! BER with Poisson bounds (`ber`), Q and margin (`q`), optical margin
+//! (`optical`), outliers ([`outlier`]), PCIe ceiling (`pcie`), flags and reasons
+//! (`judge`), the host beneath the link ([`host`]), the verdict ([`verdict`](mod@verdict)), swap advice (`advice`); [`compare`](mod@compare) judges
 //! before/after.
 
-pub mod advice;
-pub mod after_flap;
-pub mod ber;
-pub mod breakout;
+pub(crate) mod advice;
+pub(crate) mod after_flap;
+pub(crate) mod ber;
+pub(crate) mod breakout;
 pub mod codeword;
 pub mod compare;
 pub mod config;
-pub mod dom_limits;
-pub mod dom_trust;
+pub(crate) mod dom_limits;
+pub(crate) mod dom_trust;
 pub mod fec;
 pub mod frame_loss;
 pub mod histogram;
 pub mod host;
 pub mod infiniband;
 mod judge;
-pub mod lane_groups;
-pub mod lane_index;
+pub(crate) mod lane_groups;
+pub(crate) mod lane_index;
 pub mod lane_rows;
-pub mod lanes;
+pub(crate) mod lanes;
 mod latest_readings;
 mod limits;
 pub mod link_loss;
-pub mod optical;
+pub(crate) mod optical;
 pub mod outlier;
-pub mod pcie;
+pub(crate) mod pcie;
 pub mod profile;
-pub mod q;
+pub(crate) mod q;
 pub mod segments;
 pub mod series;
 pub mod series_margin;
-pub mod shares;
-pub mod stats;
+pub(crate) mod shares;
+pub(crate) mod stats;
 pub mod tail_models;
 mod transmitter;
 pub mod trend;
@@ -49,7 +49,8 @@ pub mod verdict;
 
 pub use compare::{compare, Comparison};
 pub use config::Config;
-pub use verdict::{Reason, ReasonCode, Severity, Verdict};
+pub(crate) use verdict::Severity;
+pub use verdict::{Reason, ReasonCode, Verdict};
 
 use crate::counters::serdes::SerdesEye;
 use crate::counters::{ext_state_name, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
@@ -70,8 +71,11 @@ use verdict::*;
 /// Everything analysis needs about one interface over one window of samples.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InterfaceWindow {
+    /// The interface's name (netdev, or as an import names it).
     pub interface: String,
+    /// The NIC, PCI and port identity behind the interface.
     pub identity: DeviceIdentity,
+    /// Link state, speed, lanes and FEC mode at the end of the window.
     pub link: LinkInfo,
     /// Latest decode: static pages plus the monitors of the last sample in the window.
     pub module: Option<ModuleReport>,
@@ -82,6 +86,7 @@ pub struct InterfaceWindow {
     pub rx_power_dbm_mean: Vec<Option<f64>>,
     /// Seconds between the first and last sample the deltas span (sample timestamps).
     pub duration_s: f64,
+    /// Samples in the window.
     pub samples: usize,
     /// Link up at the end of the window.
     pub link_up: Option<bool>,
@@ -97,7 +102,7 @@ pub struct InterfaceWindow {
     /// partway): their increases and rates are over their own span.
     pub counter_spans: Vec<CounterSpan>,
     /// Counters as read at the last sample (absolute, not deltas): what a lone snapshot
-    /// without a time base still tells ([`shares`]).
+    /// without a time base still tells (`shares`).
     pub counters_at_end: PortCounters,
     /// FEC histogram increases over the window.
     pub histogram_delta: Vec<FecHistogramBin>,
@@ -119,25 +124,25 @@ pub struct InterfaceWindow {
 pub struct CounterSpan {
     /// The figure, as `counter_sources` names it (`corrected_bits_per_lane`,
     /// `symbol_errors`, `fec_histogram` for the histogram's bins).
-    pub figure: &'static str,
+    pub(crate) figure: &'static str,
     /// Where its latest reading came from.
-    pub origin: crate::counters::Origin,
+    pub(crate) origin: crate::counters::Origin,
     /// Its first and last reading in the window (seconds since capture start).
-    pub from_t: f64,
-    pub to_t: f64,
+    pub(crate) from_t: f64,
+    pub(crate) to_t: f64,
     /// Its readings in the window; `null` when that is not known (a rolling window that
     /// starts after its first reading).
-    pub samples: Option<usize>,
+    pub(crate) samples: Option<usize>,
 }
 
 impl CounterSpan {
     /// Seconds between its first and last reading.
-    pub fn duration_s(&self) -> f64 {
+    pub(crate) fn duration_s(&self) -> f64 {
         self.to_t - self.from_t
     }
 
     /// True when it has an increase: read at two moments at least.
-    pub fn has_delta(&self) -> bool {
+    pub(crate) fn has_delta(&self) -> bool {
         self.to_t > self.from_t
     }
 }
@@ -161,12 +166,12 @@ impl std::fmt::Display for CounterSpan {
 
 impl InterfaceWindow {
     /// The own span of `figure` when it is not the window's.
-    pub fn counter_span(&self, figure: &str) -> Option<&CounterSpan> {
+    pub(crate) fn counter_span(&self, figure: &str) -> Option<&CounterSpan> {
         self.counter_spans.iter().find(|s| s.figure == figure)
     }
 
     /// Seconds the increase of `figure` spans: its own span, else the window's.
-    pub fn seconds_of(&self, figure: &str) -> f64 {
+    pub(crate) fn seconds_of(&self, figure: &str) -> f64 {
         self.counter_span(figure).map_or(self.duration_s, CounterSpan::duration_s)
     }
 }
@@ -175,7 +180,7 @@ impl InterfaceWindow {
 /// denominator, else `lane_rate` (the lane rate times the window).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum BerDenominator {
+pub(crate) enum BerDenominator {
     RxBits,
     LaneRate,
 }
@@ -183,39 +188,42 @@ pub enum BerDenominator {
 /// The link as analysed: rate, FEC, window counters and the port-level BER.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LinkAnalysis {
-    pub up: Option<bool>,
-    pub ext_state: Option<String>,
+    pub(crate) up: Option<bool>,
+    pub(crate) ext_state: Option<String>,
     /// Why, within the extended state, as ethtool names it ("Unsupported cable").
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ext_substate: Option<&'static str>,
-    pub speed_mbps: Option<u32>,
-    pub link_mode: Option<String>,
+    pub(crate) ext_substate: Option<&'static str>,
+    pub(crate) speed_mbps: Option<u32>,
+    pub(crate) link_mode: Option<String>,
+    /// Lanes the link runs (4 for `400000baseDR4/Full`), when the link mode or speed tells.
     pub lanes: Option<u32>,
-    pub lane_class: Option<lanes::LaneClass>,
-    pub lane_rate_gbps: Option<f64>,
-    pub modulation: Option<Modulation>,
+    pub(crate) lane_class: Option<lanes::LaneClass>,
+    pub(crate) lane_rate_gbps: Option<f64>,
+    pub(crate) modulation: Option<Modulation>,
+    /// The FEC the link runs.
     pub fec: Option<FecKind>,
+    /// Pre-FEC BER limit the FEC is judged against (its PMD clause's), when it has one.
     pub fec_limit_ber: Option<f64>,
-    pub fec_limit_source: Option<fec::LimitSource>,
-    pub duration_s: f64,
-    pub samples: usize,
+    pub(crate) fec_limit_source: Option<fec::LimitSource>,
+    pub(crate) duration_s: f64,
+    pub(crate) samples: usize,
     /// The figures whose own span is not the window's ([`InterfaceWindow::counter_spans`]):
     /// their counts and rates are over it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub counter_spans: Vec<CounterSpan>,
-    pub link_down_events: Option<u64>,
-    pub uncorrectable_blocks: Option<u64>,
-    pub corrected_blocks: Option<u64>,
-    pub corrected_bits: Option<u64>,
+    pub(crate) counter_spans: Vec<CounterSpan>,
+    pub(crate) link_down_events: Option<u64>,
+    pub(crate) uncorrectable_blocks: Option<u64>,
+    pub(crate) corrected_blocks: Option<u64>,
+    pub(crate) corrected_bits: Option<u64>,
     /// Whole-port BER (all lanes), from the total corrected bits.
     pub pre_fec_ber: Option<f64>,
-    pub pre_fec_ber_lower: Option<f64>,
-    pub pre_fec_ber_upper: Option<f64>,
-    pub margin_db: Option<f64>,
+    pub(crate) pre_fec_ber_lower: Option<f64>,
+    pub(crate) pre_fec_ber_upper: Option<f64>,
+    pub(crate) margin_db: Option<f64>,
     /// True when the port had no errors: `margin_db` is from the BER upper bound.
-    pub margin_is_lower_bound: bool,
+    pub(crate) margin_is_lower_bound: bool,
     /// What the port BER is divided by.
-    pub ber_denominator: Option<BerDenominator>,
+    pub(crate) ber_denominator: Option<BerDenominator>,
     /// Where each counted figure came from: `netlink` (standard ethtool statistics) or
     /// `driver:<ethtool -S name>`, keyed by figure (`corrected_bits_per_lane`, ...).
     pub counter_sources: BTreeMap<&'static str, String>,
@@ -224,24 +232,33 @@ pub struct LinkAnalysis {
 /// One lane, weakest first in [`InterfaceAnalysis::lanes`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LaneAnalysis {
+    /// 1-based lane of the netdev.
     pub lane: u8,
     /// 1-based lane of the module this netdev lane uses (differs from `lane` on breakouts).
     pub module_lane: Option<u8>,
     /// 1 = weakest.
     pub rank: usize,
+    /// Received optical power of this lane in dBm: the mean over the window's samples, else the module's last reading.
     pub rx_power_dbm: Option<f64>,
+    /// Transmitted optical power of this lane in dBm, as the module reports it at the end of the window.
     pub tx_power_dbm: Option<f64>,
+    /// Laser bias current of this lane in mA, as the module reports it at the end of the window.
     pub tx_bias_ma: Option<f64>,
+    /// Bits the FEC corrected on this lane over the window.
     pub corrected_bits: Option<u64>,
     /// Without a time base (a lone snapshot): the lane's corrected bits since the counters
     /// started, and its share of all the lanes' (percent). They rank the lanes when no
     /// lane has a BER.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub corrected_bits_since_start: Option<u64>,
+    /// This lane's percentage of all the lanes' corrected bits since the counters started (no time base).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub corrected_bits_share_pct: Option<f64>,
+    /// Pre-FEC bit error ratio of this lane over the window: corrected bits over the bits the lane carried.
     pub pre_fec_ber: Option<f64>,
+    /// Lower Poisson bound of `pre_fec_ber` at the configured confidence.
     pub pre_fec_ber_lower: Option<f64>,
+    /// Upper Poisson bound of `pre_fec_ber` at the configured confidence (with no error counted, the bound zero errors allow).
     pub pre_fec_ber_upper: Option<f64>,
     /// Eye distance x with BER = Q(x) (NRZ) or 0.75·Q(x) (PAM4).
     pub q: Option<f64>,
@@ -250,17 +267,23 @@ pub struct LaneAnalysis {
     /// True when the lane had no errors: `margin_db` is then from the BER upper bound,
     /// so the real margin is at least this.
     pub margin_is_lower_bound: bool,
+    /// Rx power in dB over the module's low threshold named by `optical_margin_reference`.
     pub optical_margin_db: Option<f64>,
     /// "low_warning" or "low_alarm": which module threshold `optical_margin_db` is over.
     pub optical_margin_reference: Option<crate::module::flag::Severity>,
+    /// The reason codes raised on this lane.
     pub flags: Vec<ReasonCode>,
+    /// How this lane stands against its siblings (rx delta, BER ratio, outlier, the rx/BER slope).
     pub evidence: Evidence,
+    /// What to do about this lane, when a reason names it.
     pub advice: Option<String>,
-    /// The module's own figures (CMIS VDM, media input) and where `pre_fec_ber` /
-    /// `margin_db` come from: [`vdm_lanes`].
+    /// The module's eSNR of this lane's media input in dB (CMIS VDM); lower is weaker.
     pub esnr_db: Option<f64>,
+    /// The module's PAM4 level transition parameter (LTP) of this lane's media input, in dB (CMIS VDM).
     pub ltp_db: Option<f64>,
+    /// The module's own pre-FEC BER of this lane's media input (CMIS VDM: the current value, else the average).
     pub module_pre_fec_ber: Option<f64>,
+    /// Which measurement `pre_fec_ber` and `margin_db` come from: the NIC's counters (driver, netlink, an import) or the module's VDM.
     pub ber_source: Option<vdm_lanes::BerSource>,
     /// The module's host-side (electrical input) VDM figures, when it reports any.
     pub host: Option<vdm_lanes::HostSide>,
@@ -272,8 +295,10 @@ pub struct LaneAnalysis {
     /// ([`link_loss`]). Absent without a far end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_loss_db: Option<f64>,
+    /// With `--peer`: the channel insertion loss in dB that the PMD allows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_loss_budget_db: Option<f64>,
+    /// With `--peer`: the PMD whose budget `link_loss_budget_db` is (`400GBASE-DR4`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_loss_pmd: Option<&'static str>,
     /// With `--peer`: the other direction, this end's Tx dBm minus the far end's Rx dBm on
@@ -282,44 +307,51 @@ pub struct LaneAnalysis {
     pub far_link_loss_db: Option<f64>,
 }
 
+/// One interface as analysed: the verdict and its reasons, the link, the module, every lane weakest first, and the evidence beside them (its JSON is a contract).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct InterfaceAnalysis {
+    /// The interface's name.
     pub interface: String,
+    /// accept, investigate or reject: the worst reason's severity.
     pub verdict: Verdict,
+    /// Why the verdict is what it is, worst first.
     pub reasons: Vec<Reason>,
-    pub pcie: PcieAnalysis,
+    pub(crate) pcie: PcieAnalysis,
     /// The host beneath the link (driver, firmware, NUMA and GPU locality, MTU), when the
     /// source read it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub host: Option<host::HostAnalysis>,
+    pub(crate) host: Option<host::HostAnalysis>,
     /// What the port's cable reaches, as an imported LLDP neighbor table names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub neighbor: Option<crate::device::LinkNeighbor>,
+    /// The link as analysed: rate, FEC and its limit, the window's counters and the port BER.
     pub link: LinkAnalysis,
     /// Host-side evidence beside the lanes: the NIC's own receiver eye per lane as the tool
     /// printed it (`lanes[0]` = lane 1), shown, not judged: its vendor documents no pass
     /// level for the grade or the opening.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub serdes_eye: Option<SerdesEye>,
+    pub(crate) serdes_eye: Option<SerdesEye>,
+    /// The module as decoded at the end of the window (identity, monitors, thresholds, flags).
     pub module: Option<ModuleReport>,
-    pub module_error: Option<String>,
+    pub(crate) module_error: Option<String>,
+    /// Every lane, weakest first.
     pub lanes: Vec<LaneAnalysis>,
     /// log10(BER) against rx power across lanes, where there are enough points.
-    pub rx_ber_fit: Option<RxBerFit>,
+    pub(crate) rx_ber_fit: Option<RxBerFit>,
     /// The RS-FEC codeword histogram over the window (Linux 6.18), when counted.
     pub fec_histogram: Option<histogram::FecHistogram>,
     /// Codeword error ratio and frame loss ratio, observed and predicted, with the PCS's
     /// interleave and the budgets they are judged by ([`frame_loss`]); `None` without an RS FEC.
-    pub frame_loss: Option<frame_loss::FrameLoss>,
+    pub(crate) frame_loss: Option<frame_loss::FrameLoss>,
     /// Lanes the NIC counts only together (port total minus the per-lane counters).
-    pub lane_groups: Vec<lane_groups::LaneGroup>,
-    pub events: Vec<String>,
+    pub(crate) lane_groups: Vec<lane_groups::LaneGroup>,
+    pub(crate) events: Vec<String>,
     /// Assumptions and gaps, one sentence each.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// What to do about the reasons that name no lane (a lane carries its own `advice`;
     /// PCIe's is `pcie.advice`), one sentence each, never repeated.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub advice: Vec<String>,
+    pub(crate) advice: Vec<String>,
     /// The `--profile` checks, expected beside measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<profile::ProfileCheck>,
@@ -331,7 +363,7 @@ pub struct InterfaceAnalysis {
     pub infiniband: Option<infiniband::IbAnalysis>,
     /// Each link drop in the window's series with every lane's BER before and after it
     /// ([`after_flap`]); empty without drops, a series or per-lane counters.
-    pub after_flap: Vec<after_flap::FlapComparison>,
+    pub(crate) after_flap: Vec<after_flap::FlapComparison>,
 }
 
 /// Analyses every window. `peers[i]`, when present, is the far end of `windows[i]`
@@ -628,7 +660,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
 /// corrected bits (a lone snapshot: the largest share is the weakest), else by optical
 /// margin; lanes without the figure go last, ties by media eSNR (lower first), then lane
 /// number.
-pub(crate) fn rank(lanes: &mut [LaneAnalysis]) {
+pub fn rank(lanes: &mut [LaneAnalysis]) {
     let by_ber = lanes.iter().any(|l| l.margin_db.is_some());
     let by_share = !by_ber && lanes.iter().any(|l| l.corrected_bits_share_pct.is_some());
     let key = |l: &LaneAnalysis| {

@@ -10,29 +10,29 @@ use crate::module::units::mw_to_dbm;
 /// margin and its reference on the lane, from [`LowThreshold`]).
 #[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OpticalMargin {
+pub(crate) struct OpticalMargin {
     /// rx dBm − threshold dBm.
-    pub margin_db: f64,
+    pub(crate) margin_db: f64,
     /// `low_warning`, or `low_alarm` when the module has no usable warning.
-    pub reference: Severity,
-    pub threshold_dbm: f64,
+    pub(crate) reference: Severity,
+    pub(crate) threshold_dbm: f64,
     /// What the module measures (average or OMA); its thresholds are in the same measure,
     /// so the margin compares like with like. Lane-to-lane comparisons are too.
-    pub rx_power_type: Option<RxPowerType>,
+    pub(crate) rx_power_type: Option<RxPowerType>,
 }
 
 /// The low rx power threshold a module's optical margins are taken over: one per module,
 /// so a window's lanes convert it to dBm once.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LowThreshold {
+pub(crate) struct LowThreshold {
     /// `low_warning`, or `low_alarm` when the module has no usable warning.
-    pub reference: Severity,
-    pub threshold_dbm: f64,
+    pub(crate) reference: Severity,
+    pub(crate) threshold_dbm: f64,
 }
 
 impl LowThreshold {
     /// `None` without a positive low threshold (0 mW = "not set").
-    pub fn of(thresholds: &Thresholds) -> Option<Self> {
+    pub(crate) fn of(thresholds: &Thresholds) -> Option<Self> {
         let set = thresholds.rx_power_mw?;
         let (reference, mw) = [(Severity::LowWarning, set.low_warning), (Severity::LowAlarm, set.low_alarm)]
             .into_iter()
@@ -41,14 +41,18 @@ impl LowThreshold {
     }
 
     /// The margin of `rx_power_dbm` over this threshold; `None` without a finite rx power.
-    pub fn margin_db(&self, rx_power_dbm: Option<f64>) -> Option<f64> {
+    pub(crate) fn margin_db(&self, rx_power_dbm: Option<f64>) -> Option<f64> {
         rx_power_dbm.filter(|v| v.is_finite()).map(|rx| rx - self.threshold_dbm)
     }
 }
 
 /// `None` without a finite rx power or a positive low threshold (0 mW = "not set").
 #[cfg(test)]
-pub fn optical_margin(rx_power_dbm: Option<f64>, thresholds: &Thresholds, rx_power_type: Option<RxPowerType>) -> Option<OpticalMargin> {
+pub(crate) fn optical_margin(
+    rx_power_dbm: Option<f64>,
+    thresholds: &Thresholds,
+    rx_power_type: Option<RxPowerType>,
+) -> Option<OpticalMargin> {
     let low = LowThreshold::of(thresholds)?;
     let margin_db = low.margin_db(rx_power_dbm)?;
     Some(OpticalMargin { margin_db, reference: low.reference, threshold_dbm: low.threshold_dbm, rx_power_type })

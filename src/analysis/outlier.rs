@@ -29,38 +29,38 @@ use serde::Serialize;
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Evidence {
     /// rx dBm minus the siblings' median rx dBm.
-    pub rx_delta_db: Option<f64>,
+    pub(crate) rx_delta_db: Option<f64>,
     /// Lane BER over the siblings' median BER.
-    pub ber_ratio: Option<f64>,
+    pub(crate) ber_ratio: Option<f64>,
     /// Outlier by the confidence-interval rule above.
-    pub outlier: bool,
+    pub(crate) outlier: bool,
     /// The interface's [`RxBerFit`] slope, copied onto flagged lanes.
-    pub slope_decades_per_db: Option<f64>,
-    pub pam4_signature: Option<bool>,
+    pub(crate) slope_decades_per_db: Option<f64>,
+    pub(crate) pam4_signature: Option<bool>,
     /// The fit's modulation-aware signature ([`RxBerFit::signature`]).
-    pub signature: Option<bool>,
+    pub(crate) signature: Option<bool>,
 }
 
 /// log10(BER) against rx dBm across the lanes of one interface.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RxBerFit {
+pub(crate) struct RxBerFit {
     /// Decades of BER per dB of rx power (negative: less light, more errors).
-    pub slope_decades_per_db: f64,
-    pub r: f64,
-    pub lanes: usize,
+    pub(crate) slope_decades_per_db: f64,
+    pub(crate) r: f64,
+    pub(crate) lanes: usize,
     /// Slope within the configured PAM4 range on a PAM4 link: errors follow the light.
-    pub pam4_signature: bool,
+    pub(crate) pam4_signature: bool,
     /// Slope within the range configured for the link's modulation (PAM4:
     /// `signature_slope_*`, NRZ: `nrz_signature_slope_*`): errors follow the light.
-    pub signature: bool,
+    pub(crate) signature: bool,
     /// The Q model's slope at the median log10 BER of the fitted lanes ([`q::model_slope_decades_per_db`]).
-    pub model_slope_decades_per_db: Option<f64>,
+    pub(crate) model_slope_decades_per_db: Option<f64>,
 }
 
 /// What each lane's [`Evidence`] is measured against, worked out once per window: one
 /// sorted copy per figure, not one per lane (a CSV export judges every row). Asked lane
 /// by lane rather than collected: a judge then holds no list of evidence per window.
-pub struct Siblings {
+pub(crate) struct Siblings {
     rx: SiblingMedians,
     /// The counted lanes' BERs and upper bounds (every lane but the VDM ones).
     ber: SiblingMedians,
@@ -76,7 +76,7 @@ fn is_vdm(l: &LaneAnalysis) -> bool {
 impl Siblings {
     /// Each lane's siblings are all the other lanes of `lanes` whose BER is of the same
     /// kind (counted, or the module's VDM figure).
-    pub fn of(lanes: &[LaneAnalysis]) -> Self {
+    pub(crate) fn of(lanes: &[LaneAnalysis]) -> Self {
         let counted = |l: &&LaneAnalysis| !is_vdm(l);
         Siblings {
             rx: SiblingMedians::new(lanes.iter().map(|l| l.rx_power_dbm)),
@@ -87,7 +87,7 @@ impl Siblings {
     }
 
     /// The evidence of `me`, one of the lanes given to [`of`](Self::of).
-    pub fn evidence(&self, me: &LaneAnalysis, cfg: &Config, ber_limit: Option<f64>) -> Evidence {
+    pub(crate) fn evidence(&self, me: &LaneAnalysis, cfg: &Config, ber_limit: Option<f64>) -> Evidence {
         let rx_delta_db = me.rx_power_dbm.zip(self.rx.without(me.rx_power_dbm)).map(|(r, m)| r - m).filter(|d| d.is_finite());
         let carries = |b: f64| ber_limit.is_none_or(|lim| b >= cfg.outlier_min_limit_fraction * lim);
         if is_vdm(me) {
@@ -111,7 +111,7 @@ impl Siblings {
 }
 
 /// (rx dBm, log10 BER) of the lanes with both a finite rx power and at least one corrected bit.
-pub fn fit_points(lanes: &[LaneAnalysis]) -> Vec<(f64, f64)> {
+pub(crate) fn fit_points(lanes: &[LaneAnalysis]) -> Vec<(f64, f64)> {
     lanes
         .iter()
         .filter(|l| l.corrected_bits.is_some_and(|k| k > 0))
@@ -120,7 +120,7 @@ pub fn fit_points(lanes: &[LaneAnalysis]) -> Vec<(f64, f64)> {
 }
 
 /// The fit over [`fit_points`], with the modulation's signature slope range.
-pub fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
+pub(crate) fn rx_ber_fit(lanes: &[LaneAnalysis], modulation: Option<Modulation>, cfg: &Config) -> Option<RxBerFit> {
     let pts = fit_points(lanes);
     let LineFit { slope, r, n, .. } = line_fit(&pts)?;
     let range = match modulation {

@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// "16.0 GT/s PCIe" (sysfs `current_link_speed`) -> 16.0. "Unknown" -> None.
-pub fn parse_gts(s: &str) -> Option<f64> {
+pub(crate) fn parse_gts(s: &str) -> Option<f64> {
     let mut it = s.split_whitespace();
     let v: f64 = it.next()?.parse().ok()?;
     (it.next()?.eq_ignore_ascii_case("GT/s") && v.is_finite() && v > 0.0).then_some(v)
@@ -33,38 +33,38 @@ fn encoding(gts: f64) -> f64 {
     }
 }
 
-pub fn ceiling_gbps(gts: f64, width: u32, efficiency: f64) -> f64 {
+pub(crate) fn ceiling_gbps(gts: f64, width: u32, efficiency: f64) -> f64 {
     gts * f64::from(width) * encoding(gts) * efficiency
 }
 
 /// Netdevs that share one module (same vendor and serial) across distinct PCIe links,
 /// as on a GB10's ConnectX-7 (each port reached by two hosts over x4 links).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PcieGroup {
-    pub module_serial: String,
-    pub interfaces: Vec<String>,
+pub(crate) struct PcieGroup {
+    pub(crate) module_serial: String,
+    pub(crate) interfaces: Vec<String>,
     /// Distinct PCIe links (`domain:bus:device`; functions of one device share a link).
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// Sum of one ceiling per path: what the port can move with traffic on every path.
-    pub group_ceiling_gbps: Option<f64>,
+    pub(crate) group_ceiling_gbps: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct PcieAnalysis {
-    pub degraded: bool,
+pub(crate) struct PcieAnalysis {
+    pub(crate) degraded: bool,
     /// Usable Gb/s of this netdev's own PCIe link (the per-path ceiling).
-    pub ceiling_gbps: Option<f64>,
-    pub current_speed_gts: Option<f64>,
-    pub current_width: Option<u32>,
-    pub max_speed_gts: Option<f64>,
-    pub max_width: Option<u32>,
-    pub port_speed_gbps: Option<f64>,
+    pub(crate) ceiling_gbps: Option<f64>,
+    pub(crate) current_speed_gts: Option<f64>,
+    pub(crate) current_width: Option<u32>,
+    pub(crate) max_speed_gts: Option<f64>,
+    pub(crate) max_width: Option<u32>,
+    pub(crate) port_speed_gbps: Option<f64>,
     /// Trained below what the card can do (width or speed).
-    pub trained_down: bool,
-    pub group: Option<PcieGroup>,
+    pub(crate) trained_down: bool,
+    pub(crate) group: Option<PcieGroup>,
     /// Why degraded, or what the grouping means; `None` when there is nothing to say.
-    pub message: Option<String>,
-    pub advice: Option<String>,
+    pub(crate) message: Option<String>,
+    pub(crate) advice: Option<String>,
 }
 
 fn path_key(bus_info: &str) -> String {
@@ -88,7 +88,7 @@ fn own_ceiling(pci: Option<&PciLink>, cfg: &Config) -> Option<f64> {
 const MAX_MULTI_HOST_NETDEVS: usize = 16;
 
 /// Groups of two to `MAX_MULTI_HOST_NETDEVS` windows sharing a module serial, keyed by interface name.
-pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, PcieGroup> {
+pub(crate) fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, PcieGroup> {
     let mut by_serial: BTreeMap<String, Vec<&InterfaceWindow>> = BTreeMap::new();
     for w in windows {
         if let Some(k) = serial_key(w) {
@@ -120,7 +120,7 @@ pub fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<String, Pci
     out
 }
 
-pub fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<PcieGroup>) -> PcieAnalysis {
+pub(crate) fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<PcieGroup>) -> PcieAnalysis {
     let pci = w.identity.pci.as_ref();
     let speed = |s: Option<&String>| s.and_then(|s| parse_gts(s));
     let mut a = PcieAnalysis {

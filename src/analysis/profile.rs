@@ -19,47 +19,55 @@ use thiserror::Error;
 /// One way a PCIe link can be enough: at least this generation at at least this width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PcieMinimum {
-    pub generation: u8,
-    pub width: u32,
+pub(crate) struct PcieMinimum {
+    pub(crate) generation: u8,
+    pub(crate) width: u32,
 }
 
 /// What a node's NIC must show. A field left out is not checked.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NodeProfile {
-    pub speed_mbps: Option<u32>,
-    pub lanes: Option<u32>,
+    pub(crate) speed_mbps: Option<u32>,
+    pub(crate) lanes: Option<u32>,
     /// FEC name as the analysis prints it: "RS(544,514)", "RS(528,514)", ...
-    pub fec: Option<String>,
+    pub(crate) fec: Option<String>,
     /// Any one of these is enough (e.g. Gen6 x16 or Gen5 x32 for 800G).
-    pub pcie: Vec<PcieMinimum>,
+    pub(crate) pcie: Vec<PcieMinimum>,
     /// The PCIe ceiling (the multi-host group's, where the port has several paths) must
     /// carry the line rate: the profile's `speed_mbps`, else the link's.
-    pub pcie_carries_line_rate: Option<bool>,
+    pub(crate) pcie_carries_line_rate: Option<bool>,
     /// The PCIe link must be trained at the card's own maximum speed and width (a Gen5
     /// card running at Gen4 is degraded, whatever the ceiling).
-    pub pcie_at_capability: Option<bool>,
+    pub(crate) pcie_at_capability: Option<bool>,
+    /// BER margin floor in dB of the tier, in place of the configuration's `margin_floor_db`.
     pub margin_floor_db: Option<f64>,
-    pub max_link_down_events: Option<u64>,
+    pub(crate) max_link_down_events: Option<u64>,
     /// The MTU every port must run (9000 on a jumbo-frame fabric).
-    pub mtu: Option<u32>,
+    pub(crate) mtu: Option<u32>,
     /// The host thresholds of this tier: each replaces the configuration's key of the same
     /// name for the host judgements (`rings_below_max`, `pause_storm`, `rx_discards`,
     /// `irqs_off_numa_node`, `channels_below_node_cpus`, `firmware_mismatch`), which stay
     /// investigate; the built-in tiers' values and where they come from are in [`builtin`].
-    pub min_ring_fraction: Option<f64>,
-    pub max_pause_frames_per_s: Option<f64>,
-    pub max_rx_discards_per_s: Option<f64>,
-    pub max_irqs_off_node: Option<u32>,
-    pub min_channel_fraction: Option<f64>,
-    pub firmware_consistent: Option<bool>,
+    pub(crate) min_ring_fraction: Option<f64>,
+    pub(crate) max_pause_frames_per_s: Option<f64>,
+    pub(crate) max_rx_discards_per_s: Option<f64>,
+    pub(crate) max_irqs_off_node: Option<u32>,
+    pub(crate) min_channel_fraction: Option<f64>,
+    pub(crate) firmware_consistent: Option<bool>,
 }
 
+/// Why `--profile NAME` names no profile.
 #[derive(Debug, Error, PartialEq)]
 pub enum ProfileError {
+    /// No built-in or configured profile has the name.
     #[error("no profile named {name:?} (built in: 100g, 200g, 400g, 800g{user})")]
-    Unknown { name: String, user: String },
+    Unknown {
+        /// The name asked for (`--profile NAME`).
+        name: String,
+        /// The configured profiles' names, as the message lists them after the built-ins.
+        user: String,
+    },
 }
 
 /// The names of the built-in tiers ([`builtin`]), for help and shell completion.
@@ -120,7 +128,7 @@ pub fn resolve(name: &str, user: &BTreeMap<String, NodeProfile>) -> Result<NodeP
 }
 
 /// PCIe generation from the per-lane signalling rate (PCIe base spec: 2.5, 5, 8, 16, 32, 64 GT/s).
-pub fn pcie_generation(gts: f64) -> Option<u8> {
+pub(crate) fn pcie_generation(gts: f64) -> Option<u8> {
     [(2.5, 1), (5.0, 2), (8.0, 3), (16.0, 4), (32.0, 5), (64.0, 6), (128.0, 7)]
         .iter()
         .find(|(rate, _)| (gts - rate).abs() < 0.01 * rate)
@@ -131,26 +139,31 @@ pub fn pcie_generation(gts: f64) -> Option<u8> {
 /// (`None`: not measured, so not judged).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProfileItem {
+    /// What is checked (`speed`, `lanes`, `fec`, `margin`, `mtu`, `pcie_ceiling`, ...).
     pub check: &'static str,
-    pub expected: String,
-    pub measured: String,
+    pub(crate) expected: String,
+    pub(crate) measured: String,
+    /// Whether it passes; `None` when it could not be measured.
     pub ok: Option<bool>,
 }
 
+/// The checks of a `--profile` against one interface, with how many passed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProfileCheck {
+    /// The profile's name (`200g`).
     pub profile: String,
+    /// Each check, expected beside measured.
     pub items: Vec<ProfileItem>,
     /// Checks that passed, out of `items.len()`.
-    pub passed: usize,
+    pub(crate) passed: usize,
     /// Checks that could not be measured (`ok` null): never counted as passed.
     pub not_measured: usize,
     /// "profile 200g: 6/6 checks passed", with what failed or was not measured.
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// What a check shows when it could not be measured.
-pub const NOT_MEASURED: &str = "not measured";
+pub(crate) const NOT_MEASURED: &str = "not measured";
 
 fn item(check: &'static str, expected: String, measured: Option<String>, ok: Option<bool>) -> ProfileItem {
     let ok = if measured.is_some() { ok } else { None };

@@ -21,19 +21,20 @@ fn ber_per_q(m: Modulation) -> f64 {
 
 /// The eye distance x with BER = factor·Q(x); `None` for BER <= 0 (unbounded) or an
 /// eye that the model says is closed (Q >= 0.5).
-pub fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
+pub(crate) fn q_from_ber(ber: f64, m: Modulation) -> Option<f64> {
     let q = ber / ber_per_q(m);
     (q.is_finite() && q > 0.0 && q < 0.5).then(|| SQRT_2 * erfc_inv(2.0 * q))
 }
 
 /// Optical-equivalent margin in dB of a lane at `ber` over the `limit` BER.
-pub fn margin_db(ber: f64, limit: f64, m: Modulation) -> Option<f64> {
+#[cfg(test)]
+pub(crate) fn margin_db(ber: f64, limit: f64, m: Modulation) -> Option<f64> {
     Some(margin_db_of_q(q_from_ber(ber, m)?, q_from_ber(limit, m)?))
 }
 
-/// [`margin_db`] from the eye distances ([`q_from_ber`]) of the lane and of the limit,
+/// The margin in dB from the eye distances ([`q_from_ber`]) of the lane and of the limit,
 /// for callers that judge many BERs against one limit.
-pub fn margin_db_of_q(x: f64, x_limit: f64) -> f64 {
+pub(crate) fn margin_db_of_q(x: f64, x_limit: f64) -> f64 {
     10.0 * (x / x_limit).log10()
 }
 
@@ -42,7 +43,7 @@ pub fn margin_db_of_q(x: f64, x_limit: f64) -> f64 {
 /// the BER at the floor, worked out once, decides for BERs clearly on either side of it
 /// without an erfc⁻¹ and a log each; near it the margin itself is worked out.
 #[derive(Clone, Copy, Debug)]
-pub struct MarginFloor {
+pub(crate) struct MarginFloor {
     x_limit: f64,
     floor_db: f64,
     m: Modulation,
@@ -57,7 +58,7 @@ pub struct MarginFloor {
 const FLOOR_BAND: f64 = 1e-6;
 
 impl MarginFloor {
-    pub fn new(x_limit: f64, floor_db: f64, m: Modulation) -> Self {
+    pub(crate) fn new(x_limit: f64, floor_db: f64, m: Modulation) -> Self {
         let x = x_limit * 10f64.powf(floor_db / 10.0);
         let ber_at_floor = ber_per_q(m) * 0.5 * erfc(x / SQRT_2);
         MarginFloor { x_limit, floor_db, m, ber_at_floor }
@@ -65,7 +66,7 @@ impl MarginFloor {
 
     /// `margin_db_of_q(q_from_ber(ber)?, x_limit) < floor_db`; false where the model gives
     /// no margin (BER <= 0, or an eye it says is closed).
-    pub fn under(&self, ber: f64) -> bool {
+    pub(crate) fn under(&self, ber: f64) -> bool {
         let q = ber / ber_per_q(self.m);
         if !(q.is_finite() && q > 0.0 && q < 0.5) {
             return false;
@@ -88,7 +89,7 @@ impl MarginFloor {
 /// −(x² + 1)/10. It depends on the operating point x, and through BER = 0.75·Q(x) on the
 /// modulation: at its FEC limit NRZ (5e-5, x 3.89) gives −1.60, PAM4 (2.4e-4, x 3.41) −1.25;
 /// at 1e-12 NRZ gives −5.04.
-pub fn model_slope_decades_per_db(ber: f64, m: Modulation) -> Option<f64> {
+pub(crate) fn model_slope_decades_per_db(ber: f64, m: Modulation) -> Option<f64> {
     let x = q_from_ber(ber, m)?;
     let q = ber / ber_per_q(m);
     let phi = (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();

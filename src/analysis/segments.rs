@@ -23,32 +23,39 @@ pub enum SegmentReason {
 
 /// One segment to analyse: why it started, its first and last sample times, and its window.
 pub struct SegmentInput {
+    /// Why the segment started.
     pub reason: SegmentReason,
     /// The break that started it, for the text ("the module swap", "time going
     /// backwards", ...); `None` for the first segment.
     pub break_noun: Option<&'static str>,
+    /// Time of its first sample, seconds since the capture started.
     pub from_t: f64,
+    /// Time of its last sample, seconds since the capture started.
     pub to_t: f64,
+    /// The window of the segment's samples.
     pub window: InterfaceWindow,
 }
 
+/// One segment of a run analysed on its own (JSON `segments[]`): its span, module, verdict and reasons.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SegmentAnalysis {
+    /// Time of the segment's first sample, seconds since the capture started.
     pub from_t: f64,
+    /// Time of the segment's last sample, seconds since the capture started.
     pub to_t: f64,
-    pub module_sn: Option<String>,
-    pub reason: SegmentReason,
+    pub(crate) module_sn: Option<String>,
+    pub(crate) reason: SegmentReason,
     /// Not in the JSON (`reason` is the contract there).
     #[serde(skip)]
-    pub break_noun: Option<&'static str>,
-    pub verdict: Verdict,
-    pub reasons: Vec<Reason>,
-    pub lanes: Vec<LaneAnalysis>,
+    pub(crate) break_noun: Option<&'static str>,
+    pub(crate) verdict: Verdict,
+    pub(crate) reasons: Vec<Reason>,
+    pub(crate) lanes: Vec<LaneAnalysis>,
 }
 
 /// Analyses each segment as a window of its own, in the interface's PCIe `group` and
 /// with its breakout lane `map`.
-pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &Mapping, cfg: &Config) -> Vec<SegmentAnalysis> {
+pub(crate) fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &Mapping, cfg: &Config) -> Vec<SegmentAnalysis> {
     segs.iter()
         .map(|s| {
             let a = analyze_one(&s.window, cfg, None, group.cloned(), map);
@@ -69,7 +76,7 @@ pub fn analyze_segments(segs: &[SegmentInput], group: Option<&PcieGroup>, map: &
 /// One line per earlier segment, e.g. "before the module swap at t=30.002 s (module SN
 /// A1): investigate: lane 4 fec_hiding_marginal_optics, low_margin": what ended it
 /// (the next segment's reason and start), its module, verdict and reasons per lane.
-pub fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
+pub(crate) fn earlier_summaries(segs: &[SegmentAnalysis]) -> Vec<String> {
     segs.windows(2)
         .map(|p| {
             let (s, next) = (&p[0], &p[1]);

@@ -32,17 +32,17 @@ const _: () = assert!(MAX_LANES <= 16);
 /// ([`LaneSeries::link_down_t`]): no allocation per bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SeriesBucket {
-    pub t_start: f64,
-    pub t_end: f64,
+    pub(crate) t_start: f64,
+    pub(crate) t_end: f64,
     /// Seconds of sampled intervals in the bucket.
     pub duration_s: f64,
     /// Sample intervals merged into it.
-    pub intervals: u32,
+    pub(crate) intervals: u32,
     /// Received bits over the bucket (whole port), where the driver counts them.
-    pub rx_bits: Option<u64>,
+    pub(crate) rx_bits: Option<u64>,
     /// Link-down events inside the bucket (counter increases, or up -> down transitions
     /// seen in the samples where no counter exists).
-    pub link_down_events: u64,
+    pub(crate) link_down_events: u64,
     /// Lanes with a per-lane counter in any of its intervals: bit i = lane i + 1.
     counted: u16,
     /// Lanes the bucket spans (the most any of its intervals counted).
@@ -55,7 +55,7 @@ impl SeriesBucket {
     /// Bits on the wire of one lane over the bucket, the BER denominator analysis uses:
     /// the driver's received bits split evenly over `lanes` where counted, else
     /// `lane_rate_gbps` x `duration_s`.
-    pub fn lane_bits_on_wire(&self, lane_rate_gbps: f64, lanes: u32) -> f64 {
+    pub(crate) fn lane_bits_on_wire(&self, lane_rate_gbps: f64, lanes: u32) -> f64 {
         match self.rx_bits.filter(|b| *b > 0) {
             Some(rx) if lanes > 0 => rx as f64 / f64::from(lanes),
             _ => lane_rate_gbps * 1e9 * self.duration_s,
@@ -63,12 +63,12 @@ impl SeriesBucket {
     }
 
     /// The bucket's mid time, where its figures are placed in time.
-    pub fn mid_t_s(&self) -> f64 {
+    pub(crate) fn mid_t_s(&self) -> f64 {
         (self.t_start + self.t_end) / 2.0
     }
 
     /// Lanes the bucket spans (index 0 = lane 1).
-    pub fn lanes(&self) -> usize {
+    pub(crate) fn lanes(&self) -> usize {
         usize::from(self.lanes)
     }
 
@@ -160,13 +160,13 @@ impl Counts {
 
 /// One interval's figures, as the engine hands them over.
 #[derive(Clone, Debug, Default)]
-pub struct Interval<'a> {
-    pub t_start: f64,
-    pub t_end: f64,
+pub(crate) struct Interval<'a> {
+    pub(crate) t_start: f64,
+    pub(crate) t_end: f64,
     /// Per lane (index 0 = lane 1; at most [`MAX_LANES`] are kept).
-    pub corrected_bits_per_lane: Option<&'a [u64]>,
-    pub rx_bits: Option<u64>,
-    pub link_down_events: u64,
+    pub(crate) corrected_bits_per_lane: Option<&'a [u64]>,
+    pub(crate) rx_bits: Option<u64>,
+    pub(crate) link_down_events: u64,
 }
 
 /// The series, column by column: per bucket its shared figures, the lanes' corrected
@@ -181,7 +181,7 @@ pub struct LaneSeries {
     /// Every bucket's kept link-down times, bucket after bucket (`down_times` each).
     down_t: Vec<f64>,
     /// Sample intervals per bucket at the current resolution (doubles at each merge).
-    pub intervals_per_bucket: u32,
+    pub(crate) intervals_per_bucket: u32,
     capacity: usize,
 }
 
@@ -196,13 +196,13 @@ impl PartialEq for LaneSeries {
 
 impl LaneSeries {
     /// `capacity` is rounded up to an even number of at least 2.
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         let capacity = capacity.max(2).div_ceil(2) * 2;
         LaneSeries { buckets: Vec::new(), bits: Counts::default(), stride: 0, down_t: Vec::new(), intervals_per_bucket: 1, capacity }
     }
 
     /// Empty again, as `new` of the same capacity makes it (the columns keep their room).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.buckets.clear();
         self.bits.clear();
         self.stride = 0;
@@ -210,7 +210,7 @@ impl LaneSeries {
         self.intervals_per_bucket = 1;
     }
 
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.capacity
     }
 
@@ -226,18 +226,18 @@ impl LaneSeries {
     }
 
     /// The lanes of bucket `k` in order ([`Self::corrected_bits`] of each).
-    pub fn lane_bits(&self, k: usize) -> impl Iterator<Item = Option<u64>> + '_ {
+    pub(crate) fn lane_bits(&self, k: usize) -> impl Iterator<Item = Option<u64>> + '_ {
         let lanes = self.buckets.get(k).map_or(0, SeriesBucket::lanes);
         (0..lanes).map(move |i| self.corrected_bits(k, i))
     }
 
     /// The most lanes any bucket spans.
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.buckets.iter().map(SeriesBucket::lanes).max().unwrap_or(0)
     }
 
     /// Pre-FEC BER of lane `lane` (0-based) over bucket `k`, where its bits are counted.
-    pub fn lane_ber(&self, k: usize, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
+    pub(crate) fn lane_ber(&self, k: usize, lane: usize, lane_rate_gbps: f64, lanes: u32) -> Option<f64> {
         let n = self.corrected_bits(k, lane)?;
         let bits = self.buckets[k].lane_bits_on_wire(lane_rate_gbps, lanes);
         (bits > 0.0).then(|| n as f64 / bits)
@@ -249,13 +249,13 @@ impl LaneSeries {
     }
 
     /// Bucket `k`'s kept link-down times.
-    pub fn bucket_link_down_t(&self, k: usize) -> &[f64] {
+    pub(crate) fn bucket_link_down_t(&self, k: usize) -> &[f64] {
         let Some(b) = self.buckets.get(k) else { return &[] };
         let at = self.buckets[..k].iter().map(|b| usize::from(b.down_times)).sum::<usize>();
         &self.down_t[at..at + usize::from(b.down_times)]
     }
 
-    pub fn push(&mut self, iv: &Interval) {
+    pub(crate) fn push(&mut self, iv: &Interval) {
         let bits = iv.corrected_bits_per_lane.unwrap_or(&[]);
         let bits = &bits[..bits.len().min(MAX_LANES)];
         if bits.len() > self.stride {
@@ -318,13 +318,13 @@ impl LaneSeries {
 
     /// Drops the buckets that ended before `t` (a time-bounded series: `serve` fits its
     /// trend over the last hours, not since start).
-    pub fn forget_before(&mut self, t: f64) {
+    pub(crate) fn forget_before(&mut self, t: f64) {
         let n = self.buckets.iter().take_while(|b| b.t_end < t).count();
         self.remove(0..n);
     }
 
     /// Keeps only the buckets that started at or after `t`.
-    pub fn retain_from(&mut self, t: f64) {
+    pub(crate) fn retain_from(&mut self, t: f64) {
         let mut k = 0;
         while k < self.buckets.len() {
             let run = self.buckets[k..].iter().take_while(|b| b.t_start < t).count();
@@ -353,7 +353,7 @@ impl LaneSeries {
     /// Per lane (index 0 = lane 1), the highest BER of the buckets that ended at or after
     /// `t` ([`Self::lane_ber`]): what a spike shorter than a window leaves, at the
     /// resolution of the buckets.
-    pub fn max_lane_ber_since(&self, t: f64, lane_rate_gbps: f64, lanes: u32) -> Vec<Option<f64>> {
+    pub(crate) fn max_lane_ber_since(&self, t: f64, lane_rate_gbps: f64, lanes: u32) -> Vec<Option<f64>> {
         let mut out: Vec<Option<f64>> = Vec::new();
         for (k, b) in self.buckets.iter().enumerate().filter(|(_, b)| b.t_end >= t) {
             if out.len() < b.lanes() {

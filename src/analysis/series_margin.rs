@@ -2,7 +2,7 @@
 //! the points of `plot --kind margin-over-time` (and of a margin trend). Each bucket is
 //! judged like a window's lane: BER = corrected bits / bits on the wire, the Poisson
 //! upper bound where the bucket saw no error (its margin is then a lower bound), and
-//! margin = 10·log10(x / x_limit) ([`super::q::margin_db`]).
+//! margin = 10·log10(x / x_limit) (`q::margin_db`).
 
 use super::ber::{judged_ber, poisson_bounds};
 use super::q::{margin_db_of_q, q_from_ber};
@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 /// [`super::trend`]); a plot draws them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BucketMargin {
+    /// The bucket's mid time and margin in dB.
     pub point: MarginPoint,
-    pub lower_bound: bool,
+    pub(crate) lower_bound: bool,
 }
 
 /// Per lane (1-based), the margin of every bucket with counted bits, at the bucket's mid

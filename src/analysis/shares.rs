@@ -25,7 +25,7 @@ fn fmt_share(pct: f64) -> String {
 /// median. Empty when a BER is possible or there are no per-lane counts.
 /// `used_lanes`: the link's lane count, when known; counters past it are unused lanes'
 /// and left out.
-pub fn no_time_base_notes(w: &InterfaceWindow, ber_possible: bool, used_lanes: Option<usize>) -> Vec<String> {
+pub(crate) fn no_time_base_notes(w: &InterfaceWindow, ber_possible: bool, used_lanes: Option<usize>) -> Vec<String> {
     if ber_possible {
         return Vec::new();
     }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Median of the finite values; `None` when there are none.
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     // Up to STACK values are sorted in place on the stack, without an allocation.
     let mut stack = [0.0; STACK];
     let mut heap = Vec::new();
@@ -36,7 +36,7 @@ fn middle(n: usize, at: impl Fn(usize) -> f64) -> Option<f64> {
 /// Leave-one-out medians: for each lane, the [`median`] of its siblings' values (every
 /// lane's but its own), from one sorted copy per window instead of one sort per lane.
 #[derive(Clone, Debug, Default)]
-pub struct SiblingMedians {
+pub(crate) struct SiblingMedians {
     /// The finite values of every lane as [`total_key`]s, sorted: the first `len` of
     /// `stack` when they fit (a window's lanes do: no allocation per window), else `heap`.
     stack: [i64; STACK],
@@ -61,7 +61,7 @@ fn from_total_key(k: i64) -> f64 {
 impl SiblingMedians {
     /// Over one value per lane (`None`: the lane lacks it).
     #[inline]
-    pub fn new(values: impl IntoIterator<Item = Option<f64>>) -> Self {
+    pub(crate) fn new(values: impl IntoIterator<Item = Option<f64>>) -> Self {
         let mut s = SiblingMedians::default();
         for k in values.into_iter().flatten().filter(|x| x.is_finite()).map(total_key) {
             if s.len < STACK {
@@ -96,7 +96,7 @@ impl SiblingMedians {
     /// The median of the values without one copy of `own` (the lane's own value, as given
     /// to [`new`](Self::new)): the same multiset, so the same figure, as [`median`] over
     /// the siblings' values.
-    pub fn without(&self, own: Option<f64>) -> Option<f64> {
+    pub(crate) fn without(&self, own: Option<f64>) -> Option<f64> {
         let v = self.keys();
         let Some(x) = own.map(total_key).filter(|x| v.contains(x)) else {
             return middle(v.len(), |k| from_total_key(v[k]));
@@ -109,15 +109,15 @@ impl SiblingMedians {
 
 /// y = slope·x + intercept by ordinary least squares, with Pearson's r.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct LineFit {
-    pub slope: f64,
-    pub intercept: f64,
-    pub r: f64,
-    pub n: usize,
+pub(crate) struct LineFit {
+    pub(crate) slope: f64,
+    pub(crate) intercept: f64,
+    pub(crate) r: f64,
+    pub(crate) n: usize,
 }
 
 /// `None` for fewer than two points or when every x (or every y) is the same.
-pub fn line_fit(points: &[(f64, f64)]) -> Option<LineFit> {
+pub(crate) fn line_fit(points: &[(f64, f64)]) -> Option<LineFit> {
     let pts: Vec<(f64, f64)> = points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
     let n = pts.len();
     if n < 2 {

@@ -16,35 +16,35 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Fewer points than this give no trend (the t interval needs n - 2 >= 1; a handful more
 /// keeps one noisy bucket from deciding).
-pub const MIN_TREND_POINTS: usize = 6;
+pub(crate) const MIN_TREND_POINTS: usize = 6;
 
 /// One bucket's margin at its mid time.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MarginPoint {
-    pub t_s: f64,
-    pub margin_db: f64,
+    pub(crate) t_s: f64,
+    pub(crate) margin_db: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct MarginTrend {
-    pub slope_db_per_h: f64,
+pub(crate) struct MarginTrend {
+    pub(crate) slope_db_per_h: f64,
     /// Two-sided interval at the analysis confidence.
-    pub slope_ci_db_per_h: [f64; 2],
-    pub points: usize,
-    pub span_s: f64,
+    pub(crate) slope_ci_db_per_h: [f64; 2],
+    pub(crate) points: usize,
+    pub(crate) span_s: f64,
     /// Fitted margin at the last point.
-    pub margin_now_db: f64,
+    pub(crate) margin_now_db: f64,
     /// True when the whole interval is below zero.
-    pub falling: bool,
+    pub(crate) falling: bool,
     /// Seconds from the last point until the fitted line reaches the floor (0 when it is
     /// already below); `None` unless falling.
-    pub time_to_floor_s: Option<f64>,
+    pub(crate) time_to_floor_s: Option<f64>,
     /// Seconds until margin 0 dB, the FEC limit; `None` unless falling.
-    pub time_to_fec_limit_s: Option<f64>,
+    pub(crate) time_to_fec_limit_s: Option<f64>,
 }
 
 /// The margin trend of one lane, or `None` with too few points or too short a span.
-pub fn margin_trend(points: &[MarginPoint], floor_db: f64, confidence: f64, min_span_s: f64) -> Option<MarginTrend> {
+pub(crate) fn margin_trend(points: &[MarginPoint], floor_db: f64, confidence: f64, min_span_s: f64) -> Option<MarginTrend> {
     let pts: Vec<(f64, f64)> =
         points.iter().filter(|p| p.t_s.is_finite() && p.margin_db.is_finite()).map(|p| (p.t_s, p.margin_db)).collect();
     let n = pts.len();
@@ -85,7 +85,7 @@ pub fn margin_trend(points: &[MarginPoint], floor_db: f64, confidence: f64, min_
 }
 
 /// "about 9 h", "about 40 min", "about 2.5 days": a prediction, so two figures at most.
-pub fn humane_duration(seconds: f64) -> String {
+pub(crate) fn humane_duration(seconds: f64) -> String {
     if seconds < 90.0 {
         format!("about {:.0} s", seconds.max(0.0))
     } else if seconds < 90.0 * 60.0 {
@@ -105,34 +105,34 @@ pub fn humane_duration(seconds: f64) -> String {
 
 /// Corrected bits of one lane over one interval, with the bits the lane carried then.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LaneInterval {
-    pub t_start_s: f64,
-    pub t_end_s: f64,
-    pub errors: u64,
-    pub bits: f64,
+pub(crate) struct LaneInterval {
+    pub(crate) t_start_s: f64,
+    pub(crate) t_end_s: f64,
+    pub(crate) errors: u64,
+    pub(crate) bits: f64,
 }
 
 /// The lane whose BER rose most in the `lookback_s` before a link drop.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DropCulprit {
-    pub lane: u8,
-    pub drop_t_s: f64,
+pub(crate) struct DropCulprit {
+    pub(crate) lane: u8,
+    pub(crate) drop_t_s: f64,
     /// BER in the lookback over the BER before it (errors + 1 over bits on each side, so
     /// a lane that was clean before still gets a finite, conservative ratio).
-    pub rise: f64,
+    pub(crate) rise: f64,
     /// The same figure for the lane that rose second most.
-    pub runner_up_rise: Option<f64>,
+    pub(crate) runner_up_rise: Option<f64>,
 }
 
 /// A lane must rise at least this much, and this many times the runner-up, to be named.
-pub const DROP_MIN_RISE: f64 = 10.0;
-pub const DROP_STANDOUT: f64 = 3.0;
+pub(crate) const DROP_MIN_RISE: f64 = 10.0;
+pub(crate) const DROP_STANDOUT: f64 = 3.0;
 
 /// Which lane stands out before the drop at `drop_t_s`: per lane, the BER of the intervals
 /// ending in `[drop_t - lookback, drop_t]` against the BER of the intervals that ended
 /// before that. `None` when no lane rose by [`DROP_MIN_RISE`] and [`DROP_STANDOUT`] times
 /// the next one, or when there is no earlier history to compare with.
-pub fn drop_culprit(lanes: &[(u8, Vec<LaneInterval>)], drop_t_s: f64, lookback_s: f64) -> Option<DropCulprit> {
+pub(crate) fn drop_culprit(lanes: &[(u8, Vec<LaneInterval>)], drop_t_s: f64, lookback_s: f64) -> Option<DropCulprit> {
     let from = drop_t_s - lookback_s;
     let mut rises: Vec<(u8, f64)> = lanes
         .iter()

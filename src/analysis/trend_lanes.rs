@@ -4,7 +4,7 @@
 //! file turns buckets into its inputs and its results into lane keys and reasons.
 //!
 //! Bucket margin: the bucket's lane BER (corrected bits over the lane's bits on the wire,
-//! the same denominator as the window BER) through the same [`q::margin_db`](super::q::margin_db) with the
+//! the same denominator as the window BER) through the same `q::margin_db` with the
 //! window's FEC limit and modulation. Buckets without errors give no point (trend.rs).
 //! The fit runs over every bucket of the segment once they span `trend_window_s`.
 
@@ -19,10 +19,10 @@ use serde::Serialize;
 /// unless the lane is falling; all are `null` without enough data.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct LaneTrend {
-    pub margin_slope_db_per_h: Option<f64>,
-    pub margin_slope_ci_db_per_h: Option<[f64; 2]>,
-    pub time_to_floor_s: Option<f64>,
-    pub time_to_fec_limit_s: Option<f64>,
+    pub(crate) margin_slope_db_per_h: Option<f64>,
+    pub(crate) margin_slope_ci_db_per_h: Option<[f64; 2]>,
+    pub(crate) time_to_floor_s: Option<f64>,
+    pub(crate) time_to_fec_limit_s: Option<f64>,
 }
 
 impl From<&MarginTrend> for LaneTrend {

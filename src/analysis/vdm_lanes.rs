@@ -22,7 +22,7 @@ use std::cmp::Ordering;
 
 /// A lane's eSNR this far below its siblings' median counts as low (dB). PAM4 receivers
 /// of one module sit within a few tenths of a dB of each other on a healthy link.
-pub const ESNR_LOW_DELTA_DB: f64 = 1.0;
+pub(crate) const ESNR_LOW_DELTA_DB: f64 = 1.0;
 
 /// Which measurement a lane's `pre_fec_ber` and `margin_db` come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -39,7 +39,7 @@ pub enum BerSource {
 }
 
 impl BerSource {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             BerSource::Driver => "driver",
             BerSource::Netlink => "netlink",
@@ -52,9 +52,9 @@ impl BerSource {
 /// The module's host-side (electrical input) VDM figures of a lane: `host` in lane JSON.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HostSide {
-    pub esnr_db: Option<f64>,
-    pub ltp_db: Option<f64>,
-    pub module_pre_fec_ber: Option<f64>,
+    pub(crate) esnr_db: Option<f64>,
+    pub(crate) ltp_db: Option<f64>,
+    pub(crate) module_pre_fec_ber: Option<f64>,
 }
 
 /// The module's own BER of one input: the current value, else the average (CMIS VDM types

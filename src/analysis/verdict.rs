@@ -27,17 +27,21 @@
 use crate::module::flag::{FlagKind, ModuleFlag};
 use serde::{Deserialize, Serialize};
 
+/// What to do with a link: accept it, investigate it, or reject it (the worst reason's severity).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// Nothing found: the link is healthy.
     Accept,
+    /// Something to look at, nothing yet lost.
     Investigate,
+    /// A fault: frames lost, the link down, or past a limit.
     Reject,
 }
 
 impl Verdict {
     /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Accept => "accept",
             Verdict::Investigate => "investigate",
@@ -46,11 +50,15 @@ impl Verdict {
     }
 }
 
+/// How much a reason weighs in the verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Stated, not judged: does not change the verdict.
     Info,
+    /// Makes the verdict at least investigate.
     Investigate,
+    /// Makes the verdict reject.
     Reject,
 }
 
@@ -60,42 +68,73 @@ pub enum Severity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReasonCode {
+    /// The PCIe link cannot carry the port: trained below the card's own width or speed (reject), or a slot too narrow for the port (investigate).
     PcieDegraded,
+    /// Uncorrectable FEC blocks, PCS symbol errors or bad frames in the window: frames were lost.
     UncorrectableErrors,
+    /// Link-down events in the window, or the link is down.
     LinkFlaps,
+    /// Link up and FEC correcting everything while a lane is an outlier.
     FecHidingMarginalOptics,
+    /// A lane's (or the port's) BER margin under `margin_floor_db`, or its optical margin under `optical_margin_floor_db`.
     LowMargin,
+    /// A module monitor past the module's own alarm threshold.
     DomAlarm,
+    /// A module monitor past its warning threshold.
     DomWarning,
+    /// LOS, LOL or Tx fault on a lane, or a CMIS module in ModuleFault (CMIS 5.2 Table 8-7).
     ModuleFault,
+    /// No corrected-bit counter: BER cannot be measured (info when FEC is off or only block counts exist).
     NoFecData,
+    /// No module data, or every checksum of the image read fails.
     ModuleUnreadable,
+    /// A lane's or the port's pre-FEC BER past the FEC limit beyond counting noise (its lower bound over it).
     BerOverFecLimit,
+    /// A lane's tx power below its siblings' beyond their spread, or its bias high while its power is low.
     WeakTransmitter,
+    /// Too few samples, no counter deltas, or a window under `min_window_s` (or a lane rate of no known class).
     InsufficientData,
+    /// The FEC codeword histogram nears the correction limit t, or its tail predicts a frame loss ratio over `fec_max_predicted_flr`.
     FecTailNearLimit,
+    /// A lane's margin trend falls (the slope's whole confidence interval under 0 dB/h).
     MarginFalling,
+    /// With `--profile NAME`: a check of the profile fails.
     BelowProfile,
+    /// The NIC's nearest GPU is on another NUMA node.
     HostNumaRemote,
+    /// The port's MTU differs from `expected_mtu`, else from what most of the node's ports run.
     MtuMismatch,
+    /// Another NIC of the same model (PCI ID) on the node runs another firmware version.
     FirmwareMismatch,
+    /// The rx or tx descriptor ring under `min_ring_fraction` of the driver's maximum.
     RingsBelowMax,
+    /// A pause counter climbs faster than `max_pause_frames_per_s` over the window.
     PauseStorm,
+    /// Received frames dropped for want of host buffers faster than `max_rx_discards_per_s`.
     RxDiscards,
+    /// More of the NIC's interrupts than `max_irqs_off_node` delivered to CPUs off its NUMA node.
     IrqsOffNumaNode,
+    /// The NIC receives on fewer queues than `min_channel_fraction` of its NUMA node's CPUs while its driver allows more.
     ChannelsBelowNodeCpus,
+    /// An InfiniBand port retrained without going down (`link_error_recovery` rose).
     LinkErrorRecovery,
+    /// An InfiniBand port dropped received packets with errors, crossed its local link integrity threshold, or overran its input buffer.
     IbPortErrors,
+    /// An InfiniBand counter stuck at its maximum: its increase a lower bound, no rate.
     CounterSaturated,
+    /// After a link drop, a lane's BER at least `flap_ber_rise_ratio` times its BER before, significantly and holding.
     DegradedAfterFlap,
+    /// The module's readings or alarm levels cannot be so (supply, temperature, levels out of order).
     DomImplausible,
+    /// A module limit flag its own reading in the same read does not bear out.
     DomFlagUnconfirmed,
+    /// A CMIS module in ModuleLowPwr, ModulePwrUp or ModulePwrDn, not ModuleReady (CMIS 5.2 Table 8-7): its transmitters are off.
     ModuleNotReady,
 }
 
 impl ReasonCode {
     /// The wire spelling (JSON, CSV, metric label).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ReasonCode::PcieDegraded => "pcie_degraded",
             ReasonCode::UncorrectableErrors => "uncorrectable_errors",
@@ -167,16 +206,20 @@ impl PartialOrd for ReasonCode {
     }
 }
 
+/// One reason for a verdict: its code, its sentence, its severity, and the lane it is about.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reason {
+    /// The contract code (JSON `code`, CSV, metric label, `--fail-on`).
     pub code: ReasonCode,
+    /// What was found, in one sentence with its figures.
     pub message: String,
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// 1-based lane the reason is about, if any.
     pub lane: Option<u8>,
 }
 
 impl Reason {
+    /// A reason of `code` at `severity`, about `lane` (1-based) when it names one.
     pub fn new(code: ReasonCode, severity: Severity, lane: Option<u8>, message: String) -> Self {
         Reason { code, message, severity, lane }
     }
@@ -184,7 +227,7 @@ impl Reason {
 
 /// Which code a module or lane flag raises, if any: a fault, loss of signal or loss of
 /// lock is a module fault; a threshold crossing a DOM alarm or warning.
-pub fn flag_code(flag: ModuleFlag) -> Option<ReasonCode> {
+pub(crate) fn flag_code(flag: ModuleFlag) -> Option<ReasonCode> {
     match flag.kind() {
         FlagKind::Fault | FlagKind::Los | FlagKind::Lol => Some(ReasonCode::ModuleFault),
         FlagKind::Alarm => Some(ReasonCode::DomAlarm),
@@ -193,7 +236,7 @@ pub fn flag_code(flag: ModuleFlag) -> Option<ReasonCode> {
     }
 }
 
-pub fn severity_of_flag_code(code: ReasonCode) -> Severity {
+pub(crate) fn severity_of_flag_code(code: ReasonCode) -> Severity {
     if code == ReasonCode::DomWarning {
         Severity::Investigate
     } else {
@@ -201,6 +244,7 @@ pub fn severity_of_flag_code(code: ReasonCode) -> Severity {
     }
 }
 
+/// The verdict of these reasons: the worst severity among them; accept when none counts.
 pub fn verdict(reasons: &[Reason]) -> Verdict {
     match reasons.iter().map(|r| r.severity).max() {
         Some(Severity::Reject) => Verdict::Reject,

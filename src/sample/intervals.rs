@@ -1,5 +1,5 @@
 //! The interval stage: per interface, the interval since its previous sample, its
-//! window and its lane figures ([`RowFigures`]), worked out once per sample and handed to
+//! window and its lane figures (`RowFigures`), worked out once per sample and handed to
 //! every printer that shows intervals (the CSV rows, the live table): printers only
 //! format what they are given. Holds per interface only the fold of the current interval
 //! (`IntervalFold`: the interface record in force, the interval's first sample and the
