@@ -2,8 +2,6 @@
 //! which physical port it is. Sources fill these, the capture format stores them, and
 //! analysis and output read them.
 
-#![warn(missing_docs)]
-
 pub mod host;
 
 use host::HostFacts;

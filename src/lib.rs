@@ -16,6 +16,11 @@
 //! source. The live sources (netlink, ioctl, I2C, the sampling loop) are built with the
 //! `live` feature on Linux (`cfg(live)`, set by build.rs); everything that reads files
 //! builds anywhere. ARCHITECTURE.md has the floors and the import rules.
+//!
+//! The public API is what the binary, the tests and the benches use, every item of it
+//! documented; everything else is `pub(crate)` or private, so the compiler sees dead code.
+
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod analysis;
 pub mod capture;

@@ -130,7 +130,7 @@ pub(crate) fn flr_per_codeword_error_ratio(interleave: u32, mfc: f64) -> f64 {
 }
 
 /// The factor FLR / CER of a port, `None` without a known interleave or an RS FEC.
-pub fn port_factor(fec: FecKind, speed_mbps: Option<u32>, lanes: Option<u32>, frame_bytes: u32) -> Option<f64> {
+pub(crate) fn port_factor(fec: FecKind, speed_mbps: Option<u32>, lanes: Option<u32>, frame_bytes: u32) -> Option<f64> {
     let (x, _) = interleave(fec, speed_mbps?, lanes.unwrap_or(0))?;
     Some(flr_per_codeword_error_ratio(x, mac_frames_per_codeword(fec, frame_bytes)?))
 }

@@ -22,7 +22,7 @@
 //!   interval. The line stands only when the data cannot tell (`prediction_model` "line").
 //! - Frame loss ratio: the predicted codeword error ratio (predicted uncorrectable over
 //!   all codewords) times the port's FLR / CER factor (1 + X·MFC) / MFC, X the codewords
-//!   its PCS interleaves ([`super::frame_loss`]). All codewords per second come from the
+//!   its PCS interleaves (`frame_loss`). All codewords per second come from the
 //!   histogram itself when it counts bin 0, else from the lane rate (n·10 bits per codeword
 //!   on the wire).
 
@@ -35,11 +35,11 @@ use crate::counters::FecHistogramBin;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BinRate {
-    pub low: u32,
-    pub high: u32,
-    pub count: u64,
-    pub rate_per_s: f64,
+pub(crate) struct BinRate {
+    pub(crate) low: u32,
+    pub(crate) high: u32,
+    pub(crate) count: u64,
+    pub(crate) rate_per_s: f64,
 }
 
 /// The histogram of one window (the port, or one lane in [`FecHistogram::lanes`]).
@@ -47,10 +47,10 @@ pub struct BinRate {
 pub struct FecHistogram {
     /// 1-based lane for a per-lane histogram; `None` for the port.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lane: Option<u8>,
-    pub bins: Vec<BinRate>,
+    pub(crate) lane: Option<u8>,
+    pub(crate) bins: Vec<BinRate>,
     /// t: symbols per codeword the FEC corrects.
-    pub correction_limit_symbols: Option<u32>,
+    pub(crate) correction_limit_symbols: Option<u32>,
     /// Upper edge of the highest non-empty bin.
     pub max_symbol_errors: Option<u32>,
     /// t − max_symbol_errors (negative: codewords past t were counted).
@@ -60,31 +60,34 @@ pub struct FecHistogram {
     /// The fitted line's log10 codewords at 0 symbol errors, for drawing the tail (not
     /// in the JSON: the slope and the predictions are what it is judged by).
     #[serde(skip)]
-    pub tail_intercept_log10: Option<f64>,
+    pub(crate) tail_intercept_log10: Option<f64>,
     /// The lowest symbol-error value the line was fitted over (the first bin above the
     /// peak), for drawing it.
     #[serde(skip)]
-    pub tail_fit_from_symbols: Option<u32>,
+    pub(crate) tail_fit_from_symbols: Option<u32>,
     /// The window's length, seconds.
     #[serde(skip)]
-    pub window_s: f64,
+    pub(crate) window_s: f64,
     /// From the chosen model (`prediction_model`), else the straight line.
     pub predicted_uncorrectable_per_s: Option<f64>,
     /// The chosen model's 95% interval (the line has none).
     pub predicted_uncorrectable_per_s_low: Option<f64>,
+    /// Upper end of the chosen model's 95% interval of `predicted_uncorrectable_per_s`.
     pub predicted_uncorrectable_per_s_high: Option<f64>,
     /// What `predicted_uncorrectable_per_s` comes from.
     pub prediction_model: Option<PredictedBy>,
     /// The straight line's own prediction, beside the model's.
     pub line_predicted_uncorrectable_per_s: Option<f64>,
+    /// Predicted frame loss ratio: the predicted codeword error ratio times the port's FLR / CER factor.
     pub predicted_flr: Option<f64>,
-    pub fit_r2: Option<f64>,
+    pub(crate) fit_r2: Option<f64>,
+    /// Non-empty bins above the peak and up to t that the tail line was fitted over.
     pub bins_used: usize,
     /// Codewords per second, from the histogram (bin 0 counted) or the lane rate.
-    pub codewords_per_s: Option<f64>,
+    pub(crate) codewords_per_s: Option<f64>,
     /// Every model fitted to the port's histogram and the choice (not per lane).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tail_models: Option<TailModels>,
+    pub(crate) tail_models: Option<TailModels>,
     /// Per-lane histograms, when the driver gives per-lane bin values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lanes: Vec<FecHistogram>,
@@ -94,7 +97,7 @@ impl FecHistogram {
     /// What the prediction stands on, as the verdict and the plot name it: "Pólya–Aeppli
     /// model (χ² p 0.83)", or "straight-line tail over 6 bins (R² 0.98, as ...)" with why no
     /// model was chosen; `None` without a prediction.
-    pub fn basis_text(&self) -> Option<String> {
+    pub(crate) fn basis_text(&self) -> Option<String> {
         match self.prediction_model? {
             PredictedBy::Model(kind) => {
                 let fit = self.tail_models.as_ref().and_then(|m| m.fits.iter().find(|f| f.model == kind));
@@ -110,7 +113,7 @@ impl FecHistogram {
 
     /// The prediction as the verdict and the plot quote it: "34 uncorrectable codewords/s
     /// (95%: 3.399e1 to 3.417e1), frame loss ratio 9.3e-7"; `None` without one.
-    pub fn prediction_text(&self) -> Option<String> {
+    pub(crate) fn prediction_text(&self) -> Option<String> {
         let u = self.predicted_uncorrectable_per_s?;
         let interval = self
             .predicted_uncorrectable_per_s_low
@@ -125,7 +128,9 @@ impl FecHistogram {
 /// Where a predicted uncorrectable rate comes from: a fitted model, or the straight line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PredictedBy {
+    /// A fitted model of symbol errors per codeword, chosen by AIC among those χ² does not reject.
     Model(TailModelKind),
+    /// The straight line fitted to the log of the tail bins (the data cannot tell a model).
     Line,
 }
 
@@ -140,12 +145,15 @@ impl Serialize for PredictedBy {
 
 /// What the analysis knows that the bins do not say.
 pub struct HistogramInput<'a> {
+    /// The window's histogram bins, increases over the window.
     pub bins: &'a [FecHistogramBin],
+    /// The window's length, seconds.
     pub duration_s: f64,
+    /// The FEC the link runs (its t and codeword geometry).
     pub fec: FecKind,
     /// Line codewords per second of the port from the lane rate, if known.
     pub line_codewords_per_s: Option<f64>,
-    /// FLR / CER of the port ([`super::codeword::port_factor`]); `None`: no predicted FLR.
+    /// FLR / CER of the port (`codeword::port_factor`); `None`: no predicted FLR.
     pub flr_per_codeword_error_ratio: Option<f64>,
 }
 
@@ -253,7 +261,7 @@ fn model_tail(h: &mut FecHistogram, input: &HistogramInput) {
 
 /// A rate as people read it: "34" and "2.5" rather than "3.4e1" and "2.5e0"; rates
 /// under 0.1 or from a million up stay scientific ("1.4e-3", "7.8e7").
-pub fn rate_text(v: f64) -> String {
+pub(crate) fn rate_text(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
         "0".into()

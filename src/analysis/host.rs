@@ -90,7 +90,7 @@ pub(crate) struct PauseDiscards {
 impl PauseDiscards {
     /// The window's pause and discard figures; `None` without a window to make rates of,
     /// or when none of them was counted.
-    pub fn of(w: &InterfaceWindow) -> Option<PauseDiscards> {
+    pub(crate) fn of(w: &InterfaceWindow) -> Option<PauseDiscards> {
         let h = &w.deltas.host;
         if h.is_empty() || w.samples < 2 || w.duration_s <= 0.0 {
             return None;

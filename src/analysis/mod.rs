@@ -18,7 +18,7 @@ pub mod config;
 pub(crate) mod dom_limits;
 pub(crate) mod dom_trust;
 pub mod fec;
-pub mod frame_loss;
+pub(crate) mod frame_loss;
 pub mod histogram;
 pub mod host;
 pub mod infiniband;

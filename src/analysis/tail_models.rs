@@ -42,15 +42,19 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TailModelKind {
+    /// Independent symbol errors: each symbol wrong with one probability `p`.
     Binomial,
+    /// Symbol errors overdispersed (clustered) about their mean: a mean and a shape.
     NegativeBinomial,
+    /// Bursts of symbol errors: bursts per codeword (Poisson) and a geometric burst length.
     PolyaAeppli,
 }
 
 impl TailModelKind {
+    /// Every model, in the order they are fitted and listed.
     pub const ALL: [TailModelKind; 3] = [TailModelKind::Binomial, TailModelKind::NegativeBinomial, TailModelKind::PolyaAeppli];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TailModelKind::Binomial => "binomial",
             TailModelKind::NegativeBinomial => "negative binomial",
@@ -69,18 +73,20 @@ impl TailModelKind {
 /// One model fitted to one histogram.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TailModelFit {
+    /// The model fitted.
     pub model: TailModelKind,
     /// binomial: `p` per symbol; negative binomial: `mean_symbols`, `shape`; Pólya–Aeppli:
     /// `bursts_per_codeword` (λ), `burst_continue` (θ).
-    pub params: Vec<(&'static str, f64)>,
-    pub log_likelihood: f64,
+    pub(crate) params: Vec<(&'static str, f64)>,
+    pub(crate) log_likelihood: f64,
+    /// Akaike information criterion of the fit (2·params − 2·log-likelihood): lower is better.
     pub aic: f64,
-    pub chi2: f64,
-    pub chi2_dof: i64,
+    pub(crate) chi2: f64,
+    pub(crate) chi2_dof: i64,
     /// `None` when no degree of freedom is left to test with.
-    pub chi2_p: Option<f64>,
+    pub(crate) chi2_p: Option<f64>,
     /// P(k > t): the share of codewords the FEC cannot correct.
-    pub uncorrectable_share: f64,
+    pub(crate) uncorrectable_share: f64,
 }
 
 /// The fits and the choice among them.
@@ -91,20 +97,21 @@ pub struct TailModels {
     /// Why no model was chosen, or why the one chosen could not be tested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Every model that could be fitted, in `TailModelKind::ALL`'s order.
     pub fits: Vec<TailModelFit>,
     /// The chosen model's P(k > t) and its 95% interval.
     pub uncorrectable_share: Option<f64>,
-    pub uncorrectable_share_low: Option<f64>,
-    pub uncorrectable_share_high: Option<f64>,
+    pub(crate) uncorrectable_share_low: Option<f64>,
+    pub(crate) uncorrectable_share_high: Option<f64>,
     /// The chosen model's expected codewords over the window with k = 0, 1, ..., t +
     /// [`EXPECTED_PAST_T`] symbol errors (the histogram's total times P(k) over P(any bin)),
     /// for drawing beside the bins; empty when no model is chosen.
     #[serde(skip)]
-    pub expected_codewords: Vec<f64>,
+    pub(crate) expected_codewords: Vec<f64>,
 }
 
 /// Symbol-error values past t whose expected codewords are kept for drawing.
-pub const EXPECTED_PAST_T: u32 = 3;
+pub(crate) const EXPECTED_PAST_T: u32 = 3;
 
 /// χ² p under which a model is rejected.
 const CHI2_REJECT_P: f64 = 0.001;

@@ -3,8 +3,6 @@
 //! moment is valid up to its last complete line; the reader tolerates a truncated last
 //! line (with a note) and rejects any other bad line, naming it.
 
-#![warn(missing_docs)]
-
 pub mod compressed;
 mod lines;
 mod sink;

@@ -5,8 +5,6 @@
 //! The raw types serialize exactly as the capture format's `fec`, `link` and
 //! `driver_stats` objects (docs/capture-format.md).
 
-#![warn(missing_docs)]
-
 pub(crate) mod driver_stats;
 pub(crate) mod host;
 pub mod ib;

@@ -13,8 +13,6 @@
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
 //! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
 
-#![warn(missing_docs)]
-
 pub(crate) mod clone;
 pub mod cmis;
 pub mod fingerprint;

@@ -87,7 +87,7 @@ fn clone_unrefreshed(out: &mut ModuleReport, src: &ModuleReport, lanes: bool) {
 
 impl StaticDecode {
     /// `None` when the static image does not decode or its standard has no monitor refresh.
-    pub fn new(static_img: &ModuleImage) -> Option<Self> {
+    pub(crate) fn new(static_img: &ModuleImage) -> Option<Self> {
         let (masks, plan) = match standard_of(static_img).ok()? {
             Standard::Cmis => (masks_of(&cmis::MONITOR_FIELDS, cmis::MONITOR_PAGES), Plan::Cmis(cmis::MonitorPlan::new(static_img))),
             Standard::Sff8636 => (masks_of(&sff8636::MONITOR_FIELDS, &[]), Plan::Sff8636(sff8636::MonitorPlan::new(static_img))),

@@ -6,7 +6,7 @@
 //! Columns are documented in docs/csv-format.md; empty cells mean "not available".
 
 use super::csv_text::{self, RowText};
-pub use super::lane_row::LaneRow;
+pub(crate) use super::lane_row::LaneRow;
 use crate::analysis::infiniband::IbAnalysis;
 use crate::analysis::lane_index::LaneIndex;
 use crate::analysis::lane_rows::{IntervalSink, LaneInterval, RowFigures};
@@ -71,13 +71,13 @@ impl<W: Write> Encoding<W> {
 pub enum FlushPolicy {
     /// After every sample: a live sink (`watch --csv`) keeps every row if the run is stopped.
     PerSample,
-    /// Once [`BATCH_ROWS`] rows are pending, at a sample boundary, and at
-    /// [`CsvSink::finish`]: an export, where a write per sample costs more than the rows.
+    /// Once 1024 rows (`BATCH_ROWS`) are pending, at a sample boundary, and when the sink
+    /// finishes: an export, where a write per sample costs more than the rows.
     Batched,
 }
 
 /// Rows held before a batched flush: a few hundred kB at most, so memory stays bounded.
-pub const BATCH_ROWS: usize = 1024;
+pub(crate) const BATCH_ROWS: usize = 1024;
 
 /// Room for a batch of rows (a row of 8 lanes is ~250 bytes), so a batch is one write.
 const BATCH_BYTES: usize = BATCH_ROWS * 320;
@@ -140,7 +140,7 @@ impl<W: Write> CsvSink<W> {
 
     /// Flushes the rows still held (a batched sink holds up to [`BATCH_ROWS`]); call it
     /// when the records end, or after an error, to see the write's own error.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         self.pending_rows = 0;
         let (out, buf) = match &mut self.encoding {
             Encoding::Csv { out, buf, .. } | Encoding::JsonLines { out, buf } => (out, buf),

@@ -6,7 +6,7 @@ use crate::analysis::InterfaceAnalysis;
 use std::fmt::Write;
 
 /// `&`, `<`, `>`, `"` and `'` as entities.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -7,7 +7,7 @@ use serde::Serialize;
 /// The CSV text of a row is written by `output::csv_text`, in this order: a new column is
 /// added there too (a test holds the two to the same bytes).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct LaneRow {
+pub(crate) struct LaneRow {
     /// Wall-clock time of the sample (RFC 3339, UTC): capture start + `t`.
     pub(crate) time: Option<String>,
     /// Seconds since capture start.

@@ -9,8 +9,6 @@
 //! Live sampling and replay produce the same [`crate::capture::Record`]s, so one path
 //! (records -> engine -> windows -> analysis) serves both.
 
-#![warn(missing_docs)]
-
 pub(crate) mod delta;
 pub mod engine;
 pub mod intervals;

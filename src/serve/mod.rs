@@ -15,8 +15,6 @@
 //!   the sd-daemon priority `<3>` error, `<4>` warning, `<5>` notice, `<6>` info, which
 //!   journald turns into the entry's priority.
 
-#![warn(missing_docs)]
-
 pub(crate) mod connections;
 pub mod http;
 pub mod web_config;

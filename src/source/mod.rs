@@ -2,8 +2,6 @@
 //! capture replay implement the same [`Source`] trait, so decoding and analysis never
 //! know which one they got.
 
-#![warn(missing_docs)]
-
 use crate::counters::host::PauseStats;
 use crate::counters::ib::IbSample;
 use crate::counters::{DriverStats, FecStats, LinkInfo, LinkState};

@@ -8,7 +8,9 @@
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// What the distributions' recursions compute with: `f64` (values only) or [`Jet`].
-pub trait Real: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self> {
+pub(crate) trait Real:
+    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+{
     fn constant(v: f64) -> Self;
     fn value(self) -> f64;
     fn scale(self, s: f64) -> Self;
@@ -45,15 +47,15 @@ impl Real for f64 {
 
 /// A value `v`, its gradient `g` and its Hessian `h` (`[∂²/∂x0², ∂²/∂x0∂x1, ∂²/∂x1²]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Jet {
-    pub v: f64,
-    pub g: [f64; 2],
-    pub h: [f64; 3],
+pub(crate) struct Jet {
+    pub(crate) v: f64,
+    pub(crate) g: [f64; 2],
+    pub(crate) h: [f64; 3],
 }
 
 impl Jet {
     /// The variable `i` (0 or 1) at `v`.
-    pub fn variable(v: f64, i: usize) -> Jet {
+    pub(crate) fn variable(v: f64, i: usize) -> Jet {
         let mut g = [0.0; 2];
         g[i] = 1.0;
         Jet { v, g, h: [0.0; 3] }
@@ -163,7 +165,7 @@ impl Real for Jet {
 /// two-parameter fits' one-dimensional searches along the line where their mean is the
 /// counts' (a third of a [`Jet`]'s work a term).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Jet1 {
+pub(crate) struct Jet1 {
     pub v: f64,
     pub d: f64,
     pub dd: f64,
@@ -171,7 +173,7 @@ pub struct Jet1 {
 
 impl Jet1 {
     /// The variable at `v`.
-    pub fn variable(v: f64) -> Jet1 {
+    pub(crate) fn variable(v: f64) -> Jet1 {
         Jet1 { v, d: 1.0, dd: 0.0 }
     }
 

@@ -140,7 +140,7 @@ pub(crate) struct MonitorPlan {
 }
 
 impl MonitorPlan {
-    pub fn new(img: &ModuleImage) -> Self {
+    pub(crate) fn new(img: &ModuleImage) -> Self {
         let rx = RxPlan::new(img);
         MonitorPlan { lanes: page11::LanePlan::new(img, rx.adv.as_ref()), rx, no_module_monitors: no_module_monitors(img) }
     }
@@ -212,7 +212,7 @@ pub(crate) struct RxPlan {
 }
 
 impl RxPlan {
-    pub fn new(img: &ModuleImage) -> Self {
+    pub(crate) fn new(img: &ModuleImage) -> Self {
         let paged = lower::flat_memory(img) == Some(false);
         let bytes = [lower::IDENTIFIER, lower::MEMORY_MODEL, page00::MEDIA_LANE_UNSUPPORTED].map(|f| (f, f.byte(img, 0)));
         RxPlan {

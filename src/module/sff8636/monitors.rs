@@ -65,7 +65,7 @@ fn selected<T>(table: &[T], mask: u8) -> impl Iterator<Item = &T> {
 }
 
 impl MonitorPlan {
-    pub fn new(img: &ModuleImage) -> Self {
+    pub(crate) fn new(img: &ModuleImage) -> Self {
         MonitorPlan {
             optical: is_optical(img),
             temperature_unadvertised: advertised(img, TEMPERATURE_IMPLEMENTED) == Some(false),

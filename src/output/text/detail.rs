@@ -8,7 +8,7 @@ use crate::analysis::verdict::{join_codes, verdict_codes};
 use crate::analysis::InterfaceAnalysis;
 use std::io::{self, Write};
 
-pub fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
+pub(crate) fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
     let width = opts.width();
     let paint = opts.painter();
     verdict_line(w, a, opts)?;

@@ -70,7 +70,7 @@ const HEADERS: [&str; 8] = ["interface", "verdict", "speed", "FEC", "lane", "mar
 /// Columns right-aligned (numbers).
 const RIGHT: [bool; 8] = [false, false, true, false, true, true, true, false];
 
-pub fn write_table(w: &mut dyn Write, order: &[&InterfaceAnalysis], opts: &TextOptions) -> io::Result<()> {
+pub(crate) fn write_table(w: &mut dyn Write, order: &[&InterfaceAnalysis], opts: &TextOptions) -> io::Result<()> {
     let width = opts.width();
     let paint = opts.painter();
     let rows: Vec<[String; 8]> = order.iter().map(|a| cells(a)).collect();

@@ -174,7 +174,7 @@ fn lane_tone(a: &InterfaceAnalysis, lane: u8) -> Tone {
     a.reasons.iter().filter(|r| r.lane == Some(lane)).map(|r| Tone::from(r.severity)).max().unwrap_or(Tone::Plain)
 }
 
-pub fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
+pub(crate) fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextOptions) -> io::Result<()> {
     if a.lanes.is_empty() {
         return Ok(());
     }

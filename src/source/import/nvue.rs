@@ -158,7 +158,7 @@ fn table_rows(text: &str) -> impl Iterator<Item = (&str, &str)> {
 }
 
 /// The NVUE output `text` is, if it is one.
-pub fn recognize(text: &str) -> Option<super::Format> {
+pub(crate) fn recognize(text: &str) -> Option<super::Format> {
     if content_lines(text).filter_map(key_value).any(|(k, _)| is_transceiver_key(k)) {
         return Some(super::Format::NvueTransceiver);
     }

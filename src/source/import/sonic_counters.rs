@@ -69,7 +69,7 @@ fn is_histogram_heading(cells: &[String]) -> bool {
 const ONE_PORT_HEADING: &str = "Symbol Errors Per Codeword";
 
 /// Which of the two views `text` is, if either.
-pub fn recognize(text: &str) -> Option<super::Format> {
+pub(crate) fn recognize(text: &str) -> Option<super::Format> {
     for line in text.lines() {
         let c = cells(line);
         if is_fec_stats_heading(&c) {

@@ -149,7 +149,7 @@ pub(crate) mod testing {
         (w, calls)
     }
 
-    pub fn named(ifindexes: &[u32]) -> Result<Drained> {
+    pub(crate) fn named(ifindexes: &[u32]) -> Result<Drained> {
         Ok(Drained { ifindexes: ifindexes.to_vec(), lost: false })
     }
 }

@@ -36,7 +36,7 @@ pub(super) struct Messages<'a> {
 }
 
 impl<'a> Messages<'a> {
-    pub fn new(datagram: &'a [u8]) -> Self {
+    pub(crate) fn new(datagram: &'a [u8]) -> Self {
         Messages { rest: datagram }
     }
 

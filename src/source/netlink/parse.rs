@@ -198,7 +198,7 @@ impl Default for AttrWriter {
 }
 
 impl AttrWriter {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         // A request's attributes (a device header, a nest of it) fit: no regrowth.
         AttrWriter { buf: Vec::with_capacity(64) }
     }

@@ -11,7 +11,7 @@ use crate::source::Result;
 
 /// The STATS nest of a PAUSE_GET reply; `None` when the reply has none (the driver has
 /// no `get_pause_stats`, or the kernel predates them). PAD and unknown attributes are skipped.
-pub fn parse_reply(buf: &[u8]) -> std::result::Result<Option<PauseStats>, WireError> {
+pub(crate) fn parse_reply(buf: &[u8]) -> std::result::Result<Option<PauseStats>, WireError> {
     let Some(nest) = attrs(buf)?.into_iter().find(|a| a.ty == ETHTOOL_A_PAUSE_STATS) else {
         return Ok(None);
     };
