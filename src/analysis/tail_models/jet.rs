@@ -14,11 +14,26 @@ pub(crate) trait Real:
     fn constant(v: f64) -> Self;
     fn value(self) -> f64;
     fn scale(self, s: f64) -> Self;
-    fn exp(self) -> Self;
-    fn ln(self) -> Self;
-    fn ln_1p(self) -> Self;
+    /// f(self), given f, f′ and f″ at `self.value()` (the chain rule to second order).
+    fn chain(self, f: f64, f1: f64, f2: f64) -> Self;
+    fn exp(self) -> Self {
+        let e = self.value().exp();
+        self.chain(e, e, e)
+    }
+    fn ln(self) -> Self {
+        let (v, r) = (self.value(), 1.0 / self.value());
+        self.chain(v.ln(), r, -r * r)
+    }
+    fn ln_1p(self) -> Self {
+        let (v, r) = (self.value(), 1.0 / (1.0 + self.value()));
+        self.chain(v.ln_1p(), r, -r * r)
+    }
     /// 1 / (1 + e^−x).
-    fn logistic(self) -> Self;
+    fn logistic(self) -> Self {
+        let s = 1.0 / (1.0 + (-self.value()).exp());
+        let d = s * (1.0 - s);
+        self.chain(s, d, d * (1.0 - 2.0 * s))
+    }
 }
 
 impl Real for f64 {
@@ -31,17 +46,8 @@ impl Real for f64 {
     fn scale(self, s: f64) -> Self {
         self * s
     }
-    fn exp(self) -> Self {
-        f64::exp(self)
-    }
-    fn ln(self) -> Self {
-        f64::ln(self)
-    }
-    fn ln_1p(self) -> Self {
-        f64::ln_1p(self)
-    }
-    fn logistic(self) -> Self {
-        1.0 / (1.0 + (-self).exp())
+    fn chain(self, f: f64, _: f64, _: f64) -> Self {
+        f
     }
 }
 
@@ -59,16 +65,6 @@ impl Jet {
         let mut g = [0.0; 2];
         g[i] = 1.0;
         Jet { v, g, h: [0.0; 3] }
-    }
-
-    /// f(self), given f, f′ and f″ at `self.v` (the chain rule to second order).
-    fn chain(self, f: f64, f1: f64, f2: f64) -> Jet {
-        let [g0, g1] = self.g;
-        Jet {
-            v: f,
-            g: [f1 * g0, f1 * g1],
-            h: [f1 * self.h[0] + f2 * g0 * g0, f1 * self.h[1] + f2 * g0 * g1, f1 * self.h[2] + f2 * g1 * g1],
-        }
     }
 }
 
@@ -142,22 +138,13 @@ impl Real for Jet {
     fn scale(self, s: f64) -> Self {
         Jet { v: self.v * s, g: [self.g[0] * s, self.g[1] * s], h: [self.h[0] * s, self.h[1] * s, self.h[2] * s] }
     }
-    fn exp(self) -> Self {
-        let e = self.v.exp();
-        self.chain(e, e, e)
-    }
-    fn ln(self) -> Self {
-        let r = 1.0 / self.v;
-        self.chain(self.v.ln(), r, -r * r)
-    }
-    fn ln_1p(self) -> Self {
-        let r = 1.0 / (1.0 + self.v);
-        self.chain(self.v.ln_1p(), r, -r * r)
-    }
-    fn logistic(self) -> Self {
-        let s = Real::logistic(self.v);
-        let d = s * (1.0 - s);
-        self.chain(s, d, d * (1.0 - 2.0 * s))
+    fn chain(self, f: f64, f1: f64, f2: f64) -> Self {
+        let [g0, g1] = self.g;
+        Jet {
+            v: f,
+            g: [f1 * g0, f1 * g1],
+            h: [f1 * self.h[0] + f2 * g0 * g0, f1 * self.h[1] + f2 * g0 * g1, f1 * self.h[2] + f2 * g1 * g1],
+        }
     }
 }
 
@@ -175,11 +162,6 @@ impl Jet1 {
     /// The variable at `v`.
     pub(crate) fn variable(v: f64) -> Jet1 {
         Jet1 { v, d: 1.0, dd: 0.0 }
-    }
-
-    /// f(self), given f, f′ and f″ at `self.v`.
-    fn chain(self, f: f64, f1: f64, f2: f64) -> Jet1 {
-        Jet1 { v: f, d: f1 * self.d, dd: f1 * self.dd + f2 * self.d * self.d }
     }
 }
 
@@ -230,22 +212,8 @@ impl Real for Jet1 {
     fn scale(self, s: f64) -> Self {
         Jet1 { v: self.v * s, d: self.d * s, dd: self.dd * s }
     }
-    fn exp(self) -> Self {
-        let e = self.v.exp();
-        self.chain(e, e, e)
-    }
-    fn ln(self) -> Self {
-        let r = 1.0 / self.v;
-        self.chain(self.v.ln(), r, -r * r)
-    }
-    fn ln_1p(self) -> Self {
-        let r = 1.0 / (1.0 + self.v);
-        self.chain(self.v.ln_1p(), r, -r * r)
-    }
-    fn logistic(self) -> Self {
-        let s = Real::logistic(self.v);
-        let d = s * (1.0 - s);
-        self.chain(s, d, d * (1.0 - 2.0 * s))
+    fn chain(self, f: f64, f1: f64, f2: f64) -> Self {
+        Jet1 { v: f, d: f1 * self.d, dd: f1 * self.dd + f2 * self.d * self.d }
     }
 }
 
