@@ -10,6 +10,7 @@
 use super::LaneAnalysis;
 use crate::module::flag::{self, ModuleFlag, Severity};
 use crate::module::report::{LaneReport, ModuleReport, Thresholds};
+use crate::module::state::ModuleState;
 use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
 
@@ -180,18 +181,14 @@ pub(crate) fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_do
     module.lanes.iter().filter(|l| dark(l) && unused(l.lane)).map(|l| l.lane).collect()
 }
 
-/// CMIS 5.2 Table 8-7: the one module state in which data paths carry traffic.
-const MODULE_READY: &str = "ModuleReady";
-/// CMIS 5.2 Table 8-7: a module that shut down on a fault of its own.
-pub(crate) const MODULE_FAULT: &str = "ModuleFault";
 /// CMIS 5.2 page 11h (DPStateHostLane): the state of a lane that carries its data path.
 const DP_ACTIVATED: &str = "DPActivated";
 
 /// A CMIS module's state when it is short of ModuleReady and not faulted (ModuleLowPwr,
 /// ModulePwrUp, ModulePwrDn): its transmitters are off by the module state machine (CMIS 5.2
 /// 6.3.2), so no lane can carry traffic.
-pub(crate) fn not_ready(module: &ModuleReport) -> Option<&str> {
-    module.module_state.as_deref().filter(|s| *s != MODULE_READY && *s != MODULE_FAULT)
+pub(crate) fn not_ready(module: &ModuleReport) -> Option<ModuleState> {
+    module.module_state.filter(|s| !matches!(s, ModuleState::Ready | ModuleState::Fault))
 }
 
 /// The lanes a CMIS module has not turned on, with their state: every lane while the module is

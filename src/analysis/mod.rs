@@ -56,6 +56,7 @@ use crate::counters::serdes::SerdesEye;
 use crate::counters::{ext_state_name, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
 use crate::module::report::{LowPowerControls, Modulation};
+use crate::module::state::ModuleState;
 use crate::module::ModuleReport;
 use advice::{lane_advice, LaneFacts};
 use ber::Ber;
@@ -863,14 +864,14 @@ fn analyze_one(
 /// and its lanes are not judged (`dom_limits::inactive_lanes`).
 fn module_state_reasons(w: &InterfaceWindow, reasons: &mut Vec<Reason>) {
     let Some(m) = w.module.as_ref() else { return };
-    if m.module_state.as_deref() == Some(dom_limits::MODULE_FAULT) {
+    if m.module_state == Some(ModuleState::Fault) {
         let msg =
             "the module is in ModuleFault (CMIS 5.2 Table 8-7): it shut down on a fault of its own; its flags and fault cause say which";
         reasons.push(Reason::new(ReasonCode::ModuleFault, Severity::Reject, None, msg.into()));
     } else if let Some(state) = dom_limits::not_ready(m) {
         let mut msg =
             format!("the module is in {state}, not ModuleReady (CMIS 5.2 Table 8-7): its transmitters are off and no data path can run");
-        if state == "ModuleLowPwr" {
+        if state == ModuleState::LowPwr {
             msg.push_str(low_power_cause(m.low_power_controls));
         }
         reasons.push(Reason::new(ReasonCode::ModuleNotReady, Severity::Investigate, None, msg));

@@ -508,7 +508,7 @@ fn a_cmis_module_short_of_ready_or_with_lanes_out_of_their_data_path_is_not_judg
     };
     let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
     dark(&mut w, 0..4);
-    w.module.as_mut().unwrap().module_state = Some("ModuleLowPwr".into());
+    w.module.as_mut().unwrap().module_state = Some(ModuleState::LowPwr);
     // CMIS 5.2 Table 8-7: ModuleLowPwr keeps the transmitters off; not four dead lasers.
     let a = one(w.clone());
     assert_eq!(codes(&a), vec![ReasonCode::ModuleNotReady], "{:?}", a.reasons);
@@ -528,14 +528,14 @@ fn a_cmis_module_short_of_ready_or_with_lanes_out_of_their_data_path_is_not_judg
         assert!(r.message.contains(says), "{}", r.message);
     }
     // ModuleFault is the module's own fault: rejected.
-    w.module.as_mut().unwrap().module_state = Some("ModuleFault".into());
+    w.module.as_mut().unwrap().module_state = Some(ModuleState::Fault);
     let a = one(w.clone());
     assert!(a.reasons.iter().any(|r| r.code == ReasonCode::ModuleFault && r.severity == Severity::Reject), "{:?}", a.reasons);
     // Ready, lanes 3-4 deactivated (page 11h): those two are noted, not judged.
     let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
     dark(&mut w, 2..4);
     let m = w.module.as_mut().unwrap();
-    m.module_state = Some("ModuleReady".into());
+    m.module_state = Some(ModuleState::Ready);
     for (i, l) in m.lanes.iter_mut().enumerate() {
         l.data_path_state = Some(if i < 2 { "DPActivated" } else { "DPDeactivated" }.into());
     }

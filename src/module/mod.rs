@@ -9,6 +9,7 @@
 //! - [`threshold`]: a monitor's alarm and warning thresholds; `clone`: field-wise `Clone`
 //!   for the models a monitor refresh rewrites per sample.
 //! - [`flag`]: the module flags (status and threshold bits) every decoder reports.
+//! - [`state`]: the CMIS module and data path states.
 //! - [`fingerprint`]: the identity bytes (identifier + vendor SN) that tell one module from another.
 //! - [`input`]: file formats a user may hand us (image JSON, flat binary, hex text).
 //! - [`printed`]: module monitors as a tool printed them (no EEPROM bytes), from imports.
@@ -26,6 +27,7 @@ pub mod report;
 pub mod sff8024;
 pub mod sff8472;
 pub mod sff8636;
+pub mod state;
 pub mod threshold;
 pub mod units;
 pub mod vdm;

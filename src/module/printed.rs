@@ -6,11 +6,11 @@
 
 use super::flag::{self, ModuleFlag, Severity};
 use super::report::{LaneReport, LowPowerControls, ModuleReport, RxPowerType, Standard, Thresholds};
+use super::state::ModuleState;
 use super::threshold::ThresholdSet;
 use super::units::dbm_to_mw;
 use super::vdm::{VdmLane, VdmReport, VdmSideValues};
-use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A `[low..high]` range as the tool printed it after a monitor's values, in the monitor's unit.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,9 +80,9 @@ pub struct PrintedModule {
     pub(crate) connector_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) wavelength_nm: Option<f64>,
-    /// CMIS module state name as printed (`ModuleReady`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) module_state: Option<String>,
+    /// CMIS module state as printed (`ModuleReady`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "module_state_as_written")]
+    pub(crate) module_state: Option<ModuleState>,
     /// CMIS LowPwrRequestSW and LowPwrAllowRequestHW as printed (`On` / `Off`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) low_power_request_sw: Option<bool>,
@@ -112,6 +112,13 @@ pub struct PrintedModule {
     /// `show interfaces transceiver pm` prints it (min / avg / max and thresholds).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) performance: Vec<PrintedPm>,
+}
+
+/// A module state as a capture wrote it: the state's text (`ModuleReady`, `Reserved (7)`).
+/// Captures written before the state was typed may hold a tool's own text for a reserved
+/// code (ethtool's `reserved or unknown`): that names no state, and reads as none.
+fn module_state_as_written<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ModuleState>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.as_deref().and_then(ModuleState::from_name))
 }
 
 /// A performance-monitoring parameter of a coherent (C-CMIS) module, named by its unit, in
@@ -313,7 +320,7 @@ impl PrintedModule {
         m.connector = self.connector;
         m.connector_name = self.connector_name.clone();
         m.wavelength_nm = self.wavelength_nm;
-        m.module_state = self.module_state.clone().map(Cow::Owned);
+        m.module_state = self.module_state;
         m.low_power_controls = self
             .low_power_request_sw
             .zip(self.low_power_allow_request_hw)
@@ -487,6 +494,19 @@ mod tests {
         let om = optical_margin(m.lanes[0].rx_power_dbm, &m.thresholds, None).unwrap();
         assert_eq!(om.reference, Severity::LowAlarm);
         assert!((om.margin_db - 9.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_capture_s_module_state_reads_back() {
+        let read = |json: &str| serde_json::from_str::<PrintedModule>(json).unwrap().module_state;
+        let p = PrintedModule { tool: "ethtool".into(), module_state: Some(ModuleState::Reserved(6)), ..Default::default() };
+        let json = serde_json::to_string(&p).unwrap();
+        assert!(json.contains(r#""module_state":"Reserved (6)""#), "{json}");
+        assert_eq!(read(&json), Some(ModuleState::Reserved(6)));
+        assert_eq!(read(r#"{"tool": "ethtool", "module_state": "ModulePwrUp"}"#), Some(ModuleState::PwrUp));
+        // Written before the state was typed, from ethtool's text of a reserved code.
+        assert_eq!(read(r#"{"tool": "ethtool", "module_state": "reserved or unknown"}"#), None);
+        assert_eq!(read(r#"{"tool": "ethtool"}"#), None);
     }
 
     #[test]

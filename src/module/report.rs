@@ -4,6 +4,7 @@
 
 use super::clone::clone_field_wise;
 use super::flag::ModuleFlag;
+use super::state::ModuleState;
 use super::threshold::ThresholdSet;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -266,9 +267,8 @@ pub struct ModuleReport {
     pub module_temperature_c: Option<f64>,
     /// Supply voltage, V.
     pub supply_voltage_v: Option<f64>,
-    /// CMIS module state (LowPwr, ModuleReady, ...).
-    /// Borrowed like [`LaneReport::data_path_state`].
-    pub module_state: Option<Cow<'static, str>>,
+    /// CMIS module state (ModuleLowPwr, ModuleReady, ...).
+    pub module_state: Option<ModuleState>,
     /// The host's low-power requests to a CMIS module (byte 26); `None` where not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub low_power_controls: Option<LowPowerControls>,

@@ -2,6 +2,7 @@
 //! images. Every expected value is derived from the bytes by hand in a comment.
 
 use optics::module::report::{Modulation, RxPowerType};
+use optics::module::state::ModuleState;
 use optics::module::threshold::ThresholdSet;
 use optics::module::{cmis, ModuleImage, ModuleReport, PageRequest, I2C_A0};
 use proptest::prelude::*;
@@ -78,7 +79,7 @@ fn cmis02_cisco_qsfpdd_cmis40_empty_application_table() {
     assert_eq!(r.identifier_name.as_deref(), Some("QSFP-DD Double Density 8X Pluggable Transceiver"));
     assert_eq!(r.spec_revision.as_deref(), Some("CMIS 4.0")); // byte 1 = 0x40
     assert_eq!(r.flat_memory, Some(false)); // byte 2 = 0x00: bit 7 clear -> paged
-    assert_eq!(r.module_state.as_deref(), Some("ModuleReady")); // byte 3 = 0x07: bits 3-1 = 3
+    assert_eq!(r.module_state, Some(ModuleState::Ready)); // byte 3 = 0x07: bits 3-1 = 3
     assert!(r.module_flags.is_empty()); // bytes 8-11 = 00 00 00 00
                                         // bytes 14-15 = 0x1700 = 5888 / 256 = 23.0 C; 16-17 = 0x8200 = 33280 * 100 uV = 3.328 V
     assert_eq!(r.module_temperature_c, Some(23.0));
@@ -118,7 +119,7 @@ fn cmis04_credo_osfp_aec_cmis50() {
     assert_eq!(r.identifier, Some(0x19)); // OSFP
     assert_eq!(r.spec_revision.as_deref(), Some("CMIS 5.0")); // byte 1 = 0x50
     assert_eq!(r.flat_memory, Some(false));
-    assert_eq!(r.module_state.as_deref(), Some("ModuleReady")); // 0x07 -> 3
+    assert_eq!(r.module_state, Some(ModuleState::Ready)); // 0x07 -> 3
     assert!(r.module_flags.is_empty());
     // 0x3344 = 13124 / 256 = 51.265625 C (page 01h byte 159 = 0x03: temp and Vcc implemented)
     assert_eq!(r.module_temperature_c, Some(51.265625));

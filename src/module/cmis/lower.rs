@@ -4,9 +4,9 @@
 use super::super::flag::{ModuleFlag, Monitor, Severity};
 use super::super::map::Field;
 use super::super::report::{LowPowerControls, ModuleReport};
+use super::super::state::ModuleState;
 use super::super::{units, ModuleImage, I2C_A0};
 use super::appcodes::Descriptor;
-use std::borrow::Cow;
 
 const fn lower(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0, offset, len)
@@ -89,9 +89,6 @@ const MODULE_FLAGS: &[(Field, u8, ModuleFlag)] = &[
     (FLAGS_AUX3_CUSTOM, 7, ModuleFlag::Limit(Monitor::CustomMonitor, Severity::LowWarning)),
 ];
 
-/// CMIS 5.2 Table 8-7, Module State encodings (ModuleState field value).
-const MODULE_STATES: &[(u8, &str)] = &[(1, "ModuleLowPwr"), (2, "ModulePwrUp"), (3, "ModuleReady"), (4, "ModulePwrDn"), (5, "ModuleFault")];
-
 /// MediaType encodings (CMIS 5.2 8.2).
 const MEDIA_TYPES: &[(u8, &str)] = &[
     (0x00, "Undefined"),
@@ -138,13 +135,7 @@ pub(super) fn decode(img: &ModuleImage, r: &mut ModuleReport) {
 pub(super) fn monitors(img: &ModuleImage, r: &mut ModuleReport) {
     let half = img.half_view(I2C_A0, 0, 0, 0);
     let read = |f: Field| half.and_then(|h| f.read_in(h));
-    match read(MODULE_STATE).map(|b| (b[0] >> 1) & 0x07) {
-        Some(state) => match MODULE_STATES.iter().find(|(code, _)| *code == state) {
-            Some((_, name)) => r.module_state = Some(Cow::Borrowed(name)),
-            None => r.module_state = Some(Cow::Owned(format!("Reserved ({state})"))),
-        },
-        None => r.module_state = None,
-    }
+    r.module_state = read(MODULE_STATE).map(|b| ModuleState::from_code((b[0] >> 1) & 0x07));
     r.module_flags.clear();
     // Flags are rare: the table is walked when a flag byte has some bit set.
     if [FLAGS_STATE, FLAGS_TEMP_VCC, FLAGS_AUX12, FLAGS_AUX3_CUSTOM].into_iter().any(|f| read(f).is_some_and(|b| b[0] != 0)) {

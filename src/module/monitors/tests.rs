@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::capture::{read_capture, Record};
+use crate::module::state::ModuleState;
 use crate::module::{input, monitor_requests, PageEntry, I2C_A0, I2C_A2};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -37,7 +38,7 @@ fn stale_reports() -> Vec<ModuleReport> {
         }
         r.module_flags.push(flag("temperature_high_alarm"));
         (r.module_temperature_c, r.supply_voltage_v) = (Some(-300.0), None);
-        r.module_state = Some("Reserved (7)".to_string().into());
+        r.module_state = Some(ModuleState::Reserved(7));
         r.warnings.push("stale".into());
     }
     out

@@ -12,6 +12,7 @@
 use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::{ModuleFlag, Severity, Side};
 use crate::module::printed::{LimitsSeen, Monitor, PrintedModule, PrintedThresholds};
+use crate::module::state::ModuleState;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -305,7 +306,9 @@ impl Builder {
                     self.m.connector_name = name;
                 }
             }
-            Field::ModuleState => self.m.module_state = code_and_name(value).and_then(|(_, n)| n),
+            // `0x03 (ModuleReady)`: the code is the state; a reserved one is printed as
+            // `reserved or unknown` (ethtool cmis.c `cmis_show_mod_state`).
+            Field::ModuleState => self.m.module_state = code_and_name(value).map(|(code, _)| ModuleState::from_code(code)),
             Field::LowPower(sw) => self.low_power(sw, on_off(value)),
             Field::VendorName => self.m.vendor_name = text_opt(value),
             Field::VendorPn => self.m.vendor_pn = text_opt(value),
@@ -381,7 +384,9 @@ impl Builder {
                 self.m.connector = v.as_u64().and_then(|c| u8::try_from(c).ok());
                 self.m.connector_name = desc();
             }
-            Field::ModuleState => self.m.module_state = desc(),
+            Field::ModuleState => {
+                self.m.module_state = v.as_u64().and_then(|c| u8::try_from(c).ok()).map(ModuleState::from_code);
+            }
             Field::LowPower(sw) => self.low_power(sw, v.as_bool()),
             Field::VendorName => self.m.vendor_name = s(),
             Field::VendorPn => self.m.vendor_pn = s(),
@@ -549,6 +554,19 @@ mod tests {
         assert_eq!(names(&m.module_flags), ["supply_voltage_high_warning"]);
         assert_eq!(m.tx_bias_ma, [None, Some(7.154)]);
         assert_eq!(m.identifier_code, Some(0x11));
+    }
+
+    #[test]
+    fn the_module_state_is_its_code() {
+        // ethtool cmis.c `cmis_show_mod_state` prints the 3-bit field and its name, or
+        // `reserved or unknown`; the JSON gives the field as a number.
+        let state = |line: &str| parse_text_module(&format!("\tIdentifier : 0x18 (QSFP-DD)\n{line}\n")).unwrap().0.module_state;
+        assert_eq!(state("\tModule State : 0x03 (ModuleReady)"), Some(ModuleState::Ready));
+        assert_eq!(state("\tModule state : 0x01 (ModuleLowPwr)"), Some(ModuleState::LowPwr));
+        assert_eq!(state("\tModule State : 0x07 (reserved or unknown)"), Some(ModuleState::Reserved(7)));
+        let json = r#"[{"identifier": 24, "identifier_description": "QSFP-DD Double Density 8X Pluggable Transceiver",
+            "module_state": 5, "module_state_description": "ModuleFault"}]"#;
+        assert_eq!(parse_json_module(json).unwrap().0.module_state, Some(ModuleState::Fault));
     }
 
     #[test]

@@ -15,6 +15,7 @@
 use super::{key_value, Fragment, ParseError, ParseResult};
 use crate::module::flag::{self, ModuleFlag, Severity, Side};
 use crate::module::printed::{PmParameter, PrintedModule, PrintedPm};
+use crate::module::state::ModuleState;
 
 pub(crate) const STATUS_TOOL: &str = "sonic transceiver status";
 pub(crate) const PM_TOOL: &str = "sonic transceiver pm";
@@ -163,7 +164,8 @@ fn limit_flag(k: &str) -> Option<(ModuleFlag, Option<usize>)> {
 /// printed (`status/LABEL`).
 fn status_line(m: &mut PrintedModule, fields: &mut Vec<(String, String)>, k: &str, v: &str) {
     if k == "Current module state" {
-        m.module_state = Some(v.to_string()).filter(|s| !s.is_empty() && s != "N/A");
+        // sonic_xcvr's CmisCodes.MODULE_STATE names (the spec's); `N/A` where none was read.
+        m.module_state = ModuleState::from_name(v);
         return;
     }
     if v != "True" {
@@ -285,7 +287,7 @@ mod tests {
         let p = &f.ports[0];
         assert_eq!(p.interface.as_deref(), Some("Ethernet8"));
         let m = p.printed_module.as_ref().unwrap();
-        assert_eq!(m.module_state.as_deref(), Some("ModuleFault"));
+        assert_eq!(m.module_state, Some(ModuleState::Fault));
         let names = |f: &[ModuleFlag]| f.iter().map(|f| f.as_str()).collect::<Vec<_>>();
         assert_eq!(names(&m.module_flags), ["module_firmware_fault", "supply_voltage_low_warning"]);
         assert_eq!(m.lane_flags.iter().map(|l| names(l)).collect::<Vec<_>>(), [vec![], vec!["tx_bias_high_alarm"], vec!["rx_los"]]);
