@@ -330,6 +330,47 @@ impl ModuleImage {
         self.bytes(i2c_address, 0, 0, 0, HALF_PAGE_LEN).is_some()
     }
 
+    /// True when the upper half of `page`/`bank` (not page 00h) reads byte for byte as
+    /// upper page 00h, which holds identity text no other page carries: the reader
+    /// never selected the page (its page select, byte 127 of SFF-8636 Rev 2.11 6.1 and
+    /// CMIS 5.2 8.2.1, went unwritten, as in an ice driver that encoded the page number
+    /// with the field's shift instead of its mask) and was answered page 00h again. A
+    /// page 00h of one repeated byte (a blank or unanswered EEPROM) proves nothing.
+    pub(crate) fn echoes_page00(&self, i2c_address: u8, page: u8, bank: u8) -> bool {
+        if page == 0 && bank == 0 {
+            return false;
+        }
+        let (Some(this), Some(p00)) =
+            (self.bytes(i2c_address, page, bank, 128, HALF_PAGE_LEN), self.bytes(i2c_address, 0, 0, 128, HALF_PAGE_LEN))
+        else {
+            return false;
+        };
+        this == p00 && p00.iter().any(|b| *b != p00[0])
+    }
+
+    /// Every upper half page of `i2c_address` that [echoes page 00h](Self::echoes_page00),
+    /// as (page, bank).
+    pub(crate) fn echoed_pages(&self, i2c_address: u8) -> Vec<(u8, u8)> {
+        self.halves()
+            .filter(|(k, _)| k.i2c_address == i2c_address && k.upper)
+            .map(|(k, _)| (k.page, k.bank))
+            .filter(|&(page, bank)| self.echoes_page00(i2c_address, page, bank))
+            .collect()
+    }
+
+    /// This image without the upper halves of `pages` (page, bank) of `i2c_address`: the
+    /// image as a reader that skipped them would have filled it. Borrowed when there are none.
+    pub(crate) fn without_upper(&self, i2c_address: u8, pages: &[(u8, u8)]) -> std::borrow::Cow<'_, ModuleImage> {
+        if pages.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut out = self.clone();
+        for &(page, bank) in pages {
+            out.halves.remove(&HalfPageKey { i2c_address, page, bank, upper: true }.packed());
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
     /// True when no byte was supplied.
     pub fn is_empty(&self) -> bool {
         self.halves.values().all(|h| h.present == 0)
@@ -419,6 +460,29 @@ mod tests {
             assert!(a < b && a.packed() < b.packed());
         }
         assert!(keys.iter().all(|k| HalfPageKey::unpacked(k.packed()) == *k));
+    }
+
+    #[test]
+    fn a_page_that_reads_as_page_00h_is_an_echo() {
+        let mut img = ModuleImage::new();
+        let p00: Vec<u8> = (0..128u8).collect();
+        img.insert(I2C_A0, 0, 0, 128, &p00).unwrap();
+        img.insert(I2C_A0, 3, 0, 128, &p00).unwrap();
+        img.insert(I2C_A0, 2, 0, 128, &[0; 128]).unwrap();
+        assert!(img.echoes_page00(I2C_A0, 3, 0));
+        assert!(!img.echoes_page00(I2C_A0, 2, 0));
+        assert!(!img.echoes_page00(I2C_A0, 0, 0));
+        // Part of the page, or a page 00h of one repeated byte, is no proof.
+        img.insert(I2C_A0, 1, 0, 128, &p00[..64]).unwrap();
+        assert!(!img.echoes_page00(I2C_A0, 1, 0));
+        let mut blank = ModuleImage::new();
+        blank.insert(I2C_A0, 0, 0, 128, &[0xff; 128]).unwrap();
+        blank.insert(I2C_A0, 3, 0, 128, &[0xff; 128]).unwrap();
+        assert!(!blank.echoes_page00(I2C_A0, 3, 0));
+        assert_eq!(img.echoed_pages(I2C_A0), vec![(3, 0)]);
+        let clean = img.without_upper(I2C_A0, &[(3, 0)]);
+        assert!(!clean.has_upper_page(I2C_A0, 3, 0) && clean.has_upper_page(I2C_A0, 2, 0) && clean.has_upper_page(I2C_A0, 0, 0));
+        assert!(matches!(img.without_upper(I2C_A0, &[]), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

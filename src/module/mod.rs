@@ -159,6 +159,12 @@ pub fn monitor_requests(img: &ModuleImage) -> Result<Vec<PageRequest>, DecodeErr
     })
 }
 
+/// Why a decoder set aside an upper page that [echoes page 00h](ModuleImage::echoes_page00).
+pub(crate) fn echoed_page_warning(page: u8, bank: u8) -> String {
+    let bank = if bank == 0 { String::new() } else { format!(" bank {bank}") };
+    format!("page {page:02X}h{bank} reads the same as page 00h (the driver did not select the page): taken as not read")
+}
+
 /// Where the vendor serial number lives in `standard`'s memory map: what a module swap changes.
 pub(crate) fn vendor_sn_field(standard: Standard) -> map::Field {
     match standard {

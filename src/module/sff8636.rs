@@ -373,6 +373,11 @@ fn decode_thresholds(img: &ModuleImage, r: &mut ModuleReport) {
         r.warnings.push("page 03h not read: thresholds unavailable".into());
         return;
     }
+    if img.echoes_page00(A0, 3, 0) {
+        r.warnings.push(super::echoed_page_warning(3, 0));
+        r.warnings.push("page 03h not read: thresholds unavailable".into());
+        return;
+    }
     let t = &mut r.thresholds;
     t.temperature_c = threshold_set(img, TEMPERATURE_THRESHOLDS, units::temperature_c);
     t.supply_voltage_v = threshold_set(img, VCC_THRESHOLDS, units::voltage_v);

@@ -40,6 +40,7 @@ mod decode_sff8636;
 mod decode_vdm;
 mod deploy_textfile_unit;
 mod deploy_units_hardening;
+mod driver_page_echo;
 mod engine_equivalence;
 mod engine_stream;
 mod fec_tail_models;

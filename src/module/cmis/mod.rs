@@ -34,8 +34,15 @@ use appcodes::Descriptor;
 pub(crate) use page00::VENDOR_SN;
 
 /// Decodes whatever the image holds; missing pages leave fields `None` with a warning.
+///
+/// An upper page that reads as page 00h (the driver never selected it) is taken as not read:
+/// its bytes would be the vendor's name and part number read as advertisement, thresholds
+/// and lane monitors.
 pub fn decode(img: &ModuleImage) -> ModuleReport {
+    let echoed = img.echoed_pages(I2C_A0);
+    let img = &*img.without_upper(I2C_A0, &echoed);
     let mut r = ModuleReport::new(Standard::Cmis, lower::IDENTIFIER.byte(img, 0).unwrap_or(0));
+    r.warnings.extend(echoed.iter().map(|&(page, bank)| super::echoed_page_warning(page, bank)));
     lower::decode(img, &mut r);
     let media_type = lower::media_type(img);
     page00::decode(img, &mut r, media_type);
@@ -141,6 +148,8 @@ pub(crate) struct MonitorPlan {
 
 impl MonitorPlan {
     pub(crate) fn new(img: &ModuleImage) -> Self {
+        // As `decode` reads it: pages that echo page 00h taken as not read.
+        let img = &*img.without_upper(I2C_A0, &img.echoed_pages(I2C_A0));
         let rx = RxPlan::new(img);
         MonitorPlan { lanes: page11::LanePlan::new(img, rx.adv.as_ref()), rx, no_module_monitors: no_module_monitors(img) }
     }
@@ -213,6 +222,8 @@ pub(crate) struct RxPlan {
 
 impl RxPlan {
     pub(crate) fn new(img: &ModuleImage) -> Self {
+        // As `decode` reads it: pages that echo page 00h taken as not read.
+        let img = &*img.without_upper(I2C_A0, &img.echoed_pages(I2C_A0));
         let paged = lower::flat_memory(img) == Some(false);
         let bytes = [lower::IDENTIFIER, lower::MEMORY_MODEL, page00::MEDIA_LANE_UNSUPPORTED].map(|f| (f, f.byte(img, 0)));
         RxPlan {

@@ -131,13 +131,14 @@ fn rx_mw(rx_power: Option<&[u8]>, monitored: bool, i: usize) -> Option<f64> {
     monitored.then(|| word_of(rx_power, i)).flatten().map(units::power_mw)
 }
 
-/// Rx power of the 8 lanes of `bank` in mW, `None` when page 11h of that bank was not read.
+/// Rx power of the 8 lanes of `bank` in mW, `None` when page 11h of that bank was not read
+/// (or reads as page 00h, as `decode` takes it).
 pub(super) fn lane_rx_power_mw<'a>(
     img: &'a ModuleImage,
     bank: u8,
     adv: Option<&'a Advertisement>,
 ) -> Option<impl Iterator<Item = Option<f64>> + 'a> {
-    let half = img.half_view(I2C_A0, 0x11, bank, 128).filter(HalfView::any)?;
+    let half = img.half_view(I2C_A0, 0x11, bank, 128).filter(HalfView::any).filter(|_| !img.echoes_page00(I2C_A0, 0x11, bank))?;
     let rx_power = RX_POWER.read_in(half);
     let monitored = adv.is_some_and(|a| a.rx_power_mon);
     Some((0..usize::from(LANES_PER_BANK)).map(move |i| rx_mw(rx_power, monitored, i)))
