@@ -3,6 +3,7 @@
 //! analysis and output read them.
 
 pub mod host;
+pub mod kernel_log;
 
 use host::HostFacts;
 use serde::{Deserialize, Serialize};

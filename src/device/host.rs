@@ -238,6 +238,10 @@ pub struct HostFacts {
     /// Pause settings (`ethtool -a`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause: Option<Fact<PauseSettings>>,
+    /// What the kernel log said of the NIC function (its link and module, its PCIe
+    /// bandwidth, AER's error reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_log: Option<Fact<super::kernel_log::KernelLog>>,
 }
 
 impl HostFacts {
@@ -262,6 +266,7 @@ impl HostFacts {
             node_cpus,
             irqs,
             pause,
+            kernel_log,
         } = self;
         HostFacts {
             driver: import(driver),
@@ -277,6 +282,7 @@ impl HostFacts {
             node_cpus: import(node_cpus),
             irqs: import(irqs),
             pause: import(pause),
+            kernel_log: import(kernel_log),
         }
     }
 
@@ -300,6 +306,7 @@ impl HostFacts {
         fill(&mut self.node_cpus, &other.node_cpus);
         fill(&mut self.irqs, &other.irqs);
         fill(&mut self.pause, &other.pause);
+        fill(&mut self.kernel_log, &other.kernel_log);
     }
 }
 

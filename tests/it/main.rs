@@ -68,6 +68,7 @@ mod ib_sos;
 mod import_amber;
 mod import_decoded_module;
 mod import_eos_phy;
+mod import_kernel_log;
 mod import_lldp;
 mod import_mlxlink_paste;
 mod import_never_panics;

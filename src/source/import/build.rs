@@ -437,9 +437,10 @@ fn group_snapshots(
     let mut by_iface: BTreeMap<String, Snapshot> = BTreeMap::new();
     let mut pci_devices: Vec<&lspci::PciFunction> = Vec::new();
     let mut uptime = None;
-    let (mut links, mut topology, mut rdma) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut links, mut topology, mut rdma, mut kernel_logs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (pf, name) in group.iter().zip(names) {
         pci_devices.extend(pf.fragment.pci_devices.iter());
+        kernel_logs.extend(pf.fragment.kernel_log.iter());
         links.extend(pf.fragment.netdev_links.iter());
         topology.extend(pf.fragment.gpu_topology.iter());
         rdma.extend(pf.fragment.rdma_netdevs.iter());
@@ -485,6 +486,8 @@ fn group_snapshots(
         }
         snap.check_module(name)?;
     }
+    let ports = by_iface.iter_mut().map(|(n, s)| (n.as_str(), s.bus_info.as_deref(), &mut s.host));
+    super::kernel_log::join(&kernel_logs, ports, notes);
     // An ethtool -S of one interface with a -m of another: mixed-up input, not two half interfaces.
     let counters_only = by_iface.iter().find(|(_, s)| s.has_counters() && !s.has_module()).map(|(n, _)| n);
     let module_only = by_iface

@@ -19,6 +19,7 @@ pub(crate) mod ethtool_stats;
 pub(crate) mod host_tools;
 pub(crate) mod ib_tools;
 pub(crate) mod junos_optics;
+pub(crate) mod kernel_log;
 pub(crate) mod lldp;
 pub(crate) mod lspci;
 pub(crate) mod mlxlink_amber;
@@ -63,7 +64,7 @@ pub enum ImportError {
         source: std::io::Error,
     },
     /// No format optics reads.
-    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / -a (text or --json) / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail] / phy detail | json, Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors)")]
+    #[error("{path}: not a format optics import reads (mlxlink --json or text or --amber_collect CSV, ethtool -S / --show-fec / -m hex or decoded / -i / -g / -l / -a (text or --json) / IFACE, lspci -vvv, /proc/uptime, ip link / address (text or -j), nvidia-smi topo -m, ibdev2netdev; a switch's SONiC show interfaces transceiver eeprom --dom / status / pm / counters fec-stats / fec-histogram, sfputil show eeprom-hexdump, EOS show interfaces transceiver [detail] / phy detail | json, Junos show interfaces diagnostics optics, NVUE nv show interface IF transceiver / link phy-detail; lldpcli show neighbors; the kernel log: dmesg, journalctl -k)")]
     Unrecognised {
         /// The input.
         path: PathBuf,
@@ -131,6 +132,8 @@ pub struct Fragment {
     pub(crate) rdma_netdevs: Vec<(String, String)>,
     /// Pause frames sent and received (`ethtool -I -a`): the sample's `pause`.
     pub(crate) pause: Option<crate::counters::host::PauseStats>,
+    /// Host-wide: what the kernel log said of each PCI function (`dmesg`, `journalctl -k`).
+    pub(crate) kernel_log: Option<kernel_log::KernelLogs>,
 }
 
 /// One InfiniBand port as a tool output or a copied sysfs tree gives it.
@@ -173,6 +176,7 @@ impl Fragment {
             || !self.netdev_links.is_empty()
             || !self.gpu_topology.is_empty()
             || !self.rdma_netdevs.is_empty()
+            || self.kernel_log.is_some()
     }
 
     /// True when the only figures over time are a tool's latest FEC readings (Arista EOS:

@@ -2,9 +2,10 @@
 //! them (`$ sudo ethtool net03`, its output, `$ sudo ethtool -m net03`, its output): each
 //! command's output is a section read on its own, as the files of one folder are.
 
-/// Commands at a prompt that start a section: the tools `optics import` reads and the shell
-/// commands pasted between them (`dmesg`, `grep`, ...), whose sections are then skipped as
-/// of no known format. A prompt line of any other word is part of the output it sits in
+/// Commands at a prompt that start a section: the tools `optics import` reads (`dmesg` and
+/// `journalctl -k` among them: the kernel log) and the shell commands pasted between them
+/// (`grep`, ...), whose sections are then recognised by their content or skipped as of no
+/// known format. A prompt line of any other word is part of the output it sits in
 /// (a `# comment` above an output, a CLI's own prompt echoed inside a table).
 const COMMANDS: &[&str] = &[
     "ethtool",

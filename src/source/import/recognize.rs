@@ -91,6 +91,8 @@ pub enum Format {
     EthtoolPause,
     /// `ethtool --json [-I] -a IFACE`.
     EthtoolPauseJson,
+    /// The kernel log: `dmesg`, `dmesg -T`, `journalctl -k`, syslog.
+    KernelLog,
 }
 
 impl Format {
@@ -156,6 +158,7 @@ impl Format {
             Format::Ibdev2netdev => "ibdev2netdev",
             Format::EthtoolPause => "ethtool -a",
             Format::EthtoolPauseJson => "ethtool --json -a",
+            Format::KernelLog => "kernel log (dmesg, journalctl -k)",
         }
     }
 }
@@ -207,6 +210,10 @@ pub fn recognize(bytes: &[u8]) -> Option<Format> {
         // A flat binary EEPROM dump.
         return crate::module::input::parse(bytes).is_ok().then_some(Format::ModulePages);
     };
+    // Before JSON: `[   18.577870] ...` opens with a bracket too.
+    if super::kernel_log::is_kernel_log(text) {
+        return Some(Format::KernelLog);
+    }
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         return serde_json::from_str::<serde_json::Value>(trimmed).ok().as_ref().and_then(recognize_json);

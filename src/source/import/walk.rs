@@ -157,6 +157,7 @@ fn parse_format(format: Format, bytes: &[u8]) -> ParseResult<Fragment> {
         Format::EthtoolModuleText => ethtool_module::parse_text(text()?),
         Format::EthtoolModuleJson => ethtool_module::parse_json(text()?),
         Format::Uptime => uptime::parse_fragment(text()?),
+        Format::KernelLog => super::kernel_log::parse(text()?),
         Format::SonicSfpshow => super::sonic_sfpshow::parse(text()?),
         Format::EosTransceiver => super::eos_transceiver::parse(text()?),
         Format::EosPhyJson => super::eos_phy::parse(text()?),
