@@ -10,7 +10,7 @@
 use super::LaneAnalysis;
 use crate::module::flag::{self, ModuleFlag, Severity};
 use crate::module::report::{LaneReport, ModuleReport, Thresholds};
-use crate::module::state::ModuleState;
+use crate::module::state::{DataPathState, ModuleState};
 use crate::module::threshold::ThresholdSet;
 use crate::module::units::mw_to_dbm;
 
@@ -181,9 +181,6 @@ pub(crate) fn dark_lanes(module: &ModuleReport, used_lanes: Option<u32>, link_do
     module.lanes.iter().filter(|l| dark(l) && unused(l.lane)).map(|l| l.lane).collect()
 }
 
-/// CMIS 5.2 page 11h (DPStateHostLane): the state of a lane that carries its data path.
-const DP_ACTIVATED: &str = "DPActivated";
-
 /// A CMIS module's state when it is short of ModuleReady and not faulted (ModuleLowPwr,
 /// ModulePwrUp, ModulePwrDn): its transmitters are off by the module state machine (CMIS 5.2
 /// 6.3.2), so no lane can carry traffic.
@@ -196,18 +193,28 @@ pub(crate) fn not_ready(module: &ModuleReport) -> Option<ModuleState> {
 /// (DPDeactivated, DPInit, DPTxTurnOff, ...: the host has not activated or has deactivated the
 /// data path, CMIS 5.2 6.3.3). Their readings are that state, not a laser out of range, and are
 /// not judged against the module's thresholds; a TxFault still is.
-pub(crate) fn inactive_lanes(module: &ModuleReport) -> Vec<(u8, String)> {
+pub(crate) fn inactive_lanes(module: &ModuleReport) -> Vec<(u8, Inactive)> {
     let state = not_ready(module);
     module
         .lanes
         .iter()
         .filter(|l| !l.flags.contains(&ModuleFlag::TxFault))
-        .filter_map(|l| match (state, l.data_path_state.as_deref()) {
-            (Some(s), _) => Some((l.lane, s.to_string())),
-            (None, Some(dp)) if dp != DP_ACTIVATED => Some((l.lane, dp.to_string())),
+        .filter_map(|l| match (state, l.data_path_state) {
+            (Some(s), _) => Some((l.lane, Inactive::Module(s))),
+            (None, Some(dp)) if dp != DataPathState::Activated => Some((l.lane, Inactive::DataPath(dp))),
             _ => None,
         })
         .collect()
+}
+
+/// The state that keeps a lane off: its module's (CMIS 5.2 Table 8-7) or its data path's
+/// (CMIS 5.2 page 11h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Inactive {
+    /// The module is short of ModuleReady ([`not_ready`]).
+    Module(ModuleState),
+    /// The lane's data path is not DPActivated.
+    DataPath(DataPathState),
 }
 
 /// The lanes [`crate::analysis`] left unjudged, and why.
@@ -216,7 +223,7 @@ pub(crate) struct Unjudged {
     /// [`dark_lanes`].
     pub(crate) dark: Vec<u8>,
     /// [`inactive_lanes`].
-    pub(crate) inactive: Vec<(u8, String)>,
+    pub(crate) inactive: Vec<(u8, Inactive)>,
 }
 
 impl Unjudged {
@@ -228,18 +235,23 @@ impl Unjudged {
     /// One note per reason, for the window's notes.
     pub(crate) fn notes(&self, module_lanes: usize) -> Vec<String> {
         let mut notes: Vec<String> = dark_note(&self.dark, module_lanes).into_iter().collect();
-        // Grouped by state, in lane order.
-        let mut states: Vec<&str> = self.inactive.iter().map(|(_, s)| s.as_str()).collect();
-        states.dedup();
+        // One note per state, in the order of its first lane.
+        let mut states: Vec<Inactive> = Vec::new();
+        for (_, s) in &self.inactive {
+            if !states.contains(s) {
+                states.push(*s);
+            }
+        }
         for state in states {
-            let lanes: Vec<u8> = self.inactive.iter().filter(|(_, s)| s == state).map(|(l, _)| *l).collect();
-            let whole = lanes.len() == module_lanes;
+            let lanes: Vec<u8> = self.inactive.iter().filter(|(_, s)| *s == state).map(|(l, _)| *l).collect();
+            let (state, clause, off) = match state {
+                Inactive::Module(s) => (s.to_string(), "Table 8-7, module state", "the module's transmitters are off"),
+                Inactive::DataPath(s) => (s.to_string(), "page 11h, data path state", "not carrying a data path"),
+            };
             notes.push(format!(
-                "{} {} {state} (CMIS 5.2 {}): {} by the module's state, so {} readings are not judged against its thresholds",
+                "{} {} {state} (CMIS 5.2 {clause}): {off} by the module's state, so {} readings are not judged against its thresholds",
                 if lanes.len() > 1 { "lanes" } else { "lane" },
                 super::lane_index::lane_list(&lanes),
-                if whole && state.starts_with("Module") { "Table 8-7, module state" } else { "page 11h, data path state" },
-                if whole && state.starts_with("Module") { "the module's transmitters are off" } else { "not carrying a data path" },
                 if lanes.len() > 1 { "their" } else { "its" }
             ));
         }
@@ -305,5 +317,25 @@ mod tests {
     fn distances_say_above_or_below() {
         assert_eq!(above_or_below(-1.0, "dB"), "1.00 dB below");
         assert_eq!(above_or_below(0.3, "dB"), "0.30 dB above");
+    }
+
+    #[test]
+    fn inactive_lanes_are_noted_once_per_state_with_their_clause() {
+        use DataPathState::{Deactivated, Init};
+        // Lane 4 in TxFault is judged, so the module state covers three of four lanes: still
+        // the module's state (CMIS 5.2 Table 8-7), not a data path's.
+        let u = Unjudged { dark: Vec::new(), inactive: (1..=3).map(|l| (l, Inactive::Module(ModuleState::PwrUp))).collect() };
+        assert_eq!(
+            u.notes(4),
+            ["lanes 1-3 ModulePwrUp (CMIS 5.2 Table 8-7, module state): the module's transmitters are off by the module's state, so their readings are not judged against its thresholds"]
+        );
+        let u = Unjudged {
+            dark: Vec::new(),
+            inactive: vec![(1, Inactive::DataPath(Init)), (2, Inactive::DataPath(Deactivated)), (3, Inactive::DataPath(Init))],
+        };
+        let notes = u.notes(8);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].starts_with("lanes 1, 3 DPInit (CMIS 5.2 page 11h, data path state): not carrying a data path"), "{notes:?}");
+        assert!(notes[1].starts_with("lane 2 DPDeactivated (CMIS 5.2 page 11h, data path state)"), "{notes:?}");
     }
 }

@@ -15,6 +15,7 @@ fn counter_sources_name_netlink_and_driver_counters() {
 use crate::counters::{Counted, LaneCounts, Origin};
 use crate::device::PciLink;
 use crate::module::report::{LaneReport, RxPowerType, Standard, Thresholds};
+use crate::module::state::DataPathState;
 use crate::module::threshold::ThresholdSet;
 /// A module flag by its stable name.
 fn flag(name: &str) -> crate::module::flag::ModuleFlag {
@@ -537,14 +538,14 @@ fn a_cmis_module_short_of_ready_or_with_lanes_out_of_their_data_path_is_not_judg
     let m = w.module.as_mut().unwrap();
     m.module_state = Some(ModuleState::Ready);
     for (i, l) in m.lanes.iter_mut().enumerate() {
-        l.data_path_state = Some(if i < 2 { "DPActivated" } else { "DPDeactivated" }.into());
+        l.data_path_state = Some(if i < 2 { DataPathState::Activated } else { DataPathState::Deactivated });
     }
     let a = one(w.clone());
     assert!(!a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm), "{:?}", a.reasons);
     assert!(a.notes.iter().any(|n| n.starts_with("lanes 3, 4 DPDeactivated (CMIS 5.2 page 11h, data path state)")), "{:?}", a.notes);
     // The same lanes DPActivated: dark lanes the 4-lane link uses, judged.
     for l in &mut w.module.as_mut().unwrap().lanes {
-        l.data_path_state = Some("DPActivated".into());
+        l.data_path_state = Some(DataPathState::Activated);
     }
     assert!(one(w).reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(3)));
 }

@@ -4,7 +4,7 @@
 
 use super::clone::clone_field_wise;
 use super::flag::ModuleFlag;
-use super::state::ModuleState;
+use super::state::{DataPathState, ModuleState};
 use super::threshold::ThresholdSet;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -114,8 +114,7 @@ pub struct LaneReport {
     /// `tx_adaptive_eq_fault`, `{rx_power,tx_power,tx_bias}_{high,low}_{alarm,warning}`.
     pub flags: Vec<ModuleFlag>,
     /// CMIS data path state of the host lane (`DPActivated`, `DPInit`, ...), if read.
-    /// A name from the spec's table, borrowed (no allocation per sample), or a reserved code's text.
-    pub data_path_state: Option<Cow<'static, str>>,
+    pub data_path_state: Option<DataPathState>,
     /// CMIS Active Control Set (page 11h Table 8-86): the AppSel code of the data path
     /// this lane belongs to, and that data path's first lane (1-based); `None` when the
     /// lane is in no data path or the page was not read.

@@ -88,6 +88,26 @@ cmis_states! {
     }
 }
 
+cmis_states! {
+    /// A CMIS host lane's data path state (CMIS 5.2 page 11h, DPStateHostLane).
+    DataPathState {
+        /// DPDeactivated: the host has not activated the data path.
+        Deactivated = 1 "DPDeactivated",
+        /// DPInit: initialising.
+        Init = 2 "DPInit",
+        /// DPDeinit: deinitialising.
+        Deinit = 3 "DPDeinit",
+        /// DPActivated: the one state in which the lane carries its data path.
+        Activated = 4 "DPActivated",
+        /// DPTxTurnOn: transmitters turning on.
+        TxTurnOn = 5 "DPTxTurnOn",
+        /// DPTxTurnOff: transmitters turning off.
+        TxTurnOff = 6 "DPTxTurnOff",
+        /// DPInitialized: initialised, transmitters off.
+        Initialized = 7 "DPInitialized",
+    }
+}
+
 /// `N` of `Reserved (N)`.
 fn reserved_code(text: &str) -> Option<u8> {
     text.strip_prefix("Reserved (")?.strip_suffix(')')?.parse().ok()
@@ -115,5 +135,22 @@ mod tests {
         assert_eq!(ModuleState::Ready, ModuleState::from_code(3));
         assert_eq!(ModuleState::from_name("reserved or unknown"), None);
         assert_eq!(ModuleState::from_name("Reserved (x)"), None);
+    }
+
+    #[test]
+    fn data_path_states_are_cmis_page_11h() {
+        let named = ["DPDeactivated", "DPInit", "DPDeinit", "DPActivated", "DPTxTurnOn", "DPTxTurnOff", "DPInitialized"];
+        for code in 0..16u8 {
+            let state = DataPathState::from_code(code);
+            assert_eq!(state.code(), code);
+            let text = match code {
+                1..=7 => named[usize::from(code) - 1].to_string(),
+                _ => format!("Reserved ({code})"),
+            };
+            assert_eq!(state.to_string(), text);
+            assert_eq!(serde_json::to_string(&state).unwrap(), format!("\"{text}\""));
+            assert_eq!(DataPathState::from_name(&text), Some(state));
+        }
+        assert_eq!(DataPathState::from_code(4), DataPathState::Activated);
     }
 }

@@ -2,7 +2,7 @@
 //! images. Every expected value is derived from the bytes by hand in a comment.
 
 use optics::module::report::{Modulation, RxPowerType};
-use optics::module::state::ModuleState;
+use optics::module::state::{DataPathState, ModuleState};
 use optics::module::threshold::ThresholdSet;
 use optics::module::{cmis, ModuleImage, ModuleReport, PageRequest, I2C_A0};
 use proptest::prelude::*;
@@ -170,7 +170,7 @@ fn cmis04_credo_osfp_aec_cmis50() {
         assert_eq!(lane.lane as usize, i + 1);
         assert_eq!((lane.rx_power_mw, lane.tx_power_mw, lane.tx_bias_ma), (None, None, None));
         assert!(lane.flags.is_empty()); // 11h 135-152 all zero
-        assert_eq!(lane.data_path_state.as_deref(), Some("DPActivated")); // 128-131 = 0x44: 4
+        assert_eq!(lane.data_path_state, Some(DataPathState::Activated)); // 128-131 = 0x44: 4
     }
     // Page 02h: temperature 4b00 fb00 4600 0000 -> 75, -5, 70, 0 C
     assert_set(r.thresholds.temperature_c, 75.0, -5.0, 70.0, 0.0);
@@ -425,8 +425,8 @@ fn flags_are_reported_when_advertised() {
         crate::support::flag_names(&r.module_flags),
         ["module_state_changed", "temperature_high_alarm", "supply_voltage_high_alarm"]
     );
-    assert_eq!(r.lanes[0].data_path_state.as_deref(), Some("DPDeactivated"));
-    assert_eq!(r.lanes[1].data_path_state.as_deref(), Some("DPInit"));
+    assert_eq!(r.lanes[0].data_path_state, Some(DataPathState::Deactivated));
+    assert_eq!(r.lanes[1].data_path_state, Some(DataPathState::Init));
 }
 
 #[test]

@@ -5,9 +5,9 @@
 use super::super::flag::{ModuleFlag, Monitor, Severity, Side};
 use super::super::map::Field;
 use super::super::report::LaneReport;
+use super::super::state::DataPathState;
 use super::super::{units, HalfView, ModuleImage, I2C_A0};
 use super::page01::{self, Advertisement};
-use std::borrow::Cow;
 
 const fn p11(name: &'static str, offset: u8, len: u8) -> Field {
     Field::new(name, I2C_A0, 0x11, offset, len)
@@ -109,17 +109,6 @@ const LANE_FLAGS: &[LaneFlag] = &[
     flag(RX_POWER_LW, ModuleFlag::Limit(Monitor::RxPower, Severity::LowWarning), page01::LANE_MON_ADV, 2),
 ];
 
-/// Data path state encodings (CMIS 5.2 page 11h, DPStateHostLane).
-const DP_STATES: &[(u8, &str)] = &[
-    (1, "DPDeactivated"),
-    (2, "DPInit"),
-    (3, "DPDeinit"),
-    (4, "DPActivated"),
-    (5, "DPTxTurnOn"),
-    (6, "DPTxTurnOff"),
-    (7, "DPInitialized"),
-];
-
 /// Word `lane` (0-7) of a 16-byte monitor field already read.
 fn word_of(field: Option<&[u8]>, lane: usize) -> Option<[u8; 2]> {
     field?.get(2 * lane..2 * lane + 2).map(units::word)
@@ -208,13 +197,7 @@ impl BankMonitors<'_> {
     /// bytes feed (data path state, flags, Tx/Rx power, Tx bias): a byte not read, or a
     /// monitor not advertised, leaves its field `None`.
     pub(super) fn refresh(&self, i: usize, lane: &mut LaneReport) {
-        match self.dp_state.map(|b| (b[i / 2] >> (4 * (i % 2))) & 0x0f) {
-            Some(code) => match DP_STATES.iter().find(|(c, _)| *c == code) {
-                Some((_, name)) => lane.data_path_state = Some(Cow::Borrowed(name)),
-                None => lane.data_path_state = Some(Cow::Owned(format!("Reserved ({code})"))),
-            },
-            None => lane.data_path_state = None,
-        }
+        lane.data_path_state = self.dp_state.map(|b| DataPathState::from_code((b[i / 2] >> (4 * (i % 2))) & 0x0f));
         lane.flags.clear();
         if self.any_flag & (1 << i) != 0 {
             let set = LANE_FLAGS.iter().zip(self.flags).filter(|(_, b)| b & (1 << i) != 0);

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::capture::{read_capture, Record};
-use crate::module::state::ModuleState;
+use crate::module::state::{DataPathState, ModuleState};
 use crate::module::{input, monitor_requests, PageEntry, I2C_A0, I2C_A2};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ fn stale_reports() -> Vec<ModuleReport> {
     for r in &mut out {
         for (i, l) in r.lanes.iter_mut().enumerate() {
             l.flags.push(flag("rx_los"));
-            l.data_path_state = Some(if i % 2 == 0 { "DPInit".into() } else { "Reserved (9)".to_string().into() });
+            l.data_path_state = Some(if i % 2 == 0 { DataPathState::Init } else { DataPathState::Reserved(9) });
             (l.rx_power_mw, l.rx_power_dbm, l.tx_power_mw, l.tx_power_dbm) = (Some(-1.0), None, None, Some(f64::NAN));
             l.tx_bias_ma = Some(1e9);
             (l.app_sel, l.data_path_first_lane) = (Some(15), Some(99));
