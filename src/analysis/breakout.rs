@@ -233,7 +233,7 @@ mod tests {
 
     fn split_module(paths: &[(u8, u8)]) -> ModuleReport {
         // (first lane, lanes) per data path, AppSel 2.
-        let mut m = ModuleReport::new(Standard::Cmis, 0x19);
+        let mut m = ModuleReport::new(Standard::Cmis, Some(0x19));
         m.vendor_name = Some("ACME".into());
         m.vendor_sn = Some("SN1".into());
         for &(first, n) in paths {

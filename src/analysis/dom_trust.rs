@@ -324,7 +324,7 @@ mod tests {
     }
 
     fn report(supply_v: f64, t: Thresholds) -> ModuleReport {
-        let mut m = ModuleReport::new(crate::module::Standard::Sff8636, 0x11);
+        let mut m = ModuleReport::new(crate::module::Standard::Sff8636, Some(0x11));
         m.supply_voltage_v = Some(supply_v);
         m.module_temperature_c = Some(35.0);
         m.thresholds = t;

@@ -194,14 +194,14 @@ mod tests {
         assert_eq!(n, vec!["lane count 1 assumed: a port of 25G or less runs one lane (the kernel gave none)"]);
         // 50G: 2x25G NRZ or 1x50G PAM4, nothing assumed; an SFP56 module says one lane.
         assert!(lane_rate(&speed_only(50_000), None, &mut n).is_none());
-        let sfp = ModuleReport::new(Standard::Sff8472, 0x03);
+        let sfp = ModuleReport::new(Standard::Sff8472, Some(0x03));
         let r = lane_rate(&speed_only(50_000), Some(&sfp), &mut n).unwrap();
         assert_eq!((r.lanes, r.modulation), (1, Modulation::Pam4));
         assert_eq!(unstated_lanes(100_000, None), None);
         // A QSFP+ (SFF-8636: four 10G lanes) in a port running 10G: 10000 / 4 is no lane
         // rate, 10000 / 1 is 10GBASE-R's (the real mlx4 paste in analysis::tests has lanes
         // 2-4 dark); at 40G the module's four stand.
-        let mut qsfp = ModuleReport::new(Standard::Sff8636, 0x0d);
+        let mut qsfp = ModuleReport::new(Standard::Sff8636, Some(0x0d));
         qsfp.host_lane_count = Some(4);
         assert_eq!(unstated_lanes(10_000, Some(&qsfp)), Some((1, "assumed: a port of 25G or less runs one lane, one of the module's")));
         assert_eq!(unstated_lanes(40_000, Some(&qsfp)), Some((4, "taken from the module")));
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn module_fills_lanes_and_flags_gearbox() {
-        let mut m = ModuleReport::new(Standard::Cmis, 0x18);
+        let mut m = ModuleReport::new(Standard::Cmis, Some(0x18));
         m.host_lane_count = Some(4);
         m.modulation = Some(Modulation::Pam4);
         let l = LinkInfo { speed_mbps: Some(100_000), ..Default::default() };

@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn pmds_are_found_by_their_exact_name_only() {
         assert_eq!(pmd_by_name("100GBASE-SR4").map(|p| p.channel_insertion_loss_db), Some(1.9));
-        let mut m = ModuleReport::new(crate::module::Standard::Sff8636, 0x11);
+        let mut m = ModuleReport::new(crate::module::Standard::Sff8636, Some(0x11));
         m.media_type = Some("100GBASE-SR4 or 25GBASE-SR".into());
         assert_eq!(pmd_of_module(&m).map(|p| p.name), Some("100GBASE-SR4"));
         // 100GBASE-SR10 is not 100GBASE-SR1: no word matches, no PMD.

@@ -189,7 +189,7 @@ mod tests {
     }
 
     fn window(name: &str, bus: &str, p: PciLink, speed_mbps: u32, sn: &str) -> InterfaceWindow {
-        let mut m = ModuleReport::new(Standard::Cmis, 0x18);
+        let mut m = ModuleReport::new(Standard::Cmis, Some(0x18));
         m.vendor_name = Some("NVIDIA".into());
         m.vendor_sn = Some(sn.into());
         let mut w = InterfaceWindow { interface: name.into(), module: Some(m), ..Default::default() };

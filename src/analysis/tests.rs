@@ -27,7 +27,7 @@ fn mw(dbm: f64) -> f64 {
 }
 
 fn module(rx_dbm: &[f64], sn: &str) -> ModuleReport {
-    let mut m = ModuleReport::new(Standard::Cmis, 0x18);
+    let mut m = ModuleReport::new(Standard::Cmis, Some(0x18));
     m.vendor_name = Some("ACME".into());
     m.vendor_sn = Some(sn.into());
     m.media_type = Some("200GBASE-SR4".into());

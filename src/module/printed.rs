@@ -290,13 +290,12 @@ impl PrintedModule {
     pub fn to_report(&self) -> ModuleReport {
         let code = self.identifier_code();
         let standard = code.and_then(Standard::for_identifier);
-        let mut m = ModuleReport::new(standard.unwrap_or(Standard::Cmis), code.unwrap_or(0));
+        let mut m = ModuleReport::new(standard.unwrap_or(Standard::Cmis), code);
         // What was printed, nothing more: no form factor printed is no identifier and no
         // standard; one SFF-8024 has no code for is its printed name alone.
         if standard.is_none() {
             m.standard = None;
-            m.identifier = code;
-            m.identifier_name = code.map(crate::module::sff8024::identifier_name).or_else(|| self.identifier.clone());
+            m.identifier_name = m.identifier_name.or_else(|| self.identifier.clone());
             m.form_factor = None;
             let said = match &self.identifier {
                 Some(name) => format!("form factor {name:?} is no SFF-8024 identifier optics knows"),

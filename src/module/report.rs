@@ -394,13 +394,14 @@ impl ModuleReport {
         }
     }
 
-    /// An empty report for `standard`; decoders fill what the image holds.
-    pub fn new(standard: Standard, identifier: u8) -> Self {
+    /// An empty report for `standard` with its SFF-8024 identifier (`None`: byte 0 not
+    /// read, so no identifier, name or form factor); decoders fill what the image holds.
+    pub fn new(standard: Standard, identifier: Option<u8>) -> Self {
         ModuleReport {
             standard: Some(standard),
-            identifier: Some(identifier),
-            identifier_name: Some(super::sff8024::identifier_name(identifier)),
-            form_factor: super::sff8024::form_factor(identifier),
+            identifier,
+            identifier_name: identifier.map(super::sff8024::identifier_name),
+            form_factor: identifier.and_then(super::sff8024::form_factor),
             spec_revision: None,
             vendor_name: None,
             vendor_oui: None,

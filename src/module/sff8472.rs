@@ -359,8 +359,7 @@ pub fn monitor_requests(img: &ModuleImage) -> Vec<PageRequest> {
 /// Decodes an SFF-8472 module (A0h identity, A2h diagnostics when readable).
 pub fn decode(img: &ModuleImage) -> ModuleReport {
     let mut a0 = Reader::new(img);
-    let identifier = a0.byte(IDENTIFIER).unwrap_or(0);
-    let mut report = ModuleReport::new(Standard::Sff8472, identifier);
+    let mut report = ModuleReport::new(Standard::Sff8472, a0.byte(IDENTIFIER));
     report.media_lane_count = Some(1);
     report.host_lane_count = Some(1);
 

@@ -219,7 +219,7 @@ fn nibble_flags(nibble: u8, monitor: Monitor) -> impl Iterator<Item = ModuleFlag
 
 /// Decodes whatever the image holds; missing parts become `None` plus a warning.
 pub fn decode(img: &ModuleImage) -> ModuleReport {
-    let id = IDENTIFIER.byte(img, 0).or_else(|| IDENTIFIER_UPPER.byte(img, 0)).unwrap_or(0);
+    let id = IDENTIFIER.byte(img, 0).or_else(|| IDENTIFIER_UPPER.byte(img, 0));
     let mut r = ModuleReport::new(Standard::Sff8636, id);
     r.media_lane_count = Some(LANES);
     r.host_lane_count = Some(LANES);

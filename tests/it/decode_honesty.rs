@@ -93,6 +93,11 @@ fn an_a2h_with_only_byte_92_of_a0h_is_decoded() {
     let l = &m["lanes"][0];
     assert!((l["tx_bias_ma"].as_f64().unwrap() - 12.0).abs() < 1e-9 && (l["tx_power_mw"].as_f64().unwrap() - 0.8).abs() < 1e-9, "{l}");
     assert!(m["warnings"].to_string().contains("A0h byte 0 absent"), "{}", m["warnings"]);
+    // Byte 0 was not read: no identifier, not 0x00 "Unknown or unspecified".
+    assert!(m["identifier"].is_null() && m["identifier_name"].is_null() && m["form_factor"].is_null(), "{m}");
+    let (code, text, err) = decode(&img, false);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("Identifier:        not read (byte 0 absent)"), "{text}");
 }
 
 #[test]

@@ -41,7 +41,7 @@ pub(crate) use page00::VENDOR_SN;
 pub fn decode(img: &ModuleImage) -> ModuleReport {
     let echoed = img.echoed_pages(I2C_A0);
     let img = &*img.without_upper(I2C_A0, &echoed);
-    let mut r = ModuleReport::new(Standard::Cmis, lower::IDENTIFIER.byte(img, 0).unwrap_or(0));
+    let mut r = ModuleReport::new(Standard::Cmis, lower::IDENTIFIER.byte(img, 0));
     r.warnings.extend(echoed.iter().map(|&(page, bank)| super::echoed_page_warning(page, bank)));
     lower::decode(img, &mut r);
     let media_type = lower::media_type(img);

@@ -298,7 +298,7 @@ mod tests {
         img.insert(I2C_A0, 0x28, 0, 128, &th).unwrap();
         // Instance 1 (high nibble of byte 128): bit 2 high warning.
         img.insert(I2C_A0, 0x2c, 0, 128, &[0x40]).unwrap();
-        let mut r = ModuleReport::new(crate::module::Standard::Cmis, 0x18);
+        let mut r = ModuleReport::new(crate::module::Standard::Cmis, Some(0x18));
         decode(&img, &mut r);
         let v = r.vdm.unwrap();
         assert_eq!(v.groups_supported, Some(1));
@@ -317,7 +317,7 @@ mod tests {
     fn unknown_types_keep_their_raw_word_and_unused_slots_are_skipped() {
         // Instance 0 unused (type 0), instance 1 type 200 (not in the table) on lane 1.
         let img = image(&[(0x00, 0), (0x00, 200)], &[0x1234, 0xabcd]);
-        let mut r = ModuleReport::new(crate::module::Standard::Cmis, 0x18);
+        let mut r = ModuleReport::new(crate::module::Standard::Cmis, Some(0x18));
         decode(&img, &mut r);
         let v = r.vdm.unwrap();
         assert_eq!(v.observables.len(), 1);
@@ -327,7 +327,7 @@ mod tests {
         // Page 2Fh missing although page 01h advertises VDM: a warning, an empty report.
         let mut bare = ModuleImage::new();
         bare.insert(I2C_A0, 0x01, 0, 142, &[VDM_SUPPORTED_BIT]).unwrap();
-        let mut r = ModuleReport::new(crate::module::Standard::Cmis, 0x18);
+        let mut r = ModuleReport::new(crate::module::Standard::Cmis, Some(0x18));
         decode(&bare, &mut r);
         assert_eq!(r.vdm.map(|v| v.groups_supported), Some(None));
         assert!(r.warnings.iter().any(|w| w.contains("page 2Fh is absent")), "{:?}", r.warnings);

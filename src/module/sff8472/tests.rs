@@ -52,6 +52,35 @@ fn calibration_rounds_and_clamps_to_16_bits() {
     assert_eq!(Calibration::Internal.apply(Monitor::RxPower, [1, 2]), Some([1, 2]));
 }
 
+#[test]
+fn no_byte_0_is_no_identifier() {
+    // A0h bytes 1-127 and A2h's monitors, byte by byte, but not A0h byte 0: SFF-8024's
+    // identifier 0x00 ("Unknown or unspecified") is a value, and none was read.
+    let mut img = ModuleImage::new();
+    for offset in 1..128u16 {
+        // Byte 1 = 0x04 (extended identifier, SFF-8472 Table 5-2), byte 2 = 0x07 (LC,
+        // SFF-8024 Table 4-3), byte 92 = 0x68 (DDM, internally calibrated, average power).
+        let b = match offset {
+            1 => 0x04,
+            2 => 0x07,
+            92 => 0x68,
+            _ => 0x00,
+        };
+        img.insert(I2C_A0, 0, 0, offset, &[b]).unwrap();
+    }
+    // A2h 96-97 = 0x2880: 40 + 0x80/256 = 40.5 C (SFF-8472 Table 9-11, internal calibration).
+    for (offset, b) in (96..106u16).zip([0x28, 0x80, 0x80, 0x36, 0x17, 0x70, 0x1f, 0x40, 0x13, 0x88]) {
+        img.insert(I2C_A2, 0, 0, offset, &[b]).unwrap();
+    }
+    let r = decode(&img);
+    assert_eq!((r.identifier, r.identifier_name.as_deref(), r.form_factor), (None, None, None));
+    assert_eq!((r.connector, r.module_temperature_c), (Some(0x07), Some(40.5)));
+    // The same image with byte 0 = 0x03 (SFP, SFF-8024 Table 4-1).
+    img.insert(I2C_A0, 0, 0, 0, &[0x03]).unwrap();
+    let r = decode(&img);
+    assert_eq!((r.identifier, r.form_factor), (Some(0x03), Some("SFP")));
+}
+
 proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(

@@ -39,6 +39,9 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
     match (r.identifier, &r.identifier_name) {
         (Some(id), name) => writeln!(w, "Identifier:        {id:#04x} ({})", super::escape(name.as_deref().unwrap_or_default()))?,
         (None, Some(name)) => writeln!(w, "Identifier:        {} (printed; no SFF-8024 code)", super::escape(name))?,
+        // A decoded image without byte 0 (an SFF-8472 A2h alone) has a standard; a tool's
+        // printout that named no form factor has none.
+        (None, None) if r.standard.is_some() => writeln!(w, "Identifier:        not read (byte 0 absent)")?,
         (None, None) => writeln!(w, "Identifier:        not printed")?,
     }
     writeln!(w, "Vendor:            {}", text(&r.vendor_name))?;
