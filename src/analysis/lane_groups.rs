@@ -154,6 +154,7 @@ mod tests {
                 lanes: Some(8),
                 link_mode: Some("800000baseDR8/Full".into()),
                 fec_active: Some("RS".into()),
+                ..Default::default()
             },
             duration_s: 10.0,
             samples: 11,

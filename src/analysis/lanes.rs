@@ -140,7 +140,7 @@ mod tests {
     use crate::module::Standard;
 
     fn link(mode: &str, speed: Option<u32>, lanes: Option<u32>) -> LinkInfo {
-        LinkInfo { speed_mbps: speed, lanes, link_mode: Some(mode.into()), fec_active: None }
+        LinkInfo { speed_mbps: speed, lanes, link_mode: Some(mode.into()), ..Default::default() }
     }
 
     #[test]
@@ -188,7 +188,7 @@ mod tests {
     fn lanes_the_kernel_does_not_state() {
         // `ethtool IFACE` printing only "Speed: 10000Mb/s": a serial 10GBASE-R lane.
         let mut n = Vec::new();
-        let speed_only = |mbps| LinkInfo { speed_mbps: Some(mbps), lanes: None, link_mode: None, fec_active: None };
+        let speed_only = |mbps| LinkInfo { speed_mbps: Some(mbps), ..Default::default() };
         let r = lane_rate(&speed_only(10_000), None, &mut n).unwrap();
         assert_eq!((r.lanes, r.lane_rate_gbps), (1, 10.3125));
         assert_eq!(n, vec!["lane count 1 assumed: a port of 25G or less runs one lane (the kernel gave none)"]);

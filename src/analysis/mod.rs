@@ -33,6 +33,7 @@ pub mod link_loss;
 pub(crate) mod optical;
 pub mod outlier;
 pub(crate) mod pcie;
+mod port_modes;
 pub mod profile;
 pub(crate) mod q;
 pub mod segments;
@@ -805,6 +806,7 @@ fn analyze_one(
         let msg = pcie.message.as_deref().unwrap_or("PCIe degraded").to_string();
         reasons.push(Reason::new(ReasonCode::PcieDegraded, severity, None, msg));
     }
+    port_modes::judge(w, &mut reasons);
     link_reasons(&cx, &link, &lanes, &mut reasons);
     let ib = infiniband::judge(&mut cx, &mut reasons);
     cx.notes.extend(link_loss::apply(w, peer, &mut lanes));

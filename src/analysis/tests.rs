@@ -76,6 +76,7 @@ fn sr4(rx_dbm: &[f64], bits: &[u64]) -> InterfaceWindow {
             lanes: Some(4),
             link_mode: Some("200000baseSR4/Full".into()),
             fec_active: Some("RS".into()),
+            ..Default::default()
         },
         module: Some(module(rx_dbm, "SN0001")),
         rx_power_dbm_mean: rx_dbm.iter().map(|v| Some(*v)).collect(),
@@ -309,8 +310,13 @@ fn no_fec_data() {
     let a = one(bare);
     assert_eq!((a.verdict, codes(&a)), (Verdict::Investigate, vec![ReasonCode::NoFecData]));
     // A 10G link without FEC: a note, not a verdict change.
-    w.link =
-        LinkInfo { speed_mbps: Some(10_000), lanes: Some(1), link_mode: Some("10000baseSR/Full".into()), fec_active: Some("None".into()) };
+    w.link = LinkInfo {
+        speed_mbps: Some(10_000),
+        lanes: Some(1),
+        link_mode: Some("10000baseSR/Full".into()),
+        fec_active: Some("None".into()),
+        ..Default::default()
+    };
     w.identity.pci = None;
     let a = one(w.clone());
     assert_eq!(a.verdict, Verdict::Accept);
@@ -480,8 +486,13 @@ fn dark_lanes_the_link_uses_are_judged_and_those_it_does_not_are_noted() {
     assert!(a.reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(3)), "{:?}", a.reasons);
     assert!(!a.notes.iter().any(|n| n.contains("dark")), "{:?}", a.notes);
     // 100000baseSR2 (2 x 50G PAM4) uses lanes 1-2: lanes 3-4 are switched off, not failing.
-    w.link =
-        LinkInfo { speed_mbps: Some(100_000), lanes: Some(2), link_mode: Some("100000baseSR2/Full".into()), fec_active: Some("RS".into()) };
+    w.link = LinkInfo {
+        speed_mbps: Some(100_000),
+        lanes: Some(2),
+        link_mode: Some("100000baseSR2/Full".into()),
+        fec_active: Some("RS".into()),
+        ..Default::default()
+    };
     w.deltas.corrected_bits_per_lane = Some(LaneCounts { values: HEALTHY_BITS[..2].to_vec(), origin: Origin::Netlink });
     w.deltas.corrected_bits = counted(HEALTHY_BITS[..2].iter().sum());
     let a = one(w.clone());
@@ -548,4 +559,35 @@ fn a_cmis_module_short_of_ready_or_with_lanes_out_of_their_data_path_is_not_judg
         l.data_path_state = Some(DataPathState::Activated);
     }
     assert!(one(w).reasons.iter().any(|r| r.code == ReasonCode::DomAlarm && r.lane == Some(3)));
+}
+
+#[test]
+fn a_down_port_sharing_no_rate_with_its_module_says_so_and_an_up_one_never_does() {
+    // A four-lane 100GBASE-SR4 module (SFF-8024 code 02h): 100G, or its breakouts 25G and 50G.
+    let base = |supported: &[&str], advertised: &[&str], up: bool| {
+        let mut w = sr4(&HEALTHY_RX, &HEALTHY_BITS);
+        w.link_up = Some(up);
+        w.link.supported_modes = supported.iter().map(|s| s.to_string()).collect();
+        w.link.advertised_modes = advertised.iter().map(|s| s.to_string()).collect();
+        let m = w.module.as_mut().unwrap();
+        m.media_type = Some("100GBASE-SR4 or 25GBASE-SR".into());
+        m.host_lane_count = Some(4);
+        one(w)
+    };
+    let mismatch = |a: &InterfaceAnalysis| a.reasons.iter().find(|r| r.code == ReasonCode::ModuleSpeedMismatch).map(|r| r.message.clone());
+    let a = base(&["10000baseSR/Full", "40000baseSR4/Full"], &[], false);
+    let msg = mismatch(&a).expect("a 10G/40G port cannot run a 100G SR4");
+    assert!(
+        msg.starts_with("the port supports only 10G, 40G (10000baseSR/Full 40000baseSR4/Full), and the module runs 25G, 50G, 100G"),
+        "{msg}"
+    );
+    assert_eq!(a.verdict, Verdict::Reject);
+    // Forced to 40G on a port that runs 100G: the setting.
+    let a = base(&["40000baseSR4/Full", "100000baseSR4/Full"], &["40000baseSR4/Full"], false);
+    assert!(mismatch(&a).is_some_and(|m| m.starts_with("the port is set to 40G (40000baseSR4/Full)")), "{:?}", a.reasons);
+    // A breakout port of 25G shares a rate; an up link proves the rates meet.
+    assert_eq!(mismatch(&base(&["25000baseSR/Full"], &[], false)), None);
+    assert_eq!(mismatch(&base(&["10000baseSR/Full"], &[], true)), None);
+    // Nothing listed: nothing judged.
+    assert_eq!(mismatch(&base(&[], &[], false)), None);
 }

@@ -169,6 +169,7 @@ mod tests {
                 lanes: Some(4),
                 link_mode: Some("200000baseSR4/Full".into()),
                 fec_active: Some("RS".into()),
+                ..Default::default()
             },
             duration_s: 3600.0,
             samples: 61,

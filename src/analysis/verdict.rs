@@ -4,7 +4,8 @@
 //! - reject: `uncorrectable_errors` (frames were lost), `link_flaps` (link went down or
 //!   is down), `module_fault` (LOS/LOL/Tx fault), `dom_alarm` (past the module's own
 //!   alarm limit), `ber_over_fec_limit` (a lane's or the port's BER past the FEC limit), `pcie_degraded` when the card trained below its own width/speed
-//!   (a seating or slot fault that caps the port).
+//!   (a seating or slot fault that caps the port), `module_speed_mismatch` (a down link
+//!   whose port supports, or is set to, no rate the module runs; see `port_modes`).
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
 //!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
@@ -130,6 +131,8 @@ pub enum ReasonCode {
     DomFlagUnconfirmed,
     /// A CMIS module in ModuleLowPwr, ModulePwrUp or ModulePwrDn, not ModuleReady (CMIS 5.2 Table 8-7): its transmitters are off.
     ModuleNotReady,
+    /// A down link whose port supports, or is set to, no Ethernet rate its module runs.
+    ModuleSpeedMismatch,
 }
 
 impl ReasonCode {
@@ -167,6 +170,7 @@ impl ReasonCode {
             ReasonCode::DomImplausible => "dom_implausible",
             ReasonCode::DomFlagUnconfirmed => "dom_flag_unconfirmed",
             ReasonCode::ModuleNotReady => "module_not_ready",
+            ReasonCode::ModuleSpeedMismatch => "module_speed_mismatch",
         }
     }
 }

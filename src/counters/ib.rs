@@ -326,6 +326,7 @@ impl IbRate {
             lanes: Some(self.width),
             link_mode: Some(self.mode()),
             fec_active: None,
+            ..Default::default()
         }
     }
 }

@@ -169,7 +169,7 @@ where
                 }
                 if out.len() == self.max {
                     return Err(serde::de::Error::custom(format_args!(
-                        "more than {} entries ({}): no module or link has that many lanes",
+                        "more than {} entries ({}): no module or link has that many",
                         self.max, self.what
                     )));
                 }
@@ -223,4 +223,21 @@ pub struct LinkInfo {
     /// Active FEC: `None`, `RS`, `BASER`, `LLRS` (names of the kernel's FEC link-mode bits).
     #[serde(default)]
     pub fec_active: Option<String>,
+    /// The link modes the port can run, kernel names (`10000baseSR/Full`): the OURS
+    /// bitset's mask (`ETHTOOL_A_LINKMODES_OURS`), `ethtool IFACE`'s "Supported link
+    /// modes". Empty where not reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "link_modes")]
+    pub supported_modes: Vec<String>,
+    /// The link modes the port advertises, or the one it is forced to with
+    /// autonegotiation off: the OURS bitset's value, "Advertised link modes".
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "link_modes")]
+    pub advertised_modes: Vec<String>,
+}
+
+/// Most link modes a port lists: the kernel's link-mode bitmap has 125 (Linux 6.18 plus
+/// the 1.6T modes).
+pub(crate) const MAX_LINK_MODES: usize = 128;
+
+fn link_modes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    bounded_seq(d, MAX_LINK_MODES, "link modes")
 }

@@ -80,6 +80,9 @@ pub struct PrintedModule {
     pub(crate) connector_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) wavelength_nm: Option<f64>,
+    /// Nominal signalling rate per lane, MBd, as printed (`BR, Nominal : 25750MBd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) nominal_signaling_rate_mbd: Option<u32>,
     /// CMIS module state as printed (`ModuleReady`).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "module_state_as_written")]
     pub(crate) module_state: Option<ModuleState>,
@@ -319,6 +322,7 @@ impl PrintedModule {
         m.connector = self.connector;
         m.connector_name = self.connector_name.clone();
         m.wavelength_nm = self.wavelength_nm;
+        m.nominal_signaling_rate_mbd = self.nominal_signaling_rate_mbd;
         m.module_state = self.module_state;
         m.low_power_controls = self
             .low_power_request_sw
@@ -432,6 +436,7 @@ impl PrintedModule {
         opt(&mut self.connector, &other.connector);
         opt(&mut self.connector_name, &other.connector_name);
         opt(&mut self.wavelength_nm, &other.wavelength_nm);
+        opt(&mut self.nominal_signaling_rate_mbd, &other.nominal_signaling_rate_mbd);
         opt(&mut self.module_state, &other.module_state);
         opt(&mut self.low_power_request_sw, &other.low_power_request_sw);
         opt(&mut self.low_power_allow_request_hw, &other.low_power_allow_request_hw);

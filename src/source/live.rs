@@ -488,7 +488,14 @@ impl<K: EthtoolKernel> Source for LiveSource<K> {
             }
         };
         self.fec_pending = Some((i, reply));
-        Ok(LinkInfo { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: lm.link_mode, fec_active })
+        Ok(LinkInfo {
+            speed_mbps: lm.speed_mbps,
+            lanes: lm.lanes,
+            link_mode: lm.link_mode,
+            fec_active,
+            supported_modes: lm.supported,
+            advertised_modes: lm.advertised,
+        })
     }
 
     fn link_state(&mut self, iface: &str) -> Result<LinkState> {

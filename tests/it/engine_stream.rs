@@ -26,6 +26,7 @@ fn iface(name: &str) -> Record {
             lanes: Some(4),
             link_mode: Some("200000baseSR4/Full".into()),
             fec_active: Some("RS".into()),
+            ..Default::default()
         },
         module: None,
         origin_file: None,

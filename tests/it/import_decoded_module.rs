@@ -281,6 +281,14 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
     assert!(i["lanes"].as_array().unwrap().iter().all(|l| l["advice"].is_null()), "{:#}", i["lanes"]);
     let notes = i["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("every lane dark (1-4")), "{notes:?}");
+    // The port was forced to 40G ("Advertised link modes: 40000baseKR4/Full ... LR4/Full",
+    // autonegotiation off) and the module is a 100G CWDM4 (SFF-8636 byte 131 bit 7's
+    // extended code, "100G CWDM4 MSA with FEC"): four 25G lanes multiplexed, no 10G lane
+    // rate, so no 40G. The port supports 100000baseLR4_ER4 and more, so it is the setting.
+    let speed = reasons.iter().find(|r| r["code"] == "module_speed_mismatch").expect("module_speed_mismatch");
+    let msg = speed["message"].as_str().unwrap();
+    assert!(msg.starts_with("the port is set to 40G (40000baseKR4/Full 40000baseCR4/Full 40000baseSR4/Full 40000baseLR4/Full)"), "{msg}");
+    assert!(msg.contains("100G") && !msg.contains("runs 40G"), "{msg}");
     // The two files given as two arguments, in either order, are the same moment as the folder.
     let refused = Path::new(M).join("cx4_finisar_cwdm4_at_40g/refused");
     for files in [["ethtool_m.txt", "ethtool.txt"], ["ethtool.txt", "ethtool_m.txt"]] {
@@ -299,7 +307,10 @@ fn a_nic_that_refuses_the_module_keeps_it_dark_and_says_why_not_four_dead_lasers
     let i = scan_imported(&Path::new(M).join("cx4_finisar_cwdm4_at_40g/recoded"), "ens16f1np1");
     assert_eq!((i["link"]["lanes"].as_u64(), i["link"]["lane_rate_gbps"].as_f64()), (Some(4), Some(10.3125)), "{:#}", i["link"]);
     let reasons = i["reasons"].as_array().unwrap();
-    assert!(!reasons.iter().any(|r| r["code"] == "dom_alarm" || r["code"] == "link_flaps"), "{reasons:?}");
+    assert!(
+        !reasons.iter().any(|r| ["dom_alarm", "link_flaps", "module_speed_mismatch"].contains(&r["code"].as_str().unwrap())),
+        "{reasons:?}"
+    );
     assert!(!i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("dark")));
 }
 
@@ -350,6 +361,15 @@ fn a_paste_of_several_commands_is_read_as_a_folder_of_their_outputs() {
     let codes = codes(i);
     assert!(codes.contains(&"link_flaps"), "{codes:?}");
     assert!(!codes.contains(&"dom_alarm") && !codes.contains(&"dom_warning"), "{codes:?}");
+    // The port supports 10000baseSR/Full only; the module's SFF-8024 code 02h ("100G Base-SR4
+    // or 25GBase-SR") in a one-lane SFP28 at 25750 MBd nominal is 25GBASE-SR. No rate in
+    // common: the cause i40e's refusal in the dmesg lines states, and reseating is no fix.
+    assert_eq!(codes[0], "module_speed_mismatch", "{codes:?}");
+    let speed = &i["reasons"][0]["message"];
+    assert!(speed.as_str().unwrap().starts_with("the port supports only 10G (10000baseSR/Full), and the module runs 25G ("), "{speed}");
+    let advice = i["advice"].as_array().unwrap();
+    assert!(!advice.iter().any(|a| a.as_str().unwrap().starts_with("the link went down: reseat")), "{advice:?}");
+    assert_eq!(i["module"]["nominal_signaling_rate_mbd"], 25750);
     assert!(i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("every lane dark")), "{:#}", i["notes"]);
 }
 

@@ -146,12 +146,17 @@ fn link_info() -> impl Strategy<Value = LinkInfo> {
         any::<u32>()
     ]);
     let lanes = proptest::option::of(prop_oneof![Just(0u32), Just(1), Just(4), Just(8), Just(255), any::<u32>()]);
-    let random = (speed, lanes, text(LINK_MODES), text(FEC_NAMES)).prop_map(|(speed_mbps, lanes, link_mode, fec_active)| LinkInfo {
-        speed_mbps,
-        lanes,
-        link_mode,
-        fec_active,
-    });
+    let modes = || proptest::collection::vec(select(LINK_MODES).prop_map(String::from), 0..4);
+    let random = (speed, lanes, text(LINK_MODES), text(FEC_NAMES), modes(), modes()).prop_map(
+        |(speed_mbps, lanes, link_mode, fec_active, supported_modes, advertised_modes)| LinkInfo {
+            speed_mbps,
+            lanes,
+            link_mode,
+            fec_active,
+            supported_modes,
+            advertised_modes,
+        },
+    );
     // Links analysis understands, so BER, margin and ranking run on the odd counters.
     let coherent = (
         select(
@@ -171,6 +176,7 @@ fn link_info() -> impl Strategy<Value = LinkInfo> {
             lanes: with_lanes.then_some(lanes),
             link_mode: Some(mode.into()),
             fec_active: Some(fec.into()),
+            ..Default::default()
         });
     prop_oneof![random, coherent]
 }

@@ -101,6 +101,12 @@ fn merge_link(into: &mut LinkInfo, from: &LinkInfo) {
     fill(&mut into.lanes, &from.lanes);
     fill(&mut into.link_mode, &from.link_mode);
     fill(&mut into.fec_active, &from.fec_active);
+    if into.supported_modes.is_empty() {
+        into.supported_modes.clone_from(&from.supported_modes);
+    }
+    if into.advertised_modes.is_empty() {
+        into.advertised_modes.clone_from(&from.advertised_modes);
+    }
 }
 
 /// `from`'s InfiniBand identity where `into` has none (the kernel's `rate` text, with its

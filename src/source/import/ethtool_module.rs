@@ -60,6 +60,7 @@ enum Field {
     Revision,
     Media,
     Wavelength,
+    NominalRate,
     ModuleState,
     /// CMIS LowPwrRequestSW (`true`) or LowPwrAllowRequestHW (`false`).
     LowPower(bool),
@@ -84,6 +85,8 @@ fn classify(key: &str) -> Option<Field> {
         "revision_compliance" => Field::Revision,
         "transceiver_type" => Field::Media,
         "laser_wavelength" => Field::Wavelength,
+        // `BR, Nominal : 25750MBd` (sfpid.c), `: 25500Mbps` (qsfp.c), JSON `br_nominal`.
+        "br_nominal" => Field::NominalRate,
         "module_state" => Field::ModuleState,
         // Text labels and ethtool --json keys (cmis.c `cmis_show_mod_lvl_controls`).
         "lowpwrrequestsw" | "low_pwr_request_sw" => Field::LowPower(true),
@@ -146,6 +149,12 @@ fn split_channel(label: &str) -> (&str, Option<usize>) {
 fn leading_number(v: &str) -> Option<f64> {
     let end = v.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(v.len());
     v[..end].parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// A printed nominal rate in MBd: 0 is "not specified" (SFF-8472 byte 12, SFF-8636 byte
+/// 140), and no lane signals faster than the largest byte 222 can say (255 x 250 MBd).
+fn nominal_rate(mbd: Option<f64>) -> Option<u32> {
+    mbd.filter(|r| *r > 0.0 && *r <= 255.0 * 250.0).map(|r| r.round() as u32)
 }
 
 /// `0x19 (OSFP 8X Pluggable Transceiver)` -> (0x19, the name).
@@ -319,6 +328,7 @@ impl Builder {
             Field::Revision => self.m.spec_revision = text_opt(value),
             Field::Media => self.media.extend(text_opt(value)),
             Field::Wavelength => self.m.wavelength_nm = leading_number(value).filter(|w| *w > 0.0),
+            Field::NominalRate => self.m.nominal_signaling_rate_mbd = nominal_rate(leading_number(value)),
             Field::Value(mon) => {
                 if let Some(x) = leading_number(value) {
                     self.value(mon, lane_i, x);
@@ -405,6 +415,7 @@ impl Builder {
                 _ => self.media.extend(s()),
             },
             Field::Wavelength => self.m.wavelength_nm = v.as_f64().filter(|w| *w > 0.0),
+            Field::NominalRate => self.m.nominal_signaling_rate_mbd = nominal_rate(v.as_f64()),
             Field::Value(_) | Field::Rx(_) => {
                 let mon = match field {
                     Field::Value(m) => m,

@@ -24,7 +24,7 @@ use super::{EthtoolKernel, LiveSource};
 use crate::counters::LinkState;
 use crate::source::netlink::consts::{ETHTOOL_MSG_FEC_GET, ETHTOOL_MSG_LINKMODES_GET, ETHTOOL_MSG_LINKSTATE_GET};
 use crate::source::netlink::link_watch::Cursor;
-use crate::source::netlink::linkmodes::{active_mode_name, LinkModes};
+use crate::source::netlink::linkmodes::{active_mode_name, mode_names, LinkModes};
 use crate::source::netlink::Dev;
 use crate::source::Result;
 use std::time::{Duration, Instant};
@@ -39,11 +39,19 @@ pub(super) struct NamedModes {
     pub(crate) speed_mbps: Option<u32>,
     pub(crate) lanes: Option<u32>,
     pub(crate) link_mode: Option<String>,
+    pub(crate) supported: Vec<String>,
+    pub(crate) advertised: Vec<String>,
 }
 
 impl NamedModes {
     pub(crate) fn of(lm: &LinkModes) -> Self {
-        NamedModes { speed_mbps: lm.speed_mbps, lanes: lm.lanes, link_mode: active_mode_name(lm) }
+        NamedModes {
+            speed_mbps: lm.speed_mbps,
+            lanes: lm.lanes,
+            link_mode: active_mode_name(lm),
+            supported: mode_names(&lm.supported),
+            advertised: mode_names(&lm.advertised),
+        }
     }
 }
 

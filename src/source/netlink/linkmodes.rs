@@ -157,6 +157,13 @@ pub fn active_mode_name(lm: &LinkModes) -> Option<String> {
     })
 }
 
+/// The names of the link modes set in `words` (an OURS value or mask), in bit order;
+/// bits that are no link mode of [`LINK_MODES`] (autonegotiation, pause, port types, FEC)
+/// are left out.
+pub fn mode_names(words: &[u32]) -> Vec<String> {
+    LINK_MODES.iter().filter(|e| bit_set(words, e.bit)).map(|e| e.name.to_string()).collect()
+}
+
 /// Compact bitsets give the OURS VALUE/MASK as plain u32 words.
 pub fn request_attrs(dev: &Dev) -> Vec<u8> {
     let mut w = AttrWriter::new();
@@ -249,6 +256,8 @@ mod tests {
             supported: Vec::new(),
         };
         assert_eq!(active_mode_name(&lm).as_deref(), Some("1600000baseDR8/Full"));
+        // Bits 13 (Pause), 25 (40000baseSR4) and 43 (10000baseSR): the pause bit is no mode.
+        assert_eq!(mode_names(&[1 << 13 | 1 << 25, 1 << 11]), ["40000baseSR4/Full", "10000baseSR/Full"]);
         // Bits are unique and ascending.
         assert!(LINK_MODES.windows(2).all(|w| w[0].bit < w[1].bit));
     }
