@@ -220,3 +220,37 @@ fn a_port_without_an_eye_shows_no_eye() {
     let o = optics().args(["scan", "--replay"]).arg(&cap).output().unwrap();
     assert!(!String::from_utf8_lossy(&o.stdout).contains("eye mV"));
 }
+
+#[test]
+fn a_passive_copper_cable_printed_as_zeros_has_no_monitors_and_no_alarm_ranges() {
+    // tests/fixtures/mlxlink/README.md: a ConnectX-7 NDR link over a 1 m passive copper
+    // OSFP cable, every Module Info monitor printed `0 [0..0]`.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("c.jsonl");
+    import(&[&Path::new(F).join("cx7_ndr_osfp_passive_dac_show_module.txt")], &cap);
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let i = &v["interfaces"][0];
+    // IB-NDR over 4x: 4 lanes of 106.25 Gb/s (NDR's lane rate, IBTA Vol 2 Rel 1.5).
+    assert_eq!(i["link"]["lane_rate_gbps"], 106.25);
+    assert_eq!(i["module"]["vendor_pn"], "OSFPFL-400G-PC01");
+    // No reading: not 0 C, 0 V, 0 mA, and not 0 dBm (1 mW) on every lane.
+    assert_eq!(i["module"]["module_temperature_c"], Value::Null);
+    assert_eq!(i["module"]["supply_voltage_v"], Value::Null);
+    let lanes = i["module"]["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 4);
+    for l in lanes {
+        for key in ["rx_power_mw", "tx_power_mw", "tx_bias_ma"] {
+            assert_eq!(l[key], Value::Null, "lane {}: {key}", l["lane"]);
+        }
+    }
+    // No limits: a [0..0] range is no thresholds, so nothing is "implausible" either.
+    for key in ["temperature_c", "supply_voltage_v", "rx_power_mw", "tx_power_mw", "tx_bias_ma"] {
+        assert_eq!(i["module"]["thresholds"][key], Value::Null, "{key}");
+    }
+    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    for code in ["dom_implausible", "dom_alarm", "dom_warning", "weak_transmitter", "module_fault"] {
+        assert!(!codes.contains(&code), "{codes:?}");
+    }
+}

@@ -69,6 +69,20 @@ pub(crate) fn parse_values(s: &str) -> ParseResult<(Vec<Option<f64>>, Option<Pri
     Ok((values, range))
 }
 
+/// A monitor's values and range with what mlxlink prints for a monitor the module does not
+/// implement taken out: a range of `[0..0]` is no thresholds (the module's threshold
+/// words read 0, the "not implemented" of SFF-8636 Rev 2.11 6.2.4 and CMIS 5.2 8.5), and
+/// values of exactly 0 beside it are no readings (a passive copper cable has no monitors;
+/// mlxlink prints `0,0,0,0 [0..0]`, and 0 dBm would be a milliwatt of light). `true` when
+/// anything was taken out.
+fn without_unimplemented(values: Vec<Option<f64>>, range: Option<PrintedRange>) -> (Vec<Option<f64>>, Option<PrintedRange>, bool) {
+    if range != Some(PrintedRange { low: 0.0, high: 0.0 }) {
+        return (values, range, false);
+    }
+    let values = if values.iter().all(|v| v.is_none_or(|v| v == 0.0)) { vec![None; values.len()] } else { values };
+    (values, None, true)
+}
+
 fn parse_u64(s: &str) -> ParseResult<u64> {
     s.trim().parse().map_err(|_| ParseError::malformed(format!("{s:?} is not an unsigned integer")))
 }
@@ -222,19 +236,23 @@ pub(crate) fn to_fragment(fields: &[Field]) -> ParseResult<Fragment> {
                     // The compliance code names the media best; the cable type is the fallback.
                     "Compliance" | "Active Set Media Compliance Code" => module.media = s,
                     "Cable Type" if module.media.is_none() => module.media = s,
-                    "Temperature [C]" => {
+                    "Temperature [C]" | "Voltage [mV]" | "Bias Current [mA]" | "Rx Power Current [dBm]" | "Tx Power Current [dBm]" => {
                         let (vals, r) = parse_values(v)?;
-                        module.temperature_c = vals.first().copied().flatten();
-                        module.temperature_alarm_c = r;
+                        let (vals, r, unimplemented) = without_unimplemented(vals, r);
+                        if unimplemented {
+                            f.notes.push(format!("mlxlink Module Info {n} printed as {v:?}: not implemented by the module"));
+                        }
+                        match n {
+                            "Temperature [C]" => (module.temperature_c, module.temperature_alarm_c) = (vals.first().copied().flatten(), r),
+                            "Voltage [mV]" => {
+                                module.supply_voltage_v = vals.first().copied().flatten().map(|mv| mv / 1000.0);
+                                module.supply_voltage_alarm_v = r.map(|r| PrintedRange { low: r.low / 1000.0, high: r.high / 1000.0 });
+                            }
+                            "Bias Current [mA]" => (module.tx_bias_ma, module.tx_bias_alarm_ma) = (vals, r),
+                            "Rx Power Current [dBm]" => (module.rx_power_dbm, module.rx_power_alarm_dbm) = (vals, r),
+                            _ => (module.tx_power_dbm, module.tx_power_alarm_dbm) = (vals, r),
+                        }
                     }
-                    "Voltage [mV]" => {
-                        let (vals, r) = parse_values(v)?;
-                        module.supply_voltage_v = vals.first().copied().flatten().map(|mv| mv / 1000.0);
-                        module.supply_voltage_alarm_v = r.map(|r| PrintedRange { low: r.low / 1000.0, high: r.high / 1000.0 });
-                    }
-                    "Bias Current [mA]" => (module.tx_bias_ma, module.tx_bias_alarm_ma) = parse_values(v)?,
-                    "Rx Power Current [dBm]" => (module.rx_power_dbm, module.rx_power_alarm_dbm) = parse_values(v)?,
-                    "Tx Power Current [dBm]" => (module.tx_power_dbm, module.tx_power_alarm_dbm) = parse_values(v)?,
                     _ => {}
                 }
             }
@@ -294,6 +312,12 @@ mod tests {
         let (v, r) = parse_values("45C [-5C..75C]").unwrap();
         assert_eq!((v, r), (vec![Some(45.0)], Some(PrintedRange { low: -5.0, high: 75.0 })));
         assert_eq!(parse_values("N/A").unwrap().0, vec![None]);
+        // `0,0 [0..0]`: not implemented; real readings beside a [0..0] range keep their values.
+        let zero = Some(PrintedRange { low: 0.0, high: 0.0 });
+        assert_eq!(without_unimplemented(vec![Some(0.0), Some(0.0)], zero), (vec![None, None], None, true));
+        assert_eq!(without_unimplemented(vec![Some(35.0)], zero), (vec![Some(35.0)], None, true));
+        let real = Some(PrintedRange { low: -10.41, high: 6.0 });
+        assert_eq!(without_unimplemented(vec![Some(0.0)], real), (vec![Some(0.0)], real, false));
         assert!(parse_values("abc").is_err());
         assert_eq!(bin_range("[16:31]").unwrap(), (16, 31));
         assert_eq!(bin_range("[0]  ").unwrap(), (0, 0));
