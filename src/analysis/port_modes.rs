@@ -197,19 +197,21 @@ mod tests {
         let m = ModuleReport {
             media_type: Some("100G Ethernet: 100G CWDM4 MSA with FEC".into()),
             host_lane_count: Some(4),
-            ..ModuleReport::new(Standard::Sff8636, 0x11)
+            ..ModuleReport::new(Standard::Sff8636, Some(0x11))
         };
         // 100G over 4 lanes: 1 x 25G, 2 x 50G, 4 x 100G; no 40G.
         assert_eq!(module_rates_mbps(&m), [25_000, 50_000, 100_000]);
-        let dac =
-            ModuleReport { media_type: Some("100GBASE-CR4, 25GBASE-CR CA-25G-L".into()), ..ModuleReport::new(Standard::Sff8636, 0x11) };
+        let dac = ModuleReport {
+            media_type: Some("100GBASE-CR4, 25GBASE-CR CA-25G-L".into()),
+            ..ModuleReport::new(Standard::Sff8636, Some(0x11))
+        };
         assert!(module_rates_mbps(&dac).is_empty());
         // Code 02h in a one-lane SFP28 at 25.78 GBd: 25G, not 100G (2.2 x 25.78 = 56.7G).
         let sfp28 = ModuleReport {
             media_type: Some("100GBASE-SR4 or 25GBASE-SR".into()),
             host_lane_count: Some(1),
             nominal_signaling_rate_mbd: Some(25_780),
-            ..ModuleReport::new(Standard::Sff8472, 0x03)
+            ..ModuleReport::new(Standard::Sff8472, Some(0x03))
         };
         assert_eq!(module_rates_mbps(&sfp28), [25_000]);
     }
