@@ -183,6 +183,11 @@ pub struct Gpu {
     pub(crate) distance: Option<PciDistance>,
 }
 
+/// The most GPUs one host's outputs may name (an HGX node has 8, a PCIe expansion chassis a
+/// few dozen): every interface of an import holds its own copy of its NIC's GPUs, so a
+/// listing of thousands is refused or left out, with a note (docs/host.md).
+pub(crate) const MAX_GPUS: usize = 256;
+
 /// PCI vendor IDs of GPU makers (PCI-SIG): NVIDIA, AMD (ATI), Intel.
 const GPU_VENDORS: &[u32] = &[0x10de, 0x1002, 0x8086];
 /// Class and subclass of a GPU (PCI Code and ID Assignment Spec 1.16 §1.4, §1.19):

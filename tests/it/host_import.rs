@@ -148,6 +148,48 @@ fn ibdev2netdev_maps_a_matrix_nic_to_its_netdev() {
     assert!(codes(i).contains(&"host_numa_remote".to_string()), "{}", i["reasons"]);
 }
 
+/// Each interface holds its own copy of its NIC's GPUs: 300 switch ports that
+/// `ibdev2netdev` maps to the one NIC of a 256-GPU matrix (a 4,096-port version held 340 MB
+/// from 700 kB of input) is more than one host's, so no port gets GPUs, and the import says
+/// why; 4 ports of the same matrix get all 256.
+#[test]
+fn more_gpu_copies_than_one_hosts_are_left_out_with_a_note() {
+    let gpus = 256;
+    let labels: Vec<String> = (0..gpus).map(|i| format!("GPU{i}")).chain(["NIC0".to_string()]).collect();
+    let mut topo = format!("\t{}\tCPU Affinity\tNUMA Affinity\n", labels.join("\t"));
+    for (r, label) in labels.iter().enumerate() {
+        let cells: Vec<&str> = (0..labels.len()).map(|c| if c == r { "X" } else { "PIX" }).collect();
+        topo += &format!("{label}\t{}\t0-7\t0\n", cells.join("\t"));
+    }
+    topo += "\nNIC Legend:\n\n  NIC0: mlx5_0\n";
+    let node = |ports: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("nvidia-smi_topo_-m"), &topo).unwrap();
+        let rows: String = (0..ports).map(|p| format!("  Ethernet{p}        U     136,403            34                40\n")).collect();
+        let header = "      IFACE    STATE    FEC_CORR    FEC_UNCORR    FEC_SYMBOL_ERR\n-----------  -------  ----------  ------------  ----------------\n";
+        std::fs::write(dir.path().join("fec-stats"), format!("{header}{rows}")).unwrap();
+        let map: String = (0..ports).map(|p| format!("mlx5_0 port 1 ==> Ethernet{p} (Up)\n")).collect();
+        std::fs::write(dir.path().join("ibdev2netdev"), map).unwrap();
+        let cap = dir.path().join("c.jsonl");
+        let o = optics().arg("import").arg(dir.path()).arg("-o").arg(&cap).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let gpus: Vec<usize> = std::fs::read_to_string(&cap)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok()?["host"]["gpus"]["value"].as_array().map(Vec::len))
+            .collect();
+        (gpus, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (copies, notes) = node(4);
+    assert_eq!(copies, [256; 4], "{notes}");
+    let (copies, notes) = node(300);
+    assert!(copies.is_empty(), "{copies:?}");
+    assert!(
+        notes.contains("300 interfaces with up to 256 GPUs each: more GPU places than one host's 65536, GPU locality not checked"),
+        "{notes}"
+    );
+}
+
 fn reasons<'v>(i: &'v Value, code: &str) -> Vec<&'v str> {
     i["reasons"].as_array().unwrap().iter().filter(|r| r["code"] == code).map(|r| r["message"].as_str().unwrap()).collect()
 }

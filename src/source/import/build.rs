@@ -431,6 +431,10 @@ fn fmt_s(s: f64) -> String {
     format!("{s:.1} s")
 }
 
+/// The most GPUs all interfaces of one input may hold between them: a host of
+/// [`MAX_GPUS`](crate::device::host::MAX_GPUS) GPUs with 256 ports.
+const MAX_GPU_COPIES: usize = 1 << 16;
+
 /// The snapshots one input argument gives, per interface, with the host-wide lspci and
 /// uptime matched to them, and mixed-up input refused.
 fn group_snapshots(
@@ -462,8 +466,20 @@ fn group_snapshots(
     // so each interface finds its own in one look-up: a scan of the list per interface made
     // an input of many ports quadratic (8,000: two minutes).
     let functions = lspci::by_address(pci_devices);
-    let gpus = lspci::gpus(&functions);
+    let mut gpus = lspci::gpus(&functions, notes);
     let single_nic = topology.len() == 1;
+    // Each interface holds its own copy of its NIC's GPUs (the capture writes them with
+    // every interface): 4,096 switch ports mapped to one NIC of 256 GPUs held 340 MB from
+    // 700 kB of input. More than one host's worth is left out.
+    let most = gpus.len().max(topology.iter().map(|t| t.gpu_count()).max().unwrap_or(0));
+    if by_iface.len().saturating_mul(most) > MAX_GPU_COPIES {
+        notes.push(format!(
+            "{} interfaces with up to {most} GPUs each: more GPU places than one host's {MAX_GPU_COPIES}, GPU locality not checked",
+            by_iface.len()
+        ));
+        gpus.clear();
+        topology.clear();
+    }
     for (name, snap) in &mut by_iface {
         host_wide_facts(name, snap, &links, &topology, &rdma, single && single_nic, notes);
         snap.at = at;
@@ -544,7 +560,7 @@ fn host_wide_facts(
         (None, false) => None,
     };
     if let Some(n) = nic {
-        snap.host.gpus = Some(Fact::import(n.gpus.clone()));
+        snap.host.gpus = Some(Fact::import(n.gpus()));
     }
 }
 

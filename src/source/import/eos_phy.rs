@@ -74,27 +74,37 @@ fn fec_active(encoding: &str) -> Option<String> {
     }
 }
 
-/// Every scalar under `v` as `prefix/key/...` -> its text.
-fn flatten(prefix: &str, v: &Value, depth: usize, out: &mut std::collections::BTreeMap<String, String>) {
+/// Every scalar under `v` as `prefix/key/...` -> its text; `deeper` counts the values
+/// below [`MAX_DEPTH`], which are not kept.
+fn flatten(
+    prefix: &str,
+    v: &Value,
+    depth: usize,
+    out: &mut std::collections::BTreeMap<String, String>,
+    deeper: &mut usize,
+) -> ParseResult<()> {
     match v {
         Value::Object(o) if depth < MAX_DEPTH => {
             for (k, x) in o {
-                flatten(&format!("{prefix}/{k}"), x, depth + 1, out);
+                super::field_name_fits("key", k)?;
+                flatten(&format!("{prefix}/{k}"), x, depth + 1, out, deeper)?;
             }
         }
         Value::Array(a) if depth < MAX_DEPTH => {
             for (i, x) in a.iter().enumerate() {
-                flatten(&format!("{prefix}/{i}"), x, depth + 1, out);
+                flatten(&format!("{prefix}/{i}"), x, depth + 1, out, deeper)?;
             }
         }
+        Value::Object(_) | Value::Array(_) => *deeper += 1,
         Value::String(s) => {
             out.insert(prefix.to_string(), s.clone());
         }
         Value::Number(_) | Value::Bool(_) => {
             out.insert(prefix.to_string(), v.to_string());
         }
-        _ => {}
+        Value::Null => {}
     }
+    super::printed_fields_fit(out.len())
 }
 
 /// What optics reads of one port, the JSON and the text form alike.
@@ -149,9 +159,13 @@ fn port(name: &str, p: &Value) -> ParseResult<Fragment> {
         port.media = text(value(t, "mediaType"));
         port.sn = text(t.get("vendorSn"));
     }
-    let mut printed = std::collections::BTreeMap::new();
-    flatten("phy-detail", p, 0, &mut printed);
-    Ok(port.fragment(name, printed))
+    let (mut printed, mut deeper) = (std::collections::BTreeMap::new(), 0);
+    flatten("phy-detail", p, 0, &mut printed, &mut deeper)?;
+    let mut f = port.fragment(name, printed);
+    if deeper > 0 {
+        f.notes.push(format!("{deeper} object(s) nested deeper than {MAX_DEPTH} levels not kept as printed"));
+    }
+    Ok(f)
 }
 
 /// A port's lane count, refused past what a port can have.
@@ -258,10 +272,14 @@ fn text_port(name: &str, lines: &[&str]) -> ParseResult<Fragment> {
             let mut words = t.split_whitespace();
             let first = words.next().unwrap_or_default();
             if first.chars().all(|c| c.is_ascii_uppercase()) && words.next().is_some() {
+                super::field_name_fits("table name", first)?;
                 table = Some(first.to_string());
             } else if let Some(table) = &table {
+                super::field_name_fits("table row name", first)?;
                 printed.insert(format!("phy-detail/{table} {first}"), t[first.len()..].trim().to_string());
+                super::printed_fields_fit(printed.len())?;
             } else {
+                super::field_name_fits("chip heading", t)?;
                 (chip, group) = (t.to_string(), String::new());
             }
             continue;
@@ -278,7 +296,12 @@ fn text_port(name: &str, lines: &[&str]) -> ParseResult<Fragment> {
         let within = [chip.as_str(), if deep { group.as_str() } else { "" }];
         let path: Vec<&str> = std::iter::once("phy-detail").chain(within.into_iter().filter(|p| !p.is_empty())).chain([label]).collect();
         if !cells.is_empty() {
+            super::field_name_fits("row label", label)?;
+            if deep {
+                super::field_name_fits("row group", &group)?;
+            }
             printed.insert(path.join("/"), cells.join("  "));
+            super::printed_fields_fit(printed.len())?;
         }
         if !chip.is_empty() {
             continue; // another chip's view (a MACsec PHY, a coherent DSP): kept as printed

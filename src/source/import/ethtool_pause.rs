@@ -82,6 +82,7 @@ pub(crate) fn parse_text(text: &str) -> ParseResult<Fragment> {
             *slot = on_off(v).map_err(|e| e.at(k))?;
         }
         printed.push((k.to_string(), v.to_string()));
+        super::printed_fields_fit(printed.len())?;
     }
     fragment(interface, s, stats, printed)
 }
@@ -115,6 +116,7 @@ pub(crate) fn parse_json(v: &serde_json::Value) -> ParseResult<Fragment> {
                 _ => {}
             }
             printed.push((k.clone(), n.to_string()));
+            super::printed_fields_fit(printed.len())?;
         }
     }
     let interface = o.get("ifname").and_then(|i| i.as_str()).map(str::to_string);

@@ -6,7 +6,9 @@
 //! imported ([`FactSource::Import`](crate::device::host::FactSource::Import)).
 
 use super::{content_lines, key_value, Fragment, ParseError, ParseResult};
-use crate::device::host::{Channels, Fact, Gpu, PciDistance, Rings};
+use crate::device::host::{Channels, Fact, Gpu, PciDistance, Rings, MAX_GPUS};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The first line's interface: `Ring parameters for ens3np0:` -> `ens3np0`.
 fn titled_interface(text: &str, title: &str) -> Option<String> {
@@ -168,12 +170,27 @@ pub(crate) fn is_ip_link_json(v: &serde_json::Value) -> bool {
     v.as_array().and_then(|a| a.first()).is_some_and(|l| l.get("ifname").is_some() && l.get("mtu").is_some() && l.get("flags").is_some())
 }
 
-/// One NIC of `nvidia-smi topo -m` and its GPUs, each with the distance the matrix states.
+/// One NIC of `nvidia-smi topo -m` and its distance to each GPU of the matrix.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct NicGpus {
     /// The NIC as the legend names it: the RDMA device (`mlx5_0`).
     pub(crate) nic: String,
-    pub(crate) gpus: Vec<Gpu>,
+    /// The matrix's GPUs (their distance unset), shared by its NICs.
+    gpus: Arc<[Gpu]>,
+    /// This NIC's distance to each of `gpus`, in their order.
+    distances: Vec<PciDistance>,
+}
+
+impl NicGpus {
+    /// The GPUs with the distance this NIC's row states: an interface's own copy.
+    pub(crate) fn gpus(&self) -> Vec<Gpu> {
+        self.gpus.iter().zip(&self.distances).map(|(g, d)| Gpu { distance: Some(*d), ..g.clone() }).collect()
+    }
+
+    /// How many GPUs the matrix names.
+    pub(crate) fn gpu_count(&self) -> usize {
+        self.gpus.len()
+    }
 }
 
 /// A cell of the matrix between a NIC and a GPU, in the legend's words.
@@ -194,63 +211,102 @@ fn is_label(w: &str) -> bool {
     w != "CPU" && w != "NUMA" && w != "GPU" && !w.contains(['(', ')'])
 }
 
+/// The most labels (GPUs and NICs) a matrix's header may name: every RDMA device of a host
+/// with SR-IOV virtual functions is a NIC of the matrix, so room for thousands.
+const MAX_TOPO_LABELS: usize = 4096;
+
 /// `nvidia-smi topo -m` (its legend: X, SYS, NODE, PHB, PXB, PIX, NV#): the header row of
 /// labels, a row per GPU (its cells, then CPU affinity, NUMA affinity and GPU NUMA ID where
 /// the driver prints them) and a row per NIC; `NIC Legend:` names each `NICk`. Every NIC
 /// gets every GPU with the distance in its row and the GPU's NUMA node (`NUMA Affinity`,
 /// when a single node). Host-wide: [`NicGpus`] finds its interface by RDMA device.
+///
+/// Read a row at a time, keeping of a NIC's row only its distances to the GPUs: memory
+/// follows the NICs and GPUs, at most [`MAX_TOPO_LABELS`] and
+/// [`MAX_GPUS`], never the text.
 pub(crate) fn parse_nvidia_topo(text: &str) -> ParseResult<Fragment> {
-    let lines: Vec<String> = content_lines(text).map(super::mlxlink_text::strip_ansi).collect();
-    let header_at = lines
-        .iter()
-        .position(|l| l.split_whitespace().next() == Some("GPU0"))
+    let mut lines = content_lines(text).map(super::mlxlink_text::strip_ansi);
+    let header = lines
+        .by_ref()
+        .find(|l| l.split_whitespace().next() == Some("GPU0"))
         .ok_or_else(|| ParseError::missing("header row of labels starting with GPU0"))?;
-    let header = &lines[header_at];
-    let labels: Vec<&str> = header.split_whitespace().take_while(|w| is_label(w)).collect();
+    let labels: Vec<&str> = header.split_whitespace().take_while(|w| is_label(w)).take(MAX_TOPO_LABELS + 1).collect();
+    if labels.len() > MAX_TOPO_LABELS {
+        return Err(ParseError::TooMany { what: "GPUs and NICs in the matrix: not one host's", max: MAX_TOPO_LABELS });
+    }
+    let mut column: HashMap<&str, usize> = HashMap::with_capacity(labels.len());
+    for (i, l) in labels.iter().enumerate() {
+        column.entry(l).or_insert(i);
+    }
     let numa_col = header.contains("NUMA Affinity");
-    let legend: Vec<(String, String)> = lines
-        .iter()
-        .filter_map(|l| {
-            let (k, v) = l.trim().split_once(':')?;
-            (k.strip_prefix("NIC")?.parse::<u32>().is_ok() && !v.trim().is_empty()).then(|| (k.to_string(), v.trim().to_string()))
-        })
-        .collect();
-    let mut gpu_numa: Vec<(String, Option<i32>)> = Vec::new();
-    let mut nic_rows: Vec<(String, Vec<String>)> = Vec::new();
-    for line in &lines[header_at + 1..] {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let Some((label, rest)) = words.split_first() else { break };
-        if !labels.contains(label) {
-            break;
+    // The header's GPU columns: a NIC's row keeps its cells under these only.
+    let gpu_columns: Vec<usize> = labels.iter().enumerate().filter(|(_, l)| l.starts_with("GPU")).map(|(i, _)| i).collect();
+    if gpu_columns.len() > MAX_GPUS {
+        return Err(ParseError::TooMany { what: "GPUs: not one host's nvidia-smi topo -m", max: MAX_GPUS });
+    }
+    // The GPU rows (header column, NUMA node) and the NIC rows (label, cell under each GPU column).
+    let mut gpu_rows: Vec<(usize, Option<i32>)> = Vec::new();
+    let mut nic_rows: Vec<(String, Vec<Option<PciDistance>>)> = Vec::new();
+    for line in lines {
+        let mut words = line.split_whitespace();
+        let Some(label) = words.next() else { break };
+        let Some(&col) = column.get(label) else { break };
+        if gpu_rows.len() + nic_rows.len() == labels.len() {
+            return Err(
+                ParseError::malformed(format!("more rows than the header's {} labels", labels.len())).at(format_args!("row {label}"))
+            );
         }
+        let rest: Vec<&str> = words.take(labels.len() + 2).collect();
         if rest.len() < labels.len() {
             return Err(ParseError::malformed(format!("{} cells for {} labels", rest.len(), labels.len())).at(format_args!("row {label}")));
         }
-        let cells: Vec<String> = rest[..labels.len()].iter().map(|c| c.to_string()).collect();
         if label.starts_with("GPU") {
             // CPU affinity, then the NUMA node(s): one node is the GPU's; a list or N/A is not one.
             let numa = if numa_col { rest.get(labels.len() + 1).and_then(|n| n.parse::<i32>().ok()) } else { None };
-            gpu_numa.push((label.to_string(), numa));
+            gpu_rows.push((col, numa));
         } else {
-            nic_rows.push((label.to_string(), cells));
+            nic_rows.push((label.to_string(), gpu_columns.iter().map(|&c| distance(rest[c])).collect()));
         }
     }
-    if gpu_numa.is_empty() {
+    if gpu_rows.is_empty() {
         return Err(ParseError::missing("GPU rows"));
     }
-    let mut out = Vec::new();
-    for (label, cells) in nic_rows {
-        let nic = legend.iter().find(|(k, _)| *k == label).map_or(label.clone(), |(_, v)| v.clone());
-        let mut gpus = Vec::new();
-        for (gpu, numa) in &gpu_numa {
-            let col = labels.iter().position(|l| l == gpu).ok_or_else(|| ParseError::missing(format!("column {gpu}")))?;
-            let cell = &cells[col];
-            let d = distance(cell).ok_or_else(|| {
-                ParseError::malformed(format!("`{cell}` is no PCIe distance")).at(format_args!("row {label}, column {gpu}"))
-            })?;
-            gpus.push(Gpu { bus_info: gpu.clone(), pci_id: None, numa_node: *numa, pci_path: Vec::new(), distance: Some(d) });
+    // The NIC legend (`NIC0: mlx5_0`), after the matrix: only the matrix's NICs are looked up.
+    let mut named: HashMap<&str, String> = nic_rows.iter().map(|(l, _)| (l.as_str(), String::new())).collect();
+    for line in content_lines(text) {
+        let Some((k, v)) = line.trim().split_once(':') else { continue };
+        if let Some(name) = named.get_mut(k.trim_end()).filter(|_| k.starts_with("NIC") && !v.trim().is_empty()) {
+            *name = v.trim().to_string();
         }
-        out.push(NicGpus { nic, gpus });
+    }
+    let gpus: Arc<[Gpu]> = gpu_rows
+        .iter()
+        .map(|&(col, numa)| Gpu { bus_info: labels[col].to_string(), pci_id: None, numa_node: numa, pci_path: Vec::new(), distance: None })
+        .collect();
+    // Each GPU row's place among the header's GPU columns (a row's label is one of the
+    // header's, and a GPU's starts with `GPU`, so it is there).
+    let places: Vec<(usize, usize)> = gpu_rows
+        .iter()
+        .map(|&(col, _)| {
+            gpu_columns
+                .iter()
+                .position(|&c| c == col)
+                .map(|at| (col, at))
+                .ok_or_else(|| ParseError::missing(format!("column {}", labels[col])))
+        })
+        .collect::<ParseResult<_>>()?;
+    let mut out = Vec::new();
+    for (label, cells) in &nic_rows {
+        let mut distances = Vec::with_capacity(places.len());
+        for &(col, at) in &places {
+            let d = cells[at].ok_or_else(|| {
+                ParseError::malformed("no PCIe distance (PIX, PXB, PHB, NODE or SYS)")
+                    .at(format_args!("row {label}, column {}", labels[col]))
+            })?;
+            distances.push(d);
+        }
+        let nic = Some(named[label.as_str()].clone()).filter(|n| !n.is_empty()).unwrap_or_else(|| label.clone());
+        out.push(NicGpus { nic, gpus: Arc::clone(&gpus), distances });
     }
     if out.is_empty() {
         return Err(ParseError::missing("NIC rows (the node's NICs are not in the matrix)"));
@@ -354,21 +410,51 @@ mod tests {
         let f = parse_nvidia_topo(&text).unwrap();
         let nics: Vec<&str> = f.gpu_topology.iter().map(|n| n.nic.as_str()).collect();
         assert_eq!(nics, ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]);
-        let row =
-            |i: usize| f.gpu_topology[i].gpus.iter().map(|g| (g.bus_info.as_str(), g.distance.unwrap(), g.numa_node)).collect::<Vec<_>>();
+        let nic_gpus: Vec<Vec<Gpu>> = f.gpu_topology.iter().map(NicGpus::gpus).collect();
+        let row = |i: usize| nic_gpus[i].iter().map(|g| (g.bus_info.as_str(), g.distance.unwrap(), g.numa_node)).collect::<Vec<_>>();
         use PciDistance::*;
         assert_eq!(row(0), [("GPU0", Node, Some(0)), ("GPU1", Node, Some(0)), ("GPU2", Sys, Some(1)), ("GPU3", Sys, Some(1))]);
         assert_eq!(row(2), [("GPU0", Sys, Some(0)), ("GPU1", Sys, Some(0)), ("GPU2", Node, Some(1)), ("GPU3", Node, Some(1))]);
         // The GB200 matrix: NUMA affinity "0,2-17" is no single node.
         let f = parse_nvidia_topo(&read("gb200/nvidia-smi_topo_-m")).unwrap();
         assert_eq!(f.gpu_topology.len(), 8);
-        assert!(f.gpu_topology.iter().flat_map(|n| &n.gpus).all(|g| g.distance == Some(Sys) && g.numa_node.is_none()));
+        assert!(f.gpu_topology.iter().flat_map(|n| n.gpus()).all(|g| g.distance == Some(Sys) && g.numa_node.is_none()));
         // Before the NIC legend (driver 470 and older) the label is the device, tab-separated.
         let old =
             "\tGPU0\tGPU1\tmlx5_0\tCPU Affinity\nGPU0\t X \tNV1\tPHB\t0-7\nGPU1\tNV1\t X \tPHB\t0-7\nmlx5_0\tPHB\tPHB\t X \t\n\nLegend:\n";
         let f = parse_nvidia_topo(old).unwrap();
-        assert_eq!((f.gpu_topology[0].nic.as_str(), f.gpu_topology[0].gpus[1].distance), ("mlx5_0", Some(Phb)));
+        assert_eq!((f.gpu_topology[0].nic.as_str(), f.gpu_topology[0].gpus()[1].distance), ("mlx5_0", Some(Phb)));
         assert!(parse_nvidia_topo("\tGPU0\tCPU Affinity\nGPU0\t X \t0-7\n").is_err(), "no NIC row");
+    }
+
+    /// A matrix of `gpus` GPUs and `nics` NICs as `nvidia-smi topo -m` lays it out.
+    fn matrix(gpus: usize, nics: usize) -> String {
+        let labels: Vec<String> = (0..gpus).map(|i| format!("GPU{i}")).chain((0..nics).map(|i| format!("NIC{i}"))).collect();
+        let mut text = format!("\t{}\tCPU Affinity\tNUMA Affinity\n", labels.join("\t"));
+        for (r, label) in labels.iter().enumerate() {
+            let cells: Vec<&str> = (0..labels.len()).map(|c| if c == r { "X" } else { "SYS" }).collect();
+            text += &format!("{label}\t{}\t0-7\t0\n", cells.join("\t"));
+        }
+        text + "\nNIC Legend:\n\n" + &(0..nics).map(|i| format!("  NIC{i}: mlx5_{i}\n")).collect::<String>()
+    }
+
+    /// Each NIC keeps one distance per GPU, not the row's text: memory follows what is kept.
+    #[test]
+    fn a_matrix_past_one_hosts_gpus_labels_or_rows_is_refused() {
+        let f = parse_nvidia_topo(&matrix(MAX_GPUS, 2)).unwrap();
+        assert_eq!(f.gpu_topology.iter().map(|n| (n.nic.as_str(), n.gpu_count())).collect::<Vec<_>>(), [("mlx5_0", 256), ("mlx5_1", 256)]);
+        assert!(Arc::ptr_eq(&f.gpu_topology[0].gpus, &f.gpu_topology[1].gpus), "the GPUs are one list for all NICs");
+        let e = parse_nvidia_topo(&matrix(MAX_GPUS + 1, 1)).unwrap_err();
+        assert_eq!(e.to_string(), "more than 256 GPUs: not one host's nvidia-smi topo -m");
+        let e = parse_nvidia_topo(&matrix(8, MAX_TOPO_LABELS)).unwrap_err();
+        assert_eq!(e.to_string(), "more than 4096 GPUs and NICs in the matrix: not one host's");
+        // A row repeated past the header's labels is no matrix.
+        let text = matrix(1, 1).replace("NIC0\tSYS\tX\t0-7\t0\n", &"NIC0\tSYS\tX\t0-7\t0\n".repeat(3));
+        assert!(parse_nvidia_topo(&text).unwrap_err().to_string().contains("more rows than the header's 2 labels"));
+        // A cell that is no distance names its row and column.
+        let text = matrix(2, 1).replace("NIC0\tSYS\tSYS", "NIC0\tSYS\tNV4");
+        let e = parse_nvidia_topo(&text).unwrap_err().to_string();
+        assert!(e.contains("row NIC0, column GPU1"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! records it below `/sys/devices`. The two join by address.
 
 use super::{content_lines, Fragment, ParseError, ParseResult};
-use crate::device::host::{is_gpu, Fact, Gpu, HostFacts};
+use crate::device::host::{is_gpu, Fact, Gpu, HostFacts, MAX_GPUS};
 use crate::device::{PciAddress, PciBus, PciLink};
 use std::collections::BTreeMap;
 
@@ -181,10 +181,6 @@ fn root_at(line: &str, i: usize) -> Option<(PciBus, usize)> {
     Some((PciBus::parse(&inner[..close])?, i + 1 + close + 1))
 }
 
-/// The most GPUs one host's listing may name (an HGX node has 8, a PCIe expansion chassis a
-/// few dozen).
-const MAX_GPUS: usize = 256;
-
 /// The most path entries (host bridge, bridges, function) a tree's functions may hold
 /// between them: 65,536 functions 16 deep (about 50 MB).
 const MAX_TREE_PLACES: usize = 1 << 20;
@@ -295,10 +291,12 @@ pub(crate) fn by_address<'a>(all: impl IntoIterator<Item = &'a PciFunction>) -> 
 }
 
 /// The node's GPUs as the listing names them, worked out once for every NIC of the input.
-pub(crate) fn gpus(all: &BTreeMap<PciAddress, PciFunction>) -> Vec<Gpu> {
+pub(crate) fn gpus(all: &BTreeMap<PciAddress, PciFunction>, notes: &mut Vec<String>) -> Vec<Gpu> {
     // Every interface on a listed NIC gets its own copy: 5,000 GPUs for 1,000 switch ports
     // held 1.7 GB. More than a host holds is no host's listing: GPU locality left unchecked.
-    if all.values().filter(|f| f.gpu).count() > MAX_GPUS {
+    let listed = all.values().filter(|f| f.gpu).count();
+    if listed > MAX_GPUS {
+        notes.push(format!("lspci lists {listed} GPUs, more than one host's {MAX_GPUS}: GPU locality not checked"));
         return Vec::new();
     }
     all.values()
@@ -346,8 +344,11 @@ mod tests {
                 })
                 .collect()
         };
-        assert_eq!(gpus(&listing(MAX_GPUS)).len(), MAX_GPUS);
-        assert!(gpus(&listing(MAX_GPUS + 1)).is_empty());
+        let mut notes = Vec::new();
+        assert_eq!(gpus(&listing(MAX_GPUS), &mut notes).len(), MAX_GPUS);
+        assert!(notes.is_empty());
+        assert!(gpus(&listing(MAX_GPUS + 1), &mut notes).is_empty());
+        assert_eq!(notes, ["lspci lists 257 GPUs, more than one host's 256: GPU locality not checked"]);
     }
 
     #[test]

@@ -110,7 +110,12 @@ pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
     if !is_header(header_line) {
         return Err(ParseError::malformed("the first row is not amBER's field names"));
     }
-    let header: Vec<&str> = header_line.split(',').map(str::trim).collect();
+    let header: Vec<&str> = header_line.split(',').map(str::trim).take(super::MAX_PRINTED_FIELDS + 1).collect();
+    // Each column is kept as printed, in every run.
+    super::printed_fields_fit(header.len())?;
+    for h in &header {
+        super::field_name_fits("field name", h)?;
+    }
     let mut runs = Vec::new();
     for (i, line) in lines.enumerate() {
         let n = i + 1;

@@ -28,7 +28,10 @@ pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
         let Some(body) = body.as_object() else { continue };
         for (name, v) in body {
             if let Some(t) = text_of(v) {
+                super::field_name_fits("section name", section)?;
+                super::field_name_fits("field name", name)?;
                 fields.push((section.clone(), name.clone(), t));
+                super::printed_fields_fit(fields.len())?;
             }
         }
     }

@@ -38,7 +38,10 @@ pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
             continue;
         }
         if let Some((k, v)) = key_value(line) {
+            super::field_name_fits("section title", &section)?;
+            super::field_name_fits("field name", k)?;
             fields.push((section.clone(), k.to_string(), v.to_string()));
+            super::printed_fields_fit(fields.len())?;
         }
     }
     to_fragment(&fields)
@@ -47,6 +50,20 @@ pub(crate) fn parse(text: &str) -> ParseResult<Fragment> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::import::{ParseError, MAX_FIELD_NAME_BYTES, MAX_PRINTED_FIELDS};
+
+    /// Every field is kept as printed: past a real output's count, or under a section title
+    /// longer than a real one (copied into each field's name), the output is refused.
+    #[test]
+    fn fields_past_a_real_outputs_count_or_name_length_are_refused_not_held() {
+        let fields =
+            |n: usize, title: &str| format!("{title}\n---\nWidth : 4x\n{}", (1..n).map(|i| format!("k{i} : v\n")).collect::<String>());
+        assert_eq!(parse(&fields(MAX_PRINTED_FIELDS, "Operational Info")).unwrap().printed_fields.len(), MAX_PRINTED_FIELDS);
+        let e = parse(&fields(MAX_PRINTED_FIELDS + 1, "Operational Info")).unwrap_err();
+        assert!(matches!(e, ParseError::TooMany { max: MAX_PRINTED_FIELDS, .. }), "{e}");
+        let e = parse(&fields(1, &"T".repeat(MAX_FIELD_NAME_BYTES + 1))).unwrap_err().to_string();
+        assert_eq!(e, "a section title of 129 bytes (`TTTTTTTTTTTTTTTTTTTTTTTT`...): no tool's is longer than 128");
+    }
 
     #[test]
     fn text_and_json_forms_of_one_snapshot_agree() {

@@ -206,6 +206,38 @@ impl Fragment {
     }
 }
 
+/// The most fields one port of an output keeps as printed ([`Fragment::printed_fields`]): real
+/// mlxlink, amBER, NVUE and EOS outputs print at most a few hundred. A kept field costs about
+/// 100 bytes however short its line, and a record past a capture line's 16 MiB is refused in
+/// the end: 15 MB of `k:v` lines under one mlxlink section held 1.2 GB for 35 s first.
+pub(crate) const MAX_PRINTED_FIELDS: usize = 4096;
+
+/// Refuses an output once a port of it has more than [`MAX_PRINTED_FIELDS`] fields (`kept`).
+pub(crate) fn printed_fields_fit(kept: usize) -> ParseResult<()> {
+    if kept > MAX_PRINTED_FIELDS {
+        return Err(ParseError::TooMany { what: "fields for one port: not a tool's output", max: MAX_PRINTED_FIELDS });
+    }
+    Ok(())
+}
+
+/// The longest section, column or key name a printed field's name is made of (mlxlink's
+/// longest, `Time Since Last Clear [Min]`, is 27 bytes): a section's name is copied into each
+/// of its fields' names, so a 1 MB title over 4,096 fields would hold 4 GB.
+pub(crate) const MAX_FIELD_NAME_BYTES: usize = 128;
+
+/// Refuses a section, column or key name (`name`, `what` it is) longer than [`MAX_FIELD_NAME_BYTES`].
+pub(crate) fn field_name_fits(what: &str, name: &str) -> ParseResult<()> {
+    if name.len() > MAX_FIELD_NAME_BYTES {
+        let start: String = name.chars().take(24).collect();
+        return Err(ParseError::malformed(format!(
+            "a {what} of {} bytes (`{}`...): no tool's is longer than {MAX_FIELD_NAME_BYTES}",
+            name.len(),
+            start.escape_debug()
+        )));
+    }
+    Ok(())
+}
+
 /// `key: value` split at the first `:` (values may contain more colons).
 pub(crate) fn key_value(line: &str) -> Option<(&str, &str)> {
     let (k, v) = line.split_once(':')?;

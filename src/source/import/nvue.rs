@@ -195,66 +195,102 @@ const MAX_DEPTH: usize = 6;
 /// longer head (no NVUE key) is not one; 1 MB heads over 15 MB of lines held 23 GB.
 const MAX_HEAD_PATH_BYTES: usize = 64;
 
-/// Every scalar of an `-o json` object as `(path, text)`, the path's keys joined by `/`.
-fn json_paths(prefix: &str, v: &Value, depth: usize, out: &mut Vec<(String, String)>) {
+/// Every scalar of an `-o json` object as `(path, text)`, the path's keys joined by `/`;
+/// `deeper` counts the objects below [`MAX_DEPTH`], which are not read.
+fn json_paths(prefix: &str, v: &Value, depth: usize, out: &mut Vec<(String, String)>, deeper: &mut usize) -> ParseResult<()> {
     match v {
         Value::Object(o) if depth < MAX_DEPTH => {
             for (k, x) in o {
+                super::field_name_fits("key", k)?;
                 let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}/{k}") };
-                json_paths(&path, x, depth + 1, out);
+                json_paths(&path, x, depth + 1, out, deeper)?;
             }
         }
-        _ => out.extend(json_text(v).map(|t| (prefix.to_string(), t))),
+        Value::Object(_) => *deeper += 1,
+        _ => {
+            out.extend(json_text(v).map(|t| (prefix.to_string(), t)));
+            super::printed_fields_fit(out.len())?;
+        }
     }
+    Ok(())
 }
 
 /// `key : value` lines as `(path, value)`: a `key:` line with no value heads the lines
 /// indented under it (NVUE prints nested objects so: `channel:` / `  channel-1:` /
-/// `    rx-power:` / `        power : 0.8625 mW / -0.64 dBm`).
-fn nested_paths(text: &str) -> Vec<(String, String)> {
-    let mut heads: Vec<(usize, &str)> = Vec::new();
+/// `    rx-power:` / `        power : 0.8625 mW / -0.64 dBm`). A head past [`MAX_DEPTH`]
+/// or [`MAX_HEAD_PATH_BYTES`] heads nothing: its lines are not read, and a note says how many.
+fn nested_paths(text: &str, notes: &mut Vec<String>) -> ParseResult<Vec<(String, String)>> {
+    // A head: its indent, its key, and whether it is read (within both bounds).
+    let mut heads: Vec<(usize, &str, bool)> = Vec::new();
     let mut out = Vec::new();
+    let (mut dropped_heads, mut unread) = (0usize, 0usize);
     for line in content_lines(text) {
         let Some((k, v)) = key_value(line) else { continue };
         let indent = line.len() - line.trim_start().len();
-        while heads.last().is_some_and(|(i, _)| *i >= indent) {
+        while heads.last().is_some_and(|(i, _, _)| *i >= indent) {
             heads.pop();
         }
+        let under_dropped = heads.iter().any(|(_, _, read)| !read);
         if v.is_empty() {
-            let above: usize = heads.iter().map(|(_, h)| h.len() + 1).sum();
-            if heads.len() < MAX_DEPTH && above + k.len() <= MAX_HEAD_PATH_BYTES {
-                heads.push((indent, k));
-            }
+            let read = heads.iter().filter(|h| h.2).count();
+            let above: usize = heads.iter().filter(|h| h.2).map(|(_, h, _)| h.len() + 1).sum();
+            let fits = !under_dropped && read < MAX_DEPTH && above + k.len() <= MAX_HEAD_PATH_BYTES;
+            dropped_heads += usize::from(!fits && !under_dropped);
+            heads.push((indent, k, fits));
             continue;
         }
-        let path: Vec<&str> = heads.iter().map(|(_, h)| *h).chain([k]).collect();
+        if under_dropped {
+            unread += 1;
+            continue;
+        }
+        let path: Vec<&str> = heads.iter().map(|(_, h, _)| *h).chain([k]).collect();
         out.push((path.join("/"), v.to_string()));
+        super::printed_fields_fit(out.len())?;
     }
-    out
+    if dropped_heads > 0 {
+        notes.push(format!(
+            "{dropped_heads} nested head(s) deeper than {MAX_DEPTH} or longer than {MAX_HEAD_PATH_BYTES} bytes with the heads above (no NVUE key is): their {unread} value line(s) not read"
+        ));
+    }
+    Ok(out)
 }
 
 /// An output's `(key, value)` pairs, and the port it names.
 type Pairs = (Vec<(String, String)>, Option<String>);
 
-/// The `(key, value)` pairs of the output, text or `-o json`, and the port it names.
-fn pairs(text: &str, table: bool) -> ParseResult<Pairs> {
+/// The `(key, value)` pairs of the output, text or `-o json`, and the port it names; what
+/// was not read goes to `notes`.
+fn pairs(text: &str, table: bool, notes: &mut Vec<String>) -> ParseResult<Pairs> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
         let v: Value = serde_json::from_str(trimmed).map_err(|e| ParseError::syntax(format_args!("not JSON: {e}")))?;
         if !v.is_object() {
             return Err(ParseError::malformed("not an NVUE -o json object"));
         }
-        let mut out = Vec::new();
-        json_paths("", &v, 0, &mut out);
+        let (mut out, mut deeper) = (Vec::new(), 0);
+        json_paths("", &v, 0, &mut out, &mut deeper)?;
+        if deeper > 0 {
+            notes.push(format!("{deeper} object(s) nested deeper than {MAX_DEPTH} levels (no NVUE key is) not read"));
+        }
         return Ok((out, None));
     }
-    let pairs = if table { table_rows(text).map(|(k, v)| (k.to_string(), v.to_string())).collect() } else { nested_paths(text) };
+    let pairs = if table {
+        let mut rows = Vec::new();
+        for (k, v) in table_rows(text) {
+            rows.push((k.to_string(), v.to_string()));
+            super::printed_fields_fit(rows.len())?;
+        }
+        rows
+    } else {
+        nested_paths(text, notes)?
+    };
     Ok((pairs, prompt_port(text)))
 }
 
 /// `nv show interface IF transceiver` (text or `-o json`).
 pub(crate) fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
-    let (pairs, port) = pairs(text, false)?;
+    let mut read_notes = Vec::new();
+    let (pairs, port) = pairs(text, false, &mut read_notes)?;
     let mut lines: Vec<(String, String, Option<usize>)> = Vec::new();
     for (k, v) in &pairs {
         if let Some((label, lane, dbm)) = ethtool_label(k) {
@@ -262,11 +298,12 @@ pub(crate) fn parse_transceiver(text: &str) -> ParseResult<Fragment> {
             lines.push((label, v, lane));
         }
     }
-    let (mut m, notes) = ethtool_module::parse_labelled(TOOL, lines.iter().map(|(l, v, lane)| (l.as_str(), v.as_str(), *lane)))?;
+    let (mut m, mut notes) = ethtool_module::parse_labelled(TOOL, lines.iter().map(|(l, v, lane)| (l.as_str(), v.as_str(), *lane)))?;
     // NVUE does not say whether `rx-power` is average power or OMA.
     m.rx_power_oma = None;
     // NVUE names the form factor without SFF-8024's code (`identifier : QSFP28`).
     m.identifier = pairs.iter().find(|(k, _)| k == "identifier").map(|(_, v)| v.trim().to_string()).filter(|v| !v.is_empty());
+    notes.extend(read_notes);
     let mut f = Fragment { interface: port, printed_module: Some(m), notes, ..Default::default() };
     f.printed_fields = pairs.into_iter().map(|(k, v)| (format!("nvue transceiver/{k}"), v)).collect();
     Ok(f)
@@ -278,8 +315,9 @@ fn count(k: &str, v: &str) -> ParseResult<u64> {
 
 /// `nv show interface IF link phy-detail` / `link phy health` (text or `-o json`).
 pub(crate) fn parse_phy_detail(text: &str) -> ParseResult<Fragment> {
-    let (pairs, port) = pairs(text, true)?;
-    let mut f = Fragment { interface: port, ..Default::default() };
+    let mut notes = Vec::new();
+    let (pairs, port) = pairs(text, true, &mut notes)?;
+    let mut f = Fragment { interface: port, notes, ..Default::default() };
     let mut lanes: Vec<Option<u64>> = Vec::new();
     let mut bins: Vec<Option<u64>> = Vec::new();
     for (k, v) in &pairs {
@@ -358,23 +396,39 @@ mod tests {
     }
 
     #[test]
-    fn a_head_longer_than_any_nvue_key_heads_nothing() {
+    fn a_head_longer_than_any_nvue_key_heads_nothing_and_says_so() {
         let long = "h".repeat(MAX_HEAD_PATH_BYTES + 1);
-        let text = format!("channel:\n  {long}:\n    power : 1\n");
-        assert_eq!(nested_paths(&text), [("channel/power".to_string(), "1".to_string())]);
+        // Its lines (and its sub-heads') are not read under a path that leaves it out.
+        let text = format!("channel:\n  {long}:\n    power : 1\n    deeper:\n      x : 2\n  kept : 3\n");
+        let mut notes = Vec::new();
+        assert_eq!(nested_paths(&text, &mut notes).unwrap(), [("channel/kept".to_string(), "3".to_string())]);
+        assert_eq!(
+            notes,
+            ["1 nested head(s) deeper than 6 or longer than 64 bytes with the heads above (no NVUE key is): their 2 value line(s) not read"]
+        );
+        // Seven heads deep: the seventh heads nothing.
+        let deep: String = (0..7).map(|i| format!("{}h{i}:\n", " ".repeat(i))).collect::<String>() + &" ".repeat(7) + "v : 1\n";
+        let mut notes = Vec::new();
+        assert!(nested_paths(&deep, &mut notes).unwrap().is_empty());
+        assert_eq!(notes.len(), 1);
+        // JSON nested deeper than NVUE's: a note, nothing made up.
+        let v: Value = serde_json::from_str(r#"{"a":{"b":{"c":{"d":{"e":{"f":{"g":"1"}}}}},"k":"2"}}"#).unwrap();
+        let (mut out, mut deeper) = (Vec::new(), 0);
+        json_paths("", &v, 0, &mut out, &mut deeper).unwrap();
+        assert_eq!((out, deeper), (vec![("a/k".to_string(), "2".to_string())], 1));
     }
 
     #[test]
     fn nested_views_read_as_paths_in_text_and_json() {
         let text = "vendor-pn : X\ntemperature:\n  temperature : 40.5 C\nchannel:\n  channel-2:\n    rx-power:\n        power : 0.5 mW / -3.01 dBm\n";
-        let paths = nested_paths(text);
+        let paths = nested_paths(text, &mut Vec::new()).unwrap();
         assert_eq!(paths[1], ("temperature/temperature".to_string(), "40.5 C".to_string()));
         assert_eq!(paths[2].0, "channel/channel-2/rx-power/power");
         // The nested object as napalm-cumulus reads `nv show platform transceiver -o json`
         // (`ch_data["rx-power"]["power"]`): the same paths.
         let v: Value = serde_json::from_str(r#"{"channel": {"channel-2": {"rx-power": {"power": "0.5 mW / -3.01 dBm"}}}}"#).unwrap();
         let mut out = Vec::new();
-        json_paths("", &v, 0, &mut out);
+        json_paths("", &v, 0, &mut out, &mut 0).unwrap();
         assert_eq!(out, [("channel/channel-2/rx-power/power".to_string(), "0.5 mW / -3.01 dBm".to_string())]);
         assert_eq!(ethtool_label("channel/channel-2/rx-power/power"), Some(("Rcvr signal avg optical power".into(), Some(1), false)));
         assert_eq!(

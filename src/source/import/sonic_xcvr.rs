@@ -239,6 +239,7 @@ pub(crate) fn parse_status(text: &str) -> ParseResult<Fragment> {
         }
         for (k, v) in pairs {
             status_line(&mut m, &mut fields, k, v);
+            super::printed_fields_fit(fields.len())?;
         }
         ports.push(Fragment {
             interface: name,
