@@ -10,6 +10,8 @@
 
 use std::io::{self, Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The four bytes every Zstandard frame starts with (RFC 8878 §3.1.1, 0xFD2FB528 little-endian).
 pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -119,17 +121,37 @@ impl<W: Write> Write for Frames<W> {
     }
 }
 
+/// Whether a stream of frames ended inside a frame (a recording killed mid-write): set by
+/// the [`Unframed`] reading it, read by whoever reports on the capture, so the reader can
+/// say the capture was cut rather than that it ended.
+#[derive(Clone, Debug, Default)]
+pub struct Cut(Arc<AtomicBool>);
+
+impl Cut {
+    /// True once the stream was found to end inside a frame.
+    pub fn happened(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// Reads a stream of frames as the JSON Lines they hold; an input that ends inside a
-/// frame (a recording killed mid-write) ends there, after every whole block it held.
+/// frame (a recording killed mid-write) ends there, after every whole block it held, and
+/// its [`Cut`] says so.
 pub struct Unframed<R: Read> {
     inner: zstd::stream::read::Decoder<'static, io::BufReader<R>>,
+    cut: Cut,
     done: bool,
 }
 
 impl<R: Read> Unframed<R> {
     /// Reads the Zstandard frames of `compressed`.
     pub fn new(compressed: R) -> io::Result<Self> {
-        Ok(Unframed { inner: zstd::stream::read::Decoder::new(compressed)?, done: false })
+        Ok(Unframed { inner: zstd::stream::read::Decoder::new(compressed)?, cut: Cut::default(), done: false })
+    }
+
+    /// Set when the input ends inside a frame.
+    pub fn cut(&self) -> Cut {
+        self.cut.clone()
     }
 }
 
@@ -142,6 +164,7 @@ impl<R: Read> Read for Unframed<R> {
             // zstd's "incomplete frame": the input ended inside a frame.
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
                 self.done = true;
+                self.cut.0.store(true, Ordering::Relaxed);
                 Ok(0)
             }
             other => other,

@@ -372,6 +372,9 @@ pub enum CaptureError {
     /// No header line.
     #[error("capture is empty: no header line")]
     Empty,
+    /// A compressed capture that ends inside a frame before its header line is whole.
+    #[error("capture is cut: it ends inside its first Zstandard frame, before its header line is whole (a recording killed as it started, or a damaged file)")]
+    CutBeforeHeader,
     #[error("line 1: not a capture header ({detail})")]
     /// The first line is not a header.
     NotAHeader {
@@ -477,22 +480,28 @@ impl Capture {
 /// Reads a whole capture file into memory: small inputs only (tests); commands stream
 /// it through the engine ([`crate::sample::engine::for_each_record`]).
 pub fn read_capture(path: impl AsRef<Path>) -> Result<Capture, CaptureError> {
-    read_capture_from(open_file(path.as_ref())?)
+    let (reader, cut) = open_file(path.as_ref())?;
+    read_whole(CaptureReader::with_cut(reader, cut)?)
 }
 
 /// A capture file's lines, decompressed when it holds Zstandard frames (by its bytes, not
 /// its name).
-fn open_file(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+fn open_file(path: &Path) -> std::io::Result<(Box<dyn BufRead>, Option<compressed::Cut>)> {
     let mut file = std::io::BufReader::new(std::fs::File::open(path)?);
     if compressed::is_zstd(file.fill_buf()?) {
-        return Ok(Box::new(std::io::BufReader::new(compressed::Unframed::new(file)?)));
+        let unframed = compressed::Unframed::new(file)?;
+        let cut = unframed.cut();
+        return Ok((Box::new(std::io::BufReader::new(unframed)), Some(cut)));
     }
-    Ok(Box::new(file))
+    Ok((Box::new(file), None))
 }
 
 /// Reads a whole capture into memory ([`CaptureReader`] rules).
 pub fn read_capture_from(reader: impl BufRead) -> Result<Capture, CaptureError> {
-    let mut r = CaptureReader::new(reader)?;
+    read_whole(CaptureReader::new(reader)?)
+}
+
+fn read_whole(mut r: CaptureReader<impl BufRead>) -> Result<Capture, CaptureError> {
     let mut records = Vec::new();
     while let Some(rec) = r.next_record()? {
         records.push(rec);
@@ -509,19 +518,48 @@ pub struct CaptureReader<R: BufRead> {
     lines: lines::Lines<R>,
     header: Header,
     notes: Vec<String>,
+    /// Set when a compressed capture's stream ends inside a frame: said once, at its end.
+    cut: Option<compressed::Cut>,
 }
 
 impl<R: BufRead> CaptureReader<R> {
     /// Reads and checks the header line.
     pub fn new(reader: R) -> Result<Self, CaptureError> {
+        Self::with_cut(reader, None)
+    }
+
+    /// Reads and checks the header line of the lines of a compressed capture whose stream
+    /// sets `cut` when it ends inside a frame ([`compressed::Unframed::cut`]): the reader
+    /// then says the capture was cut (a note at its end, an error before its header).
+    pub fn with_cut(reader: R, cut: Option<compressed::Cut>) -> Result<Self, CaptureError> {
         let mut lines = lines::Lines::new(reader);
         let Some((n, first)) = lines.next_line()? else {
-            return Err(CaptureError::Empty);
+            return Err(if cut.as_ref().is_some_and(compressed::Cut::happened) {
+                CaptureError::CutBeforeHeader
+            } else {
+                CaptureError::Empty
+            });
         };
         object_line(first, n)?;
         let first = std::str::from_utf8(first).map_err(|_| CaptureError::NotUtf8 { line: n })?;
-        let header = parse_header(first)?;
-        Ok(CaptureReader { lines, header, notes: Vec::new() })
+        let header = match parse_header(first) {
+            // The header's own line cut short by the frame's end: cut, not malformed.
+            Err(CaptureError::NotAHeader { .. }) if cut.as_ref().is_some_and(compressed::Cut::happened) => {
+                return Err(CaptureError::CutBeforeHeader)
+            }
+            other => other?,
+        };
+        Ok(CaptureReader { lines, header, notes: Vec::new(), cut })
+    }
+
+    /// The end of the lines: a compressed capture cut inside a frame says so, once.
+    fn ended(&mut self) {
+        if self.cut.take().is_some_and(|c| c.happened()) {
+            self.notes.push(
+                "the compressed capture ends inside a Zstandard frame (a recording killed mid-write): read up to its last whole block"
+                    .to_string(),
+            );
+        }
     }
 
     /// The capture's header (its first line).
@@ -537,6 +575,7 @@ impl<R: BufRead> CaptureReader<R> {
     /// The next record, `None` at the end.
     pub fn next_record(&mut self) -> Result<Option<Record>, CaptureError> {
         let Some((n, line)) = self.lines.next_line()? else {
+            self.ended();
             return Ok(None);
         };
         object_line(line, n)?;
@@ -547,6 +586,7 @@ impl<R: BufRead> CaptureReader<R> {
                 let cut_short = serde_json::from_slice::<serde_json::Value>(line).err().is_some_and(|e| e.is_eof());
                 if cut_short && self.lines.next_line()?.is_none() {
                     self.notes.push(format!("line {n} is truncated (capture stopped mid-write); ignored"));
+                    self.ended();
                     return Ok(None);
                 }
                 Err(CaptureError::BadLine { line: n, source })

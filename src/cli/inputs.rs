@@ -42,6 +42,8 @@ pub struct Input {
     pub reader: Opened,
     /// Its first line is a capture header.
     pub is_capture: bool,
+    /// Zstandard input: set when its stream ends inside a frame.
+    pub cut: Option<compressed::Cut>,
 }
 
 /// Opens `path` (`-`: standard input) once and peeks its first line (at most 64 kB);
@@ -55,14 +57,16 @@ pub fn open(path: &Path, what: &str) -> anyhow::Result<Input> {
     };
     let shown = || format!("{what} {}", path.display());
     let (head, source) = peek(source).with_context(shown)?;
-    let (head, source) = if compressed::is_zstd(&head) {
+    let (head, source, cut) = if compressed::is_zstd(&head) {
         let unframed = compressed::Unframed::new(Cursor::new(head).chain(source)).with_context(shown)?;
-        peek(Box::new(unframed)).with_context(|| format!("{} (zstd)", shown()))?
+        let cut = unframed.cut();
+        let (head, source) = peek(Box::new(unframed)).with_context(|| format!("{} (zstd)", shown()))?;
+        (head, source, Some(cut))
     } else {
-        (head, source)
+        (head, source, None)
     };
     let is_capture = is_capture_start(&head);
-    Ok(Input { reader: BufReader::with_capacity(1 << 16, Cursor::new(head).chain(source)), is_capture })
+    Ok(Input { reader: BufReader::with_capacity(1 << 16, Cursor::new(head).chain(source)), is_capture, cut })
 }
 
 /// Reads until the first non-blank line is whole, the peek is full, or the input ends: a
@@ -109,7 +113,7 @@ impl Input {
 
     /// The input as a capture, its header read.
     pub fn capture(self, path: &Path) -> anyhow::Result<CaptureReader<Opened>> {
-        CaptureReader::new(self.reader).with_context(|| format!("capture {}", path.display()))
+        CaptureReader::with_cut(self.reader, self.cut).with_context(|| format!("capture {}", path.display()))
     }
 }
 

@@ -109,6 +109,44 @@ fn a_zst_capture_cut_anywhere_reads_or_says_why() {
     assert_eq!(cut.records.len(), whole.records.len());
 }
 
+/// A recording cut at every byte (a frame without its end, even missing only its checksum,
+/// is cut): before its header's block is whole the capture "is cut", never "empty"; after,
+/// it replays a prefix of the whole and says it was cut.
+#[test]
+fn a_zst_capture_cut_at_any_byte_says_it_was_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let packed = std::fs::read(record(dir.path(), "run.jsonl.zst")).unwrap();
+    let whole = optics::capture::read_capture(dir.path().join("run.jsonl.zst")).unwrap();
+    assert!(whole.notes.is_empty(), "{:?}", whole.notes);
+    let cut_path = dir.path().join("cut.jsonl.zst");
+    let mut read_some = 0;
+    for cut in 4..packed.len() {
+        std::fs::write(&cut_path, &packed[..cut]).unwrap();
+        match optics::capture::read_capture(&cut_path) {
+            Ok(c) => {
+                read_some += 1;
+                assert!(c.records.len() <= whole.records.len());
+                assert_eq!(c.records[..], whole.records[..c.records.len()], "cut at {cut}: a prefix of the whole");
+                assert!(c.notes.iter().any(|n| n.contains("ends inside a Zstandard frame")), "cut at {cut}: {:?}", c.notes);
+            }
+            Err(e) => {
+                assert!(matches!(e, optics::capture::CaptureError::CutBeforeHeader), "cut at {cut}: {e}");
+                assert!(e.to_string().starts_with("capture is cut"), "{e}");
+            }
+        }
+    }
+    assert!(read_some > packed.len() / 2, "most cuts replay: {read_some} of {}", packed.len());
+    // Through the command: the cut said on stderr, and a cut header is no "empty" capture.
+    std::fs::write(&cut_path, &packed[..packed.len() - 1]).unwrap();
+    let out = optics().args(["scan", "--replay", cut_path.to_str().unwrap()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ends inside a Zstandard frame (a recording killed mid-write)"));
+    std::fs::write(&cut_path, &packed[..8]).unwrap();
+    let out = optics().args(["scan", "--replay", cut_path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("capture is cut") && !err.contains("empty"), "{err}");
+}
+
 /// SIGKILL mid-recording: the capture replays up to its last flushed tick.
 #[cfg(live)]
 #[test]
@@ -132,6 +170,7 @@ fn a_killed_zst_recording_replays_to_its_last_tick() {
     let cap = optics::capture::read_capture(&rec).unwrap();
     let samples = cap.records.iter().filter(|r| matches!(r, optics::capture::Record::Sample(_))).count();
     assert!(samples >= 5, "{samples} samples survived the kill");
+    assert!(cap.notes.iter().any(|n| n.contains("ends inside a Zstandard frame")), "{:?}", cap.notes);
     let out = optics().args(["scan", "--replay", rec.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
