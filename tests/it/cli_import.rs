@@ -298,3 +298,28 @@ fn the_released_ethtool_fec_histogram_text_reaches_the_capture() {
         ])
     );
 }
+
+#[test]
+fn a_paste_of_two_modules_under_one_interface_is_refused_not_merged() {
+    // tests/fixtures/import/ethtool_m/README.md: two `ethtool -m eth1` of two copper SFPs
+    // (Finisar FCLF8520P2BTL SN PX90NHX, Bel-Fuse 1GBT-SFP06 SN 0000000610) in one mail.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.jsonl");
+    let paste = format!("{F}/ethtool_m/copper_sfps_two_modules_eth1_netdev.txt");
+    let o = optics().args(["import", &paste, "-o"]).arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a second module (vendor SN 0000000610)") && err.contains("vendor SN PX90NHX"), "{err}");
+    assert!(!out.exists());
+    // Cut at its second command line, each half is one module of its own.
+    let text = std::fs::read_to_string(&paste).unwrap();
+    let second = text.rfind("# ethtool -m eth1").unwrap();
+    for (half, pn, sn) in [(&text[..second], "FCLF8520P2BTL", "PX90NHX"), (&text[second..], "1GBT-SFP06", "0000000610")] {
+        let file = dir.path().join(format!("{sn}.txt"));
+        std::fs::write(&file, half).unwrap();
+        let cap = dir.path().join(format!("{sn}.jsonl"));
+        import(&[file.to_str().unwrap()], &cap);
+        let m = &scan_json(&cap)["interfaces"][0]["module"];
+        assert_eq!((m["vendor_pn"].as_str(), m["vendor_sn"].as_str()), (Some(pn), Some(sn)));
+    }
+}

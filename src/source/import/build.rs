@@ -90,6 +90,15 @@ struct IbRead {
     mtime: Option<std::time::SystemTime>,
 }
 
+/// A module's vendor SN: the printed module's, else the decoded pages'.
+fn module_sn(printed: Option<&PrintedModule>, pages: Option<&ModulePages>) -> Option<String> {
+    let sn = printed.and_then(|p| p.vendor_sn.clone()).or_else(|| {
+        let img = pages?.image().ok()?;
+        crate::module::decode(&img).ok().and_then(|m| m.vendor_sn)
+    });
+    sn.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
 fn fill<T: Clone>(slot: &mut Option<T>, v: &Option<T>) {
     if slot.is_none() {
         *slot = v.clone();
@@ -203,6 +212,16 @@ impl Snapshot {
         if let Some(l) = &f.link {
             merge_link(&mut self.link, l);
         }
+        // A port holds one module at a time: a second module in one input (a paste of the
+        // port before and after a swap) is not merged into the first, nor dropped.
+        if let (Some(a), Some(b)) = (self.module_sn(), module_sn(f.printed_module.as_ref(), f.module_pages.as_ref())) {
+            if a != b {
+                return Err(ImportError::Input(format!(
+                    "{}: a second module (vendor SN {b}) for an interface whose module is vendor SN {a}, in one input; cut the paste into one file per module and give them as arguments (with --at FILE=RFC3339 for their times), or give each port its own --interface",
+                    pf.path.display()
+                )));
+            }
+        }
         fill(&mut self.module_pages, &f.module_pages);
         // One port's module as several commands print it (SONiC `eeprom --dom`, `status`, `pm`).
         match (&mut self.printed_module, &f.printed_module) {
@@ -271,12 +290,7 @@ impl Snapshot {
 
     /// The module's vendor SN: the printed module's, else the decoded pages'.
     fn module_sn(&self) -> Option<String> {
-        let printed = self.printed_module.as_ref().and_then(|p| p.vendor_sn.clone());
-        let sn = printed.or_else(|| {
-            let pages = self.module_pages.as_ref()?;
-            pages.image().ok().and_then(|img| crate::module::decode(&img).ok()).and_then(|m| m.vendor_sn)
-        });
-        sn.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+        module_sn(self.printed_module.as_ref(), self.module_pages.as_ref())
     }
 
     /// The module's vendor SN as the pages and the printed module give it; a mismatch is mixed-up input.
