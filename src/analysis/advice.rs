@@ -143,9 +143,9 @@ fn loss_evidence(f: &LaneFacts) -> String {
 /// Called last, over every reason that changes the verdict, so a verdict other than
 /// accept always comes with something to do. Port sentences are kept once each.
 pub(crate) fn fill(reasons: &[super::Reason], lanes: &mut [super::LaneAnalysis], port: &mut Vec<String>) {
-    // A down link whose port and module share no rate is down for that: reseating (the
-    // down link's own advice) would not bring it up.
-    let down_for_rates = reasons.iter().any(|r| r.code == ReasonCode::ModuleSpeedMismatch);
+    // A down link whose port and module, or whose two ends' modules, share no rate or
+    // wavelength is down for that: reseating (the down link's own advice) would not bring it up.
+    let down_for_rates = reasons.iter().any(|r| matches!(r.code, ReasonCode::ModuleSpeedMismatch | ReasonCode::PeerModuleMismatch));
     for r in reasons.iter().filter(|r| r.severity > Severity::Info && !(down_for_rates && r.code == ReasonCode::LinkFlaps)) {
         match r.lane {
             Some(n) => {
@@ -235,6 +235,7 @@ fn port_sentence(code: ReasonCode) -> Option<&'static str> {
         ReasonCode::LowMargin | ReasonCode::FecHidingMarginalOptics => "the errors are counted for the port only: find the weak lane with per-lane counters (mlxlink -c, a newer driver) or by swapping lanes, then clean its fiber",
         ReasonCode::DomAlarm | ReasonCode::DomWarning | ReasonCode::ModuleFault => "the module reports a limit crossing or fault of its own: check its temperature and supply, reseat it, and swap it if the flag stays",
         ReasonCode::ModuleSpeedMismatch => "give the port and the module a rate in common: set the port's speed to one the module runs (`ethtool -s IFACE speed N autoneg off`, or the switch port's speed), or fit a module of a rate the port runs; reseating or cleaning will not bring this link up",
+        ReasonCode::PeerModuleMismatch => "fit a matching pair at the two ends: modules of one PMD (or of PMDs their standard says interoperate), for the same fiber, sharing the link's rate; reseating or cleaning will not bring this link up",
         ReasonCode::ModuleNotReady => "the module is not powered up to ModuleReady, so it sends nothing: check that the host has not left it in low power (the driver's module power policy, `ethtool --show-module`; the LPMode pin), read the kernel log for why bring-up stopped, reseat it, and swap it if it stays",
         ReasonCode::ModuleUnreadable => "read the module's diagnostics (run with CAP_NET_ADMIN, or import `ethtool -m` / `mlxlink -m` output) so its light and thresholds can be judged",
         ReasonCode::NoFecData => "measure the pre-FEC BER another way: a kernel and driver with FEC statistics (`ethtool -I --show-fec`), or the NIC vendor's tool (mlxlink -c)",

@@ -33,6 +33,7 @@ pub mod link_loss;
 pub(crate) mod optical;
 pub mod outlier;
 pub(crate) mod pcie;
+mod peer_modules;
 mod port_modes;
 pub mod profile;
 pub(crate) mod q;
@@ -807,6 +808,7 @@ fn analyze_one(
         reasons.push(Reason::new(ReasonCode::PcieDegraded, severity, None, msg));
     }
     port_modes::judge(w, &mut reasons);
+    peer_modules::judge(w, peer, &mut reasons);
     link_reasons(&cx, &link, &lanes, &mut reasons);
     let ib = infiniband::judge(&mut cx, &mut reasons);
     cx.notes.extend(link_loss::apply(w, peer, &mut lanes));

@@ -5,7 +5,9 @@
 //!   is down), `module_fault` (LOS/LOL/Tx fault), `dom_alarm` (past the module's own
 //!   alarm limit), `ber_over_fec_limit` (a lane's or the port's BER past the FEC limit), `pcie_degraded` when the card trained below its own width/speed
 //!   (a seating or slot fault that caps the port), `module_speed_mismatch` (a down link
-//!   whose port supports, or is set to, no rate the module runs; see `port_modes`).
+//!   whose port supports, or is set to, no rate the module runs; see `port_modes`),
+//!   `peer_module_mismatch` (with `--peer`, a down link whose two ends' modules cannot work
+//!   together; investigate when the link's state is not known; see `peer_modules`).
 //! - investigate: `fec_hiding_marginal_optics`, `low_margin`, `dom_warning`,
 //!   `pcie_degraded` when the slot is simply narrower than the port needs,
 //!   `module_unreadable`, `weak_transmitter`, `insufficient_data`, `no_fec_data` when FEC is on (or unknown) and nothing counts it,
@@ -133,6 +135,9 @@ pub enum ReasonCode {
     ModuleNotReady,
     /// A down link whose port supports, or is set to, no Ethernet rate its module runs.
     ModuleSpeedMismatch,
+    /// With `--peer`: a link not up whose two ends' modules cannot work together (850 nm
+    /// facing single-mode optics, or no Ethernet rate in common).
+    PeerModuleMismatch,
 }
 
 impl ReasonCode {
@@ -171,6 +176,7 @@ impl ReasonCode {
             ReasonCode::DomFlagUnconfirmed => "dom_flag_unconfirmed",
             ReasonCode::ModuleNotReady => "module_not_ready",
             ReasonCode::ModuleSpeedMismatch => "module_speed_mismatch",
+            ReasonCode::PeerModuleMismatch => "peer_module_mismatch",
         }
     }
 }

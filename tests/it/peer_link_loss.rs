@@ -373,3 +373,42 @@ fn a_near_end_receiver_behind_a_port_of_an_imported_switch_capture() {
         assert_eq!((&row[col("link_loss_budget_db")], &row[col("link_loss_pmd")]), ("1.9", "200GBASE-SR4"));
     }
 }
+
+#[test]
+fn a_down_link_between_modules_that_cannot_work_together_names_both() {
+    // This end: the real ConnectX-4 `ethtool IFACE` of a down port forced to 40G
+    // (cx4_finisar_cwdm4_at_40g/refused) with the real ethtool 7.2 --json -m of an Avago
+    // 40GBASE-SR4 (qsfp08, SFF-8636 bytes 186-187: 850 nm). Far ends, real too: a Finisar
+    // 40GBASE-LR4 (qsfp09, 1301 nm: single-mode, which an SR receiver cannot see) and a
+    // Finisar 100GBASE-SR4 (qsfp03, 850 nm: 100G and its 25G/50G breakouts, no 10G or 40G).
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("ens16f1np1");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy("tests/fixtures/import/ethtool_m/qsfp08.ethtool72.json", folder.join("ethtool_m.json")).unwrap();
+    std::fs::copy("tests/fixtures/import/ethtool_m/cx4_finisar_cwdm4_at_40g/refused/ethtool.txt", folder.join("ethtool.txt")).unwrap();
+    let near = dir.path().join("near.jsonl");
+    optics().arg("import").arg(&folder).args(["--interface", "ens16f1np1", "-o"]).arg(&near).assert().success();
+    let scan = |far: &str| {
+        let peer = format!("tests/fixtures/import/ethtool_m/{far}:Ethernet1");
+        let out = optics().arg("scan").arg("--replay").arg(&near).args(["--json", "--peer", &peer]).output().unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["interfaces"][0].clone()
+    };
+    let mismatch = |i: &Value| {
+        i["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["code"] == "peer_module_mismatch")
+            .map(|r| r["message"].as_str().unwrap().to_string())
+    };
+    let i = scan("qsfp09.ethtool72.json");
+    assert_eq!(i["verdict"], "reject");
+    let msg = mismatch(&i).expect("SR4 facing LR4");
+    assert!(msg.contains("40G Base-SR4, 850 nm") && msg.contains("40G Base-LR4, 1301 nm") && msg.contains("multimode"), "{msg}");
+    let advice = i["advice"].as_array().unwrap();
+    assert!(!advice.iter().any(|a| a.as_str().unwrap().starts_with("the link went down: reseat")), "{advice:?}");
+    let msg = mismatch(&scan("qsfp03.ethtool72.json")).expect("40G SR4 facing 100G SR4");
+    assert!(msg.ends_with("the two share no Ethernet rate"), "{msg}");
+    // Another 40GBASE-SR4 at the far end (the real mlx4 Avago paste): a pair that can work.
+    assert_eq!(mismatch(&scan("mlx4_avago_qsfp_sr4_lanes_2-4_dark_lore-netdev.txt")), None);
+}
