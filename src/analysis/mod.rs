@@ -198,6 +198,12 @@ pub struct LinkAnalysis {
     pub(crate) ext_substate: Option<&'static str>,
     pub(crate) speed_mbps: Option<u32>,
     pub(crate) link_mode: Option<String>,
+    /// The link modes the port supports, kernel names; absent where not reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) supported_modes: Vec<String>,
+    /// The link modes the port advertises, or is forced to; absent where not reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) advertised_modes: Vec<String>,
     /// Lanes the link runs (4 for `400000baseDR4/Full`), when the link mode or speed tells.
     pub lanes: Option<u32>,
     pub(crate) lane_class: Option<lanes::LaneClass>,
@@ -777,6 +783,8 @@ fn analyze_one(
     // Here, not in `measure`: lane rows never show it, and a map of strings per row was 3% of a CSV export.
     link.counter_sources = counter_sources(&w.deltas);
     link.link_mode.clone_from(&w.link.link_mode);
+    link.supported_modes.clone_from(&w.link.supported_modes);
+    link.advertised_modes.clone_from(&w.link.advertised_modes);
     let groups = lane_groups::groups(&mut cx, &link, &lanes);
     if let (Some(m), Some(r)) = (&w.module, &cx.rate) {
         if !m.lanes.is_empty() && m.lanes.len() != r.lanes as usize {

@@ -370,6 +370,10 @@ fn a_paste_of_several_commands_is_read_as_a_folder_of_their_outputs() {
     let advice = i["advice"].as_array().unwrap();
     assert!(!advice.iter().any(|a| a.as_str().unwrap().starts_with("the link went down: reseat")), "{advice:?}");
     assert_eq!(i["module"]["nominal_signaling_rate_mbd"], 25750);
+    assert_eq!(
+        (&i["link"]["supported_modes"][0], &i["link"]["advertised_modes"][0]),
+        (&"10000baseSR/Full".into(), &"10000baseSR/Full".into())
+    );
     assert!(i["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with("every lane dark")), "{:#}", i["notes"]);
 }
 
