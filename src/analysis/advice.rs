@@ -246,6 +246,7 @@ fn port_sentence(code: ReasonCode) -> Option<&'static str> {
         ReasonCode::WeakTransmitter => "this module's transmitter looks weak: compare the far end's received light (--peer) before any swap",
         ReasonCode::DomImplausible => "the module's diagnostics cannot be believed: read it again (another port or host, a current driver); if the same values follow the module, it is faulty or mis-programmed: replace it where its light must be watched, and judge the link on its error counters meanwhile",
         ReasonCode::DomFlagUnconfirmed => "read the module's flags again (`ethtool -m` twice, or watch for a minute): a latched flag that clears was an earlier event (look for a link drop or a reseat then); one that stays set while its reading is good is the module's fault: do not alert on its flags",
+        ReasonCode::PcieErrors => "the NIC's PCIe link takes errors: reseat the card, check its riser and slot (move it to another slot: do the errors follow the card?), and bring its firmware and the platform's BIOS up to date",
         ReasonCode::CounterSaturated => "a saturated counter hides any new errors: clear the port's counters (perfquery -x -R) and sample again",
         _ => return None,
     })

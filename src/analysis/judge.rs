@@ -268,7 +268,17 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             .as_deref()
             .map(|s| format!(" ({s}{})", link.ext_substate.map(|b| format!(": {b}")).unwrap_or_default()))
             .unwrap_or_default();
-        reasons.push(Reason::new(ReasonCode::LinkFlaps, Severity::Reject, None, format!("link is down at the end of the window{why}")));
+        let log = super::kernel_log::of(w);
+        let kernel = log
+            .and_then(super::kernel_log::down_reason)
+            .map(|m| format!("; the kernel said {}", super::kernel_log::quoted(m, log.and_then(|l| l.driver.as_deref()))))
+            .unwrap_or_default();
+        reasons.push(Reason::new(
+            ReasonCode::LinkFlaps,
+            Severity::Reject,
+            None,
+            format!("link is down at the end of the window{why}{kernel}"),
+        ));
     }
     if let Some(k) = link.link_down_events.filter(|k| *k > cfg.max_link_down_events) {
         let (lane, traced) = trend_lanes::drop_lane(cx);

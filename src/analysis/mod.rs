@@ -23,6 +23,7 @@ pub mod histogram;
 pub mod host;
 pub mod infiniband;
 mod judge;
+pub(crate) mod kernel_log;
 pub(crate) mod lane_groups;
 pub(crate) mod lane_index;
 pub mod lane_rows;
@@ -370,6 +371,9 @@ pub struct InterfaceAnalysis {
     /// An InfiniBand port's facts and counts ([`infiniband`]); absent for other ports.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub infiniband: Option<infiniband::IbAnalysis>,
+    /// What an imported kernel log said of the NIC function (docs/import.md "The kernel log").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) kernel_log: Option<kernel_log::KernelLogAnalysis>,
     /// Each link drop in the window's series with every lane's BER before and after it
     /// ([`after_flap`]); empty without drops, a series or per-lane counters.
     pub(crate) after_flap: Vec<after_flap::FlapComparison>,
@@ -818,6 +822,11 @@ fn analyze_one(
     port_modes::judge(w, &mut reasons);
     peer_modules::judge(w, peer, &mut reasons);
     link_reasons(&cx, &link, &lanes, &mut reasons);
+    let klog = kernel_log::of(w).map(kernel_log::analyze);
+    if let Some(k) = &klog {
+        cx.notes.extend(kernel_log::notes(w, k));
+        kernel_log::judge_aer(k, &mut reasons, &mut cx.notes);
+    }
     let ib = infiniband::judge(&mut cx, &mut reasons);
     cx.notes.extend(link_loss::apply(w, peer, &mut lanes));
     let unjudged = judge_lanes(&cx, &link, &mut lanes, fit.as_ref(), peer, &mut reasons);
@@ -836,9 +845,9 @@ fn analyze_one(
     transmitter::judge_transmitters(&cx, peer, &mut lanes, &mut reasons);
     limits::window_worth(&cx, &mut link, &mut lanes, &mut reasons);
     if w.link_up == Some(false) {
-        advice.extend(
-            w.link_ext_state.and_then(LinkExtState::from_raw).map(|s| advice::link_down_advice(s, w.link_ext_substate).to_string()),
-        );
+        let ext = w.link_ext_state.and_then(LinkExtState::from_raw).map(|s| advice::link_down_advice(s, w.link_ext_substate));
+        let kernel = klog.as_ref().and_then(|k| k.down_reason.as_ref()).map(kernel_log::down_advice);
+        advice.extend(ext.or(kernel).map(str::to_string));
     }
     advice::fill(&reasons, &mut lanes, &mut advice);
     rank(&mut lanes);
@@ -868,6 +877,7 @@ fn analyze_one(
         segments: Vec::new(),
         infiniband: ib,
         after_flap,
+        kernel_log: klog,
     }
 }
 

@@ -62,6 +62,14 @@ pub(crate) struct PcieAnalysis {
     /// Trained below what the card can do (width or speed).
     pub(crate) trained_down: bool,
     pub(crate) group: Option<PcieGroup>,
+    /// The link is the kernel log's bandwidth line's (an import with no lspci or sysfs link):
+    /// the slowest link on the path to the function, and the function's own top.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) from_kernel_log: bool,
+    /// Where that line says the slowest link is, when not at the function itself (a bridge
+    /// above it: its own link may be the one, or one further up).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) kernel_limited_at: Option<String>,
     /// Why degraded, or what the grouping means; `None` when there is nothing to say.
     pub(crate) message: Option<String>,
     pub(crate) advice: Option<String>,
@@ -121,7 +129,23 @@ pub(crate) fn groups(windows: &[InterfaceWindow], cfg: &Config) -> BTreeMap<Stri
 }
 
 pub(crate) fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<PcieGroup>) -> PcieAnalysis {
-    let pci = w.identity.pci.as_ref();
+    let read = w.identity.pci.as_ref().filter(|p| p.current_link_speed.is_some() && p.current_link_width.is_some());
+    // No other source gave the link: the kernel's own statement of it.
+    let log = super::kernel_log::of(w);
+    let kernel = log.and_then(|l| l.pcie_bandwidth.as_ref()).filter(|_| read.is_none());
+    let kernel_pci = kernel.map(super::kernel_log::pci_link);
+    let pci = kernel_pci.as_ref().or(w.identity.pci.as_ref());
+    let own = |at: &str| {
+        let bus = w.identity.bus_info.as_deref().and_then(|b| crate::device::PciAddress::parse_domain_optional(b.trim()));
+        bus.is_some() && crate::device::PciAddress::parse(at) == bus
+    };
+    let limited_elsewhere = kernel.and_then(|k| k.limited_at.clone()).filter(|at| !own(at));
+    let kernel_speed = log.and_then(|l| {
+        l.messages.iter().rev().find_map(|m| match m.event {
+            crate::device::kernel_log::KernelEvent::LinkUp { speed_mbps, .. } => speed_mbps,
+            _ => None,
+        })
+    });
     let speed = |s: Option<&String>| s.and_then(|s| parse_gts(s));
     let mut a = PcieAnalysis {
         current_speed_gts: speed(pci.and_then(|p| p.current_link_speed.as_ref())),
@@ -129,7 +153,9 @@ pub(crate) fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<Pcie
         max_speed_gts: speed(pci.and_then(|p| p.max_link_speed.as_ref())),
         max_width: pci.and_then(|p| p.max_link_width),
         ceiling_gbps: own_ceiling(pci, cfg),
-        port_speed_gbps: w.link.speed_mbps.map(|m| f64::from(m) / 1000.0),
+        port_speed_gbps: w.link.speed_mbps.or(kernel_speed).map(|m| f64::from(m) / 1000.0),
+        from_kernel_log: kernel.is_some(),
+        kernel_limited_at: limited_elsewhere.clone(),
         ..Default::default()
     };
     let mut why = Vec::new();
@@ -143,7 +169,9 @@ pub(crate) fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<Pcie
             why.push(format!("trained at {c} GT/s of {m} GT/s"));
         }
     }
-    a.trained_down = !why.is_empty();
+    // A narrow link above the function is the path's, not proof the card trained down.
+    a.trained_down = !why.is_empty() && limited_elsewhere.is_none();
+    let below_max = !why.is_empty();
     let multi_path = group.as_ref().filter(|g| g.paths.len() > 1);
     // A multi-host port is judged by what all its paths carry together.
     let reach = multi_path.map_or(a.ceiling_gbps, |g| g.group_ceiling_gbps);
@@ -154,8 +182,21 @@ pub(crate) fn analyze_pcie(w: &InterfaceWindow, cfg: &Config, group: Option<Pcie
     }
     a.degraded = !why.is_empty();
     if a.degraded {
-        a.message = Some(format!("PCIe {}", why.join("; ")));
-        a.advice = Some(if a.trained_down {
+        let said = kernel.map(|k| {
+            let gbps = |mbps: u64| format!("{}.{:03} Gb/s", mbps / 1000, mbps % 1000);
+            let at = k.limited_at.as_deref().map(|a| format!(", limited by {} x{} link at {a}", k.speed, k.width)).unwrap_or_default();
+            format!(
+                " (the kernel log: {} available PCIe bandwidth{at}; the function is capable of {} with {} x{})",
+                gbps(k.available_mbps),
+                gbps(k.capable_mbps),
+                k.capable_speed,
+                k.capable_width
+            )
+        });
+        a.message = Some(format!("PCIe {}{}", why.join("; "), said.unwrap_or_default()));
+        a.advice = Some(if let (Some(at), true) = (&limited_elsewhere, below_max) {
+            format!("the narrowest link on the card's path is at {at}: if that is the port above the card, reseat the card or move it to a slot wired for its full width and speed; if it is a switch or riser further up, that link caps every device below it (lspci -tv shows the path)")
+        } else if a.trained_down {
             "reseat the card or move it to a slot wired for its full width and speed; check riser and bifurcation settings".into()
         } else {
             "the slot's PCIe link cannot carry the port's rate: use a wider or faster slot".into()

@@ -341,6 +341,7 @@ mod tests {
             frame_loss: None,
             lane_groups: vec![],
             infiniband: None,
+            kernel_log: None,
         };
         a.link.speed_mbps = Some(speed_mbps);
         a.link.lanes = Some(lanes);

@@ -23,7 +23,9 @@
 //!   `degraded_after_flap` (a lane's BER rose and held after a link drop; see `after_flap`),
 //!   `dom_implausible` (the module's readings or alarm levels cannot be so; see `dom_trust`),
 //!   `dom_flag_unconfirmed` (a limit flag its own reading does not bear out; see `dom_trust`),
-//!   `module_not_ready` (a CMIS module short of ModuleReady: its transmitters are off).
+//!   `module_not_ready` (a CMIS module short of ModuleReady: its transmitters are off),
+//!   `pcie_errors` (AER's uncorrected errors on the NIC function, or a stream of corrected
+//!   ones; reject when fatal; see `kernel_log`).
 //! - info (does not change the verdict): `no_fec_data` on a link running without FEC, or
 //!   where only FEC block counts exist (frame loss is still watched; BER bounded below).
 
@@ -138,6 +140,8 @@ pub enum ReasonCode {
     /// With `--peer`: a link not up whose two ends' modules cannot work together (850 nm
     /// facing single-mode optics, or no Ethernet rate in common).
     PeerModuleMismatch,
+    /// AER reported uncorrected PCIe errors on the NIC function, or a stream of corrected ones (an imported kernel log).
+    PcieErrors,
 }
 
 impl ReasonCode {
@@ -177,6 +181,7 @@ impl ReasonCode {
             ReasonCode::ModuleNotReady => "module_not_ready",
             ReasonCode::ModuleSpeedMismatch => "module_speed_mismatch",
             ReasonCode::PeerModuleMismatch => "peer_module_mismatch",
+            ReasonCode::PcieErrors => "pcie_errors",
         }
     }
 }

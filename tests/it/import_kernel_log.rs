@@ -82,3 +82,69 @@ fn a_kernel_log_alone_names_no_interface() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// `scan --json` of an imported input: its interfaces.
+fn scan(input: &Path) -> Vec<Value> {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("c.jsonl");
+    optics().arg("import").arg(input).arg("-o").arg(&cap).assert().success();
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    serde_json::from_slice::<Value>(&o.stdout).unwrap()["interfaces"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_down_links_reason_quotes_the_kernels_refusal() {
+    // net03 is down (Link detected: no) and i40e states no extended state; its kernel log's
+    // last word on 0000:5e:00.1 is the refusal: the reason quotes it, the advice follows it.
+    let all = scan(&Path::new(M).join("i40e_dell_sfp28_refused_paste_intel-wired-lan.txt"));
+    let i = &all[0];
+    let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "link_flaps").unwrap();
+    assert_eq!(
+        r["message"],
+        "link is down at the end of the window; the kernel said \"Rx/Tx is disabled on this device because an unsupported SFP module type was detected.\" (i40e, 160831.934190 s after boot)"
+    );
+    assert!(
+        i["advice"].as_array().unwrap().iter().any(|a| a.as_str().unwrap().starts_with("the NIC refuses this module")),
+        "{:#}",
+        i["advice"]
+    );
+    assert_eq!(i["kernel_log"]["down_reason"]["event"]["kind"], "module_refused");
+    assert_eq!((i["kernel_log"]["link_ups"].as_u64(), i["kernel_log"]["link_downs"].as_u64()), (Some(0), Some(0)));
+}
+
+#[test]
+fn the_kernels_bandwidth_line_is_the_pcie_link_when_nothing_else_gives_one() {
+    // ens1f1 with no lspci or sysfs: the kernel's line gives 16.0 GT/s x8 of the card's x16,
+    // and its link-up line the port's 25 Gb/s. The narrowest link is at 0000:0f:02.0, not at
+    // the function (0000:10:00.1): the path's, so investigate, not the card-trained-down reject.
+    let all = scan(&Path::new(K).join("ice-e810-sos"));
+    let i = &all[0];
+    let p = &i["pcie"];
+    assert_eq!((p["current_width"].as_u64(), p["max_width"].as_u64()), (Some(8), Some(16)));
+    assert_eq!((p["current_speed_gts"].as_f64(), p["from_kernel_log"].as_bool()), (Some(16.0), Some(true)));
+    assert_eq!(p["kernel_limited_at"], "0000:0f:02.0");
+    // 16 GT/s x 8 x 128/130 x 0.92 = 115.948 Gb/s, over the port's 25 Gb/s.
+    assert!((p["ceiling_gbps"].as_f64().unwrap() - 115.948).abs() < 1e-3, "{p:#}");
+    assert_eq!(p["port_speed_gbps"].as_f64(), Some(25.0));
+    let r = i["reasons"].as_array().unwrap().iter().find(|r| r["code"] == "pcie_degraded").unwrap();
+    assert_eq!(r["severity"], "investigate");
+    assert!(r["message"].as_str().unwrap().contains("limited by 16.0 GT/s PCIe x8 link at 0000:0f:02.0"), "{r}");
+}
+
+#[test]
+fn a_few_corrected_aer_errors_on_the_function_are_a_note() {
+    // The ath10k function's one report (RxErr, BadTLP, BadDLLP): said with its kinds, no reason.
+    let all = scan(&Path::new(K).join("ath10k-aer"));
+    let i = &all[0];
+    assert!(!i["reasons"].as_array().unwrap().iter().any(|r| r["code"] == "pcie_errors"));
+    let a = &i["kernel_log"]["aer"];
+    assert_eq!(
+        (a["corrected"].as_u64(), a["corrected_by_kind"]["receiver_error"].as_u64(), a["corrected_by_kind"]["bad_tlp"].as_u64()),
+        (Some(1), Some(1), Some(1))
+    );
+    let notes: Vec<&str> = i["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(
+        notes.contains(&"AER reported 1 corrected PCIe error(s) on the NIC function at Fri Aug 29 20:09:52 2025 (1 receiver error(s) (physical layer), 2 bad TLP/DLLP or replay(s) (data link layer)): fewer than 100, corrected by the link itself, noise unless they grow"),
+        "{notes:#?}"
+    );
+}

@@ -32,6 +32,9 @@ pub(crate) fn write_interface(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &T
         field(w, "host", &crate::output::host::host_line(h), width)?;
     }
     field(w, "link", &link_text(a), width)?;
+    if let Some(k) = &a.kernel_log {
+        field(w, "kernel", &kernel_text(k), width)?;
+    }
     if let Some(n) = &a.neighbor {
         field(w, "neighbor", &n.shown(), width)?;
     }
@@ -134,6 +137,56 @@ fn link_text(a: &InterfaceAnalysis) -> String {
     let limit = l.fec_limit_ber.map(|b| format!(" (limit {b:.1e})")).unwrap_or_default();
     let fec = l.fec.map(|f| format!(", FEC {}{limit}", f.name())).unwrap_or_else(|| ", FEC not reported".into());
     format!("{head}{lanes}{modulation}{fec}")
+}
+
+/// What the kernel log said, in one line: the driver, the link's ups and downs and the
+/// latest, the reason for a down link, the PCIe bandwidth line, AER's counts.
+fn kernel_text(k: &crate::analysis::kernel_log::KernelLogAnalysis) -> String {
+    use crate::device::kernel_log::KernelEvent;
+    let mut parts = Vec::new();
+    let latest = k.messages.iter().rev().find_map(|m| match &m.event {
+        KernelEvent::LinkUp { speed_mbps, fec } => {
+            let speed = speed_mbps.map(|s| format!(" {s} Mb/s")).unwrap_or_default();
+            let fec = fec.as_deref().map(|f| format!(" {f}")).unwrap_or_default();
+            Some(format!("last up{speed}{fec} at {}", m.at))
+        }
+        KernelEvent::LinkDown => Some(format!("last down at {}", m.at)),
+        _ => None,
+    });
+    if k.link_ups + k.link_downs > 0 {
+        parts.push(format!("link up {}x, down {}x{}", k.link_ups, k.link_downs, latest.map(|l| format!(" ({l})")).unwrap_or_default()));
+    }
+    if let Some(m) = &k.down_reason {
+        parts.push(format!("\"{}\" at {}", m.text, m.at));
+    }
+    if let Some(b) = &k.pcie_bandwidth {
+        let gbps = |mbps: u64| format!("{}.{:03}", mbps / 1000, mbps % 1000);
+        let at = b.limited_at.as_deref().map(|a| format!(" limited at {a}")).unwrap_or_default();
+        parts.push(format!(
+            "PCIe {} of {} Gb/s ({} x{}{at}; capable {} x{})",
+            gbps(b.available_mbps),
+            gbps(b.capable_mbps),
+            b.speed,
+            b.width,
+            b.capable_speed,
+            b.capable_width
+        ));
+    }
+    if let Some(a) = &k.aer {
+        parts.push(format!(
+            "AER {} corrected ({} receiver, {} data link), {} non-fatal, {} fatal",
+            a.corrected,
+            a.physical_layer(),
+            a.data_link_layer(),
+            a.nonfatal,
+            a.fatal
+        ));
+    }
+    let driver = k.driver.as_deref().map(|d| format!("{d}: ")).unwrap_or_default();
+    match parts.is_empty() {
+        true => format!("{driver}nothing about the link"),
+        false => format!("{driver}{}", parts.join("; ")),
+    }
 }
 
 fn window_text(a: &InterfaceAnalysis) -> String {

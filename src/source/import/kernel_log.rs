@@ -644,7 +644,7 @@ mod tests {
         assert_eq!(a.last.wall.as_deref(), Some("Thu Feb 29 15:27:56 2024"));
         // An endpoint's `severity=Correctable` report with bits 0, 6 and 7 set (status
         // 0x000000c1); the bits printed before any report of it in the excerpt belong to none.
-        let l = logs(include_str!("../../../tests/fixtures/kernel-log/aer_endpoint_rx_badtlp_baddllp_dmesg_T_dasharo.txt"));
+        let l = logs(include_str!("../../../tests/fixtures/kernel-log/ath10k-aer/dmesg_-T"));
         let a = l.functions[&at("0000:06:00.0")].aer.as_ref().unwrap();
         assert_eq!((a.corrected, a.physical_layer(), a.data_link_layer()), (1, 1, 2));
         let port = l.functions[&at("0000:00:1d.3")].aer.as_ref().unwrap();
