@@ -23,9 +23,10 @@
 //! heads there, and where they stop). On single-symbol bins 0, 1, ..., top (mlx5, SONiC)
 //! the likelihood unconditional on the bins depends on the counts through a few sums, and
 //! each model's maximum of it has the counts' mean: the binomial's p is mean/n, the negative
-//! binomial's and Pólya–Aeppli's shape a one-dimensional search along that line, and the
-//! conditioning on the bins (the tail past the top bin) then a last Newton step, or more
-//! where it is not negligible (`fit_on_sums`). Models are compared by
+//! binomial's shape a one-dimensional search along that line, Pólya–Aeppli's started on it
+//! from the first two bins; from there Newton's method goes on on the terms' derivatives in
+//! plain numbers (Pólya–Aeppli's from its pgf), which correct for the conditioning on the
+//! bins, no step where it is negligible (`fit_on_sums`). Models are compared by
 //! AIC = 2·params − 2·ln L and tested by χ² over the bins (adjacent bins pooled until each expects 5 codewords); the lowest AIC among
 //! those the χ² test does not reject (p ≥ 0.001) is chosen. With fewer than three non-empty
 //! bins, or when every testable model is rejected, the data cannot tell: the caller keeps
@@ -34,7 +35,7 @@
 
 mod jet;
 
-use jet::{Jet, Jet1, Real};
+use jet::{Jet, Real};
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
@@ -122,6 +123,9 @@ const CHI2_MIN_EXPECTED: f64 = 5.0;
 
 /// Newton iterations at most per model (from the moment estimates it takes 3 to 8).
 const MAX_NEWTON: usize = 60;
+/// Passes at most of Newton's method on plain derivatives ([`newton_on_terms`]) before the
+/// fit on jets, which searches, takes over.
+const MAX_PLAIN: usize = 12;
 /// Newton decrement gᵀH⁻¹g (the log-likelihood still to gain, twice over) at which a fit
 /// has converged: the parameters are then within 1e-5 standard errors of the maximum.
 const CONVERGED: f64 = 1e-10;
@@ -186,6 +190,7 @@ impl<T: Real> Terms<T> {
 impl<T: Real> Iterator for Terms<T> {
     type Item = T;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<T> {
         let (k, c) = (self.k, &self.c);
         let next = match self.kind {
@@ -365,13 +370,13 @@ fn ell2(x: f64) -> (f64, f64) {
 }
 
 /// The negative binomial's maximum of Σ c_k ln P(k) from the sums, in the fitted coordinates
-/// (ln μ, ln s), s = 1/r, with −Σ c_k ln P(k)'s Hessian there. Its μ score is
-/// N(mean − μ)/(1 + μs), so μ = the mean at every s; with x = μs,
-/// ∂/∂s = Nμ²(ℓ₂(x) − 1/(1 + x)) + Σ_i N_{>i}·i/(1 + is) (Σ_k c_k Σ_{i<k} ln(1 + is) =
-/// Σ_i N_{>i} ln(1 + is)): Newton's method on its root in ln s, a division per symbol value
-/// a step and no logarithm. At s = 0 it is N(var − mean)/2: no more dispersed than Poisson,
-/// the maximum is the Poisson bound. `None` where the walk does not settle inside the bounds.
-fn nb_profile(s: &Sums, from: f64) -> Option<([f64; 2], [f64; 3])> {
+/// (ln μ, ln s), s = 1/r. Its μ score is N(mean − μ)/(1 + μs), so μ = the mean at every s;
+/// with x = μs, ∂/∂s = Nμ²(ℓ₂(x) − 1/(1 + x)) + Σ_i N_{>i}·i/(1 + is) (Σ_k c_k Σ_{i<k}
+/// ln(1 + is) = Σ_i N_{>i} ln(1 + is)): Newton's method on its root in ln s, a division per
+/// symbol value a step and no logarithm. At s = 0 it is N(var − mean)/2: no more dispersed
+/// than Poisson, the maximum is the Poisson bound. `None` where the walk does not settle
+/// inside the bounds.
+fn nb_profile(s: &Sums, from: f64) -> Option<[f64; 2]> {
     let (n, mu) = (s.total, s.mean());
     // ∂/∂s and ∂²/∂s² of Σ c_k ln P(k) along μ = the mean, at ln s = v.
     let slope = |v: f64| {
@@ -388,135 +393,295 @@ fn nb_profile(s: &Sums, from: f64) -> Option<([f64; 2], [f64; 3])> {
         (f, df)
     };
     let (lo, hi) = SHAPE_BOUNDS;
-    let mut v = lo;
-    if s.over_poisson() > 0.0 {
-        v = from.clamp(lo, hi);
-        let mut settled = false;
-        for _ in 0..MAX_NEWTON {
-            let (f, df) = slope(v);
-            // Newton on f(e^v): f/(s·f′), at most 5 a step; the root is where f falls through 0.
-            if !(df < 0.0) {
-                return None;
-            }
-            let step = (-f / (v.exp() * df)).clamp(-5.0, 5.0);
-            v += step;
-            if !(lo..=hi).contains(&v) {
-                return None;
-            }
-            if step.abs() < 1e-9 {
-                settled = true;
-                break;
-            }
-        }
-        if !settled {
-            return None;
-        }
-    }
-    let (f, df) = slope(v);
-    let sh = v.exp();
-    let x = mu * sh;
-    let hessian = [(s.symbols * sh + n) * mu / ((1.0 + x) * (1.0 + x)), 0.0, -sh * f - sh * sh * df];
-    Some(([mu.ln(), v], hessian))
-}
-
-/// Pólya–Aeppli's maximum of Σ c_k ln P(k), in the fitted coordinates (ln λ, logit θ). At the
-/// maximum λ/(1 − θ) = the mean: the λ score is Σ c_k E[bursts | k]/λ − N and the θ score
-/// (k − E[bursts | k])/θ − E[bursts | k]/(1 − θ) summed, so both zero give Nλ/(θ(1 − θ)) =
-/// Σ k·c_k/θ. Along that line the likelihood is one-dimensional in θ: Newton's method on
-/// one-variable jets ([`Jet1`]) of the recursion, whose derivatives of Σ c_k ln P(k) need a
-/// division a bin and no logarithm. No more dispersed than Poisson (its slope in θ at 0 is
-/// N(var − mean)/mean), the maximum is the Poisson bound. `None` where the walk does not
-/// settle inside the bounds, or the likelihood is not concave along it.
-fn pa_profile(g: &Grouped, s: &Sums, from: f64) -> Option<[f64; 2]> {
-    let ln_mean = s.mean().ln();
-    // ln λ = ln(mean·(1 − θ)), 1 − θ = 1/(1 + e^v).
-    let at = |v: f64| [ln_mean - v.exp().ln_1p(), v];
-    let (lo, hi) = SHAPE_BOUNDS;
     if !(s.over_poisson() > 0.0) {
-        return Some(at(lo));
+        return Some([mu.ln(), lo]);
     }
     let mut v = from.clamp(lo, hi);
     for _ in 0..MAX_NEWTON {
-        let x = Jet1::variable(v);
-        let u = [Jet1::constant(ln_mean) - x.exp().ln_1p(), x];
-        // −Σ c_k ln P(k)'s first and second derivatives in v.
-        let (mut d, mut dd) = (0.0, 0.0);
-        for (p, &(_, _, c)) in Terms::new(TailModelKind::PolyaAeppli, u, g.n).zip(&g.bins) {
-            if c == 0.0 {
-                continue;
-            }
-            if !(p.v > 0.0) {
-                return None;
-            }
-            let r = p.d / p.v;
-            d -= c * r;
-            dd -= c * (p.dd / p.v - r * r);
-        }
-        if !(dd > 0.0) {
+        let (f, df) = slope(v);
+        // Newton on f(e^v): f/(s·f′), at most 5 a step; the root is where f falls through 0.
+        if !(df < 0.0) {
             return None;
         }
-        let step = -d / dd;
-        v += step.clamp(-5.0, 5.0);
+        let step = (-f / (v.exp() * df)).clamp(-5.0, 5.0);
+        v += step;
         if !(lo..=hi).contains(&v) {
             return None;
         }
-        // The step taken, what is left is of the order of the decrement's square.
-        if step.abs() <= 5.0 && d * d / dd < CONVERGED {
-            return Some(at(v));
+        if step.abs() < 1e-9 {
+            return Some([mu.ln(), v]);
         }
     }
     None
 }
 
-/// ∂P(k > top)/∂u of `kind` at `u`, and P(k > top), from the terms' plain values, summed
-/// until what is left is under [`TAIL_REST_GRADIENT`] of the sums. Each term's derivative:
-/// binomial, ∂ln P(k)/∂ln p = (k − np)/(1 − p); negative binomial, ∂ln P(k)/∂ln μ =
-/// (k − μ)/(1 + x) and ∂ln P(k)/∂ln s = Σ_{i<k} is/(1 + is) + μxℓ₂(x) − kx/(1 + x), x = μs;
-/// Pólya–Aeppli from its pgf G = exp(λ(h(z) − 1)), h the geometric burst's
-/// (1 − θ)z/(1 − θz): ∂G/∂λ = (h − 1)G and ∂G/∂θ = −λz(1 − z)G/(1 − θz)², so with
-/// C_k = P(k) + θC_{k−1} (the coefficients of G/(1 − θz)) and B_k = C_k + θB_{k−1} (of
-/// G/(1 − θz)²), ∂P(k)/∂λ = (1 − θ)C_{k−1} − P(k) and ∂P(k)/∂θ = λ((1 − θ)B_{k−2} − C_{k−1}).
-fn tail_gradient(kind: TailModelKind, u: [f64; 2], n: u32, top: usize) -> ([f64; 2], f64) {
-    let [a, b] = kind.natural(u);
-    let (x, mu_x_l2) = (a * b, a * a * b * ell2(a * b).0);
-    let (mut grad, mut tail, mut cum) = ([0.0; 2], 0.0, 0.0);
-    // Pólya–Aeppli: C_{k−1}, B_{k−1}, B_{k−2}.
-    let (mut c1, mut b1, mut b2) = (0.0, 0.0, 0.0);
-    let mut last = f64::INFINITY;
-    let end = (top + 1 + 512).min(n as usize);
-    for (k, p) in Terms::new(kind, u, n).enumerate().take(end + 1) {
-        let kf = k as f64;
-        if k > top {
-            match kind {
-                TailModelKind::Binomial => grad[0] += p * (kf - f64::from(n) * a) / (1.0 - a),
-                TailModelKind::NegativeBinomial => {
-                    grad[0] += p * (kf - a) / (1.0 + x);
-                    grad[1] += p * (cum + mu_x_l2 - kf * x / (1.0 + x));
-                }
-                TailModelKind::PolyaAeppli => {
-                    grad[0] += (1.0 - b) * c1 - p;
-                    grad[1] += (1.0 - b) * b2 - c1;
-                }
+/// P(k) of a model at the fitted coordinates `u`, k = 0, 1, ..., with its gradient and
+/// Hessian in `u` (`[∂²/∂u0², ∂²/∂u0∂u1, ∂²/∂u1²]`), in plain numbers: what a pass of the
+/// recursion on jets gives, at a third of the work a term.
+/// - binomial: ∂ln P(k)/∂ln p = (k − np)/(1 − p), ∂²ln P(k)/∂(ln p)² = p(k − n)/(1 − p)².
+/// - negative binomial (x = μs, s = 1/r, A_k = Σ_{i<k} is/(1 + is), B_k = Σ_{i<k}
+///   is/(1 + is)²): ∂ln P(k)/∂ln μ = (k − μ)/(1 + x), ∂ln P(k)/∂ln s = A_k + μxℓ₂(x) −
+///   kx/(1 + x); second derivatives −(μ + kx)/(1 + x)², −(k − μ)x/(1 + x)² and
+///   B_k + μx(1/(1 + x)² − ℓ₂(x)) − kx/(1 + x)² (2ℓ₂ + xℓ₂′ = 1/(1 + x)²).
+/// - Pólya–Aeppli from its pgf G = exp(λ(h(z) − 1)), h − 1 = −(1 − z)/(1 − θz):
+///   ∂G/∂λ = −(1 − z)G/(1 − θz), ∂G/∂θ = −λz(1 − z)G/(1 − θz)², ∂²G/∂λ² = (1 − z)²G/(1 − θz)²,
+///   ∂²G/∂λ∂θ = −z(1 − z)G/(1 − θz)² + λz(1 − z)²G/(1 − θz)³ and ∂²G/∂θ² =
+///   λ²z²(1 − z)²G/(1 − θz)⁴ − 2λz²(1 − z)G/(1 − θz)³; with C, B, A, D the coefficients of
+///   G/(1 − θz)^m, m = 1..4 (C_k = P(k) + θC_{k−1}, B_k = C_k + θB_{k−1}, ...), ∂P(k)/∂λ =
+///   (1 − θ)C_{k−1} − P(k), ∂P(k)/∂θ = −λ(B_{k−1} − B_{k−2}), ∂²P(k)/∂λ² = B_k − 2B_{k−1} +
+///   B_{k−2}, ∂²P(k)/∂λ∂θ = −(B_{k−1} − B_{k−2}) + λ(A_{k−1} − 2A_{k−2} + A_{k−3}) and
+///   ∂²P(k)/∂θ² = λ²(D_{k−2} − 2D_{k−3} + D_{k−4}) − 2λ(A_{k−2} − A_{k−3}).
+struct Derivs {
+    terms: Terms<f64>,
+    k: f64,
+    /// binomial: p; negative binomial: μ, s; Pólya–Aeppli: λ, θ.
+    nat: [f64; 2],
+    /// Negative binomial: x, 1/(1 + x), μxℓ₂(x), A_k, B_k.
+    nb: [f64; 5],
+    /// Pólya–Aeppli: C_{k−1}; B_{k−1}, B_{k−2}; A_{k−1}, A_{k−2}, A_{k−3}; D_{k−1}, ..., D_{k−4}.
+    c1: f64,
+    bq: [f64; 2],
+    aq: [f64; 3],
+    dq: [f64; 4],
+}
+
+impl Derivs {
+    fn new(kind: TailModelKind, u: [f64; 2], n: u32) -> Derivs {
+        let nat = kind.natural(u);
+        let x = nat[0] * nat[1];
+        let mu_x_l2 = if kind == TailModelKind::NegativeBinomial { nat[0] * x * ell2(x).0 } else { 0.0 };
+        let nb = [x, 1.0 / (1.0 + x), mu_x_l2, 0.0, 0.0];
+        Derivs { terms: Terms::new(kind, u, n), k: 0.0, nat, nb, c1: 0.0, bq: [0.0; 2], aq: [0.0; 3], dq: [0.0; 4] }
+    }
+}
+
+impl Iterator for Derivs {
+    /// P(k), its gradient and its Hessian.
+    type Item = (f64, [f64; 2], [f64; 3]);
+
+    // Inlined into each pass's loop, where the model's branch is the same every term.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let p = self.terms.next()?;
+        let (k, [a, b]) = (self.k, self.nat);
+        self.k += 1.0;
+        // From the derivatives of ln P(k): ∂P = P·d, ∂²P = P·(e + d·dᵀ).
+        let of_ln = |d: [f64; 2], e: [f64; 3]| {
+            (p, [p * d[0], p * d[1]], [p * (e[0] + d[0] * d[0]), p * (e[1] + d[0] * d[1]), p * (e[2] + d[1] * d[1])])
+        };
+        Some(match self.terms.kind {
+            TailModelKind::Binomial => {
+                let n = self.terms.n;
+                let q = 1.0 / (1.0 - a);
+                of_ln([(k - n * a) * q, 0.0], [a * (k - n) * q * q, 0.0, 0.0])
             }
+            TailModelKind::NegativeBinomial => {
+                let [x, q, mu_x_l2, ak, bk] = self.nb;
+                let (km, q2) = ((k - a) * q, q * q);
+                let out = of_ln([km, ak + mu_x_l2 - k * x * q], [-(a + k * x) * q2, -km * x * q, bk + a * x * q2 - mu_x_l2 - k * x * q2]);
+                let ks = k * b;
+                let w = 1.0 / (1.0 + ks);
+                self.nb[3] += ks * w;
+                self.nb[4] += ks * w * w;
+                out
+            }
+            TailModelKind::PolyaAeppli => {
+                let (lambda, theta) = (a, b);
+                let [b1, b2] = self.bq;
+                let [a1, a2, a3] = self.aq;
+                let [d1, d2, d3, d4] = self.dq;
+                let ck = p + theta * self.c1;
+                let bk = ck + theta * b1;
+                let ak = bk + theta * a1;
+                let dk = ak + theta * d1;
+                let p_l = (1.0 - theta) * self.c1 - p;
+                let p_t = -lambda * (b1 - b2);
+                let p_ll = bk - 2.0 * b1 + b2;
+                let p_lt = -(b1 - b2) + lambda * (a1 - 2.0 * a2 + a3);
+                let p_tt = lambda * lambda * (d2 - 2.0 * d3 + d4) - 2.0 * lambda * (a2 - a3);
+                (self.c1, self.bq, self.aq, self.dq) = (ck, [bk, b1], [ak, a1, a2], [dk, d1, d2, d3]);
+                // To the fitted coordinates: ∂/∂ln λ = λ∂/∂λ, ∂/∂logit θ = w∂/∂θ, w = θ(1 − θ), ∂w/∂logit θ = w(1 − 2θ).
+                let w = theta * (1.0 - theta);
+                (
+                    p,
+                    [lambda * p_l, w * p_t],
+                    [lambda * lambda * p_ll + lambda * p_l, lambda * w * p_lt, w * w * p_tt + w * (1.0 - 2.0 * theta) * p_t],
+                )
+            }
+        })
+    }
+}
+
+/// What one pass of a model's terms at `u` gives on single-symbol bins 0..=top.
+struct Pass {
+    /// Gradient and Hessian of −ln L, conditional on the bins.
+    grad: [f64; 2],
+    hess: [f64; 3],
+}
+
+/// One pass of `kind`'s terms at `u` over the single-symbol bins 0..=top of `g`: −ln L's
+/// gradient and Hessian, conditional on the bins, and P(0..=kmax) in `values`. The
+/// conditioning N·ln P(k ≤ top) is differentiated from the same terms' sum; Σ c_k ln P(k)
+/// from each bin's ∂P/P for Pólya–Aeppli, and for the binomial and the negative binomial in
+/// closed form from the sums ([`Derivs`]' ∂ln P(k)/∂u summed over the counts: Σ c_k·k = S,
+/// Σ c_k A_k = Σ_i N_{>i}·is/(1 + is), ...). `None` where a counted bin is impossible.
+fn pass(g: &Grouped, s: &Sums, kind: TailModelKind, u: [f64; 2], values: &mut Vec<f64>) -> Option<Pass> {
+    values.clear();
+    let per_bin = kind == TailModelKind::PolyaAeppli;
+    // Σ c_k ∂ln P(k) and Σ c_k ∂²ln P(k) (per bin), P(k ≤ top) and its derivatives.
+    let (mut lg, mut lh) = ([0.0; 2], [0.0; 3]);
+    let (mut cv, mut cg, mut ch) = (0.0, [0.0; 2], [0.0; 3]);
+    let mut terms = Derivs::new(kind, u, g.n);
+    for k in 0..=g.kmax {
+        let Some((p, gk, hk)) = terms.next() else { break };
+        values.push(p);
+        if k > s.top {
+            continue;
+        }
+        cv += p;
+        cg = [cg[0] + gk[0], cg[1] + gk[1]];
+        ch = [ch[0] + hk[0], ch[1] + hk[1], ch[2] + hk[2]];
+        let c = g.bins[k].2;
+        if per_bin && c > 0.0 {
+            if !(p > 0.0) {
+                return None;
+            }
+            let r = 1.0 / p;
+            let d = [gk[0] * r, gk[1] * r];
+            lg = [lg[0] + c * d[0], lg[1] + c * d[1]];
+            lh = [lh[0] + c * (hk[0] * r - d[0] * d[0]), lh[1] + c * (hk[1] * r - d[0] * d[1]), lh[2] + c * (hk[2] * r - d[1] * d[1])];
+        }
+    }
+    if !per_bin {
+        (lg, lh) = on_sums(g, s, kind, u);
+    }
+    let (n, q) = (g.total, 1.0 / cv);
+    Some(Pass {
+        grad: [n * q * cg[0] - lg[0], n * q * cg[1] - lg[1]],
+        hess: [
+            n * q * (ch[0] - q * cg[0] * cg[0]) - lh[0],
+            n * q * (ch[1] - q * cg[0] * cg[1]) - lh[1],
+            n * q * (ch[2] - q * cg[1] * cg[1]) - lh[2],
+        ],
+    })
+}
+
+/// Σ c_k ln P(k)'s gradient and Hessian in `u` for the binomial or the negative binomial,
+/// from the sums of the counts ([`pass`]).
+fn on_sums(g: &Grouped, s: &Sums, kind: TailModelKind, u: [f64; 2]) -> ([f64; 2], [f64; 3]) {
+    let [a, b] = kind.natural(u);
+    let (n, sy) = (s.total, s.symbols);
+    if kind == TailModelKind::Binomial {
+        let (q, nn) = (1.0 / (1.0 - a), f64::from(g.n) * n);
+        return ([(sy - nn * a) * q, 0.0], [a * (sy - nn) * q * q, 0.0, 0.0]);
+    }
+    let (x, q) = (a * b, 1.0 / (1.0 + a * b));
+    let mu_x_l2 = a * x * ell2(x).0;
+    let (mut s1, mut s2) = (0.0, 0.0);
+    for (i, c) in s.above.iter().enumerate().skip(1) {
+        let is = i as f64 * b;
+        let w = is / (1.0 + is);
+        s1 += c * w;
+        s2 += c * w / (1.0 + is);
+    }
+    let q2 = q * q;
+    (
+        [(sy - n * a) * q, s1 + n * mu_x_l2 - sy * x * q],
+        [-(n * a + sy * x) * q2, -(sy - n * a) * x * q2, s2 + n * a * x * q2 - n * mu_x_l2 - sy * x * q2],
+    )
+}
+
+/// A fit at its maximum, with what the figures need.
+#[derive(Clone, Copy)]
+struct Fitted {
+    u: [f64; 2],
+    /// −ln L's Hessian there (or at the last point before, within the convergence tolerance).
+    hessian: [f64; 3],
+    nll: f64,
+    /// P(k > t).
+    share: f64,
+}
+
+/// Newton's method on single-symbol bins from `u` on [`pass`]'s exact gradient and Hessian:
+/// the step is the last where its decrement is under [`QUADRATIC`] (one more pass then
+/// gives the figures there) and none is taken under [`CONVERGED`]; a shape at its bound with
+/// the likelihood still rising past it stays there. Then −ln L (a logarithm a counted bin,
+/// the conditioning from the tail) and P(k > t) summed on until what is left is under
+/// [`TAIL_REST`] of it. `None` where the Hessian is not positive definite or the walk does
+/// not settle in [`MAX_PLAIN`] passes (the fit on jets, which searches, takes over).
+fn newton_on_terms(g: &Grouped, s: &Sums, kind: TailModelKind, mut u: [f64; 2], t: usize, values: &mut Vec<f64>) -> Option<Fitted> {
+    let (lo, hi) = if kind.params() == 1 { (0.0, 0.0) } else { SHAPE_BOUNDS };
+    u[1] = u[1].clamp(lo, hi);
+    let mut last = false;
+    for _ in 0..MAX_PLAIN {
+        if kind == TailModelKind::Binomial && !(u[0] < 0.5f64.ln()) {
+            return None;
+        }
+        let ps = pass(g, s, kind, u, values)?;
+        let ([g0, g1], [a, b, c]) = (ps.grad, ps.hess);
+        let pinned = kind.params() == 2 && ((u[1] <= lo && g1 > 0.0) || (u[1] >= hi && g1 < 0.0));
+        let step = if kind.params() == 1 || pinned {
+            if !(a > 0.0) {
+                return None;
+            }
+            [-g0 / a, 0.0]
+        } else {
+            let det = a * c - b * b;
+            if !(a > 0.0 && det > 0.0) {
+                return None;
+            }
+            [-(c * g0 - b * g1) / det, -(a * g1 - b * g0) / det]
+        };
+        let decrement = -(step[0] * g0 + step[1] * g1);
+        if last || decrement < CONVERGED {
+            return Some(finish(g, s.top, kind, u, t, ps.hess, values));
+        }
+        let longest = step[0].abs().max(step[1].abs());
+        let s = if longest > 5.0 { 5.0 / longest } else { 1.0 };
+        u = [u[0] + s * step[0], (u[1] + s * step[1]).clamp(lo, hi)];
+        last = s == 1.0 && decrement < QUADRATIC;
+    }
+    None
+}
+
+/// The figures of a converged [`pass`]: P(k > t) summed on past kmax until what is left
+/// is under [`TAIL_REST`] of it, and −ln L from the bins' P(k) (in `values`) and the tail
+/// past the top bin.
+fn finish(g: &Grouped, top: usize, kind: TailModelKind, u: [f64; 2], t: usize, hessian: [f64; 3], values: &[f64]) -> Fitted {
+    let past = |from: usize| values.get(from..).unwrap_or_default().iter().sum::<f64>();
+    let within = past(t + 1);
+    let mut rest = 0.0;
+    let k = values.len();
+    let mut last = values.last().copied().unwrap_or(f64::INFINITY);
+    let prev = if k >= 2 { values[k - 2] } else { 0.0 };
+    let end = (t + 1 + 512).min(g.n as usize);
+    for term in Terms::resume(kind, u, g.n, k - 1, prev, last).skip(1).take(end.saturating_sub(g.kmax)) {
+        rest += term;
+        let ratio = term / last;
+        last = term;
+        if ratio < 1.0 && term < TAIL_REST * (1.0 - ratio) * (within + rest) {
+            break;
+        }
+    }
+    let ll: f64 = values.iter().zip(&g.bins[..=top]).filter(|(_, b)| b.2 > 0.0).map(|(p, b)| b.2 * p.ln()).sum();
+    Fitted { u, hessian, nll: g.total * (-(past(top + 1) + rest)).ln_1p() - ll, share: within + rest }
+}
+
+/// ∂P(k > top)/∂u of `kind` at `u`, and P(k > top), from the terms' plain values
+/// ([`Derivs`]), summed until what is left is under [`TAIL_REST_GRADIENT`] of the sums.
+fn tail_gradient(kind: TailModelKind, u: [f64; 2], n: u32, top: usize) -> ([f64; 2], f64) {
+    let (mut grad, mut tail, mut last) = ([0.0; 2], 0.0, f64::INFINITY);
+    let end = (top + 1 + 512).min(n as usize);
+    for (k, (p, g, _)) in Derivs::new(kind, u, n).enumerate().take(end + 1) {
+        if k > top {
+            grad = [grad[0] + g[0], grad[1] + g[1]];
             tail += p;
             let ratio = p / last;
-            if p == 0.0 || (ratio < 1.0 && p * (kf + 1.0) < TAIL_REST_GRADIENT * (1.0 - ratio) * tail) {
+            if p == 0.0 || (ratio < 1.0 && p * (k as f64 + 1.0) < TAIL_REST_GRADIENT * (1.0 - ratio) * tail) {
                 break;
             }
         }
-        match kind {
-            TailModelKind::NegativeBinomial => cum += kf * b / (1.0 + kf * b),
-            TailModelKind::PolyaAeppli => {
-                c1 = p + b * c1;
-                (b2, b1) = (b1, c1 + b * b1);
-            }
-            TailModelKind::Binomial => {}
-        }
         last = p;
-    }
-    if kind == TailModelKind::PolyaAeppli {
-        // To the fitted coordinates: ∂/∂ln λ = λ∂/∂λ, ∂/∂logit θ = θ(1 − θ)∂/∂θ.
-        grad = [a * grad[0], a * b * (1.0 - b) * grad[1]];
     }
     (grad, tail)
 }
@@ -544,47 +709,24 @@ fn shape_from_ratio(kind: TailModelKind, g: &Grouped, s: &Sums) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
-/// The maximum-likelihood fit of `kind` on single-symbol bins: the maximum of
-/// Σ c_k ln P(k) from the sums (above), then the conditioning on the bins. For the binomial
-/// (p = mean/n) and the negative binomial, whose Hessians the sums give, the conditioning's
-/// gradient N·∂P(k > top)/∂u/(1 − P(k > top)) is summed from the tail's terms; where its
-/// Newton decrement is under [`CONVERGED`] (every bundled capture but the failing one: the
-/// tail past the top bin is under 1e-12 of the codewords) its Newton step is the last,
-/// else Newton's method on jets ([`maximise`]) goes on from there. Pólya–Aeppli always goes
-/// on on jets, one pass where the conditioning is as small. `None` where the sums do not
-/// give the maximum (the general fit from the moments then).
-fn fit_on_sums(g: &Grouped, kind: TailModelKind, s: &Sums, from: [f64; 2], jets: &mut Vec<Jet>, values: &mut Vec<f64>) -> Option<Optimum> {
-    let (u, hessian) = match kind {
-        TailModelKind::Binomial => {
-            let p = s.mean() / f64::from(g.n);
-            if !(p < 0.5) {
-                return None;
-            }
-            let n_all = f64::from(g.n) * s.total;
-            ([p.ln(), 0.0], [(n_all - s.symbols) * p / ((1.0 - p) * (1.0 - p)), 0.0, 0.0])
-        }
-        TailModelKind::NegativeBinomial => {
-            shape_from_ratio(kind, g, s).and_then(|v| nb_profile(s, v)).or_else(|| nb_profile(s, from[1]))?
-        }
+/// The maximum-likelihood fit of `kind` on single-symbol bins: Newton's method on the
+/// terms' plain derivatives ([`newton_on_terms`]) from the maximum of Σ c_k ln P(k), which
+/// the sums give (the binomial's p = mean/n, the negative binomial's [`nb_profile`]) or come
+/// near (Pólya–Aeppli along λ = mean·(1 − θ) from the bins' ratio), so that the conditioning
+/// on the bins is what the steps correct (none where the tail past the top bin is under
+/// ~1e-12 of the codewords: every bundled capture but the failing one). From the moments
+/// where that does not settle; `None` where neither does (the fit on jets then).
+fn fit_on_sums(g: &Grouped, kind: TailModelKind, s: &Sums, from: [f64; 2], t: usize, values: &mut Vec<f64>) -> Option<Fitted> {
+    let start = match kind {
+        TailModelKind::Binomial => Some([(s.mean() / f64::from(g.n)).ln(), 0.0]),
+        TailModelKind::NegativeBinomial => shape_from_ratio(kind, g, s).and_then(|v| nb_profile(s, v)).or_else(|| nb_profile(s, from[1])),
         TailModelKind::PolyaAeppli => {
-            let u = shape_from_ratio(kind, g, s).and_then(|v| pa_profile(g, s, v)).or_else(|| pa_profile(g, s, from[1]))?;
-            return maximise(g, kind, u, jets, values);
+            // λ = mean·(1 − θ), 1 − θ = 1/(1 + e^v); no more dispersed than Poisson, the bound.
+            let v = if s.over_poisson() > 0.0 { shape_from_ratio(kind, g, s).unwrap_or(from[1]) } else { SHAPE_BOUNDS.0 };
+            Some([s.mean().ln() - v.exp().ln_1p(), v])
         }
     };
-    let (grad, tail) = tail_gradient(kind, u, g.n, s.top);
-    // −ln L's gradient there: N·ln(1 − P(k > top)) differentiated.
-    let scale = -s.total / (1.0 - tail);
-    let gr = [scale * grad[0], scale * grad[1]];
-    let [a, _, c] = hessian;
-    // At the Poisson bound the shape stays where the likelihood still rises past it.
-    let pinned = kind == TailModelKind::NegativeBinomial && u[1] <= SHAPE_BOUNDS.0;
-    let one_d = kind == TailModelKind::Binomial || pinned;
-    let step = if one_d { [-gr[0] / a, 0.0] } else { [-gr[0] / a, -gr[1] / c] };
-    let decrement = -(step[0] * gr[0] + step[1] * gr[1]);
-    if !(a > 0.0) || !(one_d || c > 0.0) || !(decrement < CONVERGED) {
-        return maximise(g, kind, u, jets, values);
-    }
-    Some(Optimum { u: [u[0] + step[0], u[1] + step[1]], hessian, nll: None })
+    start.and_then(|u| newton_on_terms(g, s, kind, u, t, values)).or_else(|| newton_on_terms(g, s, kind, from, t, values))
 }
 
 /// A descent step on −ln L from its jet `j` over the free coordinates (only the first
@@ -739,9 +881,10 @@ fn chi2(g: &Grouped, p: &[f64], params: usize) -> (f64, i64) {
     (x2, cells.max(1) - 1 - params as i64)
 }
 
-/// 95% interval of ln P(k > t) at the optimum `u` from the inverse of −ln L's Hessian there
-/// (delta method), the tail's gradient from [`tail_gradient`].
-fn interval(kind: TailModelKind, n: u32, t: u32, u: [f64; 2], hessian: [f64; 3]) -> Option<(f64, f64)> {
+/// 95% interval of ln P(k > t) at the optimum from the inverse of −ln L's Hessian there
+/// (delta method), with the tail's gradient and value to [`TAIL_REST_GRADIENT`]
+/// ([`tail_gradient`]).
+fn interval(kind: TailModelKind, hessian: [f64; 3], (grad, share): ([f64; 2], f64)) -> Option<(f64, f64)> {
     let [a, b, c] = hessian;
     let cov = if kind.params() == 1 {
         [1.0 / a, 0.0, 0.0]
@@ -752,7 +895,6 @@ fn interval(kind: TailModelKind, n: u32, t: u32, u: [f64; 2], hessian: [f64; 3])
         }
         [c / det, -b / det, a / det]
     };
-    let (grad, share) = tail_gradient(kind, u, n, t as usize);
     let [g0, g1] = [grad[0] / share, grad[1] / share];
     let var = g0 * g0 * cov[0] + 2.0 * g0 * g1 * cov[1] + g1 * g1 * cov[2];
     (var.is_finite() && var >= 0.0).then(|| (-1.96 * var.sqrt(), 1.96 * var.sqrt()))
@@ -771,7 +913,7 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
     }
     let total = g.total;
     let nonempty = bins.iter().filter(|b| b.2 > 0).count();
-    let mut jets = Vec::with_capacity(kmax + 1);
+    let mut jets = Vec::new();
     let mut values = Vec::with_capacity(kmax + 1);
     let (mean, var) = moments(&g);
     let sums = Sums::new(&g);
@@ -780,10 +922,14 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
     for kind in TailModelKind::ALL {
         let d = kind.params();
         let from = start(kind, mean, var, n);
-        let on_sums = sums.as_ref().and_then(|s| fit_on_sums(&g, kind, s, from, &mut jets, &mut values));
-        let Some(o) = on_sums.or_else(|| maximise(&g, kind, from, &mut jets, &mut values)) else { continue };
-        let Some((nll, share)) = evaluate(&g, kind, &o, t, &jets, &mut values) else { continue };
-        let u = o.u;
+        let on_sums = sums.as_ref().and_then(|s| fit_on_sums(&g, kind, s, from, t as usize, &mut values));
+        let fitted = on_sums.or_else(|| {
+            let o = maximise(&g, kind, from, &mut jets, &mut values)?;
+            let (nll, share) = evaluate(&g, kind, &o, t, &jets, &mut values)?;
+            Some(Fitted { u: o.u, hessian: o.hessian, nll, share })
+        });
+        let Some(f) = fitted else { continue };
+        let Fitted { u, nll, share, .. } = f;
         let (x2, dof) = chi2(&g, &values, d);
         let chi2_p = (dof >= 1).then(|| ChiSquared::new(dof as f64).map(|c| c.sf(x2)).ok()).flatten();
         let nat = kind.natural(u);
@@ -802,7 +948,7 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
             chi2_p,
             uncorrectable_share: share,
         });
-        optima.push(o);
+        optima.push(f);
     }
     let mut out = TailModels {
         selected: None,
@@ -832,8 +978,8 @@ pub fn fit(bins: &[(u32, u32, u64)], n: u32, t: u32) -> Option<TailModels> {
     let (kind, share) = (chosen.model, chosen.uncorrectable_share);
     out.selected = Some(kind);
     out.uncorrectable_share = Some(share);
-    let Some(Optimum { u, hessian, .. }) = out.fits.iter().position(|f| f.model == kind).map(|i| optima[i]) else { return Some(out) };
-    if let Some((lo, hi)) = interval(kind, n, t, u, hessian) {
+    let Some(Fitted { u, hessian, .. }) = out.fits.iter().position(|f| f.model == kind).map(|i| optima[i]) else { return Some(out) };
+    if let Some((lo, hi)) = interval(kind, hessian, tail_gradient(kind, u, n, t as usize)) {
         out.uncorrectable_share_low = Some(share * lo.exp());
         out.uncorrectable_share_high = Some((share * hi.exp()).min(1.0));
     }
@@ -956,7 +1102,7 @@ mod tests {
             for kind in TailModelKind::ALL {
                 let from = start(kind, mean, var, 544);
                 let (mut jets, mut values) = (Vec::new(), Vec::new());
-                let on_sums = fit_on_sums(&g, kind, &sums, from, &mut jets, &mut values).unwrap();
+                let on_sums = fit_on_sums(&g, kind, &sums, from, 15, &mut values).unwrap();
                 let on_jets = maximise(&g, kind, from, &mut jets, &mut values).unwrap();
                 let (a, b) = (kind.natural(on_sums.u), kind.natural(on_jets.u));
                 for i in 0..kind.params() {
@@ -983,6 +1129,32 @@ mod tests {
             assert!((share / want.v - 1.0).abs() < 1e-7, "{kind:?}: {share} vs {}", want.v);
             for i in 0..kind.params() {
                 assert!((grad[i] / want.g[i] - 1.0).abs() < 1e-6, "{kind:?} {i}: {grad:?} vs {:?}", want.g);
+            }
+        }
+    }
+
+    #[test]
+    fn plain_derivatives_match_the_jets() {
+        // Each model's P(k) with its gradient and Hessian in u term by term ([`Derivs`]:
+        // closed forms, Pólya–Aeppli's pgf) against the recursion on jets, well into the tail.
+        let cases = [
+            (TailModelKind::Binomial, [(2e-3f64).ln(), 0.0]),
+            (TailModelKind::NegativeBinomial, [(0.05f64).ln(), (1.0f64 / 0.3).ln()]),
+            (TailModelKind::NegativeBinomial, [(0.5f64).ln(), (1e-3f64).ln()]),
+            (TailModelKind::PolyaAeppli, [(5e-3f64).ln(), (0.45f64 / 0.55).ln()]),
+            (TailModelKind::PolyaAeppli, [(2e-2f64).ln(), (0.7f64 / 0.3).ln()]),
+        ];
+        for (kind, u) in cases {
+            let jets = Terms::new(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], 544);
+            for (k, ((p, g, h), j)) in Derivs::new(kind, u, 544).zip(jets).enumerate().take(40) {
+                let close = |got: f64, want: f64| (got - want).abs() <= 1e-9 * want.abs().max(j.v * 1e-3);
+                assert!(close(p, j.v), "{kind:?} k {k}: {p} vs {}", j.v);
+                for i in 0..2 {
+                    assert!(close(g[i], j.g[i]), "{kind:?} k {k} g{i}: {g:?} vs {:?}", j.g);
+                }
+                for i in 0..3 {
+                    assert!(close(h[i], j.h[i]), "{kind:?} k {k} h{i}: {h:?} vs {:?}", j.h);
+                }
             }
         }
     }

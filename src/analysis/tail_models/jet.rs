@@ -148,75 +148,6 @@ impl Real for Jet {
     }
 }
 
-/// A value `v` with its first and second derivatives `d`, `dd` in one variable: the
-/// two-parameter fits' one-dimensional searches along the line where their mean is the
-/// counts' (a third of a [`Jet`]'s work a term).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Jet1 {
-    pub v: f64,
-    pub d: f64,
-    pub dd: f64,
-}
-
-impl Jet1 {
-    /// The variable at `v`.
-    pub(crate) fn variable(v: f64) -> Jet1 {
-        Jet1 { v, d: 1.0, dd: 0.0 }
-    }
-}
-
-impl Add for Jet1 {
-    type Output = Jet1;
-    fn add(self, o: Jet1) -> Jet1 {
-        Jet1 { v: self.v + o.v, d: self.d + o.d, dd: self.dd + o.dd }
-    }
-}
-
-impl Sub for Jet1 {
-    type Output = Jet1;
-    fn sub(self, o: Jet1) -> Jet1 {
-        Jet1 { v: self.v - o.v, d: self.d - o.d, dd: self.dd - o.dd }
-    }
-}
-
-impl Neg for Jet1 {
-    type Output = Jet1;
-    fn neg(self) -> Jet1 {
-        Jet1 { v: -self.v, d: -self.d, dd: -self.dd }
-    }
-}
-
-impl Mul for Jet1 {
-    type Output = Jet1;
-    fn mul(self, o: Jet1) -> Jet1 {
-        Jet1 { v: self.v * o.v, d: self.v * o.d + self.d * o.v, dd: self.v * o.dd + self.dd * o.v + 2.0 * self.d * o.d }
-    }
-}
-
-impl Div for Jet1 {
-    type Output = Jet1;
-    fn div(self, o: Jet1) -> Jet1 {
-        let q = self.v / o.v;
-        let d = (self.d - q * o.d) / o.v;
-        Jet1 { v: q, d, dd: (self.dd - q * o.dd - 2.0 * d * o.d) / o.v }
-    }
-}
-
-impl Real for Jet1 {
-    fn constant(v: f64) -> Self {
-        Jet1 { v, d: 0.0, dd: 0.0 }
-    }
-    fn value(self) -> f64 {
-        self.v
-    }
-    fn scale(self, s: f64) -> Self {
-        Jet1 { v: self.v * s, d: self.d * s, dd: self.dd * s }
-    }
-    fn chain(self, f: f64, f1: f64, f2: f64) -> Self {
-        Jet1 { v: f, d: f1 * self.d, dd: f1 * self.dd + f2 * self.d * self.d }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,17 +171,6 @@ mod tests {
         let d01 = (f(x + h, y + h) - f(x + h, y - h) - f(x - h, y + h) + f(x - h, y - h)) / (4.0 * h * h);
         for (got, want) in [(j.g[0], d0), (j.g[1], d1), (j.h[0], d00), (j.h[1], d01), (j.h[2], d11)] {
             assert!((got - want).abs() < 1e-6, "{got} vs {want}");
-        }
-    }
-
-    #[test]
-    fn one_variable_jets_agree_with_two() {
-        // Along y = 0.3 − 2x, a Jet1 in x is the two-variable jet's directional derivatives.
-        let x = 0.7;
-        let j1 = f(Jet1::variable(x), Jet1::constant(0.3) - Jet1::variable(x).scale(2.0));
-        let j = f(Jet::variable(x, 0), Jet::constant(0.3) - Jet::variable(x, 0).scale(2.0));
-        for (got, want) in [(j1.v, j.v), (j1.d, j.g[0]), (j1.dd, j.h[0])] {
-            assert!((got - want).abs() < 1e-14 * want.abs().max(1.0), "{got} vs {want}");
         }
     }
 }
