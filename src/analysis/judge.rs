@@ -270,7 +270,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             .unwrap_or_default();
         let log = super::kernel_log::of(w);
         let kernel = log
-            .and_then(super::kernel_log::down_reason)
+            .and_then(crate::device::kernel_log::KernelLog::down_reason)
             .map(|m| format!("; the kernel said {}", super::kernel_log::quoted(m, log.and_then(|l| l.driver.as_deref()))))
             .unwrap_or_default();
         reasons.push(Reason::new(

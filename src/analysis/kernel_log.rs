@@ -53,18 +53,13 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The latest message saying why the link is down, since the link last came up.
-pub(crate) fn down_reason(log: &KernelLog) -> Option<&KernelMessage> {
-    log.messages.iter().rev().take_while(|m| !matches!(m.event, KernelEvent::LinkUp { .. })).find(|m| m.event.explains_link_down())
-}
-
 pub(crate) fn analyze(log: &KernelLog) -> KernelLogAnalysis {
     let count = |f: fn(&KernelEvent) -> bool| log.messages.iter().filter(|m| f(&m.event)).count();
     KernelLogAnalysis {
         driver: log.driver.clone(),
         link_downs: count(|e| matches!(e, KernelEvent::LinkDown)),
         link_ups: count(|e| matches!(e, KernelEvent::LinkUp { .. })),
-        down_reason: down_reason(log).cloned(),
+        down_reason: log.down_reason().cloned(),
         messages: log.messages.clone(),
         messages_dropped: log.messages_dropped,
         pcie_bandwidth: log.pcie_bandwidth.clone(),
@@ -255,9 +250,9 @@ mod tests {
             ],
             ..Default::default()
         };
-        assert_eq!(down_reason(&log).map(|m| m.at.boot_us), Some(Some(3)));
-        assert!(down_advice(down_reason(&log).unwrap()).starts_with("the module shut down hot"));
+        assert_eq!(log.down_reason().map(|m| m.at.boot_us), Some(Some(3)));
+        assert!(down_advice(log.down_reason().unwrap()).starts_with("the module shut down hot"));
         let log = KernelLog { messages: vec![msg(error("High Temperature"), 1), msg(up, 2)], ..Default::default() };
-        assert_eq!(down_reason(&log), None);
+        assert_eq!(log.down_reason(), None);
     }
 }

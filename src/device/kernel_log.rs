@@ -36,6 +36,14 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+impl KernelLog {
+    /// The kernel's words for why the link is down: the latest message that explains a down
+    /// link since the link last came up; `None` when it came up after every such message.
+    pub fn down_reason(&self) -> Option<&KernelMessage> {
+        self.messages.iter().rev().take_while(|m| !matches!(m.event, KernelEvent::LinkUp { .. })).find(|m| m.event.explains_link_down())
+    }
+}
+
 /// When a line was logged, as its stamp gives it: microseconds since boot (`dmesg`,
 /// `journalctl -o short-monotonic`: `[%5lu.%06lu]`, kernel/printk/printk.c
 /// `print_time`), or the wall clock as printed (`dmesg -T`, `journalctl -k`).

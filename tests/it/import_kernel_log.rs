@@ -148,3 +148,25 @@ fn a_few_corrected_aer_errors_on_the_function_are_a_note() {
         "{notes:#?}"
     );
 }
+
+#[test]
+fn a_port_its_driver_refused_has_no_netdev_and_the_kernels_line_is_the_answer() {
+    // The Proxmox paste (README): lspci lists both X520 ports, but ixgbe refused port 1's
+    // module at probe, so no netdev exists for it and nothing names an interface. The import
+    // cannot make a capture, and says what the kernel said of 0000:5f:00.1.
+    let tmp = tempfile::tempdir().unwrap();
+    let o = optics()
+        .arg("import")
+        .arg(Path::new(K).join("ixgbe_x520_port_refused_pve_paste.txt"))
+        .arg("-o")
+        .arg(tmp.path().join("c.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("the kernel log says: 0000:5f:00.1 (ixgbe): \"failed to load because an unsupported SFP+ or QSFP module type was detected.     # 报错提示\" (3.021043 s after boot)"),
+        "{err}"
+    );
+    assert!(!err.contains("0000:5f:00.0 (ixgbe): \""), "{err}");
+}

@@ -873,8 +873,14 @@ pub fn import_parsed(
     }
     if order.is_empty() {
         let shown: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        // A port its driver refused has no netdev: the kernel's line is the answer.
+        let logs = files.iter().flatten().filter_map(|pf| pf.fragment.kernel_log.as_ref());
+        let said = match super::kernel_log::refusals(logs, &Default::default()).as_slice() {
+            [] => String::new(),
+            r => format!("; the kernel log says: {}", r.join("; ")),
+        };
         return Err(ImportError::Input(format!(
-            "{}: no interface in the input: lspci and uptime outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output",
+            "{}: no interface in the input: lspci, uptime and kernel log outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output{said}",
             shown.join(", ")
         )));
     }

@@ -506,6 +506,9 @@ pub(crate) fn join<'a>(
         }
     };
     let listed: Vec<String> = others.iter().take(MAX_LISTED).map(named).collect();
+    for r in refusals(logs.iter().copied(), &joined) {
+        notes.push(format!("the kernel log says of a function no interface of the input is at: {r}"));
+    }
     let more = match others.len().saturating_sub(MAX_LISTED) {
         0 => String::new(),
         n => format!(" and {n} more"),
@@ -515,6 +518,22 @@ pub(crate) fn join<'a>(
         others.len(),
         listed.join(", ")
     ));
+}
+
+/// What the logs say of functions whose driver refused their module or found their port in
+/// fault, one sentence each (`0000:5f:00.1 (ixgbe): "failed to load because ..." (3.021043 s
+/// after boot)`): a port whose driver failed to load it has no netdev to import, and its
+/// only trace is this line.
+pub(crate) fn refusals<'a>(logs: impl Iterator<Item = &'a KernelLogs>, except: &BTreeSet<PciAddress>) -> Vec<String> {
+    logs.flat_map(|l| &l.functions)
+        .filter(|(a, _)| !except.contains(*a))
+        .filter_map(|(a, f)| {
+            let m = f.down_reason()?;
+            let driver = f.driver.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            Some(format!("{a}{driver}: \"{}\" ({})", m.text, m.at))
+        })
+        .take(MAX_LISTED)
+        .collect()
 }
 
 /// Functions a note names before it counts the rest.
