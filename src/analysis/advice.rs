@@ -42,6 +42,9 @@ pub(crate) struct LaneFacts<'a> {
     /// median (negative = worse).
     pub(crate) esnr_db: Option<f64>,
     pub(crate) esnr_delta_db: Option<f64>,
+    /// The lane counted corrected errors (or its module gives a BER): false when only the
+    /// module's flags put it here.
+    pub(crate) errors_counted: bool,
 }
 
 /// This module's own transmitter is out of range: a tx fault, bias past any limit but its
@@ -114,6 +117,16 @@ pub(crate) fn lane_advice(f: &LaneFacts, cfg: &Config) -> String {
         return format!(
             "lane {n}: received light is normal but the module's eSNR is {e:.1} dB, {:.1} dB below its other lanes: this module's receiver on lane {n} or the far end's transmitter, not the fiber: swap this module, then the far-end module",
             -d
+        );
+    }
+    // Only the module's own status flags (loss of signal or lock) with normal light: no
+    // error was counted to blame a receiver for. The flags latch until the host reads
+    // them (SFF-8636 Rev 2.11 6.2.3, CMIS 5.2 8.9), so they may be an earlier event.
+    if !f.errors_counted && !f.flags.is_empty() {
+        let names: Vec<&str> = f.flags.iter().map(|x| x.as_str()).collect();
+        return format!(
+            "lane {n}: the module reports {} with received light normal{loss} and no errors counted: these flags latch until read, so read the module again (and count the lane's errors); if they stay, check the signal into lane {n} (the far end's transmitter; for tx_lol the host's own signal into the module), then swap this module",
+            names.join(", ")
         );
     }
     format!("lane {n}: received light is normal{loss} but errors are high: this module's receiver on lane {n} is suspect (near-end receiver): swap the module")
@@ -333,5 +346,15 @@ mod tests {
         let mut g = facts(2);
         g.rx_delta_db = Some(0.1);
         assert!(lane_advice(&g, &cfg).contains("receiver on lane 2"));
+        // Flags alone, no errors counted: nothing blames the receiver yet.
+        let lol = vec![ModuleFlag::Lol(flag::Side::Rx), ModuleFlag::Lol(flag::Side::Tx)];
+        g.flags = &lol;
+        let a = lane_advice(&g, &cfg);
+        assert!(
+            a.starts_with("lane 2: the module reports rx_lol, tx_lol with received light normal") && !a.contains("errors are high"),
+            "{a}"
+        );
+        g.errors_counted = true;
+        assert!(lane_advice(&g, &cfg).contains("errors are high"));
     }
 }

@@ -173,6 +173,7 @@ pub(super) fn judge_lanes(
                 far_link_loss_db: la.far_link_loss_db,
                 esnr_db: la.esnr_db,
                 esnr_delta_db,
+                errors_counted: corrected,
             };
             la.advice = Some(lane_advice(&facts, cfg));
         }

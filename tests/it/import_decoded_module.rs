@@ -413,3 +413,28 @@ fn a_paste_of_a_before_and_an_after_says_how_to_give_them() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("a second ethtool -S output of one interface in one input; cut the paste into one file per snapshot"), "{err}");
 }
+
+#[test]
+fn latched_loss_of_lock_with_normal_light_and_no_errors_blames_no_receiver() {
+    // tests/fixtures/import/ethtool_m/README.md: OPAE qsfpinfo's Finisar SR4, Rx and Tx loss
+    // of lock on every lane, light normal, no error counted.
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("q.jsonl");
+    let input = "tests/fixtures/import/ethtool_m/opae_qsfpinfo_finisar_sr4_lol_flags.txt";
+    let o = optics().args(["import", input, "--interface", "fpga0", "-o"]).arg(&cap).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = optics().args(["scan", "--json", "--replay"]).arg(&cap).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let i = &v["interfaces"][0];
+    // The flags stand (module_fault), read as printed; lane 1 receives 0.9603 mW = -0.18 dBm.
+    let codes: Vec<&str> = i["reasons"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"module_fault"), "{codes:?}");
+    let lane1 = i["lanes"].as_array().unwrap().iter().find(|l| l["lane"] == 1).unwrap();
+    assert!((lane1["rx_power_dbm"].as_f64().unwrap() - 10.0 * 0.9603f64.log10()).abs() < 1e-9);
+    // No error was counted: the advice reads the flags again rather than blame a receiver.
+    for n in [1, 3, 4] {
+        let a = i["lanes"].as_array().unwrap().iter().find(|l| l["lane"] == n).unwrap()["advice"].as_str().unwrap().to_string();
+        assert!(a.contains("reports rx_lol, tx_lol with received light normal and no errors counted"), "lane {n}: {a}");
+        assert!(!a.contains("errors are high"), "lane {n}: {a}");
+    }
+}
