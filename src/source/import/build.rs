@@ -880,7 +880,7 @@ pub fn import_parsed(
             r => format!("; the kernel log says: {}", r.join("; ")),
         };
         return Err(ImportError::Input(format!(
-            "{}: no interface in the input: lspci, uptime and kernel log outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output{said}",
+            "{}: no interface in the input: lspci and uptime outputs describe the host, not a link; import them with an interface's ethtool or mlxlink output{said}",
             shown.join(", ")
         )));
     }
