@@ -76,6 +76,7 @@ mod import_nvue;
 mod import_sonic_transceiver;
 mod import_switch;
 mod import_switch_counters;
+mod import_trees_never_panic;
 mod infiniband;
 mod input_real_dumps;
 mod lane200g;

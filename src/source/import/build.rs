@@ -449,6 +449,14 @@ fn fmt_s(s: f64) -> String {
 /// [`MAX_GPUS`](crate::device::host::MAX_GPUS) GPUs with 256 ports.
 const MAX_GPU_COPIES: usize = 1 << 16;
 
+/// Why `interfaces` interfaces get no GPUs when each would hold its own copy of up to
+/// `gpus` (the capture writes them with every interface): more than [`MAX_GPU_COPIES`].
+pub(super) fn too_many_gpu_copies(interfaces: usize, gpus: usize) -> Option<String> {
+    (interfaces.saturating_mul(gpus) > MAX_GPU_COPIES).then(|| {
+        format!("{interfaces} interfaces with up to {gpus} GPUs each: more GPU places than one host's {MAX_GPU_COPIES}, GPU locality not checked")
+    })
+}
+
 /// The snapshots one input argument gives, per interface, with the host-wide lspci and
 /// uptime matched to them, and mixed-up input refused.
 fn group_snapshots(
@@ -486,11 +494,8 @@ fn group_snapshots(
     // every interface): 4,096 switch ports mapped to one NIC of 256 GPUs held 340 MB from
     // 700 kB of input. More than one host's worth is left out.
     let most = gpus.len().max(topology.iter().map(|t| t.gpu_count()).max().unwrap_or(0));
-    if by_iface.len().saturating_mul(most) > MAX_GPU_COPIES {
-        notes.push(format!(
-            "{} interfaces with up to {most} GPUs each: more GPU places than one host's {MAX_GPU_COPIES}, GPU locality not checked",
-            by_iface.len()
-        ));
+    if let Some(note) = too_many_gpu_copies(by_iface.len(), most) {
+        notes.push(note);
         gpus.clear();
         topology.clear();
     }

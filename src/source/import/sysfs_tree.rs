@@ -41,18 +41,30 @@ pub(crate) fn find_sys(dir: &Path) -> Option<PathBuf> {
 pub(crate) fn read(sys: &Path) -> Vec<ParsedFile> {
     let s = Sysfs::copy_at(sys);
     let mut out = Vec::new();
-    for name in s.interfaces() {
-        if s.is_virtual(&name) {
-            continue;
+    let netdevs: Vec<String> = s.interfaces().into_iter().filter(|n| !s.is_virtual(n)).collect();
+    // Each netdev holds its own copy of the node's GPUs (read once: `Sysfs::copy_at`).
+    let gpus = s.gpus();
+    let mut too_many = super::build::too_many_gpu_copies(netdevs.len(), gpus.as_ref().map_or(0, Vec::len));
+    if gpus.is_none() && sys.join("bus/pci/devices").is_dir() {
+        too_many = Some(format!(
+            "bus/pci/devices lists more than {} GPUs or {} functions, no host's: GPU locality not checked",
+            crate::device::host::MAX_GPUS,
+            crate::source::sysfs::MAX_PCI_FUNCTIONS
+        ));
+    }
+    let drop_gpus = too_many.is_some();
+    for name in netdevs {
+        let Some(mut host) = s.host_facts(&name) else { continue };
+        if drop_gpus {
+            host.gpus = None;
         }
-        let Some(host) = s.host_facts(&name) else { continue };
         let dir = sys.join("class/net").join(&name);
         let bus_info = s.bus_info(&name);
         let pci = s.pci_link(&name);
         let up = s.netdev_attr(&name, "operstate").and_then(|o| operstate_up(&o)).or_else(|| s.carrier(&name));
         let speed_mbps =
             s.netdev_attr(&name, "speed").and_then(|v| v.parse::<i64>().ok()).and_then(|v| u32::try_from(v).ok()).filter(|v| *v > 0);
-        let fragment = Fragment {
+        let mut fragment = Fragment {
             interface: Some(name.clone()),
             driver: s.driver(&name),
             pci_devices: bus_info
@@ -68,6 +80,8 @@ pub(crate) fn read(sys: &Path) -> Vec<ParsedFile> {
             host: host.imported(),
             ..Fragment::default()
         };
+        // Said once, with the first netdev.
+        fragment.notes.extend(too_many.take());
         let mtime = std::fs::metadata(&dir).ok().and_then(|m| m.modified().ok());
         out.push(ParsedFile { path: dir, mtime, format: Format::NetSysfs, fragment, name_interface: None });
     }
