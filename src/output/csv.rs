@@ -259,13 +259,20 @@ fn is_formula(s: &str) -> bool {
 }
 
 /// `slot = text`, keeping the slot's allocation; in a CSV cell (`csv`), a `'` before
-/// text a spreadsheet would take for a formula ([`is_formula`]).
+/// text a spreadsheet would take for a formula ([`is_formula`]), and control characters,
+/// bidi overrides and line separators as visible escapes, as the text report prints them
+/// ([`crate::output::text::escape`]): `export --csv -` goes to a terminal as often as to
+/// a spreadsheet, and a name holding `ESC [` must not drive it.
 fn put_text(slot: &mut String, text: &str, csv: bool) {
     slot.clear();
-    if csv && is_formula(text) {
+    if !csv {
+        slot.push_str(text);
+        return;
+    }
+    if is_formula(text) {
         slot.push('\'');
     }
-    slot.push_str(text);
+    slot.push_str(&crate::output::text::escape(text));
 }
 
 /// [`put_text`] of an optional cell.

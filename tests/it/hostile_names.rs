@@ -81,6 +81,26 @@ fn csv_cells_that_read_as_formulas_are_text_and_numbers_stay_numbers() {
     assert_eq!(first["interface"], "=HYPERLINK(\"http://x\",\"y\")");
 }
 
+/// A name holding a terminal's escapes (ESC [ 31 m, a title set by OSC ... BEL, a C1 CSI,
+/// a bidi override) reaches no CSV cell raw: `export --csv -` is printed on a terminal as
+/// often as it is opened in a spreadsheet. The text report writes the same escapes.
+#[test]
+fn csv_cells_carry_no_terminal_escapes_from_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = r"e\u001b[31mx\u001b]0;pwn\u0007\u009b2J\u202e";
+    let path = renamed(dir.path(), "sr4-200g-lane4-marginal.jsonl", &[("ens3np0", evil)]);
+    let out = optics().arg("export").arg(&path).args(["--csv", "-"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(!csv.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "a raw control character in the CSV");
+    let mut rdr = csv::Reader::from_reader(csv.as_bytes());
+    let col = rdr.headers().unwrap().iter().position(|h| h == "interface").unwrap();
+    let first = rdr.records().next().unwrap().unwrap();
+    assert_eq!(&first[col], r"e\x1b[31mx\x1b]0;pwn\x07\u{9b}2J\u{202e}");
+    let text = optics().args(["scan", "--replay"]).arg(&path).output().unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).starts_with(&first[col]), "the same escapes as the text report");
+}
+
 #[test]
 fn report_plots_of_names_that_differ_in_replaced_characters_are_distinct() {
     // `p0+1` and `p0@1` both become `p0_1` in a file name: each must get its own files,
