@@ -195,7 +195,14 @@ fn lay_out(root: &Path, entries: &[Entry]) {
             continue;
         }
         let Some(parent) = path.parent() else { continue };
-        if leaf.is_none() || std::fs::create_dir_all(parent).is_err() {
+        // Never through a link already laid out (one to `/` or `/proc/self/cwd` would
+        // write outside the tree), nor onto one.
+        let mut at_part = root.to_path_buf();
+        let through_link = parts.iter().any(|n| {
+            at_part.push(OsStr::from_bytes(n));
+            std::fs::symlink_metadata(&at_part).is_ok_and(|m| m.file_type().is_symlink())
+        });
+        if through_link || leaf.is_none() || std::fs::create_dir_all(parent).is_err() {
             continue;
         }
         let _ = match e {
@@ -256,7 +263,7 @@ proptest! {
                 continue;
             }
             let _ = std::os::unix::fs::symlink(OsStr::from_bytes(target), nd.join("device"));
-            for (a, c) in attrs {
+            for (a, c) in attrs.iter().filter(|(a, _)| !matches!(*a, "device" | ".." | ".")) {
                 let _ = std::fs::write(nd.join(a), c);
                 let _ = std::fs::write(pci.join(a), c);
             }
@@ -266,7 +273,7 @@ proptest! {
             if std::fs::create_dir_all(port.join("counters")).is_err() {
                 continue;
             }
-            for (a, c) in attrs {
+            for (a, c) in attrs.iter().filter(|(a, _)| !matches!(*a, ".." | ".")) {
                 let _ = std::fs::write(port.join(a), c);
                 let _ = std::fs::write(port.join("counters").join(a), c);
             }
