@@ -25,6 +25,7 @@ use super::codeword::{
 };
 use super::fec::FecKind;
 use super::histogram::FecHistogram;
+use crate::counters::CounterFigure;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -95,8 +96,8 @@ pub(super) fn of_window(cx: &super::Context, link: &super::LinkAnalysis, histogr
         lanes: rate.map(|r| r.lanes),
         frame_bytes: cx.cfg.fec_flr_frame_bytes,
         // Over the uncorrectable count's own span (the window's unless it was read from partway).
-        duration_s: cx.w.seconds_of("uncorrectable_blocks"),
-        windowed: cx.w.samples >= 2 && cx.w.seconds_of("uncorrectable_blocks") > 0.0,
+        duration_s: cx.w.seconds_of(CounterFigure::UncorrectableBlocks),
+        windowed: cx.w.samples >= 2 && cx.w.seconds_of(CounterFigure::UncorrectableBlocks) > 0.0,
         uncorrectable_blocks: link.uncorrectable_blocks,
         line_codewords_per_s: rate.and_then(|r| super::codeword::line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
         histogram,

@@ -285,7 +285,7 @@ pub(super) fn of_window(cx: &Context) -> Option<FecHistogram> {
     let rate = cx.rate.as_ref();
     analyze(&HistogramInput {
         bins: &cx.w.histogram_delta,
-        duration_s: cx.w.seconds_of("fec_histogram"),
+        duration_s: cx.w.seconds_of(crate::counters::CounterFigure::FecHistogram),
         fec: cx.fec,
         line_codewords_per_s: rate.and_then(|r| line_codewords_per_s(cx.fec, r.lane_rate_gbps, r.lanes)),
         flr_per_codeword_error_ratio: codeword::port_factor(

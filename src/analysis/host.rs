@@ -7,7 +7,7 @@
 
 use super::verdict::{verdict, Reason, ReasonCode, Severity};
 use super::{Config, InterfaceAnalysis, InterfaceWindow};
-use crate::counters::Origin;
+use crate::counters::{CounterFigure, Origin};
 use crate::device::host::{Channels, Fact, HostFacts, PauseSettings, PciDistance, Rings};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -104,12 +104,12 @@ impl PauseDiscards {
         };
         Some(PauseDiscards {
             window_s: w.duration_s,
-            rx_pause_frames: rate("rx_pause_frames", &h.rx_pause_frames),
-            tx_pause_frames: rate("tx_pause_frames", &h.tx_pause_frames),
-            rx_pause_per_priority: prio("rx_pause_per_priority", &h.rx_pause_per_priority),
-            tx_pause_per_priority: prio("tx_pause_per_priority", &h.tx_pause_per_priority),
-            rx_discards: rate("rx_discards", &h.rx_discards),
-            rx_out_of_buffer: rate("rx_out_of_buffer", &h.rx_out_of_buffer),
+            rx_pause_frames: rate(CounterFigure::RxPauseFrames, &h.rx_pause_frames),
+            tx_pause_frames: rate(CounterFigure::TxPauseFrames, &h.tx_pause_frames),
+            rx_pause_per_priority: prio(CounterFigure::RxPausePerPriority, &h.rx_pause_per_priority),
+            tx_pause_per_priority: prio(CounterFigure::TxPausePerPriority, &h.tx_pause_per_priority),
+            rx_discards: rate(CounterFigure::RxDiscards, &h.rx_discards),
+            rx_out_of_buffer: rate(CounterFigure::RxOutOfBuffer, &h.rx_out_of_buffer),
         })
     }
 

@@ -65,11 +65,8 @@ pub struct IbAnalysis {
 /// zero reading at the start of that span has none of theirs).
 fn windowed(w: &InterfaceWindow) -> bool {
     let read_once = w.counter_spans.iter().any(|s| ibc::origin_name(&s.origin).is_some() && !s.has_delta());
-    w.samples >= 2 && w.seconds_of(SYMBOL_ERRORS) > 0.0 && !read_once
+    w.samples >= 2 && w.seconds_of(CounterFigure::SymbolErrors) > 0.0 && !read_once
 }
-
-/// The figure `symbol_error` lands in ([`crate::counters::PortCounters::symbol_errors`]).
-const SYMBOL_ERRORS: &str = "symbol_errors";
 
 impl IbAnalysis {
     /// What `w`'s InfiniBand port is and counted (`None` for other ports): increases over
@@ -102,7 +99,9 @@ impl IbAnalysis {
             tx_bytes: value(&counts.ib.port_xmit_data).map(|u| u.saturating_mul(DATA_OCTETS_PER_UNIT)),
             // Over a window the count has a time base, zero included: 0/s is a measurement.
             // Over the counter's own span: the window's unless it was read from partway.
-            symbol_errors_per_s: windowed.then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.seconds_of(SYMBOL_ERRORS))).flatten(),
+            symbol_errors_per_s: windowed
+                .then(|| value(&counts.symbol_errors).map(|n| n as f64 / w.seconds_of(CounterFigure::SymbolErrors)))
+                .flatten(),
             saturated: saturated_at_end(w).iter().map(|(c, _)| c.name).collect(),
             counters,
         })
@@ -130,7 +129,7 @@ pub(super) fn judge(cx: &mut Context, reasons: &mut Vec<Reason>) -> Option<IbAna
     let a = IbAnalysis::of_window(w)?;
     let rate = a.rate.as_deref().and_then(IbRate::parse);
     let when = if windowed(w) {
-        format!("in {:.0} s", w.seconds_of(SYMBOL_ERRORS))
+        format!("in {:.0} s", w.seconds_of(CounterFigure::SymbolErrors))
     } else {
         "since the counters were last cleared (one snapshot, an unknown time ago)".to_string()
     };

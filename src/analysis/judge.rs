@@ -196,25 +196,27 @@ fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
     let windowed = cx.w.samples >= 2 && w.duration_s > 0.0;
     let counts = if windowed { &w.deltas } else { &w.counters_at_end };
     // A counter read from partway says over what: its increase is over its own span.
-    let own = |figure: &str| {
+    let own = |figure: CounterFigure| {
         w.counter_span(figure).filter(|_| windowed).map(|s| format!(" over its own {}", span_text(s.duration_s()))).unwrap_or_default()
     };
-    let said = |c: &Option<crate::counters::Counted>, figure: &str, what: &str| {
+    let said = |c: &Option<crate::counters::Counted>, figure: CounterFigure, what: &str| {
         c.as_ref().filter(|c| c.value > 0).map(|c| format!("{} frames with {what} ({}){}", c.value, c.origin, own(figure)))
     };
     // An InfiniBand port's symbol errors are judged on its generation (`infiniband`).
     let symbol_errors = counts.symbol_errors.clone().filter(|c| crate::counters::ib::origin_name(&c.origin).is_none());
-    let mut parts: Vec<String> =
-        [said(&counts.fcs_errors, "fcs_errors", "a bad FCS (CRC)"), said(&symbol_errors, "symbol_errors", "symbol errors")]
-            .into_iter()
-            .flatten()
-            .collect();
+    let mut parts: Vec<String> = [
+        said(&counts.fcs_errors, CounterFigure::FcsErrors, "a bad FCS (CRC)"),
+        said(&symbol_errors, CounterFigure::SymbolErrors, "symbol errors"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if !windowed {
         // Over a window, uncorrectable blocks are `link_reasons`' (a rate over the window);
         // a lone snapshot's are a count since an unknown clear, judged like the frame counters.
         let lost_codewords = counts.uncorrectable_blocks.as_ref().filter(|c| c.value > 0);
         parts.splice(0..0, lost_codewords.map(|c| format!("{} uncorrectable FEC codewords ({})", c.value, c.origin)));
-        parts.extend(said(&counts.pcs_symbol_errors, "pcs_symbol_errors", "PCS symbol errors"));
+        parts.extend(said(&counts.pcs_symbol_errors, CounterFigure::PcsSymbolErrors, "PCS symbol errors"));
     }
     if parts.is_empty() {
         return;
@@ -235,10 +237,14 @@ fn frame_loss_reasons(cx: &Context, reasons: &mut Vec<Reason>) {
 /// counter was read (or one counted losses: a reason says so).
 pub(super) fn loss_ruled_out(w: &InterfaceWindow) -> Option<String> {
     let d = &w.deltas;
-    let counters = [("fcs_errors", &d.fcs_errors), ("symbol_errors", &d.symbol_errors), ("pcs_symbol_errors", &d.pcs_symbol_errors)];
-    let read: Vec<(&str, &crate::counters::Counted)> = counters.iter().filter_map(|(f, c)| Some((*f, c.as_ref()?))).collect();
+    let counters = [
+        (CounterFigure::FcsErrors, &d.fcs_errors),
+        (CounterFigure::SymbolErrors, &d.symbol_errors),
+        (CounterFigure::PcsSymbolErrors, &d.pcs_symbol_errors),
+    ];
+    let read: Vec<(CounterFigure, &crate::counters::Counted)> = counters.iter().filter_map(|(f, c)| Some((*f, c.as_ref()?))).collect();
     // Ruled out over the shortest of their own spans (the window's unless one was read from partway).
-    let seconds = read.iter().map(|(f, _)| w.seconds_of(f)).fold(w.duration_s, f64::min);
+    let seconds = read.iter().map(|(f, _)| w.seconds_of(*f)).fold(w.duration_s, f64::min);
     if read.is_empty() || read.iter().any(|(_, c)| c.value > 0) || w.samples < 2 || seconds <= 0.0 {
         return None;
     }
@@ -287,7 +293,11 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             ReasonCode::LinkFlaps,
             Severity::Reject,
             lane,
-            format!("{k} link-down event{} in {}{traced}", if k == 1 { "" } else { "s" }, span_text(w.seconds_of("link_down_events"))),
+            format!(
+                "{k} link-down event{} in {}{traced}",
+                if k == 1 { "" } else { "s" },
+                span_text(w.seconds_of(CounterFigure::LinkDownEvents))
+            ),
         ));
     }
     if let Some(k) = link.uncorrectable_blocks.filter(|k| *k > cfg.max_uncorrectable_blocks) {
@@ -298,7 +308,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             format!(
                 "{k} uncorrectable FEC block{} in {}: frames were lost",
                 if k == 1 { "" } else { "s" },
-                span_text(w.seconds_of("uncorrectable_blocks"))
+                span_text(w.seconds_of(CounterFigure::UncorrectableBlocks))
             ),
         ));
     }
@@ -311,7 +321,7 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
                 "{} PCS symbol errors ({}) in {}: errors reached the PCS",
                 c.value,
                 c.origin,
-                span_text(w.seconds_of("pcs_symbol_errors"))
+                span_text(w.seconds_of(CounterFigure::PcsSymbolErrors))
             ),
         ));
     }
@@ -353,13 +363,13 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
             // Block counts (e.g. ice, bnxt_en) still show whether FEC is losing frames; a
             // corrected codeword holds at least one bit error, so they bound the BER below.
             (_, Some(blocks), Some(_)) if cx.ber_possible() => {
-                let bound = cx.ber_of("corrected_blocks", blocks, link.lanes.unwrap_or(1)).filter(|_| blocks > 0);
+                let bound = cx.ber_of(CounterFigure::CorrectedBlocks, blocks, link.lanes.unwrap_or(1)).filter(|_| blocks > 0);
                 let at_least = bound.map(|b| format!(", so the pre-FEC BER is at least {:.1e}", b.ber)).unwrap_or_default();
                 (
                     Severity::Info,
                     format!(
                         "only FEC block counts: {blocks} corrected codewords in {}{at_least}; no corrected-bit counters, so no per-lane BER or margin",
-                        span_text(w.seconds_of("corrected_blocks"))
+                        span_text(w.seconds_of(CounterFigure::CorrectedBlocks))
                     ),
                 )
             }

@@ -48,7 +48,7 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis, measured: &[LaneAnal
     let sum = per_lane.values.iter().try_fold(0u64, |a, v| a.checked_add(*v));
     let covered = format!("{} counts lanes 1-{counted} only", per_lane.origin);
     let span = |f| cx.w.counter_span(f).map(|s| (s.from_t, s.to_t));
-    if span("corrected_bits") != span("corrected_bits_per_lane") {
+    if span(CounterFigure::CorrectedBits) != span(CounterFigure::CorrectedBitsPerLane) {
         cx.notes.push(format!("{covered}, over another span than the port total's: no figure for the other lanes"));
         return Vec::new();
     }
@@ -68,7 +68,7 @@ pub(super) fn groups(cx: &mut Context, link: &LinkAnalysis, measured: &[LaneAnal
         margin_is_lower_bound: k == 0,
         source,
     };
-    if let Some(b) = cx.ber_of("corrected_bits", k, rate.lanes - counted) {
+    if let Some(b) = cx.ber_of(CounterFigure::CorrectedBits, k, rate.lanes - counted) {
         g.pre_fec_ber = Some(b.ber);
         g.pre_fec_ber_lower = Some(b.lower);
         g.pre_fec_ber_upper = Some(b.upper);

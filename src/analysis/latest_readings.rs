@@ -9,7 +9,7 @@
 //!   no rise says none came (a note; a reading equal to the one before would not show).
 
 use super::{InterfaceWindow, Reason, ReasonCode, Severity};
-use crate::counters::{LatestReading, Origin};
+use crate::counters::{CounterFigure, LatestReading, Origin};
 
 /// The reading of lost codewords, and how often it changed over the window (`None` without
 /// one: a lone snapshot, or a window where the reading was seen at one moment only).
@@ -69,7 +69,7 @@ pub(super) fn reasons(w: &InterfaceWindow, reasons: &mut Vec<Reason>) {
                 "the reading of uncorrectable FEC codewords ({}) changed {k} time{} in {}, the latest {v}: codewords were lost in the window (the tool prints the count of its latest sampling interval, not a total, so no count or rate)",
                 l.origin,
                 if k == 1 { "" } else { "s" },
-                super::judge::span_text(w.seconds_of("uncorrectable_reading_changes"))
+                super::judge::span_text(w.seconds_of(CounterFigure::UncorrectableReadingChanges))
             ),
         ),
         None if v > 0 => (
@@ -93,7 +93,7 @@ pub(super) fn note(w: &InterfaceWindow) -> Option<String> {
         Some(0) => Some(format!(
             "the reading of uncorrectable FEC codewords ({}) did not change in {}: no new reading of lost codewords (the tool prints readings, not totals, so no count or rate)",
             l.origin,
-            super::judge::span_text(w.seconds_of("uncorrectable_reading_changes"))
+            super::judge::span_text(w.seconds_of(CounterFigure::UncorrectableReadingChanges))
         )),
         None if l.reading.value == 0 && l.reading.changes == 0 => {
             Some(format!("the reading of uncorrectable FEC codewords ({}) is 0 and never changed: no codeword was read lost", l.origin))

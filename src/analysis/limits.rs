@@ -85,7 +85,8 @@ pub(super) fn fec_limit_reasons(cx: &Context, link: &LinkAnalysis, lanes: &mut [
     // A corrected codeword holds at least one bit error: block counts alone bound the BER
     // from below, and that bound past the limit is as conclusive.
     if !lane_over && link.corrected_bits.is_none() && cx.ber_possible() {
-        let bound = link.corrected_blocks.filter(|b| *b > 0).and_then(|b| cx.ber_of("corrected_blocks", b, link.lanes.unwrap_or(1)));
+        let bound =
+            link.corrected_blocks.filter(|b| *b > 0).and_then(|b| cx.ber_of(CounterFigure::CorrectedBlocks, b, link.lanes.unwrap_or(1)));
         if let Some(b) = bound.filter(|b| past_limit(Some(b.lower), cx.limit)) {
             let msg = format!("{} corrected codewords put the pre-FEC BER at {:.2e} or more, past {lim_text}", b.errors, b.ber);
             reasons.push(Reason::new(ReasonCode::BerOverFecLimit, Severity::Reject, None, msg));

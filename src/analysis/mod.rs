@@ -56,7 +56,7 @@ pub(crate) use verdict::Severity;
 pub use verdict::{Reason, ReasonCode, Verdict};
 
 use crate::counters::serdes::SerdesEye;
-use crate::counters::{ext_state_name, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
+use crate::counters::{ext_state_name, CounterFigure, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
 use crate::module::report::{LowPowerControls, Modulation};
 use crate::module::state::ModuleState;
@@ -126,9 +126,9 @@ pub struct InterfaceWindow {
 /// it has no increase.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CounterSpan {
-    /// The figure, as `counter_sources` names it (`corrected_bits_per_lane`,
-    /// `symbol_errors`, `fec_histogram` for the histogram's bins).
-    pub(crate) figure: &'static str,
+    /// The figure (`corrected_bits_per_lane`, `symbol_errors`, `fec_histogram` for the
+    /// histogram's bins).
+    pub(crate) figure: CounterFigure,
     /// Where its latest reading came from.
     pub(crate) origin: crate::counters::Origin,
     /// Its first and last reading in the window (seconds since capture start).
@@ -170,12 +170,12 @@ impl std::fmt::Display for CounterSpan {
 
 impl InterfaceWindow {
     /// The own span of `figure` when it is not the window's.
-    pub(crate) fn counter_span(&self, figure: &str) -> Option<&CounterSpan> {
+    pub(crate) fn counter_span(&self, figure: CounterFigure) -> Option<&CounterSpan> {
         self.counter_spans.iter().find(|s| s.figure == figure)
     }
 
     /// Seconds the increase of `figure` spans: its own span, else the window's.
-    pub(crate) fn seconds_of(&self, figure: &str) -> f64 {
+    pub(crate) fn seconds_of(&self, figure: CounterFigure) -> f64 {
         self.counter_span(figure).map_or(self.duration_s, CounterSpan::duration_s)
     }
 }
@@ -449,10 +449,10 @@ impl Context<'_> {
     /// BER of `errors` of `figure` over `lanes` lanes: the driver's rx_bits (whole port,
     /// split evenly per lane) when counted over the same span, else lane rate x the
     /// figure's own span ([`InterfaceWindow::seconds_of`]).
-    fn ber_of(&self, figure: &str, errors: u64, lanes: u32) -> Option<Ber> {
+    fn ber_of(&self, figure: CounterFigure, errors: u64, lanes: u32) -> Option<Ber> {
         let rate = self.rate.as_ref()?;
         let span = |f| self.w.counter_span(f).map(|s| (s.from_t, s.to_t));
-        let rx_bits = count(&self.w.deltas.rx_bits).filter(|b| *b > 0 && span("rx_bits") == span(figure));
+        let rx_bits = count(&self.w.deltas.rx_bits).filter(|b| *b > 0 && span(CounterFigure::RxBits) == span(figure));
         let bits = match rx_bits {
             Some(rx) => rx as f64 * f64::from(lanes) / f64::from(rate.lanes),
             None => Ber::bits_on_wire(rate.lane_rate_gbps, lanes, self.w.seconds_of(figure)),
@@ -559,7 +559,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     }
     match (l.corrected_bits, cx.rate.as_ref()) {
         (Some(k), Some(r)) => {
-            if let Some(b) = cx.ber_of("corrected_bits", k, r.lanes) {
+            if let Some(b) = cx.ber_of(CounterFigure::CorrectedBits, k, r.lanes) {
                 l.pre_fec_ber = Some(b.ber);
                 l.pre_fec_ber_lower = Some(b.lower);
                 l.pre_fec_ber_upper = Some(b.upper);
@@ -590,25 +590,27 @@ fn snapshot_rx_bits_ber(cx: &Context) -> Option<(Ber, String)> {
 }
 
 fn counter_sources(d: &PortCounters) -> BTreeMap<&'static str, String> {
+    use CounterFigure as F;
     let totals = [
-        ("corrected_bits", &d.corrected_bits),
-        ("corrected_blocks", &d.corrected_blocks),
-        ("uncorrectable_blocks", &d.uncorrectable_blocks),
-        ("rx_bits", &d.rx_bits),
-        ("pcs_symbol_errors", &d.pcs_symbol_errors),
-        ("link_down_events", &d.link_down_events),
-        ("fcs_errors", &d.fcs_errors),
-        ("symbol_errors", &d.symbol_errors),
-        ("corrected_reading_changes", &d.corrected_reading_changes),
-        ("uncorrectable_reading_changes", &d.uncorrectable_reading_changes),
+        (F::CorrectedBits, &d.corrected_bits),
+        (F::CorrectedBlocks, &d.corrected_blocks),
+        (F::UncorrectableBlocks, &d.uncorrectable_blocks),
+        (F::RxBits, &d.rx_bits),
+        (F::PcsSymbolErrors, &d.pcs_symbol_errors),
+        (F::LinkDownEvents, &d.link_down_events),
+        (F::FcsErrors, &d.fcs_errors),
+        (F::SymbolErrors, &d.symbol_errors),
+        (F::CorrectedReadingChanges, &d.corrected_reading_changes),
+        (F::UncorrectableReadingChanges, &d.uncorrectable_reading_changes),
     ];
     let lanes = [
-        ("corrected_bits_per_lane", &d.corrected_bits_per_lane),
-        ("corrected_blocks_per_lane", &d.corrected_blocks_per_lane),
-        ("uncorrectable_blocks_per_lane", &d.uncorrectable_blocks_per_lane),
+        (F::CorrectedBitsPerLane, &d.corrected_bits_per_lane),
+        (F::CorrectedBlocksPerLane, &d.corrected_blocks_per_lane),
+        (F::UncorrectableBlocksPerLane, &d.uncorrectable_blocks_per_lane),
     ];
-    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.to_string())));
-    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k, c.origin.to_string())));
+    // Keyed by name: the JSON object's keys, in name order.
+    let t = totals.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k.as_str(), c.origin.to_string())));
+    let l = lanes.into_iter().filter_map(|(k, c)| c.as_ref().map(|c| (k.as_str(), c.origin.to_string())));
     t.chain(l).collect()
 }
 
@@ -656,7 +658,7 @@ fn lane_analyses(cx: &Context, out: &mut Vec<LaneAnalysis>) {
             la.optical_margin_reference = la.optical_margin_db.map(|_| t.reference);
         }
         if let (Some(k), true) = (la.corrected_bits, cx.ber_possible()) {
-            if let Some(b) = cx.ber_of("corrected_bits_per_lane", k, 1) {
+            if let Some(b) = cx.ber_of(CounterFigure::CorrectedBitsPerLane, k, 1) {
                 la.pre_fec_ber = Some(b.ber);
                 la.pre_fec_ber_lower = Some(b.lower);
                 la.pre_fec_ber_upper = Some(b.upper);

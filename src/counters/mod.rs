@@ -6,6 +6,7 @@
 //! `driver_stats` objects (docs/capture-format.md).
 
 pub(crate) mod driver_stats;
+pub mod figure;
 pub(crate) mod host;
 pub mod ib;
 pub(crate) mod link_ext_state;
@@ -15,6 +16,7 @@ pub(crate) mod serdes;
 mod slots;
 
 pub use driver_stats::DriverStats;
+pub use figure::CounterFigure;
 pub(crate) use link_ext_state::{ext_state_name, parse_ext_state, LinkExtState};
 pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
 #[cfg(test)]

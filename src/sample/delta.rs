@@ -24,7 +24,7 @@ use crate::analysis::CounterSpan;
 use crate::capture::SampleRecord;
 #[cfg(test)]
 use crate::counters::normalize;
-use crate::counters::{normalize_into, Counted, FecHistogramBin, LaneCounts, Origin, PortCounters};
+use crate::counters::{normalize_into, Counted, CounterFigure, FecHistogramBin, LaneCounts, Origin, PortCounters};
 use std::collections::BTreeMap;
 
 /// Lowest previous value from which a decrease may be a 32-bit wrap.
@@ -57,43 +57,45 @@ type ScalarMut = fn(&mut PortCounters) -> &mut Option<Counted>;
 type LanesGet = fn(&PortCounters) -> Option<&LaneCounts>;
 type LanesMut = fn(&mut PortCounters) -> &mut Option<LaneCounts>;
 
+use CounterFigure as F;
+
 /// The normalised totals, as data so every one gets the same treatment.
-const SCALARS: &[(&str, ScalarGet, ScalarMut)] = &[
-    ("corrected_bits", |p| p.corrected_bits.as_ref(), |p| &mut p.corrected_bits),
-    ("corrected_blocks", |p| p.corrected_blocks.as_ref(), |p| &mut p.corrected_blocks),
-    ("uncorrectable_blocks", |p| p.uncorrectable_blocks.as_ref(), |p| &mut p.uncorrectable_blocks),
-    ("rx_bits", |p| p.rx_bits.as_ref(), |p| &mut p.rx_bits),
-    ("pcs_symbol_errors", |p| p.pcs_symbol_errors.as_ref(), |p| &mut p.pcs_symbol_errors),
-    ("link_down_events", |p| p.link_down_events.as_ref(), |p| &mut p.link_down_events),
-    ("fcs_errors", |p| p.fcs_errors.as_ref(), |p| &mut p.fcs_errors),
-    ("symbol_errors", |p| p.symbol_errors.as_ref(), |p| &mut p.symbol_errors),
-    ("link_error_recovery", |p| p.ib.link_error_recovery.as_ref(), |p| &mut p.ib.link_error_recovery),
-    ("port_rcv_errors", |p| p.ib.port_rcv_errors.as_ref(), |p| &mut p.ib.port_rcv_errors),
-    ("port_rcv_remote_physical_errors", |p| p.ib.port_rcv_remote_physical_errors.as_ref(), |p| &mut p.ib.port_rcv_remote_physical_errors),
-    ("local_link_integrity_errors", |p| p.ib.local_link_integrity_errors.as_ref(), |p| &mut p.ib.local_link_integrity_errors),
-    ("excessive_buffer_overrun_errors", |p| p.ib.excessive_buffer_overrun_errors.as_ref(), |p| &mut p.ib.excessive_buffer_overrun_errors),
-    ("port_xmit_discards", |p| p.ib.port_xmit_discards.as_ref(), |p| &mut p.ib.port_xmit_discards),
-    ("VL15_dropped", |p| p.ib.vl15_dropped.as_ref(), |p| &mut p.ib.vl15_dropped),
-    ("port_rcv_data", |p| p.ib.port_rcv_data.as_ref(), |p| &mut p.ib.port_rcv_data),
-    ("port_xmit_data", |p| p.ib.port_xmit_data.as_ref(), |p| &mut p.ib.port_xmit_data),
-    ("port_rcv_packets", |p| p.ib.port_rcv_packets.as_ref(), |p| &mut p.ib.port_rcv_packets),
-    ("port_xmit_packets", |p| p.ib.port_xmit_packets.as_ref(), |p| &mut p.ib.port_xmit_packets),
-    ("rx_pause_frames", |p| p.host.rx_pause_frames.as_ref(), |p| &mut p.host.rx_pause_frames),
-    ("tx_pause_frames", |p| p.host.tx_pause_frames.as_ref(), |p| &mut p.host.tx_pause_frames),
-    ("rx_discards", |p| p.host.rx_discards.as_ref(), |p| &mut p.host.rx_discards),
-    ("rx_out_of_buffer", |p| p.host.rx_out_of_buffer.as_ref(), |p| &mut p.host.rx_out_of_buffer),
+const SCALARS: &[(CounterFigure, ScalarGet, ScalarMut)] = &[
+    (F::CorrectedBits, |p| p.corrected_bits.as_ref(), |p| &mut p.corrected_bits),
+    (F::CorrectedBlocks, |p| p.corrected_blocks.as_ref(), |p| &mut p.corrected_blocks),
+    (F::UncorrectableBlocks, |p| p.uncorrectable_blocks.as_ref(), |p| &mut p.uncorrectable_blocks),
+    (F::RxBits, |p| p.rx_bits.as_ref(), |p| &mut p.rx_bits),
+    (F::PcsSymbolErrors, |p| p.pcs_symbol_errors.as_ref(), |p| &mut p.pcs_symbol_errors),
+    (F::LinkDownEvents, |p| p.link_down_events.as_ref(), |p| &mut p.link_down_events),
+    (F::FcsErrors, |p| p.fcs_errors.as_ref(), |p| &mut p.fcs_errors),
+    (F::SymbolErrors, |p| p.symbol_errors.as_ref(), |p| &mut p.symbol_errors),
+    (F::LinkErrorRecovery, |p| p.ib.link_error_recovery.as_ref(), |p| &mut p.ib.link_error_recovery),
+    (F::PortRcvErrors, |p| p.ib.port_rcv_errors.as_ref(), |p| &mut p.ib.port_rcv_errors),
+    (F::PortRcvRemotePhysicalErrors, |p| p.ib.port_rcv_remote_physical_errors.as_ref(), |p| &mut p.ib.port_rcv_remote_physical_errors),
+    (F::LocalLinkIntegrityErrors, |p| p.ib.local_link_integrity_errors.as_ref(), |p| &mut p.ib.local_link_integrity_errors),
+    (F::ExcessiveBufferOverrunErrors, |p| p.ib.excessive_buffer_overrun_errors.as_ref(), |p| &mut p.ib.excessive_buffer_overrun_errors),
+    (F::PortXmitDiscards, |p| p.ib.port_xmit_discards.as_ref(), |p| &mut p.ib.port_xmit_discards),
+    (F::Vl15Dropped, |p| p.ib.vl15_dropped.as_ref(), |p| &mut p.ib.vl15_dropped),
+    (F::PortRcvData, |p| p.ib.port_rcv_data.as_ref(), |p| &mut p.ib.port_rcv_data),
+    (F::PortXmitData, |p| p.ib.port_xmit_data.as_ref(), |p| &mut p.ib.port_xmit_data),
+    (F::PortRcvPackets, |p| p.ib.port_rcv_packets.as_ref(), |p| &mut p.ib.port_rcv_packets),
+    (F::PortXmitPackets, |p| p.ib.port_xmit_packets.as_ref(), |p| &mut p.ib.port_xmit_packets),
+    (F::RxPauseFrames, |p| p.host.rx_pause_frames.as_ref(), |p| &mut p.host.rx_pause_frames),
+    (F::TxPauseFrames, |p| p.host.tx_pause_frames.as_ref(), |p| &mut p.host.tx_pause_frames),
+    (F::RxDiscards, |p| p.host.rx_discards.as_ref(), |p| &mut p.host.rx_discards),
+    (F::RxOutOfBuffer, |p| p.host.rx_out_of_buffer.as_ref(), |p| &mut p.host.rx_out_of_buffer),
     // How often a tool's latest codeword readings changed (the readings are not subtracted).
-    ("corrected_reading_changes", |p| p.corrected_reading_changes.as_ref(), |p| &mut p.corrected_reading_changes),
-    ("uncorrectable_reading_changes", |p| p.uncorrectable_reading_changes.as_ref(), |p| &mut p.uncorrectable_reading_changes),
+    (F::CorrectedReadingChanges, |p| p.corrected_reading_changes.as_ref(), |p| &mut p.corrected_reading_changes),
+    (F::UncorrectableReadingChanges, |p| p.uncorrectable_reading_changes.as_ref(), |p| &mut p.uncorrectable_reading_changes),
 ];
 
-const LANES: &[(&str, LanesGet, LanesMut)] = &[
-    ("corrected_bits_per_lane", |p| p.corrected_bits_per_lane.as_ref(), |p| &mut p.corrected_bits_per_lane),
-    ("corrected_blocks_per_lane", |p| p.corrected_blocks_per_lane.as_ref(), |p| &mut p.corrected_blocks_per_lane),
-    ("uncorrectable_blocks_per_lane", |p| p.uncorrectable_blocks_per_lane.as_ref(), |p| &mut p.uncorrectable_blocks_per_lane),
+const LANES: &[(CounterFigure, LanesGet, LanesMut)] = &[
+    (F::CorrectedBitsPerLane, |p| p.corrected_bits_per_lane.as_ref(), |p| &mut p.corrected_bits_per_lane),
+    (F::CorrectedBlocksPerLane, |p| p.corrected_blocks_per_lane.as_ref(), |p| &mut p.corrected_blocks_per_lane),
+    (F::UncorrectableBlocksPerLane, |p| p.uncorrectable_blocks_per_lane.as_ref(), |p| &mut p.uncorrectable_blocks_per_lane),
     // Per 802.1Qbb priority, not per lane: the same treatment of a run of values.
-    ("rx_pause_per_priority", |p| p.host.rx_pause_per_priority.as_ref(), |p| &mut p.host.rx_pause_per_priority),
-    ("tx_pause_per_priority", |p| p.host.tx_pause_per_priority.as_ref(), |p| &mut p.host.tx_pause_per_priority),
+    (F::RxPausePerPriority, |p| p.host.rx_pause_per_priority.as_ref(), |p| &mut p.host.rx_pause_per_priority),
+    (F::TxPausePerPriority, |p| p.host.tx_pause_per_priority.as_ref(), |p| &mut p.host.tx_pause_per_priority),
 ];
 
 /// `LANES[0]`, `SCALARS[5]` and `SCALARS[3]`: the series per-interval consumers (trend series) follow.
@@ -111,21 +113,20 @@ enum Slot {
 }
 
 impl Slot {
-    /// The figure as analysis names it ([`CounterSpan::figure`]): every histogram bin is
-    /// `fec_histogram`.
-    fn figure(&self) -> &'static str {
+    /// The figure it is a series of: every histogram bin is [`CounterFigure::FecHistogram`].
+    fn figure(&self) -> CounterFigure {
+        // A slot's index is a position in its table (slots are made from the tables only).
         match self {
-            Slot::Scalar(i) => SCALARS.get(*i).map_or("?", |s| s.0),
-            Slot::Lanes(i) => LANES.get(*i).map_or("?", |s| s.0),
-            Slot::Bin(..) => "fec_histogram",
+            Slot::Scalar(i) => SCALARS[*i].0,
+            Slot::Lanes(i) => LANES[*i].0,
+            Slot::Bin(..) => CounterFigure::FecHistogram,
         }
     }
 
     fn name(&self) -> String {
         match self {
-            Slot::Scalar(i) => SCALARS.get(*i).map(|s| s.0).unwrap_or("?").to_string(),
-            Slot::Lanes(i) => LANES.get(*i).map(|s| s.0).unwrap_or("?").to_string(),
             Slot::Bin(lo, hi) => format!("FEC histogram bin {lo}-{hi}"),
+            _ => self.figure().as_str().to_string(),
         }
     }
 }

@@ -77,6 +77,23 @@ fn iface(t: f64, sn: &[u8; 16]) -> Record {
 }
 
 #[test]
+fn each_series_is_one_figure_and_the_followed_slots_are_theirs() {
+    let figures: Vec<CounterFigure> = SCALARS.iter().map(|s| s.0).chain(LANES.iter().map(|s| s.0)).collect();
+    let mut names: Vec<&str> = figures.iter().map(|f| f.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), figures.len());
+    assert!(!figures.contains(&CounterFigure::FecHistogram));
+    assert_eq!(Slot::Bin(1, 2).figure(), CounterFigure::FecHistogram);
+    assert_eq!(
+        [CORRECTED_BITS_LANES, LINK_DOWN_EVENTS, RX_BITS].map(|s| s.figure()),
+        [CounterFigure::CorrectedBitsPerLane, CounterFigure::LinkDownEvents, CounterFigure::RxBits]
+    );
+    // The name a reset sentence gives a series, and a histogram bin's.
+    assert_eq!((LINK_DOWN_EVENTS.name(), Slot::Bin(3, 5).name()), ("link_down_events".to_string(), "FEC histogram bin 3-5".to_string()));
+}
+
+#[test]
 fn steps() {
     assert_eq!(step(5, 9), Step::Increase(4));
     // 0xFFFF_FFF0 -> 0x10: 2^32 - 0xFFFF_FFF0 = 16, + 16 = 32.
@@ -238,7 +255,7 @@ fn a_figure_first_seen_partway_spans_from_its_first_reading() {
         d
     };
     let from_2 = sum([None, None, Some(2), Some(5)]);
-    let span = CounterSpan { figure: "link_down_events", origin: Origin::Netlink, from_t: 2.0, to_t: 3.0, samples: Some(2) };
+    let span = CounterSpan { figure: CounterFigure::LinkDownEvents, origin: Origin::Netlink, from_t: 2.0, to_t: 3.0, samples: Some(2) };
     for from_t in [0.0, 1.0] {
         let d = spans(&from_2, from_t);
         assert_eq!(d.spans, vec![span.clone()]);
