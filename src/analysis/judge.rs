@@ -167,7 +167,7 @@ pub(super) fn judge_lanes(
                 have_peer: peer.is_some(),
                 link_loss_db: la.link_loss_db,
                 link_loss_budget_db: la.link_loss_budget_db,
-                pmd: la.link_loss_pmd,
+                pmd: la.link_loss_pmd.map(|p| p.name),
                 peer_tx_dbm: peer_lane(n).and_then(|l| l.tx_power_dbm),
                 rx_dbm: la.rx_power_dbm,
                 far_link_loss_db: la.far_link_loss_db,

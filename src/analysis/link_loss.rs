@@ -69,6 +69,14 @@ const LINK_MODES: &[(&str, &str)] = &[
     ("800000baseDR8", "800GBASE-DR8"),
 ];
 
+/// A lane's PMD in the JSON: its name.
+pub(crate) fn serialize_pmd_name<S: serde::Serializer>(pmd: &Option<&'static Pmd>, s: S) -> Result<S::Ok, S::Error> {
+    match pmd {
+        Some(p) => s.serialize_str(p.name),
+        None => s.serialize_none(),
+    }
+}
+
 pub(crate) fn pmd_by_name(name: &str) -> Option<&'static Pmd> {
     PMDS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
 }
@@ -222,14 +230,14 @@ pub fn apply(w: &InterfaceWindow, peer: Option<&InterfaceWindow>, lanes: &mut [L
         la.far_link_loss_db = far_loss_db(far, la.lane, la.tx_power_dbm);
         if la.link_loss_db.is_some() || la.far_link_loss_db.is_some() {
             la.link_loss_budget_db = pmd.map(|p| p.channel_insertion_loss_db);
-            la.link_loss_pmd = pmd.map(|p| p.name);
+            la.link_loss_pmd = pmd;
         }
         if far_over_budget(la) && !over_budget(la) {
             let (n, budget) = (la.lane, la.link_loss_budget_db.unwrap_or(f64::NAN));
             let loss = la.far_link_loss_db.unwrap_or(f64::NAN);
             notes.push(format!(
                 "lane {n}: the far end receives {loss:.1} dB less than this end sends on lane {n}, over the {} budget of {budget:.1} dB by {:.1} dB{}: fiber/connector fault in the direction toward the far end: inspect and clean the fiber of lane {n} from this end's Tx to the far end's Rx",
-                la.link_loss_pmd.unwrap_or("PMD"),
+                la.link_loss_pmd.map_or("PMD", |p| p.name),
                 loss - budget,
                 match la.link_loss_db {
                     Some(back) => format!(" (the way back loses {back:.1} dB, within it)"),

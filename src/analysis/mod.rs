@@ -308,9 +308,10 @@ pub struct LaneAnalysis {
     /// With `--peer`: the channel insertion loss in dB that the PMD allows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_loss_budget_db: Option<f64>,
-    /// With `--peer`: the PMD whose budget `link_loss_budget_db` is (`400GBASE-DR4`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub link_loss_pmd: Option<&'static str>,
+    /// With `--peer`: the PMD whose budget `link_loss_budget_db` is, written as its name
+    /// (`400GBASE-DR4`).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "link_loss::serialize_pmd_name")]
+    pub link_loss_pmd: Option<&'static link_loss::Pmd>,
     /// With `--peer`: the other direction, this end's Tx dBm minus the far end's Rx dBm on
     /// the lane facing this one (the far-end receive direction), held to the same budget.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -391,7 +391,7 @@ fn write_link_loss(w: &mut dyn Write, a: &InterfaceAnalysis) -> io::Result<()> {
     }
     lanes.sort_by_key(|x| x.lane);
     writeln!(w)?;
-    match lanes.iter().find_map(|x| x.link_loss_pmd.and_then(link_loss::pmd_by_name)) {
+    match lanes.iter().find_map(|x| x.link_loss_pmd) {
         Some(p) => writeln!(
             w,
             "Link loss per lane (far-end Tx - near-end Rx), against the {} channel insertion loss budget of {:.1} dB ({}):",

@@ -249,7 +249,7 @@ fn write_loss_note(w: &mut dyn Write, a: &InterfaceAnalysis, width: usize, shown
     if !shown {
         return Ok(());
     }
-    let budget = a.lanes.iter().find_map(|l| l.link_loss_pmd.and_then(link_loss::pmd_by_name));
+    let budget = a.lanes.iter().find_map(|l| l.link_loss_pmd);
     let note = match budget {
         Some(p) => format!(
             "loss dB: far-end Tx - this end's Rx per lane; ! over the {} channel insertion loss budget of {:.1} dB ({}); far loss: this end's Tx - far-end Rx, the other direction",
