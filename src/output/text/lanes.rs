@@ -16,12 +16,24 @@ const BAR_FULL_DB: f64 = 4.0;
 
 struct Column {
     header: &'static str,
+    /// The note below the table that says what the column shows.
+    note: Note,
     width: usize,
     /// Lower is kept longer when the width runs out.
     keep: u8,
     cell: fn(&InterfaceAnalysis, &LaneAnalysis) -> String,
     /// Shown only when this holds for the interface (columns most ports leave empty).
     shown: fn(&InterfaceAnalysis) -> bool,
+}
+
+/// Which note below the table a column needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Note {
+    Plain,
+    /// The link loss columns: what they measure and the PMD's budget.
+    Loss,
+    /// The host receiver's eye columns: where they come from.
+    Eye,
 }
 
 fn always(_: &InterfaceAnalysis) -> bool {
@@ -44,9 +56,10 @@ fn lane_cell(l: &LaneAnalysis) -> String {
 }
 
 const COLUMNS: &[Column] = &[
-    Column { header: "lane", width: 4, keep: 0, cell: |_, l| lane_cell(l), shown: always },
+    Column { header: "lane", note: Note::Plain, width: 4, keep: 0, cell: |_, l| lane_cell(l), shown: always },
     Column {
         header: "rx dBm",
+        note: Note::Plain,
         width: 6,
         keep: 3,
         cell: |_, l| fmt_dbm(l.rx_power_dbm).trim_end_matches(" dBm").to_string(),
@@ -54,14 +67,16 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         header: "tx dBm",
+        note: Note::Plain,
         width: 6,
         keep: 6,
         cell: |_, l| fmt_dbm(l.tx_power_dbm).trim_end_matches(" dBm").to_string(),
         shown: always,
     },
-    Column { header: "bias mA", width: 7, keep: 7, cell: |_, l| num(l.tx_bias_ma, 2), shown: always },
+    Column { header: "bias mA", note: Note::Plain, width: 7, keep: 7, cell: |_, l| num(l.tx_bias_ma, 2), shown: always },
     Column {
         header: "corr bits",
+        note: Note::Plain,
         width: 10,
         keep: 4,
         // A lone snapshot's count since the counters started, where no window counted.
@@ -70,6 +85,7 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         header: "share %",
+        note: Note::Plain,
         width: 7,
         keep: 4,
         cell: |_, l| num(l.corrected_bits_share_pct, 1),
@@ -77,25 +93,49 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         header: "pre-FEC BER",
+        note: Note::Plain,
         width: 11,
         keep: 2,
         cell: |_, l| ber_text(l.corrected_bits, l.pre_fec_ber, l.pre_fec_ber_upper),
         shown: always,
     },
-    Column { header: "margin dB", width: 9, keep: 1, cell: |_, l| margin_text(l.margin_db, l.margin_is_lower_bound), shown: always },
-    Column { header: "", width: BAR_CELLS, keep: 1, cell: |_, l| bar(l), shown: always },
-    Column { header: "opt dB", width: 6, keep: 5, cell: |_, l| num(l.optical_margin_db, 2), shown: always },
+    Column {
+        header: "margin dB",
+        note: Note::Plain,
+        width: 9,
+        keep: 1,
+        cell: |_, l| margin_text(l.margin_db, l.margin_is_lower_bound),
+        shown: always,
+    },
+    Column { header: "", note: Note::Plain, width: BAR_CELLS, keep: 1, cell: |_, l| bar(l), shown: always },
+    Column { header: "opt dB", note: Note::Plain, width: 6, keep: 5, cell: |_, l| num(l.optical_margin_db, 2), shown: always },
     Column {
         header: "BER by",
+        note: Note::Plain,
         width: 7,
         keep: 8,
         cell: |_, l| l.ber_source.map_or("-", |b| b.as_str()).to_string(),
         shown: mixed_ber_sources,
     },
-    Column { header: "eSNR dB", width: 7, keep: 5, cell: |_, l| num(l.esnr_db, 1), shown: |a| a.lanes.iter().any(|l| l.esnr_db.is_some()) },
-    Column { header: "grade", width: 5, keep: 6, cell: |a, l| eye_cell(a, l, |e| e.grade), shown: |a| eye_shows(a, |e| e.grade) },
+    Column {
+        header: "eSNR dB",
+        note: Note::Plain,
+        width: 7,
+        keep: 5,
+        cell: |_, l| num(l.esnr_db, 1),
+        shown: |a| a.lanes.iter().any(|l| l.esnr_db.is_some()),
+    },
+    Column {
+        header: "grade",
+        note: Note::Eye,
+        width: 5,
+        keep: 6,
+        cell: |a, l| eye_cell(a, l, |e| e.grade),
+        shown: |a| eye_shows(a, |e| e.grade),
+    },
     Column {
         header: "eye mV",
+        note: Note::Eye,
         width: 6,
         keep: 6,
         cell: |a, l| eye_cell(a, l, |e| e.eye_height_mv),
@@ -103,14 +143,23 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         header: "eye ps",
+        note: Note::Eye,
         width: 6,
         keep: 7,
         cell: |a, l| eye_cell(a, l, |e| e.eye_width_ps),
         shown: |a| eye_shows(a, |e| e.eye_width_ps),
     },
-    Column { header: "FOM", width: 5, keep: 6, cell: |a, l| eye_cell(a, l, |e| e.last_fom), shown: |a| eye_shows(a, |e| e.last_fom) },
+    Column {
+        header: "FOM",
+        note: Note::Eye,
+        width: 5,
+        keep: 6,
+        cell: |a, l| eye_cell(a, l, |e| e.last_fom),
+        shown: |a| eye_shows(a, |e| e.last_fom),
+    },
     Column {
         header: "grades U/M/L",
+        note: Note::Eye,
         width: 12,
         keep: 7,
         cell: pam4_grades,
@@ -118,6 +167,7 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         header: "loss dB",
+        note: Note::Loss,
         width: 7,
         keep: 2,
         // Over the PMD's budget: marked, the fiber/connector fault the advice names.
@@ -129,6 +179,7 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         header: "far loss",
+        note: Note::Loss,
         width: 8,
         keep: 2,
         cell: |_, l| match l.far_link_loss_db {
@@ -221,12 +272,10 @@ pub(crate) fn write_table(w: &mut dyn Write, a: &InterfaceAnalysis, opts: &TextO
             }
         }
     }
-    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.header == "loss dB" || c.header == "far loss"))?;
-    let eye_kept: Vec<&str> = cols_kept.iter().map(|c| c.header).filter(|h| EYE_HEADERS.contains(h)).collect();
+    write_loss_note(w, a, width, cols_kept.iter().any(|c| c.note == Note::Loss))?;
+    let eye_kept: Vec<&str> = cols_kept.iter().filter(|c| c.note == Note::Eye).map(|c| c.header).collect();
     write_eye_note(w, a, width, &eye_kept)
 }
-
-const EYE_HEADERS: [&str; 5] = ["grade", "eye mV", "eye ps", "FOM", "grades U/M/L"];
 
 /// Where the eye columns come from, and why they carry no judgement.
 fn write_eye_note(w: &mut dyn Write, a: &InterfaceAnalysis, width: usize, shown: &[&str]) -> io::Result<()> {

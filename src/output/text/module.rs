@@ -98,23 +98,24 @@ pub fn write_module_report(w: &mut dyn Write, r: &ModuleReport) -> io::Result<()
         }
     }
     let t = &r.thresholds;
-    let rows: [(&str, &Option<ThresholdSet>, &str); 5] = [
-        ("temperature", &t.temperature_c, "C"),
-        ("supply voltage", &t.supply_voltage_v, "V"),
-        ("rx power", &t.rx_power_mw, "mW"),
-        ("tx power", &t.tx_power_mw, "mW"),
-        ("tx bias", &t.tx_bias_ma, "mA"),
+    // Name, limits, unit, and whether they are optical power (also shown in dBm).
+    let rows: [(&str, &Option<ThresholdSet>, &str, bool); 5] = [
+        ("temperature", &t.temperature_c, "C", false),
+        ("supply voltage", &t.supply_voltage_v, "V", false),
+        ("rx power", &t.rx_power_mw, "mW", true),
+        ("tx power", &t.tx_power_mw, "mW", true),
+        ("tx bias", &t.tx_bias_ma, "mA", false),
     ];
-    if rows.iter().any(|(_, s, _)| s.is_some()) {
+    if rows.iter().any(|(_, s, _, _)| s.is_some()) {
         writeln!(w)?;
         writeln!(w, "{:<16} {:>11} {:>11} {:>11} {:>11}", "thresholds", "low alarm", "low warn", "high warn", "high alarm")?;
-        for (name, set, unit) in rows {
+        for (name, set, unit, power) in rows {
             let Some(s) = set else { continue };
             let cells = [s.low_alarm, s.low_warning, s.high_warning, s.high_alarm];
             let row = |cell: &dyn Fn(f64) -> String| cells.map(|v| format!(" {:>11}", cell(v))).concat();
             writeln!(w, "{name:<16}{}  {unit}", row(&|v| format!("{v:.4}")))?;
             // Power limits also in dBm, as `ethtool -m` prints them (a 0 mW limit is -inf).
-            if unit == "mW" {
+            if power {
                 writeln!(w, "{:<16}{}  dBm", "", row(&|v| fmt_dbm(Some(mw_to_dbm(v))).trim_end_matches(" dBm").to_string()))?;
             }
         }
