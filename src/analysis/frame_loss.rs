@@ -30,14 +30,44 @@ use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct FlrBudget {
-    /// "module" (the optics' allocation) or "phy" (the whole Physical Layer).
-    pub(crate) name: &'static str,
+    pub(crate) name: FlrBudgetName,
     pub(crate) flr: f64,
     pub(crate) source: &'static str,
     /// Observed FLR within the budget; `None` when not observed.
     pub(crate) observed_within: Option<bool>,
     /// Predicted FLR (histogram tail) within the budget; `None` when not predicted.
     pub(crate) predicted_within: Option<bool>,
+}
+
+/// Which FLR budget (IEEE 802.3 138.1.1 and the PMD clauses alike), written as JSON and
+/// the `optics_fec_flr_budget{budget}` label give it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FlrBudgetName {
+    /// The optics' allocation of the budget.
+    Module,
+    /// The whole Physical Layer's.
+    Phy,
+}
+
+impl FlrBudgetName {
+    /// Its name (`module`, `phy`).
+    pub(crate) const fn as_str(self) -> &'static str {
+        match self {
+            FlrBudgetName::Module => "module",
+            FlrBudgetName::Phy => "phy",
+        }
+    }
+}
+
+/// Where the count of all codewords in a window comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum CodewordsSource {
+    /// The histogram's own bins with bin 0, plus the uncorrectable ones.
+    Histogram,
+    /// The lane rate over the window.
+    LaneRate,
 }
 
 /// JSON `frame_loss` of an interface (keys are a contract).
@@ -52,10 +82,9 @@ pub(crate) struct FrameLoss {
     pub(crate) mac_frames_per_codeword: Option<f64>,
     /// (1 + X·MFC) / MFC.
     pub(crate) flr_per_codeword_error_ratio: Option<f64>,
-    /// All codewords in the window, and where that figure comes from ("histogram": its
-    /// own bins with bin 0, plus the uncorrectable ones; "lane_rate").
+    /// All codewords in the window, and where that figure comes from.
     pub(crate) codewords: Option<f64>,
-    pub(crate) codewords_source: Option<&'static str>,
+    pub(crate) codewords_source: Option<CodewordsSource>,
     pub(crate) uncorrectable_codewords: Option<u64>,
     /// Observed: uncorrectable / all codewords, and the FLR it means.
     pub(crate) codeword_error_ratio: Option<f64>,
@@ -110,11 +139,11 @@ impl FrameLoss {
     /// when the figure or the budgets are unknown.
     pub(crate) fn budgets_exceeded(&self, predicted: bool) -> Option<&'static str> {
         let flr = if predicted { self.predicted_flr } else { self.flr }?;
-        let over = |name: &str| self.budgets.iter().any(|b| b.name == name && flr > b.flr);
+        let over = |name: FlrBudgetName| self.budgets.iter().any(|b| b.name == name && flr > b.flr);
         if self.budgets.is_empty() {
             return None;
         }
-        Some(match (over("module"), over("phy")) {
+        Some(match (over(FlrBudgetName::Module), over(FlrBudgetName::Phy)) {
             (_, true) => "module;phy",
             (true, false) => "module",
             (false, false) => "none",
@@ -138,9 +167,9 @@ pub(crate) fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
         counted + if past_t { 0.0 } else { uncorrectable.unwrap_or(0) as f64 }
     });
     let (codewords, codewords_source) = match from_histogram.filter(|c| *c > 0.0) {
-        Some(c) => (Some(c), Some("histogram")),
+        Some(c) => (Some(c), Some(CodewordsSource::Histogram)),
         None => match input.line_codewords_per_s.filter(|_| input.windowed && input.duration_s > 0.0) {
-            Some(per_s) => (Some(per_s * input.duration_s), Some("lane_rate")),
+            Some(per_s) => (Some(per_s * input.duration_s), Some(CodewordsSource::LaneRate)),
             None => (None, None),
         },
     };
@@ -156,7 +185,7 @@ pub(crate) fn frame_loss(input: &FrameLossInput) -> Option<FrameLoss> {
         Some((cer * (f64::from(x?.0) + 1.0 / 8.0)).min(1.0))
     });
     let budgets = if fec == FecKind::Rs544 {
-        [("module", MODULE_FLR_BUDGET), ("phy", PHY_FLR_BUDGET)]
+        [(FlrBudgetName::Module, MODULE_FLR_BUDGET), (FlrBudgetName::Phy, PHY_FLR_BUDGET)]
             .into_iter()
             .map(|(name, budget)| FlrBudget {
                 name,
@@ -208,11 +237,13 @@ mod tests {
             histogram: None,
         };
         let f = frame_loss(&input).unwrap();
-        assert_eq!((f.interleave_codewords, f.codewords_source), (Some(2), Some("lane_rate")));
+        assert_eq!((f.interleave_codewords, f.codewords_source), (Some(2), Some(CodewordsSource::LaneRate)));
+        let json = serde_json::to_value(&f).unwrap();
+        assert_eq!((&json["codewords_source"], &json["budgets"][1]["name"]), (&serde_json::json!("lane_rate"), &serde_json::json!("phy")));
         assert!((f.codeword_error_ratio.unwrap() - 1.28e-10).abs() < 1e-22);
         assert!((f.flr.unwrap() - 1.28e-10 * 2.13125).abs() < 1e-22);
         assert_eq!(
-            f.budgets.iter().map(|b| (b.name, b.observed_within)).collect::<Vec<_>>(),
+            f.budgets.iter().map(|b| (b.name.as_str(), b.observed_within)).collect::<Vec<_>>(),
             [("module", Some(false)), ("phy", Some(false))]
         );
         assert_eq!((f.budgets_exceeded(false), f.budgets_exceeded(true)), (Some("module;phy"), None));

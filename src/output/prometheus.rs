@@ -430,7 +430,7 @@ impl Metrics {
                 }
             }
             for b in &fl.budgets {
-                f.set(Metric::FecFlrBudget, &[("interface", i), ("budget", b.name)], b.flr);
+                f.set(Metric::FecFlrBudget, &[("interface", i), ("budget", b.name.as_str())], b.flr);
             }
         }
         if let Some(h) = &a.host {
