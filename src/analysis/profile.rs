@@ -135,12 +135,60 @@ pub(crate) fn pcie_generation(gts: f64) -> Option<u8> {
         .map(|(_, g)| *g)
 }
 
+/// What a line of the profile check checks, written as its name (`pcie_ceiling`) in the
+/// JSON and the reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// The link's speed, at least the profile's.
+    Speed,
+    /// The link's lane count.
+    Lanes,
+    /// The FEC in use.
+    Fec,
+    /// The PCIe link's generation and width.
+    Pcie,
+    /// The weakest lane's margin, else the port's.
+    Margin,
+    /// Link-down events in the window.
+    LinkDownEvents,
+    /// The interface's MTU.
+    Mtu,
+    /// Whether the PCIe path carries the line rate.
+    PcieCeiling,
+    /// Whether the PCIe link trained at the card's maximum.
+    PcieTrained,
+}
+
+impl Check {
+    /// Its name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Check::Speed => "speed",
+            Check::Lanes => "lanes",
+            Check::Fec => "fec",
+            Check::Pcie => "pcie",
+            Check::Margin => "margin",
+            Check::LinkDownEvents => "link_down_events",
+            Check::Mtu => "mtu",
+            Check::PcieCeiling => "pcie_ceiling",
+            Check::PcieTrained => "pcie_trained",
+        }
+    }
+}
+
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One line of the profile check: what it expects, what was measured, whether it passes
 /// (`None`: not measured, so not judged).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProfileItem {
-    /// What is checked (`speed`, `lanes`, `fec`, `margin`, `mtu`, `pcie_ceiling`, ...).
-    pub check: &'static str,
+    /// What is checked.
+    pub check: Check,
     pub(crate) expected: String,
     pub(crate) measured: String,
     /// Whether it passes; `None` when it could not be measured.
@@ -165,7 +213,7 @@ pub struct ProfileCheck {
 /// What a check shows when it could not be measured.
 pub(crate) const NOT_MEASURED: &str = "not measured";
 
-fn item(check: &'static str, expected: String, measured: Option<String>, ok: Option<bool>) -> ProfileItem {
+fn item(check: Check, expected: String, measured: Option<String>, ok: Option<bool>) -> ProfileItem {
     let ok = if measured.is_some() { ok } else { None };
     ProfileItem { check, expected, measured: measured.unwrap_or_else(|| NOT_MEASURED.into()), ok }
 }
@@ -174,7 +222,7 @@ impl ProfileCheck {
     fn new(profile: &str, items: Vec<ProfileItem>) -> Self {
         let passed = items.iter().filter(|i| i.ok == Some(true)).count();
         let not_measured = items.iter().filter(|i| i.ok.is_none()).count();
-        let names = |want: Option<bool>| items.iter().filter(|i| i.ok == want).map(|i| i.check).collect::<Vec<_>>().join(", ");
+        let names = |want: Option<bool>| items.iter().filter(|i| i.ok == want).map(|i| i.check.as_str()).collect::<Vec<_>>().join(", ");
         let mut summary = format!("profile {profile}: {passed}/{} checks passed", items.len());
         if passed + not_measured < items.len() {
             summary.push_str(&format!("; failed: {}", names(Some(false))));
@@ -191,14 +239,14 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
     let l = &a.link;
     let mut items = Vec::new();
     if let Some(want) = p.speed_mbps {
-        items.push(item("speed", format!("{want} Mb/s"), l.speed_mbps.map(|s| format!("{s} Mb/s")), l.speed_mbps.map(|s| s >= want)));
+        items.push(item(Check::Speed, format!("{want} Mb/s"), l.speed_mbps.map(|s| format!("{s} Mb/s")), l.speed_mbps.map(|s| s >= want)));
     }
     if let Some(want) = p.lanes {
-        items.push(item("lanes", want.to_string(), l.lanes.map(|n| n.to_string()), l.lanes.map(|n| n == want)));
+        items.push(item(Check::Lanes, want.to_string(), l.lanes.map(|n| n.to_string()), l.lanes.map(|n| n == want)));
     }
     if let Some(want) = &p.fec {
         let have = l.fec.map(|f| f.name());
-        items.push(item("fec", want.clone(), have.map(str::to_string), have.map(|h| h.eq_ignore_ascii_case(want))));
+        items.push(item(Check::Fec, want.clone(), have.map(str::to_string), have.map(|h| h.eq_ignore_ascii_case(want))));
     }
     if !p.pcie.is_empty() {
         let expected = p.pcie.iter().map(|m| format!("Gen{} x{}", m.generation, m.width)).collect::<Vec<_>>().join(" or ");
@@ -211,7 +259,7 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
             _ => None,
         };
         let ok = measured.as_ref().map(|(g, w, _)| p.pcie.iter().any(|m| *g >= m.generation && *w >= m.width));
-        items.push(item("pcie", expected, measured.map(|m| m.2), ok));
+        items.push(item(Check::Pcie, expected, measured.map(|m| m.2), ok));
     }
     if p.pcie_carries_line_rate == Some(true) {
         items.push(carries_line_rate(p, a));
@@ -237,15 +285,15 @@ pub fn evaluate(name: &str, p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileCh
                 Some(false)
             }
         });
-        items.push(item("margin", format!(">= {floor:.2} dB"), measured, ok));
+        items.push(item(Check::Margin, format!(">= {floor:.2} dB"), measured, ok));
     }
     if let Some(max) = p.max_link_down_events {
         let have = l.link_down_events;
-        items.push(item("link_down_events", format!("<= {max}"), have.map(|n| n.to_string()), have.map(|n| n <= max)));
+        items.push(item(Check::LinkDownEvents, format!("<= {max}"), have.map(|n| n.to_string()), have.map(|n| n <= max)));
     }
     if let Some(want) = p.mtu {
         let have = a.host.as_ref().and_then(|h| h.mtu.as_ref()).map(|m| m.value);
-        items.push(item("mtu", want.to_string(), have.map(|m| m.to_string()), have.map(|m| m == want)));
+        items.push(item(Check::Mtu, want.to_string(), have.map(|m| m.to_string()), have.map(|m| m == want)));
     }
     ProfileCheck::new(name, items)
 }
@@ -266,7 +314,7 @@ fn carries_line_rate(p: &NodeProfile, a: &InterfaceAnalysis) -> ProfileItem {
     let expected = rate_gbps.map_or("the line rate".to_string(), |r| format!(">= {r:.1} Gb/s (the line rate)"));
     let measured = ceiling.map(|c| format!("{c:.1} Gb/s{link}"));
     let ok = ceiling.zip(rate_gbps).map(|(c, r)| c >= r);
-    item("pcie_ceiling", expected, measured, ok)
+    item(Check::PcieCeiling, expected, measured, ok)
 }
 
 /// Trained at the card's own maximum speed and width (sysfs `max_link_*`).
@@ -281,7 +329,7 @@ fn at_capability(a: &InterfaceAnalysis) -> ProfileItem {
         (Some(s), Some(w), Some(ms), Some(mw)) => Some(s + 0.01 >= ms && w >= mw),
         _ => None,
     };
-    item("pcie_trained", expected, measured, ok)
+    item(Check::PcieTrained, expected, measured, ok)
 }
 
 /// Adds one `below_profile` reason per failed check and recomputes the verdict.
@@ -368,12 +416,12 @@ mod tests {
         a.pcie.ceiling_gbps = Some(16.0 * 4.0 * 128.0 / 130.0 * 0.92);
         (a.pcie.max_speed_gts, a.pcie.max_width) = (Some(16.0), Some(4));
         let c = evaluate("200g", &p, &a);
-        let pcie = c.items.iter().find(|i| i.check == "pcie_ceiling").unwrap();
+        let pcie = c.items.iter().find(|i| i.check == Check::PcieCeiling).unwrap();
         assert_eq!(
             (pcie.expected.as_str(), pcie.measured.as_str(), pcie.ok),
             (">= 200.0 Gb/s (the line rate)", "58.0 Gb/s (Gen4 x4)", Some(false))
         );
-        assert!(c.items.iter().filter(|i| i.check != "pcie_ceiling").all(|i| i.ok == Some(true)), "{:?}", c.items);
+        assert!(c.items.iter().filter(|i| i.check != Check::PcieCeiling).all(|i| i.ok == Some(true)), "{:?}", c.items);
         assert_eq!(c.summary, "profile 200g: 6/7 checks passed; failed: pcie_ceiling");
         apply(&c, &mut a);
         assert_eq!(a.verdict, Verdict::Reject);
@@ -394,7 +442,7 @@ mod tests {
         // link is below what the card can do.
         a.pcie.max_speed_gts = Some(32.0);
         let c = evaluate("200g", &p, &a);
-        let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check).collect();
+        let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check.as_str()).collect();
         assert_eq!(failed, vec!["pcie_trained"]);
         // No PCIe figures at all: not measured, not passed.
         let mut a = nic(200_000, 4, 16.0, 16, 1.6);
@@ -410,10 +458,10 @@ mod tests {
         let p = NodeProfile { pcie: vec![pcie(6, 16), pcie(5, 32)], ..Default::default() };
         assert!(evaluate("800g-contract", &p, &nic(800_000, 8, 64.0, 16, 1.7)).items.iter().all(|i| i.ok == Some(true)));
         let c = evaluate("800g-contract", &p, &nic(800_000, 8, 32.0, 16, 1.7));
-        assert_eq!(c.items.iter().find(|i| i.check == "pcie").unwrap().ok, Some(false));
+        assert_eq!(c.items.iter().find(|i| i.check == Check::Pcie).unwrap().ok, Some(false));
         // 400G at 0.4 dB margin against the 800g tier: the speed and the margin floor fail.
         let c = evaluate("800g", &builtin("800g").unwrap(), &nic(400_000, 8, 64.0, 16, 0.4));
-        let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check).collect();
+        let failed: Vec<&str> = c.items.iter().filter(|i| i.ok == Some(false)).map(|i| i.check.as_str()).collect();
         assert_eq!(failed, vec!["speed", "margin"]);
     }
 
@@ -425,7 +473,8 @@ mod tests {
         let host = crate::device::host::HostFacts { mtu: Some(crate::device::host::Fact::ioctl(1500)), ..Default::default() };
         a.host = Some(crate::analysis::host::analyze_host(&host));
         let c = evaluate("fabric", &p, &a);
-        assert_eq!((c.items[0].check, c.items[0].measured.as_str(), c.items[0].ok), ("mtu", "1500", Some(false)));
+        assert_eq!((c.items[0].check, c.items[0].measured.as_str(), c.items[0].ok), (Check::Mtu, "1500", Some(false)));
+        assert_eq!(serde_json::to_value(&c.items[0]).unwrap()["check"], "mtu");
     }
 
     /// The tiers' host thresholds follow the line rate: 1024 of 8192 descriptors hold 737 us

@@ -157,7 +157,7 @@ pub fn plugin_output(analyses: &[InterfaceAnalysis], floor_db: f64) -> (String, 
         let codes = verdict_codes(&a.reasons);
         let mut what = if codes.is_empty() && !profile_unmeasured(a) { "no data".to_string() } else { join_codes(&codes, ", ") };
         if let Some(p) = a.profile.as_ref().filter(|_| profile_unmeasured(a)) {
-            let names: Vec<&str> = p.items.iter().filter(|i| i.ok.is_none()).map(|i| i.check).collect();
+            let names: Vec<&str> = p.items.iter().filter(|i| i.ok.is_none()).map(|i| i.check.as_str()).collect();
             let sep = if what.is_empty() { "" } else { ", " };
             what.push_str(&format!("{sep}profile {} not measured: {}", p.profile, names.join(" ")));
         }
