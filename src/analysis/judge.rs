@@ -272,7 +272,6 @@ pub(super) fn link_reasons(cx: &Context, link: &LinkAnalysis, lanes: &[LaneAnaly
     if w.link_up == Some(false) {
         let why = link
             .ext_state
-            .as_deref()
             .map(|s| format!(" ({s}{})", link.ext_substate.map(|b| format!(": {b}")).unwrap_or_default()))
             .unwrap_or_default();
         let log = super::kernel_log::of(w);

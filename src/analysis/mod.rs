@@ -56,7 +56,7 @@ pub(crate) use verdict::Severity;
 pub use verdict::{Reason, ReasonCode, Verdict};
 
 use crate::counters::serdes::SerdesEye;
-use crate::counters::{ext_state_name, CounterFigure, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
+use crate::counters::{CounterFigure, ExtStateValue, FecHistogramBin, LinkExtState, LinkInfo, PortCounters};
 use crate::device::DeviceIdentity;
 use crate::module::report::{LowPowerControls, Modulation};
 use crate::module::state::ModuleState;
@@ -193,7 +193,7 @@ pub(crate) enum BerDenominator {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct LinkAnalysis {
     pub(crate) up: Option<bool>,
-    pub(crate) ext_state: Option<String>,
+    pub(crate) ext_state: Option<ExtStateValue>,
     /// Why, within the extended state, as ethtool names it ("Unsupported cable").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) ext_substate: Option<&'static str>,
@@ -494,7 +494,7 @@ fn link_analysis(cx: &mut Context) -> LinkAnalysis {
     let lim = fec::limit(fec, cx.rate.as_ref().map(|r| r.lane_rate_gbps));
     let mut l = LinkAnalysis {
         up: w.link_up,
-        ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ext_state_name),
+        ext_state: w.link_ext_state.filter(|_| w.link_up == Some(false)).map(ExtStateValue),
         ext_substate: w
             .link_ext_state
             .and_then(LinkExtState::from_raw)

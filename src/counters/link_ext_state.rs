@@ -3,6 +3,9 @@
 //! `ethtool IFACE` prints (ethtool `netlink/settings.c`: `names_link_ext_state` and the
 //! `names_*_link_ext_substate` tables), so one table carries the vocabulary both ways.
 
+use serde::{Serialize, Serializer};
+use std::fmt;
+
 /// One `ETHTOOL_LINK_EXT_STATE_*` value. Captures keep the raw number (`link.ext_state`),
 /// so a value a newer kernel adds still reads; this names the ones the uapi defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,9 +110,24 @@ impl LinkExtState {
     }
 }
 
-/// A raw `ext_state` value's name as reports write it: the uapi's, or `unknown (N)`.
-pub(crate) fn ext_state_name(state: u8) -> String {
-    LinkExtState::from_raw(state).map_or_else(|| format!("unknown ({state})"), |s| s.name().to_string())
+/// A raw `ext_state` value as reports and the JSON write it: the uapi state's name (`cable
+/// issue`), or `unknown (N)` for a value a newer kernel defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ExtStateValue(pub(crate) u8);
+
+impl fmt::Display for ExtStateValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match LinkExtState::from_raw(self.0) {
+            Some(s) => f.write_str(s.name()),
+            None => write!(f, "unknown ({})", self.0),
+        }
+    }
+}
+
+impl Serialize for ExtStateValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// The state and substate of ethtool's `Link detected: no (Cable issue, Unsupported cable)`
@@ -140,7 +158,8 @@ mod tests {
         assert_eq!(LinkExtState::from_raw(4), Some(LinkExtState::NoCable));
         assert_eq!(LinkExtState::from_raw(10), Some(LinkExtState::Module));
         assert_eq!(LinkExtState::from_raw(11), None);
-        assert_eq!(ext_state_name(11), "unknown (11)");
+        assert_eq!(ExtStateValue(11).to_string(), "unknown (11)");
+        assert_eq!(serde_json::to_string(&ExtStateValue(5)).unwrap(), "\"cable issue\"");
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod slots;
 
 pub use driver_stats::DriverStats;
 pub use figure::CounterFigure;
-pub(crate) use link_ext_state::{ext_state_name, parse_ext_state, LinkExtState};
+pub(crate) use link_ext_state::{parse_ext_state, ExtStateValue, LinkExtState};
 pub use model::{Counted, HostCounted, IbCounted, LaneCounts, Origin, PortCounters};
 #[cfg(test)]
 pub(crate) use normalize::normalize;

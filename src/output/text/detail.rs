@@ -121,7 +121,7 @@ fn link_text(a: &InterfaceAnalysis) -> String {
         (None, Some(s)) => Some(format!("{s} Mb/s")),
         (None, None) => None,
     };
-    let ext = l.ext_state.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+    let ext = l.ext_state.map(|s| format!(" ({s})")).unwrap_or_default();
     let head = match (mode, up) {
         (Some(m), Some(u)) => format!("{m} {u}{ext}"),
         (Some(m), None) => format!("{m}{ext}"),
