@@ -1112,17 +1112,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tail_gradients_match_the_jets() {
-        // Each model's ∂P(k > 15)/∂u from its closed forms against the recursion on jets.
-        let cases = [
+    /// Each model at parameters (in u) from a clean channel to a bursty one, for the
+    /// closed-form derivatives checked against the jets.
+    fn derivative_cases() -> [(TailModelKind, [f64; 2]); 5] {
+        [
             (TailModelKind::Binomial, [(2e-3f64).ln(), 0.0]),
             (TailModelKind::NegativeBinomial, [(0.05f64).ln(), (1.0f64 / 0.3).ln()]),
             (TailModelKind::NegativeBinomial, [(0.5f64).ln(), (1e-3f64).ln()]),
             (TailModelKind::PolyaAeppli, [(5e-3f64).ln(), (0.45f64 / 0.55).ln()]),
             (TailModelKind::PolyaAeppli, [(2e-2f64).ln(), (0.7f64 / 0.3).ln()]),
-        ];
-        for (kind, u) in cases {
+        ]
+    }
+
+    #[test]
+    fn tail_gradients_match_the_jets() {
+        // Each model's ∂P(k > 15)/∂u from its closed forms against the recursion on jets.
+        for (kind, u) in derivative_cases() {
             let (grad, share) = tail_gradient(kind, u, 544, 15);
             let jets = Terms::new(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], 544).take(400).skip(16);
             let want = jets.fold(Jet::constant(0.0), |s, j| s + j);
@@ -1137,14 +1142,7 @@ mod tests {
     fn plain_derivatives_match_the_jets() {
         // Each model's P(k) with its gradient and Hessian in u term by term ([`Derivs`]:
         // closed forms, Pólya–Aeppli's pgf) against the recursion on jets, well into the tail.
-        let cases = [
-            (TailModelKind::Binomial, [(2e-3f64).ln(), 0.0]),
-            (TailModelKind::NegativeBinomial, [(0.05f64).ln(), (1.0f64 / 0.3).ln()]),
-            (TailModelKind::NegativeBinomial, [(0.5f64).ln(), (1e-3f64).ln()]),
-            (TailModelKind::PolyaAeppli, [(5e-3f64).ln(), (0.45f64 / 0.55).ln()]),
-            (TailModelKind::PolyaAeppli, [(2e-2f64).ln(), (0.7f64 / 0.3).ln()]),
-        ];
-        for (kind, u) in cases {
+        for (kind, u) in derivative_cases() {
             let jets = Terms::new(kind, [Jet::variable(u[0], 0), Jet::variable(u[1], 1)], 544);
             for (k, ((p, g, h), j)) in Derivs::new(kind, u, 544).zip(jets).enumerate().take(40) {
                 let close = |got: f64, want: f64| (got - want).abs() <= 1e-9 * want.abs().max(j.v * 1e-3);
